@@ -1,0 +1,352 @@
+/* loom — NumPy-style array expressions, fused and compiled just in time for NVIDIA GPUs.
+ *
+ * Calls such as loom_add() do not compute anything: they add a node to a lazy expression
+ * graph and return a handle to it. When a result is needed (loom_eval(), loom_read()), the
+ * graph is lowered to a flat IR, simplified, split into as few kernels as possible, emitted as
+ * CUDA C, compiled with NVRTC, cached by hash (in memory and on disk) and launched through the
+ * CUDA driver API. Without a GPU, the same graph runs on the CPU reference device, an
+ * interpreter with NumPy 2's semantics (broadcasting, NEP 50 promotion, result dtypes).
+ *
+ * Errors: builders never return NULL. On failure they return a "nil" array that carries no
+ * data; every builder given a nil input returns nil, so a whole expression can be written
+ * without checks and the first error, with a message naming the values involved, is kept on
+ * the context (loom_ctx_status(), loom_ctx_message()). Actions (loom_eval(), loom_read(), ...)
+ * return that status. The library never aborts, exits or prints.
+ *
+ * Ownership: each builder result belongs to the context's current scope and is released by
+ * loom_scope_end() (or loom_ctx_destroy()). Call loom_array_retain() on what must outlive the
+ * scope, and loom_array_release() when done with it. Functions borrow their arguments.
+ *
+ * A complete program:
+ *
+ *     #include <loom.h>
+ *     #include <stdio.h>
+ *
+ *     int main(void) {
+ *         loom_ctx_t *ctx;
+ *         if (loom_ctx_create(NULL, &ctx) != LOOM_STATUS_OK) return 1;  // auto: GPU, else CPU
+ *         float x[4] = {3, 5, 8, 7}, y[4] = {4, 12, 15, 24}, z[4];
+ *         int64_t n = 4;
+ *         loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, x);
+ *         loom_array_t *b = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, y);
+ *         loom_array_t *h = loom_sqrt(ctx, loom_add(ctx, loom_square(ctx, a),
+ *                                                        loom_square(ctx, b)));  // one kernel
+ *         if (loom_read(ctx, h, z, sizeof z) != LOOM_STATUS_OK)
+ *             fprintf(stderr, "%s\n", loom_ctx_message(ctx));
+ *         else
+ *             printf("%g %g %g %g\n", z[0], z[1], z[2], z[3]);  // 5 13 17 25
+ *         loom_ctx_destroy(ctx);
+ *         return 0;
+ *     }
+ */
+#ifndef LOOM_H
+#define LOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(LOOM_BUILDING) && defined(__GNUC__)
+#define LOOM_API __attribute__((visibility("default")))
+#else
+#define LOOM_API
+#endif
+
+#define LOOM_VERSION_MAJOR 0
+#define LOOM_VERSION_MINOR 1
+#define LOOM_VERSION_PATCH 0
+#define LOOM_VERSION_STRING "0.1.0"
+
+/* Most axes an array may have. */
+#define LOOM_MAX_DIMS 8
+
+/* ---- Statuses ------------------------------------------------------------------------- */
+
+/* X(ENUM, "string") — every status loom returns, with its description. */
+#define LOOM_STATUS_LIST(X)                                                                    \
+    X(OK, "ok")                                                                                \
+    X(INVALID_ARGUMENT, "invalid argument")                                                    \
+    X(OUT_OF_MEMORY, "out of memory")                                                          \
+    X(SHAPE_MISMATCH, "shapes do not broadcast or do not match")                              \
+    X(DTYPE_ERROR, "no valid dtype for this operation")                                        \
+    X(OVERFLOW, "value or size out of range")                                                  \
+    X(WRONG_CTX, "array belongs to another context")                                           \
+    X(BUFFER_TOO_SMALL, "destination buffer too small")                                        \
+    X(NOT_AVAILABLE, "device or feature not built or not available")                           \
+    X(NO_DRIVER, "no CUDA driver found")                                                       \
+    X(NO_DEVICE, "no CUDA device found")                                                       \
+    X(DRIVER_TOO_OLD, "CUDA driver older than NVRTC")                                          \
+    X(COMPILE_ERROR, "kernel compilation failed")                                              \
+    X(DEVICE_ERROR, "CUDA driver call failed")                                                 \
+    X(IO_ERROR, "file or cache input/output failed")                                           \
+    X(INTERNAL, "internal error (a bug in loom)")
+
+typedef enum loom_status {
+#define LOOM__STATUS_ENUM(e, s) LOOM_STATUS_##e,
+    LOOM_STATUS_LIST(LOOM__STATUS_ENUM)
+#undef LOOM__STATUS_ENUM
+        LOOM_STATUS_COUNT
+} loom_status_t;
+
+/* A static description of a status ("shapes do not broadcast ..."); never NULL. */
+LOOM_API const char *loom_status_string(loom_status_t status);
+
+/* ---- dtypes --------------------------------------------------------------------------- */
+
+/* X(ENUM, numpy name, bytes) — in NumPy's promotion order within each kind. */
+#define LOOM_DTYPE_LIST(X)                                                                     \
+    X(BOOL, "bool", 1)                                                                         \
+    X(I8, "int8", 1)                                                                           \
+    X(I16, "int16", 2)                                                                         \
+    X(I32, "int32", 4)                                                                         \
+    X(I64, "int64", 8)                                                                         \
+    X(U8, "uint8", 1)                                                                          \
+    X(U16, "uint16", 2)                                                                        \
+    X(U32, "uint32", 4)                                                                        \
+    X(U64, "uint64", 8)                                                                        \
+    X(F16, "float16", 2)                                                                       \
+    X(BF16, "bfloat16", 2)                                                                     \
+    X(F32, "float32", 4)                                                                       \
+    X(F64, "float64", 8)
+
+typedef enum loom_dtype {
+#define LOOM__DTYPE_ENUM(e, s, n) LOOM_DTYPE_##e,
+    LOOM_DTYPE_LIST(LOOM__DTYPE_ENUM)
+#undef LOOM__DTYPE_ENUM
+        LOOM_DTYPE_COUNT
+} loom_dtype_t;
+
+/* NumPy's name of a dtype ("float32"), or "invalid". */
+LOOM_API const char *loom_dtype_name(loom_dtype_t dtype);
+/* Bytes per element of a dtype, or 0 if invalid. */
+LOOM_API size_t loom_dtype_size(loom_dtype_t dtype);
+/* The dtype named by NumPy's name ("float32", "int64", "bool", "bfloat16"); -1 if unknown. */
+LOOM_API int loom_dtype_from_name(const char *name);
+/* np.result_type of two strong dtypes (bfloat16 promotes like JAX); -1 where none exists. */
+LOOM_API int loom_dtype_promote(loom_dtype_t a, loom_dtype_t b);
+
+/* Exact round-to-nearest-even conversions between float32 and the 16-bit float formats
+ * (bit patterns as uint16_t). NaN stays NaN (quiet); overflow gives infinity. */
+LOOM_API uint16_t loom_f32_to_f16(float x);
+LOOM_API float loom_f16_to_f32(uint16_t h);
+LOOM_API uint16_t loom_f64_to_f16(double x);
+LOOM_API uint16_t loom_f32_to_bf16(float x);
+LOOM_API float loom_bf16_to_f32(uint16_t h);
+LOOM_API uint16_t loom_f64_to_bf16(double x);
+
+/* ---- Contexts ------------------------------------------------------------------------- */
+
+typedef struct loom_ctx loom_ctx_t;
+typedef struct loom_array loom_array_t;
+
+typedef enum loom_device_kind {
+    LOOM_DEVICE_AUTO = 0, /* CUDA if a driver and device are present, else the CPU */
+    LOOM_DEVICE_CPU,      /* the reference interpreter */
+    LOOM_DEVICE_CUDA,     /* a CUDA GPU; an error status if there is none */
+    LOOM_DEVICE_NVRTC     /* compile-only: generate and compile kernels, launch nothing */
+} loom_device_kind_t;
+
+typedef enum loom_log_level {
+    LOOM_LOG_OFF = 0,
+    LOOM_LOG_ERROR,
+    LOOM_LOG_INFO,  /* compiles, cache misses, evals */
+    LOOM_LOG_DEBUG, /* also cache hits, timings of each step */
+} loom_log_level_t;
+
+/* Receives each log line (no trailing newline). */
+typedef void (*loom_log_fn)(void *user, loom_log_level_t level, const char *line);
+
+/* Options of a context. All-zero (or a NULL pointer) means defaults; environment variables
+ * (LOOM_DEVICE, LOOM_CACHE_DIR, LOOM_DUMP, LOOM_LOG) are read once at creation and fill
+ * only the fields left zero here. */
+typedef struct loom_options {
+    loom_device_kind_t device;
+    int cuda_ordinal;          /* which CUDA device (default 0) */
+    const char *arch;          /* for LOOM_DEVICE_NVRTC: "sm_90" (default) */
+    const char *cache_dir;     /* kernel cache folder (default $XDG_CACHE_HOME/loom/...) */
+    int disable_disk_cache;    /* nonzero: memory-only kernel cache */
+    const char *dump_dir;      /* write every kernel's .cu, log and the graph here */
+    loom_log_level_t log_level;
+    loom_log_fn log_fn;        /* default: none (or stderr when LOOM_LOG is set) */
+    void *log_user;
+    int allow_tf32;            /* nonzero: float32 matmul may use TF32 */
+} loom_options_t;
+
+/* Creates a context. On success *out is the new context and LOOM_STATUS_OK is returned. On
+ * failure *out is NULL, and the status says why (e.g. LOOM_STATUS_NOT_AVAILABLE when CUDA is
+ * asked for and this build or machine has none); loom_last_create_message() has details. */
+LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t **out);
+/* Frees the context and everything it owns, arrays still retained included. NULL is a no-op. */
+LOOM_API void loom_ctx_destroy(loom_ctx_t *ctx);
+/* Message of the last failed loom_ctx_create() of this thread ("" if none). */
+LOOM_API const char *loom_last_create_message(void);
+
+/* The first error recorded on the context since creation or the last clear (OK if none). */
+LOOM_API loom_status_t loom_ctx_status(const loom_ctx_t *ctx);
+/* Its message, naming the values involved ("" if none). Valid until the next clear. */
+LOOM_API const char *loom_ctx_message(const loom_ctx_t *ctx);
+/* Forgets the recorded error, so that the context can be used again. */
+LOOM_API void loom_ctx_clear_error(loom_ctx_t *ctx);
+/* The device this context runs on (never AUTO). */
+LOOM_API loom_device_kind_t loom_ctx_device(const loom_ctx_t *ctx);
+/* A one-line description of the device ("NVIDIA H200 (sm_90)", "CPU reference"). */
+LOOM_API const char *loom_ctx_device_name(const loom_ctx_t *ctx);
+
+/* Scopes: builder results made between begin and end belong to that scope and are released
+ * at its end. Scopes nest; the context has an outermost scope of its own. */
+LOOM_API void loom_scope_begin(loom_ctx_t *ctx);
+LOOM_API void loom_scope_end(loom_ctx_t *ctx);
+
+/* Refcounts for arrays that must outlive their scope. Both accept nil and NULL. */
+LOOM_API loom_array_t *loom_array_retain(loom_array_t *a);
+LOOM_API void loom_array_release(loom_array_t *a);
+
+/* ---- Array facts ---------------------------------------------------------------------- */
+
+/* Nonzero if a is NULL or nil (a failed builder's result). */
+LOOM_API int loom_array_is_nil(const loom_array_t *a);
+LOOM_API loom_dtype_t loom_array_dtype(const loom_array_t *a);
+LOOM_API int32_t loom_array_ndim(const loom_array_t *a);
+/* Extent of one axis (negative axes count from the end); 0 for nil or a bad axis. */
+LOOM_API int64_t loom_array_dim(const loom_array_t *a, int32_t axis);
+/* Number of elements and bytes (C-contiguous) of the array; 0 for nil. */
+LOOM_API int64_t loom_array_size(const loom_array_t *a);
+LOOM_API size_t loom_array_nbytes(const loom_array_t *a);
+
+/* ---- Constructors --------------------------------------------------------------------- */
+
+/* A new array holding a copy of n C-contiguous elements at data (the caller keeps data). */
+LOOM_API loom_array_t *loom_from_host(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                      const int64_t *shape, const void *data);
+/* Like loom_from_host, but borrows data without copying. Lifetime rule: data must stay valid
+ * and unchanged until the array and every array computed from it have been evaluated (or
+ * released); loom reads it at each eval that needs it and never writes it. */
+LOOM_API loom_array_t *loom_borrow_host(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                        const int64_t *shape, const void *data);
+
+LOOM_API loom_array_t *loom_zeros(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                  const int64_t *shape);
+LOOM_API loom_array_t *loom_ones(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                 const int64_t *shape);
+/* Every element value, converted to dtype as NumPy's np.full does (C casting). */
+LOOM_API loom_array_t *loom_full(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                 const int64_t *shape, double value);
+/* Same for integer values that a double cannot hold exactly. */
+LOOM_API loom_array_t *loom_full_int(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                     const int64_t *shape, int64_t value);
+/* np.arange(start, stop, step, dtype): ceil((stop - start) / step) elements. */
+LOOM_API loom_array_t *loom_arange(loom_ctx_t *ctx, double start, double stop, double step,
+                                   loom_dtype_t dtype);
+/* np.linspace(start, stop, num, endpoint, dtype). */
+LOOM_API loom_array_t *loom_linspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
+                                     int endpoint, loom_dtype_t dtype);
+/* np.eye(n, m, k, dtype): ones on the k-th diagonal of an n x m array. */
+LOOM_API loom_array_t *loom_eye(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k,
+                                loom_dtype_t dtype);
+
+/* Counter-based random numbers (Philox-4x32-10, key = seed, counter = element index), so the
+ * same seed gives bit-identical values on every device. uniform: [low, high) in a float dtype;
+ * normal: mean + std * N(0,1) by Box–Muller. The stream is specified in docs/random.md. */
+LOOM_API loom_array_t *loom_random_uniform(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t dtype,
+                                           int32_t ndim, const int64_t *shape, double low,
+                                           double high);
+LOOM_API loom_array_t *loom_random_normal(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t dtype,
+                                          int32_t ndim, const int64_t *shape, double mean,
+                                          double std);
+
+/* Weak scalars (NEP 50): a Python-style number whose dtype yields to the array it meets.
+ * int8 array + loom_weak_int(1) stays int8; + loom_weak_int(300) is an OVERFLOW error;
+ * int32 array + loom_weak_float(2.5) becomes float64; alone, they are int64 / float64 / bool. */
+LOOM_API loom_array_t *loom_weak_int(loom_ctx_t *ctx, int64_t value);
+LOOM_API loom_array_t *loom_weak_uint(loom_ctx_t *ctx, uint64_t value);
+LOOM_API loom_array_t *loom_weak_float(loom_ctx_t *ctx, double value);
+LOOM_API loom_array_t *loom_weak_bool(loom_ctx_t *ctx, int value);
+
+/* ---- Elementwise operations ----------------------------------------------------------- */
+
+/* X(name) — unary ops with NumPy's names, dtypes and values (np.negative, np.sqrt, ...).
+ * Integer inputs to float functions take NumPy's loop (int8 -> float16, int32 -> float64). */
+#define LOOM_UNARY_LIST(X)                                                                     \
+    X(negative) X(positive) X(abs) X(sign) X(sqrt) X(cbrt) X(square) X(reciprocal) X(exp)     \
+    X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan) X(arcsin)          \
+    X(arccos) X(arctan) X(sinh) X(cosh) X(tanh) X(arcsinh) X(arccosh) X(arctanh) X(floor)     \
+    X(ceil) X(trunc) X(rint) X(isnan) X(isinf) X(isfinite) X(logical_not) X(invert)
+
+/* X(name) — binary ops, broadcasting their operands (np.add, np.floor_divide, ...). */
+#define LOOM_BINARY_LIST(X)                                                                    \
+    X(add) X(subtract) X(multiply) X(true_divide) X(floor_divide) X(remainder) X(power)       \
+    X(maximum) X(minimum) X(fmax) X(fmin) X(arctan2) X(hypot) X(copysign) X(equal)            \
+    X(not_equal) X(less) X(less_equal) X(greater) X(greater_equal) X(logical_and)             \
+    X(logical_or) X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(left_shift)    \
+    X(right_shift)
+
+/* Each unary op: loom_sqrt(ctx, a). Returns a new lazy array, or nil on error. */
+#define LOOM__UNARY_DECL(name) LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_UNARY_LIST(LOOM__UNARY_DECL)
+#undef LOOM__UNARY_DECL
+
+/* Each binary op, and its weak-scalar forms: loom_add(ctx, a, b), loom_add_f(ctx, a, 2.5)
+ * (a + weak float), loom_add_i(ctx, a, 2) (a + weak int). For a scalar on the left, pass
+ * loom_weak_float(ctx, v) as the first operand. */
+#define LOOM__BINARY_DECL(name)                                                                \
+    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);     \
+    LOOM_API loom_array_t *loom_##name##_f(loom_ctx_t *ctx, loom_array_t *a, double b);        \
+    LOOM_API loom_array_t *loom_##name##_i(loom_ctx_t *ctx, loom_array_t *a, int64_t b);
+LOOM_BINARY_LIST(LOOM__BINARY_DECL)
+#undef LOOM__BINARY_DECL
+
+/* np.where(cond, x, y): cond is cast to bool, x and y promote together. */
+LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_array_t *x,
+                                  loom_array_t *y);
+/* np.clip(a, lo, hi) = minimum(maximum(a, lo), hi), with NumPy's dtype rules. */
+LOOM_API loom_array_t *loom_clip(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *lo,
+                                 loom_array_t *hi);
+/* a.astype(dtype) with NumPy's unsafe (C-style) casting; float -> int of NaN/inf/out of range
+ * values gives the value NumPy gives on x86-64. */
+LOOM_API loom_array_t *loom_astype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t dtype);
+
+/* ---- Evaluation ----------------------------------------------------------------------- */
+
+/* Computes the n arrays (and nothing they do not need) together: kernels are shared between
+ * them. Nil or NULL entries give the recorded error. Returns the context's status. */
+LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
+/* Evaluates a if needed and copies it, C-contiguous, into dst (dst_bytes must be at least
+ * loom_array_nbytes(a), else LOOM_STATUS_BUFFER_TOO_SMALL and nothing is written). */
+LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes);
+/* Waits until all work queued on the context has finished. */
+LOOM_API loom_status_t loom_sync(loom_ctx_t *ctx);
+
+/* Writes the flat IR that evaluating these arrays would run, as deterministic text, into buf
+ * (NUL-terminated, truncated to cap). Returns the full length, or -1 on error. */
+LOOM_API int64_t loom_dump_ir(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays, char *buf,
+                              size_t cap);
+
+/* ---- Statistics ----------------------------------------------------------------------- */
+
+typedef struct loom_stats {
+    uint64_t evals;             /* loom_eval calls that ran something */
+    uint64_t kernels_launched;
+    uint64_t plan_hits;         /* evals that reused a cached schedule (dispatch fast path) */
+    uint64_t plan_misses;
+    uint64_t kernel_mem_hits;   /* kernel found in the memory cache */
+    uint64_t kernel_disk_hits;  /* loaded from the disk cache */
+    uint64_t kernel_compiles;   /* compiled by NVRTC */
+    double compile_ms;          /* total NVRTC time */
+    uint64_t h2d_copies, h2d_bytes, d2h_copies, d2h_bytes;
+    size_t pool_bytes_in_use;   /* device memory held by live buffers */
+    size_t pool_bytes_held;     /* in use + cached for reuse */
+    size_t pool_peak_in_use;
+} loom_stats_t;
+
+/* Fills *out with the context's counters since creation. */
+LOOM_API void loom_ctx_stats(const loom_ctx_t *ctx, loom_stats_t *out);
+/* Returns cached, unused device memory to the driver. */
+LOOM_API void loom_ctx_trim(loom_ctx_t *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LOOM_H */

@@ -1,0 +1,103 @@
+/* base — what every layer shares: the allocator, sticky errors, arena, string builder,
+ * hashing and logging. Nothing here knows about arrays, the IR or CUDA. */
+#ifndef LOOM_BASE_H
+#define LOOM_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loom.h"
+
+/* ---- alloc.c: the one allocator ----
+ * Every allocation goes through a base_alloc, which checks n * size for overflow and which
+ * tests can make fail (fail_after counts down successful allocations; 0 = fail now). */
+typedef struct base_alloc {
+    int64_t fail_after; /* < 0: never fail */
+    uint64_t n_live;    /* outstanding allocations, for leak checks */
+} base_alloc_t;
+
+void *base_malloc(base_alloc_t *al, size_t n, size_t size);
+void *base_calloc(base_alloc_t *al, size_t n, size_t size);
+void *base_realloc(base_alloc_t *al, void *p, size_t n, size_t size);
+void base_free(base_alloc_t *al, void *p);
+char *base_strdup(base_alloc_t *al, const char *s);
+/* *out = a * b, returns false on overflow (also for negative operands). */
+bool base_mul_i64(int64_t a, int64_t b, int64_t *out);
+bool base_mul_size(size_t a, size_t b, size_t *out);
+
+/* ---- error.c: sticky first error ----
+ * base_error_set is the one place every error passes (a breakpoint there catches them all). */
+typedef struct base_error {
+    loom_status_t status;
+    char message[1024];
+} base_error_t;
+
+loom_status_t base_error_set(base_error_t *err, loom_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+loom_status_t base_error_setv(base_error_t *err, loom_status_t status, const char *fmt,
+                              va_list ap);
+void base_error_clear(base_error_t *err);
+
+/* ---- arena.c: per-eval memory, freed at once ---- */
+typedef struct base_arena_block base_arena_block_t;
+typedef struct base_arena {
+    base_alloc_t *al;
+    base_arena_block_t *head;
+    bool failed;
+} base_arena_t;
+
+void base_arena_init(base_arena_t *a, base_alloc_t *al);
+void base_arena_fini(base_arena_t *a);
+/* Zeroed, 16-byte aligned memory, or NULL (and a->failed) on overflow or exhaustion. */
+void *base_arena_alloc(base_arena_t *a, size_t n, size_t size);
+
+/* ---- strbuf.c: string builder with a sticky error (SQLite's sqlite3_str) ---- */
+typedef struct base_str {
+    base_alloc_t *al;
+    char *p;
+    size_t len, cap;
+    bool failed;
+} base_str_t;
+
+void base_str_init(base_str_t *s, base_alloc_t *al);
+void base_str_fini(base_str_t *s);
+void base_str_cat(base_str_t *s, const char *text);
+void base_str_catn(base_str_t *s, const char *text, size_t n);
+void base_str_printf(base_str_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void base_str_vprintf(base_str_t *s, const char *fmt, va_list ap);
+/* The text so far ("" if empty); valid until the next change. */
+const char *base_str_get(const base_str_t *s);
+void base_str_reset(base_str_t *s);
+
+/* ---- hash.c: xxHash wrappers ---- */
+uint64_t base_hash64(const void *data, size_t n, uint64_t seed);
+typedef struct base_hash128 {
+    uint64_t lo, hi;
+} base_hash128_t;
+base_hash128_t base_hash128(const void *data, size_t n);
+/* Combines a value into a running structural hash. */
+static inline uint64_t base_hash_mix(uint64_t h, uint64_t v) {
+    v *= 0x9E3779B97F4A7C15ull;
+    v ^= v >> 29;
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xBF58476D1CE4E5B9ull;
+}
+
+/* ---- log.c ---- */
+typedef struct base_log {
+    loom_log_level_t level;
+    loom_log_fn fn;
+    void *user;
+} base_log_t;
+
+void base_log(const base_log_t *log, loom_log_level_t level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Time in milliseconds from a monotonic clock. */
+double base_now_ms(void);
+
+#define BASE_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,436 @@
+/* array.c — DAG nodes: the slab they live in, refcounts and scopes, facts, and the
+ * constructors (host data, fills, ranges, eye, random, weak scalars). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fe.h"
+
+#define SLAB_NODES 256
+
+typedef struct fe_slab {
+    struct fe_slab *next;
+    loom_array_t nodes[SLAB_NODES];
+} fe_slab_t;
+
+void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape) {
+    size_t n = 0;
+    n += (size_t)snprintf(out + n, cap - n, "(");
+    for (int32_t i = 0; i < ndim && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, i ? ", %lld" : "%lld", (long long)shape[i]);
+    if (n < cap) snprintf(out + n, cap - n, ndim == 1 ? ",)" : ")");
+}
+
+int64_t fe_size(const loom_array_t *a) {
+    int64_t n = 1;
+    for (int i = 0; i < a->ndim; i++) n *= a->shape[i];
+    return n;
+}
+
+bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t *shape,
+                    int64_t *size_out) {
+    if (ndim < 0 || ndim > LOOM_MAX_DIMS) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: ndim %d is outside 0..%d", fn, ndim,
+                 LOOM_MAX_DIMS);
+        return false;
+    }
+    if (ndim > 0 && !shape) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: shape is NULL with ndim %d", fn, ndim);
+        return false;
+    }
+    int64_t n = 1;
+    for (int32_t i = 0; i < ndim; i++) {
+        if (shape[i] < 0) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: negative extent %lld on axis %d", fn,
+                     (long long)shape[i], i);
+            return false;
+        }
+    }
+    for (int32_t i = 0; i < ndim; i++) {
+        if (!base_mul_i64(n, shape[i], &n) || n > (INT64_C(1) << 60)) {
+            char s[256];
+            fe_format_shape(s, sizeof s, ndim, shape);
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: shape %s has too many elements", fn, s);
+            return false;
+        }
+    }
+    if (size_out) *size_out = n;
+    return true;
+}
+
+bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a) {
+    if (!a) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array argument is NULL", fn);
+        return false;
+    }
+    if (a->ctx != ctx) {
+        fe_error(ctx, LOOM_STATUS_WRONG_CTX, "%s: array belongs to another context", fn);
+        return false;
+    }
+    if (a->flags & FE_NIL) return false; /* the error is already recorded */
+    if (a->refcount <= 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array was already released", fn);
+        return false;
+    }
+    return true;
+}
+
+static bool scope_push(loom_ctx_t *ctx, loom_array_t *a) {
+    fe_scope_t *s = &ctx->scopes[ctx->n_scopes - 1];
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 64;
+        loom_array_t **items = base_realloc(&ctx->al, s->items, cap, sizeof *items);
+        if (!items) return false;
+        s->items = items;
+        s->cap = cap;
+    }
+    s->items[s->n++] = a;
+    return true;
+}
+
+static uint64_t node_hash(const loom_array_t *a) {
+    uint64_t h = base_hash_mix(0x6c6f6f6d, a->op);
+    h = base_hash_mix(h, a->dtype);
+    h = base_hash_mix(h, a->ndim);
+    for (int i = 0; i < a->ndim; i++) h = base_hash_mix(h, (uint64_t)a->shape[i]);
+    for (int i = 0; i < 3 && a->src[i]; i++) h = base_hash_mix(h, a->src[i]->hash);
+    return h;
+}
+
+loom_array_t *fe_node_new(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
+                          const int64_t *shape) {
+    if (!ctx->free_nodes) {
+        fe_slab_t *slab = base_calloc(&ctx->al, 1, sizeof *slab);
+        if (!slab) {
+            fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "out of memory allocating array nodes");
+            return &ctx->nil;
+        }
+        slab->next = ctx->slabs;
+        ctx->slabs = slab;
+        for (int i = SLAB_NODES - 1; i >= 0; i--) {
+            slab->nodes[i].next_free = ctx->free_nodes;
+            ctx->free_nodes = &slab->nodes[i];
+        }
+    }
+    loom_array_t *a = ctx->free_nodes;
+    ctx->free_nodes = a->next_free;
+    memset(a, 0, sizeof *a);
+    a->ctx = ctx;
+    a->refcount = 1;
+    a->op = (uint16_t)op;
+    a->dtype = (uint8_t)dtype;
+    a->ndim = (uint8_t)ndim;
+    for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
+    if (!scope_push(ctx, a)) {
+        a->refcount = 0;
+        a->next_free = ctx->free_nodes;
+        ctx->free_nodes = a;
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "out of memory recording an array in its scope");
+        return &ctx->nil;
+    }
+    ctx->n_live_nodes++;
+    return a;
+}
+
+/* Computes the structural hash once the operands are set. */
+static loom_array_t *finish(loom_array_t *a) {
+    if (!(a->flags & FE_NIL)) a->hash = node_hash(a);
+    return a;
+}
+
+void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {
+    if (!b || --b->refcount > 0) return;
+#if LOOM_HAVE_CUDA
+    if (b->on_device && b->dev && ctx->rt) rt_free(ctx->rt, b->dev);
+#endif
+    if (!b->borrowed) base_free(&ctx->al, b->host);
+    base_free(&ctx->al, b);
+}
+
+static void node_free(loom_array_t *a) {
+    loom_ctx_t *ctx = a->ctx;
+    for (int i = 0; i < 3; i++) {
+        if (a->src[i]) loom_array_release(a->src[i]);
+        a->src[i] = NULL;
+    }
+    fe_buffer_release(ctx, a->buf);
+    a->buf = NULL;
+    a->next_free = ctx->free_nodes;
+    ctx->free_nodes = a;
+    ctx->n_live_nodes--;
+}
+
+LOOM_API loom_array_t *loom_array_retain(loom_array_t *a) {
+    if (a && !(a->flags & FE_NIL) && a->refcount > 0) a->refcount++;
+    return a;
+}
+
+LOOM_API void loom_array_release(loom_array_t *a) {
+    if (!a || (a->flags & FE_NIL) || a->refcount <= 0) return;
+    if (--a->refcount == 0) node_free(a);
+}
+
+void fe_node_free_all(loom_ctx_t *ctx) {
+    /* Arrays the caller retained and never released: drop their buffers, then the slabs. */
+    for (fe_slab_t *s = ctx->slabs; s; s = s->next)
+        for (int i = 0; i < SLAB_NODES; i++)
+            if (s->nodes[i].refcount > 0) {
+                fe_buffer_release(ctx, s->nodes[i].buf);
+                s->nodes[i].buf = NULL;
+                s->nodes[i].refcount = 0;
+            }
+    fe_slab_t *s = ctx->slabs;
+    while (s) {
+        fe_slab_t *next = s->next;
+        base_free(&ctx->al, s);
+        s = next;
+    }
+    ctx->slabs = NULL;
+    ctx->free_nodes = NULL;
+}
+
+/* ---- facts ---- */
+
+LOOM_API int loom_array_is_nil(const loom_array_t *a) { return !a || (a->flags & FE_NIL); }
+
+LOOM_API loom_dtype_t loom_array_dtype(const loom_array_t *a) {
+    return a && !(a->flags & FE_NIL) ? (loom_dtype_t)a->dtype : LOOM_DTYPE_COUNT;
+}
+
+LOOM_API int32_t loom_array_ndim(const loom_array_t *a) {
+    return a && !(a->flags & FE_NIL) ? a->ndim : 0;
+}
+
+LOOM_API int64_t loom_array_dim(const loom_array_t *a, int32_t axis) {
+    if (!a || (a->flags & FE_NIL)) return 0;
+    if (axis < 0) axis += a->ndim;
+    return axis >= 0 && axis < a->ndim ? a->shape[axis] : 0;
+}
+
+LOOM_API int64_t loom_array_size(const loom_array_t *a) {
+    return a && !(a->flags & FE_NIL) ? fe_size(a) : 0;
+}
+
+LOOM_API size_t loom_array_nbytes(const loom_array_t *a) {
+    return a && !(a->flags & FE_NIL) ? (size_t)fe_size(a) * ir_dtypes[a->dtype].size : 0;
+}
+
+/* ---- constructors ---- */
+
+static bool check_dtype(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype) {
+    if ((unsigned)dtype < LOOM_DTYPE_COUNT) return true;
+    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: invalid dtype %d", fn, (int)dtype);
+    return false;
+}
+
+static loom_array_t *host_array(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype,
+                                int32_t ndim, const int64_t *shape, const void *data,
+                                bool borrow) {
+    if (!ctx) return NULL;
+    int64_t n;
+    if (!check_dtype(ctx, fn, dtype) || !fe_check_shape(ctx, fn, ndim, shape, &n))
+        return &ctx->nil;
+    size_t bytes = (size_t)n * ir_dtypes[dtype].size;
+    if (!data && bytes > 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: data is NULL for %zu bytes", fn, bytes);
+        return &ctx->nil;
+    }
+    fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+    void *copy = NULL;
+    if (b && !borrow) {
+        copy = base_malloc(&ctx->al, bytes ? bytes : 1, 1);
+        if (copy && bytes) memcpy(copy, data, bytes);
+    }
+    if (!b || (!borrow && !copy)) {
+        base_free(&ctx->al, b);
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory copying %zu bytes", fn, bytes);
+        return &ctx->nil;
+    }
+    b->refcount = 1;
+    b->borrowed = borrow;
+    b->host = borrow ? (void *)(uintptr_t)data : copy;
+    b->bytes = bytes;
+    loom_array_t *a = fe_node_new(ctx, IR_OP_INPUT, dtype, ndim, shape);
+    if (a->flags & FE_NIL) {
+        fe_buffer_release(ctx, b);
+        return a;
+    }
+    fe_realise(ctx, a, b);
+    return finish(a);
+}
+
+LOOM_API loom_array_t *loom_from_host(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                      const int64_t *shape, const void *data) {
+    return host_array(ctx, "loom_from_host", dtype, ndim, shape, data, false);
+}
+
+LOOM_API loom_array_t *loom_borrow_host(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                        const int64_t *shape, const void *data) {
+    return host_array(ctx, "loom_borrow_host", dtype, ndim, shape, data, true);
+}
+
+static loom_array_t *leaf(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom_dtype_t dtype,
+                          int32_t ndim, const int64_t *shape) {
+    if (!check_dtype(ctx, fn, dtype) || !fe_check_shape(ctx, fn, ndim, shape, NULL))
+        return &ctx->nil;
+    return fe_node_new(ctx, op, dtype, ndim, shape);
+}
+
+static loom_array_t *full_bits(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype, int32_t ndim,
+                               const int64_t *shape, uint64_t bits) {
+    loom_array_t *a = leaf(ctx, fn, IR_OP_CONST, dtype, ndim, shape);
+    if (!(a->flags & FE_NIL)) a->p.bits = bits;
+    return finish(a);
+}
+
+loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
+                       uint64_t bits) {
+    return full_bits(ctx, "constant", dtype, ndim, shape, bits);
+}
+
+LOOM_API loom_array_t *loom_full(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                 const int64_t *shape, double value) {
+    if (!ctx) return NULL;
+    if (!check_dtype(ctx, "loom_full", dtype)) return &ctx->nil;
+    return full_bits(ctx, "loom_full", dtype, ndim, shape, ir_bits_from_double(dtype, value));
+}
+
+LOOM_API loom_array_t *loom_full_int(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                     const int64_t *shape, int64_t value) {
+    if (!ctx) return NULL;
+    if (!check_dtype(ctx, "loom_full_int", dtype)) return &ctx->nil;
+    return full_bits(ctx, "loom_full_int", dtype, ndim, shape, ir_bits_from_i64(dtype, value));
+}
+
+LOOM_API loom_array_t *loom_zeros(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                  const int64_t *shape) {
+    return loom_full_int(ctx, dtype, ndim, shape, 0);
+}
+
+LOOM_API loom_array_t *loom_ones(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                 const int64_t *shape) {
+    return loom_full_int(ctx, dtype, ndim, shape, 1);
+}
+
+LOOM_API loom_array_t *loom_arange(loom_ctx_t *ctx, double start, double stop, double step,
+                                   loom_dtype_t dtype) {
+    if (!ctx) return NULL;
+    if (step == 0 || !isfinite(start) || !isfinite(stop) || !isfinite(step)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "loom_arange: start %g, stop %g, step %g must be finite and step nonzero", start,
+                 stop, step);
+        return &ctx->nil;
+    }
+    double len = ceil((stop - start) / step);
+    if (len > 9.2e18) {
+        fe_error(ctx, LOOM_STATUS_OVERFLOW, "loom_arange: %g elements is too many", len);
+        return &ctx->nil;
+    }
+    int64_t n = len > 0 ? (int64_t)len : 0;
+    loom_array_t *a = leaf(ctx, "loom_arange", IR_OP_ARANGE, dtype, 1, &n);
+    if (!(a->flags & FE_NIL)) {
+        a->p.a = start;
+        a->p.b = step;
+    }
+    return finish(a);
+}
+
+LOOM_API loom_array_t *loom_linspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
+                                     int endpoint, loom_dtype_t dtype) {
+    if (!ctx) return NULL;
+    if (num < 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_linspace: num %lld is negative",
+                 (long long)num);
+        return &ctx->nil;
+    }
+    loom_array_t *a = leaf(ctx, "loom_linspace", IR_OP_LINSPACE, dtype, 1, &num);
+    if (!(a->flags & FE_NIL)) {
+        int64_t div = endpoint ? num - 1 : num;
+        a->p.a = start;
+        a->p.b = div > 0 ? (stop - start) / (double)div : NAN;
+        a->p.c = stop;
+        a->p.k = endpoint && num > 1 ? num - 1 : -1;
+    }
+    return finish(a);
+}
+
+LOOM_API loom_array_t *loom_eye(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k,
+                                loom_dtype_t dtype) {
+    if (!ctx) return NULL;
+    int64_t shape[2] = {n, m};
+    loom_array_t *a = leaf(ctx, "loom_eye", IR_OP_EYE, dtype, 2, shape);
+    if (!(a->flags & FE_NIL)) a->p.k = k;
+    return finish(a);
+}
+
+static loom_array_t *random_leaf(loom_ctx_t *ctx, const char *fn, ir_op_t op, uint64_t seed,
+                                 loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
+                                 double a_, double b_) {
+    if (!ctx) return NULL;
+    if (!check_dtype(ctx, fn, dtype)) return &ctx->nil;
+    if (!ir_is_float(dtype)) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: dtype %s is not a float dtype", fn,
+                 ir_dtypes[dtype].name);
+        return &ctx->nil;
+    }
+    loom_array_t *a = leaf(ctx, fn, op, dtype, ndim, shape);
+    if (!(a->flags & FE_NIL)) {
+        a->p.seed = seed;
+        a->p.a = a_;
+        a->p.b = b_;
+    }
+    return finish(a);
+}
+
+LOOM_API loom_array_t *loom_random_uniform(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t dtype,
+                                           int32_t ndim, const int64_t *shape, double low,
+                                           double high) {
+    return random_leaf(ctx, "loom_random_uniform", IR_OP_RAND_UNIFORM, seed, dtype, ndim, shape,
+                       low, high);
+}
+
+LOOM_API loom_array_t *loom_random_normal(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t dtype,
+                                          int32_t ndim, const int64_t *shape, double mean,
+                                          double std) {
+    return random_leaf(ctx, "loom_random_normal", IR_OP_RAND_NORMAL, seed, dtype, ndim, shape,
+                       mean, std);
+}
+
+/* Weak scalars are 0-d CONST nodes of the default dtype, flagged weak with their value. */
+static loom_array_t *weak(loom_ctx_t *ctx, fe_weak_kind_t kind, loom_dtype_t dtype,
+                          uint64_t bits) {
+    if (!ctx) return NULL;
+    loom_array_t *a = full_bits(ctx, "weak scalar", dtype, 0, NULL, bits);
+    if (!(a->flags & FE_NIL)) {
+        a->flags |= FE_WEAK;
+        a->weak_kind = (uint8_t)kind;
+    }
+    return a;
+}
+
+LOOM_API loom_array_t *loom_weak_int(loom_ctx_t *ctx, int64_t value) {
+    loom_array_t *a = weak(ctx, FE_WEAK_INT, LOOM_DTYPE_I64, (uint64_t)value);
+    if (a && !(a->flags & FE_NIL)) a->weak.i = value;
+    return a;
+}
+
+LOOM_API loom_array_t *loom_weak_uint(loom_ctx_t *ctx, uint64_t value) {
+    if (value <= (uint64_t)INT64_MAX) return loom_weak_int(ctx, (int64_t)value);
+    loom_array_t *a = weak(ctx, FE_WEAK_UINT, LOOM_DTYPE_U64, value);
+    if (a && !(a->flags & FE_NIL)) a->weak.u = value;
+    return a;
+}
+
+LOOM_API loom_array_t *loom_weak_float(loom_ctx_t *ctx, double value) {
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    loom_array_t *a = weak(ctx, FE_WEAK_FLOAT, LOOM_DTYPE_F64, bits);
+    if (a && !(a->flags & FE_NIL)) a->weak.f = value;
+    return a;
+}
+
+LOOM_API loom_array_t *loom_weak_bool(loom_ctx_t *ctx, int value) {
+    loom_array_t *a = weak(ctx, FE_WEAK_BOOL, LOOM_DTYPE_BOOL, value != 0);
+    if (a && !(a->flags & FE_NIL)) a->weak.i = value != 0;
+    return a;
+}

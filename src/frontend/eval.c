@@ -1,0 +1,319 @@
+/* eval.c — the eval driver. Straight-line passes with the verifier between them:
+ *
+ *   roots ──► lower (DAG → flat IR, CSE on emit) ──► fold ──► verify ──┬─► CPU: ir_interp
+ *                                                                      └─► CUDA: fe_cuda_eval
+ *        ──► realise each root in place (buffer in, operands dropped)
+ *
+ * Everything per-eval lives in one arena freed at the end. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe.h"
+
+void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf) {
+    (void)ctx;
+    for (int i = 0; i < 3; i++) {
+        loom_array_release(a->src[i]);
+        a->src[i] = NULL;
+    }
+    fe_buffer_release(ctx, a->buf);
+    a->buf = buf;
+    a->op = IR_OP_INPUT;
+    a->flags |= FE_REALISED;
+    a->flags &= (uint8_t)~FE_WEAK;
+    a->offset = 0;
+    int64_t s = 1;
+    for (int ax = a->ndim - 1; ax >= 0; ax--) {
+        a->strides[ax] = s;
+        s *= a->shape[ax] ? a->shape[ax] : 1;
+    }
+    memset(&a->p, 0, sizeof a->p);
+}
+
+/* Pointer → IR index map for one lowering. */
+typedef struct memo {
+    const loom_array_t **keys;
+    uint32_t *vals;
+    uint32_t cap, n;
+} memo_t;
+
+static uint32_t memo_slot(const memo_t *m, const loom_array_t *a) {
+    uint32_t j = (uint32_t)(((uintptr_t)a >> 4) * 0x9E3779B1u) & (m->cap - 1);
+    while (m->keys[j] && m->keys[j] != a) j = (j + 1) & (m->cap - 1);
+    return j;
+}
+
+static bool memo_grow(memo_t *m, base_arena_t *ar) {
+    memo_t nm = {0};
+    nm.cap = m->cap ? m->cap * 2 : 256;
+    nm.keys = base_arena_alloc(ar, nm.cap, sizeof *nm.keys);
+    nm.vals = base_arena_alloc(ar, nm.cap, sizeof *nm.vals);
+    if (!nm.keys || !nm.vals) return false;
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->keys[i]) {
+            uint32_t j = memo_slot(&nm, m->keys[i]);
+            nm.keys[j] = m->keys[i];
+            nm.vals[j] = m->vals[i];
+            nm.n++;
+        }
+    *m = nm;
+    return true;
+}
+
+/* Emits the IR node of a whose operands are already lowered. */
+static uint32_t lower_one(ir_graph_t *g, const loom_array_t *a, const memo_t *m) {
+    ir_node_t n = {0};
+    n.op = a->op;
+    n.dtype = a->dtype;
+    n.ndim = a->ndim;
+    memcpy(n.shape, a->shape, sizeof n.shape);
+    n.p = a->p;
+    n.input = -1;
+    if (a->flags & FE_REALISED) {
+        ir_input_t in = {0};
+        in.owner = (void *)(uintptr_t)a;
+        in.host = a->buf->on_device ? NULL : a->buf->host;
+        in.dev = a->buf->on_device ? a->buf->dev : 0;
+        memcpy(in.strides, a->strides, sizeof in.strides);
+        in.offset = a->offset;
+        uint32_t k = ir_add_input(g, &in);
+        if (k == UINT32_MAX) return UINT32_MAX;
+        n.op = IR_OP_INPUT;
+        n.input = (int32_t)k;
+        return ir_emit(g, &n);
+    }
+    for (int s = 0; s < ir_ops[a->op].arity; s++) n.src[s] = m->vals[memo_slot(m, a->src[s])];
+    if (n.op == IR_OP_CAST && g->nodes[n.src[0]].dtype == n.dtype) return n.src[0];
+    return ir_emit(g, &n);
+}
+
+/* Lowers the DAG under the roots to g, operands first (iterative: graphs can be deep). */
+static bool lower(loom_ctx_t *ctx, ir_graph_t *g, int32_t n, loom_array_t *const *roots) {
+    memo_t m = {0};
+    if (!memo_grow(&m, g->arena)) goto oom;
+    uint32_t cap = 256, sp = 0;
+    const loom_array_t **stack = malloc(cap * sizeof *stack);
+    if (!stack) goto oom;
+    for (int32_t r = 0; r < n; r++) {
+        stack[sp++] = roots[r];
+        while (sp) {
+            const loom_array_t *a = stack[sp - 1];
+            if (m.keys[memo_slot(&m, a)]) {
+                sp--;
+                continue;
+            }
+            bool ready = true;
+            if (!(a->flags & FE_REALISED))
+                for (int s = 0; s < ir_ops[a->op].arity; s++) {
+                    const loom_array_t *o = a->src[s];
+                    if (m.keys[memo_slot(&m, o)]) continue;
+                    ready = false;
+                    if (sp == cap) {
+                        const loom_array_t **ns = realloc(stack, 2 * cap * sizeof *stack);
+                        if (!ns) {
+                            free(stack);
+                            goto oom;
+                        }
+                        stack = ns;
+                        cap *= 2;
+                    }
+                    stack[sp++] = o;
+                }
+            if (!ready) continue;
+            sp--;
+            uint32_t idx = lower_one(g, a, &m);
+            if (idx == UINT32_MAX) {
+                free(stack);
+                return false;
+            }
+            if ((m.n + 1) * 2 > m.cap && !memo_grow(&m, g->arena)) {
+                free(stack);
+                goto oom;
+            }
+            uint32_t j = memo_slot(&m, a);
+            m.keys[j] = a;
+            m.vals[j] = idx;
+            m.n++;
+        }
+        if (!ir_add_output(g, m.vals[memo_slot(&m, roots[r])])) {
+            free(stack);
+            return false;
+        }
+    }
+    free(stack);
+    return true;
+oom:
+    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory lowering the graph");
+    return false;
+}
+
+static bool verify(loom_ctx_t *ctx, const ir_graph_t *g) {
+#ifdef NDEBUG
+    (void)ctx;
+    (void)g;
+    return true;
+#else
+    return ir_verify(g) || (fe_error(ctx, ctx->err.status, "%s", ctx->err.message), false);
+#endif
+}
+
+/* Collects the distinct unrealised roots; checks every argument. */
+static int32_t pending_roots(loom_ctx_t *ctx, const char *fn, int32_t n,
+                             loom_array_t *const *arrays, loom_array_t **out) {
+    int32_t k = 0;
+    for (int32_t i = 0; i < n; i++) {
+        loom_array_t *a = arrays[i];
+        if (!fe_check_arg(ctx, fn, a)) {
+            if (a && (a->flags & FE_NIL) && !ctx->err.status)
+                fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array %d is nil", fn, i);
+            return -1;
+        }
+        if (a->flags & FE_REALISED) continue;
+        bool dup = false;
+        for (int32_t j = 0; j < k; j++) dup = dup || out[j] == a;
+        if (!dup) out[k++] = a;
+    }
+    return k;
+}
+
+static bool build_graph(loom_ctx_t *ctx, ir_graph_t *g, int32_t k, loom_array_t **roots) {
+    return lower(ctx, g, k, roots) && verify(ctx, g) && (ir_fold(g), verify(ctx, g));
+}
+
+LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (ctx->err.status) return ctx->err.status;
+    if (n < 0 || (n > 0 && !arrays))
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_eval: %d arrays at %p", n,
+                        (const void *)arrays);
+    if (n == 0) return LOOM_STATUS_OK;
+    loom_array_t **roots = base_malloc(&ctx->al, (size_t)n, sizeof *roots);
+    if (!roots) return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
+    int32_t k = pending_roots(ctx, "loom_eval", n, arrays, roots);
+    if (k <= 0) {
+        base_free(&ctx->al, roots);
+        return ctx->err.status;
+    }
+    double t0 = base_now_ms();
+    base_arena_t arena;
+    base_arena_init(&arena, &ctx->al);
+    ir_graph_t g;
+    ir_graph_init(&g, &arena, &ctx->err);
+    void **host = base_calloc(&ctx->al, (size_t)k, sizeof *host);
+    fe_buffer_t **bufs = base_calloc(&ctx->al, (size_t)k, sizeof *bufs);
+    if (!host || !bufs) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
+    } else if (build_graph(ctx, &g, k, roots)) {
+        if (ctx->device == LOOM_DEVICE_CPU) {
+            if (ir_interp(&g, &ctx->al, host) == LOOM_STATUS_OK) {
+                for (int32_t i = 0; i < k; i++) {
+                    bufs[i] = base_calloc(&ctx->al, 1, sizeof *bufs[i]);
+                    if (!bufs[i]) {
+                        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
+                        break;
+                    }
+                    bufs[i]->refcount = 1;
+                    bufs[i]->host = host[i];
+                    bufs[i]->bytes = loom_array_nbytes(roots[i]);
+                    host[i] = NULL;
+                }
+            }
+            for (int32_t i = 0; i < k; i++) base_free(&ctx->al, host[i]);
+        } else {
+#if LOOM_HAVE_CUDA
+            fe_cuda_eval(ctx, &g, bufs);
+#else
+            fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "loom_eval: no CUDA in this build");
+#endif
+        }
+        if (!ctx->err.status) {
+            for (int32_t i = 0; i < k; i++)
+                if (bufs[i]) {
+                    fe_realise(ctx, roots[i], bufs[i]);
+                    bufs[i] = NULL;
+                }
+            ctx->stats.evals++;
+        }
+    }
+    if (bufs)
+        for (int32_t i = 0; i < k; i++) fe_buffer_release(ctx, bufs[i]);
+    base_free(&ctx->al, bufs);
+    base_free(&ctx->al, host);
+    base_free(&ctx->al, roots);
+    base_log(&ctx->log, LOOM_LOG_DEBUG, "eval of %d arrays (%u IR nodes): %.3f ms", k, g.n_nodes,
+             base_now_ms() - t0);
+    base_arena_fini(&arena);
+    return ctx->err.status;
+}
+
+LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (ctx->err.status) return ctx->err.status;
+    if (!fe_check_arg(ctx, "loom_read", a)) {
+        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_read: array is nil");
+        return ctx->err.status;
+    }
+    size_t need = loom_array_nbytes(a);
+    if (dst_bytes < need) {
+        char s[200];
+        fe_format_shape(s, sizeof s, a->ndim, a->shape);
+        return fe_error(ctx, LOOM_STATUS_BUFFER_TOO_SMALL,
+                        "loom_read: %zu bytes needed for %s %s, buffer has %zu", need,
+                        ir_dtypes[a->dtype].name, s, dst_bytes);
+    }
+    if (need && !dst) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_read: dst is NULL");
+    if (loom_eval(ctx, 1, &a) != LOOM_STATUS_OK) return ctx->err.status;
+    if (ctx->device == LOOM_DEVICE_NVRTC)
+        return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                        "loom_read: the compile-only device (nvrtc) computes no values");
+    if (need == 0) return LOOM_STATUS_OK;
+#if LOOM_HAVE_CUDA
+    if (a->buf->on_device) {
+        rt_d2h(ctx->rt, dst, a->buf->dev, need);
+        return ctx->err.status;
+    }
+#endif
+    memcpy(dst, a->buf->host, need);
+    return LOOM_STATUS_OK;
+}
+
+LOOM_API loom_status_t loom_sync(loom_ctx_t *ctx) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+#if LOOM_HAVE_CUDA
+    if (ctx->rt && ctx->device == LOOM_DEVICE_CUDA && !ctx->err.status) rt_sync(ctx->rt);
+#endif
+    return ctx->err.status;
+}
+
+LOOM_API int64_t loom_dump_ir(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays, char *buf,
+                              size_t cap) {
+    if (!ctx || n < 0 || (n > 0 && !arrays) || (cap > 0 && !buf)) return -1;
+    loom_array_t **roots = base_malloc(&ctx->al, (size_t)(n ? n : 1), sizeof *roots);
+    if (!roots) return -1;
+    int64_t len = -1;
+    for (int32_t i = 0; i < n; i++)
+        if (!fe_check_arg(ctx, "loom_dump_ir", arrays[i])) goto out;
+    for (int32_t i = 0; i < n; i++) roots[i] = arrays[i];
+    base_arena_t arena;
+    base_arena_init(&arena, &ctx->al);
+    ir_graph_t g;
+    ir_graph_init(&g, &arena, &ctx->err);
+    if (build_graph(ctx, &g, n, roots)) {
+        base_str_t s;
+        base_str_init(&s, &ctx->al);
+        ir_print(&g, &s);
+        if (!s.failed) {
+            len = (int64_t)s.len;
+            if (cap) {
+                size_t c = s.len < cap - 1 ? s.len : cap - 1;
+                memcpy(buf, base_str_get(&s), c);
+                buf[c] = '\0';
+            }
+        }
+        base_str_fini(&s);
+    }
+    base_arena_fini(&arena);
+out:
+    base_free(&ctx->al, roots);
+    return len;
+}

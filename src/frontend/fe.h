@@ -1,0 +1,112 @@
+/* frontend — the public API: contexts, scopes, arrays (the lazy DAG's nodes), argument checks,
+ * shape inference, NumPy 2 dtype promotion, and eval, which drives the passes below.
+ *
+ * A loom_array is a DAG node. Until evaluated it holds its op, operands (retained) and params;
+ * evaluation realises it in place: it gets a buffer and drops its operands, so intermediates
+ * can be freed. */
+#ifndef LOOM_FE_H
+#define LOOM_FE_H
+
+#include "../ir/ir.h"
+
+#if LOOM_HAVE_CUDA
+#include "../runtime/rt.h"
+#endif
+
+/* Storage shared by realised arrays (and, later, views of them). */
+typedef struct fe_buffer {
+    int32_t refcount;
+    bool on_device;
+    bool borrowed;     /* host memory owned by the caller */
+    void *host;        /* host bytes (owned unless borrowed) */
+    uint64_t dev;      /* device address, from the pool */
+    size_t bytes;
+} fe_buffer_t;
+
+enum fe_flags {
+    FE_NIL = 1u << 0,      /* a failed builder's result */
+    FE_WEAK = 1u << 1,     /* a NEP 50 weak scalar (0-d) */
+    FE_REALISED = 1u << 2, /* buf holds the value */
+};
+
+typedef enum fe_weak_kind { FE_WEAK_BOOL, FE_WEAK_INT, FE_WEAK_UINT, FE_WEAK_FLOAT } fe_weak_kind_t;
+
+struct loom_array {
+    loom_ctx_t *ctx;
+    int32_t refcount;
+    uint16_t op;          /* ir_op_t; INPUT once realised */
+    uint8_t dtype;
+    uint8_t ndim;
+    uint8_t flags;
+    uint8_t weak_kind;    /* fe_weak_kind_t when FE_WEAK */
+    int64_t shape[LOOM_MAX_DIMS];
+    loom_array_t *src[3];
+    ir_params_t p;
+    union { int64_t i; uint64_t u; double f; } weak; /* the weak scalar's Python-level value */
+    fe_buffer_t *buf;     /* when realised */
+    int64_t strides[LOOM_MAX_DIMS]; /* elements */
+    int64_t offset;       /* elements */
+    uint64_t hash;        /* structural: op, dtype, shape, operands; not values */
+    loom_array_t *next_free;
+};
+
+typedef struct fe_scope {
+    loom_array_t **items;
+    uint32_t n, cap;
+} fe_scope_t;
+
+struct loom_ctx {
+    base_alloc_t al;
+    base_error_t err;
+    base_log_t log;
+    loom_device_kind_t device;
+    char device_name[128];
+    loom_array_t nil;      /* the context's nil array (immortal) */
+    fe_scope_t *scopes;
+    uint32_t n_scopes, cap_scopes;
+    loom_array_t *free_nodes; /* slab free list */
+    struct fe_slab *slabs;
+    uint64_t n_live_nodes;
+    loom_stats_t stats;
+    char *cache_dir, *dump_dir, *arch;
+    bool disable_disk_cache;
+#if LOOM_HAVE_CUDA
+    rt_device_t *rt;
+    struct cg_plan_cache *plans;
+#endif
+};
+
+/* ---- ctx.c ---- */
+/* Records an error on the ctx (first wins) and returns the status. */
+loom_status_t fe_error(loom_ctx_t *ctx, loom_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- array.c ---- */
+/* A new node owned by the current scope (refcount 1), or the nil array on failure. */
+loom_array_t *fe_node_new(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
+                          const int64_t *shape);
+/* Validates a shape (ndim range, non-negative, product overflow); records and returns false. */
+bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t *shape,
+                    int64_t *size_out);
+/* Checks that a builder argument is a live array of ctx; records the error otherwise. */
+bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
+/* A CONST node (every element = bits, in dtype's representation). */
+loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
+                       uint64_t bits);
+void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b);
+void fe_node_free_all(loom_ctx_t *ctx);
+int64_t fe_size(const loom_array_t *a);
+/* Formats a shape as NumPy does: "(3, 4)", "(5,)", "()". */
+void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape);
+
+#if LOOM_HAVE_CUDA
+/* ---- cuda.c: the CUDA device's eval ---- */
+loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results);
+void fe_plans_destroy(loom_ctx_t *ctx);
+#endif
+
+/* ---- eval.c ---- */
+/* Marks a node realised with a fresh C-contiguous buffer; drops its operands. */
+void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf);
+
+#endif

@@ -1,0 +1,347 @@
+/* ops.c — the elementwise builders: NumPy 2 dtype resolution (NEP 50 weak scalars, then the
+ * ufunc's loop), broadcasting, and explicit casts of the operands to the loop dtype. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fe.h"
+
+static bool is_weak(const loom_array_t *a) { return (a->flags & FE_WEAK) != 0; }
+
+static int weak_rank(const loom_array_t *a) {
+    switch ((fe_weak_kind_t)a->weak_kind) {
+    case FE_WEAK_BOOL: return 0;
+    case FE_WEAK_INT:
+    case FE_WEAK_UINT: return 1;
+    default: return 2;
+    }
+}
+
+/* Does a weak integer fit dtype d (an integer dtype)? */
+static bool weak_int_fits(const loom_array_t *w, loom_dtype_t d) {
+    unsigned bits = ir_dtypes[d].bits;
+    bool neg = w->weak_kind == FE_WEAK_INT && w->weak.i < 0;
+    if (ir_dtypes[d].kind == IR_DKIND_UINT) {
+        if (neg) return false;
+        uint64_t v = w->weak_kind == FE_WEAK_UINT ? w->weak.u : (uint64_t)w->weak.i;
+        return bits >= 64 || v < (UINT64_C(1) << bits);
+    }
+    if (w->weak_kind == FE_WEAK_UINT) return false; /* above INT64_MAX */
+    int64_t v = w->weak.i;
+    if (bits >= 64) return true;
+    int64_t lim = INT64_C(1) << (bits - 1);
+    return v >= -lim && v < lim;
+}
+
+static void weak_text(const loom_array_t *w, char *buf, size_t cap) {
+    switch ((fe_weak_kind_t)w->weak_kind) {
+    case FE_WEAK_BOOL: snprintf(buf, cap, "%s", w->weak.i ? "True" : "False"); break;
+    case FE_WEAK_INT: snprintf(buf, cap, "%lld", (long long)w->weak.i); break;
+    case FE_WEAK_UINT: snprintf(buf, cap, "%llu", (unsigned long long)w->weak.u); break;
+    case FE_WEAK_FLOAT: snprintf(buf, cap, "%.17g", w->weak.f); break;
+    }
+}
+
+/* The dtype a weak scalar takes next to a strong dtype d (NEP 50), or -1 with an error. */
+static int weak_against(loom_ctx_t *ctx, const char *fn, const loom_array_t *w, loom_dtype_t d) {
+    switch ((fe_weak_kind_t)w->weak_kind) {
+    case FE_WEAK_BOOL: return d;
+    case FE_WEAK_INT:
+    case FE_WEAK_UINT:
+        if (d == LOOM_DTYPE_BOOL) return w->weak_kind == FE_WEAK_UINT ? LOOM_DTYPE_U64 : LOOM_DTYPE_I64;
+        if (ir_is_int(d) && !weak_int_fits(w, d)) {
+            char v[64];
+            weak_text(w, v, sizeof v);
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %s out of bounds for %s", fn,
+                     v, ir_dtypes[d].name);
+            return -1;
+        }
+        return d;
+    case FE_WEAK_FLOAT: return ir_is_float(d) ? (int)d : LOOM_DTYPE_F64;
+    }
+    return -1;
+}
+
+/* np.result_type over operands with NEP 50: strong dtypes promote; weak scalars yield to
+ * them; all-weak operands take the default dtype of the highest kind. */
+static int result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
+    int strong = -1;
+    for (int i = 0; i < n; i++) {
+        if (is_weak(ops[i])) continue;
+        if (strong < 0) {
+            strong = ops[i]->dtype;
+            continue;
+        }
+        int p = ir_promote((loom_dtype_t)strong, (loom_dtype_t)ops[i]->dtype);
+        if (p < 0) {
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common dtype for %s and %s", fn,
+                     ir_dtypes[strong].name, ir_dtypes[ops[i]->dtype].name);
+            return -1;
+        }
+        strong = p;
+    }
+    if (strong < 0) {
+        int rank = 0;
+        const loom_array_t *top = ops[0];
+        for (int i = 0; i < n; i++)
+            if (weak_rank(ops[i]) >= rank) {
+                rank = weak_rank(ops[i]);
+                top = ops[i];
+            }
+        return top->dtype; /* bool, int64 (uint64 above INT64_MAX), float64 */
+    }
+    int d = strong;
+    for (int i = 0; i < n; i++) {
+        if (!is_weak(ops[i])) continue;
+        int w = weak_against(ctx, fn, ops[i], (loom_dtype_t)strong);
+        if (w < 0) return -1;
+        if (w != strong) {
+            int p = ir_promote((loom_dtype_t)d, (loom_dtype_t)w);
+            d = p < 0 ? d : p;
+        }
+    }
+    return d;
+}
+
+/* Broadcasts shapes (NumPy rules); records SHAPE_MISMATCH naming the shapes. */
+static bool broadcast(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops,
+                      int32_t *ndim, int64_t *shape) {
+    int32_t nd = 0;
+    for (int i = 0; i < n; i++)
+        if (ops[i]->ndim > nd) nd = ops[i]->ndim;
+    for (int32_t ax = 0; ax < nd; ax++) {
+        int64_t ext = 1;
+        bool set = false;
+        for (int i = 0; i < n; i++) {
+            int32_t j = ax - (nd - ops[i]->ndim);
+            if (j < 0) continue;
+            int64_t e = ops[i]->shape[j];
+            if (e == 1) continue;
+            if (set && e != ext) {
+                char s[8][160];
+                for (int k = 0; k < n && k < 8; k++)
+                    fe_format_shape(s[k], sizeof s[k], ops[k]->ndim, ops[k]->shape);
+                if (n == 2)
+                    fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                             "%s: operands could not be broadcast together with shapes %s %s", fn,
+                             s[0], s[1]);
+                else
+                    fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                             "%s: operands could not be broadcast together with shapes %s %s %s",
+                             fn, s[0], s[1], s[2]);
+                return false;
+            }
+            ext = e;
+            set = true;
+        }
+        shape[ax] = ext;
+    }
+    *ndim = nd;
+    return true;
+}
+
+static loom_array_t *node_with(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
+                               const int64_t *shape, int n, loom_array_t *const *srcs) {
+    loom_array_t *r = fe_node_new(ctx, op, dtype, ndim, shape);
+    if (r->flags & FE_NIL) return r;
+    for (int i = 0; i < n; i++) r->src[i] = loom_array_retain(srcs[i]);
+    uint64_t h = base_hash_mix(0x6c6f6f6d, r->op);
+    h = base_hash_mix(h, r->dtype);
+    h = base_hash_mix(h, r->ndim);
+    for (int i = 0; i < r->ndim; i++) h = base_hash_mix(h, (uint64_t)r->shape[i]);
+    for (int i = 0; i < n; i++) h = base_hash_mix(h, srcs[i]->hash);
+    r->hash = h;
+    return r;
+}
+
+/* An operand converted to dtype d: weak scalars become strong constants of d (value cast as
+ * NumPy casts a Python number), strong arrays get a CAST node when their dtype differs. */
+static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) {
+    if (is_weak(a)) {
+        uint64_t bits;
+        switch ((fe_weak_kind_t)a->weak_kind) {
+        case FE_WEAK_FLOAT: bits = ir_bits_from_double(d, a->weak.f); break;
+        case FE_WEAK_UINT: bits = ir_bits_from_u64(d, a->weak.u); break;
+        default: bits = ir_bits_from_i64(d, a->weak.i); break;
+        }
+        return fe_const(ctx, d, 0, NULL, bits);
+    }
+    if (a->dtype == d) return a;
+    return node_with(ctx, IR_OP_CAST, d, a->ndim, a->shape, 1, &a);
+}
+
+static bool args_ok(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
+    for (int i = 0; i < n; i++)
+        if (!fe_check_arg(ctx, fn, ops[i])) return false;
+    return true;
+}
+
+/* NumPy refuses these even though a bool operand casts safely to an integer loop. */
+static bool bool_refused(loom_ctx_t *ctx, ir_op_t op, int common) {
+    if (common != LOOM_DTYPE_BOOL) return false;
+    if (op == IR_OP_NEGATIVE)
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "negative: the boolean negative, the `-` operator, is not supported; use "
+                 "logical_not");
+    else if (op == IR_OP_SUBTRACT)
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "subtract: the boolean subtract, the `-` operator, is not supported; use "
+                 "logical_xor");
+    else
+        return false;
+    return true;
+}
+
+static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) {
+    if (!ctx) return NULL;
+    const char *fn = ir_ops[op].name;
+    if (!args_ok(ctx, fn, n, ops)) return &ctx->nil;
+    int common = result_type(ctx, fn, n, ops);
+    if (common < 0) return &ctx->nil;
+    if (bool_refused(ctx, op, common)) return &ctx->nil;
+    int loop = ir_op_loop_dtype(op, (loom_dtype_t)common);
+    if (loop < 0) {
+        if (n == 1)
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                     "%s: ufunc '%s' not supported for the input dtype %s", fn, fn,
+                     ir_dtypes[common].name);
+        else
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                     "%s: ufunc '%s' not supported for the input dtypes (%s, %s)", fn, fn,
+                     ir_dtypes[ops[0]->dtype].name, ir_dtypes[ops[1]->dtype].name);
+        return &ctx->nil;
+    }
+    if (op == IR_OP_POWER && ir_is_int((loom_dtype_t)loop) && is_weak(ops[1]) &&
+        ops[1]->weak_kind == FE_WEAK_INT && ops[1]->weak.i < 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "power: integers to negative integer powers are not allowed (exponent %lld)",
+                 (long long)ops[1]->weak.i);
+        return &ctx->nil;
+    }
+    int32_t ndim;
+    int64_t shape[LOOM_MAX_DIMS];
+    if (!broadcast(ctx, fn, n, ops, &ndim, shape)) return &ctx->nil;
+    loom_array_t *cast[3];
+    for (int i = 0; i < n; i++) {
+        cast[i] = to_dtype(ctx, ops[i], (loom_dtype_t)loop);
+        if (cast[i]->flags & FE_NIL) return &ctx->nil;
+    }
+    loom_dtype_t out = ir_ops[op].out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : (loom_dtype_t)loop;
+    return node_with(ctx, op, out, ndim, shape, n, cast);
+}
+
+#define UNARY_DEF(name, ENUM)                                                                  \
+    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a) {                     \
+        return elementwise(ctx, IR_OP_##ENUM, 1, &a);                                          \
+    }
+UNARY_DEF(negative, NEGATIVE)
+UNARY_DEF(positive, POSITIVE)
+UNARY_DEF(abs, ABS)
+UNARY_DEF(sign, SIGN)
+UNARY_DEF(sqrt, SQRT)
+UNARY_DEF(cbrt, CBRT)
+UNARY_DEF(square, SQUARE)
+UNARY_DEF(reciprocal, RECIPROCAL)
+UNARY_DEF(exp, EXP)
+UNARY_DEF(exp2, EXP2)
+UNARY_DEF(expm1, EXPM1)
+UNARY_DEF(log, LOG)
+UNARY_DEF(log2, LOG2)
+UNARY_DEF(log10, LOG10)
+UNARY_DEF(log1p, LOG1P)
+UNARY_DEF(sin, SIN)
+UNARY_DEF(cos, COS)
+UNARY_DEF(tan, TAN)
+UNARY_DEF(arcsin, ARCSIN)
+UNARY_DEF(arccos, ARCCOS)
+UNARY_DEF(arctan, ARCTAN)
+UNARY_DEF(sinh, SINH)
+UNARY_DEF(cosh, COSH)
+UNARY_DEF(tanh, TANH)
+UNARY_DEF(arcsinh, ARCSINH)
+UNARY_DEF(arccosh, ARCCOSH)
+UNARY_DEF(arctanh, ARCTANH)
+UNARY_DEF(floor, FLOOR)
+UNARY_DEF(ceil, CEIL)
+UNARY_DEF(trunc, TRUNC)
+UNARY_DEF(rint, RINT)
+UNARY_DEF(isnan, ISNAN)
+UNARY_DEF(isinf, ISINF)
+UNARY_DEF(isfinite, ISFINITE)
+UNARY_DEF(logical_not, LOGICAL_NOT)
+UNARY_DEF(invert, INVERT)
+
+#define BINARY_DEF(name, ENUM)                                                                 \
+    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {    \
+        loom_array_t *ops[2] = {a, b};                                                         \
+        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                         \
+    }                                                                                          \
+    LOOM_API loom_array_t *loom_##name##_f(loom_ctx_t *ctx, loom_array_t *a, double b) {       \
+        loom_array_t *ops[2] = {a, loom_weak_float(ctx, b)};                                   \
+        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                         \
+    }                                                                                          \
+    LOOM_API loom_array_t *loom_##name##_i(loom_ctx_t *ctx, loom_array_t *a, int64_t b) {      \
+        loom_array_t *ops[2] = {a, loom_weak_int(ctx, b)};                                     \
+        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                         \
+    }
+BINARY_DEF(add, ADD)
+BINARY_DEF(subtract, SUBTRACT)
+BINARY_DEF(multiply, MULTIPLY)
+BINARY_DEF(true_divide, TRUE_DIVIDE)
+BINARY_DEF(floor_divide, FLOOR_DIVIDE)
+BINARY_DEF(remainder, REMAINDER)
+BINARY_DEF(power, POWER)
+BINARY_DEF(maximum, MAXIMUM)
+BINARY_DEF(minimum, MINIMUM)
+BINARY_DEF(fmax, FMAX)
+BINARY_DEF(fmin, FMIN)
+BINARY_DEF(arctan2, ARCTAN2)
+BINARY_DEF(hypot, HYPOT)
+BINARY_DEF(copysign, COPYSIGN)
+BINARY_DEF(equal, EQUAL)
+BINARY_DEF(not_equal, NOT_EQUAL)
+BINARY_DEF(less, LESS)
+BINARY_DEF(less_equal, LESS_EQUAL)
+BINARY_DEF(greater, GREATER)
+BINARY_DEF(greater_equal, GREATER_EQUAL)
+BINARY_DEF(logical_and, LOGICAL_AND)
+BINARY_DEF(logical_or, LOGICAL_OR)
+BINARY_DEF(logical_xor, LOGICAL_XOR)
+BINARY_DEF(bitwise_and, BITWISE_AND)
+BINARY_DEF(bitwise_or, BITWISE_OR)
+BINARY_DEF(bitwise_xor, BITWISE_XOR)
+BINARY_DEF(left_shift, LEFT_SHIFT)
+BINARY_DEF(right_shift, RIGHT_SHIFT)
+
+LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_array_t *x,
+                                  loom_array_t *y) {
+    if (!ctx) return NULL;
+    loom_array_t *ops[3] = {cond, x, y};
+    if (!args_ok(ctx, "where", 3, ops)) return &ctx->nil;
+    int d = result_type(ctx, "where", 2, ops + 1);
+    if (d < 0) return &ctx->nil;
+    int32_t ndim;
+    int64_t shape[LOOM_MAX_DIMS];
+    if (!broadcast(ctx, "where", 3, ops, &ndim, shape)) return &ctx->nil;
+    loom_array_t *cast[3] = {to_dtype(ctx, cond, LOOM_DTYPE_BOOL),
+                             to_dtype(ctx, x, (loom_dtype_t)d), to_dtype(ctx, y, (loom_dtype_t)d)};
+    for (int i = 0; i < 3; i++)
+        if (cast[i]->flags & FE_NIL) return &ctx->nil;
+    return node_with(ctx, IR_OP_WHERE, (loom_dtype_t)d, ndim, shape, 3, cast);
+}
+
+LOOM_API loom_array_t *loom_clip(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *lo,
+                                 loom_array_t *hi) {
+    return loom_minimum(ctx, loom_maximum(ctx, a, lo), hi);
+}
+
+LOOM_API loom_array_t *loom_astype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t dtype) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "astype", a)) return &ctx->nil;
+    if ((unsigned)dtype >= LOOM_DTYPE_COUNT) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "astype: invalid dtype %d", (int)dtype);
+        return &ctx->nil;
+    }
+    if (is_weak(a)) return to_dtype(ctx, a, dtype);
+    return node_with(ctx, IR_OP_CAST, dtype, a->ndim, a->shape, 1, &a);
+}

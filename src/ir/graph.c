@@ -1,0 +1,105 @@
+/* graph.c — the flat per-eval IR: nodes by 32-bit index in one arena array, with CSE on emit
+ * (an identical node, operands and params included, is returned instead of added). */
+#include <string.h>
+
+#include "ir.h"
+
+void ir_graph_init(ir_graph_t *g, base_arena_t *arena, base_error_t *err) {
+    memset(g, 0, sizeof *g);
+    g->arena = arena;
+    g->err = err;
+}
+
+int64_t ir_node_size(const ir_node_t *n) {
+    int64_t s = 1;
+    for (int i = 0; i < n->ndim; i++) s *= n->shape[i];
+    return s;
+}
+
+static bool grow(ir_graph_t *g, void **arr, uint32_t *cap, uint32_t n, size_t size) {
+    if (n < *cap) return true;
+    uint32_t nc = *cap ? *cap * 2 : 64;
+    void *p = base_arena_alloc(g->arena, nc, size);
+    if (!p) {
+        base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY, "out of memory building the IR (%u nodes)",
+                       n);
+        return false;
+    }
+    if (*arr) memcpy(p, *arr, (size_t)n * size);
+    *arr = p;
+    *cap = nc;
+    return true;
+}
+
+/* Hash of everything that makes two nodes the same computation (values included). */
+static uint64_t cse_hash(const ir_node_t *n) {
+    uint64_t h = base_hash_mix(n->op, n->dtype);
+    h = base_hash_mix(h, n->ndim);
+    for (int i = 0; i < n->ndim; i++) h = base_hash_mix(h, (uint64_t)n->shape[i]);
+    for (int i = 0; i < 3; i++) h = base_hash_mix(h, n->src[i]);
+    h = base_hash_mix(h, (uint64_t)(int64_t)n->input);
+    return base_hash_mix(h, base_hash64(&n->p, sizeof n->p, 0));
+}
+
+static bool same(const ir_node_t *a, const ir_node_t *b) {
+    return a->op == b->op && a->dtype == b->dtype && a->ndim == b->ndim && a->input == b->input &&
+           !memcmp(a->shape, b->shape, sizeof a->shape) && !memcmp(a->src, b->src, sizeof a->src) &&
+           !memcmp(&a->p, &b->p, sizeof a->p);
+}
+
+static bool rehash(ir_graph_t *g, uint32_t cap) {
+    uint32_t *t = base_arena_alloc(g->arena, cap, sizeof *t);
+    if (!t) return false;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        uint32_t j = (uint32_t)cse_hash(&g->nodes[i]) & (cap - 1);
+        while (t[j]) j = (j + 1) & (cap - 1);
+        t[j] = i + 1;
+    }
+    g->cse = t;
+    g->cap_cse = cap;
+    return true;
+}
+
+uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n) {
+    uint64_t h = base_hash_mix(0x697220, n->op);
+    h = base_hash_mix(h, n->dtype);
+    h = base_hash_mix(h, n->ndim);
+    for (int i = 0; i < n->ndim; i++) h = base_hash_mix(h, (uint64_t)n->shape[i]);
+    for (int i = 0; i < ir_ops[n->op].arity; i++) h = base_hash_mix(h, g->nodes[n->src[i]].hash);
+    if (n->op == IR_OP_LINSPACE) h = base_hash_mix(h, n->p.k >= 0); /* endpoint or not */
+    return h;
+}
+
+uint32_t ir_emit(ir_graph_t *g, const ir_node_t *node) {
+    ir_node_t n = *node;
+    for (int i = ir_ops[n.op].arity; i < 3; i++) n.src[i] = 0;
+    if (n.op != IR_OP_INPUT) n.input = -1;
+    if (g->n_nodes * 2 >= g->cap_cse && !rehash(g, g->cap_cse ? g->cap_cse * 2 : 256)) {
+        base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY, "out of memory building the IR");
+        return UINT32_MAX;
+    }
+    uint32_t j = (uint32_t)cse_hash(&n) & (g->cap_cse - 1);
+    while (g->cse[j]) {
+        if (same(&g->nodes[g->cse[j] - 1], &n)) return g->cse[j] - 1;
+        j = (j + 1) & (g->cap_cse - 1);
+    }
+    if (!grow(g, (void **)&g->nodes, &g->cap_nodes, g->n_nodes, sizeof n)) return UINT32_MAX;
+    n.hash = ir_node_hash(g, &n);
+    g->nodes[g->n_nodes] = n;
+    g->cse[j] = g->n_nodes + 1;
+    return g->n_nodes++;
+}
+
+uint32_t ir_add_input(ir_graph_t *g, const ir_input_t *in) {
+    for (uint32_t i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i].owner == in->owner) return i;
+    if (!grow(g, (void **)&g->inputs, &g->cap_inputs, g->n_inputs, sizeof *in)) return UINT32_MAX;
+    g->inputs[g->n_inputs] = *in;
+    return g->n_inputs++;
+}
+
+bool ir_add_output(ir_graph_t *g, uint32_t node) {
+    if (!grow(g, (void **)&g->outputs, &g->cap_outputs, g->n_outputs, sizeof node)) return false;
+    g->outputs[g->n_outputs++] = node;
+    return true;
+}

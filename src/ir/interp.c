@@ -1,0 +1,185 @@
+/* interp.c — the CPU reference device: runs the flat IR node by node on the host with the
+ * prelude's op functions (the same ones the CUDA kernels call), so its results are NumPy's.
+ * Each value is a strided view: realised inputs are read in place, constants are one element
+ * with zero strides, computed nodes own a C-contiguous buffer freed after its last use. */
+#include <string.h>
+
+#include "ir.h"
+#include "ref_kernels.h"
+
+typedef struct view {
+    char *base;
+    int64_t strides[LOOM_MAX_DIMS]; /* elements */
+    bool owned;
+    bool handed_out;
+} view_t;
+
+static void contiguous_strides(const ir_node_t *n, int64_t *st) {
+    int64_t s = 1;
+    for (int ax = n->ndim - 1; ax >= 0; ax--) {
+        st[ax] = s;
+        s *= n->shape[ax] ? n->shape[ax] : 1;
+    }
+}
+
+/* Strides of operand o (view v) read in the iteration space of n (broadcast: stride 0). */
+static void operand_strides(const ir_node_t *n, const ir_node_t *o, const view_t *v, int64_t *st) {
+    int lead = n->ndim - o->ndim;
+    for (int ax = 0; ax < n->ndim; ax++) {
+        int j = ax - lead;
+        st[ax] = (j < 0 || (o->shape[j] == 1 && n->shape[ax] != 1)) ? 0 : v->strides[j];
+    }
+}
+
+/* Runs fn over the iteration space of n: innermost axis as one strided call per row. */
+static void run(const ir_node_t *n, ir_ref_fn fn, char *out, const int64_t *ost, int k,
+                char *const *in, int64_t (*ist)[LOOM_MAX_DIMS], const size_t *isz, size_t osz) {
+    int64_t total = ir_node_size(n);
+    if (total == 0) return;
+    int nd = n->ndim;
+    int64_t inner = nd ? n->shape[nd - 1] : 1;
+    int64_t idx[LOOM_MAX_DIMS] = {0};
+    int64_t rows = total / (inner ? inner : 1);
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t ooff = 0, ioff[3] = {0, 0, 0};
+        for (int ax = 0; ax < nd - 1; ax++) {
+            ooff += idx[ax] * ost[ax];
+            for (int s = 0; s < k; s++) ioff[s] += idx[ax] * ist[s][ax];
+        }
+        const void *p[3] = {NULL, NULL, NULL};
+        int64_t s_in[3] = {0, 0, 0};
+        for (int s = 0; s < k; s++) {
+            p[s] = in[s] + ioff[s] * (int64_t)isz[s];
+            s_in[s] = nd ? ist[s][nd - 1] : 0;
+        }
+        (void)ost;
+        fn(inner, out + ooff * (int64_t)osz, p[0], s_in[0], p[1], s_in[1], p[2], s_in[2]);
+        for (int ax = nd - 2; ax >= 0; ax--) { /* odometer over the outer axes */
+            if (++idx[ax] < n->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+}
+
+/* A contiguous copy of view v of node n (for results that are not owned buffers). */
+static void *gather(const ir_node_t *n, const view_t *v, base_alloc_t *al) {
+    size_t sz = ir_dtypes[n->dtype].size;
+    int64_t count = ir_node_size(n);
+    char *out = base_malloc(al, (size_t)(count ? count : 1), sz);
+    if (!out) return NULL;
+    int64_t ost[LOOM_MAX_DIMS], ist[1][LOOM_MAX_DIMS];
+    contiguous_strides(n, ost);
+    memcpy(ist[0], v->strides, sizeof ist[0]);
+    char *in[1] = {v->base};
+    run(n, ir_ref_cast[n->dtype][n->dtype], out, ost, 1, in, ist, &sz, sz);
+    return out;
+}
+
+loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
+    uint32_t nn = g->n_nodes;
+    view_t *views = base_calloc(al, nn ? nn : 1, sizeof *views);
+    uint32_t *last = base_calloc(al, nn ? nn : 1, sizeof *last);
+    bool *live = base_calloc(al, nn ? nn : 1, sizeof *live);
+    loom_status_t st = LOOM_STATUS_OK;
+    if (!views || !last || !live) {
+        st = base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY, "reference device: out of memory");
+        goto done;
+    }
+    /* Liveness: only nodes the outputs need run; each buffer is freed after its last use. */
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        live[g->outputs[i]] = true;
+        last[g->outputs[i]] = UINT32_MAX;
+    }
+    for (uint32_t i = nn; i-- > 0;) {
+        if (!live[i]) continue;
+        for (int s = 0; s < ir_ops[g->nodes[i].op].arity; s++) {
+            uint32_t o = g->nodes[i].src[s];
+            live[o] = true;
+            if (last[o] < i) last[o] = i;
+        }
+    }
+    for (uint32_t i = 0; i < nn; i++) {
+        if (!live[i]) continue;
+        const ir_node_t *n = &g->nodes[i];
+        view_t *v = &views[i];
+        size_t sz = ir_dtypes[n->dtype].size;
+        if (n->op == IR_OP_INPUT) {
+            const ir_input_t *in = &g->inputs[n->input];
+            v->base = (char *)(uintptr_t)in->host + in->offset * (int64_t)sz;
+            memcpy(v->strides, in->strides, sizeof v->strides);
+            continue;
+        }
+        if (n->op == IR_OP_CONST) { /* one element, read with zero strides */
+            v->base = base_malloc(al, 1, 8);
+            if (!v->base) goto oom;
+            memcpy(v->base, &n->p.bits, 8);
+            v->owned = true;
+            continue;
+        }
+        int64_t count = ir_node_size(n);
+        v->base = base_malloc(al, (size_t)(count ? count : 1), sz);
+        if (!v->base) goto oom;
+        v->owned = true;
+        contiguous_strides(n, v->strides);
+        if (ir_ops[n->op].kind == IR_KIND_LEAF) {
+            ir_ref_leaf(n, v->base);
+        } else {
+            int k = ir_ops[n->op].arity;
+            char *in[3];
+            int64_t ist[3][LOOM_MAX_DIMS];
+            size_t isz[3];
+            for (int s = 0; s < k; s++) {
+                const ir_node_t *o = &g->nodes[n->src[s]];
+                in[s] = views[n->src[s]].base;
+                isz[s] = ir_dtypes[o->dtype].size;
+                operand_strides(n, o, &views[n->src[s]], ist[s]);
+            }
+            ir_ref_fn fn = n->op == IR_OP_CAST    ? ir_ref_cast[g->nodes[n->src[0]].dtype][n->dtype]
+                           : n->op == IR_OP_WHERE ? ir_ref_elem[IR_OP_WHERE][n->dtype]
+                                                  : ir_ref_elem[n->op][g->nodes[n->src[0]].dtype];
+            if (!fn) {
+                st = base_error_set(g->err, LOOM_STATUS_INTERNAL,
+                                    "reference device: no kernel for %s on %s", ir_ops[n->op].name,
+                                    ir_dtypes[g->nodes[n->src[0]].dtype].name);
+                goto done;
+            }
+            run(n, fn, v->base, v->strides, k, in, ist, isz, sz);
+        }
+        for (int s = 0; s < ir_ops[n->op].arity; s++) { /* free operands at their last use */
+            uint32_t o = n->src[s];
+            if (last[o] == i && views[o].owned) {
+                base_free(al, views[o].base);
+                views[o].base = NULL;
+                views[o].owned = false;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        uint32_t o = g->outputs[i];
+        view_t *v = &views[o];
+        const ir_node_t *n = &g->nodes[o];
+        if (v->owned && !v->handed_out && n->op != IR_OP_CONST) {
+            results[i] = v->base; /* already C-contiguous: hand it over */
+            v->handed_out = true;
+        } else {
+            if (n->op == IR_OP_CONST) memset(v->strides, 0, sizeof v->strides);
+            results[i] = gather(n, v, al);
+            if (!results[i]) goto oom;
+        }
+    }
+    goto done;
+oom:
+    st = base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY, "reference device: out of memory");
+    for (uint32_t i = 0; i < g->n_outputs; i++) { /* results given so far go back too */
+        base_free(al, results[i]);
+        results[i] = NULL;
+    }
+done:
+    if (views)
+        for (uint32_t i = 0; i < nn; i++)
+            if (views[i].owned && !views[i].handed_out) base_free(al, views[i].base);
+    base_free(al, views);
+    base_free(al, last);
+    base_free(al, live);
+    return st;
+}

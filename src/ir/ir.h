@@ -1,0 +1,225 @@
+/* ir — the op table, dtype facts, the flat per-eval IR and its passes, and the CPU reference
+ * interpreter. Grouped by source file below.
+ *
+ * Invariants of the flat IR: nodes live in one array and refer to their operands by 32-bit
+ * index; operands always come before their users; every node's dtype and shape are final
+ * (promotion and broadcasting were resolved by the frontend, and explicit CAST nodes make the
+ * operands of an arithmetic node share its compute dtype). */
+#ifndef LOOM_IR_H
+#define LOOM_IR_H
+
+#include "../base/base.h"
+
+/* ---- dtype.c: dtype facts and NumPy 2 promotion ---- */
+typedef enum ir_dkind { IR_DKIND_BOOL, IR_DKIND_INT, IR_DKIND_UINT, IR_DKIND_FLOAT } ir_dkind_t;
+
+typedef struct ir_dtype_info {
+    const char *name;   /* "float32" */
+    const char *sfx;    /* suffix of the prelude's functions and types: "f32" */
+    const char *ctype;  /* storage type in generated C: "lm_f32" */
+    uint8_t size;
+    ir_dkind_t kind;
+    uint8_t bits;       /* for ints: value bits; for floats: total bits */
+    char npchar;        /* NumPy's type character ('f'), 'E' for bfloat16 */
+} ir_dtype_info_t;
+
+extern const ir_dtype_info_t ir_dtypes[LOOM_DTYPE_COUNT];
+/* np.result_type for two strong dtypes; -1 if there is none. */
+int ir_promote(loom_dtype_t a, loom_dtype_t b);
+/* np.can_cast(from, to, "safe"). */
+bool ir_can_cast_safe(loom_dtype_t from, loom_dtype_t to);
+static inline bool ir_is_float(loom_dtype_t d) { return ir_dtypes[d].kind == IR_DKIND_FLOAT; }
+static inline bool ir_is_int(loom_dtype_t d) {
+    return ir_dtypes[d].kind == IR_DKIND_INT || ir_dtypes[d].kind == IR_DKIND_UINT;
+}
+
+/* ---- ops.c: the op table ----
+ * X(ENUM, name, kind, arity, loops, out)
+ *   kind:  LEAF (no operands), ELEM (elementwise, arity operands)
+ *   loops: which compute dtypes the op has a loop for (NumPy's ufunc.types, plus bfloat16
+ *          wherever float16 has one): ALL = bool, ints, floats; NUM = ints, floats;
+ *          FLT = floats; INT = bool, ints; INTNB = ints; ANY = any (casts, where, leaves)
+ *   out:   SAME (result dtype = compute dtype) or BOOL
+ * The prelude (src/codegen/prelude.h) defines lm_<name>_<sfx>() for each op and loop dtype;
+ * the CPU interpreter and the CUDA code generator both call those functions. */
+#define IR_OP_LIST(X)                                                                          \
+    X(INPUT, "input", LEAF, 0, ANY, SAME)          /* a realised buffer */                    \
+    X(CONST, "const", LEAF, 0, ANY, SAME)          /* p.bits everywhere */                    \
+    X(ARANGE, "arange", LEAF, 0, ANY, SAME)        /* p.a + i * p.b (flat index i) */         \
+    X(LINSPACE, "linspace", LEAF, 0, ANY, SAME)    /* NumPy's linspace formula */             \
+    X(EYE, "eye", LEAF, 0, ANY, SAME)              /* col - row == p.k */                     \
+    X(RAND_UNIFORM, "random_uniform", LEAF, 0, ANY, SAME)                                     \
+    X(RAND_NORMAL, "random_normal", LEAF, 0, ANY, SAME)                                       \
+    X(CAST, "astype", ELEM, 1, ANY, SAME)          /* to this node's dtype */                 \
+    X(WHERE, "where", ELEM, 3, ANY, SAME)          /* src0 bool; src1, src2 this dtype */     \
+    X(NEGATIVE, "negative", ELEM, 1, NUM, SAME)                                                \
+    X(POSITIVE, "positive", ELEM, 1, NUM, SAME)                                                \
+    X(ABS, "absolute", ELEM, 1, ALL, SAME)                                                     \
+    X(SIGN, "sign", ELEM, 1, NUM, SAME)                                                        \
+    X(SQRT, "sqrt", ELEM, 1, FLT, SAME)                                                        \
+    X(CBRT, "cbrt", ELEM, 1, FLT, SAME)                                                        \
+    X(SQUARE, "square", ELEM, 1, NUM, SAME)                                                    \
+    X(RECIPROCAL, "reciprocal", ELEM, 1, NUM, SAME)                                            \
+    X(EXP, "exp", ELEM, 1, FLT, SAME)                                                          \
+    X(EXP2, "exp2", ELEM, 1, FLT, SAME)                                                        \
+    X(EXPM1, "expm1", ELEM, 1, FLT, SAME)                                                      \
+    X(LOG, "log", ELEM, 1, FLT, SAME)                                                          \
+    X(LOG2, "log2", ELEM, 1, FLT, SAME)                                                        \
+    X(LOG10, "log10", ELEM, 1, FLT, SAME)                                                      \
+    X(LOG1P, "log1p", ELEM, 1, FLT, SAME)                                                      \
+    X(SIN, "sin", ELEM, 1, FLT, SAME)                                                          \
+    X(COS, "cos", ELEM, 1, FLT, SAME)                                                          \
+    X(TAN, "tan", ELEM, 1, FLT, SAME)                                                          \
+    X(ARCSIN, "arcsin", ELEM, 1, FLT, SAME)                                                    \
+    X(ARCCOS, "arccos", ELEM, 1, FLT, SAME)                                                    \
+    X(ARCTAN, "arctan", ELEM, 1, FLT, SAME)                                                    \
+    X(SINH, "sinh", ELEM, 1, FLT, SAME)                                                        \
+    X(COSH, "cosh", ELEM, 1, FLT, SAME)                                                        \
+    X(TANH, "tanh", ELEM, 1, FLT, SAME)                                                        \
+    X(ARCSINH, "arcsinh", ELEM, 1, FLT, SAME)                                                  \
+    X(ARCCOSH, "arccosh", ELEM, 1, FLT, SAME)                                                  \
+    X(ARCTANH, "arctanh", ELEM, 1, FLT, SAME)                                                  \
+    X(FLOOR, "floor", ELEM, 1, ALL, SAME)                                                      \
+    X(CEIL, "ceil", ELEM, 1, ALL, SAME)                                                        \
+    X(TRUNC, "trunc", ELEM, 1, ALL, SAME)                                                      \
+    X(RINT, "rint", ELEM, 1, FLT, SAME)                                                        \
+    X(ISNAN, "isnan", ELEM, 1, ALL, BOOL)                                                      \
+    X(ISINF, "isinf", ELEM, 1, ALL, BOOL)                                                      \
+    X(ISFINITE, "isfinite", ELEM, 1, ALL, BOOL)                                                \
+    X(LOGICAL_NOT, "logical_not", ELEM, 1, ALL, BOOL)                                          \
+    X(INVERT, "invert", ELEM, 1, INT, SAME)                                                    \
+    X(ADD, "add", ELEM, 2, ALL, SAME)                                                          \
+    X(SUBTRACT, "subtract", ELEM, 2, NUM, SAME)                                                \
+    X(MULTIPLY, "multiply", ELEM, 2, ALL, SAME)                                                \
+    X(TRUE_DIVIDE, "true_divide", ELEM, 2, FLT, SAME)                                          \
+    X(FLOOR_DIVIDE, "floor_divide", ELEM, 2, NUM, SAME)                                        \
+    X(REMAINDER, "remainder", ELEM, 2, NUM, SAME)                                              \
+    X(POWER, "power", ELEM, 2, NUM, SAME)                                                      \
+    X(MAXIMUM, "maximum", ELEM, 2, ALL, SAME)                                                  \
+    X(MINIMUM, "minimum", ELEM, 2, ALL, SAME)                                                  \
+    X(FMAX, "fmax", ELEM, 2, ALL, SAME)                                                        \
+    X(FMIN, "fmin", ELEM, 2, ALL, SAME)                                                        \
+    X(ARCTAN2, "arctan2", ELEM, 2, FLT, SAME)                                                  \
+    X(HYPOT, "hypot", ELEM, 2, FLT, SAME)                                                      \
+    X(COPYSIGN, "copysign", ELEM, 2, FLT, SAME)                                                \
+    X(EQUAL, "equal", ELEM, 2, ALL, BOOL)                                                      \
+    X(NOT_EQUAL, "not_equal", ELEM, 2, ALL, BOOL)                                              \
+    X(LESS, "less", ELEM, 2, ALL, BOOL)                                                        \
+    X(LESS_EQUAL, "less_equal", ELEM, 2, ALL, BOOL)                                            \
+    X(GREATER, "greater", ELEM, 2, ALL, BOOL)                                                  \
+    X(GREATER_EQUAL, "greater_equal", ELEM, 2, ALL, BOOL)                                      \
+    X(LOGICAL_AND, "logical_and", ELEM, 2, ALL, BOOL)                                          \
+    X(LOGICAL_OR, "logical_or", ELEM, 2, ALL, BOOL)                                            \
+    X(LOGICAL_XOR, "logical_xor", ELEM, 2, ALL, BOOL)                                          \
+    X(BITWISE_AND, "bitwise_and", ELEM, 2, INT, SAME)                                          \
+    X(BITWISE_OR, "bitwise_or", ELEM, 2, INT, SAME)                                            \
+    X(BITWISE_XOR, "bitwise_xor", ELEM, 2, INT, SAME)                                          \
+    X(LEFT_SHIFT, "left_shift", ELEM, 2, INTNB, SAME)                                          \
+    X(RIGHT_SHIFT, "right_shift", ELEM, 2, INTNB, SAME)
+
+typedef enum ir_op {
+#define IR__OP_ENUM(e, name, kind, arity, loops, out) IR_OP_##e,
+    IR_OP_LIST(IR__OP_ENUM)
+#undef IR__OP_ENUM
+        IR_OP_COUNT
+} ir_op_t;
+
+typedef enum ir_op_kind { IR_KIND_LEAF, IR_KIND_ELEM } ir_op_kind_t;
+typedef enum ir_loops {
+    IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
+} ir_loops_t;
+typedef enum ir_out { IR_OUT_SAME, IR_OUT_BOOL } ir_out_t;
+
+typedef struct ir_op_info {
+    const char *name; /* NumPy's name */
+    ir_op_kind_t kind;
+    uint8_t arity;
+    ir_loops_t loops;
+    ir_out_t out;
+} ir_op_info_t;
+
+extern const ir_op_info_t ir_ops[IR_OP_COUNT];
+/* Whether op has a loop computing in dtype d. */
+bool ir_op_has_loop(ir_op_t op, loom_dtype_t d);
+/* NumPy's loop choice: the first loop dtype (in NumPy's order ? b B h H i I l L q Q e f d,
+ * bfloat16 after e) that `common` casts to safely; -1 if none. */
+int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common);
+
+/* ---- The flat IR (graph.c) ---- */
+typedef struct ir_params {
+    uint64_t bits; /* CONST: the value, in the node's dtype, as raw bits (zero-extended) */
+    double a, b;   /* ARANGE: start, step; LINSPACE: start, step; RAND: low/high, mean/std */
+    double c;      /* LINSPACE: stop (written at index k when endpoint) */
+    int64_t k;     /* EYE: diagonal; LINSPACE: index of the endpoint or -1 */
+    uint64_t seed; /* RAND */
+} ir_params_t;
+
+typedef struct ir_node {
+    uint16_t op;
+    uint8_t dtype;
+    uint8_t ndim;
+    uint32_t src[3];
+    int64_t shape[LOOM_MAX_DIMS];
+    ir_params_t p;
+    int32_t input; /* INPUT: index into ir_graph.inputs */
+    uint64_t hash; /* structural: op, dtype, shape, operands, and params other than values */
+} ir_node_t;
+
+/* A realised buffer read by an eval, as the IR sees it: element strides and offset. */
+typedef struct ir_input {
+    const void *host;     /* host memory, or NULL when the data is on the device */
+    uint64_t dev;         /* device address, or 0 */
+    int64_t strides[LOOM_MAX_DIMS];
+    int64_t offset;       /* elements */
+    void *owner;          /* the frontend array it came from (opaque here) */
+} ir_input_t;
+
+typedef struct ir_graph {
+    base_arena_t *arena;
+    ir_node_t *nodes;
+    uint32_t n_nodes, cap_nodes;
+    ir_input_t *inputs;
+    uint32_t n_inputs, cap_inputs;
+    uint32_t *outputs;    /* node index of each requested result */
+    uint32_t n_outputs, cap_outputs;
+    uint32_t *cse;        /* open-addressing table of node indices + 1 */
+    uint32_t cap_cse;
+    base_error_t *err;
+} ir_graph_t;
+
+void ir_graph_init(ir_graph_t *g, base_arena_t *arena, base_error_t *err);
+/* Adds a node (CSE: an identical node already present is returned instead). Returns the
+ * node's index, or UINT32_MAX on failure (recorded on g->err). */
+uint32_t ir_emit(ir_graph_t *g, const ir_node_t *node);
+uint32_t ir_add_input(ir_graph_t *g, const ir_input_t *in);
+bool ir_add_output(ir_graph_t *g, uint32_t node);
+int64_t ir_node_size(const ir_node_t *n);
+/* Structural hash of a node, from its fields and its operands' hashes. */
+uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n);
+
+/* ---- fold.c: constant folding ----
+ * An elementwise node whose operands are all CONST becomes a CONST of its own shape. */
+void ir_fold(ir_graph_t *g);
+
+/* ---- verify.c: checks the invariants above; records INTERNAL and returns false if broken */
+bool ir_verify(const ir_graph_t *g);
+
+/* ---- print.c: deterministic text dump ---- */
+void ir_print(const ir_graph_t *g, base_str_t *out);
+/* The value of a CONST as text, exactly ("1.5", "0x1p-3" style never; shortest round trip). */
+void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out);
+
+/* ---- interp.c: the CPU reference device ----
+ * Computes every node of g on the host; results[i] receives a malloc'd (through al)
+ * C-contiguous buffer for g->outputs[i]. Returns the status (errors on g->err). */
+loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results);
+
+/* ---- scalar.c: scalar conversions shared by frontend, folding and the interpreter ---- */
+/* Converts one element between dtypes with NumPy's casting (the same functions as kernels). */
+void ir_cast_element(loom_dtype_t to, void *dst, loom_dtype_t from, const void *src);
+uint64_t ir_bits_from_double(loom_dtype_t d, double v);
+uint64_t ir_bits_from_i64(loom_dtype_t d, int64_t v);
+uint64_t ir_bits_from_u64(loom_dtype_t d, uint64_t v);
+double ir_bits_to_double(loom_dtype_t d, uint64_t bits);
+
+#endif

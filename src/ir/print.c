@@ -1,0 +1,64 @@
+/* print.c — the IR as deterministic text: one line per node, operands by index, values
+ * printed exactly (shortest round-trip decimal), nothing depending on addresses. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir.h"
+
+void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out) {
+    const ir_dtype_info_t *d = &ir_dtypes[dtype];
+    if (d->kind == IR_DKIND_BOOL) {
+        base_str_cat(out, bits ? "True" : "False");
+    } else if (d->kind == IR_DKIND_UINT) {
+        base_str_printf(out, "%llu", (unsigned long long)bits);
+    } else if (d->kind == IR_DKIND_INT) {
+        int64_t v = (int64_t)(bits << (64 - d->bits)) >> (64 - d->bits); /* sign-extend */
+        base_str_printf(out, "%lld", (long long)v);
+    } else {
+        double v = ir_bits_to_double(dtype, bits);
+        char buf[40];
+        for (int prec = 1; prec <= 17; prec++) { /* shortest text that reads back exactly */
+            snprintf(buf, sizeof buf, "%.*g", prec, v);
+            double back;
+            sscanf(buf, "%lf", &back);
+            if (back == v || v != v) break;
+        }
+        base_str_cat(out, buf);
+    }
+}
+
+static void shape(const ir_node_t *n, base_str_t *out) {
+    base_str_cat(out, "(");
+    for (int i = 0; i < n->ndim; i++) base_str_printf(out, i ? ", %lld" : "%lld", (long long)n->shape[i]);
+    base_str_cat(out, n->ndim == 1 ? ",)" : ")");
+}
+
+void ir_print(const ir_graph_t *g, base_str_t *out) {
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const ir_node_t *n = &g->nodes[i];
+        base_str_printf(out, "%%%u = %s %s", i, ir_ops[n->op].name, ir_dtypes[n->dtype].name);
+        shape(n, out);
+        for (int s = 0; s < ir_ops[n->op].arity; s++) base_str_printf(out, " %%%u", n->src[s]);
+        switch (n->op) {
+        case IR_OP_INPUT: base_str_printf(out, " #%d", n->input); break;
+        case IR_OP_CONST:
+            base_str_cat(out, " ");
+            ir_print_scalar((loom_dtype_t)n->dtype, n->p.bits, out);
+            break;
+        case IR_OP_ARANGE: base_str_printf(out, " start=%.17g step=%.17g", n->p.a, n->p.b); break;
+        case IR_OP_LINSPACE:
+            base_str_printf(out, " start=%.17g step=%.17g stop=%.17g end=%lld", n->p.a, n->p.b,
+                            n->p.c, (long long)n->p.k);
+            break;
+        case IR_OP_EYE: base_str_printf(out, " k=%lld", (long long)n->p.k); break;
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL:
+            base_str_printf(out, " seed=%llu a=%.17g b=%.17g", (unsigned long long)n->p.seed,
+                            n->p.a, n->p.b);
+            break;
+        default: break;
+        }
+        base_str_cat(out, "\n");
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++) base_str_printf(out, "out %%%u\n", g->outputs[i]);
+}

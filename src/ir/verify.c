@@ -1,0 +1,49 @@
+/* verify.c — checks the flat IR's invariants between passes: operands before users, known
+ * ops with the right arity, operand dtypes matching the op's loop, shapes broadcastable. */
+#include "ir.h"
+
+static bool fail(const ir_graph_t *g, uint32_t i, const char *what) {
+    base_error_set(g->err, LOOM_STATUS_INTERNAL, "IR verifier: node %u (%s): %s", i,
+                   g->nodes[i].op < IR_OP_COUNT ? ir_ops[g->nodes[i].op].name : "?", what);
+    return false;
+}
+
+bool ir_verify(const ir_graph_t *g) {
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const ir_node_t *n = &g->nodes[i];
+        if (n->op >= IR_OP_COUNT) return fail(g, i, "unknown op");
+        if (n->dtype >= LOOM_DTYPE_COUNT) return fail(g, i, "unknown dtype");
+        if (n->ndim > LOOM_MAX_DIMS) return fail(g, i, "too many axes");
+        const ir_op_info_t *info = &ir_ops[n->op];
+        if (n->op == IR_OP_INPUT && (n->input < 0 || (uint32_t)n->input >= g->n_inputs))
+            return fail(g, i, "input index out of range");
+        for (int s = 0; s < info->arity; s++) {
+            if (n->src[s] >= i) return fail(g, i, "operand does not come before its user");
+            const ir_node_t *o = &g->nodes[n->src[s]];
+            if (o->ndim > n->ndim) return fail(g, i, "operand has more axes than the result");
+            for (int ax = 0; ax < o->ndim; ax++) {
+                int64_t e = o->shape[ax], r = n->shape[ax + n->ndim - o->ndim];
+                if (e != r && e != 1) return fail(g, i, "operand shape does not broadcast");
+            }
+        }
+        if (info->kind != IR_KIND_ELEM || n->op == IR_OP_CAST) continue;
+        if (n->op == IR_OP_WHERE) {
+            if (g->nodes[n->src[0]].dtype != LOOM_DTYPE_BOOL) return fail(g, i, "condition not bool");
+            if (g->nodes[n->src[1]].dtype != n->dtype || g->nodes[n->src[2]].dtype != n->dtype)
+                return fail(g, i, "branches differ from the result dtype");
+            continue;
+        }
+        loom_dtype_t d = (loom_dtype_t)g->nodes[n->src[0]].dtype;
+        for (int s = 1; s < info->arity; s++)
+            if (g->nodes[n->src[s]].dtype != d) return fail(g, i, "operands differ in dtype");
+        if (!ir_op_has_loop((ir_op_t)n->op, d)) return fail(g, i, "no loop for the operand dtype");
+        loom_dtype_t want = info->out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : d;
+        if (n->dtype != want) return fail(g, i, "result dtype does not follow the loop");
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] >= g->n_nodes) {
+            base_error_set(g->err, LOOM_STATUS_INTERNAL, "IR verifier: output %u out of range", i);
+            return false;
+        }
+    return true;
+}

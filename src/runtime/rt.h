@@ -1,0 +1,102 @@
+/* runtime — the CUDA side, knowing nothing of the IR: the driver (loaded with dlopen through a
+ * function table; never linked), the primary context and a stream, the stream-ordered caching
+ * device memory pool, pinned host staging, NVRTC, the kernel cache (memory and disk), launches
+ * and copies. Everything takes source text, launch shapes and buffers.
+ *
+ * Errors: every function records failures on the error it was created with (first error
+ * wins, message names the values involved) and returns a status. Nothing aborts or prints. */
+#ifndef LOOM_RT_H
+#define LOOM_RT_H
+
+#include "../base/base.h"
+
+typedef struct rt_device rt_device_t;
+typedef struct rt_kernel rt_kernel_t;
+typedef struct rt_event rt_event_t;   /* a CUevent */
+typedef struct rt_driver rt_driver_t; /* the driver function table (driver.h) */
+
+typedef struct rt_options {
+    int ordinal;             /* CUDA device index */
+    bool compile_only;       /* NVRTC only: no driver needed, launches and copies fail */
+    const char *arch;        /* compile_only: "sm_90"; else taken from the device */
+    const char *cache_dir;   /* NULL: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom/<ver>, ~/.cache/... */
+    bool disable_disk_cache;
+    const char *dump_dir;    /* NULL: no dump; else each compiled kernel's .cu and log */
+    void *stream;            /* NULL: a stream of our own; else the caller's CUstream (borrowed) */
+    const rt_driver_t *driver; /* NULL: load libcuda; else this table (tests mock the driver) */
+    const char *driver_lib;  /* NULL: "libcuda.so.1" */
+} rt_options_t;
+
+typedef struct rt_stats {
+    uint64_t kernel_mem_hits, kernel_disk_hits, kernel_compiles, launches;
+    double compile_ms;
+    uint64_t h2d_copies, h2d_bytes, d2h_copies, d2h_bytes;
+    size_t pool_in_use, pool_held, pool_peak;
+    uint64_t pool_driver_allocs; /* cuMemAlloc calls that succeeded (pool misses) */
+    uint64_t pool_reuses;        /* allocations served from cached blocks */
+} rt_stats_t;
+
+/* ---- device.c ---- */
+/* Loads the driver (unless compile_only), retains the primary context of the device, creates
+ * a stream and the pool. Statuses: NO_DRIVER, NO_DEVICE, DRIVER_TOO_OLD, DEVICE_ERROR. */
+loom_status_t rt_device_create(base_alloc_t *al, base_error_t *err, const base_log_t *log,
+                               const rt_options_t *opt, rt_device_t **out);
+void rt_device_destroy(rt_device_t *d);
+const char *rt_device_name(const rt_device_t *d);   /* "NVIDIA H200 (sm_90)" */
+int rt_device_sm_count(const rt_device_t *d);
+void rt_device_stats(const rt_device_t *d, rt_stats_t *out);
+const char *rt_device_arch(const rt_device_t *d);   /* "sm_90" */
+bool rt_device_compile_only(const rt_device_t *d);
+/* The CUstream and CUcontext (the device's primary context), for cuBLAS and for embedders;
+ * NULL in compile_only mode. */
+void *rt_device_stream(const rt_device_t *d);
+void *rt_device_context(const rt_device_t *d);
+
+/* ---- pool.c: stream-ordered caching allocator ----
+ * No cuMemAlloc/cuMemFree on the hot path: freed blocks are cached by size class and reused
+ * in stream order. On out of memory, cached blocks are released and the allocation retried
+ * once; then OUT_OF_MEMORY with the bytes asked and held. Returned addresses are 256-byte
+ * aligned. */
+loom_status_t rt_alloc(rt_device_t *d, size_t bytes, uint64_t *out);
+void rt_free(rt_device_t *d, uint64_t ptr);
+void rt_trim(rt_device_t *d);
+
+/* ---- copy.c: copies on the device's stream, through pinned staging for pageable memory */
+loom_status_t rt_h2d(rt_device_t *d, uint64_t dst, const void *src, size_t bytes);
+/* Blocks until the bytes are in dst. */
+loom_status_t rt_d2h(rt_device_t *d, void *dst, uint64_t src, size_t bytes);
+loom_status_t rt_sync(rt_device_t *d);
+/* Stream-ordered device-to-device copy and byte fill (cuMemsetD8Async). */
+loom_status_t rt_d2d(rt_device_t *d, uint64_t dst, uint64_t src, size_t bytes);
+loom_status_t rt_memset(rt_device_t *d, uint64_t dst, uint8_t value, size_t bytes);
+
+/* Events on the device's stream, for timing (benchmarks). elapsed waits for `end`. */
+loom_status_t rt_event_create(rt_device_t *d, rt_event_t **out);
+void rt_event_destroy(rt_device_t *d, rt_event_t *e);
+loom_status_t rt_event_record(rt_device_t *d, rt_event_t *e);
+loom_status_t rt_event_elapsed_ms(rt_device_t *d, rt_event_t *start, rt_event_t *end,
+                                  float *ms);
+
+/* ---- kcache.c + nvrtc.c: kernels ----
+ * key: the caller's structural key (128 bits), looked up before any source is generated. */
+rt_kernel_t *rt_kernel_find(rt_device_t *d, base_hash128_t key);
+/* On a memory miss: the disk cache (XXH3-128 of format version, source, options, NVRTC
+ * version, arch), else NVRTC; loads the cubin and remembers it under key. `name` is the
+ * extern "C" __global__ function in source. COMPILE_ERROR carries the NVRTC log. */
+loom_status_t rt_kernel_build(rt_device_t *d, base_hash128_t key, const char *name,
+                              const char *source, rt_kernel_t **out);
+/* Launches on the device's stream; params as for cuLaunchKernel. */
+loom_status_t rt_launch(rt_device_t *d, rt_kernel_t *k, uint32_t grid, uint32_t block,
+                        void **params);
+/* The same with 3-D grid and block and dynamic shared memory bytes. */
+loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3],
+                           const uint32_t block[3], uint32_t shared_bytes, void **params);
+const char *rt_kernel_name(const rt_kernel_t *k);
+/* Bytes of the kernel's cubin (or PTX when NVRTC does not know the device's arch). */
+size_t rt_kernel_binary_size(const rt_kernel_t *k);
+/* The disk cache folder in use, or NULL when the cache is memory-only. */
+const char *rt_kernel_cache_dir(const rt_device_t *d);
+/* The NVRTC log of the last compile ("" if none); valid until the next compile. */
+const char *rt_last_compile_log(const rt_device_t *d);
+
+#endif
