@@ -1,0 +1,27 @@
+/* launch.c — kernel launches on the device's stream (cuLaunchKernel); params as for it. */
+#include <stdio.h>
+
+#include "driver.h"
+
+loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3],
+                           const uint32_t block[3], uint32_t shared_bytes, void **params) {
+    if (d->compile_only) return rt_not_available(d, "rt_launch");
+    loom_status_t st = rt_bind(d);
+    if (st) return st;
+    CUresult r = d->drv.LaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
+                                     block[2], shared_bytes, d->stream, params, NULL);
+    if (r) {
+        char what[160];
+        snprintf(what, sizeof what, "cuLaunchKernel of %s (grid %u x %u x %u, block %u x %u x %u)",
+                 k->name, grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+        return rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, what);
+    }
+    d->stats.launches++;
+    return LOOM_STATUS_OK;
+}
+
+loom_status_t rt_launch(rt_device_t *d, rt_kernel_t *k, uint32_t grid, uint32_t block,
+                        void **params) {
+    const uint32_t g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
+    return rt_launch_ex(d, k, g, b, 0, params);
+}
