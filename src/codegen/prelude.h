@@ -1,0 +1,816 @@
+/* prelude.h - the meaning of every loom op, in one header read by two compilers: gcc as C11
+ * (the CPU reference interpreter, scalar conversions, constant folding) and NVRTC as CUDA C++
+ * (prepended to every generated kernel). Both sides therefore compute the same functions.
+ *
+ * Naming contract (the code generator writes these names as text):
+ *   types        lm_b lm_i8 lm_i16 lm_i32 lm_i64 lm_u8 lm_u16 lm_u32 lm_u64 lm_f16 lm_bf16
+ *                lm_f32 lm_f64 (16-bit floats are stored as their bit patterns)
+ *   ops          lm_<numpy name>_<sfx>(a[, b]) for each op of LM_ELEM_OPS and each dtype of
+ *                its loop set; returns lm_b for comparisons and predicates, else the operand type
+ *   casts        lm_cast_<from sfx>_<to sfx>(x), all 13 x 13 pairs (NumPy's unsafe astype)
+ *   where        lm_where_<sfx>(lm_b c, x, y)
+ *   leaves       lm_arange_<sfx>(start, step, i), lm_linspace_<sfx>(start, step, stop, k, i),
+ *                lm_random_uniform_<fsfx>(seed, i, low, high),
+ *                lm_random_normal_<fsfx>(seed, i, mean, std), lm_philox(seed, ctr, out[4])
+ *   conversions  lm_f32_to_f16 lm_f16_to_f32 lm_f64_to_f16 lm_f32_to_bf16 lm_bf16_to_f32
+ *                lm_f64_to_bf16 (exact round-to-nearest-even, integer code only)
+ *
+ * Semantics are NumPy 2's on x86-64 Linux, float16/bfloat16 computed in float32 and rounded
+ * back as NumPy does. Nothing here may depend on the compiler: no undefined behaviour (signed
+ * wraparound is done in unsigned types), no reliance on libm for the random stream (its log,
+ * cos and the final affine map are built from IEEE basic operations, see docs/random.md). */
+#ifndef LOOM_PRELUDE_H
+#define LOOM_PRELUDE_H
+
+#ifdef __CUDACC_RTC__
+#define LM_FN static __device__ __forceinline__
+#define LM_DMUL(a, b) __dmul_rn((a), (b))
+#define LM_DADD(a, b) __dadd_rn((a), (b))
+#define LM_DSUB(a, b) __dsub_rn((a), (b))
+#define LM_DDIV(a, b) __ddiv_rn((a), (b))
+#define LM_DSQRT(a) __dsqrt_rn(a)
+#define LM_FMUL(a, b) __fmul_rn((a), (b))
+#define LM_FADD(a, b) __fadd_rn((a), (b))
+#define LM_FSUB(a, b) __fsub_rn((a), (b))
+#else
+#include <math.h>
+#define LM_FN static inline
+/* The host build uses -ffp-contract=off, so plain operators round once each. */
+#define LM_DMUL(a, b) ((a) * (b))
+#define LM_DADD(a, b) ((a) + (b))
+#define LM_DSUB(a, b) ((a) - (b))
+#define LM_DDIV(a, b) ((a) / (b))
+#define LM_DSQRT(a) sqrt(a)
+#define LM_FMUL(a, b) ((a) * (b))
+#define LM_FADD(a, b) ((a) + (b))
+#define LM_FSUB(a, b) ((a) - (b))
+#endif
+
+typedef unsigned char lm_b; /* 0 or 1 */
+typedef signed char lm_i8;
+typedef short lm_i16;
+typedef int lm_i32;
+typedef long long lm_i64;
+typedef unsigned char lm_u8;
+typedef unsigned short lm_u16;
+typedef unsigned int lm_u32;
+typedef unsigned long long lm_u64;
+typedef unsigned short lm_f16;  /* IEEE binary16 bits */
+typedef unsigned short lm_bf16; /* bfloat16 bits (the top half of a float32) */
+typedef float lm_f32;
+typedef double lm_f64;
+
+/* ---- Tables -------------------------------------------------------------------------------
+ * X(TAG, sfx, ctype, class, W, bits): every dtype. TAG matches LOOM_DTYPE_<TAG>; class is
+ * B (bool), S (signed), U (unsigned), H (16-bit float, computed in float32) or F (native
+ * float); W is the unsigned type integer arithmetic wraps in (for F: the libm suffix). */
+#define LM__DT_B(X, E, n, a, o) X(E, n, a, o, BOOL, B, b, lm_b, lm_u32, 1)
+#define LM__DT_S(X, E, n, a, o)                                                                \
+    X(E, n, a, o, I8, S, i8, lm_i8, lm_u32, 8) X(E, n, a, o, I16, S, i16, lm_i16, lm_u32, 16)  \
+    X(E, n, a, o, I32, S, i32, lm_i32, lm_u32, 32)                                             \
+    X(E, n, a, o, I64, S, i64, lm_i64, lm_u64, 64)
+#define LM__DT_U(X, E, n, a, o)                                                                \
+    X(E, n, a, o, U8, U, u8, lm_u8, lm_u32, 8) X(E, n, a, o, U16, U, u16, lm_u16, lm_u32, 16)  \
+    X(E, n, a, o, U32, U, u32, lm_u32, lm_u32, 32)                                             \
+    X(E, n, a, o, U64, U, u64, lm_u64, lm_u64, 64)
+/* f32 and f64 come first: the 16-bit versions call the f32 ones. */
+#define LM__DT_F(X, E, n, a, o)                                                                \
+    X(E, n, a, o, F32, F, f32, lm_f32, f, 32) X(E, n, a, o, F64, F, f64, lm_f64, , 64)         \
+    X(E, n, a, o, F16, H, f16, lm_f16, lm_f32, 16)                                             \
+    X(E, n, a, o, BF16, H, bf16, lm_bf16, lm_f32, 16)
+
+/* Loop sets of ir.h: X(E, name, arity, out, TAG, class, sfx, ctype, W, bits) per dtype. */
+#define LM_LOOPS_ALL(X, E, n, a, o)                                                            \
+    LM__DT_B(X, E, n, a, o) LM__DT_S(X, E, n, a, o) LM__DT_U(X, E, n, a, o)                    \
+        LM__DT_F(X, E, n, a, o)
+#define LM_LOOPS_NUM(X, E, n, a, o)                                                            \
+    LM__DT_S(X, E, n, a, o) LM__DT_U(X, E, n, a, o) LM__DT_F(X, E, n, a, o)
+#define LM_LOOPS_FLT(X, E, n, a, o) LM__DT_F(X, E, n, a, o)
+#define LM_LOOPS_INT(X, E, n, a, o)                                                            \
+    LM__DT_B(X, E, n, a, o) LM__DT_S(X, E, n, a, o) LM__DT_U(X, E, n, a, o)
+#define LM_LOOPS_INTNB(X, E, n, a, o) LM__DT_S(X, E, n, a, o) LM__DT_U(X, E, n, a, o)
+
+/* X(TAG, sfx, ctype, canonical): the dtypes in LOOM_DTYPE_LIST order. A cast first widens
+ * its source to the canonical type (u64, i64, f64; f64h = f64 from a float16 source, whose
+ * cast to uint32 NumPy does differently), then narrows to the target. */
+#define LM_DTYPE_LIST(X)                                                                       \
+    X(BOOL, b, lm_b, u64) X(I8, i8, lm_i8, i64) X(I16, i16, lm_i16, i64)                       \
+    X(I32, i32, lm_i32, i64) X(I64, i64, lm_i64, i64) X(U8, u8, lm_u8, u64)                    \
+    X(U16, u16, lm_u16, u64) X(U32, u32, lm_u32, u64) X(U64, u64, lm_u64, u64)                 \
+    X(F16, f16, lm_f16, f64h) X(BF16, bf16, lm_bf16, f64) X(F32, f32, lm_f32, f64)             \
+    X(F64, f64, lm_f64, f64)
+/* A second copy, for nesting inside LM_DTYPE_LIST (the preprocessor does not recurse). */
+#define LM_DTYPE_LIST2(X, p, q, r, s)                                                          \
+    X(BOOL, b, lm_b, u64, p, q, r, s) X(I8, i8, lm_i8, i64, p, q, r, s)                        \
+    X(I16, i16, lm_i16, i64, p, q, r, s) X(I32, i32, lm_i32, i64, p, q, r, s)                  \
+    X(I64, i64, lm_i64, i64, p, q, r, s) X(U8, u8, lm_u8, u64, p, q, r, s)                     \
+    X(U16, u16, lm_u16, u64, p, q, r, s) X(U32, u32, lm_u32, u64, p, q, r, s)                  \
+    X(U64, u64, lm_u64, u64, p, q, r, s) X(F16, f16, lm_f16, f64h, p, q, r, s)                 \
+    X(BF16, bf16, lm_bf16, f64, p, q, r, s) X(F32, f32, lm_f32, f64, p, q, r, s)               \
+    X(F64, f64, lm_f64, f64, p, q, r, s)
+
+/* X(ENUM, name, arity, loops, out): the elementwise ops of ir.h's IR_OP_LIST, same order,
+ * without CAST and WHERE (ref_kernels.c checks the two lists agree at compile time). */
+#define LM_ELEM_OPS(X)                                                                         \
+    X(NEGATIVE, negative, 1, NUM, SAME) X(POSITIVE, positive, 1, NUM, SAME)                    \
+    X(ABS, absolute, 1, ALL, SAME) X(SIGN, sign, 1, NUM, SAME) X(SQRT, sqrt, 1, FLT, SAME)     \
+    X(CBRT, cbrt, 1, FLT, SAME) X(SQUARE, square, 1, NUM, SAME)                                \
+    X(RECIPROCAL, reciprocal, 1, NUM, SAME) X(EXP, exp, 1, FLT, SAME)                          \
+    X(EXP2, exp2, 1, FLT, SAME) X(EXPM1, expm1, 1, FLT, SAME) X(LOG, log, 1, FLT, SAME)        \
+    X(LOG2, log2, 1, FLT, SAME) X(LOG10, log10, 1, FLT, SAME) X(LOG1P, log1p, 1, FLT, SAME)    \
+    X(SIN, sin, 1, FLT, SAME) X(COS, cos, 1, FLT, SAME) X(TAN, tan, 1, FLT, SAME)              \
+    X(ARCSIN, arcsin, 1, FLT, SAME) X(ARCCOS, arccos, 1, FLT, SAME)                            \
+    X(ARCTAN, arctan, 1, FLT, SAME) X(SINH, sinh, 1, FLT, SAME) X(COSH, cosh, 1, FLT, SAME)    \
+    X(TANH, tanh, 1, FLT, SAME) X(ARCSINH, arcsinh, 1, FLT, SAME)                              \
+    X(ARCCOSH, arccosh, 1, FLT, SAME) X(ARCTANH, arctanh, 1, FLT, SAME)                        \
+    X(FLOOR, floor, 1, ALL, SAME) X(CEIL, ceil, 1, ALL, SAME) X(TRUNC, trunc, 1, ALL, SAME)    \
+    X(RINT, rint, 1, FLT, SAME) X(ISNAN, isnan, 1, ALL, BOOL) X(ISINF, isinf, 1, ALL, BOOL)    \
+    X(ISFINITE, isfinite, 1, ALL, BOOL) X(LOGICAL_NOT, logical_not, 1, ALL, BOOL)              \
+    X(INVERT, invert, 1, INT, SAME) X(ADD, add, 2, ALL, SAME)                                  \
+    X(SUBTRACT, subtract, 2, NUM, SAME) X(MULTIPLY, multiply, 2, ALL, SAME)                    \
+    X(TRUE_DIVIDE, true_divide, 2, FLT, SAME) X(FLOOR_DIVIDE, floor_divide, 2, NUM, SAME)      \
+    X(REMAINDER, remainder, 2, NUM, SAME) X(POWER, power, 2, NUM, SAME)                        \
+    X(MAXIMUM, maximum, 2, ALL, SAME) X(MINIMUM, minimum, 2, ALL, SAME)                        \
+    X(FMAX, fmax, 2, ALL, SAME) X(FMIN, fmin, 2, ALL, SAME) X(ARCTAN2, arctan2, 2, FLT, SAME)  \
+    X(HYPOT, hypot, 2, FLT, SAME) X(COPYSIGN, copysign, 2, FLT, SAME)                          \
+    X(EQUAL, equal, 2, ALL, BOOL) X(NOT_EQUAL, not_equal, 2, ALL, BOOL)                        \
+    X(LESS, less, 2, ALL, BOOL) X(LESS_EQUAL, less_equal, 2, ALL, BOOL)                        \
+    X(GREATER, greater, 2, ALL, BOOL) X(GREATER_EQUAL, greater_equal, 2, ALL, BOOL)            \
+    X(LOGICAL_AND, logical_and, 2, ALL, BOOL) X(LOGICAL_OR, logical_or, 2, ALL, BOOL)          \
+    X(LOGICAL_XOR, logical_xor, 2, ALL, BOOL) X(BITWISE_AND, bitwise_and, 2, INT, SAME)        \
+    X(BITWISE_OR, bitwise_or, 2, INT, SAME) X(BITWISE_XOR, bitwise_xor, 2, INT, SAME)          \
+    X(LEFT_SHIFT, left_shift, 2, INTNB, SAME) X(RIGHT_SHIFT, right_shift, 2, INTNB, SAME)
+
+/* ---- Bit patterns ------------------------------------------------------------------------ */
+#ifdef __CUDACC_RTC__
+LM_FN lm_u32 lm__fbits(lm_f32 x) { return __float_as_uint(x); }
+LM_FN lm_f32 lm__ffrom(lm_u32 u) { return __uint_as_float(u); }
+LM_FN lm_u64 lm__dbits(lm_f64 x) { return (lm_u64)__double_as_longlong(x); }
+LM_FN lm_f64 lm__dfrom(lm_u64 u) { return __longlong_as_double((lm_i64)u); }
+#else
+LM_FN lm_u32 lm__fbits(lm_f32 x) {
+    union { lm_f32 f; lm_u32 u; } v;
+    v.f = x;
+    return v.u;
+}
+LM_FN lm_f32 lm__ffrom(lm_u32 u) {
+    union { lm_f32 f; lm_u32 u; } v;
+    v.u = u;
+    return v.f;
+}
+LM_FN lm_u64 lm__dbits(lm_f64 x) {
+    union { lm_f64 f; lm_u64 u; } v;
+    v.f = x;
+    return v.u;
+}
+LM_FN lm_f64 lm__dfrom(lm_u64 u) {
+    union { lm_f64 f; lm_u64 u; } v;
+    v.u = u;
+    return v.f;
+}
+#endif
+
+LM_FN lm_b lm__isnan_f32(lm_f32 x) { return (lm__fbits(x) & 0x7fffffffu) > 0x7f800000u; }
+LM_FN lm_b lm__isnan_f64(lm_f64 x) {
+    return (lm__dbits(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+}
+LM_FN lm_b lm__isinf_f32(lm_f32 x) { return (lm__fbits(x) & 0x7fffffffu) == 0x7f800000u; }
+LM_FN lm_b lm__isinf_f64(lm_f64 x) {
+    return (lm__dbits(x) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull;
+}
+
+/* float32 <-> float64 with NaN payloads moved bit by bit, so that both compilers agree (a
+ * plain conversion may canonicalise NaNs on the GPU). A payload that would vanish becomes the
+ * quiet bit, as x86 does. Finite values: exact widening, round-to-nearest-even narrowing. */
+LM_FN lm_f64 lm__f32_to_f64(lm_f32 x) {
+    lm_u32 u = lm__fbits(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return lm__dfrom(((lm_u64)(u >> 31) << 63) | 0x7ff0000000000000ull |
+                         ((lm_u64)(u & 0x7fffffu) << 29));
+    return (lm_f64)x;
+}
+LM_FN lm_f32 lm__f64_to_f32(lm_f64 x) {
+    lm_u64 u = lm__dbits(x);
+    if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) {
+        lm_u32 m = (lm_u32)((u & 0xfffffffffffffull) >> 29);
+        return lm__ffrom(((lm_u32)(u >> 63) << 31) | 0x7f800000u | (m ? m : 0x400000u));
+    }
+    return (lm_f32)x;
+}
+
+/* ---- 16-bit floats ----------------------------------------------------------------------- */
+
+/* m >> sh rounded to nearest, ties to even (sh in 1..63). */
+LM_FN lm_u64 lm__shr_rne(lm_u64 m, int sh) {
+    lm_u64 q = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    return q + (rem > half || (rem == half && (q & 1)));
+}
+
+/* A finite or infinite double, rounded once to a binary format with eb exponent bits and mb
+ * fraction bits (sign, exponent, fraction packed in 1 + eb + mb bits). NaNs are the caller's. */
+LM_FN lm_u32 lm__f64_to_narrow(lm_u64 d, int eb, int mb) {
+    lm_u32 sgn = (lm_u32)(d >> 63) << (eb + mb);
+    lm_u64 a = d & 0x7fffffffffffffffull;
+    int bias = (1 << (eb - 1)) - 1, emin = 1 - bias;
+    lm_u32 inf = ((1u << eb) - 1) << mb;
+    int e = (int)(a >> 52) - 1023;
+    lm_u64 m = a & 0xfffffffffffffull;
+    if (a == 0) return sgn;
+    if (e > bias) return sgn | inf; /* >= 2^(emax+1), infinity included */
+    if (e == -1023) e = -1022;      /* double subnormal */
+    else m |= 1ull << 52;
+    int s = e < emin ? emin : e;    /* exponent of the target's ulp scale */
+    int sh = 52 - mb + (s - e);
+    if (sh >= 64) return sgn;       /* far below half the smallest subnormal */
+    lm_u64 bits = ((lm_u64)(s - emin) << mb) + lm__shr_rne(m, sh);
+    return bits >= inf ? (sgn | inf) : (sgn | (lm_u32)bits);
+}
+
+/* NaNs keep their top payload bits as NumPy's npy_double_to_half does (a payload that would
+ * vanish becomes 1), so quiet NaNs stay quiet. */
+LM_FN lm_f16 lm_f64_to_f16(lm_f64 x) {
+    lm_u64 d = lm__dbits(x);
+    if ((d & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) {
+        lm_u32 m = (lm_u32)((d & 0xfffffffffffffull) >> 42);
+        return (lm_f16)(((lm_u32)(d >> 48) & 0x8000u) | 0x7c00u | (m ? m : 1u));
+    }
+    return (lm_f16)lm__f64_to_narrow(d, 5, 10);
+}
+
+LM_FN lm_f16 lm_f32_to_f16(lm_f32 x) {
+    lm_u32 f = lm__fbits(x), sgn = (f >> 16) & 0x8000u, a = f & 0x7fffffffu;
+    if (a >= 0x7f800000u) {
+        lm_u32 m = (a & 0x7fffffu) >> 13;
+        if (a == 0x7f800000u) return (lm_f16)(sgn | 0x7c00u);
+        return (lm_f16)(sgn | 0x7c00u | (m ? m : 1u));
+    }
+    if (a >= 0x477ff000u) return (lm_f16)(sgn | 0x7c00u); /* >= 65520 rounds to infinity */
+    if (a < 0x38800000u) {                                  /* below 2^-14: subnormal or 0 */
+        if (a < 0x33000000u) return (lm_f16)sgn;            /* below 2^-25 */
+        lm_u32 e = a >> 23, m = (a & 0x7fffffu) | 0x800000u;
+        return (lm_f16)(sgn | (lm_u32)lm__shr_rne(m, (int)(126 - e)));
+    }
+    return (lm_f16)(sgn | (lm_u32)lm__shr_rne(a - 0x38000000u, 13));
+}
+
+LM_FN lm_f32 lm_f16_to_f32(lm_f16 h) {
+    lm_u32 sgn = ((lm_u32)h & 0x8000u) << 16, e = ((lm_u32)h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f) return lm__ffrom(sgn | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        if (m == 0) return lm__ffrom(sgn);
+        e = 113; /* normalise a subnormal: value m * 2^-24 */
+        while (!(m & 0x400u)) {
+            m <<= 1;
+            e--;
+        }
+        return lm__ffrom(sgn | (e << 23) | ((m & 0x3ffu) << 13));
+    }
+    return lm__ffrom(sgn | ((e + 112) << 23) | (m << 13));
+}
+
+/* bfloat16 NaNs become the quiet NaN 0x7fc0 with the sign kept, as ml_dtypes does. */
+LM_FN lm_bf16 lm_f32_to_bf16(lm_f32 x) {
+    lm_u32 u = lm__fbits(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (lm_bf16)(((u >> 16) & 0x8000u) | 0x7fc0u);
+    return (lm_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+LM_FN lm_f32 lm_bf16_to_f32(lm_bf16 h) { return lm__ffrom((lm_u32)h << 16); }
+LM_FN lm_bf16 lm_f64_to_bf16(lm_f64 x) {
+    lm_u64 d = lm__dbits(x);
+    if ((d & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
+        return (lm_bf16)(((lm_u32)(d >> 48) & 0x8000u) | 0x7fc0u);
+    return (lm_bf16)lm__f64_to_narrow(d, 8, 7);
+}
+
+/* ---- Casts (NumPy's astype, unsafe) ------------------------------------------------------
+ * float -> int follows what NumPy's cast loops give on x86-64 (cvttsd2si semantics: NaN and
+ * out-of-range values give the "integer indefinite" 0x80...0; int8/16 and uint8/16 take the
+ * low bits of the int32 conversion; uint32 and uint64 use the subtract-2^31/2^63 sequence of
+ * NumPy's vectorised loops; float16 -> uint32 goes through int64). Written with explicit range
+ * checks, so that the GPU gives the same. */
+LM_FN lm_i32 lm__cvt32(lm_f64 x) {
+    return (x > -2147483649.0 && x < 2147483648.0) ? (lm_i32)x : (lm_i32)(-2147483647 - 1);
+}
+LM_FN lm_i64 lm__cvt64(lm_f64 x) {
+    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+               ? (lm_i64)x
+               : (lm_i64)(-9223372036854775807ll - 1);
+}
+/* A 64-bit integer magnitude rounded to odd at 53 bits: exact as a double, and rounding it
+ * again to a narrower format is then a single correct rounding. */
+LM_FN lm_f64 lm__u64_to_f64_odd(lm_u64 u) {
+    lm_u64 scale = 1;
+    while (u >> 53) {
+        u = (u >> 1) | (u & 1);
+        scale <<= 1;
+    }
+    return LM_DMUL((lm_f64)u, (lm_f64)scale);
+}
+
+/* Canonical forms of each source. */
+LM_FN lm_u64 lm__canon_b(lm_b x) { return x; }
+LM_FN lm_i64 lm__canon_i8(lm_i8 x) { return x; }
+LM_FN lm_i64 lm__canon_i16(lm_i16 x) { return x; }
+LM_FN lm_i64 lm__canon_i32(lm_i32 x) { return x; }
+LM_FN lm_i64 lm__canon_i64(lm_i64 x) { return x; }
+LM_FN lm_u64 lm__canon_u8(lm_u8 x) { return x; }
+LM_FN lm_u64 lm__canon_u16(lm_u16 x) { return x; }
+LM_FN lm_u64 lm__canon_u32(lm_u32 x) { return x; }
+LM_FN lm_u64 lm__canon_u64(lm_u64 x) { return x; }
+LM_FN lm_f64 lm__canon_f16(lm_f16 x) { return lm__f32_to_f64(lm_f16_to_f32(x)); }
+LM_FN lm_f64 lm__canon_bf16(lm_bf16 x) { return lm__f32_to_f64(lm_bf16_to_f32(x)); }
+LM_FN lm_f64 lm__canon_f32(lm_f32 x) { return lm__f32_to_f64(x); }
+LM_FN lm_f64 lm__canon_f64(lm_f64 x) { return x; }
+
+/* Narrowing from the canonical forms. */
+#define LM__FROM_INT(sfx, T)                                                                   \
+    LM_FN T lm__##sfx##_from_i64(lm_i64 x) { return (T)(lm_u64)x; }                            \
+    LM_FN T lm__##sfx##_from_u64(lm_u64 x) { return (T)x; }
+LM__FROM_INT(i8, lm_i8)
+LM__FROM_INT(i16, lm_i16)
+LM__FROM_INT(i32, lm_i32)
+LM__FROM_INT(i64, lm_i64)
+LM__FROM_INT(u8, lm_u8)
+LM__FROM_INT(u16, lm_u16)
+LM__FROM_INT(u32, lm_u32)
+LM__FROM_INT(u64, lm_u64)
+LM_FN lm_b lm__b_from_i64(lm_i64 x) { return x != 0; }
+LM_FN lm_b lm__b_from_u64(lm_u64 x) { return x != 0; }
+LM_FN lm_f32 lm__f32_from_i64(lm_i64 x) { return (lm_f32)x; } /* one rounding on both */
+LM_FN lm_f32 lm__f32_from_u64(lm_u64 x) { return (lm_f32)x; }
+LM_FN lm_f64 lm__f64_from_i64(lm_i64 x) { return (lm_f64)x; }
+LM_FN lm_f64 lm__f64_from_u64(lm_u64 x) { return (lm_f64)x; }
+/* |x| >= 2^53 is far beyond float16's range, so rounding through double is exact enough. */
+LM_FN lm_f16 lm__f16_from_i64(lm_i64 x) { return lm_f64_to_f16((lm_f64)x); }
+LM_FN lm_f16 lm__f16_from_u64(lm_u64 x) { return lm_f64_to_f16((lm_f64)x); }
+LM_FN lm_bf16 lm__bf16_from_u64(lm_u64 x) { return lm_f64_to_bf16(lm__u64_to_f64_odd(x)); }
+LM_FN lm_bf16 lm__bf16_from_i64(lm_i64 x) {
+    lm_f64 m = lm__u64_to_f64_odd(x < 0 ? 0 - (lm_u64)x : (lm_u64)x);
+    return lm_f64_to_bf16(x < 0 ? -m : m);
+}
+
+LM_FN lm_b lm__b_from_f64(lm_f64 x) { return x != 0; } /* NaN is true */
+LM_FN lm_i8 lm__i8_from_f64(lm_f64 x) { return (lm_i8)(lm_u32)lm__cvt32(x); }
+LM_FN lm_i16 lm__i16_from_f64(lm_f64 x) { return (lm_i16)(lm_u32)lm__cvt32(x); }
+LM_FN lm_i32 lm__i32_from_f64(lm_f64 x) { return lm__cvt32(x); }
+LM_FN lm_i64 lm__i64_from_f64(lm_f64 x) { return lm__cvt64(x); }
+LM_FN lm_u8 lm__u8_from_f64(lm_f64 x) { return (lm_u8)(lm_u32)lm__cvt32(x); }
+LM_FN lm_u16 lm__u16_from_f64(lm_f64 x) { return (lm_u16)(lm_u32)lm__cvt32(x); }
+LM_FN lm_u32 lm__u32_from_f64(lm_f64 x) {
+    if (x >= 2147483648.0) return (lm_u32)lm__cvt32(x - 2147483648.0) ^ 0x80000000u;
+    return (lm_u32)lm__cvt32(x);
+}
+LM_FN lm_u64 lm__u64_from_f64(lm_f64 x) {
+    if (x >= 9223372036854775808.0)
+        return (lm_u64)lm__cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
+    return (lm_u64)lm__cvt64(x);
+}
+LM_FN lm_f16 lm__f16_from_f64(lm_f64 x) { return lm_f64_to_f16(x); }
+LM_FN lm_bf16 lm__bf16_from_f64(lm_f64 x) { return lm_f64_to_bf16(x); }
+LM_FN lm_f32 lm__f32_from_f64(lm_f64 x) { return lm__f64_to_f32(x); }
+LM_FN lm_f64 lm__f64_from_f64(lm_f64 x) { return x; }
+/* From a float16 source: the same, except uint32 (NumPy converts through int64 there). */
+#define LM__FROM_F64H(sfx, T)                                                                  \
+    LM_FN T lm__##sfx##_from_f64h(lm_f64 x) { return lm__##sfx##_from_f64(x); }
+LM__FROM_F64H(b, lm_b)
+LM__FROM_F64H(i8, lm_i8)
+LM__FROM_F64H(i16, lm_i16)
+LM__FROM_F64H(i32, lm_i32)
+LM__FROM_F64H(i64, lm_i64)
+LM__FROM_F64H(u8, lm_u8)
+LM__FROM_F64H(u16, lm_u16)
+LM__FROM_F64H(u64, lm_u64)
+LM__FROM_F64H(f16, lm_f16)
+LM__FROM_F64H(bf16, lm_bf16)
+LM__FROM_F64H(f32, lm_f32)
+LM__FROM_F64H(f64, lm_f64)
+LM_FN lm_u32 lm__u32_from_f64h(lm_f64 x) { return (lm_u32)(lm_u64)lm__cvt64(x); }
+
+#define LM__CAST_TO(TTAG, ts, TT, tc, fs, FT, fc, unused)                                            \
+    LM_FN TT lm_cast_##fs##_##ts(FT x) { return lm__##ts##_from_##fc(lm__canon_##fs(x)); }
+#define LM__CAST_FROM(FTAG, fs, FT, fc) LM_DTYPE_LIST2(LM__CAST_TO, fs, FT, fc, 0)
+LM_DTYPE_LIST(LM__CAST_FROM)
+
+/* ---- where ------------------------------------------------------------------------------- */
+#define LM__WHERE(E, sfx, T, c)                                                                \
+    LM_FN T lm_where_##sfx(lm_b cond, T x, T y) { return cond ? x : y; }
+LM_DTYPE_LIST(LM__WHERE)
+
+/* ---- Elementwise ops --------------------------------------------------------------------
+ * Each op has one body macro LM__OP_<name>(C, sfx, T, W, N): C is the dtype's class, W the
+ * wraparound type (for F: the libm suffix), N the bits; a and b are the operands. Bodies
+ * that differ by class dispatch to LM__<OP>_<C>. The H class (float16, bfloat16) is always
+ * the float32 function with conversions around it, as NumPy computes it. */
+
+/* Float floor division and remainder: NumPy's npy_divmod, npy_floor_divide, npy_remainder. */
+#define LM__DIVMOD(sfx, T, F)                                                                  \
+    LM_FN T lm__divmod_##sfx(T a, T b, T *modulus) {                                           \
+        T mod = fmod##F(a, b), div, floordiv;                                                  \
+        if (!b) {                                                                              \
+            *modulus = mod;                                                                    \
+            return a / b;                                                                      \
+        }                                                                                      \
+        div = (a - mod) / b;                                                                   \
+        if (mod) {                                                                             \
+            if ((b < 0) != (mod < 0)) {                                                        \
+                mod += b;                                                                      \
+                div -= (T)1;                                                                   \
+            }                                                                                  \
+        } else {                                                                               \
+            mod = copysign##F((T)0, b);                                                        \
+        }                                                                                      \
+        if (div) {                                                                             \
+            floordiv = floor##F(div);                                                          \
+            if (div - floordiv > (T)0.5) floordiv += (T)1;                                     \
+        } else {                                                                               \
+            floordiv = copysign##F((T)0, a / b);                                               \
+        }                                                                                      \
+        *modulus = mod;                                                                        \
+        return floordiv;                                                                       \
+    }                                                                                          \
+    LM_FN T lm__fdiv_##sfx(T a, T b) {                                                         \
+        T mod;                                                                                 \
+        if (!b) return a / b;                                                                  \
+        return lm__divmod_##sfx(a, b, &mod);                                                   \
+    }                                                                                          \
+    LM_FN T lm__frem_##sfx(T a, T b) {                                                         \
+        T mod;                                                                                 \
+        if (!b) return fmod##F(a, b);                                                          \
+        lm__divmod_##sfx(a, b, &mod);                                                          \
+        return mod;                                                                            \
+    }
+LM__DIVMOD(f32, lm_f32, f)
+LM__DIVMOD(f64, lm_f64, )
+
+/* Integer power by repeated squaring, wrapping (exponent >= 0). */
+LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
+    lm_u64 r = 1;
+    while (e) {
+        if (e & 1) r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return r;
+}
+
+#define LM__OP_negative(C, s, T, W, N) LM__NEG_##C(T, W)
+#define LM__NEG_S(T, W) return (T)(0 - (W)a);
+#define LM__NEG_U(T, W) return (T)(0 - (W)a);
+#define LM__NEG_F(T, F) return -a;
+#define LM__OP_positive(C, s, T, W, N) return a;
+#define LM__OP_absolute(C, s, T, W, N) LM__ABS_##C(T, W)
+#define LM__ABS_B(T, W) return a;
+#define LM__ABS_S(T, W) return a < 0 ? (T)(0 - (W)a) : a;
+#define LM__ABS_U(T, W) return a;
+#define LM__ABS_F(T, F) return fabs##F(a);
+#define LM__OP_sign(C, s, T, W, N) LM__SIGN_##C(T)
+#define LM__SIGN_S(T) return (T)((a > 0) - (a < 0));
+#define LM__SIGN_U(T) return (T)(a > 0);
+#define LM__SIGN_F(T) return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;
+#define LM__OP_sqrt(C, s, T, F, N) return sqrt##F(a);
+#define LM__OP_cbrt(C, s, T, F, N) return cbrt##F(a);
+#define LM__OP_square(C, s, T, W, N) LM__SQUARE_##C(T, W)
+#define LM__SQUARE_S(T, W) return (T)((W)a * (W)a);
+#define LM__SQUARE_U(T, W) return (T)((W)a * (W)a);
+#define LM__SQUARE_F(T, W) return LM__MUL_F(T, a, a);
+/* NumPy's integer reciprocal is 1.0 / x converted back, so 1/0 is the cast of infinity. */
+#define LM__OP_reciprocal(C, s, T, W, N) LM__RECIP_##C(s, T)
+#define LM__RECIP_S(s, T) return lm__##s##_from_f64(1.0 / (lm_f64)a);
+#define LM__RECIP_U(s, T) return lm__##s##_from_f64(1.0 / (lm_f64)a);
+#define LM__RECIP_F(s, T) return (T)1 / a;
+#define LM__OP_exp(C, s, T, F, N) return exp##F(a);
+#define LM__OP_exp2(C, s, T, F, N) return exp2##F(a);
+#define LM__OP_expm1(C, s, T, F, N) return expm1##F(a);
+#define LM__OP_log(C, s, T, F, N) return log##F(a);
+#define LM__OP_log2(C, s, T, F, N) return log2##F(a);
+#define LM__OP_log10(C, s, T, F, N) return log10##F(a);
+#define LM__OP_log1p(C, s, T, F, N) return log1p##F(a);
+#define LM__OP_sin(C, s, T, F, N) return sin##F(a);
+#define LM__OP_cos(C, s, T, F, N) return cos##F(a);
+#define LM__OP_tan(C, s, T, F, N) return tan##F(a);
+#define LM__OP_arcsin(C, s, T, F, N) return asin##F(a);
+#define LM__OP_arccos(C, s, T, F, N) return acos##F(a);
+#define LM__OP_arctan(C, s, T, F, N) return atan##F(a);
+#define LM__OP_sinh(C, s, T, F, N) return sinh##F(a);
+#define LM__OP_cosh(C, s, T, F, N) return cosh##F(a);
+#define LM__OP_tanh(C, s, T, F, N) return tanh##F(a);
+#define LM__OP_arcsinh(C, s, T, F, N) return asinh##F(a);
+#define LM__OP_arccosh(C, s, T, F, N) return acosh##F(a);
+#define LM__OP_arctanh(C, s, T, F, N) return atanh##F(a);
+#define LM__OP_rint(C, s, T, F, N) return rint##F(a); /* current mode: nearest-even */
+#define LM__OP_floor(C, s, T, W, N) LM__ROUND_##C(floor, W)
+#define LM__OP_ceil(C, s, T, W, N) LM__ROUND_##C(ceil, W)
+#define LM__OP_trunc(C, s, T, W, N) LM__ROUND_##C(trunc, W)
+#define LM__ROUND_B(fn, W) return a;
+#define LM__ROUND_S(fn, W) return a;
+#define LM__ROUND_U(fn, W) return a;
+#define LM__ROUND_F(fn, F) return fn##F(a);
+#define LM__OP_isnan(C, s, T, W, N) LM__PRED_##C(lm__isnan_##s(a), 0)
+#define LM__OP_isinf(C, s, T, W, N) LM__PRED_##C(lm__isinf_##s(a), 0)
+#define LM__OP_isfinite(C, s, T, W, N) LM__PRED_##C(!lm__isnan_##s(a) && !lm__isinf_##s(a), 1)
+#define LM__PRED_B(f, i) (void)a; return i;
+#define LM__PRED_S(f, i) (void)a; return i;
+#define LM__PRED_U(f, i) (void)a; return i;
+#define LM__PRED_F(f, i) return f;
+#define LM__OP_logical_not(C, s, T, W, N) return a == 0; /* NaN is true, so not NaN is 0 */
+#define LM__OP_invert(C, s, T, W, N) LM__INV_##C(T, W)
+#define LM__INV_B(T, W) return !a;
+#define LM__INV_S(T, W) return (T)~(W)a;
+#define LM__INV_U(T, W) return (T)~(W)a;
+
+/* Float add/subtract/multiply through the rounding macros: no FMA contraction on the GPU,
+ * even after inlining a multiply into an add. */
+#define LM__MUL_F(T, x, y) (sizeof(T) == 4 ? (T)LM_FMUL((lm_f32)(x), (lm_f32)(y)) : (T)LM_DMUL((lm_f64)(x), (lm_f64)(y)))
+#define LM__OP_add(C, s, T, W, N) LM__ADD_##C(T, W)
+#define LM__ADD_B(T, W) return a | b;
+#define LM__ADD_S(T, W) return (T)((W)a + (W)b);
+#define LM__ADD_U(T, W) return (T)((W)a + (W)b);
+#define LM__ADD_F(T, W)                                                                        \
+    return sizeof(T) == 4 ? (T)LM_FADD((lm_f32)a, (lm_f32)b) : (T)LM_DADD((lm_f64)a, (lm_f64)b);
+#define LM__OP_subtract(C, s, T, W, N) LM__SUB_##C(T, W)
+#define LM__SUB_S(T, W) return (T)((W)a - (W)b);
+#define LM__SUB_U(T, W) return (T)((W)a - (W)b);
+#define LM__SUB_F(T, W)                                                                        \
+    return sizeof(T) == 4 ? (T)LM_FSUB((lm_f32)a, (lm_f32)b) : (T)LM_DSUB((lm_f64)a, (lm_f64)b);
+#define LM__OP_multiply(C, s, T, W, N) LM__MULT_##C(T, W)
+#define LM__MULT_B(T, W) return a & b;
+#define LM__MULT_S(T, W) return (T)((W)a * (W)b);
+#define LM__MULT_U(T, W) return (T)((W)a * (W)b);
+#define LM__MULT_F(T, W) return LM__MUL_F(T, a, b);
+#define LM__OP_true_divide(C, s, T, F, N) return a / b;
+/* Integer floor division and remainder: 0 for a zero divisor, MIN // -1 = MIN (NumPy). */
+#define LM__OP_floor_divide(C, s, T, W, N) LM__FDIV_##C(s, T, W)
+#define LM__FDIV_S(s, T, W)                                                                    \
+    if (b == 0) return 0;                                                                      \
+    if (b == -1) return (T)(0 - (W)a);                                                         \
+    T q = (T)(a / b);                                                                          \
+    return (T)((a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q);
+#define LM__FDIV_U(s, T, W) return b == 0 ? (T)0 : (T)(a / b);
+#define LM__FDIV_F(s, T, W) return lm__fdiv_##s(a, b);
+#define LM__OP_remainder(C, s, T, W, N) LM__REM_##C(s, T, W)
+#define LM__REM_S(s, T, W)                                                                     \
+    if (b == 0 || b == -1) return 0;                                                           \
+    T r = (T)(a % b);                                                                          \
+    return (T)((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);
+#define LM__REM_U(s, T, W) return b == 0 ? (T)0 : (T)(a % b);
+#define LM__REM_F(s, T, W) return lm__frem_##s(a, b);
+/* A negative integer exponent gives 0 (NumPy raises; the frontend rejects it where it can). */
+#define LM__OP_power(C, s, T, W, N) LM__POW_##C(T, W)
+#define LM__POW_S(T, W) return b < 0 ? (T)0 : (T)lm__ipow((lm_u64)a, (lm_u64)b);
+#define LM__POW_U(T, W) return (T)lm__ipow((lm_u64)a, (lm_u64)b);
+#define LM__POW_F(T, F) return pow##F(a, b);
+/* maximum/minimum propagate NaN (the first one); fmax/fmin ignore it. On equal operands
+ * (0.0 and -0.0) the second is returned, as NumPy's vector loops do. */
+#define LM__OP_maximum(C, s, T, W, N) LM__MAXMIN_##C(>, a != a ? a : b != b ? b :)
+#define LM__OP_minimum(C, s, T, W, N) LM__MAXMIN_##C(<, a != a ? a : b != b ? b :)
+#define LM__OP_fmax(C, s, T, W, N) LM__MAXMIN_##C(>, b != b ? a : a != a ? b :)
+#define LM__OP_fmin(C, s, T, W, N) LM__MAXMIN_##C(<, b != b ? a : a != a ? b :)
+#define LM__MAXMIN_B(op, nan) return a op b ? a : b;
+#define LM__MAXMIN_S(op, nan) return a op b ? a : b;
+#define LM__MAXMIN_U(op, nan) return a op b ? a : b;
+#define LM__MAXMIN_F(op, nan) return nan(a op b ? a : b);
+#define LM__OP_arctan2(C, s, T, F, N) return atan2##F(a, b);
+#define LM__OP_hypot(C, s, T, F, N) return hypot##F(a, b);
+#define LM__OP_copysign(C, s, T, F, N) return copysign##F(a, b);
+#define LM__OP_equal(C, s, T, W, N) return a == b;
+#define LM__OP_not_equal(C, s, T, W, N) return a != b;
+#define LM__OP_less(C, s, T, W, N) return a < b;
+#define LM__OP_less_equal(C, s, T, W, N) return a <= b;
+#define LM__OP_greater(C, s, T, W, N) return a > b;
+#define LM__OP_greater_equal(C, s, T, W, N) return a >= b;
+#define LM__OP_logical_and(C, s, T, W, N) return (a != 0) & (b != 0);
+#define LM__OP_logical_or(C, s, T, W, N) return (a != 0) | (b != 0);
+#define LM__OP_logical_xor(C, s, T, W, N) return (a != 0) != (b != 0);
+#define LM__OP_bitwise_and(C, s, T, W, N) return (T)(a & b);
+#define LM__OP_bitwise_or(C, s, T, W, N) return (T)(a | b);
+#define LM__OP_bitwise_xor(C, s, T, W, N) return (T)(a ^ b);
+/* Shifts: a count outside [0, bits) gives 0, or -1 for a negative signed a shifted right. */
+#define LM__OP_left_shift(C, s, T, W, N) return (lm_u64)b < N ? (T)((W)a << b) : (T)0;
+#define LM__OP_right_shift(C, s, T, W, N) LM__SHR_##C(T, N)
+#define LM__SHR_S(T, N)                                                                        \
+    if ((lm_u64)b >= N) return a < 0 ? (T)-1 : (T)0;                                           \
+    return a < 0 ? (T)~(~a >> b) : (T)(a >> b);
+#define LM__SHR_U(T, N) return (lm_u64)b < N ? (T)(a >> b) : (T)0;
+
+#define LM__RET_SAME(T) T
+#define LM__RET_BOOL(T) lm_b
+#define LM__PARAMS_1(T) T a
+#define LM__PARAMS_2(T) T a, T b
+#define LM__ARGS_1(s) lm_##s##_to_f32(a)
+#define LM__ARGS_2(s) lm_##s##_to_f32(a), lm_##s##_to_f32(b)
+#define LM__HRET_SAME(s, x) return lm_f32_to_##s(x);
+#define LM__HRET_BOOL(s, x) return x;
+
+#define LM__DEF(E, n, ar, o, TAG, C, s, T, W, N) LM__DEF_##C(n, ar, o, C, s, T, W, N)
+#define LM__DEF_B(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
+#define LM__DEF_S(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
+#define LM__DEF_U(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
+#define LM__DEF_F(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
+#define LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)                                                 \
+    LM_FN LM__RET_##o(T) lm_##n##_##s(LM__PARAMS_##ar(T)) { LM__OP_##n(C, s, T, W, N) }
+#define LM__DEF_H(n, ar, o, C, s, T, W, N)                                                     \
+    LM_FN LM__RET_##o(T) lm_##n##_##s(LM__PARAMS_##ar(T)) {                                   \
+        LM__HRET_##o(s, lm_##n##_f32(LM__ARGS_##ar(s)))                                        \
+    }
+#define LM__GEN_OP(E, n, ar, loops, o) LM_LOOPS_##loops(LM__DEF, E, n, ar, o)
+LM_ELEM_OPS(LM__GEN_OP)
+
+/* ---- Leaf generators --------------------------------------------------------------------- */
+
+/* np.arange(start, stop, step, dtype): NumPy stores start and start + step (computed in
+ * double) in the dtype, then fills element i >= 2 with v0 + i * (v1 - v0) in the dtype's
+ * arithmetic (int64 wraparound for ints; float32 for float16/bfloat16). */
+#define LM__ARANGE_INT(s, T)                                               \
+    LM_FN T lm_arange_##s(lm_f64 start, lm_f64 step, lm_i64 i) {                               \
+        T v0 = lm_cast_f64_##s(start), v1 = lm_cast_f64_##s(LM_DADD(start, step));             \
+        return (T)((lm_u64)v0 + (lm_u64)i * (lm_u64)(T)(v1 - v0));                             \
+    }
+LM__ARANGE_INT(i8, lm_i8)
+LM__ARANGE_INT(i16, lm_i16)
+LM__ARANGE_INT(i32, lm_i32)
+LM__ARANGE_INT(i64, lm_i64)
+LM__ARANGE_INT(u8, lm_u8)
+LM__ARANGE_INT(u16, lm_u16)
+LM__ARANGE_INT(u32, lm_u32)
+LM__ARANGE_INT(u64, lm_u64)
+LM_FN lm_b lm_arange_b(lm_f64 start, lm_f64 step, lm_i64 i) {
+    lm_b v0 = lm_cast_f64_b(start), v1 = lm_cast_f64_b(LM_DADD(start, step));
+    return i == 0 ? v0 : ((lm_u64)v0 + (lm_u64)i * (lm_u64)(v1 - v0)) != 0;
+}
+LM_FN lm_f32 lm_arange_f32(lm_f64 start, lm_f64 step, lm_i64 i) {
+    lm_f32 v0 = lm_cast_f64_f32(start), v1 = lm_cast_f64_f32(LM_DADD(start, step));
+    if (i == 0) return v0;
+    if (i == 1) return v1;
+    return LM_FADD(v0, LM_FMUL((lm_f32)i, LM_FSUB(v1, v0)));
+}
+LM_FN lm_f64 lm_arange_f64(lm_f64 start, lm_f64 step, lm_i64 i) {
+    lm_f64 v1 = LM_DADD(start, step);
+    if (i == 0) return start;
+    if (i == 1) return v1;
+    return LM_DADD(start, LM_DMUL((lm_f64)i, LM_DSUB(v1, start)));
+}
+#define LM__ARANGE_HALF(s)                                                                     \
+    LM_FN lm_##s lm_arange_##s(lm_f64 start, lm_f64 step, lm_i64 i) {                          \
+        lm_##s h0 = lm_cast_f64_##s(start), h1 = lm_cast_f64_##s(LM_DADD(start, step));        \
+        lm_f32 v0 = lm_##s##_to_f32(h0), v1 = lm_##s##_to_f32(h1);                             \
+        if (i == 0) return h0;                                                                 \
+        if (i == 1) return h1;                                                                 \
+        return lm_f32_to_##s(LM_FADD(v0, LM_FMUL((lm_f32)i, LM_FSUB(v1, v0))));                \
+    }
+LM__ARANGE_HALF(f16)
+LM__ARANGE_HALF(bf16)
+
+/* np.linspace: y = i * step + start in double, element k (the endpoint, or -1) = stop
+ * exactly; integer dtypes take floor(y) before the cast, as NumPy does. */
+#define LM__LINSPACE(TAG, s, T, canon)                                                         \
+    LM_FN T lm_linspace_##s(lm_f64 start, lm_f64 step, lm_f64 stop, lm_i64 k, lm_i64 i) {      \
+        lm_f64 y = i == k ? stop : LM_DADD(LM_DMUL((lm_f64)i, step), start);                   \
+        return lm_cast_f64_##s(LM__LINSPACE_FLOOR_##canon(y));                                 \
+    }
+#define LM__LINSPACE_FLOOR_i64(y) floor(y)
+#define LM__LINSPACE_FLOOR_u64(y) floor(y)
+#define LM__LINSPACE_FLOOR_f64(y) (y)
+#define LM__LINSPACE_FLOOR_f64h(y) (y)
+LM__LINSPACE(BOOL, b, lm_b, f64) /* bool is not an integer dtype for NumPy: no floor */
+LM__LINSPACE(I8, i8, lm_i8, i64)
+LM__LINSPACE(I16, i16, lm_i16, i64)
+LM__LINSPACE(I32, i32, lm_i32, i64)
+LM__LINSPACE(I64, i64, lm_i64, i64)
+LM__LINSPACE(U8, u8, lm_u8, u64)
+LM__LINSPACE(U16, u16, lm_u16, u64)
+LM__LINSPACE(U32, u32, lm_u32, u64)
+LM__LINSPACE(U64, u64, lm_u64, u64)
+LM__LINSPACE(F16, f16, lm_f16, f64h)
+LM__LINSPACE(BF16, bf16, lm_bf16, f64)
+LM__LINSPACE(F32, f32, lm_f32, f64)
+LM__LINSPACE(F64, f64, lm_f64, f64)
+
+/* ---- Random: Philox-4x32-10 and the stream of docs/random.md ----------------------------- */
+LM_FN void lm_philox(lm_u64 seed, lm_u64 counter, lm_u32 out[4]) {
+    lm_u32 c0 = (lm_u32)counter, c1 = (lm_u32)(counter >> 32), c2 = 0, c3 = 0;
+    lm_u32 k0 = (lm_u32)seed, k1 = (lm_u32)(seed >> 32);
+    for (int r = 0; r < 10; r++) {
+        lm_u64 p0 = (lm_u64)0xD2511F53u * c0, p1 = (lm_u64)0xCD9E8D57u * c2;
+        lm_u32 n0 = (lm_u32)(p1 >> 32) ^ c1 ^ k0, n2 = (lm_u32)(p0 >> 32) ^ c3 ^ k1;
+        c1 = (lm_u32)p1;
+        c3 = (lm_u32)p0;
+        c0 = n0;
+        c2 = n2;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    out[0] = c0;
+    out[1] = c1;
+    out[2] = c2;
+    out[3] = c3;
+}
+
+/* Natural log of x in (0, 1], from basic operations only: x = m * 2^e with m in
+ * [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172. */
+LM_FN lm_f64 lm__rng_log(lm_f64 x) {
+    lm_u64 u = lm__dbits(x);
+    int e = (int)(u >> 52) - 1023;
+    lm_f64 m = lm__dfrom((u & 0xfffffffffffffull) | 0x3ff0000000000000ull);
+    if (m > 1.4142135623730951) {
+        m = LM_DMUL(m, 0.5);
+        e++;
+    }
+    lm_f64 f = LM_DSUB(m, 1.0), s = LM_DDIV(f, LM_DADD(m, 1.0)), z = LM_DMUL(s, s);
+    lm_f64 p = 1.0 / 25;
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 23);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 21);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 19);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 17);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 15);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 13);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 11);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 9);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 7);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 5);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 3);
+    lm_f64 logm = LM_DADD(LM_DMUL(LM_DMUL(2.0, s), LM_DMUL(p, z)), LM_DMUL(2.0, s));
+    lm_f64 ed = (lm_f64)e;
+    /* ln 2 split so that e * hi is exact (fdlibm's constants). */
+    return LM_DADD(LM_DMUL(ed, 6.93147180369123816490e-01),
+                   LM_DADD(LM_DMUL(ed, 1.90821492927058770002e-10), logm));
+}
+/* Taylor polynomials on [0, pi/4]. */
+LM_FN lm_f64 lm__rng_sin(lm_f64 t) {
+    lm_f64 z = LM_DMUL(t, t), p = 1.0 / 355687428096000.0; /* 1/17! */
+    p = LM_DSUB(LM_DMUL(p, z), 1.0 / 1307674368000.0);     /* 1/15! */
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 6227020800.0);
+    p = LM_DSUB(LM_DMUL(p, z), 1.0 / 39916800.0);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 362880.0);
+    p = LM_DSUB(LM_DMUL(p, z), 1.0 / 5040.0);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 120.0);
+    p = LM_DSUB(LM_DMUL(p, z), 1.0 / 6.0);
+    return LM_DADD(t, LM_DMUL(LM_DMUL(p, z), t));
+}
+LM_FN lm_f64 lm__rng_cos(lm_f64 t) {
+    lm_f64 z = LM_DMUL(t, t), p = -1.0 / 6402373705728000.0; /* -1/18! */
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 20922789888000.0);      /* 1/16! */
+    p = LM_DSUB(LM_DMUL(p, z), 1.0 / 87178291200.0);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 479001600.0);
+    p = LM_DSUB(LM_DMUL(p, z), 1.0 / 3628800.0);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 40320.0);
+    p = LM_DSUB(LM_DMUL(p, z), 1.0 / 720.0);
+    p = LM_DADD(LM_DMUL(p, z), 1.0 / 24.0);
+    p = LM_DSUB(LM_DMUL(p, z), 0.5);
+    return LM_DADD(1.0, LM_DMUL(p, z));
+}
+/* cos(2 pi u) for u in [0, 1): quadrant and reflection are exact on the dyadic u. */
+LM_FN lm_f64 lm__rng_cos2pi(lm_f64 u) {
+    lm_f64 t = LM_DMUL(u, 4.0);
+    int q = (int)t;
+    lm_f64 f = LM_DSUB(t, (lm_f64)q);
+    int refl = f > 0.5;
+    if (refl) f = LM_DSUB(1.0, f);
+    lm_f64 th = LM_DMUL(f, 1.5707963267948966), c = lm__rng_cos(th), s = lm__rng_sin(th);
+    if (refl) {
+        lm_f64 tmp = c;
+        c = s;
+        s = tmp;
+    }
+    return q == 0 ? c : q == 1 ? -s : q == 2 ? -c : s;
+}
+
+/* 53 random bits as a double in [0, 1). */
+LM_FN lm_f64 lm__rng_u53(lm_u32 hi, lm_u32 lo) {
+    return LM_DMUL((lm_f64)(((lm_u64)hi << 21) | (lo >> 11)), 1.0 / 9007199254740992.0);
+}
+LM_FN lm_f64 lm__rng_normal(lm_u64 seed, lm_i64 i, lm_f64 mean, lm_f64 std) {
+    lm_u32 r[4];
+    lm_philox(seed, (lm_u64)i, r);
+    lm_f64 u1 = LM_DSUB(1.0, lm__rng_u53(r[0], r[1])); /* (0, 1] */
+    lm_f64 u2 = lm__rng_u53(r[2], r[3]);
+    lm_f64 rad = LM_DSQRT(LM_DMUL(-2.0, lm__rng_log(u1)));
+    return LM_DADD(mean, LM_DMUL(std, LM_DMUL(rad, lm__rng_cos2pi(u2))));
+}
+/* uniform: u has the precision of the dtype (53, 24, 11 or 8 bits), low + (high - low) * u
+ * in double, rounded once to the dtype. */
+LM_FN lm_f64 lm__rng_affine(lm_f64 u, lm_f64 low, lm_f64 high) {
+    return LM_DADD(low, LM_DMUL(LM_DSUB(high, low), u));
+}
+LM_FN lm_f64 lm_random_uniform_f64(lm_u64 seed, lm_i64 i, lm_f64 low, lm_f64 high) {
+    lm_u32 r[4];
+    lm_philox(seed, (lm_u64)i, r);
+    return lm__rng_affine(lm__rng_u53(r[0], r[1]), low, high);
+}
+#define LM__UNIFORM_NARROW(s, bits)                                                            \
+    LM_FN lm_##s lm_random_uniform_##s(lm_u64 seed, lm_i64 i, lm_f64 low, lm_f64 high) {       \
+        lm_u32 r[4];                                                                           \
+        lm_philox(seed, (lm_u64)i, r);                                                         \
+        lm_f64 u = LM_DMUL((lm_f64)(r[0] >> (32 - bits)), 1.0 / (lm_f64)(1u << bits));         \
+        return lm_cast_f64_##s(lm__rng_affine(u, low, high));                                  \
+    }                                                                                          \
+    LM_FN lm_##s lm_random_normal_##s(lm_u64 seed, lm_i64 i, lm_f64 mean, lm_f64 std) {        \
+        return lm_cast_f64_##s(lm__rng_normal(seed, i, mean, std));                            \
+    }
+LM__UNIFORM_NARROW(f32, 24)
+LM__UNIFORM_NARROW(f16, 11)
+LM__UNIFORM_NARROW(bf16, 8)
+LM_FN lm_f64 lm_random_normal_f64(lm_u64 seed, lm_i64 i, lm_f64 mean, lm_f64 std) {
+    return lm__rng_normal(seed, i, mean, std);
+}
+
+#endif

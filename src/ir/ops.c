@@ -1,0 +1,44 @@
+/* ops.c - the op table (from IR_OP_LIST) and NumPy's choice of loop for each op and dtype. */
+#include "ir.h"
+
+const ir_op_info_t ir_ops[IR_OP_COUNT] = {
+#define OP_INFO(e, name, kind, arity, loops, out)                                              \
+    [IR_OP_##e] = {name, IR_KIND_##kind, arity, IR_LOOPS_##loops, IR_OUT_##out},
+    IR_OP_LIST(OP_INFO)
+#undef OP_INFO
+};
+
+bool ir_op_has_loop(ir_op_t op, loom_dtype_t d) {
+    ir_dkind_t k = ir_dtypes[d].kind;
+    switch (ir_ops[op].loops) {
+    case IR_LOOPS_ANY:
+    case IR_LOOPS_ALL: return true;
+    case IR_LOOPS_NUM: return k != IR_DKIND_BOOL;
+    case IR_LOOPS_FLT: return k == IR_DKIND_FLOAT;
+    case IR_LOOPS_INT: return k != IR_DKIND_FLOAT;
+    case IR_LOOPS_INTNB: return k == IR_DKIND_INT || k == IR_DKIND_UINT;
+    }
+    return false;
+}
+
+int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
+    /* NumPy's loop order: ? b B h H i I l L q Q e f d, with bfloat16 after e. */
+    static const loom_dtype_t order[] = {
+        LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
+        LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
+        LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+    if ((int)common < 0 || common >= LOOM_DTYPE_COUNT || op >= IR_OP_COUNT) return -1;
+    if (common == LOOM_DTYPE_BOOL) {
+        /* NumPy refuses these on bool rather than taking the int8 loop. */
+        if (op == IR_OP_NEGATIVE || op == IR_OP_POSITIVE || op == IR_OP_SUBTRACT ||
+            op == IR_OP_SIGN)
+            return -1;
+    }
+    /* true_divide's integer loops (bb->d ... QQ->d) compute in float64. */
+    if (op == IR_OP_TRUE_DIVIDE && ir_dtypes[common].kind != IR_DKIND_FLOAT)
+        return LOOM_DTYPE_F64;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(order); i++)
+        if (ir_op_has_loop(op, order[i]) && ir_can_cast_safe(common, order[i]))
+            return (int)order[i];
+    return -1;
+}
