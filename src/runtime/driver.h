@@ -111,6 +111,11 @@ typedef struct rt_stage {
     CUevent done[RT_STAGE_SLOTS];
     bool pending[RT_STAGE_SLOTS]; /* a DMA reading or writing the slot may still run */
     uint32_t next;                /* slot to use next (round robin across calls) */
+    struct rt_pinned {
+        uintptr_t base;
+        size_t size;
+    } *pinned;                    /* rt_host_alloc's blocks, sorted by base */
+    uint32_t n_pinned, cap_pinned;
 } rt_stage_t;
 
 void rt_stage_fini(rt_device_t *d);

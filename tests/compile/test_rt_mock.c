@@ -448,6 +448,40 @@ static void test_mock_copies_queued_back_to_back(void **state) {
     free(back);
 }
 
+static void test_mock_pinned_copies_are_direct(void **state) {
+    fx_t *f = *state;
+    size_t n = 3 * RT_STAGE_CHUNK + 11;
+    unsigned char *pin = NULL, *back = NULL;
+    assert_int_equal(rt_host_alloc(f->d, n, (void **)&pin), LOOM_STATUS_OK);
+    assert_int_equal(rt_host_alloc(f->d, n, (void **)&back), LOOM_STATUS_OK);
+    assert_int_equal(m.live_host, 2); /* no staging buffers: pinned copies skip them */
+    for (size_t i = 0; i < n; i++) pin[i] = (unsigned char)(i * 7);
+    uint64_t dev;
+    assert_int_equal(rt_alloc(f->d, n, &dev), LOOM_STATUS_OK);
+    assert_int_equal(rt_h2d(f->d, dev, pin + 1, n - 1), LOOM_STATUS_OK); /* inside the block */
+    assert_int_equal(m.q_tail - m.q_head, 1); /* one DMA queued, no chunks */
+    assert_int_equal(rt_d2h(f->d, back, dev, n - 1), LOOM_STATUS_OK);
+    assert_memory_equal(back, pin + 1, n - 1);
+    assert_int_equal(m.live_host, 2);
+    /* A range that runs past the pinned block is staged instead. */
+    unsigned char *big = malloc(2 * n);
+    memcpy(big, pin, n);
+    memcpy(big + n, pin, n);
+    assert_int_equal(rt_h2d(f->d, dev, big + n - 5, 100), LOOM_STATUS_OK);
+    assert_int_equal(m.live_host, 2 + RT_STAGE_SLOTS);
+    assert_int_equal(rt_d2h(f->d, back, dev, 100), LOOM_STATUS_OK);
+    assert_memory_equal(back, big + n - 5, 100);
+    rt_host_free(f->d, pin);
+    rt_host_free(f->d, back);
+    assert_int_equal(m.live_host, RT_STAGE_SLOTS);
+    rt_host_free(f->d, big);
+    assert_int_equal(f->err.status, LOOM_STATUS_INVALID_ARGUMENT);
+    free(big);
+    rt_free(f->d, dev);
+    /* Left allocated: destroy frees it. */
+    assert_int_equal(rt_host_alloc(f->d, 10, (void **)&pin), LOOM_STATUS_OK);
+}
+
 /* ---- kernels and launches ---- */
 
 static void test_mock_launch(void **state) {
@@ -503,6 +537,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_mock_copies_round_trip, setup_dev, teardown),
         cmocka_unit_test_setup_teardown(test_mock_copies_queued_back_to_back, setup_dev,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_mock_pinned_copies_are_direct, setup_dev, teardown),
         cmocka_unit_test_setup_teardown(test_mock_launch, setup_dev, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
