@@ -5,7 +5,9 @@
  *        ──► realise each root in place (buffer in, operands dropped)
  *
  * Everything per-eval lives in one arena freed at the end. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "fe.h"
@@ -176,6 +178,29 @@ static int32_t pending_roots(loom_ctx_t *ctx, const char *fn, int32_t n,
     return k;
 }
 
+/* LOOM_DUMP / options.dump_dir: the evaluated graph as text and as Graphviz DOT. */
+static void dump_graph(loom_ctx_t *ctx, const ir_graph_t *g) {
+    if (!ctx->dump_dir) return;
+    mkdir(ctx->dump_dir, 0700);
+    for (int dot = 0; dot < 2; dot++) {
+        base_str_t s;
+        base_str_init(&s, &ctx->al);
+        if (dot) ir_print_dot(g, &s);
+        else ir_print(g, &s);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/graph_%06llu.%s", ctx->dump_dir,
+                 (unsigned long long)ctx->stats.evals + 1, dot ? "dot" : "txt");
+        FILE *f = s.failed ? NULL : fopen(path, "w");
+        if (f) {
+            fputs(base_str_get(&s), f);
+            fclose(f);
+        } else {
+            base_log(&ctx->log, LOOM_LOG_INFO, "dump: cannot write %s", path);
+        }
+        base_str_fini(&s);
+    }
+}
+
 static bool build_graph(loom_ctx_t *ctx, ir_graph_t *g, int32_t k, loom_array_t **roots) {
     return lower(ctx, g, k, roots) && verify(ctx, g) && (ir_fold(g), verify(ctx, g));
 }
@@ -204,6 +229,7 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
     if (!host || !bufs) {
         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
     } else if (build_graph(ctx, &g, k, roots)) {
+        dump_graph(ctx, &g);
         if (ctx->device == LOOM_DEVICE_CPU) {
             if (ir_interp(&g, &ctx->al, host) == LOOM_STATUS_OK) {
                 for (int32_t i = 0; i < k; i++) {

@@ -19,7 +19,7 @@ static int weak_rank(const loom_array_t *a) {
 
 /* Does a weak integer fit dtype d (an integer dtype)? */
 static bool weak_int_fits(const loom_array_t *w, loom_dtype_t d) {
-    unsigned bits = ir_dtypes[d].bits;
+    unsigned bits = 8u * ir_dtypes[d].size;
     bool neg = w->weak_kind == FE_WEAK_INT && w->weak.i < 0;
     if (ir_dtypes[d].kind == IR_DKIND_UINT) {
         if (neg) return false;
@@ -177,39 +177,105 @@ static bool args_ok(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const 
 }
 
 /* NumPy refuses these even though a bool operand casts safely to an integer loop. */
-static bool bool_refused(loom_ctx_t *ctx, ir_op_t op, int common) {
-    if (common != LOOM_DTYPE_BOOL) return false;
-    if (op == IR_OP_NEGATIVE)
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-                 "negative: the boolean negative, the `-` operator, is not supported; use "
-                 "logical_not");
-    else if (op == IR_OP_SUBTRACT)
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-                 "subtract: the boolean subtract, the `-` operator, is not supported; use "
-                 "logical_xor");
-    else
+static bool bool_refused(loom_ctx_t *ctx, ir_op_t op, int loop, int n, loom_array_t **ops) {
+    bool all_bool = true;
+    for (int i = 0; i < n; i++) all_bool = all_bool && ops[i]->dtype == LOOM_DTYPE_BOOL;
+    if (!all_bool || loop == LOOM_DTYPE_BOOL || (op != IR_OP_NEGATIVE && op != IR_OP_SUBTRACT))
         return false;
+    fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+             "%s: not supported for the input dtype bool (the boolean `-` operator); use %s",
+             ir_ops[op].name, op == IR_OP_NEGATIVE ? "logical_not" : "logical_xor");
     return true;
+}
+
+static bool is_comparison(ir_op_t op) { return op >= IR_OP_EQUAL && op <= IR_OP_GREATER_EQUAL; }
+static bool is_logical(ir_op_t op) { return op >= IR_OP_LOGICAL_AND && op <= IR_OP_LOGICAL_XOR; }
+
+/* NumPy's loop order (? b B h H i I l L q Q e f d), with bfloat16 after float16. */
+static const loom_dtype_t loop_order[] = {
+    LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
+    LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
+    LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+
+/* The loop dtype of an elementwise op, as NumPy 2 resolves it: the first loop every
+ * participating operand casts to safely. Strong operands participate; a weak scalar only
+ * where its kind is above every strong operand's (then as int64 / uint64 / float64), as NEP 50
+ * says; true_divide of integers uses the float64 loop. Returns -1 with an error. */
+static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) {
+    const char *fn = ir_ops[op].name;
+    int strong_rank = -1; /* 0 bool, 1 int, 2 float */
+    for (int i = 0; i < n; i++)
+        if (!is_weak(ops[i])) {
+            int r = ir_dtypes[ops[i]->dtype].kind == IR_DKIND_BOOL ? 0
+                    : ir_is_float((loom_dtype_t)ops[i]->dtype) ? 2 : 1;
+            if (r > strong_rank) strong_rank = r;
+        }
+    loom_dtype_t part[3];
+    int np = 0;
+    bool all_intlike = true;
+    for (int i = 0; i < n; i++) {
+        loom_dtype_t d = (loom_dtype_t)ops[i]->dtype;
+        if (is_weak(ops[i])) {
+            if (weak_rank(ops[i]) <= strong_rank) continue; /* yields to the strong operands */
+            if (ops[i]->weak_kind == FE_WEAK_UINT && strong_rank >= 0) {
+                fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %llu out of bounds for int64",
+                         fn, (unsigned long long)ops[i]->weak.u);
+                return -1;
+            }
+        }
+        part[np++] = d;
+        all_intlike = all_intlike && !ir_is_float(d);
+    }
+    if (op == IR_OP_TRUE_DIVIDE && all_intlike) return LOOM_DTYPE_F64;
+    for (size_t l = 0; l < BASE_ARRAY_LEN(loop_order); l++) {
+        loom_dtype_t L = loop_order[l];
+        if (!ir_op_has_loop(op, L)) continue;
+        bool ok = true;
+        for (int i = 0; i < np && ok; i++) ok = ir_can_cast_safe(part[i], L);
+        if (ok) return L;
+    }
+    if (n == 1)
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: ufunc '%s' not supported for the input dtype %s",
+                 fn, fn, ir_dtypes[ops[0]->dtype].name);
+    else
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "%s: ufunc '%s' not supported for the input dtypes (%s, %s)", fn, fn,
+                 ir_dtypes[ops[0]->dtype].name, ir_dtypes[ops[1]->dtype].name);
+    return -1;
+}
+
+/* The dtype to compare a strong integer array with a weak integer that does not fit its
+ * loop: NumPy 2 compares the values exactly (uint8 < 300 is True everywhere). */
+static loom_dtype_t widened_compare(const loom_array_t *w, loom_dtype_t strong) {
+    bool neg = w->weak_kind == FE_WEAK_INT && w->weak.i < 0;
+    if (w->weak_kind != FE_WEAK_UINT && strong != LOOM_DTYPE_U64) return LOOM_DTYPE_I64;
+    if (!neg && ir_dtypes[strong].kind == IR_DKIND_UINT) return LOOM_DTYPE_U64;
+    return LOOM_DTYPE_F64;
 }
 
 static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) {
     if (!ctx) return NULL;
     const char *fn = ir_ops[op].name;
     if (!args_ok(ctx, fn, n, ops)) return &ctx->nil;
-    int common = result_type(ctx, fn, n, ops);
-    if (common < 0) return &ctx->nil;
-    if (bool_refused(ctx, op, common)) return &ctx->nil;
-    int loop = ir_op_loop_dtype(op, (loom_dtype_t)common);
-    if (loop < 0) {
-        if (n == 1)
-            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-                     "%s: ufunc '%s' not supported for the input dtype %s", fn, fn,
-                     ir_dtypes[common].name);
-        else
-            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-                     "%s: ufunc '%s' not supported for the input dtypes (%s, %s)", fn, fn,
-                     ir_dtypes[ops[0]->dtype].name, ir_dtypes[ops[1]->dtype].name);
-        return &ctx->nil;
+    int loop = resolve_loop(ctx, op, n, ops);
+    if (loop < 0 || bool_refused(ctx, op, loop, n, ops)) return &ctx->nil;
+    bool truthy[3] = {false, false, false}; /* weak ints used only for their truth value */
+    for (int i = 0; i < n; i++) {
+        loom_array_t *w = ops[i];
+        if (!is_weak(w) || (w->weak_kind != FE_WEAK_INT && w->weak_kind != FE_WEAK_UINT) ||
+            !ir_is_int((loom_dtype_t)loop) || weak_int_fits(w, (loom_dtype_t)loop))
+            continue;
+        if (is_comparison(op)) {
+            loop = widened_compare(w, (loom_dtype_t)loop);
+        } else if (is_logical(op)) {
+            truthy[i] = true;
+        } else {
+            char v[64];
+            weak_text(w, v, sizeof v);
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %s out of bounds for %s", fn, v,
+                     ir_dtypes[loop].name);
+            return &ctx->nil;
+        }
     }
     if (op == IR_OP_POWER && ir_is_int((loom_dtype_t)loop) && is_weak(ops[1]) &&
         ops[1]->weak_kind == FE_WEAK_INT && ops[1]->weak.i < 0) {
@@ -223,7 +289,9 @@ static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_
     if (!broadcast(ctx, fn, n, ops, &ndim, shape)) return &ctx->nil;
     loom_array_t *cast[3];
     for (int i = 0; i < n; i++) {
-        cast[i] = to_dtype(ctx, ops[i], (loom_dtype_t)loop);
+        cast[i] = truthy[i] ? fe_const(ctx, (loom_dtype_t)loop, 0, NULL,
+                                       ir_bits_from_i64((loom_dtype_t)loop, ops[i]->weak.i != 0))
+                            : to_dtype(ctx, ops[i], (loom_dtype_t)loop);
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
     }
     loom_dtype_t out = ir_ops[op].out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : (loom_dtype_t)loop;

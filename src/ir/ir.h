@@ -206,6 +206,8 @@ bool ir_verify(const ir_graph_t *g);
 
 /* ---- print.c: deterministic text dump ---- */
 void ir_print(const ir_graph_t *g, base_str_t *out);
+/* The same graph as Graphviz DOT. */
+void ir_print_dot(const ir_graph_t *g, base_str_t *out);
 /* The value of a CONST as text, exactly ("1.5", "0x1p-3" style never; shortest round trip). */
 void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out);
 

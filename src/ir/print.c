@@ -12,7 +12,8 @@ void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out) {
     } else if (d->kind == IR_DKIND_UINT) {
         base_str_printf(out, "%llu", (unsigned long long)bits);
     } else if (d->kind == IR_DKIND_INT) {
-        int64_t v = (int64_t)(bits << (64 - d->bits)) >> (64 - d->bits); /* sign-extend */
+        unsigned w = 8u * d->size;
+        int64_t v = w == 64 ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w); /* sign-extend */
         base_str_printf(out, "%lld", (long long)v);
     } else {
         double v = ir_bits_to_double(dtype, bits);
@@ -61,4 +62,25 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
         base_str_cat(out, "\n");
     }
     for (uint32_t i = 0; i < g->n_outputs; i++) base_str_printf(out, "out %%%u\n", g->outputs[i]);
+}
+
+void ir_print_dot(const ir_graph_t *g, base_str_t *out) {
+    base_str_cat(out, "digraph loom {\n  rankdir=BT;\n  node [shape=box, fontname=monospace];\n");
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const ir_node_t *n = &g->nodes[i];
+        base_str_printf(out, "  n%u [label=\"%%%u %s\\n%s", i, i, ir_ops[n->op].name,
+                        ir_dtypes[n->dtype].name);
+        shape(n, out);
+        if (n->op == IR_OP_CONST) {
+            base_str_cat(out, " = ");
+            ir_print_scalar((loom_dtype_t)n->dtype, n->p.bits, out);
+        }
+        base_str_printf(out, "\"%s];\n", n->op == IR_OP_INPUT ? ", style=filled, fillcolor=lightblue" : "");
+        for (int s = 0; s < ir_ops[n->op].arity; s++)
+            base_str_printf(out, "  n%u -> n%u;\n", n->src[s], i);
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+        base_str_printf(out, "  out%u [shape=ellipse, label=\"out %u\"];\n  n%u -> out%u;\n", i, i,
+                        g->outputs[i], i);
+    base_str_cat(out, "}\n");
 }

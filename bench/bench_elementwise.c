@@ -1,0 +1,236 @@
+/* bench_elementwise — issue 3's workloads on the CUDA device: fused elementwise bandwidth
+ * (hypot 20M / 64M, gelu 64M, outer exp(a+b)*a 8192²), dispatch cost of a cached 15-op chain
+ * on 1024 floats, compile latencies (cold NVRTC, disk hit, memory hit) and the pool's peak.
+ * Timing: CUDA events on the context's stream around `inner` evals, warm-up first, median of
+ * `reps` batches. Prints one line per workload: µs per call and GB/s (bytes that must move). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frontend/fe.h"
+
+static loom_ctx_t *ctx;
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef void (*work_fn)(void *arg);
+
+/* Median µs per call of fn over reps batches of inner calls, timed with CUDA events. */
+static double time_us(work_fn fn, void *arg, int reps, int inner) {
+    rt_event_t *e0, *e1;
+    rt_event_create(ctx->rt, &e0);
+    rt_event_create(ctx->rt, &e1);
+    for (int i = 0; i < 3; i++) fn(arg);
+    loom_sync(ctx);
+    double t[64];
+    for (int r = 0; r < reps; r++) {
+        rt_event_record(ctx->rt, e0);
+        for (int i = 0; i < inner; i++) fn(arg);
+        rt_event_record(ctx->rt, e1);
+        float ms = 0;
+        rt_event_elapsed_ms(ctx->rt, e0, e1, &ms);
+        t[r] = ms * 1e3 / inner;
+    }
+    rt_event_destroy(ctx->rt, e0);
+    rt_event_destroy(ctx->rt, e1);
+    qsort(t, (size_t)reps, sizeof *t, cmp);
+    if (loom_ctx_status(ctx)) {
+        fprintf(stderr, "error: %s\n", loom_ctx_message(ctx));
+        exit(1);
+    }
+    return t[reps / 2];
+}
+
+static void report(const char *work, double us, double bytes) {
+    if (bytes > 0)
+        printf("%-34s %10.1f us  %7.3f TB/s\n", work, us, bytes / (us * 1e-6) / 1e12);
+    else
+        printf("%-34s %10.2f us\n", work, us);
+    fflush(stdout);
+}
+
+/* Realised device arrays of uniform random float32. */
+static loom_array_t *device_rand(uint64_t seed, int32_t nd, const int64_t *shape) {
+    loom_array_t *a = loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape, 0, 1);
+    loom_array_retain(a);
+    loom_eval(ctx, 1, &a);
+    return a;
+}
+
+typedef struct { loom_array_t *x, *y; } pair_t;
+
+static void hypot_once(void *arg) {
+    pair_t *p = arg;
+    loom_scope_begin(ctx);
+    loom_array_t *h = loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, p->x, p->x),
+                                               loom_multiply(ctx, p->y, p->y)));
+    loom_eval(ctx, 1, &h);
+    loom_scope_end(ctx);
+}
+
+static void gelu_once(void *arg) {
+    pair_t *p = arg;
+    loom_array_t *x = p->x;
+    loom_scope_begin(ctx);
+    loom_array_t *inner = loom_multiply_f(ctx, loom_add(ctx, x, loom_multiply_f(ctx, loom_multiply(ctx, loom_multiply(ctx, x, x), x), 0.044715)), 0.7978845608);
+    loom_array_t *g = loom_multiply(ctx, loom_multiply_f(ctx, x, 0.5), loom_add_f(ctx, loom_tanh(ctx, inner), 1.0));
+    loom_eval(ctx, 1, &g);
+    loom_scope_end(ctx);
+}
+
+static void outer_once(void *arg) {
+    pair_t *p = arg;
+    loom_scope_begin(ctx);
+    loom_array_t *r = loom_multiply(ctx, loom_exp(ctx, loom_add(ctx, p->x, p->y)), p->x);
+    loom_eval(ctx, 1, &r);
+    loom_scope_end(ctx);
+}
+
+typedef struct { loom_array_t *x; float *out; bool read; const float *host; } chain_t;
+
+static void chain_once(void *arg) {
+    chain_t *c = arg;
+    loom_scope_begin(ctx);
+    int64_t n = 1024;
+    loom_array_t *a = c->host ? loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, c->host) : c->x;
+    for (int i = 0; i < 5; i++) a = loom_add_f(ctx, loom_multiply_f(ctx, loom_sin(ctx, a), 1.5), 0.25);
+    if (c->read)
+        loom_read(ctx, a, c->out, 1024 * sizeof(float));
+    else
+        loom_eval(ctx, 1, &a);
+    loom_scope_end(ctx);
+}
+
+static void bench_hypot(int64_t n, const char *name) {
+    pair_t p = {device_rand(1, 1, &n), device_rand(2, 1, &n)};
+    report(name, time_us(hypot_once, &p, 9, 10), 3.0 * 4 * (double)n);
+    loom_array_release(p.x);
+    loom_array_release(p.y);
+}
+
+static void bench_compile(void) {
+    /* cold compiles: distinct kernels (a structure change each), after NVRTC's first call */
+    int64_t n = 1024;
+    loom_array_t *x = device_rand(3, 1, &n);
+    loom_stats_t s0, s1;
+    double med[8];
+    for (int k = 0; k < 8; k++) {
+        loom_ctx_stats(ctx, &s0);
+        loom_scope_begin(ctx);
+        loom_array_t *a = x;
+        for (int j = 0; j <= k + 2; j++) a = loom_add_f(ctx, loom_multiply_f(ctx, loom_cos(ctx, a), 1.25), 0.5);
+        a = loom_exp(ctx, a);
+        loom_eval(ctx, 1, &a);
+        loom_scope_end(ctx);
+        loom_ctx_stats(ctx, &s1);
+        med[k] = (s1.compile_ms - s0.compile_ms) / (double)(s1.kernel_compiles - s0.kernel_compiles);
+    }
+    qsort(med, 8, sizeof *med, cmp);
+    printf("%-34s %10.2f ms (median of 8 distinct kernels)\n", "compile_cold_elementwise", med[4]);
+    loom_array_release(x);
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    char cache[] = "/tmp/loom-bench-XXXXXX";
+    if (!mkdtemp(cache)) return 1;
+    o.cache_dir = cache;
+    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
+        return 77;
+    }
+    printf("loom %s on %s\n", LOOM_VERSION_STRING, loom_ctx_device_name(ctx));
+    bench_hypot(20000000, "hypot_20M");
+    bench_hypot(INT64_C(1) << 26, "hypot_64M");
+    {
+        int64_t n = INT64_C(1) << 26;
+        pair_t p = {device_rand(4, 1, &n), NULL};
+        report("gelu_64M", time_us(gelu_once, &p, 9, 10), 2.0 * 4 * (double)n);
+        loom_array_release(p.x);
+    }
+    {
+        int64_t col[2] = {8192, 1}, row[2] = {1, 8192};
+        pair_t p = {device_rand(5, 2, col), device_rand(6, 2, row)};
+        report("outer_8192x8192", time_us(outer_once, &p, 9, 10), 4.0 * 8192 * 8192);
+        loom_array_release(p.x);
+        loom_array_release(p.y);
+    }
+    {
+        int64_t n = 1024;
+        static float out[1024], host[1024];
+        for (int i = 0; i < 1024; i++) host[i] = (float)i / 1024;
+        chain_t c = {device_rand(7, 1, &n), out, false, NULL};
+        report("dispatch_15op_1k (no read)", time_us(chain_once, &c, 9, 500), 0);
+        c.read = true;
+        report("dispatch_15op_1k (with read)", time_us(chain_once, &c, 9, 200), 0);
+        c.read = false;
+        c.host = host;
+        report("dispatch_15op_1k (new host input)", time_us(chain_once, &c, 9, 500), 0);
+        loom_array_release(c.x);
+    }
+    bench_compile();
+    {
+        /* disk hit and memory hit: a second context on the same cache folder */
+        loom_ctx_t *first = ctx;
+        loom_ctx_create(&o, &ctx);
+        int64_t n = 1024;
+        loom_array_t *x = device_rand(3, 1, &n);
+        loom_stats_t s0, s1;
+        loom_ctx_stats(ctx, &s0);
+        double t0 = base_now_ms();
+        loom_scope_begin(ctx);
+        loom_array_t *a = x;
+        for (int j = 0; j <= 2; j++) a = loom_add_f(ctx, loom_multiply_f(ctx, loom_cos(ctx, a), 1.25), 0.5);
+        a = loom_exp(ctx, a);
+        loom_eval(ctx, 1, &a);
+        loom_scope_end(ctx);
+        double t_disk = base_now_ms() - t0;
+        loom_ctx_stats(ctx, &s1);
+        printf("%-34s %10.3f ms (eval incl. disk load; disk hits %llu, compiles %llu)\n",
+               "compile_disk_hit", t_disk, (unsigned long long)(s1.kernel_disk_hits - s0.kernel_disk_hits),
+               (unsigned long long)(s1.kernel_compiles - s0.kernel_compiles));
+        /* the memory-cache lookup on a hit (what every eval of a cached kernel pays) */
+        base_hash128_t key = {0x6c6f6f6d, 42};
+        rt_kernel_t *k = NULL;
+        rt_kernel_build(ctx->rt, key, "k_hit",
+                        "extern \"C\" __global__ void k_hit(float *p) { p[0] = 1; }\n", &k);
+        t0 = base_now_ms();
+        int hits = 0;
+        for (int i = 0; i < 1000000; i++) hits += rt_kernel_find(ctx->rt, key) == k;
+        printf("%-34s %10.4f us per lookup (%d hits)\n", "compile_memory_hit",
+               (base_now_ms() - t0) * 1e3 / 1e6, hits);
+        loom_array_release(x);
+        loom_ctx_destroy(ctx);
+        ctx = first;
+    }
+    {
+        /* memory: hypot over 64M from a fresh pool peaks at two inputs + one output */
+        loom_ctx_t *first = ctx;
+        loom_ctx_create(&o, &ctx);
+        int64_t n = INT64_C(1) << 26;
+        pair_t p = {device_rand(1, 1, &n), device_rand(2, 1, &n)};
+        hypot_once(&p);
+        loom_sync(ctx);
+        loom_stats_t s;
+        loom_ctx_stats(ctx, &s);
+        printf("%-34s peak %.0f MiB in use (inputs+output = %.0f MiB), held %.0f MiB\n",
+               "memory_hypot_64M", s.pool_peak_in_use / 1048576.0, 3.0 * 4 * n / 1048576.0,
+               s.pool_bytes_held / 1048576.0);
+        loom_array_release(p.x);
+        loom_array_release(p.y);
+        loom_ctx_destroy(ctx);
+        ctx = first;
+    }
+    loom_ctx_destroy(ctx);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", cache);
+    return system(cmd) == 0 ? 0 : 1;
+}

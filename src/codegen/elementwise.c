@@ -1,0 +1,339 @@
+/* elementwise.c — CUDA C for one fused elementwise kernel: a grid-stride loop over the
+ * iteration space; a flat variant (index i, 16-byte vector loads and stores) when no operand
+ * needs coordinates, a strided variant (coordinates from the collapsed extents) otherwise.
+ * Deterministic text: names come from kernel positions, values never appear. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cg.h"
+
+#define BLOCK 256
+
+static const ir_node_t *node(const cg_kernel_t *k, uint32_t j) { return &k->g->nodes[k->nodes[j]]; }
+
+/* Position in k->nodes of IR node index `ir` (operands always precede, so search below j). */
+static uint32_t pos(const cg_kernel_t *k, uint32_t ir, uint32_t below) {
+    for (uint32_t j = below; j-- > 0;)
+        if (k->nodes[j] == ir) return j;
+    return 0;
+}
+
+static bool needs_index(const ir_node_t *n) {
+    return ir_ops[n->op].kind == IR_KIND_LEAF && n->op != IR_OP_CONST;
+}
+
+base_hash128_t cg_kernel_key(const cg_kernel_t *k) {
+    uint32_t words[4 + 6 * 256];
+    uint32_t n = 0;
+    words[n++] = 0x6c6f6f6d; /* format of this generator; bump when the text changes */
+    words[n++] = (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
+                 (uint32_t)k->idx64 << 13;
+    words[n++] = k->n_nodes;
+    words[n++] = k->n_outs;
+    base_hash128_t h = {0, 0};
+    uint64_t acc = 0;
+    for (uint32_t j = 0; j < k->n_nodes; j++) {
+        const ir_node_t *nd = node(k, j);
+        uint32_t w[6] = {nd->op, nd->dtype, k->layout[j], 0, 0, 0};
+        for (int s = 0; s < ir_ops[nd->op].arity; s++) w[3 + s] = pos(k, nd->src[s], j);
+        if (nd->op == IR_OP_LINSPACE) w[5] = nd->p.k >= 0;
+        if (n + 6 > BASE_ARRAY_LEN(words)) { /* long kernels: fold the block into acc */
+            acc = base_hash64(words, n * sizeof *words, acc);
+            n = 0;
+        }
+        memcpy(words + n, w, sizeof w);
+        n += 6;
+    }
+    for (uint32_t i = 0; i < k->n_outs && n < BASE_ARRAY_LEN(words); i++)
+        words[n++] = pos(k, k->outs[i], k->n_nodes);
+    words[n++] = (uint32_t)acc;
+    words[n++] = (uint32_t)(acc >> 32);
+    h = base_hash128(words, n * sizeof *words);
+    return h;
+}
+
+uint32_t cg_kernel_n_params(const cg_kernel_t *k) {
+    uint32_t w = 1 + (k->flat ? 0 : (uint32_t)k->ndim);
+    for (uint32_t j = 0; j < k->n_nodes; j++) {
+        const ir_node_t *n = node(k, j);
+        uint32_t strided = k->layout[j] == CG_STRIDED ? (uint32_t)k->ndim : 0;
+        switch (n->op) {
+        case IR_OP_INPUT: w += 1 + strided; break;
+        case IR_OP_CONST: w += 1; break;
+        case IR_OP_ARANGE: w += 2 + strided; break;
+        case IR_OP_LINSPACE: w += 4 + strided; break;
+        case IR_OP_EYE: w += 2 + strided; break;
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL: w += 3 + strided; break;
+        default: break;
+        }
+    }
+    return w + k->n_outs;
+}
+
+static uint64_t dbits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const uint64_t *out_addr,
+                      uint64_t *w) {
+    uint32_t n = 0;
+    w[n++] = (uint64_t)k->size;
+    if (!k->flat)
+        for (int ax = 0; ax < k->ndim; ax++) w[n++] = (uint64_t)k->shape[ax];
+    for (uint32_t j = 0; j < k->n_nodes; j++) {
+        const ir_node_t *nd = node(k, j);
+        switch (nd->op) {
+        case IR_OP_INPUT: {
+            const ir_input_t *in = &k->g->inputs[nd->input];
+            w[n++] = input_addr[nd->input] +
+                     (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
+            break;
+        }
+        case IR_OP_CONST: w[n++] = nd->p.bits; break;
+        case IR_OP_ARANGE:
+            w[n++] = dbits(nd->p.a);
+            w[n++] = dbits(nd->p.b);
+            break;
+        case IR_OP_LINSPACE:
+            w[n++] = dbits(nd->p.a);
+            w[n++] = dbits(nd->p.b);
+            w[n++] = dbits(nd->p.c);
+            w[n++] = (uint64_t)nd->p.k;
+            break;
+        case IR_OP_EYE:
+            w[n++] = (uint64_t)nd->p.k;
+            w[n++] = (uint64_t)nd->shape[1];
+            break;
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL:
+            w[n++] = nd->p.seed;
+            w[n++] = dbits(nd->p.a);
+            w[n++] = dbits(nd->p.b);
+            break;
+        default: break;
+        }
+        if (k->layout[j] == CG_STRIDED)
+            for (int ax = 0; ax < k->ndim; ax++) w[n++] = (uint64_t)k->strides[j][ax];
+    }
+    for (uint32_t i = 0; i < k->n_outs; i++) w[n++] = out_addr[i];
+}
+
+void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, uint32_t *grid, uint32_t *block) {
+    int64_t work = k->flat ? k->size / k->vec : k->size;
+    if (work < 1) work = 1;
+    int64_t blocks = (work + BLOCK - 1) / BLOCK;
+    int64_t cap = (int64_t)(sm_count > 0 ? sm_count : 132) * 8;
+    *grid = (uint32_t)(blocks < cap ? blocks : cap);
+    *block = BLOCK;
+}
+
+static const char *ty(const ir_node_t *n) { return ir_dtypes[n->dtype].ctype; }
+static const char *sfx(loom_dtype_t d) { return ir_dtypes[d].sfx; }
+
+/* Declarations before the loop: pointers, scalars, leaf parameters, strides. */
+static void emit_params(const cg_kernel_t *k, base_str_t *o) {
+    uint32_t w = 1;
+    base_str_cat(o, "    const LM_I n = (LM_I)P.w[0];\n");
+    if (!k->flat)
+        for (int ax = 0; ax < k->ndim; ax++)
+            base_str_printf(o, "    const LM_I e%d = (LM_I)P.w[%u];\n", ax, w++);
+    for (uint32_t j = 0; j < k->n_nodes; j++) {
+        const ir_node_t *n = node(k, j);
+        switch (n->op) {
+        case IR_OP_INPUT:
+            base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n", ty(n), j,
+                            ty(n), w++);
+            break;
+        case IR_OP_CONST:
+            base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(n), j,
+                            sfx((loom_dtype_t)n->dtype), w++);
+            break;
+        case IR_OP_ARANGE:
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL:
+        case IR_OP_LINSPACE: {
+            int np = n->op == IR_OP_ARANGE ? 2 : n->op == IR_OP_LINSPACE ? 4 : 3;
+            int first = 0;
+            if (n->op == IR_OP_RAND_UNIFORM || n->op == IR_OP_RAND_NORMAL) {
+                base_str_printf(o, "    const lm_u64 q%u_0 = P.w[%u];\n", j, w++);
+                first = 1;
+            }
+            for (int p = first; p < np; p++) {
+                if (n->op == IR_OP_LINSPACE && p == 3)
+                    base_str_printf(o, "    const lm_i64 q%u_3 = (lm_i64)P.w[%u];\n", j, w++);
+                else
+                    base_str_printf(o, "    const double q%u_%d = lm_word_f64(P.w[%u]);\n", j, p,
+                                    w++);
+            }
+            break;
+        }
+        case IR_OP_EYE:
+            base_str_printf(o, "    const lm_i64 q%u_0 = (lm_i64)P.w[%u];\n", j, w++);
+            base_str_printf(o, "    const lm_i64 q%u_1 = (lm_i64)P.w[%u];\n", j, w++);
+            break;
+        default: break;
+        }
+        if (k->layout[j] == CG_STRIDED)
+            for (int ax = 0; ax < k->ndim; ax++)
+                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax, w++);
+    }
+    for (uint32_t i = 0; i < k->n_outs; i++) {
+        const ir_node_t *n = &k->g->nodes[k->outs[i]];
+        base_str_printf(o, "    %s *__restrict__ out%u = (%s *)P.w[%u];\n", ty(n), i, ty(n), w++);
+    }
+}
+
+/* The index of node j's own element: i (FULL), 0 (SCALAR) or from the coordinates. */
+static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) {
+    if (k->layout[j] == CG_FULL) {
+        base_str_cat(o, "i");
+    } else if (k->layout[j] == CG_SCALAR) {
+        base_str_cat(o, "0");
+    } else {
+        base_str_cat(o, "(");
+        for (int ax = 0; ax < k->ndim; ax++) base_str_printf(o, "%sc%d * t%u_%d", ax ? " + " : "", ax, j, ax);
+        base_str_cat(o, ")");
+    }
+}
+
+/* The body computing every node for element i; `vec` loads come from l<j>.v[e]. */
+static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool vec) {
+    for (uint32_t j = 0; j < k->n_nodes; j++) {
+        const ir_node_t *n = node(k, j);
+        if (n->op == IR_OP_CONST) continue; /* declared before the loop */
+        base_str_printf(o, "%sconst %s v%u = ", ind, ty(n), j);
+        const char *s = sfx((loom_dtype_t)n->dtype);
+        uint32_t a = n->src[0], b = n->src[1], c = n->src[2];
+        switch (n->op) {
+        case IR_OP_INPUT:
+            if (vec && k->layout[j] == CG_FULL) {
+                base_str_printf(o, "l%u.v[e]", j);
+            } else {
+                base_str_printf(o, "in%u[", j);
+                emit_index(k, j, o);
+                base_str_cat(o, "]");
+            }
+            break;
+        case IR_OP_ARANGE:
+            base_str_printf(o, "lm_arange_%s(q%u_0, q%u_1, (lm_i64)", s, j, j);
+            emit_index(k, j, o);
+            base_str_cat(o, ")");
+            break;
+        case IR_OP_LINSPACE:
+            base_str_printf(o, "lm_linspace_%s(q%u_0, q%u_1, q%u_2, q%u_3, (lm_i64)", s, j, j, j, j);
+            emit_index(k, j, o);
+            base_str_cat(o, ")");
+            break;
+        case IR_OP_EYE:
+            base_str_printf(o, "lm_cast_b_%s((lm_b)(((lm_i64)", s);
+            emit_index(k, j, o);
+            base_str_printf(o, " %% q%u_1) - ((lm_i64)", j);
+            emit_index(k, j, o);
+            base_str_printf(o, " / q%u_1) == q%u_0))", j, j);
+            break;
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL:
+            base_str_printf(o, "lm_%s_%s(q%u_0, (lm_i64)", n->op == IR_OP_RAND_UNIFORM ? "random_uniform" : "random_normal", s, j);
+            emit_index(k, j, o);
+            base_str_printf(o, ", q%u_1, q%u_2)", j, j);
+            break;
+        case IR_OP_CAST:
+            base_str_printf(o, "lm_cast_%s_%s(v%u)", sfx((loom_dtype_t)k->g->nodes[a].dtype), s,
+                            pos(k, a, j));
+            break;
+        case IR_OP_WHERE:
+            base_str_printf(o, "lm_where_%s(v%u, v%u, v%u)", s, pos(k, a, j), pos(k, b, j),
+                            pos(k, c, j));
+            break;
+        default: {
+            loom_dtype_t d = (loom_dtype_t)k->g->nodes[a].dtype;
+            base_str_printf(o, "lm_%s_%s(v%u", ir_ops[n->op].name, sfx(d), pos(k, a, j));
+            if (ir_ops[n->op].arity > 1) base_str_printf(o, ", v%u", pos(k, b, j));
+            base_str_cat(o, ")");
+        }
+        }
+        base_str_cat(o, ";\n");
+    }
+}
+
+static void emit_coords(const cg_kernel_t *k, base_str_t *o) {
+    base_str_cat(o, "        LM_I r = i;\n");
+    for (int ax = k->ndim - 1; ax > 0; ax--)
+        base_str_printf(o, "        const LM_I c%d = r %% e%d; r /= e%d;\n", ax, ax, ax);
+    if (k->ndim > 0) base_str_cat(o, "        const LM_I c0 = r;\n");
+}
+
+static void emit_stores(const cg_kernel_t *k, base_str_t *o, const char *ind, bool vec) {
+    for (uint32_t i = 0; i < k->n_outs; i++) {
+        uint32_t j = pos(k, k->outs[i], k->n_nodes);
+        if (vec)
+            base_str_printf(o, "%so%u.v[e] = v%u;\n", ind, i, j);
+        else
+            base_str_printf(o, "%sout%u[i] = v%u;\n", ind, i, j);
+    }
+}
+
+static const char *word_helpers =
+    "static __device__ __forceinline__ lm_b lm_word_b(unsigned long long w) { return (lm_b)(w & 1); }\n"
+    "static __device__ __forceinline__ lm_i8 lm_word_i8(unsigned long long w) { return (lm_i8)w; }\n"
+    "static __device__ __forceinline__ lm_i16 lm_word_i16(unsigned long long w) { return (lm_i16)w; }\n"
+    "static __device__ __forceinline__ lm_i32 lm_word_i32(unsigned long long w) { return (lm_i32)w; }\n"
+    "static __device__ __forceinline__ lm_i64 lm_word_i64(unsigned long long w) { return (lm_i64)w; }\n"
+    "static __device__ __forceinline__ lm_u8 lm_word_u8(unsigned long long w) { return (lm_u8)w; }\n"
+    "static __device__ __forceinline__ lm_u16 lm_word_u16(unsigned long long w) { return (lm_u16)w; }\n"
+    "static __device__ __forceinline__ lm_u32 lm_word_u32(unsigned long long w) { return (lm_u32)w; }\n"
+    "static __device__ __forceinline__ lm_u64 lm_word_u64(unsigned long long w) { return (lm_u64)w; }\n"
+    "static __device__ __forceinline__ lm_f16 lm_word_f16(unsigned long long w) { return (lm_f16)w; }\n"
+    "static __device__ __forceinline__ lm_bf16 lm_word_bf16(unsigned long long w) { return (lm_bf16)w; }\n"
+    "static __device__ __forceinline__ lm_f32 lm_word_f32(unsigned long long w) { return __uint_as_float((unsigned)w); }\n"
+    "static __device__ __forceinline__ lm_f64 lm_word_f64(unsigned long long w) { return __longlong_as_double((long long)w); }\n"
+    "template <typename T, int N> struct alignas(sizeof(T) * N) lm_vec { T v[N]; };\n";
+
+void cg_kernel_source(const cg_kernel_t *k, base_str_t *o, char *name) {
+    base_hash128_t key = cg_kernel_key(k);
+    snprintf(name, 40, "loom_ew_%016llx", (unsigned long long)key.lo);
+    base_str_cat(o, cg_prelude_src);
+    base_str_cat(o, "\n/* ---- generated by loom ---- */\n");
+    base_str_cat(o, word_helpers);
+    base_str_printf(o, "typedef %s LM_I;\n", k->idx64 ? "long long" : "int");
+    base_str_printf(o, "struct lm_params_%s { unsigned long long w[%u]; };\n", name,
+                    cg_kernel_n_params(k));
+    base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n",
+                    BLOCK, name, name);
+    emit_params(k, o);
+    base_str_cat(o, "    const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;\n");
+    base_str_cat(o, "    const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;\n");
+    if (k->flat && k->vec > 1) {
+        int v = k->vec;
+        base_str_printf(o, "    const LM_I nv = n / %d;\n", v);
+        base_str_cat(o, "    for (LM_I t = tid; t < nv; t += step) {\n");
+        base_str_printf(o, "        const LM_I i0 = t * %d;\n", v);
+        for (uint32_t j = 0; j < k->n_nodes; j++) {
+            const ir_node_t *n = node(k, j);
+            if (n->op == IR_OP_INPUT && k->layout[j] == CG_FULL)
+                base_str_printf(o, "        const lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + i0);\n",
+                                ty(n), v, j, ty(n), v, j);
+        }
+        for (uint32_t i = 0; i < k->n_outs; i++)
+            base_str_printf(o, "        lm_vec<%s, %d> o%u;\n", ty(&k->g->nodes[k->outs[i]]), v, i);
+        base_str_printf(o, "#pragma unroll\n        for (int e = 0; e < %d; e++) {\n", v);
+        base_str_cat(o, "            const LM_I i = i0 + e;\n            (void)i;\n");
+        emit_body(k, o, "            ", true);
+        emit_stores(k, o, "            ", true);
+        base_str_cat(o, "        }\n");
+        for (uint32_t i = 0; i < k->n_outs; i++)
+            base_str_printf(o, "        *(lm_vec<%s, %d> *)(out%u + i0) = o%u;\n",
+                            ty(&k->g->nodes[k->outs[i]]), v, i, i);
+        base_str_cat(o, "    }\n");
+        base_str_printf(o, "    for (LM_I i = nv * %d + tid; i < n; i += step) {\n", v);
+    } else {
+        base_str_cat(o, "    for (LM_I i = tid; i < n; i += step) {\n");
+        if (!k->flat) emit_coords(k, o);
+    }
+    emit_body(k, o, "        ", false);
+    emit_stores(k, o, "        ", false);
+    base_str_cat(o, "    }\n}\n");
+}

@@ -1,0 +1,302 @@
+/* test_elementwise — the CUDA device against the CPU reference device: every op × every dtype,
+ * broadcasting and strided operands, sizes around powers of two (k up to 31, plus an array over
+ * 2^31 elements), multi-output kernels, 0-size and 0-d arrays, random streams bit for bit,
+ * kernel-cache hits for loops with changing scalars, and pool reuse. Exit 77 without a GPU. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/check.h"
+
+static loom_ctx_t *gpu, *cpu;
+
+static const loom_dtype_t all_dtypes[] = {
+    LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64,
+    LOOM_DTYPE_U8,   LOOM_DTYPE_U16, LOOM_DTYPE_U32, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
+    LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+#define N_DTYPES ((int)(sizeof all_dtypes / sizeof all_dtypes[0]))
+
+/* Deterministic test values of dtype d: edge values first, then a spread. */
+static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed) {
+    static const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-5, 100.0, -7.0,
+                                   INFINITY, -INFINITY, NAN, 65504.0, 1e30, -1e-30};
+    uint32_t s = seed * 2654435761u + 1;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        if (check_is_float(d)) {
+            double v = i < 16 ? edges[i] : ((double)(s >> 8) / 16777216.0 - 0.5) * 20.0;
+            loom_array_t *t = loom_full(cpu, d, 0, NULL, v);
+            uint64_t b = 0;
+            check_read_bits(cpu, t, &b, 1);
+            bits[i] = b;
+        } else if (d == LOOM_DTYPE_BOOL) {
+            bits[i] = (s >> 16) & 1;
+        } else {
+            size_t sz = loom_dtype_size(d);
+            uint64_t v = ((uint64_t)s << 32) ^ (s * 2246822519u);
+            if (i < 4) v = (uint64_t[]){0, 1, UINT64_MAX, (uint64_t)1 << (sz * 8 - 1)}[i];
+            else if (i % 3 == 0) v = (uint64_t)((int64_t)(s % 17) - 8);
+            bits[i] = sz == 8 ? v : v & ((UINT64_C(1) << (sz * 8)) - 1);
+        }
+    }
+}
+
+static int tolerance(loom_dtype_t d) {
+    /* CUDA's and glibc's float functions differ by a few ulps; 16-bit results computed in
+     * float32 may then round to neighbouring values. Arithmetic is exact on both. */
+    switch (d) {
+    case LOOM_DTYPE_F16:
+    case LOOM_DTYPE_BF16: return 1;
+    case LOOM_DTYPE_F32: return 4;
+    case LOOM_DTYPE_F64: return 4;
+    default: return 0;
+    }
+}
+
+/* Reads a from both contexts and compares element by element. */
+static void compare(loom_array_t *g, loom_array_t *c, const char *what) {
+    assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
+    if (loom_array_is_nil(c)) {
+        assert_int_equal(loom_ctx_status(gpu), loom_ctx_status(cpu));
+        loom_ctx_clear_error(gpu);
+        loom_ctx_clear_error(cpu);
+        return;
+    }
+    loom_dtype_t d = loom_array_dtype(c);
+    assert_int_equal(loom_array_dtype(g), d);
+    int64_t n = loom_array_size(c);
+    uint64_t *eg = calloc((size_t)n + 1, 8), *ec = calloc((size_t)n + 1, 8);
+    assert_int_equal(check_read_bits(gpu, g, eg, n), LOOM_STATUS_OK);
+    assert_int_equal(check_read_bits(cpu, c, ec, n), LOOM_STATUS_OK);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!check_bits_match(d, ec[i], eg[i], tolerance(d)) && bad++ < 3) {
+            char a[64], b[64];
+            check_format_bits(d, ec[i], a, sizeof a);
+            check_format_bits(d, eg[i], b, sizeof b);
+            print_error("%s %s [%lld]: cpu %s gpu %s\n", what, loom_dtype_name(d), (long long)i, a, b);
+        }
+    free(eg);
+    free(ec);
+    assert_int_equal(bad, 0);
+}
+
+static void test_unary_all_dtypes(void **state) {
+    (void)state;
+    const int64_t n = 1027;
+    uint64_t *bits = calloc(n, 8);
+    for (int op = 0; op < check_n_unary; op++)
+        for (int t = 0; t < N_DTYPES; t++) {
+            loom_dtype_t d = all_dtypes[t];
+            fill(d, bits, n, (uint32_t)(op * 31 + t));
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *g = check_unary_fns[op](gpu, check_from_bits(gpu, d, 1, &n, bits, n));
+            loom_array_t *c = check_unary_fns[op](cpu, check_from_bits(cpu, d, 1, &n, bits, n));
+            compare(g, c, check_unary_names[op]);
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+    free(bits);
+}
+
+static void test_binary_all_dtypes(void **state) {
+    (void)state;
+    const int64_t n = 515;
+    uint64_t *a = calloc(n, 8), *b = calloc(n, 8);
+    for (int op = 0; op < check_n_binary; op++)
+        for (int t = 0; t < N_DTYPES; t++) {
+            loom_dtype_t d = all_dtypes[t];
+            fill(d, a, n, (uint32_t)op);
+            fill(d, b, n, (uint32_t)op + 7);
+            if (!strcmp(check_binary_names[op], "power") && !check_is_float(d))
+                for (int64_t i = 0; i < n; i++) b[i] &= 7; /* NumPy raises on negative powers */
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *g = check_binary_fns[op](gpu, check_from_bits(gpu, d, 1, &n, a, n),
+                                                   check_from_bits(gpu, d, 1, &n, b, n));
+            loom_array_t *c = check_binary_fns[op](cpu, check_from_bits(cpu, d, 1, &n, a, n),
+                                                   check_from_bits(cpu, d, 1, &n, b, n));
+            compare(g, c, check_binary_names[op]);
+            /* and with a weak scalar on the right (a kernel parameter) */
+            g = check_binary_f_fns[op](gpu, check_from_bits(gpu, d, 1, &n, a, n), 3.0);
+            c = check_binary_f_fns[op](cpu, check_from_bits(cpu, d, 1, &n, a, n), 3.0);
+            compare(g, c, check_binary_names[op]);
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+    free(a);
+    free(b);
+}
+
+/* Mixed dtypes, casts, where: one fused kernel each, against the reference. */
+static void test_mixed_and_where(void **state) {
+    (void)state;
+    const int64_t n = 4099;
+    uint64_t *a = calloc(n, 8), *b = calloc(n, 8);
+    for (int s = 0; s < N_DTYPES; s++)
+        for (int t = 0; t < N_DTYPES; t++) {
+            loom_dtype_t da = all_dtypes[s], db = all_dtypes[t];
+            fill(da, a, n, 3);
+            fill(db, b, n, 5);
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *xg = check_from_bits(gpu, da, 1, &n, a, n), *yg = check_from_bits(gpu, db, 1, &n, b, n);
+            loom_array_t *xc = check_from_bits(cpu, da, 1, &n, a, n), *yc = check_from_bits(cpu, db, 1, &n, b, n);
+            compare(loom_multiply(gpu, xg, yg), loom_multiply(cpu, xc, yc), "multiply mixed");
+            compare(loom_astype(gpu, xg, db), loom_astype(cpu, xc, db), "astype");
+            compare(loom_where(gpu, loom_greater(gpu, xg, yg), xg, yg),
+                    loom_where(cpu, loom_greater(cpu, xc, yc), xc, yc), "where");
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+    free(a);
+    free(b);
+}
+
+/* Broadcasting and reuse of realised (device-resident) inputs read through strides. */
+static void test_broadcast_shapes(void **state) {
+    (void)state;
+    static const int64_t shapes[][2][3] = {
+        {{5, 1, 0}, {1, 7, 0}}, {{300, 1, 0}, {300, 0, 0}}, {{1, 0, 0}, {33, 65, 0}},
+        {{0, 0, 0}, {4, 0, 0}}, {{2, 3, 4}, {3, 1, 0}},  {{1, 1, 1}, {7, 1, 9}}};
+    static const int nd[][2] = {{2, 2}, {2, 1}, {1, 2}, {0, 1}, {3, 2}, {3, 3}};
+    for (size_t c = 0; c < sizeof nd / sizeof nd[0]; c++) {
+        int64_t na = 1, nb = 1;
+        for (int i = 0; i < nd[c][0]; i++) na *= shapes[c][0][i];
+        for (int i = 0; i < nd[c][1]; i++) nb *= shapes[c][1][i];
+        uint64_t *a = calloc((size_t)na + 1, 8), *b = calloc((size_t)nb + 1, 8);
+        fill(LOOM_DTYPE_F32, a, na, 1);
+        fill(LOOM_DTYPE_F32, b, nb, 2);
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg = check_from_bits(gpu, LOOM_DTYPE_F32, nd[c][0], shapes[c][0], a, na);
+        loom_array_t *yg = check_from_bits(gpu, LOOM_DTYPE_F32, nd[c][1], shapes[c][1], b, nb);
+        loom_array_t *xc = check_from_bits(cpu, LOOM_DTYPE_F32, nd[c][0], shapes[c][0], a, na);
+        loom_array_t *yc = check_from_bits(cpu, LOOM_DTYPE_F32, nd[c][1], shapes[c][1], b, nb);
+        loom_array_t *g = loom_multiply(gpu, loom_exp(gpu, loom_add(gpu, xg, yg)), xg);
+        loom_array_t *cc = loom_multiply(cpu, loom_exp(cpu, loom_add(cpu, xc, yc)), xc);
+        compare(g, cc, "exp(a+b)*a");
+        /* the realised inputs now live on the device: use them again */
+        compare(loom_subtract(gpu, g, yg), loom_subtract(cpu, cc, yc), "reuse");
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+        free(a);
+        free(b);
+    }
+}
+
+/* Sizes 2^k-1, 2^k, 2^k+1 against the reference (k <= 22), then by closed form up to 2^31+1. */
+static void test_sizes(void **state) {
+    (void)state;
+    for (int k = 0; k <= 22; k += (k < 12 ? 1 : 5)) {
+        for (int64_t dn = -1; dn <= 1; dn++) {
+            int64_t n = ((int64_t)1 << k) + dn;
+            if (n < 0) continue;
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *g = loom_random_uniform(gpu, 42, LOOM_DTYPE_F32, 1, &n, -3, 3);
+            loom_array_t *c = loom_random_uniform(cpu, 42, LOOM_DTYPE_F32, 1, &n, -3, 3);
+            compare(g, c, "random_uniform");
+            compare(loom_sqrt(gpu, loom_add(gpu, loom_square(gpu, g), loom_multiply_f(gpu, g, 0.5))),
+                    loom_sqrt(cpu, loom_add(cpu, loom_square(cpu, c), loom_multiply_f(cpu, c, 0.5))), "chain");
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+    }
+    static const int big[] = {25, 28, 31};
+    for (size_t b = 0; b < sizeof big / sizeof big[0]; b++)
+        for (int64_t dn = -1; dn <= 1; dn++) {
+            int64_t n = ((int64_t)1 << big[b]) + dn + (big[b] == 31 ? 4 : 0); /* 2^31+3..+5 */
+            loom_scope_begin(gpu);
+            loom_array_t *x = loom_full(gpu, LOOM_DTYPE_U8, 1, &n, 3);
+            loom_array_t *y = loom_add_i(gpu, loom_multiply_i(gpu, x, 2), 1); /* 7 everywhere */
+            uint8_t *h = malloc((size_t)n);
+            assert_non_null(h);
+            assert_int_equal(loom_read(gpu, y, h, (size_t)n), LOOM_STATUS_OK);
+            int64_t bad = 0;
+            for (int64_t i = 0; i < n; i++) bad += h[i] != 7;
+            assert_int_equal(bad, 0);
+            free(h);
+            loom_scope_end(gpu);
+        }
+}
+
+/* Two outputs of one space share one kernel; a second eval of the same graph compiles nothing. */
+static void test_multi_output_and_cache(void **state) {
+    (void)state;
+    const int64_t n = 100003;
+    loom_stats_t s0, s1, s2;
+    loom_ctx_stats(gpu, &s0);
+    loom_scope_begin(gpu);
+    loom_array_t *x = loom_random_normal(gpu, 7, LOOM_DTYPE_F32, 1, &n, 0, 1);
+    loom_array_t *t = loom_tanh(gpu, x);
+    loom_array_t *outs[2] = {loom_multiply_f(gpu, t, 2.0), loom_add_f(gpu, t, 1.0)};
+    assert_int_equal(loom_eval(gpu, 2, outs), LOOM_STATUS_OK);
+    loom_ctx_stats(gpu, &s1);
+    assert_int_equal(s1.kernels_launched - s0.kernels_launched, 1);
+    /* a loop with a changing scalar: b = b + 0.02 compiles once */
+    loom_array_t *b = loom_zeros(gpu, LOOM_DTYPE_F32, 1, &n);
+    for (int i = 0; i < 50; i++) {
+        loom_array_t *nb = loom_add_f(gpu, b, 0.02 * (i % 3 + 1));
+        assert_int_equal(loom_eval(gpu, 1, &nb), LOOM_STATUS_OK);
+        b = nb;
+    }
+    loom_ctx_stats(gpu, &s2);
+    assert_true(s2.kernel_compiles - s1.kernel_compiles <= 2); /* zeros+add, then add */
+    assert_true(s2.kernel_mem_hits - s1.kernel_mem_hits >= 48);
+    float *all = malloc(n * sizeof *all);
+    assert_int_equal(loom_read(gpu, b, all, n * sizeof *all), LOOM_STATUS_OK);
+    float expect = 0;
+    for (int i = 0; i < 50; i++) expect += (float)(0.02 * (i % 3 + 1)); /* same float32 steps */
+    assert_true(all[0] == expect && all[n - 1] == expect);
+    free(all);
+    loom_scope_end(gpu);
+    /* pool: intermediates were returned and reused, nothing outstanding */
+    loom_stats_t s3;
+    loom_ctx_stats(gpu, &s3);
+    assert_int_equal(s3.pool_bytes_in_use, s0.pool_bytes_in_use);
+    assert_true(s3.pool_bytes_held >= s3.pool_bytes_in_use);
+}
+
+static void test_zero_size_and_zero_d(void **state) {
+    (void)state;
+    int64_t z = 0;
+    loom_scope_begin(gpu);
+    loom_array_t *e = loom_add_f(gpu, loom_zeros(gpu, LOOM_DTYPE_F32, 1, &z), 1.0);
+    assert_int_equal(loom_eval(gpu, 1, &e), LOOM_STATUS_OK);
+    assert_int_equal(loom_array_size(e), 0);
+    loom_array_t *s = loom_multiply(gpu, loom_full(gpu, LOOM_DTYPE_F64, 0, NULL, 1.5),
+                                    loom_weak_float(gpu, 4.0));
+    double v = 0;
+    assert_int_equal(loom_read(gpu, s, &v, sizeof v), LOOM_STATUS_OK);
+    assert_true(v == 6.0);
+    loom_scope_end(gpu);
+}
+
+int main(void) {
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    if (loom_ctx_create(&o, &gpu) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s (skipped)\n", loom_last_create_message());
+        return 77;
+    }
+    o.device = LOOM_DEVICE_CPU;
+    if (loom_ctx_create(&o, &cpu) != LOOM_STATUS_OK) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unary_all_dtypes),   cmocka_unit_test(test_binary_all_dtypes),
+        cmocka_unit_test(test_mixed_and_where),    cmocka_unit_test(test_broadcast_shapes),
+        cmocka_unit_test(test_sizes),              cmocka_unit_test(test_multi_output_and_cache),
+        cmocka_unit_test(test_zero_size_and_zero_d),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    loom_ctx_destroy(gpu);
+    loom_ctx_destroy(cpu);
+    return rc;
+}
