@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh
 cuda_root=${CUDA_ROOT:-/usr/local/cuda}
-[ -d build ] || meson setup build -Dbuildtype=release -Dcuda_path="$cuda_root" >/dev/null
+[ -d build ] || meson setup build -Dbuildtype=release -Dcudatoolkit="$cuda_root" >/dev/null
 meson compile -C build >/dev/null
 build/examples/hypot "$@"

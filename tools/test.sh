@@ -10,7 +10,7 @@ passed=0; failed=0
 run_suite() { # build-dir, meson options...
   local dir=$1; shift
   if [ ! -d "$dir" ]; then
-    meson setup "$dir" -Dcuda_path="$cuda_root" -Dwerror="$werror" "$@" >"$dir.setup.log" 2>&1 ||
+    meson setup "$dir" -Dcudatoolkit="$cuda_root" -Dwerror="$werror" "$@" >"$dir.setup.log" 2>&1 ||
       { cat "$dir.setup.log"; failed=$((failed + 1)); return; }
   fi
   if ! meson compile -C "$dir" >"$dir.compile.log" 2>&1; then

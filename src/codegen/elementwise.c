@@ -18,10 +18,6 @@ static uint32_t pos(const cg_kernel_t *k, uint32_t ir, uint32_t below) {
     return 0;
 }
 
-static bool needs_index(const ir_node_t *n) {
-    return ir_ops[n->op].kind == IR_KIND_LEAF && n->op != IR_OP_CONST;
-}
-
 base_hash128_t cg_kernel_key(const cg_kernel_t *k) {
     uint32_t words[4 + 6 * 256];
     uint32_t n = 0;

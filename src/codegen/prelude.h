@@ -610,8 +610,22 @@ LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
     LM_FN LM__RET_##o(T) lm_##n##_##s(LM__PARAMS_##ar(T)) { LM__OP_##n(C, s, T, W, N) }
 #define LM__DEF_H(n, ar, o, C, s, T, W, N)                                                     \
     LM_FN LM__RET_##o(T) lm_##n##_##s(LM__PARAMS_##ar(T)) {                                   \
-        LM__HRET_##o(s, lm_##n##_f32(LM__ARGS_##ar(s)))                                        \
+        LM__CAT(LM__HBODY_, LM__FIRST_ON_EQ(n##_##s))(n, ar, o, s)                             \
     }
+#define LM__HBODY_0(n, ar, o, s) LM__HRET_##o(s, lm_##n##_f32(LM__ARGS_##ar(s)))
+/* NumPy's float16 maximum/minimum return the first operand when the operands compare equal
+ * (maximum(+0, -0) is +0, maximum(-0, +0) is -0); its float32/64 vector loops the second. */
+#define LM__HBODY_1(n, ar, o, s)                                                               \
+    lm_f32 fa = lm_##s##_to_f32(a), fb = lm_##s##_to_f32(b);                                  \
+    if (fa == fb) return a;                                                                    \
+    LM__HRET_##o(s, lm_##n##_f32(fa, fb))
+#define LM__PROBE_maximum_f16 ~, 1
+#define LM__PROBE_minimum_f16 ~, 1
+#define LM__SECOND_(a, b, ...) b
+#define LM__SECOND(...) LM__SECOND_(__VA_ARGS__)
+#define LM__FIRST_ON_EQ(ns) LM__SECOND(LM__PROBE_##ns, 0, ~)
+#define LM__CAT_(a, b) a##b
+#define LM__CAT(a, b) LM__CAT_(a, b)
 #define LM__GEN_OP(E, n, ar, loops, o) LM_LOOPS_##loops(LM__DEF, E, n, ar, o)
 LM_ELEM_OPS(LM__GEN_OP)
 

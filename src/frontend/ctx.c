@@ -7,7 +7,7 @@
 
 #include "fe.h"
 
-static _Thread_local char create_message[512];
+static _Thread_local char create_message[1100];
 
 LOOM_API const char *loom_last_create_message(void) { return create_message; }
 

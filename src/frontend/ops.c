@@ -180,11 +180,17 @@ static bool args_ok(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const 
 static bool bool_refused(loom_ctx_t *ctx, ir_op_t op, int loop, int n, loom_array_t **ops) {
     bool all_bool = true;
     for (int i = 0; i < n; i++) all_bool = all_bool && ops[i]->dtype == LOOM_DTYPE_BOOL;
-    if (!all_bool || loop == LOOM_DTYPE_BOOL || (op != IR_OP_NEGATIVE && op != IR_OP_SUBTRACT))
+    if (!all_bool || loop == LOOM_DTYPE_BOOL) return false;
+    if (op == IR_OP_NEGATIVE || op == IR_OP_SUBTRACT)
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "%s: not supported for the input dtype bool (the boolean `-` operator); use %s",
+                 ir_ops[op].name, op == IR_OP_NEGATIVE ? "logical_not" : "logical_xor");
+    else if (op == IR_OP_POSITIVE || op == IR_OP_SIGN)
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "%s: ufunc '%s' not supported for the input dtype bool", ir_ops[op].name,
+                 ir_ops[op].name);
+    else
         return false;
-    fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-             "%s: not supported for the input dtype bool (the boolean `-` operator); use %s",
-             ir_ops[op].name, op == IR_OP_NEGATIVE ? "logical_not" : "logical_xor");
     return true;
 }
 
@@ -217,11 +223,6 @@ static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) 
         loom_dtype_t d = (loom_dtype_t)ops[i]->dtype;
         if (is_weak(ops[i])) {
             if (weak_rank(ops[i]) <= strong_rank) continue; /* yields to the strong operands */
-            if (ops[i]->weak_kind == FE_WEAK_UINT && strong_rank >= 0) {
-                fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %llu out of bounds for int64",
-                         fn, (unsigned long long)ops[i]->weak.u);
-                return -1;
-            }
         }
         part[np++] = d;
         all_intlike = all_intlike && !ir_is_float(d);
@@ -260,8 +261,19 @@ static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_
     int loop = resolve_loop(ctx, op, n, ops);
     if (loop < 0 || bool_refused(ctx, op, loop, n, ops)) return &ctx->nil;
     bool truthy[3] = {false, false, false}; /* weak ints used only for their truth value */
+    bool any_strong = false;
+    for (int i = 0; i < n; i++) any_strong = any_strong || !is_weak(ops[i]);
     for (int i = 0; i < n; i++) {
         loom_array_t *w = ops[i];
+        /* A Python int above int64 next to an array becomes int64 first (and fails) unless
+         * the op computes in floats; logical ops always take that path. */
+        if (is_weak(w) && w->weak_kind == FE_WEAK_UINT && any_strong &&
+            (is_logical(op) || (!ir_is_float((loom_dtype_t)loop) &&
+                                (n == 1 || ops[1 - i]->dtype == LOOM_DTYPE_BOOL)))) {
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %llu out of bounds for int64",
+                     fn, (unsigned long long)w->weak.u);
+            return &ctx->nil;
+        }
         if (!is_weak(w) || (w->weak_kind != FE_WEAK_INT && w->weak_kind != FE_WEAK_UINT) ||
             !ir_is_int((loom_dtype_t)loop) || weak_int_fits(w, (loom_dtype_t)loop))
             continue;
