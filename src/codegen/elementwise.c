@@ -21,7 +21,7 @@ static uint32_t pos(const cg_kernel_t *k, uint32_t ir, uint32_t below) {
 base_hash128_t cg_kernel_key(const cg_kernel_t *k) {
     uint32_t words[4 + 6 * 256];
     uint32_t n = 0;
-    words[n++] = 0x6c6f6f6d; /* format of this generator; bump when the text changes */
+    words[n++] = 0x6c6f6f6e; /* format of this generator; bump when the text changes */
     words[n++] = (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
                  (uint32_t)k->idx64 << 13;
     words[n++] = k->n_nodes;
@@ -118,7 +118,7 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
 }
 
 void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, uint32_t *grid, uint32_t *block) {
-    int64_t work = k->flat ? k->size / k->vec : k->size;
+    int64_t work = (k->size + k->vec - 1) / k->vec;
     if (work < 1) work = 1;
     int64_t blocks = (work + BLOCK - 1) / BLOCK;
     int64_t cap = (int64_t)(sm_count > 0 ? sm_count : 132) * 8;
@@ -182,7 +182,8 @@ static void emit_params(const cg_kernel_t *k, base_str_t *o) {
     }
 }
 
-/* The index of node j's own element: i (FULL), 0 (SCALAR) or from the coordinates. */
+/* The index of node j's own element: i (FULL), 0 (SCALAR) or from the coordinates (in a
+ * vector step the innermost coordinate advances by e). */
 static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) {
     if (k->layout[j] == CG_FULL) {
         base_str_cat(o, "i");
@@ -190,7 +191,11 @@ static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) {
         base_str_cat(o, "0");
     } else {
         base_str_cat(o, "(");
-        for (int ax = 0; ax < k->ndim; ax++) base_str_printf(o, "%sc%d * t%u_%d", ax ? " + " : "", ax, j, ax);
+        for (int ax = 0; ax < k->ndim; ax++) {
+            bool inner = ax == k->ndim - 1 && k->vec > 1;
+            base_str_printf(o, "%s%sc%d%s * t%u_%d", ax ? " + " : "", inner ? "(" : "", ax,
+                            inner ? " + e)" : "", j, ax);
+        }
         base_str_cat(o, ")");
     }
 }
@@ -255,8 +260,8 @@ static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool
     }
 }
 
-static void emit_coords(const cg_kernel_t *k, base_str_t *o) {
-    base_str_cat(o, "        LM_I r = i;\n");
+static void emit_coords(const cg_kernel_t *k, base_str_t *o, const char *first) {
+    base_str_printf(o, "        LM_I r = %s;\n", first);
     for (int ax = k->ndim - 1; ax > 0; ax--)
         base_str_printf(o, "        const LM_I c%d = r %% e%d; r /= e%d;\n", ax, ax, ax);
     if (k->ndim > 0) base_str_cat(o, "        const LM_I c0 = r;\n");
@@ -302,16 +307,23 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *o, char *name) {
     emit_params(k, o);
     base_str_cat(o, "    const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;\n");
     base_str_cat(o, "    const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;\n");
-    if (k->flat && k->vec > 1) {
+    if (k->vec > 1) {
+        /* One body per step of vec elements: 16-byte loads and stores where the step is
+         * whole; a flat kernel's partial last step loads and stores element by element. */
         int v = k->vec;
-        base_str_printf(o, "    const LM_I nv = n / %d;\n", v);
+        base_str_printf(o, "    const LM_I nv = (n + %d) / %d;\n", v - 1, v);
         base_str_cat(o, "    for (LM_I t = tid; t < nv; t += step) {\n");
         base_str_printf(o, "        const LM_I i0 = t * %d;\n", v);
+        base_str_printf(o, "        const bool whole = i0 + %d <= n;\n", v);
+        if (!k->flat) emit_coords(k, o, "i0");
         for (uint32_t j = 0; j < k->n_nodes; j++) {
             const ir_node_t *n = node(k, j);
-            if (n->op == IR_OP_INPUT && k->layout[j] == CG_FULL)
-                base_str_printf(o, "        const lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + i0);\n",
-                                ty(n), v, j, ty(n), v, j);
+            if (n->op != IR_OP_INPUT || k->layout[j] != CG_FULL) continue;
+            base_str_printf(o, "        lm_vec<%s, %d> l%u;\n", ty(n), v, j);
+            base_str_printf(o, "        if (whole) l%u = *(const lm_vec<%s, %d> *)(in%u + i0);\n", j,
+                            ty(n), v, j);
+            base_str_printf(o, "        else for (int e = 0; e < %d; e++) l%u.v[e] = i0 + e < n ? in%u[i0 + e] : (%s)0;\n",
+                            v, j, j, ty(n));
         }
         for (uint32_t i = 0; i < k->n_outs; i++)
             base_str_printf(o, "        lm_vec<%s, %d> o%u;\n", ty(&k->g->nodes[k->outs[i]]), v, i);
@@ -320,15 +332,17 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *o, char *name) {
         emit_body(k, o, "            ", true);
         emit_stores(k, o, "            ", true);
         base_str_cat(o, "        }\n");
-        for (uint32_t i = 0; i < k->n_outs; i++)
-            base_str_printf(o, "        *(lm_vec<%s, %d> *)(out%u + i0) = o%u;\n",
-                            ty(&k->g->nodes[k->outs[i]]), v, i, i);
-        base_str_cat(o, "    }\n");
-        base_str_printf(o, "    for (LM_I i = nv * %d + tid; i < n; i += step) {\n", v);
-    } else {
-        base_str_cat(o, "    for (LM_I i = tid; i < n; i += step) {\n");
-        if (!k->flat) emit_coords(k, o);
+        for (uint32_t i = 0; i < k->n_outs; i++) {
+            const char *t = ty(&k->g->nodes[k->outs[i]]);
+            base_str_printf(o, "        if (whole) *(lm_vec<%s, %d> *)(out%u + i0) = o%u;\n", t, v, i, i);
+            base_str_printf(o, "        else for (int e = 0; e < %d; e++) if (i0 + e < n) out%u[i0 + e] = o%u.v[e];\n",
+                            v, i, i);
+        }
+        base_str_cat(o, "    }\n}\n");
+        return;
     }
+    base_str_cat(o, "    for (LM_I i = tid; i < n; i += step) {\n");
+    if (!k->flat) emit_coords(k, o, "i");
     emit_body(k, o, "        ", false);
     emit_stores(k, o, "        ", false);
     base_str_cat(o, "    }\n}\n");

@@ -128,10 +128,12 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
         if (sz > widest) widest = sz;
     }
     k->idx64 = big;
+    /* Vector width: 16 bytes of the widest element per thread step. Flat kernels handle a
+     * partial last step; strided ones need the innermost extent to be a multiple, so that a
+     * step never crosses a row and the output stores stay aligned. */
     k->vec = 1;
-    if (k->flat && aligned) {
-        int v = (int)(16 / widest);
-        k->vec = v > 8 ? 8 : v;
-    }
+    int v = (int)(16 / widest);
+    v = v > 8 ? 8 : v;
+    if (aligned && (k->flat || (nd > 0 && shape[nd - 1] % v == 0))) k->vec = v;
     return true;
 }

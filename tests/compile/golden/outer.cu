@@ -14,8 +14,8 @@ static __device__ __forceinline__ lm_f32 lm_word_f32(unsigned long long w) { ret
 static __device__ __forceinline__ lm_f64 lm_word_f64(unsigned long long w) { return __longlong_as_double((long long)w); }
 template <typename T, int N> struct alignas(sizeof(T) * N) lm_vec { T v[N]; };
 typedef int LM_I;
-struct lm_params_loom_ew_4c1deb5f73e7010f { unsigned long long w[13]; };
-extern "C" __global__ void __launch_bounds__(256) loom_ew_4c1deb5f73e7010f(const lm_params_loom_ew_4c1deb5f73e7010f P) {
+struct lm_params_loom_ew_df402b85d8524f7f { unsigned long long w[13]; };
+extern "C" __global__ void __launch_bounds__(256) loom_ew_df402b85d8524f7f(const lm_params_loom_ew_df402b85d8524f7f P) {
     const LM_I n = (LM_I)P.w[0];
     const LM_I e0 = (LM_I)P.w[1];
     const LM_I e1 = (LM_I)P.w[2];
@@ -31,17 +31,28 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_4c1deb5f73e7010f(const
     lm_f32 *__restrict__ out0 = (lm_f32 *)P.w[12];
     const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;
     const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;
-    for (LM_I i = tid; i < n; i += step) {
-        LM_I r = i;
+    const LM_I nv = (n + 3) / 4;
+    for (LM_I t = tid; t < nv; t += step) {
+        const LM_I i0 = t * 4;
+        const bool whole = i0 + 4 <= n;
+        LM_I r = i0;
         const LM_I c1 = r % e1; r /= e1;
         const LM_I c0 = r;
-        const lm_f32 v2 = lm_cast_b_f32((lm_b)(((lm_i64)i % q2_1) - ((lm_i64)i / q2_1) == q2_0));
-        const lm_f32 v3 = lm_add_f32(v2, v1);
-        const lm_f32 v4 = lm_random_uniform_f32(q4_0, (lm_i64)(c0 * t4_0 + c1 * t4_1), q4_1, q4_2);
-        const lm_f32 v5 = lm_add_f32(v4, v3);
-        const lm_f32 v6 = lm_exp_f32(v5);
-        const lm_b v7 = lm_less_f32(v4, v3);
-        const lm_f32 v8 = lm_where_f32(v7, v6, v0);
-        out0[i] = v8;
+        lm_vec<lm_f32, 4> o0;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const LM_I i = i0 + e;
+            (void)i;
+            const lm_f32 v2 = lm_cast_b_f32((lm_b)(((lm_i64)i % q2_1) - ((lm_i64)i / q2_1) == q2_0));
+            const lm_f32 v3 = lm_add_f32(v2, v1);
+            const lm_f32 v4 = lm_random_uniform_f32(q4_0, (lm_i64)(c0 * t4_0 + (c1 + e) * t4_1), q4_1, q4_2);
+            const lm_f32 v5 = lm_add_f32(v4, v3);
+            const lm_f32 v6 = lm_exp_f32(v5);
+            const lm_b v7 = lm_less_f32(v4, v3);
+            const lm_f32 v8 = lm_where_f32(v7, v6, v0);
+            o0.v[e] = v8;
+        }
+        if (whole) *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;
+        else for (int e = 0; e < 4; e++) if (i0 + e < n) out0[i0 + e] = o0.v[e];
     }
 }
