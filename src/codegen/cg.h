@@ -51,7 +51,19 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
 /* Launch shape: threads per block and blocks, for sm_count multiprocessors. */
 void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, uint32_t *grid, uint32_t *block);
 
-/* The prelude (op semantics shared with the CPU interpreter), embedded at build time. */
-extern const char cg_prelude_src[];
+/* The prelude (op semantics shared with the CPU interpreter) as NVRTC reads it, split at
+ * build time by shake.py into declarations emitted always and functions emitted on use. */
+typedef struct cg_prelude_fn {
+    const char *name;
+    uint32_t pos;               /* position in the prelude (definitions precede uses) */
+    uint32_t off, len;          /* its text in cg_prelude_text */
+    uint32_t dep_start, n_deps; /* positions of the prelude functions it calls */
+} cg_prelude_fn_t;
+extern const char cg_prelude_preamble[];
+extern const char cg_prelude_text[];
+extern const uint32_t cg_prelude_deps[];
+extern const cg_prelude_fn_t cg_prelude_fns[]; /* sorted by name */
+extern const uint32_t cg_prelude_by_pos[];     /* position -> index in cg_prelude_fns */
+extern const uint32_t cg_prelude_n_fns;
 
 #endif

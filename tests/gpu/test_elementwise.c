@@ -31,10 +31,13 @@ static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed) {
         s = s * 1664525u + 1013904223u;
         if (check_is_float(d)) {
             double v = i < 16 ? edges[i] : ((double)(s >> 8) / 16777216.0 - 0.5) * 20.0;
-            loom_array_t *t = loom_full(cpu, d, 0, NULL, v);
-            uint64_t b = 0;
-            check_read_bits(cpu, t, &b, 1);
-            bits[i] = b;
+            float f = (float)v;
+            uint32_t fb;
+            memcpy(&fb, &f, 4);
+            if (d == LOOM_DTYPE_F16) bits[i] = loom_f64_to_f16(v);
+            else if (d == LOOM_DTYPE_BF16) bits[i] = loom_f64_to_bf16(v);
+            else if (d == LOOM_DTYPE_F32) bits[i] = fb;
+            else memcpy(&bits[i], &v, 8);
         } else if (d == LOOM_DTYPE_BOOL) {
             bits[i] = (s >> 16) & 1;
         } else {
