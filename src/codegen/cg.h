@@ -12,7 +12,9 @@
 
 #include "../ir/ir.h"
 
-enum { CG_FULL, CG_SCALAR, CG_STRIDED };
+/* STRIDED_V: strided, but contiguous and aligned along the innermost axis, so that a vector
+ * step reads it with one 16-byte load. */
+enum { CG_FULL, CG_SCALAR, CG_STRIDED, CG_STRIDED_V };
 
 typedef struct cg_kernel {
     const ir_graph_t *g;
@@ -48,8 +50,12 @@ uint32_t cg_kernel_n_params(const cg_kernel_t *k);
 /* Fills the parameter words: extents, input and output addresses, strides, scalars. */
 void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const uint64_t *out_addr,
                       uint64_t *words);
-/* Launch shape: threads per block and blocks, for sm_count multiprocessors. */
-void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, uint32_t *grid, uint32_t *block);
+/* Threads per block of every elementwise kernel. */
+#define CG_BLOCK 256
+/* Launch shape: enough blocks for the work, at most one resident wave (sm_count ×
+ * blocks_per_sm; 0 = unknown, then 8 per multiprocessor), since the loops are grid-stride. */
+void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_sm, uint32_t *grid,
+                            uint32_t *block);
 
 /* The prelude (op semantics shared with the CPU interpreter) as NVRTC reads it, split at
  * build time by shake.py into declarations emitted always and functions emitted on use. */

@@ -9,7 +9,7 @@
 
 #include "cg.h"
 
-#define BLOCK 256
+#define BLOCK CG_BLOCK
 
 static const ir_node_t *node(const cg_kernel_t *k, uint32_t j) { return &k->g->nodes[k->nodes[j]]; }
 
@@ -54,7 +54,7 @@ uint32_t cg_kernel_n_params(const cg_kernel_t *k) {
     uint32_t w = 1 + (k->flat ? 0 : (uint32_t)k->ndim);
     for (uint32_t j = 0; j < k->n_nodes; j++) {
         const ir_node_t *n = node(k, j);
-        uint32_t strided = k->layout[j] == CG_STRIDED ? (uint32_t)k->ndim : 0;
+        uint32_t strided = k->layout[j] >= CG_STRIDED ? (uint32_t)k->ndim : 0;
         switch (n->op) {
         case IR_OP_INPUT: w += 1 + strided; break;
         case IR_OP_CONST: w += 1; break;
@@ -113,17 +113,18 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
             break;
         default: break;
         }
-        if (k->layout[j] == CG_STRIDED)
+        if (k->layout[j] >= CG_STRIDED)
             for (int ax = 0; ax < k->ndim; ax++) w[n++] = (uint64_t)k->strides[j][ax];
     }
     for (uint32_t i = 0; i < k->n_outs; i++) w[n++] = out_addr[i];
 }
 
-void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, uint32_t *grid, uint32_t *block) {
+void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_sm, uint32_t *grid,
+                            uint32_t *block) {
     int64_t work = (k->size + k->vec - 1) / k->vec;
     if (work < 1) work = 1;
     int64_t blocks = (work + BLOCK - 1) / BLOCK;
-    int64_t cap = (int64_t)(sm_count > 0 ? sm_count : 132) * 8;
+    int64_t cap = (int64_t)(sm_count > 0 ? sm_count : 132) * (blocks_per_sm > 0 ? blocks_per_sm : 8);
     *grid = (uint32_t)(blocks < cap ? blocks : cap);
     *block = BLOCK;
 }
@@ -174,7 +175,7 @@ static void emit_params(const cg_kernel_t *k, base_str_t *o) {
             break;
         default: break;
         }
-        if (k->layout[j] == CG_STRIDED)
+        if (k->layout[j] >= CG_STRIDED)
             for (int ax = 0; ax < k->ndim; ax++)
                 base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax, w++);
     }
@@ -186,7 +187,7 @@ static void emit_params(const cg_kernel_t *k, base_str_t *o) {
 
 /* The index of node j's own element: i (FULL), 0 (SCALAR) or from the coordinates (in a
  * vector step the innermost coordinate advances by e). */
-static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) {
+static void emit_index_e(const cg_kernel_t *k, uint32_t j, base_str_t *o, bool with_e) {
     if (k->layout[j] == CG_FULL) {
         base_str_cat(o, "i");
     } else if (k->layout[j] == CG_SCALAR) {
@@ -194,13 +195,15 @@ static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) {
     } else {
         base_str_cat(o, "(");
         for (int ax = 0; ax < k->ndim; ax++) {
-            bool inner = ax == k->ndim - 1 && k->vec > 1;
+            bool inner = ax == k->ndim - 1 && k->vec > 1 && with_e;
             base_str_printf(o, "%s%sc%d%s * t%u_%d", ax ? " + " : "", inner ? "(" : "", ax,
                             inner ? " + e)" : "", j, ax);
         }
         base_str_cat(o, ")");
     }
 }
+
+static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) { emit_index_e(k, j, o, true); }
 
 /* The body computing every node for element i; `vec` loads come from l<j>.v[e]. */
 static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool vec) {
@@ -212,7 +215,7 @@ static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool
         uint32_t a = n->src[0], b = n->src[1], c = n->src[2];
         switch (n->op) {
         case IR_OP_INPUT:
-            if (vec && k->layout[j] == CG_FULL) {
+            if (vec && (k->layout[j] == CG_FULL || k->layout[j] == CG_STRIDED_V)) {
                 base_str_printf(o, "l%u.v[e]", j);
             } else {
                 base_str_printf(o, "in%u[", j);
@@ -376,6 +379,13 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
         if (!k->flat) emit_coords(k, o, "i0");
         for (uint32_t j = 0; j < k->n_nodes; j++) {
             const ir_node_t *n = node(k, j);
+            if (n->op == IR_OP_INPUT && k->layout[j] == CG_STRIDED_V) { /* whole steps only */
+                base_str_printf(o, "        const lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + ",
+                                ty(n), v, j, ty(n), v, j);
+                emit_index_e(k, j, o, false);
+                base_str_cat(o, ");\n");
+                continue;
+            }
             if (n->op != IR_OP_INPUT || k->layout[j] != CG_FULL) continue;
             base_str_printf(o, "        lm_vec<%s, %d> l%u;\n", ty(n), v, j);
             base_str_printf(o, "        if (whole) l%u = *(const lm_vec<%s, %d> *)(in%u + i0);\n", j,

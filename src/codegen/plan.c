@@ -135,5 +135,16 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
     int v = (int)(16 / widest);
     v = v > 8 ? 8 : v;
     if (aligned && (k->flat || (nd > 0 && shape[nd - 1] % v == 0))) k->vec = v;
+    for (uint32_t j = 0; j < k->n_nodes && k->vec > 1 && !k->flat; j++) {
+        const ir_node_t *n = &g->nodes[k->nodes[j]];
+        if (n->op != IR_OP_INPUT || k->layout[j] != CG_STRIDED || k->strides[j][nd - 1] != 1)
+            continue;
+        bool ok = true;
+        for (int ax = 0; ax < nd - 1; ax++) ok = ok && k->strides[j][ax] % k->vec == 0;
+        uint64_t addr = input_addr ? input_addr[n->input] : 0;
+        addr += (uint64_t)(g->inputs[n->input].offset * (int64_t)ir_dtypes[n->dtype].size);
+        if (ok && addr % ((uint64_t)k->vec * ir_dtypes[n->dtype].size) == 0)
+            k->layout[j] = CG_STRIDED_V;
+    }
     return true;
 }

@@ -140,7 +140,8 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
         }
         cg_kernel_params(&k, in_addr, gaddr, words);
         uint32_t grid, block;
-        cg_kernel_launch_shape(&k, rt_device_sm_count(ctx->rt), &grid, &block);
+        cg_kernel_launch_shape(&k, rt_device_sm_count(ctx->rt),
+                               rt_kernel_blocks_per_sm(ctx->rt, kern, CG_BLOCK), &grid, &block);
         void *params[1] = {words};
         rt_launch(ctx->rt, kern, grid, block, params);
     }

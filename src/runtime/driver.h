@@ -49,6 +49,8 @@
       (float *ms, CUevent start, CUevent end))                                                 \
     X(ModuleLoadData, "cuModuleLoadData", NULL, (CUmodule * m, const void *image))             \
     X(ModuleUnload, "cuModuleUnload", NULL, (CUmodule m))                                      \
+    X(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",   \
+      NULL, (int *n, CUfunction fn, int block, size_t smem))                                   \
     X(ModuleGetFunction, "cuModuleGetFunction", NULL,                                          \
       (CUfunction * f, CUmodule m, const char *name))                                          \
     X(LaunchKernel, "cuLaunchKernel", NULL,                                                    \
@@ -188,6 +190,8 @@ struct rt_kernel {
     CUfunction fn;
     char *name;
     size_t binary_size;
+    uint32_t occ_block; /* block size occ_blocks was computed for (0: not yet) */
+    int occ_blocks;     /* resident blocks per multiprocessor at that block size */
 };
 
 #endif

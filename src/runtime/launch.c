@@ -25,3 +25,15 @@ loom_status_t rt_launch(rt_device_t *d, rt_kernel_t *k, uint32_t grid, uint32_t 
     const uint32_t g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
     return rt_launch_ex(d, k, g, b, 0, params);
 }
+
+int rt_kernel_blocks_per_sm(rt_device_t *d, rt_kernel_t *k, uint32_t block) {
+    if (!k || !k->fn || !d->drv.OccupancyMaxActiveBlocksPerMultiprocessor) return 0;
+    if (k->occ_block != block) {
+        int n = 0;
+        if (d->drv.OccupancyMaxActiveBlocksPerMultiprocessor(&n, k->fn, (int)block, 0) != CUDA_SUCCESS)
+            n = 0;
+        k->occ_block = block;
+        k->occ_blocks = n;
+    }
+    return k->occ_blocks;
+}

@@ -95,6 +95,9 @@ rt_kernel_t *rt_kernel_find(rt_device_t *d, base_hash128_t key);
  * extern "C" __global__ function in source. COMPILE_ERROR carries the NVRTC log. */
 loom_status_t rt_kernel_build(rt_device_t *d, base_hash128_t key, const char *name,
                               const char *source, rt_kernel_t **out);
+/* How many blocks of `block` threads of k fit on one multiprocessor at once (from the
+ * driver's occupancy calculator; computed once per kernel); 0 if unknown. */
+int rt_kernel_blocks_per_sm(rt_device_t *d, rt_kernel_t *k, uint32_t block);
 /* Launches on the device's stream; params as for cuLaunchKernel. */
 loom_status_t rt_launch(rt_device_t *d, rt_kernel_t *k, uint32_t grid, uint32_t block,
                         void **params);
