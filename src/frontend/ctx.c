@@ -168,6 +168,7 @@ LOOM_API void loom_ctx_destroy(loom_ctx_t *ctx) {
     }
     fe_node_free_all(ctx);
 #if LOOM_HAVE_CUDA
+    fe_plans_destroy(ctx);
     if (ctx->rt) rt_device_destroy(ctx->rt);
 #endif
     base_free(&ctx->al, ctx->scopes);

@@ -72,6 +72,7 @@ struct loom_ctx {
     bool disable_disk_cache;
 #if LOOM_HAVE_CUDA
     rt_device_t *rt;
+    struct fe_plans *plans; /* the dispatch fast path's schedules (cuda.c) */
 #endif
 };
 
@@ -101,6 +102,7 @@ void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape);
 #if LOOM_HAVE_CUDA
 /* ---- cuda.c: the CUDA device's eval ---- */
 loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results);
+void fe_plans_destroy(loom_ctx_t *ctx);
 #endif
 
 /* ---- eval.c ---- */

@@ -209,6 +209,31 @@ static void golden_case(const char *name, graph_fn fn) {
     free(b);
 }
 
+/* The dispatch fast path: the same structure with new scalars (and new leaf values) reuses
+ * the cached plan and kernels; a new structure or shape does not. */
+static void test_plan_cache(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = nvrtc_ctx(NULL);
+    loom_stats_t s0, s1, s2;
+    loom_ctx_stats(ctx, &s0);
+    for (int i = 0; i < 10; i++) {
+        loom_scope_begin(ctx);
+        eval_ok(ctx, g_hypot(ctx, 0.5 + i), "hypot");
+        loom_scope_end(ctx);
+    }
+    loom_ctx_stats(ctx, &s1);
+    assert_int_equal(s1.plan_misses - s0.plan_misses, 1);
+    assert_int_equal(s1.plan_hits - s0.plan_hits, 9);
+    assert_true(s1.kernel_compiles + s1.kernel_disk_hits - s0.kernel_compiles - s0.kernel_disk_hits == 1);
+    int64_t n = 100;
+    loom_scope_begin(ctx);
+    eval_ok(ctx, loom_add_f(ctx, loom_random_uniform(ctx, 1, LOOM_DTYPE_F32, 1, &n, 0, 1), 1), "small");
+    loom_scope_end(ctx);
+    loom_ctx_stats(ctx, &s2);
+    assert_int_equal(s2.plan_misses - s1.plan_misses, 1);
+    loom_ctx_destroy(ctx);
+}
+
 static void test_golden_hypot(void **s) { (void)s; golden_case("hypot", g_hypot); }
 static void test_golden_outer(void **s) { (void)s; golden_case("outer", g_outer); }
 static void test_golden_mixed(void **s) { (void)s; golden_case("mixed", g_mixed); }
@@ -219,7 +244,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_op_dtype_compiles), cmocka_unit_test(test_variants_compile),
         cmocka_unit_test(test_golden_hypot),            cmocka_unit_test(test_golden_outer),
-        cmocka_unit_test(test_golden_mixed),
+        cmocka_unit_test(test_golden_mixed),            cmocka_unit_test(test_plan_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
