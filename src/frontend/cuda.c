@@ -298,8 +298,11 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
         fe_plan_t *p = plan_find(ctx, key);
         if (p) {
             ctx->stats.plan_hits++;
+            base_log(&ctx->log, LOOM_LOG_DEBUG, "plan hit: %u kernels, %u IR nodes", p->n_kernels,
+                     g->n_nodes);
         } else {
             ctx->stats.plan_misses++;
+            base_log(&ctx->log, LOOM_LOG_INFO, "plan miss: scheduling %u IR nodes", g->n_nodes);
             p = plan_build(ctx, g, in_addr, key);
             if (p) plan_insert(ctx, p);
             p = plan_find(ctx, key);
