@@ -106,7 +106,7 @@ static bool lower(loom_ctx_t *ctx, ir_graph_t *g, int32_t n, loom_array_t *const
             }
             bool ready = true;
             if (!(a->flags & FE_REALISED))
-                for (int s = 0; s < ir_ops[a->op].arity; s++) {
+                for (int s = ir_ops[a->op].arity - 1; s >= 0; s--) { /* first operand first */
                     const loom_array_t *o = a->src[s];
                     if (m.keys[memo_slot(&m, o)]) continue;
                     ready = false;

@@ -14,16 +14,16 @@ static __device__ __forceinline__ lm_f32 lm_word_f32(unsigned long long w) { ret
 static __device__ __forceinline__ lm_f64 lm_word_f64(unsigned long long w) { return __longlong_as_double((long long)w); }
 template <typename T, int N> struct alignas(sizeof(T) * N) lm_vec { T v[N]; };
 typedef int LM_I;
-struct lm_params_loom_ew_25c945b05c5f24dd { unsigned long long w[9]; };
-extern "C" __global__ void __launch_bounds__(256) loom_ew_25c945b05c5f24dd(const lm_params_loom_ew_25c945b05c5f24dd P) {
+struct lm_params_loom_ew_fab4075b098ddda7 { unsigned long long w[9]; };
+extern "C" __global__ void __launch_bounds__(256) loom_ew_fab4075b098ddda7(const lm_params_loom_ew_fab4075b098ddda7 P) {
     const LM_I n = (LM_I)P.w[0];
-    const lm_f32 v0 = lm_word_f32(P.w[1]);
-    const lm_u64 q1_0 = P.w[2];
-    const double q1_1 = lm_word_f64(P.w[3]);
-    const double q1_2 = lm_word_f64(P.w[4]);
-    const lm_u64 q3_0 = P.w[5];
-    const double q3_1 = lm_word_f64(P.w[6]);
-    const double q3_2 = lm_word_f64(P.w[7]);
+    const lm_u64 q0_0 = P.w[1];
+    const double q0_1 = lm_word_f64(P.w[2]);
+    const double q0_2 = lm_word_f64(P.w[3]);
+    const lm_u64 q2_0 = P.w[4];
+    const double q2_1 = lm_word_f64(P.w[5]);
+    const double q2_2 = lm_word_f64(P.w[6]);
+    const lm_f32 v6 = lm_word_f32(P.w[7]);
     lm_f32 *__restrict__ out0 = (lm_f32 *)P.w[8];
     const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;
     const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;
@@ -36,13 +36,13 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_25c945b05c5f24dd(const
         for (int e = 0; e < 4; e++) {
             const LM_I i = i0 + e;
             (void)i;
-            const lm_f32 v1 = lm_random_normal_f32(q1_0, (lm_i64)i, q1_1, q1_2);
-            const lm_f32 v2 = lm_multiply_f32(v1, v1);
-            const lm_f32 v3 = lm_random_uniform_f32(q3_0, (lm_i64)i, q3_1, q3_2);
-            const lm_f32 v4 = lm_multiply_f32(v3, v3);
-            const lm_f32 v5 = lm_add_f32(v4, v2);
-            const lm_f32 v6 = lm_sqrt_f32(v5);
-            const lm_f32 v7 = lm_multiply_f32(v6, v0);
+            const lm_f32 v0 = lm_random_uniform_f32(q0_0, (lm_i64)i, q0_1, q0_2);
+            const lm_f32 v1 = lm_multiply_f32(v0, v0);
+            const lm_f32 v2 = lm_random_normal_f32(q2_0, (lm_i64)i, q2_1, q2_2);
+            const lm_f32 v3 = lm_multiply_f32(v2, v2);
+            const lm_f32 v4 = lm_add_f32(v1, v3);
+            const lm_f32 v5 = lm_sqrt_f32(v4);
+            const lm_f32 v7 = lm_multiply_f32(v5, v6);
             o0.v[e] = v7;
         }
         if (whole) *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;

@@ -14,20 +14,20 @@ static __device__ __forceinline__ lm_f32 lm_word_f32(unsigned long long w) { ret
 static __device__ __forceinline__ lm_f64 lm_word_f64(unsigned long long w) { return __longlong_as_double((long long)w); }
 template <typename T, int N> struct alignas(sizeof(T) * N) lm_vec { T v[N]; };
 typedef int LM_I;
-struct lm_params_loom_ew_df402b85d8524f7f { unsigned long long w[13]; };
-extern "C" __global__ void __launch_bounds__(256) loom_ew_df402b85d8524f7f(const lm_params_loom_ew_df402b85d8524f7f P) {
+struct lm_params_loom_ew_95354409888785bd { unsigned long long w[13]; };
+extern "C" __global__ void __launch_bounds__(256) loom_ew_95354409888785bd(const lm_params_loom_ew_95354409888785bd P) {
     const LM_I n = (LM_I)P.w[0];
     const LM_I e0 = (LM_I)P.w[1];
     const LM_I e1 = (LM_I)P.w[2];
-    const lm_f32 v0 = lm_word_f32(P.w[3]);
-    const lm_f32 v1 = lm_word_f32(P.w[4]);
-    const lm_i64 q2_0 = (lm_i64)P.w[5];
-    const lm_i64 q2_1 = (lm_i64)P.w[6];
-    const lm_u64 q4_0 = P.w[7];
-    const double q4_1 = lm_word_f64(P.w[8]);
-    const double q4_2 = lm_word_f64(P.w[9]);
-    const LM_I t4_0 = (LM_I)(lm_i64)P.w[10];
-    const LM_I t4_1 = (LM_I)(lm_i64)P.w[11];
+    const lm_u64 q0_0 = P.w[3];
+    const double q0_1 = lm_word_f64(P.w[4]);
+    const double q0_2 = lm_word_f64(P.w[5]);
+    const LM_I t0_0 = (LM_I)(lm_i64)P.w[6];
+    const LM_I t0_1 = (LM_I)(lm_i64)P.w[7];
+    const lm_i64 q1_0 = (lm_i64)P.w[8];
+    const lm_i64 q1_1 = (lm_i64)P.w[9];
+    const lm_f32 v2 = lm_word_f32(P.w[10]);
+    const lm_f32 v7 = lm_word_f32(P.w[11]);
     lm_f32 *__restrict__ out0 = (lm_f32 *)P.w[12];
     const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;
     const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;
@@ -43,13 +43,13 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_df402b85d8524f7f(const
         for (int e = 0; e < 4; e++) {
             const LM_I i = i0 + e;
             (void)i;
-            const lm_f32 v2 = lm_cast_b_f32((lm_b)(((lm_i64)i % q2_1) - ((lm_i64)i / q2_1) == q2_0));
-            const lm_f32 v3 = lm_add_f32(v2, v1);
-            const lm_f32 v4 = lm_random_uniform_f32(q4_0, (lm_i64)(c0 * t4_0 + (c1 + e) * t4_1), q4_1, q4_2);
-            const lm_f32 v5 = lm_add_f32(v4, v3);
+            const lm_f32 v0 = lm_random_uniform_f32(q0_0, (lm_i64)(c0 * t0_0 + (c1 + e) * t0_1), q0_1, q0_2);
+            const lm_f32 v1 = lm_cast_b_f32((lm_b)(((lm_i64)i % q1_1) - ((lm_i64)i / q1_1) == q1_0));
+            const lm_f32 v3 = lm_add_f32(v1, v2);
+            const lm_b v4 = lm_less_f32(v0, v3);
+            const lm_f32 v5 = lm_add_f32(v0, v3);
             const lm_f32 v6 = lm_exp_f32(v5);
-            const lm_b v7 = lm_less_f32(v4, v3);
-            const lm_f32 v8 = lm_where_f32(v7, v6, v0);
+            const lm_f32 v8 = lm_where_f32(v4, v6, v7);
             o0.v[e] = v8;
         }
         if (whole) *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;
