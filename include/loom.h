@@ -346,6 +346,50 @@ LOOM_API void loom_ctx_stats(const loom_ctx_t *ctx, loom_stats_t *out);
 /* Returns cached, unused device memory to the driver. */
 LOOM_API void loom_ctx_trim(loom_ctx_t *ctx);
 
+/* ---- Expressions, .npy files, facts (the loom command's library side) ----------------- */
+
+/* Evaluates a program in loom's expression language, a subset of Python/NumPy: statements
+ * separated by ';' or newlines, assignments `a = ...`, NumPy's operators (`-2**2 == -4`),
+ * numbers (Python ints and floats stay Python numbers, NEP 50 weak next to arrays), and calls
+ * with NumPy's names (`where(x > 0, x, 0.5 * x)`, `x.astype('float16')`, `zeros((2, 3))`).
+ * names[i] is bound to arrays[i] (borrowed). outs[k] receives the variable out_names[k], or
+ * the last statement's value where out_names (or its entry) is NULL; numbers become strong 0-d
+ * arrays. Results are lazy and belong to the current scope. On failure every outs[k] is nil and
+ * the status is returned: INVALID_ARGUMENT for syntax and unknown names (the message shows the
+ * line with a caret under the column and lists the bound names), NOT_AVAILABLE for NumPy
+ * constructs loom cannot evaluate yet, and the builders' own statuses (with the caret). */
+LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t n_names,
+                                  const char *const *names, loom_array_t *const *arrays,
+                                  int32_t n_outs, const char *const *out_names,
+                                  loom_array_t **outs);
+/* loom_parse for one result, the program's last value; nil on failure, like every builder. */
+LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,
+                                 const char *const *names, loom_array_t *const *arrays);
+
+/* Reads a .npy file (format 1.0, 2.0 or 3.0; either byte order; C or Fortran order) into a new
+ * array of the current scope. bfloat16 is read from descr '<V2' or '|V2'. A missing, corrupt or
+ * truncated file, or a dtype loom lacks, gives nil and an error naming the file and the fault. */
+LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path);
+/* Evaluates a and writes it to path as a .npy file (version 1.0, little-endian, C order;
+ * bfloat16 as descr '<V2', which NumPy reads as raw 2-byte voids: view them as
+ * ml_dtypes.bfloat16). Returns the status; IO_ERROR names the file (a partial file is removed). */
+LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const char *path);
+
+/* What a context runs on. Strings are static or owned by the context (valid while it lives). */
+typedef struct loom_info {
+    const char *version;       /* the library's LOOM_VERSION_STRING */
+    int cuda_built;            /* nonzero when built with NVRTC */
+    int nvrtc_version;         /* 1000 * major + 10 * minor (12080 = 12.8); 0 without CUDA */
+    int driver_version;        /* cuDriverGetVersion's value (same scheme); 0 without a driver */
+    loom_device_kind_t device; /* as loom_ctx_device */
+    const char *device_name;   /* as loom_ctx_device_name */
+    const char *arch;          /* "sm_90" on the cuda and nvrtc devices, "" on the CPU */
+    const char *cache_dir;     /* the kernel disk cache folder in use; "" if none */
+} loom_info_t;
+
+/* Fills *out (a NULL ctx gives the build's facts only). Never fails. */
+LOOM_API void loom_ctx_info(const loom_ctx_t *ctx, loom_info_t *out);
+
 #ifdef __cplusplus
 }
 #endif

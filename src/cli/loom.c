@@ -1,0 +1,549 @@
+/* loom — the command: NumPy expressions over .npy files (loom eval), what this machine and
+ * build offer (loom info), and the kernel cache (loom cache stats|clear). A thin shell over the
+ * public API: the expression language is loom_parse's, files are loom_npy_load/save's. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <loom.h>
+
+static const char usage_text[] =
+    "NAME\n"
+    "    loom - evaluate NumPy expressions with loom, inspect devices and the kernel cache\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    loom eval EXPR [NAME=FILE.npy ...] [-o FILE.npy | -o NAME=FILE.npy ...]\n"
+    "              [--device auto|cuda|cpu|nvrtc] [--dump DIR] [--dot FILE] [--stats]\n"
+    "              [--repeat N]\n"
+    "    loom info [--device auto|cuda|cpu|nvrtc]\n"
+    "    loom cache stats|clear\n"
+    "    loom --help | --version\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    loom eval evaluates EXPR, a program in a subset of Python/NumPy syntax, over arrays read\n"
+    "    from .npy files, so that NumPy can evaluate the same string and the results compared.\n"
+    "    Statements are separated by ';' or newlines; `a = ...` assigns. Operators: + - * / // %\n"
+    "    ** @, unary - + ~, comparisons, & | ^ << >>, parentheses. Numbers: ints, floats with\n"
+    "    exponents, True, False, inf, nan, pi, e (Python numbers: weak next to arrays, NEP 50).\n"
+    "    Calls use NumPy's names, with or without np.: every elementwise ufunc (sqrt, add,\n"
+    "    maximum, ...), where, clip, astype(x, 'float32') or x.astype('float32'), zeros, ones,\n"
+    "    full, arange, linspace, eye (dtype=...). Reductions, views, indexing and matmul parse but\n"
+    "    are refused with a message naming the issue that brings them.\n"
+    "\n"
+    "    Without -o, the last value is printed. -o FILE.npy writes the last value; -o NAME=FILE.npy\n"
+    "    writes the variable (or input) NAME. Every output is computed in one evaluation.\n"
+    "\n"
+    "OPTIONS\n"
+    "    NAME=FILE.npy   bind NAME to the array in FILE.npy (any loom dtype, either byte order,\n"
+    "                    C or Fortran order, format 1.0-3.0; bfloat16 as descr '<V2')\n"
+    "    -o [NAME=]FILE  write an output as .npy (bfloat16 as '<V2')\n"
+    "    --device D      auto (CUDA if present, else the CPU reference; default, or $LOOM_DEVICE),\n"
+    "                    cuda, cpu, or nvrtc (compile kernels only; computes no values)\n"
+    "    --dump DIR      write each kernel's .cu, compile log and the graph (text, DOT) to DIR\n"
+    "    --dot FILE      write the evaluated graph as Graphviz DOT to FILE\n"
+    "    --stats         print the context's counters (kernels, cache hits, copies) to stderr\n"
+    "    --repeat N      evaluate N times (new graph each time) and print timings to stderr\n"
+    "\n"
+    "    loom info prints the loom and NVRTC versions, the CUDA driver, the device, and the kernel\n"
+    "    cache folder and its size. loom cache stats counts the cache's entries; loom cache clear\n"
+    "    deletes them (only files named like cache entries).\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "    LOOM_DEVICE, LOOM_CACHE_DIR, LOOM_DUMP, LOOM_LOG=error|info|debug (see loom.h)\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 on success, 1 when loom reports an error (printed with its status), 2 on bad usage.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    loom eval 'sqrt(x**2 + y**2)' x=a.npy y=b.npy -o h.npy\n"
+    "    loom eval 'z = where(x > 0, x, 0.1 * x); w = z.astype(\"float16\")' x=a.npy -o w=w.npy\n"
+    "    loom eval '-2**2 + 7 // 2'\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "loom: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(loom --help for usage)\n");
+    return 2;
+}
+
+static int fail(loom_ctx_t *ctx) {
+    const char *msg = loom_ctx_message(ctx);
+    if (!strncmp(msg, "loom: ", 6)) msg += 6;
+    fprintf(stderr, "loom: error (%s): %s\n", loom_status_string(loom_ctx_status(ctx)), msg);
+    loom_ctx_destroy(ctx);
+    return 1;
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static bool parse_device(const char *s, loom_device_kind_t *out) {
+    if (!strcmp(s, "auto")) *out = LOOM_DEVICE_AUTO;
+    else if (!strcmp(s, "cpu")) *out = LOOM_DEVICE_CPU;
+    else if (!strcmp(s, "cuda")) *out = LOOM_DEVICE_CUDA;
+    else if (!strcmp(s, "nvrtc")) *out = LOOM_DEVICE_NVRTC;
+    else return false;
+    return true;
+}
+
+static loom_ctx_t *make_ctx(const loom_options_t *o) {
+    loom_ctx_t *ctx = NULL;
+    loom_status_t st = loom_ctx_create(o, &ctx);
+    if (st != LOOM_STATUS_OK) {
+        fprintf(stderr, "loom: cannot create a context (%s): %s\n", loom_status_string(st),
+                loom_last_create_message());
+        return NULL;
+    }
+    return ctx;
+}
+
+/* ---- Printing values ---- */
+
+static double elem_double(loom_dtype_t d, const unsigned char *p) {
+    uint16_t h;
+    switch (d) {
+    case LOOM_DTYPE_BOOL: return *p != 0;
+    case LOOM_DTYPE_I8: return *(const int8_t *)p;
+    case LOOM_DTYPE_U8: return *p;
+    case LOOM_DTYPE_F16: memcpy(&h, p, 2); return loom_f16_to_f32(h);
+    case LOOM_DTYPE_BF16: memcpy(&h, p, 2); return loom_bf16_to_f32(h);
+    case LOOM_DTYPE_F32: { float f; memcpy(&f, p, 4); return f; }
+    case LOOM_DTYPE_F64: { double f; memcpy(&f, p, 8); return f; }
+    default: return 0;
+    }
+}
+
+/* Whether text read back gives the same element (shortest round-trip output). */
+static bool same_elem(loom_dtype_t d, double v, double back) {
+    switch (d) {
+    case LOOM_DTYPE_F16: return loom_f64_to_f16(back) == loom_f64_to_f16(v);
+    case LOOM_DTYPE_BF16: return loom_f64_to_bf16(back) == loom_f64_to_bf16(v);
+    case LOOM_DTYPE_F32: return (float)back == (float)v;
+    default: return back == v;
+    }
+}
+
+static void print_elem(loom_dtype_t d, const unsigned char *p) {
+    char buf[64];
+    switch (d) {
+    case LOOM_DTYPE_BOOL: fputs(*p ? " True" : "False", stdout); return;
+    case LOOM_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); printf("%d", v); return; }
+    case LOOM_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); printf("%d", v); return; }
+    case LOOM_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); printf("%lld", (long long)v); return; }
+    case LOOM_DTYPE_U16: { uint16_t v; memcpy(&v, p, 2); printf("%u", v); return; }
+    case LOOM_DTYPE_U32: { uint32_t v; memcpy(&v, p, 4); printf("%u", v); return; }
+    case LOOM_DTYPE_U64: { uint64_t v; memcpy(&v, p, 8); printf("%llu", (unsigned long long)v); return; }
+    case LOOM_DTYPE_I8:
+    case LOOM_DTYPE_U8: printf("%g", elem_double(d, p)); return;
+    default: break;
+    }
+    double v = elem_double(d, p);
+    if (v != v) { fputs("nan", stdout); return; }
+    if (v == 1.0 / 0.0 || v == -1.0 / 0.0) { fputs(v > 0 ? "inf" : "-inf", stdout); return; }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (same_elem(d, v, strtod(buf, NULL))) break;
+    }
+    if (!strpbrk(buf, ".en")) strcat(buf, ".");
+    fputs(buf, stdout);
+}
+
+/* NumPy's str() layout; long axes of big arrays show 3 items at each end. */
+static void print_axis(loom_dtype_t d, const unsigned char *data, int32_t ndim,
+                       const int64_t *shape, int32_t ax, int64_t off, bool summarize) {
+    size_t esize = loom_dtype_size(d);
+    if (ax == ndim) {
+        print_elem(d, data + (size_t)off * esize);
+        return;
+    }
+    int64_t stride = 1;
+    for (int32_t i = ax + 1; i < ndim; i++) stride *= shape[i];
+    fputc('[', stdout);
+    for (int64_t i = 0; i < shape[ax]; i++) {
+        if (summarize && shape[ax] > 6 && i == 3) {
+            printf(ax + 1 == ndim ? " ..." : "\n%*s...", ax + 1, "");
+            i = shape[ax] - 3;
+        }
+        if (i) {
+            if (ax + 1 == ndim) fputc(' ', stdout);
+            else printf("%.*s%*s", ndim - ax - 1, "\n\n\n\n\n\n\n\n", ax + 1, "");
+        }
+        print_axis(d, data, ndim, shape, ax + 1, off + i * stride, summarize);
+    }
+    fputc(']', stdout);
+}
+
+static int print_array(loom_ctx_t *ctx, loom_array_t *a) {
+    loom_dtype_t d = loom_array_dtype(a);
+    int32_t nd = loom_array_ndim(a);
+    int64_t shape[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < nd; i++) shape[i] = loom_array_dim(a, i);
+    size_t n = loom_array_nbytes(a);
+    unsigned char *buf = malloc(n ? n : 1);
+    if (!buf) {
+        fprintf(stderr, "loom: out of memory\n");
+        return 1;
+    }
+    if (loom_read(ctx, a, buf, n) != LOOM_STATUS_OK) {
+        free(buf);
+        return -1;
+    }
+    printf("%s (", loom_dtype_name(d));
+    for (int32_t i = 0; i < nd; i++) printf(i ? ", %lld" : "%lld", (long long)shape[i]);
+    printf(nd == 1 ? ",)\n" : ")\n");
+    print_axis(d, buf, nd, shape, 0, 0, loom_array_size(a) > 1000);
+    fputc('\n', stdout);
+    free(buf);
+    return 0;
+}
+
+/* ---- --dot: the graph the library dumps, copied out of the dump folder ---- */
+
+/* The path of the newest graph_*.dot in dir (malloc'd), or NULL. */
+static char *newest_dot(const char *dir) {
+    DIR *dd = opendir(dir);
+    if (!dd) return NULL;
+    char best[256] = "";
+    struct dirent *e;
+    while ((e = readdir(dd))) {
+        size_t n = strlen(e->d_name);
+        if (!strncmp(e->d_name, "graph_", 6) && n > 4 && !strcmp(e->d_name + n - 4, ".dot") &&
+            n < sizeof best && strcmp(e->d_name, best) > 0)
+            strcpy(best, e->d_name);
+    }
+    closedir(dd);
+    if (!best[0]) return NULL;
+    char *p = malloc(strlen(dir) + strlen(best) + 2);
+    if (p) sprintf(p, "%s/%s", dir, best);
+    return p;
+}
+
+static bool copy_file(const char *from, const char *to) {
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    bool ok = in && out;
+    char buf[1 << 14];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out) ok = fclose(out) == 0 && ok;
+    return ok;
+}
+
+static void remove_tree_files(const char *dir) {
+    DIR *dd = opendir(dir);
+    if (!dd) return;
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(dd))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(dd);
+    rmdir(dir);
+}
+
+/* ---- loom eval ---- */
+
+typedef struct out_spec {
+    const char *name; /* NULL: the last value */
+    const char *file;
+} out_spec_t;
+
+static int cmd_eval(int argc, char **argv) {
+    const char *expr = NULL, *dump = NULL, *dot = NULL;
+    loom_options_t o = {0};
+    bool stats = false;
+    long repeat = 1;
+    int n_in = 0, n_out = 0;
+    char **in_names = calloc((size_t)argc, sizeof *in_names);
+    const char **in_files = calloc((size_t)argc, sizeof *in_files);
+    out_spec_t *outs = calloc((size_t)argc, sizeof *outs);
+    if (!in_names || !in_files || !outs) return usage_error("%s", "out of memory");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_val = i + 1 < argc;
+        if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            if (!has_val) return usage_error("%s needs [NAME=]FILE.npy", a);
+            char *v = argv[++i], *eq = strchr(v, '=');
+            if (eq) {
+                *eq = '\0';
+                outs[n_out++] = (out_spec_t){v, eq + 1};
+            } else {
+                outs[n_out++] = (out_spec_t){NULL, v};
+            }
+        } else if (!strcmp(a, "--device")) {
+            if (!has_val || !parse_device(argv[i + 1], &o.device))
+                return usage_error("--device takes auto, cuda, cpu or nvrtc");
+            i++;
+        } else if (!strcmp(a, "--dump")) {
+            if (!has_val) return usage_error("%s needs a folder", a);
+            dump = argv[++i];
+        } else if (!strcmp(a, "--dot")) {
+            if (!has_val) return usage_error("%s needs a file", a);
+            dot = argv[++i];
+        } else if (!strcmp(a, "--stats")) {
+            stats = true;
+        } else if (!strcmp(a, "--repeat")) {
+            char *end;
+            repeat = has_val ? strtol(argv[i + 1], &end, 10) : 0;
+            if (!has_val || *end || repeat < 1) return usage_error("%s takes a count >= 1", a);
+            i++;
+        } else if (a[0] == '-' && a[1] == '-') {
+            return usage_error("unknown option %s", a);
+        } else if (!expr) {
+            expr = a;
+        } else if (strchr(a, '=')) {
+            in_names[n_in] = argv[i];
+            char *eq = strchr(argv[i], '=');
+            *eq = '\0';
+            in_files[n_in++] = eq + 1;
+        } else {
+            return usage_error("unexpected argument '%s' (inputs are NAME=FILE.npy)", a);
+        }
+    }
+    if (!expr) return usage_error("%s", "eval needs an expression");
+    int unnamed = 0;
+    for (int k = 0; k < n_out; k++) unnamed += outs[k].name == NULL;
+    if (unnamed > 1) return usage_error("%s", "only one -o FILE may be unnamed (the last value)");
+
+    char tmpdir[] = "/tmp/loom-dot-XXXXXX";
+    bool own_dump = false;
+    if (dot && !dump) {
+        if (!mkdtemp(tmpdir)) return usage_error("cannot create a temporary folder: %s", strerror(errno));
+        dump = tmpdir;
+        own_dump = true;
+    }
+    o.dump_dir = dump;
+    loom_ctx_t *ctx = make_ctx(&o);
+    if (!ctx) return 1;
+
+    loom_array_t **inputs = calloc((size_t)(n_in ? n_in : 1), sizeof *inputs);
+    for (int i = 0; i < n_in; i++) {
+        inputs[i] = loom_npy_load(ctx, in_files[i]);
+        if (loom_array_is_nil(inputs[i])) return fail(ctx);
+    }
+    int n_res = n_out ? n_out : 1;
+    const char **res_names = calloc((size_t)n_res, sizeof *res_names);
+    loom_array_t **res = calloc((size_t)n_res, sizeof *res);
+    double *times = calloc((size_t)repeat, sizeof *times);
+    for (int k = 0; k < n_out; k++) res_names[k] = outs[k].name;
+    for (long r = 0; r < repeat; r++) {
+        if (r) loom_scope_end(ctx);
+        loom_scope_begin(ctx);
+        double t0 = now_ms();
+        if (loom_parse(ctx, expr, n_in, (const char *const *)in_names, inputs, n_res, res_names,
+                       res) != LOOM_STATUS_OK ||
+            loom_eval(ctx, n_res, res) != LOOM_STATUS_OK || loom_sync(ctx) != LOOM_STATUS_OK)
+            return fail(ctx);
+        times[r] = now_ms() - t0;
+    }
+    int rc = 0;
+    if (n_out == 0) {
+        int p = print_array(ctx, res[0]);
+        if (p < 0) return fail(ctx);
+        rc = p;
+    }
+    for (int k = 0; k < n_out; k++)
+        if (loom_npy_save(ctx, res[k], outs[k].file) != LOOM_STATUS_OK) return fail(ctx);
+    if (repeat > 1) {
+        double best = times[0], sum = 0;
+        for (long r = 0; r < repeat; r++) {
+            best = times[r] < best ? times[r] : best;
+            sum += times[r];
+        }
+        fprintf(stderr, "loom: %ld runs (parse + build + eval): first %.3f ms, best %.3f ms, "
+                        "mean %.3f ms\n", repeat, times[0], best, sum / (double)repeat);
+    }
+    if (stats) {
+        loom_stats_t s;
+        loom_ctx_stats(ctx, &s);
+        fprintf(stderr,
+                "loom: device %s\n"
+                "loom: evals %llu, kernels launched %llu, plan hits %llu / misses %llu\n"
+                "loom: kernels: memory-cache hits %llu, disk-cache hits %llu, compiled %llu "
+                "(%.1f ms)\n"
+                "loom: copies: h2d %llu (%llu bytes), d2h %llu (%llu bytes); pool in use %zu, "
+                "held %zu, peak %zu bytes\n",
+                loom_ctx_device_name(ctx), (unsigned long long)s.evals,
+                (unsigned long long)s.kernels_launched, (unsigned long long)s.plan_hits,
+                (unsigned long long)s.plan_misses, (unsigned long long)s.kernel_mem_hits,
+                (unsigned long long)s.kernel_disk_hits, (unsigned long long)s.kernel_compiles,
+                s.compile_ms, (unsigned long long)s.h2d_copies, (unsigned long long)s.h2d_bytes,
+                (unsigned long long)s.d2h_copies, (unsigned long long)s.d2h_bytes,
+                s.pool_bytes_in_use, s.pool_bytes_held, s.pool_peak_in_use);
+    }
+    if (dot) {
+        char *src = newest_dot(dump);
+        if (!src) {
+            fprintf(stderr, "loom: --dot: nothing was evaluated (the result is an input), no graph\n");
+            rc = rc ? rc : 1;
+        } else if (!copy_file(src, dot)) {
+            fprintf(stderr, "loom: --dot: cannot write %s: %s\n", dot, strerror(errno));
+            rc = 1;
+        }
+        free(src);
+        if (own_dump) remove_tree_files(tmpdir);
+    }
+    loom_ctx_destroy(ctx);
+    free(times);
+    free(res);
+    free(res_names);
+    free(inputs);
+    free(in_names);
+    free(in_files);
+    free(outs);
+    return rc;
+}
+
+/* ---- loom info, loom cache ---- */
+
+/* Walks <dir>/<2 hex>/<32 hex>.cubin (the kernel cache's layout); deletes them if clear. */
+static void cache_walk(const char *dir, bool clear, long *n, long long *bytes) {
+    *n = 0;
+    *bytes = 0;
+    DIR *top = opendir(dir);
+    if (!top) return;
+    struct dirent *e;
+    char sub[4096], path[4200];
+    while ((e = readdir(top))) {
+        if (strlen(e->d_name) != 2 || strspn(e->d_name, "0123456789abcdef") != 2) continue;
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        DIR *dd = opendir(sub);
+        if (!dd) continue;
+        struct dirent *f;
+        while ((f = readdir(dd))) {
+            size_t len = strlen(f->d_name);
+            if (len != 38 || strcmp(f->d_name + 32, ".cubin") ||
+                strspn(f->d_name, "0123456789abcdef") != 32)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
+            struct stat st;
+            if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            if (clear && unlink(path) != 0) continue;
+            (*n)++;
+            *bytes += (long long)st.st_size;
+        }
+        closedir(dd);
+        if (clear) rmdir(sub); /* only succeeds when empty */
+    }
+    closedir(top);
+}
+
+/* The kernel cache folder, from a compile-only context (no GPU needed). */
+static int cache_dir(char *out, size_t cap) {
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_NVRTC;
+    loom_ctx_t *ctx = NULL;
+    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
+        fprintf(stderr, "loom: no kernel cache: %s\n", loom_last_create_message());
+        return 1;
+    }
+    loom_info_t info;
+    loom_ctx_info(ctx, &info);
+    snprintf(out, cap, "%s", info.cache_dir);
+    loom_ctx_destroy(ctx);
+    if (!out[0]) {
+        fprintf(stderr, "loom: the kernel cache is memory-only (no usable folder)\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_cache(int argc, char **argv) {
+    if (argc != 1 || (strcmp(argv[0], "stats") && strcmp(argv[0], "clear")))
+        return usage_error("%s", "cache takes stats or clear");
+    char dir[4096];
+    if (cache_dir(dir, sizeof dir)) return 1;
+    long n;
+    long long bytes;
+    bool clear = !strcmp(argv[0], "clear");
+    cache_walk(dir, clear, &n, &bytes);
+    if (clear)
+        printf("removed %ld kernels (%.1f KiB) from %s\n", n, (double)bytes / 1024, dir);
+    else
+        printf("folder  %s\nkernels %ld\nbytes   %lld (%.1f KiB)\n", dir, n, bytes,
+               (double)bytes / 1024);
+    return 0;
+}
+
+static void print_version(const char *what, int v) {
+    if (v) printf("%-8s%d.%d\n", what, v / 1000, (v % 1000) / 10);
+    else printf("%-8snone\n", what);
+}
+
+static int cmd_info(int argc, char **argv) {
+    loom_options_t o = {0};
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc && parse_device(argv[i + 1], &o.device))
+            i++;
+        else
+            return usage_error("info: unexpected argument '%s'", argv[i]);
+    }
+    loom_info_t info;
+    loom_ctx_info(NULL, &info);
+    printf("loom    %s (header %s)\n", info.version, LOOM_VERSION_STRING);
+    printf("cuda    %s\n", info.cuda_built ? "built with NVRTC" : "not built (CPU only)");
+    print_version("nvrtc", info.nvrtc_version);
+    print_version("driver", info.driver_version);
+    loom_ctx_t *ctx = NULL;
+    loom_status_t st = loom_ctx_create(&o, &ctx);
+    if (st != LOOM_STATUS_OK) {
+        printf("device  none (%s: %s)\n", loom_status_string(st), loom_last_create_message());
+    } else {
+        loom_ctx_info(ctx, &info);
+        printf("device  %s%s%s\n", info.device_name, info.arch[0] ? ", " : "", info.arch);
+        loom_ctx_destroy(ctx);
+    }
+    char dir[4096];
+    if (info.cuda_built && cache_dir(dir, sizeof dir) == 0) {
+        long n;
+        long long bytes;
+        cache_walk(dir, false, &n, &bytes);
+        printf("cache   %s (%ld kernels, %.1f KiB)\n", dir, n, (double)bytes / 1024);
+    } else {
+        printf("cache   none\n");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("loom %s\n", LOOM_VERSION_STRING);
+        return 0;
+    }
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+    if (!strcmp(cmd, "eval")) return cmd_eval(argc - 2, argv + 2);
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+    if (!strcmp(cmd, "cache")) return cmd_cache(argc - 2, argv + 2);
+    return usage_error("unknown command '%s' (eval, info, cache)", cmd);
+}

@@ -1,0 +1,1699 @@
+/* parse.c — loom_parse: NumPy expressions as text, evaluated through the public builders.
+ *
+ *   text ──► tokens (whole program) ──► AST (Python's precedence) ──► values (arrays, or
+ *            Python numbers folded with Python's own arithmetic) ──► the requested outputs
+ *
+ * Python numbers stay Python numbers until they meet an array (then they become NEP 50 weak
+ * scalars), so `-2**2` is -4 and `x + 2**3` adds a weak 8, exactly as NumPy sees them. Every
+ * error names the line and puts a caret under the column; the builders' own errors (shapes,
+ * dtypes) get the same caret appended. Functions come from one table: a function the library
+ * cannot evaluate yet is a LATER entry with the issue that brings it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe.h"
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+#define I128_MAX ((i128)(((u128)1 << 127) - 1))
+
+/* ---- Tokens ---------------------------------------------------------------------------- */
+
+/* X(ENUM, text): longer operators before their prefixes. */
+#define OP_LIST(X)                                                                             \
+    X(ELLIPSIS, "...") X(POW, "**") X(FLOORDIV, "//") X(LSHIFT, "<<") X(RSHIFT, ">>")          \
+    X(LE, "<=") X(GE, ">=") X(EQ, "==") X(NE, "!=") X(PLUS, "+") X(MINUS, "-") X(STAR, "*")    \
+    X(SLASH, "/") X(PERCENT, "%") X(AT, "@") X(AMP, "&") X(PIPE, "|") X(CARET, "^")            \
+    X(TILDE, "~") X(LT, "<") X(GT, ">") X(LPAR, "(") X(RPAR, ")") X(LBRK, "[") X(RBRK, "]")    \
+    X(COMMA, ",") X(COLON, ":") X(DOT, ".") X(ASSIGN, "=") X(SEMI, ";")
+
+enum {
+#define OP_ENUM(e, s) OP_##e,
+    OP_LIST(OP_ENUM)
+#undef OP_ENUM
+        OP_COUNT
+};
+static const char *const op_text[] = {
+#define OP_TEXT(e, s) s,
+    OP_LIST(OP_TEXT)
+#undef OP_TEXT
+};
+
+typedef enum tok_kind { T_END, T_NEWLINE, T_INT, T_FLOAT, T_NAME, T_STR, T_OP } tok_kind_t;
+
+typedef struct tok {
+    tok_kind_t kind;
+    int op;
+    int32_t pos, len;
+} tok_t;
+
+/* ---- AST ------------------------------------------------------------------------------- */
+
+typedef enum nkind {
+    N_INT, N_FLOAT, N_BOOL, N_NONE, N_ELLIPSIS, N_STR, N_NAME, N_UNARY, N_BINARY, N_CALL,
+    N_ATTR, N_INDEX, N_SLICE, N_TUPLE, N_KWARG
+} nkind_t;
+
+typedef struct node {
+    nkind_t kind;
+    int op;            /* N_UNARY, N_BINARY: OP_* */
+    int32_t pos;       /* caret column: the operator, name or first token */
+    int32_t tpos, tlen; /* N_NAME, N_STR, N_ATTR, N_KWARG: the text */
+    bool np;           /* N_NAME written as np.NAME: never a variable */
+    int32_t n;
+    struct node **kids; /* N_CALL: callee, args; N_INDEX: object, items; N_SLICE: 3 (or NULL) */
+    i128 ival;
+    double fval;
+} node_t;
+
+typedef struct stmt {
+    int32_t tpos, tlen; /* assigned name, tlen 0 for an expression statement */
+    node_t *expr;
+} stmt_t;
+
+/* ---- Values ---------------------------------------------------------------------------- */
+
+typedef enum vkind {
+    V_ARRAY, V_INT, V_FLOAT, V_BOOL, V_NONE, V_STR, V_DTYPE, V_TUPLE, V_ELLIPSIS
+} vkind_t;
+
+typedef struct value {
+    vkind_t kind;
+    loom_array_t *a;
+    i128 i;             /* V_INT; V_BOOL 0 or 1 */
+    double f;
+    int dtype;          /* V_DTYPE */
+    bool pytype;        /* V_DTYPE written as Python's int, float or bool */
+    int32_t tpos, tlen; /* V_STR */
+    struct value *items; /* V_TUPLE */
+    int32_t n;
+} value_t;
+
+typedef struct var {
+    int32_t tpos, tlen;
+    value_t v;
+} var_t;
+
+typedef struct parser {
+    loom_ctx_t *ctx;
+    const char *src;
+    int32_t len;
+    base_arena_t arena;
+    tok_t *toks;
+    int32_t n_toks, cap_toks, at;
+    int32_t n_names;
+    const char *const *names;
+    loom_array_t *const *arrays;
+    var_t *vars;
+    int32_t n_vars, cap_vars;
+} parser_t;
+
+/* ---- Errors ---------------------------------------------------------------------------- */
+
+/* Appends the line holding pos, and a caret under pos, to buf. */
+static void caret_lines(const parser_t *P, int32_t pos, char *buf, size_t cap) {
+    int32_t ls = pos, le = pos, line = 1;
+    while (ls > 0 && P->src[ls - 1] != '\n') ls--;
+    while (le < P->len && P->src[le] != '\n') le++;
+    for (int32_t i = 0; i < ls; i++) line += P->src[i] == '\n';
+    int32_t from = ls, to = le;
+    if (pos - from > 80) from = pos - 60; /* long lines: a window around the column */
+    if (to - from > 120) to = from + 120;
+    size_t n = strlen(buf);
+    bool multi = memchr(P->src, '\n', (size_t)P->len) != NULL;
+    if (multi && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (line %d)", (int)line);
+    if (n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "\n  %s%.*s%s\n  %s", from > ls ? "..." : "",
+                              (int)(to - from), P->src + from, to < le ? "..." : "",
+                              from > ls ? "   " : "");
+    for (int32_t i = from; i < pos && n + 1 < cap; i++) {
+        unsigned char c = (unsigned char)P->src[i];
+        if ((c & 0xC0) == 0x80) continue; /* UTF-8 continuation: one column per code point */
+        buf[n++] = c == '\t' ? '\t' : ' ';
+    }
+    if (n + 1 < cap) buf[n++] = '^';
+    buf[n < cap ? n : cap - 1] = '\0';
+}
+
+static bool perr(parser_t *P, int32_t pos, loom_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Records a parser error at pos (unless an error is already recorded); returns false. */
+static bool perr(parser_t *P, int32_t pos, loom_status_t st, const char *fmt, ...) {
+    if (P->ctx->err.status) return false;
+    char msg[sizeof P->ctx->err.message];
+    int k = snprintf(msg, sizeof msg, "loom: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + k, sizeof msg - (size_t)k, fmt, ap);
+    va_end(ap);
+    caret_lines(P, pos, msg, sizeof msg);
+    fe_error(P->ctx, st, "%s", msg);
+    return false;
+}
+
+/* A builder failed: its message (shapes, dtypes) gets the caret at pos. Returns false. */
+static bool lib_fail(parser_t *P, int32_t pos) {
+    if (!P->ctx->err.status) {
+        fe_error(P->ctx, LOOM_STATUS_INTERNAL, "loom: a builder returned nil without an error");
+        return false;
+    }
+    caret_lines(P, pos, P->ctx->err.message, sizeof P->ctx->err.message);
+    return false;
+}
+
+/* ---- Tokenizer ------------------------------------------------------------------------- */
+
+static bool is_ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_ident(char c) { return is_ident_start(c) || is_digit(c); }
+
+static bool push_tok(parser_t *P, tok_kind_t kind, int op, int32_t pos, int32_t len) {
+    if (P->n_toks == P->cap_toks) {
+        int32_t cap = P->cap_toks ? P->cap_toks * 2 : 64;
+        tok_t *t = base_arena_alloc(&P->arena, (size_t)cap, sizeof *t);
+        if (!t) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (P->n_toks) memcpy(t, P->toks, (size_t)P->n_toks * sizeof *t);
+        P->toks = t;
+        P->cap_toks = cap;
+    }
+    P->toks[P->n_toks++] = (tok_t){kind, op, pos, len};
+    return true;
+}
+
+/* Scans a number at i: ints (decimal, 0x, 0o, 0b, with '_'), floats with exponents. */
+static bool scan_number(parser_t *P, int32_t i, int32_t *end, bool *is_float) {
+    const char *s = P->src;
+    int32_t j = i;
+    *is_float = false;
+    if (s[j] == '0' && (s[j + 1] == 'x' || s[j + 1] == 'X' || s[j + 1] == 'o' ||
+                        s[j + 1] == 'O' || s[j + 1] == 'b' || s[j + 1] == 'B')) {
+        j += 2;
+        while (is_ident(s[j])) j++;
+        *end = j;
+        return true;
+    }
+    while (is_digit(s[j]) || s[j] == '_') j++;
+    if (s[j] == '.' && !(s[j + 1] == '.' && s[j + 2] == '.')) {
+        *is_float = true;
+        j++;
+        while (is_digit(s[j]) || s[j] == '_') j++;
+    }
+    if (s[j] == 'e' || s[j] == 'E') {
+        int32_t k = j + 1;
+        if (s[k] == '+' || s[k] == '-') k++;
+        if (!is_digit(s[k]))
+            return perr(P, j, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: malformed exponent");
+        *is_float = true;
+        j = k;
+        while (is_digit(s[j]) || s[j] == '_') j++;
+    }
+    if (is_ident_start(s[j]))
+        return perr(P, j, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: invalid number literal");
+    *end = j;
+    return true;
+}
+
+static bool tokenize(parser_t *P) {
+    const char *s = P->src;
+    int32_t i = 0, depth = 0;
+    while (i < P->len) {
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r') {
+            i++;
+        } else if (c == '#') {
+            while (i < P->len && s[i] != '\n') i++;
+        } else if (c == '\\' && s[i + 1] == '\n') {
+            i += 2;
+        } else if (c == '\n') {
+            if (depth == 0 && !push_tok(P, T_NEWLINE, 0, i, 1)) return false;
+            i++;
+        } else if (is_digit(c) || (c == '.' && is_digit(s[i + 1]))) {
+            int32_t end = i;
+            bool fl = false;
+            if (!scan_number(P, i, &end, &fl) || !push_tok(P, fl ? T_FLOAT : T_INT, 0, i, end - i))
+                return false;
+            i = end;
+        } else if (is_ident_start(c)) {
+            int32_t j = i;
+            while (is_ident(s[j])) j++;
+            if (!push_tok(P, T_NAME, 0, i, j - i)) return false;
+            i = j;
+        } else if (c == '\'' || c == '"') {
+            int32_t j = i + 1;
+            while (j < P->len && s[j] != c && s[j] != '\n' && s[j] != '\\') j++;
+            if (s[j] == '\\')
+                return perr(P, j, LOOM_STATUS_INVALID_ARGUMENT,
+                            "syntax error: escapes in strings are not supported");
+            if (s[j] != c)
+                return perr(P, i, LOOM_STATUS_INVALID_ARGUMENT,
+                            "syntax error: unterminated string");
+            if (!push_tok(P, T_STR, 0, i + 1, j - i - 1)) return false;
+            i = j + 1;
+        } else {
+            int op = -1;
+            for (int k = 0; k < OP_COUNT && op < 0; k++) {
+                size_t n = strlen(op_text[k]);
+                if (!strncmp(s + i, op_text[k], n)) op = k;
+            }
+            if (op < 0) {
+                unsigned char u = (unsigned char)c;
+                return perr(P, i, LOOM_STATUS_INVALID_ARGUMENT,
+                            u < 0x20 || u >= 0x7f ? "syntax error: unexpected character 0x%02x"
+                                                  : "syntax error: unexpected character '%c'",
+                            u);
+            }
+            int32_t n = (int32_t)strlen(op_text[op]);
+            if (s[i + n] == '=' && op != OP_ASSIGN && op != OP_EQ && op != OP_LE &&
+                op != OP_GE && op != OP_NE && op != OP_LT && op != OP_GT && op < OP_TILDE)
+                return perr(P, i, LOOM_STATUS_INVALID_ARGUMENT,
+                            "augmented assignment '%s=' is not supported; write a = a %s ...",
+                            op_text[op], op_text[op]);
+            if (op == OP_LPAR || op == OP_LBRK) depth++;
+            if ((op == OP_RPAR || op == OP_RBRK) && depth > 0) depth--;
+            if (!push_tok(P, T_OP, op, i, n)) return false;
+            i += n;
+        }
+    }
+    return push_tok(P, T_END, 0, P->len, 0);
+}
+
+/* ---- Parser ---------------------------------------------------------------------------- */
+
+static const tok_t *peek(const parser_t *P) { return &P->toks[P->at]; }
+static const tok_t *peek2(const parser_t *P) {
+    return &P->toks[P->at + 1 < P->n_toks ? P->at + 1 : P->at];
+}
+static bool is_op(const tok_t *t, int op) { return t->kind == T_OP && t->op == op; }
+static bool accept(parser_t *P, int op) {
+    if (!is_op(peek(P), op)) return false;
+    P->at++;
+    return true;
+}
+static bool tok_is(const parser_t *P, const tok_t *t, const char *word) {
+    return t->kind == T_NAME && (size_t)t->len == strlen(word) &&
+           !strncmp(P->src + t->pos, word, (size_t)t->len);
+}
+
+static const char *const py_keywords[] = {"and", "or", "not", "if", "else", "lambda", "for",
+                                          "in", "is", "while", "def", "return", "import"};
+
+static bool unexpected(parser_t *P, const tok_t *t) {
+    for (size_t k = 0; k < BASE_ARRAY_LEN(py_keywords); k++)
+        if (tok_is(P, t, py_keywords[k])) {
+            if (k <= 2)
+                return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "'%s' is not supported: use %s", py_keywords[k],
+                            k == 0 ? "& or logical_and(a, b)"
+                            : k == 1 ? "| or logical_or(a, b)" : "~ or logical_not(a)");
+            return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "syntax error: Python's '%s' is not part of the expression language",
+                        py_keywords[k]);
+        }
+    switch (t->kind) {
+    case T_END: return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: unexpected end of input");
+    case T_NEWLINE: return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: unexpected end of line");
+    default:
+        return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: unexpected '%.*s'",
+                    (int)(t->len > 40 ? 40 : t->len), P->src + t->pos);
+    }
+}
+
+static bool expect(parser_t *P, int op) {
+    if (accept(P, op)) return true;
+    const tok_t *t = peek(P);
+    if (t->kind == T_END || t->kind == T_NEWLINE)
+        return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: expected '%s'",
+                    op_text[op]);
+    return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                "syntax error: expected '%s' before '%.*s'", op_text[op],
+                (int)(t->len > 40 ? 40 : t->len), P->src + t->pos);
+}
+
+static node_t *new_node(parser_t *P, nkind_t kind, int32_t pos, int32_t n) {
+    node_t *x = base_arena_alloc(&P->arena, 1, sizeof *x);
+    if (x && n) x->kids = base_arena_alloc(&P->arena, (size_t)n, sizeof *x->kids);
+    if (!x || (n && !x->kids)) {
+        perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    x->kind = kind;
+    x->pos = pos;
+    x->n = n;
+    return x;
+}
+
+/* A growable list of nodes in the arena. */
+typedef struct nlist {
+    node_t **p;
+    int32_t n, cap;
+} nlist_t;
+
+static bool nlist_push(parser_t *P, nlist_t *l, node_t *x) {
+    if (l->n == l->cap) {
+        int32_t cap = l->cap ? l->cap * 2 : 8;
+        node_t **p = base_arena_alloc(&P->arena, (size_t)cap, sizeof *p);
+        if (!p) return perr(P, x ? x->pos : 0, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (l->n) memcpy(p, l->p, (size_t)l->n * sizeof *p);
+        l->p = p;
+        l->cap = cap;
+    }
+    l->p[l->n++] = x;
+    return true;
+}
+
+static node_t *from_list(parser_t *P, nkind_t kind, int32_t pos, node_t *first, const nlist_t *l) {
+    node_t *x = new_node(P, kind, pos, l->n + (first ? 1 : 0));
+    if (!x) return NULL;
+    int32_t k = 0;
+    if (first) x->kids[k++] = first;
+    for (int32_t i = 0; i < l->n; i++) x->kids[k++] = l->p[i];
+    return x;
+}
+
+static node_t *parse_expr(parser_t *P);
+static node_t *parse_unary(parser_t *P);
+
+/* An int literal as a Python int (arbitrary size; beyond 2**127 is an error). */
+static node_t *int_literal(parser_t *P, const tok_t *t) {
+    const char *s = P->src + t->pos;
+    unsigned base = 10;
+    int32_t i = 0;
+    if (t->len > 1 && s[0] == '0' && strchr("xXoObB", s[1])) {
+        base = s[1] == 'x' || s[1] == 'X' ? 16 : s[1] == 'o' || s[1] == 'O' ? 8 : 2;
+        i = 2;
+    } else if (t->len > 1 && s[0] == '0') {
+        for (int32_t k = 0; k < t->len; k++)
+            if (s[k] != '0' && s[k] != '_') {
+                perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                     "syntax error: leading zeros in an integer literal (use 0o for octal)");
+                return NULL;
+            }
+    }
+    u128 v = 0;
+    int digits = 0;
+    for (; i < t->len; i++) {
+        char c = s[i];
+        if (c == '_') continue;
+        unsigned d = is_digit(c) ? (unsigned)(c - '0')
+                     : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (unsigned)((c | 0x20) - 'a' + 10)
+                                                              : 99;
+        if (d >= base) {
+            perr(P, t->pos + i, LOOM_STATUS_INVALID_ARGUMENT,
+                 "syntax error: invalid digit '%c' in a base-%u literal", c, base);
+            return NULL;
+        }
+        if (v > ((u128)I128_MAX - d) / base) {
+            perr(P, t->pos, LOOM_STATUS_OVERFLOW,
+                 "integer literal %.*s is too large (loom's parser holds integers below 2**127)",
+                 (int)(t->len > 60 ? 60 : t->len), s);
+            return NULL;
+        }
+        v = v * base + d;
+        digits++;
+    }
+    if (!digits) {
+        perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: invalid number literal");
+        return NULL;
+    }
+    node_t *x = new_node(P, N_INT, t->pos, 0);
+    if (x) x->ival = (i128)v;
+    return x;
+}
+
+static node_t *float_literal(parser_t *P, const tok_t *t) {
+    char buf[128];
+    int32_t n = 0;
+    for (int32_t i = 0; i < t->len && n < (int32_t)sizeof buf - 1; i++)
+        if (P->src[t->pos + i] != '_') buf[n++] = P->src[t->pos + i];
+    buf[n] = '\0';
+    double v = strtod(buf, NULL);
+    if (isinf(v)) {
+        perr(P, t->pos, LOOM_STATUS_OVERFLOW, "float literal %s is out of range", buf);
+        return NULL;
+    }
+    node_t *x = new_node(P, N_FLOAT, t->pos, 0);
+    if (x) x->fval = v;
+    return x;
+}
+
+/* Call arguments after '(': positional expressions and NAME=expr keywords. */
+static node_t *parse_call(parser_t *P, node_t *callee, int32_t pos) {
+    nlist_t args = {0};
+    bool kw_seen = false;
+    while (!is_op(peek(P), OP_RPAR)) {
+        const tok_t *t = peek(P);
+        node_t *a;
+        if (t->kind == T_NAME && is_op(peek2(P), OP_ASSIGN)) {
+            P->at += 2;
+            a = new_node(P, N_KWARG, t->pos, 1);
+            if (!a) return NULL;
+            a->tpos = t->pos;
+            a->tlen = t->len;
+            if (!(a->kids[0] = parse_expr(P))) return NULL;
+            kw_seen = true;
+        } else {
+            if (is_op(t, OP_STAR) || is_op(t, OP_POW)) {
+                perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                     "syntax error: argument unpacking is not supported");
+                return NULL;
+            }
+            if (!(a = parse_expr(P))) return NULL;
+            if (kw_seen) {
+                perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                     "syntax error: positional argument follows keyword argument");
+                return NULL;
+            }
+        }
+        if (!nlist_push(P, &args, a)) return NULL;
+        if (!accept(P, OP_COMMA)) break;
+    }
+    if (!expect(P, OP_RPAR)) return NULL;
+    return from_list(P, N_CALL, pos, callee, &args);
+}
+
+/* One subscript item: expr, or a slice [lo]:[hi][:[step]]. */
+static node_t *parse_subscript(parser_t *P) {
+    const tok_t *t = peek(P);
+    node_t *lo = NULL;
+    if (!is_op(t, OP_COLON) && !(lo = parse_expr(P))) return NULL;
+    if (!is_op(peek(P), OP_COLON)) return lo;
+    node_t *s = new_node(P, N_SLICE, t->pos, 3);
+    if (!s) return NULL;
+    s->kids[0] = lo;
+    for (int k = 1; k < 3 && accept(P, OP_COLON); k++) {
+        const tok_t *u = peek(P);
+        if (is_op(u, OP_COLON) || is_op(u, OP_COMMA) || is_op(u, OP_RBRK)) continue;
+        if (!(s->kids[k] = parse_expr(P))) return NULL;
+    }
+    return s;
+}
+
+/* ( expr ) or a tuple: (), (a,), (a, b). */
+static node_t *parse_paren(parser_t *P, const tok_t *open, int close) {
+    nlist_t items = {0};
+    bool comma = false;
+    while (!is_op(peek(P), close)) {
+        node_t *x = parse_expr(P);
+        if (!x || !nlist_push(P, &items, x)) return NULL;
+        if (!accept(P, OP_COMMA)) break;
+        comma = true;
+    }
+    if (!expect(P, close)) return NULL;
+    if (close == OP_RPAR && items.n == 1 && !comma) return items.p[0];
+    return from_list(P, N_TUPLE, open->pos, NULL, &items);
+}
+
+static node_t *parse_atom(parser_t *P) {
+    const tok_t *t = peek(P);
+    P->at++;
+    switch (t->kind) {
+    case T_INT: return int_literal(P, t);
+    case T_FLOAT: return float_literal(P, t);
+    case T_STR: {
+        node_t *x = new_node(P, N_STR, t->pos - 1, 0);
+        if (x) {
+            x->tpos = t->pos;
+            x->tlen = t->len;
+        }
+        return x;
+    }
+    case T_NAME: {
+        if (tok_is(P, t, "True") || tok_is(P, t, "False")) {
+            node_t *x = new_node(P, N_BOOL, t->pos, 0);
+            if (x) x->ival = tok_is(P, t, "True");
+            return x;
+        }
+        if (tok_is(P, t, "None")) return new_node(P, N_NONE, t->pos, 0);
+        for (size_t k = 0; k < BASE_ARRAY_LEN(py_keywords); k++)
+            if (tok_is(P, t, py_keywords[k])) {
+                P->at--;
+                unexpected(P, t);
+                return NULL;
+            }
+        node_t *x = new_node(P, N_NAME, t->pos, 0);
+        if (!x) return NULL;
+        x->tpos = t->pos;
+        x->tlen = t->len;
+        if ((tok_is(P, t, "np") || tok_is(P, t, "numpy")) && is_op(peek(P), OP_DOT) &&
+            peek2(P)->kind == T_NAME) {
+            P->at++;
+            const tok_t *u = peek(P);
+            P->at++;
+            x->tpos = u->pos;
+            x->tlen = u->len;
+            x->np = true;
+        }
+        return x;
+    }
+    case T_OP:
+        if (t->op == OP_LPAR) return parse_paren(P, t, OP_RPAR);
+        if (t->op == OP_LBRK) return parse_paren(P, t, OP_RBRK);
+        if (t->op == OP_ELLIPSIS) return new_node(P, N_ELLIPSIS, t->pos, 0);
+        break;
+    default: break;
+    }
+    P->at--;
+    unexpected(P, t);
+    return NULL;
+}
+
+/* atom, then calls, subscripts and attributes. */
+static node_t *parse_primary(parser_t *P) {
+    node_t *x = parse_atom(P);
+    while (x) {
+        const tok_t *t = peek(P);
+        if (accept(P, OP_LPAR)) {
+            x = parse_call(P, x, x->kind == N_ATTR ? x->tpos : x->pos);
+        } else if (accept(P, OP_LBRK)) {
+            nlist_t items = {0};
+            while (!is_op(peek(P), OP_RBRK)) {
+                node_t *it = parse_subscript(P);
+                if (!it || !nlist_push(P, &items, it)) return NULL;
+                if (!accept(P, OP_COMMA)) break;
+            }
+            if (!expect(P, OP_RBRK)) return NULL;
+            x = from_list(P, N_INDEX, t->pos, x, &items);
+        } else if (accept(P, OP_DOT)) {
+            const tok_t *u = peek(P);
+            if (u->kind != T_NAME) {
+                unexpected(P, u);
+                return NULL;
+            }
+            P->at++;
+            node_t *a = new_node(P, N_ATTR, u->pos, 1);
+            if (!a) return NULL;
+            a->kids[0] = x;
+            a->tpos = u->pos;
+            a->tlen = u->len;
+            x = a;
+        } else {
+            break;
+        }
+    }
+    return x;
+}
+
+/* power: primary ['**' unary] — right-associative, and tighter than a unary minus on its
+ * left (-2**2 == -4) but not on its right (2**-1 == 0.5). */
+static node_t *parse_power(parser_t *P) {
+    node_t *x = parse_primary(P);
+    if (!x || !is_op(peek(P), OP_POW)) return x;
+    const tok_t *t = peek(P);
+    P->at++;
+    node_t *b = new_node(P, N_BINARY, t->pos, 2);
+    if (!b) return NULL;
+    b->op = OP_POW;
+    b->kids[0] = x;
+    return (b->kids[1] = parse_unary(P)) ? b : NULL;
+}
+
+static node_t *parse_unary(parser_t *P) {
+    const tok_t *t = peek(P);
+    if (is_op(t, OP_MINUS) || is_op(t, OP_PLUS) || is_op(t, OP_TILDE)) {
+        P->at++;
+        node_t *u = new_node(P, N_UNARY, t->pos, 1);
+        if (!u) return NULL;
+        u->op = t->op;
+        return (u->kids[0] = parse_unary(P)) ? u : NULL;
+    }
+    return parse_power(P);
+}
+
+/* Binary precedence of an operator token (Python's), 0 if it is not one. */
+static int binary_prec(const tok_t *t) {
+    if (t->kind != T_OP) return 0;
+    switch (t->op) {
+    case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE: return 1;
+    case OP_PIPE: return 2;
+    case OP_CARET: return 3;
+    case OP_AMP: return 4;
+    case OP_LSHIFT: case OP_RSHIFT: return 5;
+    case OP_PLUS: case OP_MINUS: return 6;
+    case OP_STAR: case OP_SLASH: case OP_FLOORDIV: case OP_PERCENT: case OP_AT: return 7;
+    default: return 0;
+    }
+}
+
+/* Precedence climbing over the left-associative binary levels. Comparisons do not chain: a
+ * Python chain `a < b < c` means `a < b and b < c`, which arrays cannot do. */
+static node_t *parse_binary(parser_t *P, int min_prec) {
+    node_t *x = parse_unary(P);
+    bool compared = false;
+    for (;;) {
+        if (!x) return NULL;
+        const tok_t *t = peek(P);
+        int prec = binary_prec(t);
+        if (prec == 0 || prec < min_prec) return x;
+        if (prec == 1 && compared) {
+            perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                 "chained comparisons are not supported: write (a < b) & (b < c)");
+            return NULL;
+        }
+        compared = compared || prec == 1;
+        P->at++;
+        node_t *b = new_node(P, N_BINARY, t->pos, 2);
+        if (!b) return NULL;
+        b->op = t->op;
+        b->kids[0] = x;
+        if (!(b->kids[1] = parse_binary(P, prec + 1))) return NULL;
+        x = b;
+    }
+}
+
+static node_t *parse_expr(parser_t *P) { return parse_binary(P, 1); }
+
+/* program: statements separated by ';' or newlines; NAME = expr or expr. */
+static bool parse_program(parser_t *P, stmt_t **out, int32_t *n_out) {
+    int32_t n = 0, cap = 0;
+    stmt_t *st = NULL;
+    for (;;) {
+        while (is_op(peek(P), OP_SEMI) || peek(P)->kind == T_NEWLINE) P->at++;
+        if (peek(P)->kind == T_END) break;
+        stmt_t s = {0};
+        const tok_t *t = peek(P);
+        if (t->kind == T_NAME && is_op(peek2(P), OP_ASSIGN)) {
+            s.tpos = t->pos;
+            s.tlen = t->len;
+            P->at += 2;
+        }
+        if (!(s.expr = parse_expr(P))) return false;
+        const tok_t *e = peek(P);
+        if (is_op(e, OP_ASSIGN))
+            return perr(P, e->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "syntax error: only a plain name can be assigned to");
+        if (!(is_op(e, OP_SEMI) || e->kind == T_NEWLINE || e->kind == T_END))
+            return unexpected(P, e);
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            stmt_t *ns = base_arena_alloc(&P->arena, (size_t)cap, sizeof *ns);
+            if (!ns) return perr(P, e->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            if (n) memcpy(ns, st, (size_t)n * sizeof *ns);
+            st = ns;
+        }
+        st[n++] = s;
+    }
+    if (n == 0) return perr(P, 0, LOOM_STATUS_INVALID_ARGUMENT, "the program is empty");
+    *out = st;
+    *n_out = n;
+    return true;
+}
+
+/* ---- Python numbers -------------------------------------------------------------------- */
+
+static void i128_text(i128 v, char *buf, size_t cap) {
+    char tmp[48];
+    int n = 0;
+    bool neg = v < 0;
+    u128 u = neg ? (u128)0 - (u128)v : (u128)v;
+    do {
+        tmp[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    size_t k = 0;
+    if (neg && k + 1 < cap) buf[k++] = '-';
+    while (n && k + 1 < cap) buf[k++] = tmp[--n];
+    buf[k] = '\0';
+}
+
+static bool is_num(const value_t *v) {
+    return v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_BOOL;
+}
+static double num_f(const value_t *v) { return v->kind == V_FLOAT ? v->f : (double)v->i; }
+
+static value_t mk_int(i128 i) { return (value_t){.kind = V_INT, .i = i}; }
+static value_t mk_bool(bool b) { return (value_t){.kind = V_BOOL, .i = b}; }
+static value_t mk_float(double f) { return (value_t){.kind = V_FLOAT, .f = f}; }
+
+static const char *kind_text(const value_t *v) {
+    switch (v->kind) {
+    case V_ARRAY: return "an array";
+    case V_INT: return "an int";
+    case V_FLOAT: return "a float";
+    case V_BOOL: return "a bool";
+    case V_NONE: return "None";
+    case V_STR: return "a string";
+    case V_DTYPE: return "a dtype";
+    case V_TUPLE: return "a tuple";
+    case V_ELLIPSIS: return "Ellipsis";
+    }
+    return "?";
+}
+
+/* Python's float floor division and modulo (CPython's float_divmod). */
+static void py_fdivmod(double vx, double wx, double *div_out, double *mod_out) {
+    double mod = fmod(vx, wx);
+    double div = (vx - mod) / wx;
+    if (mod != 0) {
+        if ((wx < 0) != (mod < 0)) {
+            mod += wx;
+            div -= 1.0;
+        }
+    } else {
+        mod = copysign(0.0, wx);
+    }
+    double floordiv;
+    if (div != 0) {
+        floordiv = floor(div);
+        if (div - floordiv > 0.5) floordiv += 1.0;
+    } else {
+        floordiv = copysign(0.0, vx / wx);
+    }
+    *div_out = floordiv;
+    *mod_out = mod;
+}
+
+/* a OP b on two Python numbers, with Python's rules (exact ints, ZeroDivisionError, ...). */
+static bool py_binary(parser_t *P, int op, int32_t pos, const value_t *a, const value_t *b,
+                      value_t *out) {
+    const char *o = op_text[op];
+    bool fl = a->kind == V_FLOAT || b->kind == V_FLOAT;
+    switch (op) {
+    case OP_LT: *out = mk_bool(fl ? num_f(a) < num_f(b) : a->i < b->i); return true;
+    case OP_LE: *out = mk_bool(fl ? num_f(a) <= num_f(b) : a->i <= b->i); return true;
+    case OP_GT: *out = mk_bool(fl ? num_f(a) > num_f(b) : a->i > b->i); return true;
+    case OP_GE: *out = mk_bool(fl ? num_f(a) >= num_f(b) : a->i >= b->i); return true;
+    case OP_EQ: *out = mk_bool(fl ? num_f(a) == num_f(b) : a->i == b->i); return true;
+    case OP_NE: *out = mk_bool(fl ? num_f(a) != num_f(b) : a->i != b->i); return true;
+    case OP_AT:
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "'@' needs arrays, not numbers");
+    default: break;
+    }
+    if (op == OP_SLASH) {
+        if (num_f(b) == 0)
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "division by zero (Python numbers)");
+        *out = mk_float(num_f(a) / num_f(b));
+        return true;
+    }
+    if (fl) {
+        double x = num_f(a), y = num_f(b), r, d, m;
+        switch (op) {
+        case OP_PLUS: r = x + y; break;
+        case OP_MINUS: r = x - y; break;
+        case OP_STAR: r = x * y; break;
+        case OP_FLOORDIV:
+        case OP_PERCENT:
+            if (y == 0)
+                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "division by zero (Python numbers)");
+            py_fdivmod(x, y, &d, &m);
+            r = op == OP_FLOORDIV ? d : m;
+            break;
+        case OP_POW:
+            if (x == 0 && y < 0)
+                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "0.0 cannot be raised to a negative power (Python numbers)");
+            if (x < 0 && y != floor(y) && isfinite(y))
+                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "a negative number to a fractional power is complex (Python numbers)");
+            r = pow(x, y);
+            if (isinf(r) && isfinite(x) && isfinite(y))
+                return perr(P, pos, LOOM_STATUS_OVERFLOW, "float power overflows (Python numbers)");
+            break;
+        default:
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "unsupported operand types for %s: %s and %s", o, kind_text(a),
+                        kind_text(b));
+        }
+        *out = mk_float(r);
+        return true;
+    }
+    i128 x = a->i, y = b->i, r = 0;
+    bool both_bool = a->kind == V_BOOL && b->kind == V_BOOL, ovf = false;
+    switch (op) {
+    case OP_PLUS: ovf = __builtin_add_overflow(x, y, &r); break;
+    case OP_MINUS: ovf = __builtin_sub_overflow(x, y, &r); break;
+    case OP_STAR: ovf = __builtin_mul_overflow(x, y, &r); break;
+    case OP_FLOORDIV:
+    case OP_PERCENT:
+        if (y == 0)
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "division by zero (Python numbers)");
+        if (y == -1 && x == -I128_MAX - 1) {
+            ovf = op == OP_FLOORDIV;
+            break;
+        }
+        {
+            i128 q = x / y, m = x % y;
+            if (m != 0 && ((m < 0) != (y < 0))) {
+                q -= 1;
+                m += y;
+            }
+            r = op == OP_FLOORDIV ? q : m;
+        }
+        break;
+    case OP_POW:
+        if (y < 0) {
+            if (x == 0)
+                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "0 cannot be raised to a negative power (Python numbers)");
+            *out = mk_float(pow((double)x, (double)y));
+            return true;
+        }
+        r = 1;
+        for (i128 base = x, e = y; e > 0 && !ovf; e >>= 1) {
+            if (e & 1) ovf = __builtin_mul_overflow(r, base, &r);
+            if (e > 1 && !ovf) ovf = __builtin_mul_overflow(base, base, &base);
+        }
+        break;
+    case OP_AMP: r = x & y; break;
+    case OP_PIPE: r = x | y; break;
+    case OP_CARET: r = x ^ y; break;
+    case OP_LSHIFT:
+    case OP_RSHIFT:
+        if (y < 0) return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "negative shift count");
+        if (op == OP_RSHIFT) {
+            r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
+        } else if (x != 0) {
+            ovf = y >= 126 || ((x < 0 ? ~x : x) >> (126 - (int)y)) != 0;
+            if (!ovf) r = (i128)((u128)x << (int)y);
+        }
+        break;
+    default:
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "unsupported operand types for %s", o);
+    }
+    if (ovf)
+        return perr(P, pos, LOOM_STATUS_OVERFLOW,
+                    "integer result too large (loom's parser holds integers below 2**127)");
+    *out = both_bool && (op == OP_AMP || op == OP_PIPE || op == OP_CARET) ? mk_bool(r != 0)
+                                                                          : mk_int(r);
+    return true;
+}
+
+/* ---- Values to arrays ------------------------------------------------------------------ */
+
+/* A number as a NEP 50 weak scalar; other values are an error at pos. */
+static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const char *what) {
+    loom_ctx_t *ctx = P->ctx;
+    switch (v->kind) {
+    case V_ARRAY: return v->a;
+    case V_BOOL: return loom_weak_bool(ctx, (int)v->i);
+    case V_FLOAT: return loom_weak_float(ctx, v->f);
+    case V_INT:
+        if (v->i >= INT64_MIN && v->i <= INT64_MAX) return loom_weak_int(ctx, (int64_t)v->i);
+        if (v->i > 0 && v->i <= (i128)UINT64_MAX) return loom_weak_uint(ctx, (uint64_t)v->i);
+        {
+            char t[48];
+            i128_text(v->i, t, sizeof t);
+            perr(P, pos, LOOM_STATUS_OVERFLOW,
+                 "Python integer %s out of bounds for int64 and uint64", t);
+        }
+        return &ctx->nil;
+    default:
+        perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "%s must be an array or a number, not %s",
+             what, kind_text(v));
+        return &ctx->nil;
+    }
+}
+
+/* A value as an output array: numbers become strong 0-d arrays (np.asarray's dtype). */
+static loom_array_t *as_output(parser_t *P, const value_t *v, int32_t pos) {
+    loom_array_t *a = as_array(P, v, pos, "the result");
+    if (loom_array_is_nil(a) || v->kind == V_ARRAY) return a;
+    loom_dtype_t d = v->kind == V_BOOL    ? LOOM_DTYPE_BOOL
+                     : v->kind == V_FLOAT ? LOOM_DTYPE_F64
+                     : v->i > INT64_MAX   ? LOOM_DTYPE_U64
+                                          : LOOM_DTYPE_I64;
+    return loom_astype(P->ctx, a, d);
+}
+
+/* ---- Functions ------------------------------------------------------------------------- */
+
+typedef loom_array_t *(*unary_fn)(loom_ctx_t *, loom_array_t *);
+typedef loom_array_t *(*binary_fn)(loom_ctx_t *, loom_array_t *, loom_array_t *);
+
+typedef enum fkind {
+    F_UNARY, F_BINARY, F_WHERE, F_CLIP, F_ASTYPE, F_ZEROS, F_ONES, F_FULL, F_ARANGE,
+    F_LINSPACE, F_EYE, F_LATER
+} fkind_t;
+
+/* One callable name. params: Python-style signature ("a,axis?,keepdims?": '?' = optional),
+ * bound before the call. method: also callable as x.name(...) with x as the first argument.
+ * LATER: parsed and bound, then refused with `later` (the issue that brings it). */
+typedef struct func {
+    const char *name;
+    fkind_t kind;
+    const char *params;
+    unary_fn u;
+    binary_fn b;
+    bool method;
+    const char *later;
+} func_t;
+
+#define REDUCTIONS "reductions arrive with issue 4"
+#define VIEWS "views arrive with issue 4"
+#define MATMUL "matmul arrives with issue 6"
+
+static const func_t funcs[] = {
+#define FN_UNARY(nm) {.name = #nm, .kind = F_UNARY, .params = "x", .u = loom_##nm},
+    LOOM_UNARY_LIST(FN_UNARY)
+#undef FN_UNARY
+#define FN_BINARY(nm) {.name = #nm, .kind = F_BINARY, .params = "x1,x2", .b = loom_##nm},
+    LOOM_BINARY_LIST(FN_BINARY)
+#undef FN_BINARY
+    /* NumPy's other names for the same ufuncs. */
+    {.name = "absolute", .kind = F_UNARY, .params = "x", .u = loom_abs},
+    {.name = "bitwise_not", .kind = F_UNARY, .params = "x", .u = loom_invert},
+    {.name = "bitwise_invert", .kind = F_UNARY, .params = "x", .u = loom_invert},
+    {.name = "acos", .kind = F_UNARY, .params = "x", .u = loom_arccos},
+    {.name = "asin", .kind = F_UNARY, .params = "x", .u = loom_arcsin},
+    {.name = "atan", .kind = F_UNARY, .params = "x", .u = loom_arctan},
+    {.name = "acosh", .kind = F_UNARY, .params = "x", .u = loom_arccosh},
+    {.name = "asinh", .kind = F_UNARY, .params = "x", .u = loom_arcsinh},
+    {.name = "atanh", .kind = F_UNARY, .params = "x", .u = loom_arctanh},
+    {.name = "divide", .kind = F_BINARY, .params = "x1,x2", .b = loom_true_divide},
+    {.name = "mod", .kind = F_BINARY, .params = "x1,x2", .b = loom_remainder},
+    {.name = "pow", .kind = F_BINARY, .params = "x1,x2", .b = loom_power},
+    {.name = "atan2", .kind = F_BINARY, .params = "x1,x2", .b = loom_arctan2},
+    {.name = "bitwise_left_shift", .kind = F_BINARY, .params = "x1,x2", .b = loom_left_shift},
+    {.name = "bitwise_right_shift", .kind = F_BINARY, .params = "x1,x2", .b = loom_right_shift},
+    {.name = "where", .kind = F_WHERE, .params = "condition,x,y"},
+    {.name = "clip", .kind = F_CLIP, .params = "a,a_min?,a_max?,min?,max?", .method = true},
+    {.name = "astype", .kind = F_ASTYPE, .params = "x,dtype", .method = true},
+    {.name = "zeros", .kind = F_ZEROS, .params = "shape,dtype?"},
+    {.name = "ones", .kind = F_ONES, .params = "shape,dtype?"},
+    {.name = "full", .kind = F_FULL, .params = "shape,fill_value,dtype?"},
+    {.name = "arange", .kind = F_ARANGE, .params = "start,stop?,step?,dtype?"},
+    {.name = "linspace", .kind = F_LINSPACE, .params = "start,stop,num?,endpoint?,dtype?"},
+    {.name = "eye", .kind = F_EYE, .params = "N,M?,k?,dtype?"},
+#define LATER(n, p, m, why) {.name = n, .kind = F_LATER, .params = p, .method = m, .later = why},
+    LATER("sum", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
+    LATER("prod", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
+    LATER("mean", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
+    LATER("max", "a,axis?,keepdims?", true, REDUCTIONS)
+    LATER("min", "a,axis?,keepdims?", true, REDUCTIONS)
+    LATER("amax", "a,axis?,keepdims?", false, REDUCTIONS)
+    LATER("amin", "a,axis?,keepdims?", false, REDUCTIONS)
+    LATER("argmax", "a,axis?,keepdims?", true, REDUCTIONS)
+    LATER("argmin", "a,axis?,keepdims?", true, REDUCTIONS)
+    LATER("any", "a,axis?,keepdims?", true, REDUCTIONS)
+    LATER("all", "a,axis?,keepdims?", true, REDUCTIONS)
+    LATER("var", "a,axis?,dtype?,ddof?,keepdims?", true, REDUCTIONS)
+    LATER("std", "a,axis?,dtype?,ddof?,keepdims?", true, REDUCTIONS)
+    LATER("cumsum", "a,axis?,dtype?", true, REDUCTIONS)
+    LATER("cumprod", "a,axis?,dtype?", true, REDUCTIONS)
+    LATER("reshape", "a,shape", false, VIEWS)
+    LATER("transpose", "a,axes?", false, VIEWS)
+    LATER("permute_dims", "a,axes?", false, VIEWS)
+    LATER("broadcast_to", "array,shape", false, VIEWS)
+    LATER("expand_dims", "a,axis", false, VIEWS)
+    LATER("squeeze", "a,axis?", true, VIEWS)
+    LATER("flip", "m,axis?", false, VIEWS)
+    LATER("moveaxis", "a,source,destination", false, VIEWS)
+    LATER("ravel", "a", true, VIEWS)
+    LATER("concatenate", "arrays,axis?", false, VIEWS)
+    LATER("stack", "arrays,axis?", false, VIEWS)
+    LATER("matmul", "x1,x2", false, MATMUL)
+    LATER("dot", "a,b", true, MATMUL)
+#undef LATER
+};
+
+/* Methods whose arguments do not follow the function's signature (x.reshape(2, 3),
+ * x.transpose(1, 0)): refused before binding. */
+static const char *const later_methods[] = {"reshape", "transpose", "flatten", "view", "T",
+                                            "mT", "swapaxes"};
+
+static const func_t *find_func(const char *s, int32_t n) {
+    for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++)
+        if (strlen(funcs[i].name) == (size_t)n && !strncmp(funcs[i].name, s, (size_t)n))
+            return &funcs[i];
+    return NULL;
+}
+
+/* Binds call arguments to slots by the signature; at most 8 parameters. */
+#define MAX_PARAMS 8
+typedef struct bound {
+    value_t v[MAX_PARAMS];
+    int32_t pos[MAX_PARAMS];
+    bool given[MAX_PARAMS];
+    char names[MAX_PARAMS][24];
+    int n;
+} bound_t;
+
+static bool eval_node(parser_t *P, const node_t *x, value_t *out);
+
+static int param_index(const bound_t *b, const char *s, int32_t n) {
+    for (int i = 0; i < b->n; i++)
+        if (strlen(b->names[i]) == (size_t)n && !strncmp(b->names[i], s, (size_t)n)) return i;
+    return -1;
+}
+
+static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
+                 bound_t *b) {
+    memset(b, 0, sizeof *b);
+    bool optional[MAX_PARAMS] = {false};
+    for (const char *p = f->params; *p && b->n < MAX_PARAMS;) {
+        size_t k = strcspn(p, ",?");
+        snprintf(b->names[b->n], sizeof b->names[0], "%.*s", (int)k, p);
+        p += k;
+        if (*p == '?') {
+            optional[b->n] = true;
+            p++;
+        }
+        b->n++;
+        if (*p == ',') p++;
+    }
+    int next = 0;
+    if (self) {
+        b->v[0] = *self;
+        b->pos[0] = call->pos;
+        b->given[0] = true;
+        next = 1;
+    }
+    for (int32_t i = 1; i < call->n; i++) {
+        const node_t *a = call->kids[i];
+        int slot;
+        if (a->kind == N_KWARG) {
+            slot = param_index(b, P->src + a->tpos, a->tlen);
+            if (slot < 0)
+                return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s() got an unexpected keyword argument '%.*s'", f->name,
+                            (int)a->tlen, P->src + a->tpos);
+            if (b->given[slot])
+                return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s() got multiple values for argument '%s'", f->name,
+                            b->names[slot]);
+            a = a->kids[0];
+        } else {
+            if (next >= b->n)
+                return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s() takes at most %d positional argument%s", f->name, b->n,
+                            b->n == 1 ? "" : "s");
+            slot = next++;
+        }
+        if (!eval_node(P, a, &b->v[slot])) return false;
+        b->pos[slot] = a->pos;
+        b->given[slot] = true;
+    }
+    for (int i = 0; i < b->n; i++)
+        if (!b->given[i] && !optional[i])
+            return perr(P, call->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s() is missing the argument '%s'", f->name, b->names[i]);
+    return true;
+}
+
+/* dtype names NumPy accepts as strings, beyond loom_dtype_from_name. */
+static const struct {
+    const char *name;
+    loom_dtype_t d;
+} dtype_aliases[] = {
+    {"bool_", LOOM_DTYPE_BOOL}, {"?", LOOM_DTYPE_BOOL},    {"b1", LOOM_DTYPE_BOOL},
+    {"i1", LOOM_DTYPE_I8},      {"i2", LOOM_DTYPE_I16},    {"i4", LOOM_DTYPE_I32},
+    {"i8", LOOM_DTYPE_I64},     {"u1", LOOM_DTYPE_U8},     {"u2", LOOM_DTYPE_U16},
+    {"u4", LOOM_DTYPE_U32},     {"u8", LOOM_DTYPE_U64},    {"f2", LOOM_DTYPE_F16},
+    {"f4", LOOM_DTYPE_F32},     {"f8", LOOM_DTYPE_F64},    {"half", LOOM_DTYPE_F16},
+    {"single", LOOM_DTYPE_F32}, {"double", LOOM_DTYPE_F64}, {"float", LOOM_DTYPE_F64},
+    {"int", LOOM_DTYPE_I64},    {"uint", LOOM_DTYPE_U64},
+};
+
+static int dtype_by_name(const char *s, int32_t n) {
+    char buf[32];
+    if (n <= 0 || n >= (int32_t)sizeof buf) return -1;
+    memcpy(buf, s, (size_t)n);
+    buf[n] = '\0';
+    int d = loom_dtype_from_name(buf);
+    if (d >= 0) return d;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(dtype_aliases); i++)
+        if (!strcmp(buf, dtype_aliases[i].name)) return (int)dtype_aliases[i].d;
+    return -1;
+}
+
+/* A dtype argument: a dtype name (float32, np.int8, float) or a string ('float32', 'f4'). */
+static bool get_dtype(parser_t *P, const bound_t *b, int slot, int dflt, loom_dtype_t *out) {
+    if (!b->given[slot] || b->v[slot].kind == V_NONE) {
+        *out = (loom_dtype_t)dflt;
+        return true;
+    }
+    const value_t *v = &b->v[slot];
+    int d = v->kind == V_DTYPE ? v->dtype : v->kind == V_STR ? dtype_by_name(P->src + v->tpos, v->tlen) : -2;
+    if (d == -2)
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "dtype must be a dtype name or a string, not %s", kind_text(v));
+    if (d < 0)
+        return perr(P, b->pos[slot], LOOM_STATUS_DTYPE_ERROR,
+                    "data type '%.*s' not understood (loom has bool, int8..int64, uint8..uint64, "
+                    "float16, bfloat16, float32, float64)",
+                    (int)(v->tlen > 40 ? 40 : v->tlen), P->src + v->tpos);
+    *out = (loom_dtype_t)d;
+    return true;
+}
+
+static bool get_int(parser_t *P, const bound_t *b, int slot, int64_t dflt, int64_t *out) {
+    if (!b->given[slot] || b->v[slot].kind == V_NONE) {
+        *out = dflt;
+        return true;
+    }
+    const value_t *v = &b->v[slot];
+    if (v->kind != V_INT && v->kind != V_BOOL)
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "'%s' must be an integer, not %s", b->names[slot], kind_text(v));
+    if (v->i < INT64_MIN || v->i > INT64_MAX)
+        return perr(P, b->pos[slot], LOOM_STATUS_OVERFLOW, "'%s' is out of range",
+                    b->names[slot]);
+    *out = (int64_t)v->i;
+    return true;
+}
+
+static bool get_shape(parser_t *P, const bound_t *b, int slot, int32_t *ndim, int64_t *shape) {
+    const value_t *v = &b->v[slot];
+    if (v->kind == V_INT || v->kind == V_BOOL) {
+        *ndim = 1;
+        return get_int(P, b, slot, 0, &shape[0]);
+    }
+    if (v->kind != V_TUPLE)
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "a shape must be an integer or a tuple of integers, not %s", kind_text(v));
+    if (v->n > LOOM_MAX_DIMS)
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "a shape of %d axes (loom allows at most %d)", (int)v->n, LOOM_MAX_DIMS);
+    for (int32_t i = 0; i < v->n; i++) {
+        const value_t *e = &v->items[i];
+        if (e->kind != V_INT || e->i < INT64_MIN || e->i > INT64_MAX)
+            return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                        "a shape must hold integers; item %d is %s", (int)i, kind_text(e));
+        shape[i] = (int64_t)e->i;
+    }
+    *ndim = v->n;
+    return true;
+}
+
+static bool get_number(parser_t *P, const bound_t *b, int slot, double dflt, double *out) {
+    if (!b->given[slot] || b->v[slot].kind == V_NONE) {
+        *out = dflt;
+        return true;
+    }
+    if (!is_num(&b->v[slot]))
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "'%s' must be a number, not %s", b->names[slot], kind_text(&b->v[slot]));
+    *out = num_f(&b->v[slot]);
+    return true;
+}
+
+/* Whether a Python int fits integer dtype d (np.full refuses what does not). */
+static bool int_fits(i128 v, loom_dtype_t d) {
+    size_t bits = 8 * loom_dtype_size(d);
+    if (d == LOOM_DTYPE_BOOL) return true;
+    if (d >= LOOM_DTYPE_U8 && d <= LOOM_DTYPE_U64) return v >= 0 && v < ((i128)1 << bits);
+    return v >= -((i128)1 << (bits - 1)) && v < ((i128)1 << (bits - 1));
+}
+
+static bool call_func(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
+                      value_t *out) {
+    loom_ctx_t *ctx = P->ctx;
+    int32_t fpos = call->pos;
+    bound_t b;
+    if (!bind(P, f, call, self, &b)) return false;
+    loom_array_t *r = NULL;
+    loom_array_t *x[3];
+    switch (f->kind) {
+    case F_LATER:
+        return perr(P, fpos, LOOM_STATUS_NOT_AVAILABLE, "'%s' is not supported yet (%s)",
+                    f->name, f->later);
+    case F_UNARY:
+        x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
+        if (loom_array_is_nil(x[0])) return false;
+        r = f->u(ctx, x[0]);
+        break;
+    case F_BINARY:
+    case F_WHERE:
+        for (int i = 0; i < (f->kind == F_WHERE ? 3 : 2); i++) {
+            x[i] = as_array(P, &b.v[i], b.pos[i], "an argument");
+            if (loom_array_is_nil(x[i])) return false;
+        }
+        r = f->kind == F_WHERE ? loom_where(ctx, x[0], x[1], x[2]) : f->b(ctx, x[0], x[1]);
+        break;
+    case F_CLIP: {
+        int lo = b.given[3] ? 3 : 1, hi = b.given[4] ? 4 : 2;
+        if ((b.given[3] && b.given[1]) || (b.given[4] && b.given[2]))
+            return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "clip: give a_min or min (a_max or max), not both");
+        bool has_lo = b.given[lo] && b.v[lo].kind != V_NONE;
+        bool has_hi = b.given[hi] && b.v[hi].kind != V_NONE;
+        if (!has_lo && !has_hi)
+            return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "clip: one of a_min and a_max must be given");
+        r = as_array(P, &b.v[0], b.pos[0], "the argument");
+        if (loom_array_is_nil(r)) return false;
+        if (has_lo) {
+            loom_array_t *l = as_array(P, &b.v[lo], b.pos[lo], "a_min");
+            if (loom_array_is_nil(l)) return false;
+            r = loom_maximum(ctx, r, l);
+        }
+        if (has_hi && !loom_array_is_nil(r)) {
+            loom_array_t *h = as_array(P, &b.v[hi], b.pos[hi], "a_max");
+            if (loom_array_is_nil(h)) return false;
+            r = loom_minimum(ctx, r, h);
+        }
+        break;
+    }
+    case F_ASTYPE: {
+        loom_dtype_t d;
+        x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
+        if (loom_array_is_nil(x[0]) || !get_dtype(P, &b, 1, 0, &d)) return false;
+        r = loom_astype(ctx, x[0], d);
+        break;
+    }
+    case F_ZEROS:
+    case F_ONES:
+    case F_FULL: {
+        int32_t nd;
+        int64_t shape[LOOM_MAX_DIMS];
+        loom_dtype_t d;
+        int dslot = f->kind == F_FULL ? 2 : 1;
+        if (!get_shape(P, &b, 0, &nd, shape)) return false;
+        if (f->kind != F_FULL) {
+            if (!get_dtype(P, &b, dslot, LOOM_DTYPE_F64, &d)) return false;
+            r = f->kind == F_ZEROS ? loom_zeros(ctx, d, nd, shape) : loom_ones(ctx, d, nd, shape);
+            break;
+        }
+        const value_t *fill = &b.v[1];
+        if (!is_num(fill))
+            return perr(P, b.pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                        "full: fill_value must be a number (array fill values are not supported)");
+        int dflt = fill->kind == V_BOOL    ? LOOM_DTYPE_BOOL
+                   : fill->kind == V_FLOAT ? LOOM_DTYPE_F64
+                   : fill->i > INT64_MAX   ? LOOM_DTYPE_U64
+                                           : LOOM_DTYPE_I64;
+        if (!get_dtype(P, &b, dslot, dflt, &d)) return false;
+        if (fill->kind == V_FLOAT) {
+            r = loom_full(ctx, d, nd, shape, fill->f);
+        } else if (loom_dtype_size(d) && d != LOOM_DTYPE_BOOL && d < LOOM_DTYPE_F16 &&
+                   !int_fits(fill->i, d)) {
+            char t[48];
+            i128_text(fill->i, t, sizeof t);
+            return perr(P, b.pos[1], LOOM_STATUS_OVERFLOW, "Python integer %s out of bounds for %s",
+                        t, loom_dtype_name(d));
+        } else if (fill->i >= INT64_MIN && fill->i <= INT64_MAX) {
+            r = loom_full_int(ctx, d, nd, shape, (int64_t)fill->i);
+        } else {
+            r = loom_full(ctx, d, nd, shape, (double)fill->i);
+        }
+        break;
+    }
+    case F_ARANGE: {
+        double start, stop, step;
+        bool any_float = false;
+        for (int i = 0; i < 3; i++)
+            any_float = any_float || (b.given[i] && b.v[i].kind == V_FLOAT);
+        if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, NAN, &stop) ||
+            !get_number(P, &b, 2, 1, &step))
+            return false;
+        if (isnan(stop) && !(b.given[1] && b.v[1].kind != V_NONE)) {
+            stop = start;
+            start = 0;
+        }
+        if (step == 0)
+            return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT, "arange: step is zero");
+        loom_dtype_t d;
+        if (!get_dtype(P, &b, 3, any_float ? LOOM_DTYPE_F64 : LOOM_DTYPE_I64, &d)) return false;
+        r = loom_arange(ctx, start, stop, step, d);
+        break;
+    }
+    case F_LINSPACE: {
+        double start, stop;
+        int64_t num, endpoint;
+        loom_dtype_t d;
+        if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, 0, &stop) ||
+            !get_int(P, &b, 2, 50, &num) || !get_int(P, &b, 3, 1, &endpoint) ||
+            !get_dtype(P, &b, 4, LOOM_DTYPE_F64, &d))
+            return false;
+        if (num < 0)
+            return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "linspace: number of samples, %lld, must be non-negative", (long long)num);
+        r = loom_linspace(ctx, start, stop, num, endpoint != 0, d);
+        break;
+    }
+    case F_EYE: {
+        int64_t n, m, k;
+        loom_dtype_t d;
+        if (!get_int(P, &b, 0, 0, &n) || !get_int(P, &b, 1, n, &m) || !get_int(P, &b, 2, 0, &k) ||
+            !get_dtype(P, &b, 3, LOOM_DTYPE_F64, &d))
+            return false;
+        r = loom_eye(ctx, n, m, k, d);
+        break;
+    }
+    }
+    if (loom_array_is_nil(r)) return lib_fail(P, fpos);
+    *out = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
+}
+
+/* ---- Names ----------------------------------------------------------------------------- */
+
+static bool name_eq(const char *a, int32_t an, const char *b) {
+    return strlen(b) == (size_t)an && !strncmp(a, b, (size_t)an);
+}
+
+static var_t *find_var(parser_t *P, const char *s, int32_t n) {
+    for (int32_t i = P->n_vars - 1; i >= 0; i--)
+        if (P->vars[i].tlen == n && !strncmp(P->src + P->vars[i].tpos, s, (size_t)n))
+            return &P->vars[i];
+    return NULL;
+}
+
+static int32_t find_input(const parser_t *P, const char *s, int32_t n) {
+    for (int32_t i = 0; i < P->n_names; i++)
+        if (name_eq(s, n, P->names[i])) return i;
+    return -1;
+}
+
+/* "x, y, z" (at most about 300 characters) for messages. */
+static void bound_list(const parser_t *P, char *buf, size_t cap) {
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int32_t i = 0; i < P->n_names && k + 1 < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%s", i ? ", " : "", P->names[i]);
+    for (int32_t i = 0; i < P->n_vars && k + 1 < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%.*s", k ? ", " : "", (int)P->vars[i].tlen,
+                              P->src + P->vars[i].tpos);
+}
+
+static bool eval_name(parser_t *P, const node_t *x, value_t *out) {
+    const char *s = P->src + x->tpos;
+    int32_t n = x->tlen;
+    if (!x->np) {
+        var_t *v = find_var(P, s, n);
+        if (v) {
+            *out = v->v;
+            return true;
+        }
+        int32_t i = find_input(P, s, n);
+        if (i >= 0) {
+            *out = (value_t){.kind = V_ARRAY, .a = P->arrays[i]};
+            return true;
+        }
+    }
+    if (name_eq(s, n, "inf")) *out = mk_float(INFINITY);
+    else if (name_eq(s, n, "nan")) *out = mk_float(NAN);
+    else if (name_eq(s, n, "pi")) *out = mk_float(3.141592653589793);
+    else if (name_eq(s, n, "e")) *out = mk_float(2.718281828459045);
+    else if (name_eq(s, n, "newaxis")) *out = (value_t){.kind = V_NONE};
+    else {
+        int d = dtype_by_name(s, n);
+        if (d >= 0 && n > 2) {
+            bool py = name_eq(s, n, "int") || name_eq(s, n, "float") || name_eq(s, n, "bool");
+            *out = (value_t){.kind = V_DTYPE, .dtype = d, .pytype = py && !x->np};
+            return true;
+        }
+        if (find_func(s, n))
+            return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "'%.*s' is a function: call it, as in %.*s(x)", (int)n, s, (int)n, s);
+        char list[400];
+        bound_list(P, list, sizeof list);
+        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "unknown name '%.*s' (%s%s)",
+                    (int)(n > 60 ? 60 : n), s, list[0] ? "bound names: " : "no names are bound",
+                    list);
+    }
+    return true;
+}
+
+/* ---- Evaluation ------------------------------------------------------------------------ */
+
+static binary_fn array_binop(int op) {
+    switch (op) {
+    case OP_PLUS: return loom_add;
+    case OP_MINUS: return loom_subtract;
+    case OP_STAR: return loom_multiply;
+    case OP_SLASH: return loom_true_divide;
+    case OP_FLOORDIV: return loom_floor_divide;
+    case OP_PERCENT: return loom_remainder;
+    case OP_POW: return loom_power;
+    case OP_AMP: return loom_bitwise_and;
+    case OP_PIPE: return loom_bitwise_or;
+    case OP_CARET: return loom_bitwise_xor;
+    case OP_LSHIFT: return loom_left_shift;
+    case OP_RSHIFT: return loom_right_shift;
+    case OP_LT: return loom_less;
+    case OP_LE: return loom_less_equal;
+    case OP_GT: return loom_greater;
+    case OP_GE: return loom_greater_equal;
+    case OP_EQ: return loom_equal;
+    case OP_NE: return loom_not_equal;
+    default: return NULL;
+    }
+}
+
+static bool eval_binary(parser_t *P, const node_t *x, value_t *out) {
+    value_t a, b;
+    if (!eval_node(P, x->kids[0], &a) || !eval_node(P, x->kids[1], &b)) return false;
+    if (x->op == OP_AT)
+        return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE,
+                    "'@' is not supported yet (" MATMUL ")");
+    if (is_num(&a) && is_num(&b)) return py_binary(P, x->op, x->pos, &a, &b, out);
+    loom_array_t *l = as_array(P, &a, x->kids[0]->pos, "an operand");
+    if (loom_array_is_nil(l)) return false;
+    loom_array_t *r = as_array(P, &b, x->kids[1]->pos, "an operand");
+    if (loom_array_is_nil(r)) return false;
+    loom_array_t *res = array_binop(x->op)(P->ctx, l, r);
+    if (loom_array_is_nil(res)) return lib_fail(P, x->pos);
+    *out = (value_t){.kind = V_ARRAY, .a = res};
+    return true;
+}
+
+static bool eval_unary(parser_t *P, const node_t *x, value_t *out) {
+    value_t a;
+    if (!eval_node(P, x->kids[0], &a)) return false;
+    if (is_num(&a)) {
+        if (a.kind == V_FLOAT && x->op == OP_TILDE)
+            return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "bad operand type for ~: a float");
+        if (a.kind == V_FLOAT) *out = mk_float(x->op == OP_MINUS ? -a.f : a.f);
+        else if (x->op == OP_MINUS) {
+            if (a.i == -I128_MAX - 1)
+                return perr(P, x->pos, LOOM_STATUS_OVERFLOW, "integer result too large");
+            *out = mk_int(-a.i);
+        } else *out = mk_int(x->op == OP_TILDE ? ~a.i : a.i);
+        return true;
+    }
+    loom_array_t *v = as_array(P, &a, x->kids[0]->pos, "the operand");
+    if (loom_array_is_nil(v)) return false;
+    loom_array_t *r = x->op == OP_MINUS  ? loom_negative(P->ctx, v)
+                      : x->op == OP_PLUS ? loom_positive(P->ctx, v)
+                                         : loom_invert(P->ctx, v);
+    if (loom_array_is_nil(r)) return lib_fail(P, x->pos);
+    *out = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
+}
+
+/* Python's int(), float(), bool() of a number. */
+static bool py_convert(parser_t *P, const node_t *call, loom_dtype_t d, value_t *out) {
+    if (call->n != 2 || call->kids[1]->kind == N_KWARG)
+        return perr(P, call->pos, LOOM_STATUS_INVALID_ARGUMENT, "%s() takes one argument",
+                    d == LOOM_DTYPE_BOOL ? "bool" : d == LOOM_DTYPE_F64 ? "float" : "int");
+    value_t v;
+    if (!eval_node(P, call->kids[1], &v)) return false;
+    if (!is_num(&v))
+        return perr(P, call->kids[1]->pos, LOOM_STATUS_NOT_AVAILABLE,
+                    "Python's int(), float() and bool() take a number here, not %s; use "
+                    "astype(x, dtype) for arrays", kind_text(&v));
+    if (d == LOOM_DTYPE_BOOL) *out = mk_bool(num_f(&v) != 0);
+    else if (d == LOOM_DTYPE_F64) *out = mk_float(num_f(&v));
+    else if (v.kind != V_FLOAT) *out = mk_int(v.i);
+    else if (!isfinite(v.f) || fabs(v.f) >= 1.7e38)
+        return perr(P, call->kids[1]->pos, LOOM_STATUS_OVERFLOW, "cannot convert %g to an integer",
+                    v.f);
+    else *out = mk_int((i128)trunc(v.f));
+    return true;
+}
+
+static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
+    const node_t *callee = x->kids[0];
+    if (callee->kind == N_ATTR) {
+        const char *s = P->src + callee->tpos;
+        int32_t n = callee->tlen;
+        const func_t *f = find_func(s, n);
+        for (size_t i = 0; i < BASE_ARRAY_LEN(later_methods); i++)
+            if (name_eq(s, n, later_methods[i]))
+                return perr(P, callee->tpos, LOOM_STATUS_NOT_AVAILABLE,
+                            "'.%s()' is not supported yet (" VIEWS ")", later_methods[i]);
+        if (!f || !f->method)
+            return perr(P, callee->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "arrays have no method '%.*s' here", (int)(n > 60 ? 60 : n), s);
+        value_t self;
+        if (!eval_node(P, callee->kids[0], &self)) return false;
+        return call_func(P, f, x, &self, out);
+    }
+    if (callee->kind != N_NAME)
+        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "only named functions can be called");
+    const char *s = P->src + callee->tpos;
+    int32_t n = callee->tlen;
+    if (!callee->np && (find_var(P, s, n) || find_input(P, s, n) >= 0))
+        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "'%.*s' is an array, not a function",
+                    (int)n, s);
+    const func_t *f = find_func(s, n);
+    if (f) return call_func(P, f, x, NULL, out);
+    int d = dtype_by_name(s, n);
+    if (d >= 0 && n > 2) {
+        if (!callee->np && (name_eq(s, n, "int") || name_eq(s, n, "float") || name_eq(s, n, "bool")))
+            return py_convert(P, x, (loom_dtype_t)d, out);
+        /* np.float32(x): x.astype(float32), a strong result. */
+        static const func_t as = {.name = "dtype", .kind = F_ASTYPE, .params = "x"};
+        bound_t b;
+        if (!bind(P, &as, x, NULL, &b)) return false;
+        loom_array_t *a = as_array(P, &b.v[0], b.pos[0], "the argument");
+        if (loom_array_is_nil(a)) return false;
+        loom_array_t *r = loom_astype(P->ctx, a, (loom_dtype_t)d);
+        if (loom_array_is_nil(r)) return lib_fail(P, x->pos);
+        *out = (value_t){.kind = V_ARRAY, .a = r};
+        return true;
+    }
+    if (name_eq(s, n, "abs")) return call_func(P, find_func("absolute", 8), x, NULL, out);
+    return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "unknown function '%.*s'",
+                (int)(n > 60 ? 60 : n), s);
+}
+
+static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
+    switch (x->kind) {
+    case N_INT: *out = mk_int(x->ival); return true;
+    case N_FLOAT: *out = mk_float(x->fval); return true;
+    case N_BOOL: *out = mk_bool(x->ival != 0); return true;
+    case N_NONE: *out = (value_t){.kind = V_NONE}; return true;
+    case N_ELLIPSIS: *out = (value_t){.kind = V_ELLIPSIS}; return true;
+    case N_STR: *out = (value_t){.kind = V_STR, .tpos = x->tpos, .tlen = x->tlen}; return true;
+    case N_NAME: return eval_name(P, x, out);
+    case N_UNARY: return eval_unary(P, x, out);
+    case N_BINARY: return eval_binary(P, x, out);
+    case N_CALL: return eval_call(P, x, out);
+    case N_TUPLE: {
+        value_t *items = x->n ? base_arena_alloc(&P->arena, (size_t)x->n, sizeof *items) : NULL;
+        if (x->n && !items) return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        for (int32_t i = 0; i < x->n; i++)
+            if (!eval_node(P, x->kids[i], &items[i])) return false;
+        *out = (value_t){.kind = V_TUPLE, .items = items, .n = x->n};
+        return true;
+    }
+    case N_ATTR: {
+        value_t obj;
+        if (!eval_node(P, x->kids[0], &obj)) return false;
+        const char *s = P->src + x->tpos;
+        if (name_eq(s, x->tlen, "T") || name_eq(s, x->tlen, "mT"))
+            return perr(P, x->tpos, LOOM_STATUS_NOT_AVAILABLE,
+                        "'.%.*s' is not supported yet (" VIEWS ")", (int)x->tlen, s);
+        return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "attribute '%.*s' is not supported (only .T and methods such as .astype())",
+                    (int)(x->tlen > 60 ? 60 : x->tlen), s);
+    }
+    case N_INDEX:
+        return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE,
+                    "indexing and slicing are not supported yet (" VIEWS ")");
+    case N_SLICE:
+    case N_KWARG: break;
+    }
+    return perr(P, x->pos, LOOM_STATUS_INTERNAL, "loom: unexpected syntax node %d", (int)x->kind);
+}
+
+static bool set_var(parser_t *P, int32_t tpos, int32_t tlen, const value_t *v) {
+    var_t *old = find_var(P, P->src + tpos, tlen);
+    if (old) {
+        old->v = *v;
+        return true;
+    }
+    if (P->n_vars == P->cap_vars) {
+        int32_t cap = P->cap_vars ? P->cap_vars * 2 : 16;
+        var_t *nv = base_arena_alloc(&P->arena, (size_t)cap, sizeof *nv);
+        if (!nv) return perr(P, tpos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (P->n_vars) memcpy(nv, P->vars, (size_t)P->n_vars * sizeof *nv);
+        P->vars = nv;
+        P->cap_vars = cap;
+    }
+    P->vars[P->n_vars++] = (var_t){tpos, tlen, *v};
+    return true;
+}
+
+static bool valid_name(const char *s) {
+    if (!s || !is_ident_start(s[0])) return false;
+    for (const char *p = s; *p; p++)
+        if (!is_ident(*p)) return false;
+    return true;
+}
+
+static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_array_t **outs) {
+    loom_ctx_t *ctx = P->ctx;
+    for (int32_t i = 0; i < P->n_names; i++) {
+        if (!valid_name(P->names[i]))
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "loom_parse: name %d (\"%.60s\") is not an identifier", (int)i,
+                            P->names[i] ? P->names[i] : "(null)"), false;
+        for (int32_t j = 0; j < i; j++)
+            if (!strcmp(P->names[i], P->names[j]))
+                return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                                "loom_parse: the name '%.60s' is bound twice", P->names[i]), false;
+        if (!fe_check_arg(ctx, "loom_parse", P->arrays[i])) {
+            if (!ctx->err.status)
+                fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                         "loom_parse: the array bound to '%.60s' is nil", P->names[i]);
+            return false;
+        }
+    }
+    stmt_t *st = NULL;
+    int32_t n_st = 0;
+    if (!tokenize(P) || !parse_program(P, &st, &n_st)) return false;
+    value_t last = {0};
+    for (int32_t i = 0; i < n_st; i++) {
+        if (!eval_node(P, st[i].expr, &last)) return false;
+        if (st[i].tlen && !set_var(P, st[i].tpos, st[i].tlen, &last)) return false;
+    }
+    for (int32_t k = 0; k < n_outs; k++) {
+        const char *name = out_names ? out_names[k] : NULL;
+        value_t v = last;
+        int32_t pos = st[n_st - 1].expr->pos;
+        if (name) {
+            var_t *var = find_var(P, name, (int32_t)strlen(name));
+            int32_t in = find_input(P, name, (int32_t)strlen(name));
+            if (var) {
+                v = var->v;
+                pos = var->tpos;
+            } else if (in >= 0) {
+                v = (value_t){.kind = V_ARRAY, .a = P->arrays[in]};
+            } else {
+                char list[400];
+                bound_list(P, list, sizeof list);
+                return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                                "loom_parse: no output named '%.60s' (%s%s)", name,
+                                list[0] ? "names: " : "the program names nothing", list), false;
+            }
+        }
+        outs[k] = as_output(P, &v, pos);
+        if (loom_array_is_nil(outs[k])) return ctx->err.status ? false : lib_fail(P, pos);
+    }
+    return true;
+}
+
+LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t n_names,
+                                  const char *const *names, loom_array_t *const *arrays,
+                                  int32_t n_outs, const char *const *out_names,
+                                  loom_array_t **outs) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (n_outs < 0 || (n_outs > 0 && !outs))
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse: %d outputs at %p",
+                        (int)n_outs, (void *)outs);
+    for (int32_t k = 0; k < n_outs; k++) outs[k] = &ctx->nil;
+    if (ctx->err.status) return ctx->err.status;
+    if (!program || n_names < 0 || (n_names > 0 && (!names || !arrays)))
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "loom_parse: program %p, %d names at %p, arrays at %p",
+                        (const void *)program, (int)n_names, (const void *)names,
+                        (const void *)arrays);
+    size_t len = strlen(program);
+    if (len > (size_t)INT32_MAX / 2)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse: program of %zu bytes", len);
+    parser_t P = {.ctx = ctx, .src = program, .len = (int32_t)len, .n_names = n_names,
+                  .names = names, .arrays = arrays};
+    base_arena_init(&P.arena, &ctx->al);
+    if (!run(&P, n_outs, out_names, outs)) {
+        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_parse: failed silently");
+        for (int32_t k = 0; k < n_outs; k++) outs[k] = &ctx->nil;
+    }
+    base_arena_fini(&P.arena);
+    return ctx->err.status;
+}
+
+LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,
+                                 const char *const *names, loom_array_t *const *arrays) {
+    if (!ctx) return NULL;
+    loom_array_t *out = &ctx->nil;
+    loom_parse(ctx, expr, n_names, names, arrays, 1, NULL, &out);
+    return out;
+}
