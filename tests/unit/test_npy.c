@@ -1,0 +1,270 @@
+/* test_npy — .npy files: NumPy-written fixtures (tests/data/npy, from tools/gen_npy_fixtures.py)
+ * of every dtype in C and Fortran order, both byte orders and format versions 1.0-3.0; round
+ * trips through loom_npy_save and loom_npy_load; and corrupt, truncated and unsupported files,
+ * each a clear error naming the file. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../support/check.h"
+
+#ifndef LOOM_TEST_NPY_DIR
+#define LOOM_TEST_NPY_DIR "tests/data/npy"
+#endif
+
+static const char *const dtype_names[LOOM_DTYPE_COUNT] = {
+#define NAME(e, s, n) s,
+    LOOM_DTYPE_LIST(NAME)
+#undef NAME
+};
+
+/* The generator's element k of dtype d, as bits (see tools/gen_npy_fixtures.py). */
+static uint64_t fixture_bits(loom_dtype_t d, int64_t k) {
+    int64_t v = 3 * k - 5;
+    double f = (double)v / 4;
+    uint64_t bits;
+    switch (d) {
+    case LOOM_DTYPE_BOOL: return k % 3 != 0;
+    case LOOM_DTYPE_F16: return loom_f64_to_f16(f);
+    case LOOM_DTYPE_BF16: return loom_f64_to_bf16(f);
+    case LOOM_DTYPE_F32: {
+        float x = (float)f;
+        uint32_t b;
+        memcpy(&b, &x, 4);
+        return b;
+    }
+    case LOOM_DTYPE_F64: memcpy(&bits, &f, 8); return bits;
+    default: {
+        size_t size = loom_dtype_size(d);
+        bits = (uint64_t)v;
+        return size == 8 ? bits : bits & ((UINT64_C(1) << (8 * size)) - 1);
+    }
+    }
+}
+
+static void expect_fixture(loom_ctx_t *ctx, const char *file, loom_dtype_t d, int32_t ndim,
+                           const int64_t *shape) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", LOOM_TEST_NPY_DIR, file);
+    loom_array_t *a = loom_npy_load(ctx, path);
+    if (loom_array_is_nil(a)) fail_msg("%s: %s", path, loom_ctx_message(ctx));
+    assert_int_equal(loom_array_dtype(a), d);
+    assert_int_equal(loom_array_ndim(a), ndim);
+    int64_t n = 1;
+    for (int32_t i = 0; i < ndim; i++) {
+        assert_int_equal(loom_array_dim(a, i), shape[i]);
+        n *= shape[i];
+    }
+    uint64_t got[64];
+    assert_true(n <= 64);
+    assert_int_equal(check_read_bits(ctx, a, got, n), LOOM_STATUS_OK);
+    for (int64_t k = 0; k < n; k++)
+        if (got[k] != fixture_bits(d, k))
+            fail_msg("%s: element %lld is 0x%llx, expected 0x%llx", file, (long long)k,
+                     (unsigned long long)got[k], (unsigned long long)fixture_bits(d, k));
+}
+
+static void test_npy_fixtures_every_dtype_and_layout(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    const int64_t shape[3] = {2, 3, 4};
+    for (int d = 0; d < LOOM_DTYPE_COUNT; d++) {
+        char f[64];
+        snprintf(f, sizeof f, "%s_c.npy", dtype_names[d]);
+        expect_fixture(ctx, f, (loom_dtype_t)d, 3, shape);
+        snprintf(f, sizeof f, "%s_f.npy", dtype_names[d]);
+        expect_fixture(ctx, f, (loom_dtype_t)d, 3, shape);
+        if (loom_dtype_size((loom_dtype_t)d) > 1 && d != LOOM_DTYPE_BF16) {
+            snprintf(f, sizeof f, "%s_be.npy", dtype_names[d]);
+            expect_fixture(ctx, f, (loom_dtype_t)d, 3, shape);
+        }
+    }
+    loom_ctx_destroy(ctx);
+}
+
+static void test_npy_fixtures_versions_and_shapes(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    const int64_t shape[3] = {2, 3, 4}, empty[2] = {0, 3}, five = 5;
+    expect_fixture(ctx, "float32_v2.npy", LOOM_DTYPE_F32, 3, shape);
+    expect_fixture(ctx, "float32_v3.npy", LOOM_DTYPE_F32, 3, shape);
+    expect_fixture(ctx, "float64_be_f_v2.npy", LOOM_DTYPE_F64, 3, shape);
+    expect_fixture(ctx, "int16_1d.npy", LOOM_DTYPE_I16, 1, &five);
+    expect_fixture(ctx, "int32_empty.npy", LOOM_DTYPE_I32, 2, empty);
+    loom_array_t *z = loom_npy_load(ctx, LOOM_TEST_NPY_DIR "/float64_0d.npy");
+    assert_false(loom_array_is_nil(z));
+    assert_int_equal(loom_array_ndim(z), 0);
+    double v = 0;
+    assert_int_equal(loom_read(ctx, z, &v, sizeof v), LOOM_STATUS_OK);
+    assert_true(v == -1.25);
+    loom_ctx_destroy(ctx);
+}
+
+static char tmpdir[64];
+
+static int setup_dir(void **state) {
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/loom-test-npy-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_dir(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_npy_round_trip_every_dtype(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    const int64_t shapes[][3] = {{2, 3, 4}, {0, 3, 1}, {1, 1, 7}};
+    for (int d = 0; d < LOOM_DTYPE_COUNT; d++)
+        for (int s = 0; s < 4; s++) {
+            int32_t ndim = s == 3 ? 0 : 3;
+            const int64_t *shape = shapes[s == 3 ? 0 : s]; /* 0-d: ndim 0, not a NULL shape */
+            int64_t n = 1;
+            for (int32_t i = 0; i < ndim; i++) n *= shape[i];
+            uint64_t bits[24], got[24];
+            for (int64_t k = 0; k < n; k++) bits[k] = fixture_bits((loom_dtype_t)d, k + 11);
+            loom_array_t *a = check_from_bits(ctx, (loom_dtype_t)d, ndim, shape, bits, n);
+            char path[128];
+            snprintf(path, sizeof path, "%s/rt_%d_%d.npy", tmpdir, d, s);
+            assert_int_equal(loom_npy_save(ctx, a, path), LOOM_STATUS_OK);
+            loom_array_t *b = loom_npy_load(ctx, path);
+            if (loom_array_is_nil(b)) fail_msg("%s", loom_ctx_message(ctx));
+            assert_int_equal(loom_array_dtype(b), d);
+            assert_int_equal(loom_array_ndim(b), ndim);
+            for (int32_t i = 0; i < ndim; i++) assert_int_equal(loom_array_dim(b, i), shape[i]);
+            assert_int_equal(check_read_bits(ctx, b, got, n), LOOM_STATUS_OK);
+            for (int64_t k = 0; k < n; k++) assert_true(got[k] == bits[k]);
+            /* The header is NumPy's: 64-byte aligned data, 'descr' first. */
+            FILE *f = fopen(path, "rb");
+            unsigned char head[64];
+            assert_non_null(f);
+            assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+            fclose(f);
+            assert_int_equal((10 + head[8] + 256 * head[9]) % 64, 0);
+            assert_memory_equal(head + 10, "{'descr': '", 11);
+        }
+    /* A lazy expression is evaluated by save. */
+    int64_t n = 3;
+    loom_array_t *x = loom_add_i(ctx, loom_arange(ctx, 0, 3, 1, LOOM_DTYPE_I32), 5);
+    char path[128];
+    snprintf(path, sizeof path, "%s/lazy.npy", tmpdir);
+    assert_int_equal(loom_npy_save(ctx, x, path), LOOM_STATUS_OK);
+    loom_array_t *y = loom_npy_load(ctx, path);
+    int32_t v[3];
+    assert_int_equal(loom_read(ctx, y, v, sizeof v), LOOM_STATUS_OK);
+    assert_int_equal(v[0] + v[1] + v[2], 18);
+    assert_int_equal(loom_array_dim(y, 0), n);
+    loom_ctx_destroy(ctx);
+}
+
+/* Writes bytes to a file of the temp folder; returns its path (static buffer). */
+static const char *write_file(const char *name, const void *data, size_t n) {
+    static char path[128];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+    return path;
+}
+
+/* A version-1 file with this header text (padded) and n data bytes. */
+static const char *npy_with_header(const char *name, const char *dict, size_t data_bytes) {
+    unsigned char buf[512] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    size_t hl = strlen(dict);
+    size_t total = (10 + hl + 1 + 63) / 64 * 64;
+    memcpy(buf + 10, dict, hl);
+    memset(buf + 10 + hl, ' ', total - 10 - hl - 1);
+    buf[total - 1] = '\n';
+    buf[8] = (unsigned char)((total - 10) & 0xff);
+    buf[9] = (unsigned char)((total - 10) >> 8);
+    return write_file(name, buf, total + data_bytes);
+}
+
+static void expect_load_error(loom_ctx_t *ctx, const char *path, loom_status_t st,
+                              const char *phrase) {
+    loom_array_t *a = loom_npy_load(ctx, path);
+    assert_true(loom_array_is_nil(a));
+    assert_int_equal(loom_ctx_status(ctx), st);
+    const char *msg = loom_ctx_message(ctx);
+    if (!strstr(msg, path) || !strstr(msg, phrase))
+        fail_msg("message \"%s\" lacks the path or \"%s\"", msg, phrase);
+    loom_ctx_clear_error(ctx);
+}
+
+static void test_npy_corrupt_files(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    char missing[128];
+    snprintf(missing, sizeof missing, "%s/no_such.npy", tmpdir);
+    expect_load_error(ctx, missing, LOOM_STATUS_IO_ERROR, "No such file");
+    expect_load_error(ctx, tmpdir, LOOM_STATUS_IO_ERROR, "not a regular file");
+    expect_load_error(ctx, write_file("empty.npy", "", 0), LOOM_STATUS_IO_ERROR, "too short");
+    expect_load_error(ctx, write_file("text.npy", "hello, world, not npy", 21),
+                      LOOM_STATUS_IO_ERROR, "magic");
+    expect_load_error(ctx, write_file("v9.npy", "\x93NUMPY\x09\x00\x10\x00{}", 12),
+                      LOOM_STATUS_IO_ERROR, "version 9.0");
+    expect_load_error(ctx, write_file("short_header.npy", "\x93NUMPY\x01\x00\x76\x00{'descr'", 18),
+                      LOOM_STATUS_IO_ERROR, "truncated");
+    const char *good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+    expect_load_error(ctx, npy_with_header("short_data.npy", good, 20), LOOM_STATUS_IO_ERROR,
+                      "24 data bytes expected, 20 present");
+    expect_load_error(ctx, npy_with_header("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16),
+                      LOOM_STATUS_DTYPE_ERROR, "'<c8' is not supported");
+    expect_load_error(ctx, npy_with_header("struct.npy", "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8),
+                      LOOM_STATUS_IO_ERROR, "structured");
+    expect_load_error(ctx, npy_with_header("nokey.npy", "{'descr': '<f4', 'shape': (2,), }", 8),
+                      LOOM_STATUS_IO_ERROR, "lacks");
+    expect_load_error(ctx, npy_with_header("extra.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", 8),
+                      LOOM_STATUS_IO_ERROR, "unknown key");
+    expect_load_error(ctx, npy_with_header("garbage.npy", "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }", 8),
+                      LOOM_STATUS_IO_ERROR, "corrupt header");
+    expect_load_error(ctx, npy_with_header("ndim9.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", 4),
+                      LOOM_STATUS_IO_ERROR, "more axes");
+    /* The sticky error: a failed load leaves later calls failing until cleared. */
+    assert_true(loom_array_is_nil(loom_npy_load(ctx, missing)));
+    assert_true(loom_array_is_nil(loom_npy_load(ctx, LOOM_TEST_NPY_DIR "/float32_c.npy")));
+    loom_ctx_clear_error(ctx);
+    assert_false(loom_array_is_nil(loom_npy_load(ctx, LOOM_TEST_NPY_DIR "/float32_c.npy")));
+    loom_ctx_destroy(ctx);
+}
+
+static void test_npy_save_errors(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t n = 3;
+    loom_array_t *a = loom_ones(ctx, LOOM_DTYPE_F32, 1, &n);
+    char path[160];
+    snprintf(path, sizeof path, "%s/no_such_dir/x.npy", tmpdir);
+    assert_int_equal(loom_npy_save(ctx, a, path), LOOM_STATUS_IO_ERROR);
+    assert_non_null(strstr(loom_ctx_message(ctx), path));
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(loom_npy_save(ctx, NULL, path), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(loom_npy_save(ctx, a, NULL), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    assert_true(loom_array_is_nil(loom_npy_load(NULL, path)));
+    loom_ctx_destroy(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_npy_fixtures_every_dtype_and_layout),
+        cmocka_unit_test(test_npy_fixtures_versions_and_shapes),
+        cmocka_unit_test(test_npy_round_trip_every_dtype),
+        cmocka_unit_test(test_npy_corrupt_files),
+        cmocka_unit_test(test_npy_save_errors),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, remove_dir);
+}
