@@ -305,7 +305,8 @@ static int cmd_eval(int argc, char **argv) {
             repeat = has_val ? strtol(argv[i + 1], &end, 10) : 0;
             if (!has_val || *end || repeat < 1) return usage_error("%s takes a count >= 1", a);
             i++;
-        } else if (a[0] == '-' && a[1] == '-') {
+        } else if (a[0] == '-' && a[1] == '-' && a[2] && strspn(a + 2, "abcdefghijklmnopqrstuvwxyz-") == strlen(a + 2)) {
+            /* --word is an option; an expression such as --x or --f(x) is not */
             return usage_error("unknown option %s", a);
         } else if (!expr) {
             expr = a;
@@ -421,7 +422,7 @@ static void cache_walk(const char *dir, bool clear, long *n, long long *bytes) {
     DIR *top = opendir(dir);
     if (!top) return;
     struct dirent *e;
-    char sub[4096], path[4200];
+    char sub[4096], path[4400];
     while ((e = readdir(top))) {
         if (strlen(e->d_name) != 2 || strspn(e->d_name, "0123456789abcdef") != 2) continue;
         snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);

@@ -259,7 +259,7 @@ LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path) {
     bool swap = false;
     int d = descr_dtype(h.descr, &swap);
     if (d < 0) {
-        char why[128];
+        char why[256];
         snprintf(why, sizeof why,
                  "dtype '%s' is not supported (loom has bool, int8..64, uint8..64, float16/32/64, "
                  "and '<V2' as bfloat16)",

@@ -1237,6 +1237,14 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
                         "clip: one of a_min and a_max must be given");
         r = as_array(P, &b.v[0], b.pos[0], "the argument");
         if (loom_array_is_nil(r)) return false;
+        /* NumPy 2 clips an integer array by a Python int beyond its dtype's range without
+         * an overflow error: such a bound on the side it cannot bind is dropped. */
+        loom_dtype_t ad = loom_array_dtype(r);
+        bool int_arr = b.v[0].kind == V_ARRAY && ad != LOOM_DTYPE_BOOL && ad < LOOM_DTYPE_F16;
+        if (int_arr && has_lo && b.v[lo].kind == V_INT && !int_fits(b.v[lo].i, ad) && b.v[lo].i < 0)
+            has_lo = false;
+        if (int_arr && has_hi && b.v[hi].kind == V_INT && !int_fits(b.v[hi].i, ad) && b.v[hi].i > 0)
+            has_hi = false;
         if (has_lo) {
             loom_array_t *l = as_array(P, &b.v[lo], b.pos[lo], "a_min");
             if (loom_array_is_nil(l)) return false;
@@ -1251,6 +1259,10 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
     }
     case F_ASTYPE: {
         loom_dtype_t d;
+        if (b.v[0].kind != V_ARRAY)
+            return perr(P, b.pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "astype needs an array, not %s (Python numbers have no astype; write "
+                        "float32(x) for a 0-d array)", kind_text(&b.v[0]));
         x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
         if (loom_array_is_nil(x[0]) || !get_dtype(P, &b, 1, 0, &d)) return false;
         r = loom_astype(ctx, x[0], d);
