@@ -356,7 +356,9 @@ static int cmd_eval(int argc, char **argv) {
         times[r] = now_ms() - t0;
     }
     int rc = 0;
-    if (n_out == 0) {
+    if (n_out == 0 && loom_ctx_device(ctx) == LOOM_DEVICE_NVRTC) {
+        fprintf(stderr, "loom: kernels compiled; the nvrtc device computes no values\n");
+    } else if (n_out == 0) {
         int p = print_array(ctx, res[0]);
         if (p < 0) return fail(ctx);
         rc = p;
