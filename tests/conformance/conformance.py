@@ -24,6 +24,9 @@ try:
 except ImportError:
     print("conformance: numpy is not installed; skipping")
     sys.exit(77)
+if int(np.__version__.split(".")[0]) < 2 or not hasattr(np, "astype"):
+    print("conformance: NumPy %s is older than 2.1 (NEP 50, np.astype); skipping" % np.__version__)
+    sys.exit(77)
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]
