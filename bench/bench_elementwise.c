@@ -62,13 +62,15 @@ static loom_array_t *device_rand(uint64_t seed, int32_t nd, const int64_t *shape
     return a;
 }
 
-typedef struct { loom_array_t *x, *y; } pair_t;
+typedef struct {
+    loom_array_t *x, *y;
+} pair_t;
 
 static void hypot_once(void *arg) {
     pair_t *p = arg;
     loom_scope_begin(ctx);
-    loom_array_t *h = loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, p->x, p->x),
-                                               loom_multiply(ctx, p->y, p->y)));
+    loom_array_t *h = loom_sqrt(
+        ctx, loom_add(ctx, loom_multiply(ctx, p->x, p->x), loom_multiply(ctx, p->y, p->y)));
     loom_eval(ctx, 1, &h);
     loom_scope_end(ctx);
 }
@@ -77,8 +79,13 @@ static void gelu_once(void *arg) {
     pair_t *p = arg;
     loom_array_t *x = p->x;
     loom_scope_begin(ctx);
-    loom_array_t *inner = loom_multiply_f(ctx, loom_add(ctx, x, loom_multiply_f(ctx, loom_multiply(ctx, loom_multiply(ctx, x, x), x), 0.044715)), 0.7978845608);
-    loom_array_t *g = loom_multiply(ctx, loom_multiply_f(ctx, x, 0.5), loom_add_f(ctx, loom_tanh(ctx, inner), 1.0));
+    loom_array_t *inner = loom_multiply_f(
+        ctx,
+        loom_add(ctx, x,
+                 loom_multiply_f(ctx, loom_multiply(ctx, loom_multiply(ctx, x, x), x), 0.044715)),
+        0.7978845608);
+    loom_array_t *g = loom_multiply(ctx, loom_multiply_f(ctx, x, 0.5),
+                                    loom_add_f(ctx, loom_tanh(ctx, inner), 1.0));
     loom_eval(ctx, 1, &g);
     loom_scope_end(ctx);
 }
@@ -91,14 +98,20 @@ static void outer_once(void *arg) {
     loom_scope_end(ctx);
 }
 
-typedef struct { loom_array_t *x; float *out; bool read; const float *host; } chain_t;
+typedef struct {
+    loom_array_t *x;
+    float *out;
+    bool read;
+    const float *host;
+} chain_t;
 
 static void chain_once(void *arg) {
     chain_t *c = arg;
     loom_scope_begin(ctx);
     int64_t n = 1024;
     loom_array_t *a = c->host ? loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, c->host) : c->x;
-    for (int i = 0; i < 5; i++) a = loom_add_f(ctx, loom_multiply_f(ctx, loom_sin(ctx, a), 1.5), 0.25);
+    for (int i = 0; i < 5; i++)
+        a = loom_add_f(ctx, loom_multiply_f(ctx, loom_sin(ctx, a), 1.5), 0.25);
     if (c->read)
         loom_read(ctx, a, c->out, 1024 * sizeof(float));
     else
@@ -125,7 +138,8 @@ static double compile_ms(loom_array_t *(*build)(loom_array_t *x, int k), loom_ar
         loom_eval(ctx, 1, &a);
         loom_scope_end(ctx);
         loom_ctx_stats(ctx, &s1);
-        med[k] = (s1.compile_ms - s0.compile_ms) / (double)(s1.kernel_compiles - s0.kernel_compiles);
+        med[k] =
+            (s1.compile_ms - s0.compile_ms) / (double)(s1.kernel_compiles - s0.kernel_compiles);
     }
     qsort(med, (size_t)count, sizeof *med, cmp);
     return med[count / 2];
@@ -134,7 +148,8 @@ static double compile_ms(loom_array_t *(*build)(loom_array_t *x, int k), loom_ar
 /* Typical fused kernels: hypot of x and a derived y, plus k more cheap ops. */
 static loom_array_t *typical(loom_array_t *x, int k) {
     loom_array_t *y = loom_add_f(ctx, x, 1.0);
-    loom_array_t *a = loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, x, x), loom_multiply(ctx, y, y)));
+    loom_array_t *a =
+        loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, x, x), loom_multiply(ctx, y, y)));
     for (int j = 0; j < k; j++) a = j % 2 ? loom_add_f(ctx, a, 0.5) : loom_multiply_f(ctx, a, 1.5);
     return a;
 }
@@ -142,7 +157,8 @@ static loom_array_t *typical(loom_array_t *x, int k) {
 /* Heavier ones: chains of 3..10 cos, multiply and add. */
 static loom_array_t *heavy(loom_array_t *x, int k) {
     loom_array_t *a = x;
-    for (int j = 0; j <= k + 2; j++) a = loom_add_f(ctx, loom_multiply_f(ctx, loom_cos(ctx, a), 1.25), 0.5);
+    for (int j = 0; j <= k + 2; j++)
+        a = loom_add_f(ctx, loom_multiply_f(ctx, loom_cos(ctx, a), 1.25), 0.5);
     return a;
 }
 
@@ -214,7 +230,8 @@ int main(int argc, char **argv) {
         double t_disk = base_now_ms() - t0;
         loom_ctx_stats(ctx, &s1);
         printf("%-34s %10.3f ms (eval incl. disk load; disk hits %llu, compiles %llu)\n",
-               "compile_disk_hit", t_disk, (unsigned long long)(s1.kernel_disk_hits - s0.kernel_disk_hits),
+               "compile_disk_hit", t_disk,
+               (unsigned long long)(s1.kernel_disk_hits - s0.kernel_disk_hits),
                (unsigned long long)(s1.kernel_compiles - s0.kernel_compiles));
         /* the memory-cache lookup on a hit (what every eval of a cached kernel pays) */
         base_hash128_t key = {0x6c6f6f6d, 42};

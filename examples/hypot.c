@@ -24,8 +24,8 @@ static double run(loom_ctx_t *ctx, int64_t n, const float *x, const float *y, fl
         loom_scope_begin(ctx);
         loom_array_t *a = loom_borrow_host(ctx, LOOM_DTYPE_F32, 1, &n, x);
         loom_array_t *b = loom_borrow_host(ctx, LOOM_DTYPE_F32, 1, &n, y);
-        loom_array_t *h = loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, a, a),
-                                                   loom_multiply(ctx, b, b)));
+        loom_array_t *h =
+            loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, a, a), loom_multiply(ctx, b, b)));
         loom_read(ctx, h, z, (size_t)n * sizeof *z);
         loom_scope_end(ctx);
         double t = now_ms() - t0;
@@ -39,8 +39,10 @@ int main(int argc, char **argv) {
     int64_t n = 20 * 1000 * 1000;
     const char *dump = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoll(argv[++i]);
-        else if (!strcmp(argv[i], "--dump") && i + 1 < argc) dump = argv[++i];
+        if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            n = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+            dump = argv[++i];
         else {
             fprintf(stderr, "usage: %s [--n N] [--dump DIR]\n", argv[0]);
             return 2;
@@ -90,8 +92,8 @@ int main(int argc, char **argv) {
         }
         double err = 0;
         for (int64_t i = 0; i < n; i++) err = fmax(err, fabs((double)zg[i] - (double)zc[i]));
-        printf("  %-28s %10.2f ms (host arrays in and out, best of 3)\n",
-               loom_ctx_device_name(gpu), tg);
+        printf("  %-28s %10.2f ms (host arrays in and out, best of 3)\n", loom_ctx_device_name(gpu),
+               tg);
         printf("  max abs difference GPU vs CPU reference: %.3g\n", err);
         if (dump) printf("  generated kernels and graphs written to %s\n", dump);
         rc = err <= 1e-4 ? 0 : 1;

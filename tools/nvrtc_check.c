@@ -14,22 +14,22 @@
 #include "codegen/prelude.h"
 
 #define STR2(x) #x
-#define STR(x) STR2(x)
+#define STR(x)  STR2(x)
 
 /* One statement per generated function; the sum keeps every call alive. */
-#define CALL_1(name, s, T) "acc += (double)lm_" #name "_" #s "((" #T ")x[i]);\n"
-#define CALL_2(name, s, T) "acc += (double)lm_" #name "_" #s "((" #T ")x[i], (" #T ")x[i + 1]);\n"
+#define CALL_1(name, s, T)                          "acc += (double)lm_" #name "_" #s "((" #T ")x[i]);\n"
+#define CALL_2(name, s, T)                          "acc += (double)lm_" #name "_" #s "((" #T ")x[i], (" #T ")x[i + 1]);\n"
 #define CALL_OP(E, name, ar, o, TAG, C, s, T, W, N) CALL_##ar(name, s, T)
-#define CALL_OPS(E, name, ar, loops, o) LM_LOOPS_##loops(CALL_OP, E, name, ar, o)
-#define CALL_CAST(TTAG, ts, TT, tc, FTAG, fs, FT, fc)                                          \
+#define CALL_OPS(E, name, ar, loops, o)             LM_LOOPS_##loops(CALL_OP, E, name, ar, o)
+#define CALL_CAST(TTAG, ts, TT, tc, FTAG, fs, FT, fc)                                              \
     "acc += (double)lm_cast_" #fs "_" #ts "((" #FT ")x[i]);\n"
 #define CALL_CASTS(FTAG, fs, FT, fc) LM_DTYPE_LIST2(CALL_CAST, FTAG, fs, FT, fc)
-#define CALL_LEAF(TAG, s, T, c)                                                                \
-    "acc += (double)lm_where_" #s "((lm_b)(i & 1), (" #T ")x[i], (" #T ")x[i + 1]);\n"         \
-    "acc += (double)lm_arange_" #s "(x[0], x[1], i);\n"                                        \
+#define CALL_LEAF(TAG, s, T, c)                                                                    \
+    "acc += (double)lm_where_" #s "((lm_b)(i & 1), (" #T ")x[i], (" #T ")x[i + 1]);\n"             \
+    "acc += (double)lm_arange_" #s "(x[0], x[1], i);\n"                                            \
     "acc += (double)lm_linspace_" #s "(x[0], x[1], x[2], 7, i);\n"
-#define CALL_RANDOM(s)                                                                         \
-    "acc += (double)lm_random_uniform_" #s "(seed, i, 0.0, 1.0);\n"                            \
+#define CALL_RANDOM(s)                                                                             \
+    "acc += (double)lm_random_uniform_" #s "(seed, i, 0.0, 1.0);\n"                                \
     "acc += (double)lm_random_normal_" #s "(seed, i, 0.0, 1.0);\n"
 
 static const char kernel[] =
@@ -40,11 +40,11 @@ static const char kernel[] =
     "    double acc = 0;\n"
     "    lm_u32 r[4];\n"
     "    lm_philox(seed, (lm_u64)i, r);\n"
-    "    acc += r[0] + lm_f16_to_f32(lm_f32_to_f16((float)x[i])) + lm_f64_to_bf16(x[i]);\n"
-    LM_ELEM_OPS(CALL_OPS) LM_DTYPE_LIST(CALL_CASTS) LM_DTYPE_LIST(CALL_LEAF)
-    CALL_RANDOM(f16) CALL_RANDOM(bf16) CALL_RANDOM(f32) CALL_RANDOM(f64)
-    "    y[i] = acc;\n"
-    "}\n";
+    "    acc += r[0] + lm_f16_to_f32(lm_f32_to_f16((float)x[i])) + "
+    "lm_f64_to_bf16(x[i]);\n" LM_ELEM_OPS(CALL_OPS) LM_DTYPE_LIST(CALL_CASTS)
+        LM_DTYPE_LIST(CALL_LEAF) CALL_RANDOM(f16) CALL_RANDOM(bf16) CALL_RANDOM(f32)
+            CALL_RANDOM(f64) "    y[i] = acc;\n"
+                             "}\n";
 
 static char *read_file(const char *path) {
     FILE *f = fopen(path, "rb");

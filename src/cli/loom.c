@@ -35,24 +35,28 @@ static const char usage_text[] =
     "    exponents, True, False, inf, nan, pi, e (Python numbers: weak next to arrays, NEP 50).\n"
     "    Calls use NumPy's names, with or without np.: every elementwise ufunc (sqrt, add,\n"
     "    maximum, ...), where, clip, astype(x, 'float32') or x.astype('float32'), zeros, ones,\n"
-    "    full, arange, linspace, eye (dtype=...). Reductions, views, indexing and matmul parse but\n"
+    "    full, arange, linspace, eye (dtype=...). Reductions, views, indexing and matmul parse "
+    "but\n"
     "    are refused with a message naming the issue that brings them.\n"
     "\n"
-    "    Without -o, the last value is printed. -o FILE.npy writes the last value; -o NAME=FILE.npy\n"
+    "    Without -o, the last value is printed. -o FILE.npy writes the last value; -o "
+    "NAME=FILE.npy\n"
     "    writes the variable (or input) NAME. Every output is computed in one evaluation.\n"
     "\n"
     "OPTIONS\n"
     "    NAME=FILE.npy   bind NAME to the array in FILE.npy (any loom dtype, either byte order,\n"
     "                    C or Fortran order, format 1.0-3.0; bfloat16 as descr '<V2')\n"
     "    -o [NAME=]FILE  write an output as .npy (bfloat16 as '<V2')\n"
-    "    --device D      auto (CUDA if present, else the CPU reference; default, or $LOOM_DEVICE),\n"
+    "    --device D      auto (CUDA if present, else the CPU reference; default, or "
+    "$LOOM_DEVICE),\n"
     "                    cuda, cpu, or nvrtc (compile kernels only; computes no values)\n"
     "    --dump DIR      write each kernel's .cu, compile log and the graph (text, DOT) to DIR\n"
     "    --dot FILE      write the evaluated graph as Graphviz DOT to FILE\n"
     "    --stats         print the context's counters (kernels, cache hits, copies) to stderr\n"
     "    --repeat N      evaluate N times (new graph each time) and print timings to stderr\n"
     "\n"
-    "    loom info prints the loom and NVRTC versions, the CUDA driver, the device, and the kernel\n"
+    "    loom info prints the loom and NVRTC versions, the CUDA driver, the device, and the "
+    "kernel\n"
     "    cache folder and its size. loom cache stats counts the cache's entries; loom cache clear\n"
     "    deletes them (only files named like cache entries).\n"
     "\n"
@@ -94,11 +98,16 @@ static double now_ms(void) {
 }
 
 static bool parse_device(const char *s, loom_device_kind_t *out) {
-    if (!strcmp(s, "auto")) *out = LOOM_DEVICE_AUTO;
-    else if (!strcmp(s, "cpu")) *out = LOOM_DEVICE_CPU;
-    else if (!strcmp(s, "cuda")) *out = LOOM_DEVICE_CUDA;
-    else if (!strcmp(s, "nvrtc")) *out = LOOM_DEVICE_NVRTC;
-    else return false;
+    if (!strcmp(s, "auto"))
+        *out = LOOM_DEVICE_AUTO;
+    else if (!strcmp(s, "cpu"))
+        *out = LOOM_DEVICE_CPU;
+    else if (!strcmp(s, "cuda"))
+        *out = LOOM_DEVICE_CUDA;
+    else if (!strcmp(s, "nvrtc"))
+        *out = LOOM_DEVICE_NVRTC;
+    else
+        return false;
     return true;
 }
 
@@ -118,44 +127,105 @@ static loom_ctx_t *make_ctx(const loom_options_t *o) {
 static double elem_double(loom_dtype_t d, const unsigned char *p) {
     uint16_t h;
     switch (d) {
-    case LOOM_DTYPE_BOOL: return *p != 0;
-    case LOOM_DTYPE_I8: return *(const int8_t *)p;
-    case LOOM_DTYPE_U8: return *p;
-    case LOOM_DTYPE_F16: memcpy(&h, p, 2); return loom_f16_to_f32(h);
-    case LOOM_DTYPE_BF16: memcpy(&h, p, 2); return loom_bf16_to_f32(h);
-    case LOOM_DTYPE_F32: { float f; memcpy(&f, p, 4); return f; }
-    case LOOM_DTYPE_F64: { double f; memcpy(&f, p, 8); return f; }
-    default: return 0;
+        case LOOM_DTYPE_BOOL:
+            return *p != 0;
+        case LOOM_DTYPE_I8:
+            return *(const int8_t *)p;
+        case LOOM_DTYPE_U8:
+            return *p;
+        case LOOM_DTYPE_F16:
+            memcpy(&h, p, 2);
+            return loom_f16_to_f32(h);
+        case LOOM_DTYPE_BF16:
+            memcpy(&h, p, 2);
+            return loom_bf16_to_f32(h);
+        case LOOM_DTYPE_F32: {
+            float f;
+            memcpy(&f, p, 4);
+            return f;
+        }
+        case LOOM_DTYPE_F64: {
+            double f;
+            memcpy(&f, p, 8);
+            return f;
+        }
+        default:
+            return 0;
     }
 }
 
 /* Whether text read back gives the same element (shortest round-trip output). */
 static bool same_elem(loom_dtype_t d, double v, double back) {
     switch (d) {
-    case LOOM_DTYPE_F16: return loom_f64_to_f16(back) == loom_f64_to_f16(v);
-    case LOOM_DTYPE_BF16: return loom_f64_to_bf16(back) == loom_f64_to_bf16(v);
-    case LOOM_DTYPE_F32: return (float)back == (float)v;
-    default: return back == v;
+        case LOOM_DTYPE_F16:
+            return loom_f64_to_f16(back) == loom_f64_to_f16(v);
+        case LOOM_DTYPE_BF16:
+            return loom_f64_to_bf16(back) == loom_f64_to_bf16(v);
+        case LOOM_DTYPE_F32:
+            return (float)back == (float)v;
+        default:
+            return back == v;
     }
 }
 
 static void print_elem(loom_dtype_t d, const unsigned char *p) {
     char buf[64];
     switch (d) {
-    case LOOM_DTYPE_BOOL: fputs(*p ? " True" : "False", stdout); return;
-    case LOOM_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); printf("%d", v); return; }
-    case LOOM_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); printf("%d", v); return; }
-    case LOOM_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); printf("%lld", (long long)v); return; }
-    case LOOM_DTYPE_U16: { uint16_t v; memcpy(&v, p, 2); printf("%u", v); return; }
-    case LOOM_DTYPE_U32: { uint32_t v; memcpy(&v, p, 4); printf("%u", v); return; }
-    case LOOM_DTYPE_U64: { uint64_t v; memcpy(&v, p, 8); printf("%llu", (unsigned long long)v); return; }
-    case LOOM_DTYPE_I8:
-    case LOOM_DTYPE_U8: printf("%g", elem_double(d, p)); return;
-    default: break;
+        case LOOM_DTYPE_BOOL:
+            fputs(*p ? " True" : "False", stdout);
+            return;
+        case LOOM_DTYPE_I16: {
+            int16_t v;
+            memcpy(&v, p, 2);
+            printf("%d", v);
+            return;
+        }
+        case LOOM_DTYPE_I32: {
+            int32_t v;
+            memcpy(&v, p, 4);
+            printf("%d", v);
+            return;
+        }
+        case LOOM_DTYPE_I64: {
+            int64_t v;
+            memcpy(&v, p, 8);
+            printf("%lld", (long long)v);
+            return;
+        }
+        case LOOM_DTYPE_U16: {
+            uint16_t v;
+            memcpy(&v, p, 2);
+            printf("%u", v);
+            return;
+        }
+        case LOOM_DTYPE_U32: {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            printf("%u", v);
+            return;
+        }
+        case LOOM_DTYPE_U64: {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            printf("%llu", (unsigned long long)v);
+            return;
+        }
+        case LOOM_DTYPE_I8:
+        case LOOM_DTYPE_U8:
+            printf("%g", elem_double(d, p));
+            return;
+        default:
+            break;
     }
     double v = elem_double(d, p);
-    if (v != v) { fputs("nan", stdout); return; }
-    if (v == 1.0 / 0.0 || v == -1.0 / 0.0) { fputs(v > 0 ? "inf" : "-inf", stdout); return; }
+    if (v != v) {
+        fputs("nan", stdout);
+        return;
+    }
+    if (v == 1.0 / 0.0 || v == -1.0 / 0.0) {
+        fputs(v > 0 ? "inf" : "-inf", stdout);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, v);
         if (same_elem(d, v, strtod(buf, NULL))) break;
@@ -181,8 +251,10 @@ static void print_axis(loom_dtype_t d, const unsigned char *data, int32_t ndim,
             i = shape[ax] - 3;
         }
         if (i) {
-            if (ax + 1 == ndim) fputc(' ', stdout);
-            else printf("%.*s%*s", ndim - ax - 1, "\n\n\n\n\n\n\n\n", ax + 1, "");
+            if (ax + 1 == ndim)
+                fputc(' ', stdout);
+            else
+                printf("%.*s%*s", ndim - ax - 1, "\n\n\n\n\n\n\n\n", ax + 1, "");
         }
         print_axis(d, data, ndim, shape, ax + 1, off + i * stride, summarize);
     }
@@ -305,7 +377,8 @@ static int cmd_eval(int argc, char **argv) {
             repeat = has_val ? strtol(argv[i + 1], &end, 10) : 0;
             if (!has_val || *end || repeat < 1) return usage_error("%s takes a count >= 1", a);
             i++;
-        } else if (a[0] == '-' && a[1] == '-' && a[2] && strspn(a + 2, "abcdefghijklmnopqrstuvwxyz-") == strlen(a + 2)) {
+        } else if (a[0] == '-' && a[1] == '-' && a[2] &&
+                   strspn(a + 2, "abcdefghijklmnopqrstuvwxyz-") == strlen(a + 2)) {
             /* --word is an option; an expression such as --x or --f(x) is not */
             return usage_error("unknown option %s", a);
         } else if (!expr) {
@@ -327,7 +400,8 @@ static int cmd_eval(int argc, char **argv) {
     char tmpdir[] = "/tmp/loom-dot-XXXXXX";
     bool own_dump = false;
     if (dot && !dump) {
-        if (!mkdtemp(tmpdir)) return usage_error("cannot create a temporary folder: %s", strerror(errno));
+        if (!mkdtemp(tmpdir))
+            return usage_error("cannot create a temporary folder: %s", strerror(errno));
         dump = tmpdir;
         own_dump = true;
     }
@@ -371,8 +445,10 @@ static int cmd_eval(int argc, char **argv) {
             best = times[r] < best ? times[r] : best;
             sum += times[r];
         }
-        fprintf(stderr, "loom: %ld runs (parse + build + eval): first %.3f ms, best %.3f ms, "
-                        "mean %.3f ms\n", repeat, times[0], best, sum / (double)repeat);
+        fprintf(stderr,
+                "loom: %ld runs (parse + build + eval): first %.3f ms, best %.3f ms, "
+                "mean %.3f ms\n",
+                repeat, times[0], best, sum / (double)repeat);
     }
     if (stats) {
         loom_stats_t s;
@@ -395,7 +471,8 @@ static int cmd_eval(int argc, char **argv) {
     if (dot) {
         char *src = newest_dot(dump);
         if (!src) {
-            fprintf(stderr, "loom: --dot: nothing was evaluated (the result is an input), no graph\n");
+            fprintf(stderr,
+                    "loom: --dot: nothing was evaluated (the result is an input), no graph\n");
             rc = rc ? rc : 1;
         } else if (!copy_file(src, dot)) {
             fprintf(stderr, "loom: --dot: cannot write %s: %s\n", dot, strerror(errno));
@@ -487,8 +564,10 @@ static int cmd_cache(int argc, char **argv) {
 }
 
 static void print_version(const char *what, int v) {
-    if (v) printf("%-8s%d.%d\n", what, v / 1000, (v % 1000) / 10);
-    else printf("%-8snone\n", what);
+    if (v)
+        printf("%-8s%d.%d\n", what, v / 1000, (v % 1000) / 10);
+    else
+        printf("%-8snone\n", what);
 }
 
 static int cmd_info(int argc, char **argv) {

@@ -56,14 +56,27 @@ uint32_t cg_kernel_n_params(const cg_kernel_t *k) {
         const ir_node_t *n = node(k, j);
         uint32_t strided = k->layout[j] >= CG_STRIDED ? (uint32_t)k->ndim : 0;
         switch (n->op) {
-        case IR_OP_INPUT: w += 1 + strided; break;
-        case IR_OP_CONST: w += 1; break;
-        case IR_OP_ARANGE: w += 2 + strided; break;
-        case IR_OP_LINSPACE: w += 4 + strided; break;
-        case IR_OP_EYE: w += 2 + strided; break;
-        case IR_OP_RAND_UNIFORM:
-        case IR_OP_RAND_NORMAL: w += 3 + strided; break;
-        default: break;
+            case IR_OP_INPUT:
+                w += 1 + strided;
+                break;
+            case IR_OP_CONST:
+                w += 1;
+                break;
+            case IR_OP_ARANGE:
+                w += 2 + strided;
+                break;
+            case IR_OP_LINSPACE:
+                w += 4 + strided;
+                break;
+            case IR_OP_EYE:
+                w += 2 + strided;
+                break;
+            case IR_OP_RAND_UNIFORM:
+            case IR_OP_RAND_NORMAL:
+                w += 3 + strided;
+                break;
+            default:
+                break;
         }
     }
     return w + k->n_outs;
@@ -84,34 +97,37 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
     for (uint32_t j = 0; j < k->n_nodes; j++) {
         const ir_node_t *nd = node(k, j);
         switch (nd->op) {
-        case IR_OP_INPUT: {
-            const ir_input_t *in = &k->g->inputs[nd->input];
-            w[n++] = input_addr[nd->input] +
-                     (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
-            break;
-        }
-        case IR_OP_CONST: w[n++] = nd->p.bits; break;
-        case IR_OP_ARANGE:
-            w[n++] = dbits(nd->p.a);
-            w[n++] = dbits(nd->p.b);
-            break;
-        case IR_OP_LINSPACE:
-            w[n++] = dbits(nd->p.a);
-            w[n++] = dbits(nd->p.b);
-            w[n++] = dbits(nd->p.c);
-            w[n++] = (uint64_t)nd->p.k;
-            break;
-        case IR_OP_EYE:
-            w[n++] = (uint64_t)nd->p.k;
-            w[n++] = (uint64_t)nd->shape[1];
-            break;
-        case IR_OP_RAND_UNIFORM:
-        case IR_OP_RAND_NORMAL:
-            w[n++] = nd->p.seed;
-            w[n++] = dbits(nd->p.a);
-            w[n++] = dbits(nd->p.b);
-            break;
-        default: break;
+            case IR_OP_INPUT: {
+                const ir_input_t *in = &k->g->inputs[nd->input];
+                w[n++] = input_addr[nd->input] +
+                         (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
+                break;
+            }
+            case IR_OP_CONST:
+                w[n++] = nd->p.bits;
+                break;
+            case IR_OP_ARANGE:
+                w[n++] = dbits(nd->p.a);
+                w[n++] = dbits(nd->p.b);
+                break;
+            case IR_OP_LINSPACE:
+                w[n++] = dbits(nd->p.a);
+                w[n++] = dbits(nd->p.b);
+                w[n++] = dbits(nd->p.c);
+                w[n++] = (uint64_t)nd->p.k;
+                break;
+            case IR_OP_EYE:
+                w[n++] = (uint64_t)nd->p.k;
+                w[n++] = (uint64_t)nd->shape[1];
+                break;
+            case IR_OP_RAND_UNIFORM:
+            case IR_OP_RAND_NORMAL:
+                w[n++] = nd->p.seed;
+                w[n++] = dbits(nd->p.a);
+                w[n++] = dbits(nd->p.b);
+                break;
+            default:
+                break;
         }
         if (k->layout[j] >= CG_STRIDED)
             for (int ax = 0; ax < k->ndim; ax++) w[n++] = (uint64_t)k->strides[j][ax];
@@ -124,7 +140,8 @@ void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_s
     int64_t work = (k->size + k->vec - 1) / k->vec;
     if (work < 1) work = 1;
     int64_t blocks = (work + BLOCK - 1) / BLOCK;
-    int64_t cap = (int64_t)(sm_count > 0 ? sm_count : 132) * (blocks_per_sm > 0 ? blocks_per_sm : 8);
+    int64_t cap =
+        (int64_t)(sm_count > 0 ? sm_count : 132) * (blocks_per_sm > 0 ? blocks_per_sm : 8);
     *grid = (uint32_t)(blocks < cap ? blocks : cap);
     *block = BLOCK;
 }
@@ -142,38 +159,39 @@ static void emit_params(const cg_kernel_t *k, base_str_t *o) {
     for (uint32_t j = 0; j < k->n_nodes; j++) {
         const ir_node_t *n = node(k, j);
         switch (n->op) {
-        case IR_OP_INPUT:
-            base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n", ty(n), j,
-                            ty(n), w++);
-            break;
-        case IR_OP_CONST:
-            base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(n), j,
-                            sfx((loom_dtype_t)n->dtype), w++);
-            break;
-        case IR_OP_ARANGE:
-        case IR_OP_RAND_UNIFORM:
-        case IR_OP_RAND_NORMAL:
-        case IR_OP_LINSPACE: {
-            int np = n->op == IR_OP_ARANGE ? 2 : n->op == IR_OP_LINSPACE ? 4 : 3;
-            int first = 0;
-            if (n->op == IR_OP_RAND_UNIFORM || n->op == IR_OP_RAND_NORMAL) {
-                base_str_printf(o, "    const lm_u64 q%u_0 = P.w[%u];\n", j, w++);
-                first = 1;
+            case IR_OP_INPUT:
+                base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n",
+                                ty(n), j, ty(n), w++);
+                break;
+            case IR_OP_CONST:
+                base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(n), j,
+                                sfx((loom_dtype_t)n->dtype), w++);
+                break;
+            case IR_OP_ARANGE:
+            case IR_OP_RAND_UNIFORM:
+            case IR_OP_RAND_NORMAL:
+            case IR_OP_LINSPACE: {
+                int np = n->op == IR_OP_ARANGE ? 2 : n->op == IR_OP_LINSPACE ? 4 : 3;
+                int first = 0;
+                if (n->op == IR_OP_RAND_UNIFORM || n->op == IR_OP_RAND_NORMAL) {
+                    base_str_printf(o, "    const lm_u64 q%u_0 = P.w[%u];\n", j, w++);
+                    first = 1;
+                }
+                for (int p = first; p < np; p++) {
+                    if (n->op == IR_OP_LINSPACE && p == 3)
+                        base_str_printf(o, "    const lm_i64 q%u_3 = (lm_i64)P.w[%u];\n", j, w++);
+                    else
+                        base_str_printf(o, "    const double q%u_%d = lm_word_f64(P.w[%u]);\n", j,
+                                        p, w++);
+                }
+                break;
             }
-            for (int p = first; p < np; p++) {
-                if (n->op == IR_OP_LINSPACE && p == 3)
-                    base_str_printf(o, "    const lm_i64 q%u_3 = (lm_i64)P.w[%u];\n", j, w++);
-                else
-                    base_str_printf(o, "    const double q%u_%d = lm_word_f64(P.w[%u]);\n", j, p,
-                                    w++);
-            }
-            break;
-        }
-        case IR_OP_EYE:
-            base_str_printf(o, "    const lm_i64 q%u_0 = (lm_i64)P.w[%u];\n", j, w++);
-            base_str_printf(o, "    const lm_i64 q%u_1 = (lm_i64)P.w[%u];\n", j, w++);
-            break;
-        default: break;
+            case IR_OP_EYE:
+                base_str_printf(o, "    const lm_i64 q%u_0 = (lm_i64)P.w[%u];\n", j, w++);
+                base_str_printf(o, "    const lm_i64 q%u_1 = (lm_i64)P.w[%u];\n", j, w++);
+                break;
+            default:
+                break;
         }
         if (k->layout[j] >= CG_STRIDED)
             for (int ax = 0; ax < k->ndim; ax++)
@@ -203,7 +221,9 @@ static void emit_index_e(const cg_kernel_t *k, uint32_t j, base_str_t *o, bool w
     }
 }
 
-static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) { emit_index_e(k, j, o, true); }
+static void emit_index(const cg_kernel_t *k, uint32_t j, base_str_t *o) {
+    emit_index_e(k, j, o, true);
+}
 
 /* The body computing every node for element i; `vec` loads come from l<j>.v[e]. */
 static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool vec) {
@@ -214,52 +234,55 @@ static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool
         const char *s = sfx((loom_dtype_t)n->dtype);
         uint32_t a = n->src[0], b = n->src[1], c = n->src[2];
         switch (n->op) {
-        case IR_OP_INPUT:
-            if (vec && (k->layout[j] == CG_FULL || k->layout[j] == CG_STRIDED_V)) {
-                base_str_printf(o, "l%u.v[e]", j);
-            } else {
-                base_str_printf(o, "in%u[", j);
+            case IR_OP_INPUT:
+                if (vec && (k->layout[j] == CG_FULL || k->layout[j] == CG_STRIDED_V)) {
+                    base_str_printf(o, "l%u.v[e]", j);
+                } else {
+                    base_str_printf(o, "in%u[", j);
+                    emit_index(k, j, o);
+                    base_str_cat(o, "]");
+                }
+                break;
+            case IR_OP_ARANGE:
+                base_str_printf(o, "lm_arange_%s(q%u_0, q%u_1, (lm_i64)", s, j, j);
                 emit_index(k, j, o);
-                base_str_cat(o, "]");
+                base_str_cat(o, ")");
+                break;
+            case IR_OP_LINSPACE:
+                base_str_printf(o, "lm_linspace_%s(q%u_0, q%u_1, q%u_2, q%u_3, (lm_i64)", s, j, j,
+                                j, j);
+                emit_index(k, j, o);
+                base_str_cat(o, ")");
+                break;
+            case IR_OP_EYE:
+                base_str_printf(o, "lm_cast_b_%s((lm_b)(((lm_i64)", s);
+                emit_index(k, j, o);
+                base_str_printf(o, " %% q%u_1) - ((lm_i64)", j);
+                emit_index(k, j, o);
+                base_str_printf(o, " / q%u_1) == q%u_0))", j, j);
+                break;
+            case IR_OP_RAND_UNIFORM:
+            case IR_OP_RAND_NORMAL:
+                base_str_printf(o, "lm_%s_%s(q%u_0, (lm_i64)",
+                                n->op == IR_OP_RAND_UNIFORM ? "random_uniform" : "random_normal", s,
+                                j);
+                emit_index(k, j, o);
+                base_str_printf(o, ", q%u_1, q%u_2)", j, j);
+                break;
+            case IR_OP_CAST:
+                base_str_printf(o, "lm_cast_%s_%s(v%u)", sfx((loom_dtype_t)k->g->nodes[a].dtype), s,
+                                pos(k, a, j));
+                break;
+            case IR_OP_WHERE:
+                base_str_printf(o, "lm_where_%s(v%u, v%u, v%u)", s, pos(k, a, j), pos(k, b, j),
+                                pos(k, c, j));
+                break;
+            default: {
+                loom_dtype_t d = (loom_dtype_t)k->g->nodes[a].dtype;
+                base_str_printf(o, "lm_%s_%s(v%u", ir_ops[n->op].name, sfx(d), pos(k, a, j));
+                if (ir_ops[n->op].arity > 1) base_str_printf(o, ", v%u", pos(k, b, j));
+                base_str_cat(o, ")");
             }
-            break;
-        case IR_OP_ARANGE:
-            base_str_printf(o, "lm_arange_%s(q%u_0, q%u_1, (lm_i64)", s, j, j);
-            emit_index(k, j, o);
-            base_str_cat(o, ")");
-            break;
-        case IR_OP_LINSPACE:
-            base_str_printf(o, "lm_linspace_%s(q%u_0, q%u_1, q%u_2, q%u_3, (lm_i64)", s, j, j, j, j);
-            emit_index(k, j, o);
-            base_str_cat(o, ")");
-            break;
-        case IR_OP_EYE:
-            base_str_printf(o, "lm_cast_b_%s((lm_b)(((lm_i64)", s);
-            emit_index(k, j, o);
-            base_str_printf(o, " %% q%u_1) - ((lm_i64)", j);
-            emit_index(k, j, o);
-            base_str_printf(o, " / q%u_1) == q%u_0))", j, j);
-            break;
-        case IR_OP_RAND_UNIFORM:
-        case IR_OP_RAND_NORMAL:
-            base_str_printf(o, "lm_%s_%s(q%u_0, (lm_i64)", n->op == IR_OP_RAND_UNIFORM ? "random_uniform" : "random_normal", s, j);
-            emit_index(k, j, o);
-            base_str_printf(o, ", q%u_1, q%u_2)", j, j);
-            break;
-        case IR_OP_CAST:
-            base_str_printf(o, "lm_cast_%s_%s(v%u)", sfx((loom_dtype_t)k->g->nodes[a].dtype), s,
-                            pos(k, a, j));
-            break;
-        case IR_OP_WHERE:
-            base_str_printf(o, "lm_where_%s(v%u, v%u, v%u)", s, pos(k, a, j), pos(k, b, j),
-                            pos(k, c, j));
-            break;
-        default: {
-            loom_dtype_t d = (loom_dtype_t)k->g->nodes[a].dtype;
-            base_str_printf(o, "lm_%s_%s(v%u", ir_ops[n->op].name, sfx(d), pos(k, a, j));
-            if (ir_ops[n->op].arity > 1) base_str_printf(o, ", v%u", pos(k, b, j));
-            base_str_cat(o, ")");
-        }
         }
         base_str_cat(o, ";\n");
     }
@@ -283,19 +306,32 @@ static void emit_stores(const cg_kernel_t *k, base_str_t *o, const char *ind, bo
 }
 
 static const char *word_helpers =
-    "static __device__ __forceinline__ lm_b lm_word_b(unsigned long long w) { return (lm_b)(w & 1); }\n"
-    "static __device__ __forceinline__ lm_i8 lm_word_i8(unsigned long long w) { return (lm_i8)w; }\n"
-    "static __device__ __forceinline__ lm_i16 lm_word_i16(unsigned long long w) { return (lm_i16)w; }\n"
-    "static __device__ __forceinline__ lm_i32 lm_word_i32(unsigned long long w) { return (lm_i32)w; }\n"
-    "static __device__ __forceinline__ lm_i64 lm_word_i64(unsigned long long w) { return (lm_i64)w; }\n"
-    "static __device__ __forceinline__ lm_u8 lm_word_u8(unsigned long long w) { return (lm_u8)w; }\n"
-    "static __device__ __forceinline__ lm_u16 lm_word_u16(unsigned long long w) { return (lm_u16)w; }\n"
-    "static __device__ __forceinline__ lm_u32 lm_word_u32(unsigned long long w) { return (lm_u32)w; }\n"
-    "static __device__ __forceinline__ lm_u64 lm_word_u64(unsigned long long w) { return (lm_u64)w; }\n"
-    "static __device__ __forceinline__ lm_f16 lm_word_f16(unsigned long long w) { return (lm_f16)w; }\n"
-    "static __device__ __forceinline__ lm_bf16 lm_word_bf16(unsigned long long w) { return (lm_bf16)w; }\n"
-    "static __device__ __forceinline__ lm_f32 lm_word_f32(unsigned long long w) { return __uint_as_float((unsigned)w); }\n"
-    "static __device__ __forceinline__ lm_f64 lm_word_f64(unsigned long long w) { return __longlong_as_double((long long)w); }\n"
+    "static __device__ __forceinline__ lm_b lm_word_b(unsigned long long w) { return (lm_b)(w & "
+    "1); }\n"
+    "static __device__ __forceinline__ lm_i8 lm_word_i8(unsigned long long w) { return (lm_i8)w; "
+    "}\n"
+    "static __device__ __forceinline__ lm_i16 lm_word_i16(unsigned long long w) { return "
+    "(lm_i16)w; }\n"
+    "static __device__ __forceinline__ lm_i32 lm_word_i32(unsigned long long w) { return "
+    "(lm_i32)w; }\n"
+    "static __device__ __forceinline__ lm_i64 lm_word_i64(unsigned long long w) { return "
+    "(lm_i64)w; }\n"
+    "static __device__ __forceinline__ lm_u8 lm_word_u8(unsigned long long w) { return (lm_u8)w; "
+    "}\n"
+    "static __device__ __forceinline__ lm_u16 lm_word_u16(unsigned long long w) { return "
+    "(lm_u16)w; }\n"
+    "static __device__ __forceinline__ lm_u32 lm_word_u32(unsigned long long w) { return "
+    "(lm_u32)w; }\n"
+    "static __device__ __forceinline__ lm_u64 lm_word_u64(unsigned long long w) { return "
+    "(lm_u64)w; }\n"
+    "static __device__ __forceinline__ lm_f16 lm_word_f16(unsigned long long w) { return "
+    "(lm_f16)w; }\n"
+    "static __device__ __forceinline__ lm_bf16 lm_word_bf16(unsigned long long w) { return "
+    "(lm_bf16)w; }\n"
+    "static __device__ __forceinline__ lm_f32 lm_word_f32(unsigned long long w) { return "
+    "__uint_as_float((unsigned)w); }\n"
+    "static __device__ __forceinline__ lm_f64 lm_word_f64(unsigned long long w) { return "
+    "__longlong_as_double((long long)w); }\n"
     "template <typename T, int N> struct alignas(sizeof(T) * N) lm_vec { T v[N]; };\n";
 
 static int fn_cmp(const void *key, const void *elem) {
@@ -316,7 +352,8 @@ static void emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al) {
     }
     uint32_t sp = 0;
     for (const char *p = gen; *p;) { /* every identifier starting lm_ */
-        if (!(p[0] == 'l' && p[1] == 'm' && p[2] == '_') || (p > gen && (p[-1] == '_' || isalnum((unsigned char)p[-1])))) {
+        if (!(p[0] == 'l' && p[1] == 'm' && p[2] == '_') ||
+            (p > gen && (p[-1] == '_' || isalnum((unsigned char)p[-1])))) {
             p++;
             continue;
         }
@@ -363,11 +400,13 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
     base_str_printf(o, "typedef %s LM_I;\n", k->idx64 ? "long long" : "int");
     base_str_printf(o, "struct lm_params_%s { unsigned long long w[%u]; };\n", name,
                     cg_kernel_n_params(k));
-    base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n",
-                    BLOCK, name, name);
+    base_str_printf(
+        o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n", BLOCK,
+        name, name);
     emit_params(k, o);
     base_str_cat(o, "    const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;\n");
-    base_str_cat(o, "    const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;\n");
+    base_str_cat(o,
+                 "    const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;\n");
     if (k->vec > 1) {
         /* One body per step of vec elements: 16-byte loads and stores where the step is
          * whole; a flat kernel's partial last step loads and stores element by element. */
@@ -380,17 +419,20 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
         for (uint32_t j = 0; j < k->n_nodes; j++) {
             const ir_node_t *n = node(k, j);
             if (n->op == IR_OP_INPUT && k->layout[j] == CG_STRIDED_V) { /* whole steps only */
-                base_str_printf(o, "        const lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + ",
-                                ty(n), v, j, ty(n), v, j);
+                base_str_printf(
+                    o, "        const lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + ",
+                    ty(n), v, j, ty(n), v, j);
                 emit_index_e(k, j, o, false);
                 base_str_cat(o, ");\n");
                 continue;
             }
             if (n->op != IR_OP_INPUT || k->layout[j] != CG_FULL) continue;
             base_str_printf(o, "        lm_vec<%s, %d> l%u;\n", ty(n), v, j);
-            base_str_printf(o, "        if (whole) l%u = *(const lm_vec<%s, %d> *)(in%u + i0);\n", j,
-                            ty(n), v, j);
-            base_str_printf(o, "        else for (int e = 0; e < %d; e++) l%u.v[e] = i0 + e < n ? in%u[i0 + e] : (%s)0;\n",
+            base_str_printf(o, "        if (whole) l%u = *(const lm_vec<%s, %d> *)(in%u + i0);\n",
+                            j, ty(n), v, j);
+            base_str_printf(o,
+                            "        else for (int e = 0; e < %d; e++) l%u.v[e] = i0 + e < n ? "
+                            "in%u[i0 + e] : (%s)0;\n",
                             v, j, j, ty(n));
         }
         for (uint32_t i = 0; i < k->n_outs; i++)
@@ -402,8 +444,11 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
         base_str_cat(o, "        }\n");
         for (uint32_t i = 0; i < k->n_outs; i++) {
             const char *t = ty(&k->g->nodes[k->outs[i]]);
-            base_str_printf(o, "        if (whole) *(lm_vec<%s, %d> *)(out%u + i0) = o%u;\n", t, v, i, i);
-            base_str_printf(o, "        else for (int e = 0; e < %d; e++) if (i0 + e < n) out%u[i0 + e] = o%u.v[e];\n",
+            base_str_printf(o, "        if (whole) *(lm_vec<%s, %d> *)(out%u + i0) = o%u;\n", t, v,
+                            i, i);
+            base_str_printf(o,
+                            "        else for (int e = 0; e < %d; e++) if (i0 + e < n) out%u[i0 + "
+                            "e] = o%u.v[e];\n",
                             v, i, i);
         }
         base_str_cat(o, "    }\n}\n");

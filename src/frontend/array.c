@@ -223,13 +223,11 @@ static bool check_dtype(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype) {
     return false;
 }
 
-static loom_array_t *host_array(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype,
-                                int32_t ndim, const int64_t *shape, const void *data,
-                                bool borrow) {
+static loom_array_t *host_array(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype, int32_t ndim,
+                                const int64_t *shape, const void *data, bool borrow) {
     if (!ctx) return NULL;
     int64_t n;
-    if (!check_dtype(ctx, fn, dtype) || !fe_check_shape(ctx, fn, ndim, shape, &n))
-        return &ctx->nil;
+    if (!check_dtype(ctx, fn, dtype) || !fe_check_shape(ctx, fn, ndim, shape, &n)) return &ctx->nil;
     size_t bytes = (size_t)n * ir_dtypes[dtype].size;
     if (!data && bytes > 0) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: data is NULL for %zu bytes", fn, bytes);
@@ -364,8 +362,8 @@ LOOM_API loom_array_t *loom_eye(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k
 }
 
 static loom_array_t *random_leaf(loom_ctx_t *ctx, const char *fn, ir_op_t op, uint64_t seed,
-                                 loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
-                                 double a_, double b_) {
+                                 loom_dtype_t dtype, int32_t ndim, const int64_t *shape, double a_,
+                                 double b_) {
     if (!ctx) return NULL;
     if (!check_dtype(ctx, fn, dtype)) return &ctx->nil;
     if (!ir_is_float(dtype)) {
@@ -392,13 +390,12 @@ LOOM_API loom_array_t *loom_random_uniform(loom_ctx_t *ctx, uint64_t seed, loom_
 LOOM_API loom_array_t *loom_random_normal(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t dtype,
                                           int32_t ndim, const int64_t *shape, double mean,
                                           double std) {
-    return random_leaf(ctx, "loom_random_normal", IR_OP_RAND_NORMAL, seed, dtype, ndim, shape,
-                       mean, std);
+    return random_leaf(ctx, "loom_random_normal", IR_OP_RAND_NORMAL, seed, dtype, ndim, shape, mean,
+                       std);
 }
 
 /* Weak scalars are 0-d CONST nodes of the default dtype, flagged weak with their value. */
-static loom_array_t *weak(loom_ctx_t *ctx, fe_weak_kind_t kind, loom_dtype_t dtype,
-                          uint64_t bits) {
+static loom_array_t *weak(loom_ctx_t *ctx, fe_weak_kind_t kind, loom_dtype_t dtype, uint64_t bits) {
     if (!ctx) return NULL;
     loom_array_t *a = full_bits(ctx, "weak scalar", dtype, 0, NULL, bits);
     if (!(a->flags & FE_NIL)) {

@@ -35,9 +35,12 @@ static loom_log_level_t parse_level(const char *s) {
 
 /* LOOM_DEVICE=cpu|cuda|auto|nvrtc[:sm_XY] */
 static bool parse_device(const char *s, loom_device_kind_t *kind, const char **arch) {
-    if (!strcasecmp(s, "auto")) *kind = LOOM_DEVICE_AUTO;
-    else if (!strcasecmp(s, "cpu")) *kind = LOOM_DEVICE_CPU;
-    else if (!strcasecmp(s, "cuda") || !strcasecmp(s, "gpu")) *kind = LOOM_DEVICE_CUDA;
+    if (!strcasecmp(s, "auto"))
+        *kind = LOOM_DEVICE_AUTO;
+    else if (!strcasecmp(s, "cpu"))
+        *kind = LOOM_DEVICE_CPU;
+    else if (!strcasecmp(s, "cuda") || !strcasecmp(s, "gpu"))
+        *kind = LOOM_DEVICE_CUDA;
     else if (!strncasecmp(s, "nvrtc", 5)) {
         *kind = LOOM_DEVICE_NVRTC;
         if (s[5] == ':') *arch = s + 6;
@@ -108,8 +111,7 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
         return create_fail(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_ctx_create: out of memory");
 
     loom_scope_begin(ctx);
-    if (ctx->err.status)
-        return create_fail(ctx, ctx->err.status, ctx->err.message);
+    if (ctx->err.status) return create_fail(ctx, ctx->err.status, ctx->err.message);
 
     if (o.device == LOOM_DEVICE_CPU) {
         ctx->device = LOOM_DEVICE_CPU;
@@ -128,8 +130,8 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
             ctx->device = o.device == LOOM_DEVICE_NVRTC ? LOOM_DEVICE_NVRTC : LOOM_DEVICE_CUDA;
         } else if (o.device == LOOM_DEVICE_AUTO &&
                    (st == LOOM_STATUS_NO_DRIVER || st == LOOM_STATUS_NO_DEVICE)) {
-            base_log(&ctx->log, LOOM_LOG_INFO, "no CUDA device (%s); using the CPU reference device",
-                     ctx->err.message);
+            base_log(&ctx->log, LOOM_LOG_INFO,
+                     "no CUDA device (%s); using the CPU reference device", ctx->err.message);
             base_error_clear(&ctx->err);
             ctx->device = LOOM_DEVICE_CPU;
         } else {

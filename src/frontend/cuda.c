@@ -18,7 +18,7 @@
 
 typedef struct plan_kernel {
     rt_kernel_t *kern;
-    cg_kernel_t k;        /* arrays owned by the plan; k.g is set per eval */
+    cg_kernel_t k; /* arrays owned by the plan; k.g is set per eval */
 } plan_kernel_t;
 
 typedef struct fe_plan {
@@ -31,7 +31,7 @@ typedef struct fe_plan {
 } fe_plan_t;
 
 struct fe_plans {
-    fe_plan_t **slots;    /* open addressing by key */
+    fe_plan_t **slots; /* open addressing by key */
     uint32_t cap, n;
 };
 
@@ -78,7 +78,8 @@ static base_hash128_t plan_key(const ir_graph_t *g, const uint64_t *in_addr) {
         const ir_node_t *n = &g->nodes[j];
         if (n->op != IR_OP_INPUT) continue;
         const ir_input_t *in = &g->inputs[n->input];
-        uint64_t addr = in_addr[n->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[n->dtype].size);
+        uint64_t addr =
+            in_addr[n->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[n->dtype].size);
         acc = base_hash64(in->strides, sizeof in->strides, acc);
         acc = base_hash_mix(acc, addr % 16);
     }
@@ -158,7 +159,7 @@ static bool place_inputs(loom_ctx_t *ctx, const ir_graph_t *g, uint64_t *addr, b
         if (b->borrowed)
             temp[i] = true; /* the caller may change it before the next eval */
         else
-            b->dev = d;     /* copied host data is immutable: keep the upload */
+            b->dev = d; /* copied host data is immutable: keep the upload */
     }
     return true;
 }

@@ -185,8 +185,10 @@ static void dump_graph(loom_ctx_t *ctx, const ir_graph_t *g) {
     for (int dot = 0; dot < 2; dot++) {
         base_str_t s;
         base_str_init(&s, &ctx->al);
-        if (dot) ir_print_dot(g, &s);
-        else ir_print(g, &s);
+        if (dot)
+            ir_print_dot(g, &s);
+        else
+            ir_print(g, &s);
         char path[4096];
         snprintf(path, sizeof path, "%s/graph_%06llu.%s", ctx->dump_dir,
                  (unsigned long long)ctx->stats.evals + 1, dot ? "dot" : "txt");
@@ -276,7 +278,8 @@ LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, si
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (ctx->err.status) return ctx->err.status;
     if (!fe_check_arg(ctx, "loom_read", a)) {
-        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_read: array is nil");
+        if (!ctx->err.status)
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_read: array is nil");
         return ctx->err.status;
     }
     size_t need = loom_array_nbytes(a);

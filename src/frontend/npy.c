@@ -16,12 +16,14 @@ static const char MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 /* NumPy's kind character of each dtype ('V' for bfloat16). */
 static char descr_kind(loom_dtype_t d) {
     switch (d) {
-    case LOOM_DTYPE_BOOL: return 'b';
-    case LOOM_DTYPE_BF16: return 'V';
-    default:
-        return ir_dtypes[d].kind == IR_DKIND_FLOAT  ? 'f'
-               : ir_dtypes[d].kind == IR_DKIND_UINT ? 'u'
-                                                    : 'i';
+        case LOOM_DTYPE_BOOL:
+            return 'b';
+        case LOOM_DTYPE_BF16:
+            return 'V';
+        default:
+            return ir_dtypes[d].kind == IR_DKIND_FLOAT  ? 'f'
+                   : ir_dtypes[d].kind == IR_DKIND_UINT ? 'u'
+                                                        : 'i';
     }
 }
 
@@ -48,10 +50,10 @@ static int descr_dtype(const char *s, bool *swap) {
 typedef struct hdr {
     const char *p, *end;
     char descr[32];
-    int fortran;      /* -1 until seen */
-    int32_t ndim;     /* -1 until seen */
+    int fortran;  /* -1 until seen */
+    int32_t ndim; /* -1 until seen */
     int64_t shape[LOOM_MAX_DIMS];
-    const char *why;  /* what is wrong */
+    const char *why; /* what is wrong */
 } hdr_t;
 
 static void skip_ws(hdr_t *h) {
@@ -137,9 +139,12 @@ static bool parse_header(hdr_t *h) {
             }
             if (!read_str(h, h->descr, sizeof h->descr)) return false;
         } else if (!strcmp(key, "fortran_order")) {
-            if (read_word(h, "True")) h->fortran = 1;
-            else if (read_word(h, "False")) h->fortran = 0;
-            else return false;
+            if (read_word(h, "True"))
+                h->fortran = 1;
+            else if (read_word(h, "False"))
+                h->fortran = 0;
+            else
+                return false;
         } else if (!strcmp(key, "shape")) {
             if (!read_shape(h)) return false;
         } else {
@@ -315,14 +320,22 @@ LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const cha
     loom_dtype_t d = loom_array_dtype(a);
     char shape[256], header[400];
     fe_format_shape(shape, sizeof shape, a->ndim, a->shape);
-    int n = snprintf(header, sizeof header, "{'descr': '%c%c%u', 'fortran_order': False, 'shape': %s, }",
-                     ir_dtypes[d].size == 1 ? '|' : '<', descr_kind(d), (unsigned)ir_dtypes[d].size,
-                     shape);
+    int n = snprintf(
+        header, sizeof header, "{'descr': '%c%c%u', 'fortran_order': False, 'shape': %s, }",
+        ir_dtypes[d].size == 1 ? '|' : '<', descr_kind(d), (unsigned)ir_dtypes[d].size, shape);
     int total = (10 + n + 1 + 63) / 64 * 64; /* magic, version, length, header, '\n' */
     memset(header + n, ' ', (size_t)(total - 10 - n - 1));
     header[total - 10 - 1] = '\n';
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                             (unsigned char)((total - 10) & 0xff), (unsigned char)((total - 10) >> 8)};
+    unsigned char pre[10] = {0x93,
+                             'N',
+                             'U',
+                             'M',
+                             'P',
+                             'Y',
+                             1,
+                             0,
+                             (unsigned char)((total - 10) & 0xff),
+                             (unsigned char)((total - 10) >> 8)};
     FILE *f = fopen(path, "wb");
     if (!f) {
         base_free(&ctx->al, data);

@@ -10,10 +10,13 @@ static bool is_weak(const loom_array_t *a) { return (a->flags & FE_WEAK) != 0; }
 
 static int weak_rank(const loom_array_t *a) {
     switch ((fe_weak_kind_t)a->weak_kind) {
-    case FE_WEAK_BOOL: return 0;
-    case FE_WEAK_INT:
-    case FE_WEAK_UINT: return 1;
-    default: return 2;
+        case FE_WEAK_BOOL:
+            return 0;
+        case FE_WEAK_INT:
+        case FE_WEAK_UINT:
+            return 1;
+        default:
+            return 2;
     }
 }
 
@@ -35,29 +38,40 @@ static bool weak_int_fits(const loom_array_t *w, loom_dtype_t d) {
 
 static void weak_text(const loom_array_t *w, char *buf, size_t cap) {
     switch ((fe_weak_kind_t)w->weak_kind) {
-    case FE_WEAK_BOOL: snprintf(buf, cap, "%s", w->weak.i ? "True" : "False"); break;
-    case FE_WEAK_INT: snprintf(buf, cap, "%lld", (long long)w->weak.i); break;
-    case FE_WEAK_UINT: snprintf(buf, cap, "%llu", (unsigned long long)w->weak.u); break;
-    case FE_WEAK_FLOAT: snprintf(buf, cap, "%.17g", w->weak.f); break;
+        case FE_WEAK_BOOL:
+            snprintf(buf, cap, "%s", w->weak.i ? "True" : "False");
+            break;
+        case FE_WEAK_INT:
+            snprintf(buf, cap, "%lld", (long long)w->weak.i);
+            break;
+        case FE_WEAK_UINT:
+            snprintf(buf, cap, "%llu", (unsigned long long)w->weak.u);
+            break;
+        case FE_WEAK_FLOAT:
+            snprintf(buf, cap, "%.17g", w->weak.f);
+            break;
     }
 }
 
 /* The dtype a weak scalar takes next to a strong dtype d (NEP 50), or -1 with an error. */
 static int weak_against(loom_ctx_t *ctx, const char *fn, const loom_array_t *w, loom_dtype_t d) {
     switch ((fe_weak_kind_t)w->weak_kind) {
-    case FE_WEAK_BOOL: return d;
-    case FE_WEAK_INT:
-    case FE_WEAK_UINT:
-        if (d == LOOM_DTYPE_BOOL) return w->weak_kind == FE_WEAK_UINT ? LOOM_DTYPE_U64 : LOOM_DTYPE_I64;
-        if (ir_is_int(d) && !weak_int_fits(w, d)) {
-            char v[64];
-            weak_text(w, v, sizeof v);
-            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %s out of bounds for %s", fn,
-                     v, ir_dtypes[d].name);
-            return -1;
-        }
-        return d;
-    case FE_WEAK_FLOAT: return ir_is_float(d) ? (int)d : LOOM_DTYPE_F64;
+        case FE_WEAK_BOOL:
+            return d;
+        case FE_WEAK_INT:
+        case FE_WEAK_UINT:
+            if (d == LOOM_DTYPE_BOOL)
+                return w->weak_kind == FE_WEAK_UINT ? LOOM_DTYPE_U64 : LOOM_DTYPE_I64;
+            if (ir_is_int(d) && !weak_int_fits(w, d)) {
+                char v[64];
+                weak_text(w, v, sizeof v);
+                fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %s out of bounds for %s",
+                         fn, v, ir_dtypes[d].name);
+                return -1;
+            }
+            return d;
+        case FE_WEAK_FLOAT:
+            return ir_is_float(d) ? (int)d : LOOM_DTYPE_F64;
     }
     return -1;
 }
@@ -160,9 +174,15 @@ static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) 
     if (is_weak(a)) {
         uint64_t bits;
         switch ((fe_weak_kind_t)a->weak_kind) {
-        case FE_WEAK_FLOAT: bits = ir_bits_from_double(d, a->weak.f); break;
-        case FE_WEAK_UINT: bits = ir_bits_from_u64(d, a->weak.u); break;
-        default: bits = ir_bits_from_i64(d, a->weak.i); break;
+            case FE_WEAK_FLOAT:
+                bits = ir_bits_from_double(d, a->weak.f);
+                break;
+            case FE_WEAK_UINT:
+                bits = ir_bits_from_u64(d, a->weak.u);
+                break;
+            default:
+                bits = ir_bits_from_i64(d, a->weak.i);
+                break;
         }
         return fe_const(ctx, d, 0, NULL, bits);
     }
@@ -213,7 +233,8 @@ static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) 
     for (int i = 0; i < n; i++)
         if (!is_weak(ops[i])) {
             int r = ir_dtypes[ops[i]->dtype].kind == IR_DKIND_BOOL ? 0
-                    : ir_is_float((loom_dtype_t)ops[i]->dtype) ? 2 : 1;
+                    : ir_is_float((loom_dtype_t)ops[i]->dtype)     ? 2
+                                                                   : 1;
             if (r > strong_rank) strong_rank = r;
         }
     loom_dtype_t part[3];
@@ -236,8 +257,9 @@ static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) 
         if (ok) return L;
     }
     if (n == 1)
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: ufunc '%s' not supported for the input dtype %s",
-                 fn, fn, ir_dtypes[ops[0]->dtype].name);
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "%s: ufunc '%s' not supported for the input dtype %s", fn, fn,
+                 ir_dtypes[ops[0]->dtype].name);
     else
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
                  "%s: ufunc '%s' not supported for the input dtypes (%s, %s)", fn, fn,
@@ -310,9 +332,9 @@ static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_
     return node_with(ctx, op, out, ndim, shape, n, cast);
 }
 
-#define UNARY_DEF(name, ENUM)                                                                  \
-    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a) {                     \
-        return elementwise(ctx, IR_OP_##ENUM, 1, &a);                                          \
+#define UNARY_DEF(name, ENUM)                                                                      \
+    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a) {                         \
+        return elementwise(ctx, IR_OP_##ENUM, 1, &a);                                              \
     }
 UNARY_DEF(negative, NEGATIVE)
 UNARY_DEF(positive, POSITIVE)
@@ -351,18 +373,18 @@ UNARY_DEF(isfinite, ISFINITE)
 UNARY_DEF(logical_not, LOGICAL_NOT)
 UNARY_DEF(invert, INVERT)
 
-#define BINARY_DEF(name, ENUM)                                                                 \
-    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {    \
-        loom_array_t *ops[2] = {a, b};                                                         \
-        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                         \
-    }                                                                                          \
-    LOOM_API loom_array_t *loom_##name##_f(loom_ctx_t *ctx, loom_array_t *a, double b) {       \
-        loom_array_t *ops[2] = {a, loom_weak_float(ctx, b)};                                   \
-        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                         \
-    }                                                                                          \
-    LOOM_API loom_array_t *loom_##name##_i(loom_ctx_t *ctx, loom_array_t *a, int64_t b) {      \
-        loom_array_t *ops[2] = {a, loom_weak_int(ctx, b)};                                     \
-        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                         \
+#define BINARY_DEF(name, ENUM)                                                                     \
+    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {        \
+        loom_array_t *ops[2] = {a, b};                                                             \
+        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
+    }                                                                                              \
+    LOOM_API loom_array_t *loom_##name##_f(loom_ctx_t *ctx, loom_array_t *a, double b) {           \
+        loom_array_t *ops[2] = {a, loom_weak_float(ctx, b)};                                       \
+        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
+    }                                                                                              \
+    LOOM_API loom_array_t *loom_##name##_i(loom_ctx_t *ctx, loom_array_t *a, int64_t b) {          \
+        loom_array_t *ops[2] = {a, loom_weak_int(ctx, b)};                                         \
+        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
     }
 BINARY_DEF(add, ADD)
 BINARY_DEF(subtract, SUBTRACT)

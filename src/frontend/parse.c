@@ -22,12 +22,13 @@ __extension__ typedef unsigned __int128 u128;
 /* ---- Tokens ---------------------------------------------------------------------------- */
 
 /* X(ENUM, text): longer operators before their prefixes. */
-#define OP_LIST(X)                                                                             \
-    X(ELLIPSIS, "...") X(POW, "**") X(FLOORDIV, "//") X(LSHIFT, "<<") X(RSHIFT, ">>")          \
-    X(LE, "<=") X(GE, ">=") X(EQ, "==") X(NE, "!=") X(PLUS, "+") X(MINUS, "-") X(STAR, "*")    \
-    X(SLASH, "/") X(PERCENT, "%") X(AT, "@") X(AMP, "&") X(PIPE, "|") X(CARET, "^")            \
-    X(TILDE, "~") X(LT, "<") X(GT, ">") X(LPAR, "(") X(RPAR, ")") X(LBRK, "[") X(RBRK, "]")    \
-    X(COMMA, ",") X(COLON, ":") X(DOT, ".") X(ASSIGN, "=") X(SEMI, ";")
+#define OP_LIST(X)                                                                                 \
+    X(ELLIPSIS, "...")                                                                             \
+    X(POW, "**") X(FLOORDIV, "//") X(LSHIFT, "<<") X(RSHIFT, ">>") X(LE, "<=") X(GE, ">=")         \
+        X(EQ, "==") X(NE, "!=") X(PLUS, "+") X(MINUS, "-") X(STAR, "*") X(SLASH, "/")              \
+            X(PERCENT, "%") X(AT, "@") X(AMP, "&") X(PIPE, "|") X(CARET, "^") X(TILDE, "~")        \
+                X(LT, "<") X(GT, ">") X(LPAR, "(") X(RPAR, ")") X(LBRK, "[") X(RBRK, "]")          \
+                    X(COMMA, ",") X(COLON, ":") X(DOT, ".") X(ASSIGN, "=") X(SEMI, ";")
 
 enum {
 #define OP_ENUM(e, s) OP_##e,
@@ -52,16 +53,29 @@ typedef struct tok {
 /* ---- AST ------------------------------------------------------------------------------- */
 
 typedef enum nkind {
-    N_INT, N_FLOAT, N_BOOL, N_NONE, N_ELLIPSIS, N_STR, N_NAME, N_UNARY, N_BINARY, N_CALL,
-    N_ATTR, N_INDEX, N_SLICE, N_TUPLE, N_KWARG
+    N_INT,
+    N_FLOAT,
+    N_BOOL,
+    N_NONE,
+    N_ELLIPSIS,
+    N_STR,
+    N_NAME,
+    N_UNARY,
+    N_BINARY,
+    N_CALL,
+    N_ATTR,
+    N_INDEX,
+    N_SLICE,
+    N_TUPLE,
+    N_KWARG
 } nkind_t;
 
 typedef struct node {
     nkind_t kind;
-    int op;            /* N_UNARY, N_BINARY: OP_* */
-    int32_t pos;       /* caret column: the operator, name or first token */
+    int op;             /* N_UNARY, N_BINARY: OP_* */
+    int32_t pos;        /* caret column: the operator, name or first token */
     int32_t tpos, tlen; /* N_NAME, N_STR, N_ATTR, N_KWARG: the text */
-    bool np;           /* N_NAME written as np.NAME: never a variable */
+    bool np;            /* N_NAME written as np.NAME: never a variable */
     int32_t n;
     struct node **kids; /* N_CALL: callee, args; N_INDEX: object, items; N_SLICE: 3 (or NULL) */
     i128 ival;
@@ -76,17 +90,25 @@ typedef struct stmt {
 /* ---- Values ---------------------------------------------------------------------------- */
 
 typedef enum vkind {
-    V_ARRAY, V_INT, V_FLOAT, V_BOOL, V_NONE, V_STR, V_DTYPE, V_TUPLE, V_ELLIPSIS
+    V_ARRAY,
+    V_INT,
+    V_FLOAT,
+    V_BOOL,
+    V_NONE,
+    V_STR,
+    V_DTYPE,
+    V_TUPLE,
+    V_ELLIPSIS
 } vkind_t;
 
 typedef struct value {
     vkind_t kind;
     loom_array_t *a;
-    i128 i;             /* V_INT; V_BOOL 0 or 1 */
+    i128 i; /* V_INT; V_BOOL 0 or 1 */
     double f;
-    int dtype;          /* V_DTYPE */
-    bool pytype;        /* V_DTYPE written as Python's int, float or bool */
-    int32_t tpos, tlen; /* V_STR */
+    int dtype;           /* V_DTYPE */
+    bool pytype;         /* V_DTYPE written as Python's int, float or bool */
+    int32_t tpos, tlen;  /* V_STR */
     struct value *items; /* V_TUPLE */
     int32_t n;
 } value_t;
@@ -190,8 +212,8 @@ static bool scan_number(parser_t *P, int32_t i, int32_t *end, bool *is_float) {
     const char *s = P->src;
     int32_t j = i;
     *is_float = false;
-    if (s[j] == '0' && (s[j + 1] == 'x' || s[j + 1] == 'X' || s[j + 1] == 'o' ||
-                        s[j + 1] == 'O' || s[j + 1] == 'b' || s[j + 1] == 'B')) {
+    if (s[j] == '0' && (s[j + 1] == 'x' || s[j + 1] == 'X' || s[j + 1] == 'o' || s[j + 1] == 'O' ||
+                        s[j + 1] == 'b' || s[j + 1] == 'B')) {
         j += 2;
         while (is_ident(s[j])) j++;
         *end = j;
@@ -268,8 +290,8 @@ static bool tokenize(parser_t *P) {
                             u);
             }
             int32_t n = (int32_t)strlen(op_text[op]);
-            if (s[i + n] == '=' && op != OP_ASSIGN && op != OP_EQ && op != OP_LE &&
-                op != OP_GE && op != OP_NE && op != OP_LT && op != OP_GT && op < OP_TILDE)
+            if (s[i + n] == '=' && op != OP_ASSIGN && op != OP_EQ && op != OP_LE && op != OP_GE &&
+                op != OP_NE && op != OP_LT && op != OP_GT && op < OP_TILDE)
                 return perr(P, i, LOOM_STATUS_INVALID_ARGUMENT,
                             "augmented assignment '%s=' is not supported; write a = a %s ...",
                             op_text[op], op_text[op]);
@@ -299,8 +321,8 @@ static bool tok_is(const parser_t *P, const tok_t *t, const char *word) {
            !strncmp(P->src + t->pos, word, (size_t)t->len);
 }
 
-static const char *const py_keywords[] = {"and", "or", "not", "if", "else", "lambda", "for",
-                                          "in", "is", "while", "def", "return", "import"};
+static const char *const py_keywords[] = {"and", "or", "not",   "if",  "else",   "lambda", "for",
+                                          "in",  "is", "while", "def", "return", "import"};
 
 static bool unexpected(parser_t *P, const tok_t *t) {
     for (size_t k = 0; k < BASE_ARRAY_LEN(py_keywords); k++)
@@ -308,18 +330,23 @@ static bool unexpected(parser_t *P, const tok_t *t) {
             if (k <= 2)
                 return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
                             "'%s' is not supported: use %s", py_keywords[k],
-                            k == 0 ? "& or logical_and(a, b)"
-                            : k == 1 ? "| or logical_or(a, b)" : "~ or logical_not(a)");
+                            k == 0   ? "& or logical_and(a, b)"
+                            : k == 1 ? "| or logical_or(a, b)"
+                                     : "~ or logical_not(a)");
             return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "syntax error: Python's '%s' is not part of the expression language",
                         py_keywords[k]);
         }
     switch (t->kind) {
-    case T_END: return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: unexpected end of input");
-    case T_NEWLINE: return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: unexpected end of line");
-    default:
-        return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: unexpected '%.*s'",
-                    (int)(t->len > 40 ? 40 : t->len), P->src + t->pos);
+        case T_END:
+            return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "syntax error: unexpected end of input");
+        case T_NEWLINE:
+            return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "syntax error: unexpected end of line");
+        default:
+            return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: unexpected '%.*s'",
+                        (int)(t->len > 40 ? 40 : t->len), P->src + t->pos);
     }
 }
 
@@ -399,7 +426,7 @@ static node_t *int_literal(parser_t *P, const tok_t *t) {
     for (; i < t->len; i++) {
         char c = s[i];
         if (c == '_') continue;
-        unsigned d = is_digit(c) ? (unsigned)(c - '0')
+        unsigned d = is_digit(c)                              ? (unsigned)(c - '0')
                      : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (unsigned)((c | 0x20) - 'a' + 10)
                                                               : 99;
         if (d >= base) {
@@ -512,50 +539,53 @@ static node_t *parse_atom(parser_t *P) {
     const tok_t *t = peek(P);
     P->at++;
     switch (t->kind) {
-    case T_INT: return int_literal(P, t);
-    case T_FLOAT: return float_literal(P, t);
-    case T_STR: {
-        node_t *x = new_node(P, N_STR, t->pos - 1, 0);
-        if (x) {
-            x->tpos = t->pos;
-            x->tlen = t->len;
-        }
-        return x;
-    }
-    case T_NAME: {
-        if (tok_is(P, t, "True") || tok_is(P, t, "False")) {
-            node_t *x = new_node(P, N_BOOL, t->pos, 0);
-            if (x) x->ival = tok_is(P, t, "True");
+        case T_INT:
+            return int_literal(P, t);
+        case T_FLOAT:
+            return float_literal(P, t);
+        case T_STR: {
+            node_t *x = new_node(P, N_STR, t->pos - 1, 0);
+            if (x) {
+                x->tpos = t->pos;
+                x->tlen = t->len;
+            }
             return x;
         }
-        if (tok_is(P, t, "None")) return new_node(P, N_NONE, t->pos, 0);
-        for (size_t k = 0; k < BASE_ARRAY_LEN(py_keywords); k++)
-            if (tok_is(P, t, py_keywords[k])) {
-                P->at--;
-                unexpected(P, t);
-                return NULL;
+        case T_NAME: {
+            if (tok_is(P, t, "True") || tok_is(P, t, "False")) {
+                node_t *x = new_node(P, N_BOOL, t->pos, 0);
+                if (x) x->ival = tok_is(P, t, "True");
+                return x;
             }
-        node_t *x = new_node(P, N_NAME, t->pos, 0);
-        if (!x) return NULL;
-        x->tpos = t->pos;
-        x->tlen = t->len;
-        if ((tok_is(P, t, "np") || tok_is(P, t, "numpy")) && is_op(peek(P), OP_DOT) &&
-            peek2(P)->kind == T_NAME) {
-            P->at++;
-            const tok_t *u = peek(P);
-            P->at++;
-            x->tpos = u->pos;
-            x->tlen = u->len;
-            x->np = true;
+            if (tok_is(P, t, "None")) return new_node(P, N_NONE, t->pos, 0);
+            for (size_t k = 0; k < BASE_ARRAY_LEN(py_keywords); k++)
+                if (tok_is(P, t, py_keywords[k])) {
+                    P->at--;
+                    unexpected(P, t);
+                    return NULL;
+                }
+            node_t *x = new_node(P, N_NAME, t->pos, 0);
+            if (!x) return NULL;
+            x->tpos = t->pos;
+            x->tlen = t->len;
+            if ((tok_is(P, t, "np") || tok_is(P, t, "numpy")) && is_op(peek(P), OP_DOT) &&
+                peek2(P)->kind == T_NAME) {
+                P->at++;
+                const tok_t *u = peek(P);
+                P->at++;
+                x->tpos = u->pos;
+                x->tlen = u->len;
+                x->np = true;
+            }
+            return x;
         }
-        return x;
-    }
-    case T_OP:
-        if (t->op == OP_LPAR) return parse_paren(P, t, OP_RPAR);
-        if (t->op == OP_LBRK) return parse_paren(P, t, OP_RBRK);
-        if (t->op == OP_ELLIPSIS) return new_node(P, N_ELLIPSIS, t->pos, 0);
-        break;
-    default: break;
+        case T_OP:
+            if (t->op == OP_LPAR) return parse_paren(P, t, OP_RPAR);
+            if (t->op == OP_LBRK) return parse_paren(P, t, OP_RBRK);
+            if (t->op == OP_ELLIPSIS) return new_node(P, N_ELLIPSIS, t->pos, 0);
+            break;
+        default:
+            break;
     }
     P->at--;
     unexpected(P, t);
@@ -628,14 +658,33 @@ static node_t *parse_unary(parser_t *P) {
 static int binary_prec(const tok_t *t) {
     if (t->kind != T_OP) return 0;
     switch (t->op) {
-    case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE: return 1;
-    case OP_PIPE: return 2;
-    case OP_CARET: return 3;
-    case OP_AMP: return 4;
-    case OP_LSHIFT: case OP_RSHIFT: return 5;
-    case OP_PLUS: case OP_MINUS: return 6;
-    case OP_STAR: case OP_SLASH: case OP_FLOORDIV: case OP_PERCENT: case OP_AT: return 7;
-    default: return 0;
+        case OP_LT:
+        case OP_LE:
+        case OP_GT:
+        case OP_GE:
+        case OP_EQ:
+        case OP_NE:
+            return 1;
+        case OP_PIPE:
+            return 2;
+        case OP_CARET:
+            return 3;
+        case OP_AMP:
+            return 4;
+        case OP_LSHIFT:
+        case OP_RSHIFT:
+            return 5;
+        case OP_PLUS:
+        case OP_MINUS:
+            return 6;
+        case OP_STAR:
+        case OP_SLASH:
+        case OP_FLOORDIV:
+        case OP_PERCENT:
+        case OP_AT:
+            return 7;
+        default:
+            return 0;
     }
 }
 
@@ -731,15 +780,24 @@ static value_t mk_float(double f) { return (value_t){.kind = V_FLOAT, .f = f}; }
 
 static const char *kind_text(const value_t *v) {
     switch (v->kind) {
-    case V_ARRAY: return "an array";
-    case V_INT: return "an int";
-    case V_FLOAT: return "a float";
-    case V_BOOL: return "a bool";
-    case V_NONE: return "None";
-    case V_STR: return "a string";
-    case V_DTYPE: return "a dtype";
-    case V_TUPLE: return "a tuple";
-    case V_ELLIPSIS: return "Ellipsis";
+        case V_ARRAY:
+            return "an array";
+        case V_INT:
+            return "an int";
+        case V_FLOAT:
+            return "a float";
+        case V_BOOL:
+            return "a bool";
+        case V_NONE:
+            return "None";
+        case V_STR:
+            return "a string";
+        case V_DTYPE:
+            return "a dtype";
+        case V_TUPLE:
+            return "a tuple";
+        case V_ELLIPSIS:
+            return "Ellipsis";
     }
     return "?";
 }
@@ -773,15 +831,28 @@ static bool py_binary(parser_t *P, int op, int32_t pos, const value_t *a, const 
     const char *o = op_text[op];
     bool fl = a->kind == V_FLOAT || b->kind == V_FLOAT;
     switch (op) {
-    case OP_LT: *out = mk_bool(fl ? num_f(a) < num_f(b) : a->i < b->i); return true;
-    case OP_LE: *out = mk_bool(fl ? num_f(a) <= num_f(b) : a->i <= b->i); return true;
-    case OP_GT: *out = mk_bool(fl ? num_f(a) > num_f(b) : a->i > b->i); return true;
-    case OP_GE: *out = mk_bool(fl ? num_f(a) >= num_f(b) : a->i >= b->i); return true;
-    case OP_EQ: *out = mk_bool(fl ? num_f(a) == num_f(b) : a->i == b->i); return true;
-    case OP_NE: *out = mk_bool(fl ? num_f(a) != num_f(b) : a->i != b->i); return true;
-    case OP_AT:
-        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "'@' needs arrays, not numbers");
-    default: break;
+        case OP_LT:
+            *out = mk_bool(fl ? num_f(a) < num_f(b) : a->i < b->i);
+            return true;
+        case OP_LE:
+            *out = mk_bool(fl ? num_f(a) <= num_f(b) : a->i <= b->i);
+            return true;
+        case OP_GT:
+            *out = mk_bool(fl ? num_f(a) > num_f(b) : a->i > b->i);
+            return true;
+        case OP_GE:
+            *out = mk_bool(fl ? num_f(a) >= num_f(b) : a->i >= b->i);
+            return true;
+        case OP_EQ:
+            *out = mk_bool(fl ? num_f(a) == num_f(b) : a->i == b->i);
+            return true;
+        case OP_NE:
+            *out = mk_bool(fl ? num_f(a) != num_f(b) : a->i != b->i);
+            return true;
+        case OP_AT:
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "'@' needs arrays, not numbers");
+        default:
+            break;
     }
     if (op == OP_SLASH) {
         if (num_f(b) == 0)
@@ -792,32 +863,40 @@ static bool py_binary(parser_t *P, int op, int32_t pos, const value_t *a, const 
     if (fl) {
         double x = num_f(a), y = num_f(b), r, d, m;
         switch (op) {
-        case OP_PLUS: r = x + y; break;
-        case OP_MINUS: r = x - y; break;
-        case OP_STAR: r = x * y; break;
-        case OP_FLOORDIV:
-        case OP_PERCENT:
-            if (y == 0)
+            case OP_PLUS:
+                r = x + y;
+                break;
+            case OP_MINUS:
+                r = x - y;
+                break;
+            case OP_STAR:
+                r = x * y;
+                break;
+            case OP_FLOORDIV:
+            case OP_PERCENT:
+                if (y == 0)
+                    return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "division by zero (Python numbers)");
+                py_fdivmod(x, y, &d, &m);
+                r = op == OP_FLOORDIV ? d : m;
+                break;
+            case OP_POW:
+                if (x == 0 && y < 0)
+                    return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "0.0 cannot be raised to a negative power (Python numbers)");
+                if (x < 0 && y != floor(y) && isfinite(y))
+                    return perr(
+                        P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "a negative number to a fractional power is complex (Python numbers)");
+                r = pow(x, y);
+                if (isinf(r) && isfinite(x) && isfinite(y))
+                    return perr(P, pos, LOOM_STATUS_OVERFLOW,
+                                "float power overflows (Python numbers)");
+                break;
+            default:
                 return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
-                            "division by zero (Python numbers)");
-            py_fdivmod(x, y, &d, &m);
-            r = op == OP_FLOORDIV ? d : m;
-            break;
-        case OP_POW:
-            if (x == 0 && y < 0)
-                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
-                            "0.0 cannot be raised to a negative power (Python numbers)");
-            if (x < 0 && y != floor(y) && isfinite(y))
-                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
-                            "a negative number to a fractional power is complex (Python numbers)");
-            r = pow(x, y);
-            if (isinf(r) && isfinite(x) && isfinite(y))
-                return perr(P, pos, LOOM_STATUS_OVERFLOW, "float power overflows (Python numbers)");
-            break;
-        default:
-            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "unsupported operand types for %s: %s and %s", o, kind_text(a),
-                        kind_text(b));
+                            "unsupported operand types for %s: %s and %s", o, kind_text(a),
+                            kind_text(b));
         }
         *out = mk_float(r);
         return true;
@@ -825,55 +904,69 @@ static bool py_binary(parser_t *P, int op, int32_t pos, const value_t *a, const 
     i128 x = a->i, y = b->i, r = 0;
     bool both_bool = a->kind == V_BOOL && b->kind == V_BOOL, ovf = false;
     switch (op) {
-    case OP_PLUS: ovf = __builtin_add_overflow(x, y, &r); break;
-    case OP_MINUS: ovf = __builtin_sub_overflow(x, y, &r); break;
-    case OP_STAR: ovf = __builtin_mul_overflow(x, y, &r); break;
-    case OP_FLOORDIV:
-    case OP_PERCENT:
-        if (y == 0)
-            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "division by zero (Python numbers)");
-        if (y == -1 && x == -I128_MAX - 1) {
-            ovf = op == OP_FLOORDIV;
+        case OP_PLUS:
+            ovf = __builtin_add_overflow(x, y, &r);
             break;
-        }
-        {
-            i128 q = x / y, m = x % y;
-            if (m != 0 && ((m < 0) != (y < 0))) {
-                q -= 1;
-                m += y;
-            }
-            r = op == OP_FLOORDIV ? q : m;
-        }
-        break;
-    case OP_POW:
-        if (y < 0) {
-            if (x == 0)
+        case OP_MINUS:
+            ovf = __builtin_sub_overflow(x, y, &r);
+            break;
+        case OP_STAR:
+            ovf = __builtin_mul_overflow(x, y, &r);
+            break;
+        case OP_FLOORDIV:
+        case OP_PERCENT:
+            if (y == 0)
                 return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
-                            "0 cannot be raised to a negative power (Python numbers)");
-            *out = mk_float(pow((double)x, (double)y));
-            return true;
-        }
-        r = 1;
-        for (i128 base = x, e = y; e > 0 && !ovf; e >>= 1) {
-            if (e & 1) ovf = __builtin_mul_overflow(r, base, &r);
-            if (e > 1 && !ovf) ovf = __builtin_mul_overflow(base, base, &base);
-        }
-        break;
-    case OP_AMP: r = x & y; break;
-    case OP_PIPE: r = x | y; break;
-    case OP_CARET: r = x ^ y; break;
-    case OP_LSHIFT:
-    case OP_RSHIFT:
-        if (y < 0) return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "negative shift count");
-        if (op == OP_RSHIFT) {
-            r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
-        } else if (x != 0) {
-            ovf = y >= 126 || ((x < 0 ? ~x : x) >> (126 - (int)y)) != 0;
-            if (!ovf) r = (i128)((u128)x << (int)y);
-        }
-        break;
-    default:
-        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "unsupported operand types for %s", o);
+                            "division by zero (Python numbers)");
+            if (y == -1 && x == -I128_MAX - 1) {
+                ovf = op == OP_FLOORDIV;
+                break;
+            }
+            {
+                i128 q = x / y, m = x % y;
+                if (m != 0 && ((m < 0) != (y < 0))) {
+                    q -= 1;
+                    m += y;
+                }
+                r = op == OP_FLOORDIV ? q : m;
+            }
+            break;
+        case OP_POW:
+            if (y < 0) {
+                if (x == 0)
+                    return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "0 cannot be raised to a negative power (Python numbers)");
+                *out = mk_float(pow((double)x, (double)y));
+                return true;
+            }
+            r = 1;
+            for (i128 base = x, e = y; e > 0 && !ovf; e >>= 1) {
+                if (e & 1) ovf = __builtin_mul_overflow(r, base, &r);
+                if (e > 1 && !ovf) ovf = __builtin_mul_overflow(base, base, &base);
+            }
+            break;
+        case OP_AMP:
+            r = x & y;
+            break;
+        case OP_PIPE:
+            r = x | y;
+            break;
+        case OP_CARET:
+            r = x ^ y;
+            break;
+        case OP_LSHIFT:
+        case OP_RSHIFT:
+            if (y < 0) return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "negative shift count");
+            if (op == OP_RSHIFT) {
+                r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
+            } else if (x != 0) {
+                ovf = y >= 126 || ((x < 0 ? ~x : x) >> (126 - (int)y)) != 0;
+                if (!ovf) r = (i128)((u128)x << (int)y);
+            }
+            break;
+        default:
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "unsupported operand types for %s",
+                        o);
     }
     if (ovf)
         return perr(P, pos, LOOM_STATUS_OVERFLOW,
@@ -889,23 +982,26 @@ static bool py_binary(parser_t *P, int op, int32_t pos, const value_t *a, const 
 static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const char *what) {
     loom_ctx_t *ctx = P->ctx;
     switch (v->kind) {
-    case V_ARRAY: return v->a;
-    case V_BOOL: return loom_weak_bool(ctx, (int)v->i);
-    case V_FLOAT: return loom_weak_float(ctx, v->f);
-    case V_INT:
-        if (v->i >= INT64_MIN && v->i <= INT64_MAX) return loom_weak_int(ctx, (int64_t)v->i);
-        if (v->i > 0 && v->i <= (i128)UINT64_MAX) return loom_weak_uint(ctx, (uint64_t)v->i);
-        {
-            char t[48];
-            i128_text(v->i, t, sizeof t);
-            perr(P, pos, LOOM_STATUS_OVERFLOW,
-                 "Python integer %s out of bounds for int64 and uint64", t);
-        }
-        return &ctx->nil;
-    default:
-        perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "%s must be an array or a number, not %s",
-             what, kind_text(v));
-        return &ctx->nil;
+        case V_ARRAY:
+            return v->a;
+        case V_BOOL:
+            return loom_weak_bool(ctx, (int)v->i);
+        case V_FLOAT:
+            return loom_weak_float(ctx, v->f);
+        case V_INT:
+            if (v->i >= INT64_MIN && v->i <= INT64_MAX) return loom_weak_int(ctx, (int64_t)v->i);
+            if (v->i > 0 && v->i <= (i128)UINT64_MAX) return loom_weak_uint(ctx, (uint64_t)v->i);
+            {
+                char t[48];
+                i128_text(v->i, t, sizeof t);
+                perr(P, pos, LOOM_STATUS_OVERFLOW,
+                     "Python integer %s out of bounds for int64 and uint64", t);
+            }
+            return &ctx->nil;
+        default:
+            perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "%s must be an array or a number, not %s",
+                 what, kind_text(v));
+            return &ctx->nil;
     }
 }
 
@@ -926,8 +1022,18 @@ typedef loom_array_t *(*unary_fn)(loom_ctx_t *, loom_array_t *);
 typedef loom_array_t *(*binary_fn)(loom_ctx_t *, loom_array_t *, loom_array_t *);
 
 typedef enum fkind {
-    F_UNARY, F_BINARY, F_WHERE, F_CLIP, F_ASTYPE, F_ZEROS, F_ONES, F_FULL, F_ARANGE,
-    F_LINSPACE, F_EYE, F_LATER
+    F_UNARY,
+    F_BINARY,
+    F_WHERE,
+    F_CLIP,
+    F_ASTYPE,
+    F_ZEROS,
+    F_ONES,
+    F_FULL,
+    F_ARANGE,
+    F_LINSPACE,
+    F_EYE,
+    F_LATER
 } fkind_t;
 
 /* One callable name. params: Python-style signature ("a,axis?,keepdims?": '?' = optional),
@@ -944,15 +1050,15 @@ typedef struct func {
 } func_t;
 
 #define REDUCTIONS "reductions arrive with issue 4"
-#define VIEWS "views arrive with issue 4"
-#define MATMUL "matmul arrives with issue 6"
+#define VIEWS      "views arrive with issue 4"
+#define MATMUL     "matmul arrives with issue 6"
 
 static const func_t funcs[] = {
 #define FN_UNARY(nm) {.name = #nm, .kind = F_UNARY, .params = "x", .u = loom_##nm},
     LOOM_UNARY_LIST(FN_UNARY)
 #undef FN_UNARY
 #define FN_BINARY(nm) {.name = #nm, .kind = F_BINARY, .params = "x1,x2", .b = loom_##nm},
-    LOOM_BINARY_LIST(FN_BINARY)
+        LOOM_BINARY_LIST(FN_BINARY)
 #undef FN_BINARY
     /* NumPy's other names for the same ufuncs. */
     {.name = "absolute", .kind = F_UNARY, .params = "x", .u = loom_abs},
@@ -980,41 +1086,41 @@ static const func_t funcs[] = {
     {.name = "linspace", .kind = F_LINSPACE, .params = "start,stop,num?,endpoint?,dtype?"},
     {.name = "eye", .kind = F_EYE, .params = "N,M?,k?,dtype?"},
 #define LATER(n, p, m, why) {.name = n, .kind = F_LATER, .params = p, .method = m, .later = why},
-    LATER("sum", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
-    LATER("prod", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
-    LATER("mean", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
-    LATER("max", "a,axis?,keepdims?", true, REDUCTIONS)
-    LATER("min", "a,axis?,keepdims?", true, REDUCTIONS)
-    LATER("amax", "a,axis?,keepdims?", false, REDUCTIONS)
-    LATER("amin", "a,axis?,keepdims?", false, REDUCTIONS)
-    LATER("argmax", "a,axis?,keepdims?", true, REDUCTIONS)
-    LATER("argmin", "a,axis?,keepdims?", true, REDUCTIONS)
-    LATER("any", "a,axis?,keepdims?", true, REDUCTIONS)
-    LATER("all", "a,axis?,keepdims?", true, REDUCTIONS)
-    LATER("var", "a,axis?,dtype?,ddof?,keepdims?", true, REDUCTIONS)
-    LATER("std", "a,axis?,dtype?,ddof?,keepdims?", true, REDUCTIONS)
-    LATER("cumsum", "a,axis?,dtype?", true, REDUCTIONS)
-    LATER("cumprod", "a,axis?,dtype?", true, REDUCTIONS)
-    LATER("reshape", "a,shape", false, VIEWS)
-    LATER("transpose", "a,axes?", false, VIEWS)
-    LATER("permute_dims", "a,axes?", false, VIEWS)
-    LATER("broadcast_to", "array,shape", false, VIEWS)
-    LATER("expand_dims", "a,axis", false, VIEWS)
-    LATER("squeeze", "a,axis?", true, VIEWS)
-    LATER("flip", "m,axis?", false, VIEWS)
-    LATER("moveaxis", "a,source,destination", false, VIEWS)
-    LATER("ravel", "a", true, VIEWS)
-    LATER("concatenate", "arrays,axis?", false, VIEWS)
-    LATER("stack", "arrays,axis?", false, VIEWS)
-    LATER("matmul", "x1,x2", false, MATMUL)
-    LATER("dot", "a,b", true, MATMUL)
+    LATER("sum", "a,axis?,dtype?,keepdims?", true,
+          REDUCTIONS) LATER("prod", "a,axis?,dtype?,keepdims?", true,
+                            REDUCTIONS) LATER("mean", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
+        LATER("max", "a,axis?,keepdims?", true,
+              REDUCTIONS) LATER("min", "a,axis?,keepdims?", true,
+                                REDUCTIONS) LATER("amax", "a,axis?,keepdims?", false, REDUCTIONS)
+            LATER("amin", "a,axis?,keepdims?", false, REDUCTIONS) LATER(
+                "argmax", "a,axis?,keepdims?", true,
+                REDUCTIONS) LATER("argmin", "a,axis?,keepdims?", true,
+                                  REDUCTIONS) LATER("any", "a,axis?,keepdims?", true, REDUCTIONS)
+                LATER("all", "a,axis?,keepdims?", true,
+                      REDUCTIONS) LATER("var", "a,axis?,dtype?,ddof?,keepdims?", true, REDUCTIONS)
+                    LATER("std", "a,axis?,dtype?,ddof?,keepdims?", true,
+                          REDUCTIONS) LATER("cumsum", "a,axis?,dtype?", true, REDUCTIONS)
+                        LATER("cumprod", "a,axis?,dtype?", true,
+                              REDUCTIONS) LATER("reshape", "a,shape", false, VIEWS)
+                            LATER("transpose", "a,axes?", false,
+                                  VIEWS) LATER("permute_dims", "a,axes?", false, VIEWS)
+                                LATER("broadcast_to", "array,shape", false,
+                                      VIEWS) LATER("expand_dims", "a,axis", false, VIEWS)
+                                    LATER("squeeze", "a,axis?", true,
+                                          VIEWS) LATER("flip", "m,axis?", false, VIEWS)
+                                        LATER("moveaxis", "a,source,destination", false, VIEWS)
+                                            LATER("ravel", "a", true, VIEWS)
+                                                LATER("concatenate", "arrays,axis?", false, VIEWS)
+                                                    LATER("stack", "arrays,axis?", false, VIEWS)
+                                                        LATER("matmul", "x1,x2", false, MATMUL)
+                                                            LATER("dot", "a,b", true, MATMUL)
 #undef LATER
 };
 
 /* Methods whose arguments do not follow the function's signature (x.reshape(2, 3),
  * x.transpose(1, 0)): refused before binding. */
-static const char *const later_methods[] = {"reshape", "transpose", "flatten", "view", "T",
-                                            "mT", "swapaxes"};
+static const char *const later_methods[] = {"reshape", "transpose", "flatten", "view",
+                                            "T",       "mT",        "swapaxes"};
 
 static const func_t *find_func(const char *s, int32_t n) {
     for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++)
@@ -1070,12 +1176,11 @@ static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t
             slot = param_index(b, P->src + a->tpos, a->tlen);
             if (slot < 0)
                 return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
-                            "%s() got an unexpected keyword argument '%.*s'", f->name,
-                            (int)a->tlen, P->src + a->tpos);
+                            "%s() got an unexpected keyword argument '%.*s'", f->name, (int)a->tlen,
+                            P->src + a->tpos);
             if (b->given[slot])
                 return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
-                            "%s() got multiple values for argument '%s'", f->name,
-                            b->names[slot]);
+                            "%s() got multiple values for argument '%s'", f->name, b->names[slot]);
             a = a->kids[0];
         } else {
             if (next >= b->n)
@@ -1100,11 +1205,11 @@ static const struct {
     const char *name;
     loom_dtype_t d;
 } dtype_aliases[] = {
-    {"bool_", LOOM_DTYPE_BOOL}, {"?", LOOM_DTYPE_BOOL},    {"b1", LOOM_DTYPE_BOOL},
-    {"i1", LOOM_DTYPE_I8},      {"i2", LOOM_DTYPE_I16},    {"i4", LOOM_DTYPE_I32},
-    {"i8", LOOM_DTYPE_I64},     {"u1", LOOM_DTYPE_U8},     {"u2", LOOM_DTYPE_U16},
-    {"u4", LOOM_DTYPE_U32},     {"u8", LOOM_DTYPE_U64},    {"f2", LOOM_DTYPE_F16},
-    {"f4", LOOM_DTYPE_F32},     {"f8", LOOM_DTYPE_F64},    {"half", LOOM_DTYPE_F16},
+    {"bool_", LOOM_DTYPE_BOOL}, {"?", LOOM_DTYPE_BOOL},     {"b1", LOOM_DTYPE_BOOL},
+    {"i1", LOOM_DTYPE_I8},      {"i2", LOOM_DTYPE_I16},     {"i4", LOOM_DTYPE_I32},
+    {"i8", LOOM_DTYPE_I64},     {"u1", LOOM_DTYPE_U8},      {"u2", LOOM_DTYPE_U16},
+    {"u4", LOOM_DTYPE_U32},     {"u8", LOOM_DTYPE_U64},     {"f2", LOOM_DTYPE_F16},
+    {"f4", LOOM_DTYPE_F32},     {"f8", LOOM_DTYPE_F64},     {"half", LOOM_DTYPE_F16},
     {"single", LOOM_DTYPE_F32}, {"double", LOOM_DTYPE_F64}, {"float", LOOM_DTYPE_F64},
     {"int", LOOM_DTYPE_I64},    {"uint", LOOM_DTYPE_U64},
 };
@@ -1128,7 +1233,9 @@ static bool get_dtype(parser_t *P, const bound_t *b, int slot, int dflt, loom_dt
         return true;
     }
     const value_t *v = &b->v[slot];
-    int d = v->kind == V_DTYPE ? v->dtype : v->kind == V_STR ? dtype_by_name(P->src + v->tpos, v->tlen) : -2;
+    int d = v->kind == V_DTYPE ? v->dtype
+            : v->kind == V_STR ? dtype_by_name(P->src + v->tpos, v->tlen)
+                               : -2;
     if (d == -2)
         return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
                     "dtype must be a dtype name or a string, not %s", kind_text(v));
@@ -1151,8 +1258,7 @@ static bool get_int(parser_t *P, const bound_t *b, int slot, int64_t dflt, int64
         return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
                     "'%s' must be an integer, not %s", b->names[slot], kind_text(v));
     if (v->i < INT64_MIN || v->i > INT64_MAX)
-        return perr(P, b->pos[slot], LOOM_STATUS_OVERFLOW, "'%s' is out of range",
-                    b->names[slot]);
+        return perr(P, b->pos[slot], LOOM_STATUS_OVERFLOW, "'%s' is out of range", b->names[slot]);
     *out = (int64_t)v->i;
     return true;
 }
@@ -1186,8 +1292,8 @@ static bool get_number(parser_t *P, const bound_t *b, int slot, double dflt, dou
         return true;
     }
     if (!is_num(&b->v[slot]))
-        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
-                    "'%s' must be a number, not %s", b->names[slot], kind_text(&b->v[slot]));
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT, "'%s' must be a number, not %s",
+                    b->names[slot], kind_text(&b->v[slot]));
     *out = num_f(&b->v[slot]);
     return true;
 }
@@ -1209,144 +1315,150 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
     loom_array_t *r = NULL;
     loom_array_t *x[3];
     switch (f->kind) {
-    case F_LATER:
-        return perr(P, fpos, LOOM_STATUS_NOT_AVAILABLE, "'%s' is not supported yet (%s)",
-                    f->name, f->later);
-    case F_UNARY:
-        x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
-        if (loom_array_is_nil(x[0])) return false;
-        r = f->u(ctx, x[0]);
-        break;
-    case F_BINARY:
-    case F_WHERE:
-        for (int i = 0; i < (f->kind == F_WHERE ? 3 : 2); i++) {
-            x[i] = as_array(P, &b.v[i], b.pos[i], "an argument");
-            if (loom_array_is_nil(x[i])) return false;
-        }
-        r = f->kind == F_WHERE ? loom_where(ctx, x[0], x[1], x[2]) : f->b(ctx, x[0], x[1]);
-        break;
-    case F_CLIP: {
-        int lo = b.given[3] ? 3 : 1, hi = b.given[4] ? 4 : 2;
-        if ((b.given[3] && b.given[1]) || (b.given[4] && b.given[2]))
-            return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "clip: give a_min or min (a_max or max), not both");
-        bool has_lo = b.given[lo] && b.v[lo].kind != V_NONE;
-        bool has_hi = b.given[hi] && b.v[hi].kind != V_NONE;
-        if (!has_lo && !has_hi)
-            return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "clip: one of a_min and a_max must be given");
-        r = as_array(P, &b.v[0], b.pos[0], "the argument");
-        if (loom_array_is_nil(r)) return false;
-        /* NumPy 2 clips an integer array by a Python int beyond its dtype's range without
-         * an overflow error: such a bound on the side it cannot bind is dropped. */
-        loom_dtype_t ad = loom_array_dtype(r);
-        bool int_arr = b.v[0].kind == V_ARRAY && ad != LOOM_DTYPE_BOOL && ad < LOOM_DTYPE_F16;
-        if (int_arr && has_lo && b.v[lo].kind == V_INT && !int_fits(b.v[lo].i, ad) && b.v[lo].i < 0)
-            has_lo = false;
-        if (int_arr && has_hi && b.v[hi].kind == V_INT && !int_fits(b.v[hi].i, ad) && b.v[hi].i > 0)
-            has_hi = false;
-        if (has_lo) {
-            loom_array_t *l = as_array(P, &b.v[lo], b.pos[lo], "a_min");
-            if (loom_array_is_nil(l)) return false;
-            r = loom_maximum(ctx, r, l);
-        }
-        if (has_hi && !loom_array_is_nil(r)) {
-            loom_array_t *h = as_array(P, &b.v[hi], b.pos[hi], "a_max");
-            if (loom_array_is_nil(h)) return false;
-            r = loom_minimum(ctx, r, h);
-        }
-        break;
-    }
-    case F_ASTYPE: {
-        loom_dtype_t d;
-        if (b.v[0].kind != V_ARRAY)
-            return perr(P, b.pos[0], LOOM_STATUS_INVALID_ARGUMENT,
-                        "astype needs an array, not %s (Python numbers have no astype; write "
-                        "float32(x) for a 0-d array)", kind_text(&b.v[0]));
-        x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
-        if (loom_array_is_nil(x[0]) || !get_dtype(P, &b, 1, 0, &d)) return false;
-        r = loom_astype(ctx, x[0], d);
-        break;
-    }
-    case F_ZEROS:
-    case F_ONES:
-    case F_FULL: {
-        int32_t nd;
-        int64_t shape[LOOM_MAX_DIMS];
-        loom_dtype_t d;
-        int dslot = f->kind == F_FULL ? 2 : 1;
-        if (!get_shape(P, &b, 0, &nd, shape)) return false;
-        if (f->kind != F_FULL) {
-            if (!get_dtype(P, &b, dslot, LOOM_DTYPE_F64, &d)) return false;
-            r = f->kind == F_ZEROS ? loom_zeros(ctx, d, nd, shape) : loom_ones(ctx, d, nd, shape);
+        case F_LATER:
+            return perr(P, fpos, LOOM_STATUS_NOT_AVAILABLE, "'%s' is not supported yet (%s)",
+                        f->name, f->later);
+        case F_UNARY:
+            x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
+            if (loom_array_is_nil(x[0])) return false;
+            r = f->u(ctx, x[0]);
+            break;
+        case F_BINARY:
+        case F_WHERE:
+            for (int i = 0; i < (f->kind == F_WHERE ? 3 : 2); i++) {
+                x[i] = as_array(P, &b.v[i], b.pos[i], "an argument");
+                if (loom_array_is_nil(x[i])) return false;
+            }
+            r = f->kind == F_WHERE ? loom_where(ctx, x[0], x[1], x[2]) : f->b(ctx, x[0], x[1]);
+            break;
+        case F_CLIP: {
+            int lo = b.given[3] ? 3 : 1, hi = b.given[4] ? 4 : 2;
+            if ((b.given[3] && b.given[1]) || (b.given[4] && b.given[2]))
+                return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "clip: give a_min or min (a_max or max), not both");
+            bool has_lo = b.given[lo] && b.v[lo].kind != V_NONE;
+            bool has_hi = b.given[hi] && b.v[hi].kind != V_NONE;
+            if (!has_lo && !has_hi)
+                return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "clip: one of a_min and a_max must be given");
+            r = as_array(P, &b.v[0], b.pos[0], "the argument");
+            if (loom_array_is_nil(r)) return false;
+            /* NumPy 2 clips an integer array by a Python int beyond its dtype's range without
+             * an overflow error: such a bound on the side it cannot bind is dropped. */
+            loom_dtype_t ad = loom_array_dtype(r);
+            bool int_arr = b.v[0].kind == V_ARRAY && ad != LOOM_DTYPE_BOOL && ad < LOOM_DTYPE_F16;
+            if (int_arr && has_lo && b.v[lo].kind == V_INT && !int_fits(b.v[lo].i, ad) &&
+                b.v[lo].i < 0)
+                has_lo = false;
+            if (int_arr && has_hi && b.v[hi].kind == V_INT && !int_fits(b.v[hi].i, ad) &&
+                b.v[hi].i > 0)
+                has_hi = false;
+            if (has_lo) {
+                loom_array_t *l = as_array(P, &b.v[lo], b.pos[lo], "a_min");
+                if (loom_array_is_nil(l)) return false;
+                r = loom_maximum(ctx, r, l);
+            }
+            if (has_hi && !loom_array_is_nil(r)) {
+                loom_array_t *h = as_array(P, &b.v[hi], b.pos[hi], "a_max");
+                if (loom_array_is_nil(h)) return false;
+                r = loom_minimum(ctx, r, h);
+            }
             break;
         }
-        const value_t *fill = &b.v[1];
-        if (!is_num(fill))
-            return perr(P, b.pos[1], LOOM_STATUS_NOT_AVAILABLE,
-                        "full: fill_value must be a number (array fill values are not supported)");
-        int dflt = fill->kind == V_BOOL    ? LOOM_DTYPE_BOOL
-                   : fill->kind == V_FLOAT ? LOOM_DTYPE_F64
-                   : fill->i > INT64_MAX   ? LOOM_DTYPE_U64
-                                           : LOOM_DTYPE_I64;
-        if (!get_dtype(P, &b, dslot, dflt, &d)) return false;
-        if (fill->kind == V_FLOAT) {
-            r = loom_full(ctx, d, nd, shape, fill->f);
-        } else if (loom_dtype_size(d) && d != LOOM_DTYPE_BOOL && d < LOOM_DTYPE_F16 &&
-                   !int_fits(fill->i, d)) {
-            char t[48];
-            i128_text(fill->i, t, sizeof t);
-            return perr(P, b.pos[1], LOOM_STATUS_OVERFLOW, "Python integer %s out of bounds for %s",
-                        t, loom_dtype_name(d));
-        } else if (fill->i >= INT64_MIN && fill->i <= INT64_MAX) {
-            r = loom_full_int(ctx, d, nd, shape, (int64_t)fill->i);
-        } else {
-            r = loom_full(ctx, d, nd, shape, (double)fill->i);
+        case F_ASTYPE: {
+            loom_dtype_t d;
+            if (b.v[0].kind != V_ARRAY)
+                return perr(P, b.pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                            "astype needs an array, not %s (Python numbers have no astype; write "
+                            "float32(x) for a 0-d array)",
+                            kind_text(&b.v[0]));
+            x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !get_dtype(P, &b, 1, 0, &d)) return false;
+            r = loom_astype(ctx, x[0], d);
+            break;
         }
-        break;
-    }
-    case F_ARANGE: {
-        double start, stop, step;
-        bool any_float = false;
-        for (int i = 0; i < 3; i++)
-            any_float = any_float || (b.given[i] && b.v[i].kind == V_FLOAT);
-        if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, NAN, &stop) ||
-            !get_number(P, &b, 2, 1, &step))
-            return false;
-        if (isnan(stop) && !(b.given[1] && b.v[1].kind != V_NONE)) {
-            stop = start;
-            start = 0;
+        case F_ZEROS:
+        case F_ONES:
+        case F_FULL: {
+            int32_t nd;
+            int64_t shape[LOOM_MAX_DIMS];
+            loom_dtype_t d;
+            int dslot = f->kind == F_FULL ? 2 : 1;
+            if (!get_shape(P, &b, 0, &nd, shape)) return false;
+            if (f->kind != F_FULL) {
+                if (!get_dtype(P, &b, dslot, LOOM_DTYPE_F64, &d)) return false;
+                r = f->kind == F_ZEROS ? loom_zeros(ctx, d, nd, shape)
+                                       : loom_ones(ctx, d, nd, shape);
+                break;
+            }
+            const value_t *fill = &b.v[1];
+            if (!is_num(fill))
+                return perr(
+                    P, b.pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                    "full: fill_value must be a number (array fill values are not supported)");
+            int dflt = fill->kind == V_BOOL    ? LOOM_DTYPE_BOOL
+                       : fill->kind == V_FLOAT ? LOOM_DTYPE_F64
+                       : fill->i > INT64_MAX   ? LOOM_DTYPE_U64
+                                               : LOOM_DTYPE_I64;
+            if (!get_dtype(P, &b, dslot, dflt, &d)) return false;
+            if (fill->kind == V_FLOAT) {
+                r = loom_full(ctx, d, nd, shape, fill->f);
+            } else if (loom_dtype_size(d) && d != LOOM_DTYPE_BOOL && d < LOOM_DTYPE_F16 &&
+                       !int_fits(fill->i, d)) {
+                char t[48];
+                i128_text(fill->i, t, sizeof t);
+                return perr(P, b.pos[1], LOOM_STATUS_OVERFLOW,
+                            "Python integer %s out of bounds for %s", t, loom_dtype_name(d));
+            } else if (fill->i >= INT64_MIN && fill->i <= INT64_MAX) {
+                r = loom_full_int(ctx, d, nd, shape, (int64_t)fill->i);
+            } else {
+                r = loom_full(ctx, d, nd, shape, (double)fill->i);
+            }
+            break;
         }
-        if (step == 0)
-            return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT, "arange: step is zero");
-        loom_dtype_t d;
-        if (!get_dtype(P, &b, 3, any_float ? LOOM_DTYPE_F64 : LOOM_DTYPE_I64, &d)) return false;
-        r = loom_arange(ctx, start, stop, step, d);
-        break;
-    }
-    case F_LINSPACE: {
-        double start, stop;
-        int64_t num, endpoint;
-        loom_dtype_t d;
-        if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, 0, &stop) ||
-            !get_int(P, &b, 2, 50, &num) || !get_int(P, &b, 3, 1, &endpoint) ||
-            !get_dtype(P, &b, 4, LOOM_DTYPE_F64, &d))
-            return false;
-        if (num < 0)
-            return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT,
-                        "linspace: number of samples, %lld, must be non-negative", (long long)num);
-        r = loom_linspace(ctx, start, stop, num, endpoint != 0, d);
-        break;
-    }
-    case F_EYE: {
-        int64_t n, m, k;
-        loom_dtype_t d;
-        if (!get_int(P, &b, 0, 0, &n) || !get_int(P, &b, 1, n, &m) || !get_int(P, &b, 2, 0, &k) ||
-            !get_dtype(P, &b, 3, LOOM_DTYPE_F64, &d))
-            return false;
-        r = loom_eye(ctx, n, m, k, d);
-        break;
-    }
+        case F_ARANGE: {
+            double start, stop, step;
+            bool any_float = false;
+            for (int i = 0; i < 3; i++)
+                any_float = any_float || (b.given[i] && b.v[i].kind == V_FLOAT);
+            if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, NAN, &stop) ||
+                !get_number(P, &b, 2, 1, &step))
+                return false;
+            if (isnan(stop) && !(b.given[1] && b.v[1].kind != V_NONE)) {
+                stop = start;
+                start = 0;
+            }
+            if (step == 0)
+                return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT, "arange: step is zero");
+            loom_dtype_t d;
+            if (!get_dtype(P, &b, 3, any_float ? LOOM_DTYPE_F64 : LOOM_DTYPE_I64, &d)) return false;
+            r = loom_arange(ctx, start, stop, step, d);
+            break;
+        }
+        case F_LINSPACE: {
+            double start, stop;
+            int64_t num, endpoint;
+            loom_dtype_t d;
+            if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, 0, &stop) ||
+                !get_int(P, &b, 2, 50, &num) || !get_int(P, &b, 3, 1, &endpoint) ||
+                !get_dtype(P, &b, 4, LOOM_DTYPE_F64, &d))
+                return false;
+            if (num < 0)
+                return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                            "linspace: number of samples, %lld, must be non-negative",
+                            (long long)num);
+            r = loom_linspace(ctx, start, stop, num, endpoint != 0, d);
+            break;
+        }
+        case F_EYE: {
+            int64_t n, m, k;
+            loom_dtype_t d;
+            if (!get_int(P, &b, 0, 0, &n) || !get_int(P, &b, 1, n, &m) ||
+                !get_int(P, &b, 2, 0, &k) || !get_dtype(P, &b, 3, LOOM_DTYPE_F64, &d))
+                return false;
+            r = loom_eye(ctx, n, m, k, d);
+            break;
+        }
     }
     if (loom_array_is_nil(r)) return lib_fail(P, fpos);
     *out = (value_t){.kind = V_ARRAY, .a = r};
@@ -1398,11 +1510,16 @@ static bool eval_name(parser_t *P, const node_t *x, value_t *out) {
             return true;
         }
     }
-    if (name_eq(s, n, "inf")) *out = mk_float(INFINITY);
-    else if (name_eq(s, n, "nan")) *out = mk_float(NAN);
-    else if (name_eq(s, n, "pi")) *out = mk_float(3.141592653589793);
-    else if (name_eq(s, n, "e")) *out = mk_float(2.718281828459045);
-    else if (name_eq(s, n, "newaxis")) *out = (value_t){.kind = V_NONE};
+    if (name_eq(s, n, "inf"))
+        *out = mk_float(INFINITY);
+    else if (name_eq(s, n, "nan"))
+        *out = mk_float(NAN);
+    else if (name_eq(s, n, "pi"))
+        *out = mk_float(3.141592653589793);
+    else if (name_eq(s, n, "e"))
+        *out = mk_float(2.718281828459045);
+    else if (name_eq(s, n, "newaxis"))
+        *out = (value_t){.kind = V_NONE};
     else {
         int d = dtype_by_name(s, n);
         if (d >= 0 && n > 2) {
@@ -1426,25 +1543,44 @@ static bool eval_name(parser_t *P, const node_t *x, value_t *out) {
 
 static binary_fn array_binop(int op) {
     switch (op) {
-    case OP_PLUS: return loom_add;
-    case OP_MINUS: return loom_subtract;
-    case OP_STAR: return loom_multiply;
-    case OP_SLASH: return loom_true_divide;
-    case OP_FLOORDIV: return loom_floor_divide;
-    case OP_PERCENT: return loom_remainder;
-    case OP_POW: return loom_power;
-    case OP_AMP: return loom_bitwise_and;
-    case OP_PIPE: return loom_bitwise_or;
-    case OP_CARET: return loom_bitwise_xor;
-    case OP_LSHIFT: return loom_left_shift;
-    case OP_RSHIFT: return loom_right_shift;
-    case OP_LT: return loom_less;
-    case OP_LE: return loom_less_equal;
-    case OP_GT: return loom_greater;
-    case OP_GE: return loom_greater_equal;
-    case OP_EQ: return loom_equal;
-    case OP_NE: return loom_not_equal;
-    default: return NULL;
+        case OP_PLUS:
+            return loom_add;
+        case OP_MINUS:
+            return loom_subtract;
+        case OP_STAR:
+            return loom_multiply;
+        case OP_SLASH:
+            return loom_true_divide;
+        case OP_FLOORDIV:
+            return loom_floor_divide;
+        case OP_PERCENT:
+            return loom_remainder;
+        case OP_POW:
+            return loom_power;
+        case OP_AMP:
+            return loom_bitwise_and;
+        case OP_PIPE:
+            return loom_bitwise_or;
+        case OP_CARET:
+            return loom_bitwise_xor;
+        case OP_LSHIFT:
+            return loom_left_shift;
+        case OP_RSHIFT:
+            return loom_right_shift;
+        case OP_LT:
+            return loom_less;
+        case OP_LE:
+            return loom_less_equal;
+        case OP_GT:
+            return loom_greater;
+        case OP_GE:
+            return loom_greater_equal;
+        case OP_EQ:
+            return loom_equal;
+        case OP_NE:
+            return loom_not_equal;
+        default:
+            return NULL;
     }
 }
 
@@ -1452,8 +1588,7 @@ static bool eval_binary(parser_t *P, const node_t *x, value_t *out) {
     value_t a, b;
     if (!eval_node(P, x->kids[0], &a) || !eval_node(P, x->kids[1], &b)) return false;
     if (x->op == OP_AT)
-        return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE,
-                    "'@' is not supported yet (" MATMUL ")");
+        return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE, "'@' is not supported yet (" MATMUL ")");
     if (is_num(&a) && is_num(&b)) return py_binary(P, x->op, x->pos, &a, &b, out);
     loom_array_t *l = as_array(P, &a, x->kids[0]->pos, "an operand");
     if (loom_array_is_nil(l)) return false;
@@ -1471,12 +1606,14 @@ static bool eval_unary(parser_t *P, const node_t *x, value_t *out) {
     if (is_num(&a)) {
         if (a.kind == V_FLOAT && x->op == OP_TILDE)
             return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "bad operand type for ~: a float");
-        if (a.kind == V_FLOAT) *out = mk_float(x->op == OP_MINUS ? -a.f : a.f);
+        if (a.kind == V_FLOAT)
+            *out = mk_float(x->op == OP_MINUS ? -a.f : a.f);
         else if (x->op == OP_MINUS) {
             if (a.i == -I128_MAX - 1)
                 return perr(P, x->pos, LOOM_STATUS_OVERFLOW, "integer result too large");
             *out = mk_int(-a.i);
-        } else *out = mk_int(x->op == OP_TILDE ? ~a.i : a.i);
+        } else
+            *out = mk_int(x->op == OP_TILDE ? ~a.i : a.i);
         return true;
     }
     loom_array_t *v = as_array(P, &a, x->kids[0]->pos, "the operand");
@@ -1493,20 +1630,27 @@ static bool eval_unary(parser_t *P, const node_t *x, value_t *out) {
 static bool py_convert(parser_t *P, const node_t *call, loom_dtype_t d, value_t *out) {
     if (call->n != 2 || call->kids[1]->kind == N_KWARG)
         return perr(P, call->pos, LOOM_STATUS_INVALID_ARGUMENT, "%s() takes one argument",
-                    d == LOOM_DTYPE_BOOL ? "bool" : d == LOOM_DTYPE_F64 ? "float" : "int");
+                    d == LOOM_DTYPE_BOOL  ? "bool"
+                    : d == LOOM_DTYPE_F64 ? "float"
+                                          : "int");
     value_t v;
     if (!eval_node(P, call->kids[1], &v)) return false;
     if (!is_num(&v))
         return perr(P, call->kids[1]->pos, LOOM_STATUS_NOT_AVAILABLE,
                     "Python's int(), float() and bool() take a number here, not %s; use "
-                    "astype(x, dtype) for arrays", kind_text(&v));
-    if (d == LOOM_DTYPE_BOOL) *out = mk_bool(num_f(&v) != 0);
-    else if (d == LOOM_DTYPE_F64) *out = mk_float(num_f(&v));
-    else if (v.kind != V_FLOAT) *out = mk_int(v.i);
+                    "astype(x, dtype) for arrays",
+                    kind_text(&v));
+    if (d == LOOM_DTYPE_BOOL)
+        *out = mk_bool(num_f(&v) != 0);
+    else if (d == LOOM_DTYPE_F64)
+        *out = mk_float(num_f(&v));
+    else if (v.kind != V_FLOAT)
+        *out = mk_int(v.i);
     else if (!isfinite(v.f) || fabs(v.f) >= 1.7e38)
         return perr(P, call->kids[1]->pos, LOOM_STATUS_OVERFLOW, "cannot convert %g to an integer",
                     v.f);
-    else *out = mk_int((i128)trunc(v.f));
+    else
+        *out = mk_int((i128)trunc(v.f));
     return true;
 }
 
@@ -1538,7 +1682,8 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
     if (f) return call_func(P, f, x, NULL, out);
     int d = dtype_by_name(s, n);
     if (d >= 0 && n > 2) {
-        if (!callee->np && (name_eq(s, n, "int") || name_eq(s, n, "float") || name_eq(s, n, "bool")))
+        if (!callee->np &&
+            (name_eq(s, n, "int") || name_eq(s, n, "float") || name_eq(s, n, "bool")))
             return py_convert(P, x, (loom_dtype_t)d, out);
         /* np.float32(x): x.astype(float32), a strong result. */
         static const func_t as = {.name = "dtype", .kind = F_ASTYPE, .params = "x"};
@@ -1558,40 +1703,57 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
 
 static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
     switch (x->kind) {
-    case N_INT: *out = mk_int(x->ival); return true;
-    case N_FLOAT: *out = mk_float(x->fval); return true;
-    case N_BOOL: *out = mk_bool(x->ival != 0); return true;
-    case N_NONE: *out = (value_t){.kind = V_NONE}; return true;
-    case N_ELLIPSIS: *out = (value_t){.kind = V_ELLIPSIS}; return true;
-    case N_STR: *out = (value_t){.kind = V_STR, .tpos = x->tpos, .tlen = x->tlen}; return true;
-    case N_NAME: return eval_name(P, x, out);
-    case N_UNARY: return eval_unary(P, x, out);
-    case N_BINARY: return eval_binary(P, x, out);
-    case N_CALL: return eval_call(P, x, out);
-    case N_TUPLE: {
-        value_t *items = x->n ? base_arena_alloc(&P->arena, (size_t)x->n, sizeof *items) : NULL;
-        if (x->n && !items) return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
-        for (int32_t i = 0; i < x->n; i++)
-            if (!eval_node(P, x->kids[i], &items[i])) return false;
-        *out = (value_t){.kind = V_TUPLE, .items = items, .n = x->n};
-        return true;
-    }
-    case N_ATTR: {
-        value_t obj;
-        if (!eval_node(P, x->kids[0], &obj)) return false;
-        const char *s = P->src + x->tpos;
-        if (name_eq(s, x->tlen, "T") || name_eq(s, x->tlen, "mT"))
-            return perr(P, x->tpos, LOOM_STATUS_NOT_AVAILABLE,
-                        "'.%.*s' is not supported yet (" VIEWS ")", (int)x->tlen, s);
-        return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,
-                    "attribute '%.*s' is not supported (only .T and methods such as .astype())",
-                    (int)(x->tlen > 60 ? 60 : x->tlen), s);
-    }
-    case N_INDEX:
-        return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE,
-                    "indexing and slicing are not supported yet (" VIEWS ")");
-    case N_SLICE:
-    case N_KWARG: break;
+        case N_INT:
+            *out = mk_int(x->ival);
+            return true;
+        case N_FLOAT:
+            *out = mk_float(x->fval);
+            return true;
+        case N_BOOL:
+            *out = mk_bool(x->ival != 0);
+            return true;
+        case N_NONE:
+            *out = (value_t){.kind = V_NONE};
+            return true;
+        case N_ELLIPSIS:
+            *out = (value_t){.kind = V_ELLIPSIS};
+            return true;
+        case N_STR:
+            *out = (value_t){.kind = V_STR, .tpos = x->tpos, .tlen = x->tlen};
+            return true;
+        case N_NAME:
+            return eval_name(P, x, out);
+        case N_UNARY:
+            return eval_unary(P, x, out);
+        case N_BINARY:
+            return eval_binary(P, x, out);
+        case N_CALL:
+            return eval_call(P, x, out);
+        case N_TUPLE: {
+            value_t *items = x->n ? base_arena_alloc(&P->arena, (size_t)x->n, sizeof *items) : NULL;
+            if (x->n && !items) return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            for (int32_t i = 0; i < x->n; i++)
+                if (!eval_node(P, x->kids[i], &items[i])) return false;
+            *out = (value_t){.kind = V_TUPLE, .items = items, .n = x->n};
+            return true;
+        }
+        case N_ATTR: {
+            value_t obj;
+            if (!eval_node(P, x->kids[0], &obj)) return false;
+            const char *s = P->src + x->tpos;
+            if (name_eq(s, x->tlen, "T") || name_eq(s, x->tlen, "mT"))
+                return perr(P, x->tpos, LOOM_STATUS_NOT_AVAILABLE,
+                            "'.%.*s' is not supported yet (" VIEWS ")", (int)x->tlen, s);
+            return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "attribute '%.*s' is not supported (only .T and methods such as .astype())",
+                        (int)(x->tlen > 60 ? 60 : x->tlen), s);
+        }
+        case N_INDEX:
+            return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE,
+                        "indexing and slicing are not supported yet (" VIEWS ")");
+        case N_SLICE:
+        case N_KWARG:
+            break;
     }
     return perr(P, x->pos, LOOM_STATUS_INTERNAL, "loom: unexpected syntax node %d", (int)x->kind);
 }
@@ -1627,11 +1789,13 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
         if (!valid_name(P->names[i]))
             return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                             "loom_parse: name %d (\"%.60s\") is not an identifier", (int)i,
-                            P->names[i] ? P->names[i] : "(null)"), false;
+                            P->names[i] ? P->names[i] : "(null)"),
+                   false;
         for (int32_t j = 0; j < i; j++)
             if (!strcmp(P->names[i], P->names[j]))
                 return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                                "loom_parse: the name '%.60s' is bound twice", P->names[i]), false;
+                                "loom_parse: the name '%.60s' is bound twice", P->names[i]),
+                       false;
         if (!fe_check_arg(ctx, "loom_parse", P->arrays[i])) {
             if (!ctx->err.status)
                 fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
@@ -1664,7 +1828,8 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
                 bound_list(P, list, sizeof list);
                 return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                                 "loom_parse: no output named '%.60s' (%s%s)", name,
-                                list[0] ? "names: " : "the program names nothing", list), false;
+                                list[0] ? "names: " : "the program names nothing", list),
+                       false;
             }
         }
         outs[k] = as_output(P, &v, pos);
@@ -1691,8 +1856,12 @@ LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t 
     size_t len = strlen(program);
     if (len > (size_t)INT32_MAX / 2)
         return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse: program of %zu bytes", len);
-    parser_t P = {.ctx = ctx, .src = program, .len = (int32_t)len, .n_names = n_names,
-                  .names = names, .arrays = arrays};
+    parser_t P = {.ctx = ctx,
+                  .src = program,
+                  .len = (int32_t)len,
+                  .n_names = n_names,
+                  .names = names,
+                  .arrays = arrays};
     base_arena_init(&P.arena, &ctx->al);
     if (!run(&P, n_outs, out_names, outs)) {
         if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_parse: failed silently");

@@ -7,15 +7,16 @@
 #include "ir.h"
 
 /* X(TAG, kind, bits, npchar): bits are value bits for ints (sign excluded), total for floats. */
-#define DTYPE_FACTS(X)                                                                         \
-    X(BOOL, BOOL, 1, '?') X(I8, INT, 7, 'b') X(I16, INT, 15, 'h') X(I32, INT, 31, 'i')         \
-    X(I64, INT, 63, 'l') X(U8, UINT, 8, 'B') X(U16, UINT, 16, 'H') X(U32, UINT, 32, 'I')       \
-    X(U64, UINT, 64, 'L') X(F16, FLOAT, 16, 'e') X(BF16, FLOAT, 16, 'E')                       \
-    X(F32, FLOAT, 32, 'f') X(F64, FLOAT, 64, 'd')
+#define DTYPE_FACTS(X)                                                                             \
+    X(BOOL, BOOL, 1, '?')                                                                          \
+    X(I8, INT, 7, 'b') X(I16, INT, 15, 'h') X(I32, INT, 31, 'i') X(I64, INT, 63, 'l')              \
+        X(U8, UINT, 8, 'B') X(U16, UINT, 16, 'H') X(U32, UINT, 32, 'I') X(U64, UINT, 64, 'L')      \
+            X(F16, FLOAT, 16, 'e') X(BF16, FLOAT, 16, 'E') X(F32, FLOAT, 32, 'f')                  \
+                X(F64, FLOAT, 64, 'd')
 
-#define NAME_SIZE(e, s, n) [LOOM_DTYPE_##e].name = s, [LOOM_DTYPE_##e].size = n,
+#define NAME_SIZE(e, s, n)         [LOOM_DTYPE_##e].name = s, [LOOM_DTYPE_##e].size = n,
 #define SFX_CTYPE(e, s, ct, canon) [LOOM_DTYPE_##e].sfx = #s, [LOOM_DTYPE_##e].ctype = #ct,
-#define FACTS(e, k, b, c)                                                                      \
+#define FACTS(e, k, b, c)                                                                          \
     [LOOM_DTYPE_##e].kind = IR_DKIND_##k, [LOOM_DTYPE_##e].bits = b, [LOOM_DTYPE_##e].npchar = c,
 const ir_dtype_info_t ir_dtypes[LOOM_DTYPE_COUNT] = {
     LOOM_DTYPE_LIST(NAME_SIZE) LM_DTYPE_LIST(SFX_CTYPE) DTYPE_FACTS(FACTS)};

@@ -21,8 +21,8 @@ static bool grow(ir_graph_t *g, void **arr, uint32_t *cap, uint32_t n, size_t si
     uint32_t nc = *cap ? *cap * 2 : 64;
     void *p = base_arena_alloc(g->arena, nc, size);
     if (!p) {
-        base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY, "out of memory building the IR (%u nodes)",
-                       n);
+        base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY,
+                       "out of memory building the IR (%u nodes)", n);
         return false;
     }
     if (*arr) memcpy(p, *arr, (size_t)n * size);

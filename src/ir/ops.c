@@ -2,7 +2,7 @@
 #include "ir.h"
 
 const ir_op_info_t ir_ops[IR_OP_COUNT] = {
-#define OP_INFO(e, name, kind, arity, loops, out)                                              \
+#define OP_INFO(e, name, kind, arity, loops, out)                                                  \
     [IR_OP_##e] = {name, IR_KIND_##kind, arity, IR_LOOPS_##loops, IR_OUT_##out},
     IR_OP_LIST(OP_INFO)
 #undef OP_INFO
@@ -11,12 +11,17 @@ const ir_op_info_t ir_ops[IR_OP_COUNT] = {
 bool ir_op_has_loop(ir_op_t op, loom_dtype_t d) {
     ir_dkind_t k = ir_dtypes[d].kind;
     switch (ir_ops[op].loops) {
-    case IR_LOOPS_ANY:
-    case IR_LOOPS_ALL: return true;
-    case IR_LOOPS_NUM: return k != IR_DKIND_BOOL;
-    case IR_LOOPS_FLT: return k == IR_DKIND_FLOAT;
-    case IR_LOOPS_INT: return k != IR_DKIND_FLOAT;
-    case IR_LOOPS_INTNB: return k == IR_DKIND_INT || k == IR_DKIND_UINT;
+        case IR_LOOPS_ANY:
+        case IR_LOOPS_ALL:
+            return true;
+        case IR_LOOPS_NUM:
+            return k != IR_DKIND_BOOL;
+        case IR_LOOPS_FLT:
+            return k == IR_DKIND_FLOAT;
+        case IR_LOOPS_INT:
+            return k != IR_DKIND_FLOAT;
+        case IR_LOOPS_INTNB:
+            return k == IR_DKIND_INT || k == IR_DKIND_UINT;
     }
     return false;
 }
@@ -35,8 +40,7 @@ int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
             return -1;
     }
     /* true_divide's integer loops (bb->d ... QQ->d) compute in float64. */
-    if (op == IR_OP_TRUE_DIVIDE && ir_dtypes[common].kind != IR_DKIND_FLOAT)
-        return LOOM_DTYPE_F64;
+    if (op == IR_OP_TRUE_DIVIDE && ir_dtypes[common].kind != IR_DKIND_FLOAT) return LOOM_DTYPE_F64;
     for (size_t i = 0; i < BASE_ARRAY_LEN(order); i++)
         if (ir_op_has_loop(op, order[i]) && ir_can_cast_safe(common, order[i]))
             return (int)order[i];

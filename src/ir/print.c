@@ -13,7 +13,8 @@ void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out) {
         base_str_printf(out, "%llu", (unsigned long long)bits);
     } else if (d->kind == IR_DKIND_INT) {
         unsigned w = 8u * d->size;
-        int64_t v = w == 64 ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w); /* sign-extend */
+        int64_t v =
+            w == 64 ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w); /* sign-extend */
         base_str_printf(out, "%lld", (long long)v);
     } else {
         double v = ir_bits_to_double(dtype, bits);
@@ -30,7 +31,8 @@ void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out) {
 
 static void shape(const ir_node_t *n, base_str_t *out) {
     base_str_cat(out, "(");
-    for (int i = 0; i < n->ndim; i++) base_str_printf(out, i ? ", %lld" : "%lld", (long long)n->shape[i]);
+    for (int i = 0; i < n->ndim; i++)
+        base_str_printf(out, i ? ", %lld" : "%lld", (long long)n->shape[i]);
     base_str_cat(out, n->ndim == 1 ? ",)" : ")");
 }
 
@@ -41,23 +43,30 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
         shape(n, out);
         for (int s = 0; s < ir_ops[n->op].arity; s++) base_str_printf(out, " %%%u", n->src[s]);
         switch (n->op) {
-        case IR_OP_INPUT: base_str_printf(out, " #%d", n->input); break;
-        case IR_OP_CONST:
-            base_str_cat(out, " ");
-            ir_print_scalar((loom_dtype_t)n->dtype, n->p.bits, out);
-            break;
-        case IR_OP_ARANGE: base_str_printf(out, " start=%.17g step=%.17g", n->p.a, n->p.b); break;
-        case IR_OP_LINSPACE:
-            base_str_printf(out, " start=%.17g step=%.17g stop=%.17g end=%lld", n->p.a, n->p.b,
-                            n->p.c, (long long)n->p.k);
-            break;
-        case IR_OP_EYE: base_str_printf(out, " k=%lld", (long long)n->p.k); break;
-        case IR_OP_RAND_UNIFORM:
-        case IR_OP_RAND_NORMAL:
-            base_str_printf(out, " seed=%llu a=%.17g b=%.17g", (unsigned long long)n->p.seed,
-                            n->p.a, n->p.b);
-            break;
-        default: break;
+            case IR_OP_INPUT:
+                base_str_printf(out, " #%d", n->input);
+                break;
+            case IR_OP_CONST:
+                base_str_cat(out, " ");
+                ir_print_scalar((loom_dtype_t)n->dtype, n->p.bits, out);
+                break;
+            case IR_OP_ARANGE:
+                base_str_printf(out, " start=%.17g step=%.17g", n->p.a, n->p.b);
+                break;
+            case IR_OP_LINSPACE:
+                base_str_printf(out, " start=%.17g step=%.17g stop=%.17g end=%lld", n->p.a, n->p.b,
+                                n->p.c, (long long)n->p.k);
+                break;
+            case IR_OP_EYE:
+                base_str_printf(out, " k=%lld", (long long)n->p.k);
+                break;
+            case IR_OP_RAND_UNIFORM:
+            case IR_OP_RAND_NORMAL:
+                base_str_printf(out, " seed=%llu a=%.17g b=%.17g", (unsigned long long)n->p.seed,
+                                n->p.a, n->p.b);
+                break;
+            default:
+                break;
         }
         base_str_cat(out, "\n");
     }
@@ -75,7 +84,8 @@ void ir_print_dot(const ir_graph_t *g, base_str_t *out) {
             base_str_cat(out, " = ");
             ir_print_scalar((loom_dtype_t)n->dtype, n->p.bits, out);
         }
-        base_str_printf(out, "\"%s];\n", n->op == IR_OP_INPUT ? ", style=filled, fillcolor=lightblue" : "");
+        base_str_printf(out, "\"%s];\n",
+                        n->op == IR_OP_INPUT ? ", style=filled, fillcolor=lightblue" : "");
         for (int s = 0; s < ir_ops[n->op].arity; s++)
             base_str_printf(out, "  n%u -> n%u;\n", n->src[s], i);
     }

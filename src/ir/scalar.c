@@ -12,18 +12,18 @@
 
 typedef void (*cast_el_fn)(void *dst, const void *src);
 
-#define DEF_CAST_TO(TTAG, ts, TT, tc, FTAG, fs, FT, fc)                                        \
-    static void cast_##fs##_##ts(void *dst, const void *src) {                                 \
-        FT x;                                                                                  \
-        TT y;                                                                                  \
-        memcpy(&x, src, sizeof x);                                                             \
-        y = lm_cast_##fs##_##ts(x);                                                            \
-        memcpy(dst, &y, sizeof y);                                                             \
+#define DEF_CAST_TO(TTAG, ts, TT, tc, FTAG, fs, FT, fc)                                            \
+    static void cast_##fs##_##ts(void *dst, const void *src) {                                     \
+        FT x;                                                                                      \
+        TT y;                                                                                      \
+        memcpy(&x, src, sizeof x);                                                                 \
+        y = lm_cast_##fs##_##ts(x);                                                                \
+        memcpy(dst, &y, sizeof y);                                                                 \
     }
 #define DEF_CAST_FROM(FTAG, fs, FT, fc) LM_DTYPE_LIST2(DEF_CAST_TO, FTAG, fs, FT, fc)
 LM_DTYPE_LIST(DEF_CAST_FROM)
 
-#define ENTRY_CAST_TO(TTAG, ts, TT, tc, FTAG, fs, FT, fc)                                      \
+#define ENTRY_CAST_TO(TTAG, ts, TT, tc, FTAG, fs, FT, fc)                                          \
     [LOOM_DTYPE_##FTAG][LOOM_DTYPE_##TTAG] = cast_##fs##_##ts,
 #define ENTRY_CAST_FROM(FTAG, fs, FT, fc) LM_DTYPE_LIST2(ENTRY_CAST_TO, FTAG, fs, FT, fc)
 static const cast_el_fn casts[LOOM_DTYPE_COUNT][LOOM_DTYPE_COUNT] = {

@@ -28,7 +28,8 @@ bool ir_verify(const ir_graph_t *g) {
         }
         if (info->kind != IR_KIND_ELEM || n->op == IR_OP_CAST) continue;
         if (n->op == IR_OP_WHERE) {
-            if (g->nodes[n->src[0]].dtype != LOOM_DTYPE_BOOL) return fail(g, i, "condition not bool");
+            if (g->nodes[n->src[0]].dtype != LOOM_DTYPE_BOOL)
+                return fail(g, i, "condition not bool");
             if (g->nodes[n->src[1]].dtype != n->dtype || g->nodes[n->src[2]].dtype != n->dtype)
                 return fail(g, i, "branches differ from the result dtype");
             continue;

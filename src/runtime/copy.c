@@ -23,8 +23,9 @@ static loom_status_t stage_ready(rt_device_t *d) {
             return rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuEventCreate (staging)");
         if (!s->host[i] && (r = d->drv.MemHostAlloc(&s->host[i], RT_STAGE_CHUNK, 0))) {
             s->host[i] = NULL;
-            return rt_cu_fail(d, r == CUDA_ERROR_OUT_OF_MEMORY ? LOOM_STATUS_OUT_OF_MEMORY
-                                                               : LOOM_STATUS_DEVICE_ERROR,
+            return rt_cu_fail(d,
+                              r == CUDA_ERROR_OUT_OF_MEMORY ? LOOM_STATUS_OUT_OF_MEMORY
+                                                            : LOOM_STATUS_DEVICE_ERROR,
                               r, "cuMemHostAlloc of a pinned staging buffer");
         }
     }
@@ -55,8 +56,10 @@ static uint32_t pinned_upper(const rt_stage_t *s, uintptr_t p) {
     uint32_t lo = 0, hi = s->n_pinned;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (s->pinned[mid].base <= p) lo = mid + 1;
-        else hi = mid;
+        if (s->pinned[mid].base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }

@@ -51,8 +51,8 @@ static loom_status_t open_driver(rt_device_t *d, const rt_options_t *opt) {
         return rt_cu_fail(d, LOOM_STATUS_NO_DEVICE, r, "cuDeviceGetCount");
     if (opt->ordinal < 0 || opt->ordinal >= n)
         return base_error_set(d->err, LOOM_STATUS_NO_DEVICE,
-                              "CUDA device %d asked for, but %d device%s present", opt->ordinal,
-                              n, n == 1 ? " is" : "s are");
+                              "CUDA device %d asked for, but %d device%s present", opt->ordinal, n,
+                              n == 1 ? " is" : "s are");
     if ((r = d->drv.DeviceGet(&d->dev, opt->ordinal)) != CUDA_SUCCESS)
         return rt_cu_fail(d, LOOM_STATUS_NO_DEVICE, r, "cuDeviceGet");
     return LOOM_STATUS_OK;
@@ -177,8 +177,7 @@ loom_status_t rt_sync(rt_device_t *d) {
     loom_status_t st = rt_bind(d);
     if (st) return st;
     CUresult r = d->drv.StreamSynchronize(d->stream);
-    return r ? rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuStreamSynchronize")
-             : LOOM_STATUS_OK;
+    return r ? rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuStreamSynchronize") : LOOM_STATUS_OK;
 }
 
 /* ---- events ---- */
@@ -205,13 +204,11 @@ loom_status_t rt_event_record(rt_device_t *d, rt_event_t *e) {
     return r ? rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuEventRecord") : LOOM_STATUS_OK;
 }
 
-loom_status_t rt_event_elapsed_ms(rt_device_t *d, rt_event_t *start, rt_event_t *end,
-                                  float *ms) {
+loom_status_t rt_event_elapsed_ms(rt_device_t *d, rt_event_t *start, rt_event_t *end, float *ms) {
     *ms = 0;
     if (d->compile_only) return rt_not_available(d, "rt_event_elapsed_ms");
     CUresult r = d->drv.EventSynchronize((CUevent)end);
     if (r) return rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuEventSynchronize");
     r = d->drv.EventElapsedTime(ms, (CUevent)start, (CUevent)end);
-    return r ? rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuEventElapsedTime")
-             : LOOM_STATUS_OK;
+    return r ? rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuEventElapsedTime") : LOOM_STATUS_OK;
 }

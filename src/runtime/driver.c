@@ -33,8 +33,8 @@ loom_status_t rt_driver_load(base_error_t *err, const char *lib, rt_driver_t *dr
             dlclose(dl);
             memset(drv, 0, sizeof *drv);
             return base_error_set(err, LOOM_STATUS_NO_DRIVER,
-                                  "%s has no symbol %s: the CUDA driver is too old or broken",
-                                  lib, syms[i].name);
+                                  "%s has no symbol %s: the CUDA driver is too old or broken", lib,
+                                  syms[i].name);
         }
         /* POSIX guarantees that a data pointer from dlsym converts to a function pointer. */
         memcpy((char *)drv + syms[i].offset, &f, sizeof f);
@@ -62,8 +62,7 @@ loom_status_t rt_bind(rt_device_t *d) {
     if (d->compile_only) return LOOM_STATUS_OK;
     if (d->drv.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == d->ctx) return LOOM_STATUS_OK;
     CUresult r = d->drv.CtxSetCurrent(d->ctx);
-    return r ? rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuCtxSetCurrent")
-             : LOOM_STATUS_OK;
+    return r ? rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuCtxSetCurrent") : LOOM_STATUS_OK;
 }
 
 loom_status_t rt_not_available(rt_device_t *d, const char *what) {

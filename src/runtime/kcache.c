@@ -21,12 +21,12 @@
 #include "driver.h"
 
 #define FORMAT_VERSION 1u
-#define MAX_PAYLOAD ((uint64_t)1 << 30)
+#define MAX_PAYLOAD    ((uint64_t)1 << 30)
 
 typedef struct disk_header {
-    char magic[8];         /* "LOOMKRN" and a NUL */
-    uint32_t version;      /* FORMAT_VERSION */
-    uint32_t flags;        /* bit 0: the payload is PTX, not a cubin */
+    char magic[8];    /* "LOOMKRN" and a NUL */
+    uint32_t version; /* FORMAT_VERSION */
+    uint32_t flags;   /* bit 0: the payload is PTX, not a cubin */
     uint64_t key_lo, key_hi;
     uint64_t payload_size; /* the file holds exactly this many bytes after the header */
     uint64_t checksum;     /* XXH3-64 of the payload */
@@ -76,9 +76,7 @@ rt_kernel_t *rt_kernel_find(rt_device_t *d, base_hash128_t key) {
 const char *rt_kernel_name(const rt_kernel_t *k) { return k->name; }
 size_t rt_kernel_binary_size(const rt_kernel_t *k) { return k->binary_size; }
 const char *rt_kernel_cache_dir(const rt_device_t *d) { return d->kc.dir; }
-const char *rt_last_compile_log(const rt_device_t *d) {
-    return d->nvrtc.log ? d->nvrtc.log : "";
-}
+const char *rt_last_compile_log(const rt_device_t *d) { return d->nvrtc.log ? d->nvrtc.log : ""; }
 
 /* ---- the folder ---- */
 
@@ -165,8 +163,8 @@ loom_status_t rt_kcache_init(rt_device_t *d, const rt_options_t *opt) {
     char why[160];
     kc->dirfd = open_dir(kc->dir, why, sizeof why);
     if (kc->dirfd < 0) {
-        base_log(d->log, LOOM_LOG_ERROR, "kernel cache: refusing %s (%s); memory only",
-                 kc->dir, why);
+        base_log(d->log, LOOM_LOG_ERROR, "kernel cache: refusing %s (%s); memory only", kc->dir,
+                 why);
         go_memory_only(kc, d->al);
     }
     return LOOM_STATUS_OK;
@@ -343,7 +341,9 @@ static void dump_file(rt_device_t *d, const char *name, const char *ext, const c
     base_str_t path;
     base_str_init(&path, d->al);
     base_str_printf(&path, "%s/%s.%s", d->dump_dir, name, ext);
-    int fd = path.failed ? -1 : open(base_str_get(&path), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = path.failed
+                 ? -1
+                 : open(base_str_get(&path), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0 || !write_all(fd, text, strlen(text)))
         base_log(d->log, LOOM_LOG_INFO, "dump: cannot write %s: %s", base_str_get(&path),
                  strerror(errno));

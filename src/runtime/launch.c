@@ -8,8 +8,8 @@ loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3
     if (d->compile_only) return rt_not_available(d, "rt_launch");
     loom_status_t st = rt_bind(d);
     if (st) return st;
-    CUresult r = d->drv.LaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
-                                     block[2], shared_bytes, d->stream, params, NULL);
+    CUresult r = d->drv.LaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                     shared_bytes, d->stream, params, NULL);
     if (r) {
         char what[160];
         snprintf(what, sizeof what, "cuLaunchKernel of %s (grid %u x %u x %u, block %u x %u x %u)",
@@ -30,7 +30,8 @@ int rt_kernel_blocks_per_sm(rt_device_t *d, rt_kernel_t *k, uint32_t block) {
     if (!k || !k->fn || !d->drv.OccupancyMaxActiveBlocksPerMultiprocessor) return 0;
     if (k->occ_block != block) {
         int n = 0;
-        if (d->drv.OccupancyMaxActiveBlocksPerMultiprocessor(&n, k->fn, (int)block, 0) != CUDA_SUCCESS)
+        if (d->drv.OccupancyMaxActiveBlocksPerMultiprocessor(&n, k->fn, (int)block, 0) !=
+            CUDA_SUCCESS)
             n = 0;
         k->occ_block = block;
         k->occ_blocks = n;

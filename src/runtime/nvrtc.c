@@ -90,8 +90,8 @@ loom_status_t rt_nvrtc_compile(rt_device_t *d, const char *name, const char *sou
     size_t n = 0;
     r = nv->ptx ? nvrtcGetPTXSize(prog, &n) : nvrtcGetCUBINSize(prog, &n);
     if (r != NVRTC_SUCCESS || n == 0) {
-        st = base_error_set(d->err, LOOM_STATUS_COMPILE_ERROR,
-                            "NVRTC produced no %s for kernel %s", nv->ptx ? "PTX" : "cubin", name);
+        st = base_error_set(d->err, LOOM_STATUS_COMPILE_ERROR, "NVRTC produced no %s for kernel %s",
+                            nv->ptx ? "PTX" : "cubin", name);
         goto done;
     }
     out->data = base_malloc(d->al, n, 1);
@@ -116,8 +116,8 @@ done:
     d->stats.compile_ms += ms;
     if (st == LOOM_STATUS_OK) {
         d->stats.kernel_compiles++;
-        base_log(d->log, LOOM_LOG_INFO, "compiled kernel %s for %s: %zu-byte %s in %.1f ms",
-                 name, d->arch, out->size, out->ptx ? "PTX" : "cubin", ms);
+        base_log(d->log, LOOM_LOG_INFO, "compiled kernel %s for %s: %zu-byte %s in %.1f ms", name,
+                 d->arch, out->size, out->ptx ? "PTX" : "cubin", ms);
     }
     return st;
 }

@@ -11,7 +11,7 @@
 
 #include "driver.h"
 
-#define SMALL_MAX ((size_t)1 << 20)
+#define SMALL_MAX  ((size_t)1 << 20)
 #define SMALL_STEP ((size_t)256)
 #define LARGE_STEP ((size_t)2 << 20)
 
@@ -23,8 +23,12 @@ static size_t size_class(size_t n) {
     return (n + step - 1) / step * step;
 }
 
-static uint32_t hash_ptr(uint64_t p) { return (uint32_t)(((p >> 8) * 0x9E3779B97F4A7C15ull) >> 32); }
-static uint32_t hash_size(size_t s) { return (uint32_t)(((uint64_t)s * 0xBF58476D1CE4E5B9ull) >> 32); }
+static uint32_t hash_ptr(uint64_t p) {
+    return (uint32_t)(((p >> 8) * 0x9E3779B97F4A7C15ull) >> 32);
+}
+static uint32_t hash_size(size_t s) {
+    return (uint32_t)(((uint64_t)s * 0xBF58476D1CE4E5B9ull) >> 32);
+}
 
 /* ---- live map: ptr -> block index; linear probing with backward-shift deletion ---- */
 

@@ -90,13 +90,16 @@ static void test_every_op_dtype_compiles(void **state) {
         loom_scope_begin(ctx);
         loom_array_t *x = loom_full(ctx, d, 1, &n, 1), *y = loom_full(ctx, d, 1, &n, 2);
         /* random leaves are read per element, so nothing constant-folds away */
-        loom_array_t *r = loom_astype(ctx, loom_random_uniform(ctx, 1, LOOM_DTYPE_F64, 1, &n, -5, 5), d);
-        for (int op = 0; op < check_n_unary; op++) add(ctx, &b, check_unary_fns[op](ctx, r), check_unary_names[op]);
+        loom_array_t *r =
+            loom_astype(ctx, loom_random_uniform(ctx, 1, LOOM_DTYPE_F64, 1, &n, -5, 5), d);
+        for (int op = 0; op < check_n_unary; op++)
+            add(ctx, &b, check_unary_fns[op](ctx, r), check_unary_names[op]);
         for (int op = 0; op < check_n_binary; op++) {
             add(ctx, &b, check_binary_fns[op](ctx, r, loom_add(ctx, x, y)), check_binary_names[op]);
             add(ctx, &b, check_binary_i_fns[op](ctx, r, 3), check_binary_names[op]);
         }
-        for (int u = 0; u < N_DTYPES; u++) add(ctx, &b, loom_astype(ctx, r, all_dtypes[u]), "astype");
+        for (int u = 0; u < N_DTYPES; u++)
+            add(ctx, &b, loom_astype(ctx, r, all_dtypes[u]), "astype");
         add(ctx, &b, loom_where(ctx, loom_greater(ctx, r, x), r, y), "where");
         add(ctx, &b, loom_arange(ctx, 0, 1000, 1, d), "arange");
         add(ctx, &b, loom_linspace(ctx, 0, 1, 1000, 1, d), "linspace");
@@ -159,7 +162,8 @@ static loom_array_t *g_hypot(loom_ctx_t *ctx, double s) {
     int64_t n = 1 << 20;
     loom_array_t *x = loom_random_uniform(ctx, 1, LOOM_DTYPE_F32, 1, &n, 0, 1);
     loom_array_t *y = loom_random_normal(ctx, 2, LOOM_DTYPE_F32, 1, &n, 0, 1);
-    return loom_multiply_f(ctx, loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, x, x), loom_multiply(ctx, y, y))), s);
+    return loom_multiply_f(
+        ctx, loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, x, x), loom_multiply(ctx, y, y))), s);
 }
 
 static loom_array_t *g_outer(loom_ctx_t *ctx, double s) {
@@ -174,7 +178,8 @@ static loom_array_t *g_mixed(loom_ctx_t *ctx, double s) {
     int64_t n = 4096;
     loom_array_t *h = loom_random_uniform(ctx, 5, LOOM_DTYPE_F16, 1, &n, -1, 1);
     loom_array_t *i = loom_arange(ctx, 0, 4096, 1, LOOM_DTYPE_I32);
-    return loom_add(ctx, loom_floor_divide_i(ctx, i, 7), loom_astype(ctx, loom_multiply_f(ctx, h, s), LOOM_DTYPE_I32));
+    return loom_add(ctx, loom_floor_divide_i(ctx, i, 7),
+                    loom_astype(ctx, loom_multiply_f(ctx, h, s), LOOM_DTYPE_I32));
 }
 
 static void golden_case(const char *name, graph_fn fn) {
@@ -224,27 +229,41 @@ static void test_plan_cache(void **state) {
     loom_ctx_stats(ctx, &s1);
     assert_int_equal(s1.plan_misses - s0.plan_misses, 1);
     assert_int_equal(s1.plan_hits - s0.plan_hits, 9);
-    assert_true(s1.kernel_compiles + s1.kernel_disk_hits - s0.kernel_compiles - s0.kernel_disk_hits == 1);
+    assert_true(
+        s1.kernel_compiles + s1.kernel_disk_hits - s0.kernel_compiles - s0.kernel_disk_hits == 1);
     int64_t n = 100;
     loom_scope_begin(ctx);
-    eval_ok(ctx, loom_add_f(ctx, loom_random_uniform(ctx, 1, LOOM_DTYPE_F32, 1, &n, 0, 1), 1), "small");
+    eval_ok(ctx, loom_add_f(ctx, loom_random_uniform(ctx, 1, LOOM_DTYPE_F32, 1, &n, 0, 1), 1),
+            "small");
     loom_scope_end(ctx);
     loom_ctx_stats(ctx, &s2);
     assert_int_equal(s2.plan_misses - s1.plan_misses, 1);
     loom_ctx_destroy(ctx);
 }
 
-static void test_golden_hypot(void **s) { (void)s; golden_case("hypot", g_hypot); }
-static void test_golden_outer(void **s) { (void)s; golden_case("outer", g_outer); }
-static void test_golden_mixed(void **s) { (void)s; golden_case("mixed", g_mixed); }
+static void test_golden_hypot(void **s) {
+    (void)s;
+    golden_case("hypot", g_hypot);
+}
+static void test_golden_outer(void **s) {
+    (void)s;
+    golden_case("outer", g_outer);
+}
+static void test_golden_mixed(void **s) {
+    (void)s;
+    golden_case("mixed", g_mixed);
+}
 
 int main(void) {
     snprintf(root, sizeof root, "/tmp/loom-codegen-XXXXXX");
     if (!mkdtemp(root)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_op_dtype_compiles), cmocka_unit_test(test_variants_compile),
-        cmocka_unit_test(test_golden_hypot),            cmocka_unit_test(test_golden_outer),
-        cmocka_unit_test(test_golden_mixed),            cmocka_unit_test(test_plan_cache),
+        cmocka_unit_test(test_every_op_dtype_compiles),
+        cmocka_unit_test(test_variants_compile),
+        cmocka_unit_test(test_golden_hypot),
+        cmocka_unit_test(test_golden_outer),
+        cmocka_unit_test(test_golden_mixed),
+        cmocka_unit_test(test_plan_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

@@ -22,11 +22,10 @@
 
 #include "runtime/rt.h"
 
-static const char *const src_add1 =
-    "extern \"C\" __global__ void add1(float *x, int n) {\n"
-    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (i < n) x[i] += 1.0f;\n"
-    "}\n";
+static const char *const src_add1 = "extern \"C\" __global__ void add1(float *x, int n) {\n"
+                                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                    "    if (i < n) x[i] += 1.0f;\n"
+                                    "}\n";
 static const base_hash128_t key_add1 = {0x1111, 0x2222};
 
 /* ---- fixture ---- */
@@ -263,7 +262,9 @@ static void flip_byte(const char *path, off_t size, off_t at) {
     assert_int_equal(file_size(path), size);
 }
 
-static void flip_payload(const char *path, off_t size) { flip_byte(path, size, 48 + (size - 48) / 2); }
+static void flip_payload(const char *path, off_t size) {
+    flip_byte(path, size, 48 + (size - 48) / 2);
+}
 static void flip_key(const char *path, off_t size) { flip_byte(path, size, 20); }
 static void flip_checksum(const char *path, off_t size) { flip_byte(path, size, 40); }
 
@@ -611,17 +612,14 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_kcache_flipped_checksum_byte_recompiled, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_kcache_symlinked_folder_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_kcache_world_writable_folder_refused, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_kcache_group_writable_folder_refused, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_kcache_world_writable_folder_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kcache_group_writable_folder_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_unwritable_folder_degrades, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_shard_blocked_degrades, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_compile_error_carries_log, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_memory_hit_does_not_touch_disk, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_kcache_dump_dir_gets_source_and_log, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_kcache_dump_dir_gets_source_and_log, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_disabled_and_env_folders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_bad_name_and_arch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_other_arch_other_entry, setup, teardown),

@@ -33,7 +33,7 @@ static struct mock {
     int driver_version;
     CUresult init_result, launch_result;
     int device_count;
-    size_t capacity, used;   /* device memory */
+    size_t capacity, used; /* device memory */
     int live_allocs, alloc_calls, free_calls, live_host, live_events, live_modules;
     int ctx_refs, streams;
     op_t q[MAX_OPS];
@@ -46,11 +46,16 @@ static struct mock {
 static void run_one(void) {
     op_t *o = &m.q[m.q_head++];
     switch (o->kind) {
-    case OP_H2D:
-    case OP_D2H:
-    case OP_D2D: memcpy(o->dst, o->src, o->n); break;
-    case OP_SET: memset(o->dst, o->value, o->n); break;
-    case OP_EVENT: break;
+        case OP_H2D:
+        case OP_D2H:
+        case OP_D2D:
+            memcpy(o->dst, o->src, o->n);
+            break;
+        case OP_SET:
+            memset(o->dst, o->value, o->n);
+            break;
+        case OP_EVENT:
+            break;
     }
 }
 
@@ -64,33 +69,86 @@ static void push(op_t o) {
     m.q[m.q_tail++] = o;
 }
 
-static CUresult mInit(unsigned f) { (void)f; return m.init_result; }
-static CUresult mDriverGetVersion(int *v) { *v = m.driver_version; return CUDA_SUCCESS; }
-static CUresult mGetErrorName(CUresult r, const char **s) {
-    *s = r == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY"
-         : r == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_OTHER";
+static CUresult mInit(unsigned f) {
+    (void)f;
+    return m.init_result;
+}
+static CUresult mDriverGetVersion(int *v) {
+    *v = m.driver_version;
     return CUDA_SUCCESS;
 }
-static CUresult mGetErrorString(CUresult r, const char **s) { (void)r; *s = "mock error"; return CUDA_SUCCESS; }
-static CUresult mDeviceGetCount(int *n) { *n = m.device_count; return CUDA_SUCCESS; }
-static CUresult mDeviceGet(CUdevice *d, int i) { *d = i; return CUDA_SUCCESS; }
-static CUresult mDeviceGetName(char *s, int n, CUdevice d) { (void)d; snprintf(s, (size_t)n, "Mock GPU"); return CUDA_SUCCESS; }
+static CUresult mGetErrorName(CUresult r, const char **s) {
+    *s = r == CUDA_ERROR_OUT_OF_MEMORY   ? "CUDA_ERROR_OUT_OF_MEMORY"
+         : r == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
+                                         : "CUDA_ERROR_OTHER";
+    return CUDA_SUCCESS;
+}
+static CUresult mGetErrorString(CUresult r, const char **s) {
+    (void)r;
+    *s = "mock error";
+    return CUDA_SUCCESS;
+}
+static CUresult mDeviceGetCount(int *n) {
+    *n = m.device_count;
+    return CUDA_SUCCESS;
+}
+static CUresult mDeviceGet(CUdevice *d, int i) {
+    *d = i;
+    return CUDA_SUCCESS;
+}
+static CUresult mDeviceGetName(char *s, int n, CUdevice d) {
+    (void)d;
+    snprintf(s, (size_t)n, "Mock GPU");
+    return CUDA_SUCCESS;
+}
 static CUresult mDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
     (void)d;
-    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9
+    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR   ? 9
          : a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? 0
-         : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 132 : 0;
+         : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT     ? 132
+                                                             : 0;
     return CUDA_SUCCESS;
 }
-static CUresult mPrimaryRetain(CUcontext *c, CUdevice d) { (void)d; m.ctx_refs++; *c = (CUcontext)&m; return CUDA_SUCCESS; }
-static CUresult mPrimaryRelease(CUdevice d) { (void)d; m.ctx_refs--; return CUDA_SUCCESS; }
+static CUresult mPrimaryRetain(CUcontext *c, CUdevice d) {
+    (void)d;
+    m.ctx_refs++;
+    *c = (CUcontext)&m;
+    return CUDA_SUCCESS;
+}
+static CUresult mPrimaryRelease(CUdevice d) {
+    (void)d;
+    m.ctx_refs--;
+    return CUDA_SUCCESS;
+}
 static CUcontext current;
-static CUresult mCtxSetCurrent(CUcontext c) { current = c; return CUDA_SUCCESS; }
-static CUresult mCtxGetCurrent(CUcontext *c) { *c = current; return CUDA_SUCCESS; }
-static CUresult mCtxSynchronize(void) { run_all(); return CUDA_SUCCESS; }
-static CUresult mStreamCreate(CUstream *s, unsigned f) { (void)f; m.streams++; *s = (CUstream)&m.q; return CUDA_SUCCESS; }
-static CUresult mStreamDestroy(CUstream s) { (void)s; m.streams--; return CUDA_SUCCESS; }
-static CUresult mStreamSynchronize(CUstream s) { (void)s; run_all(); return CUDA_SUCCESS; }
+static CUresult mCtxSetCurrent(CUcontext c) {
+    current = c;
+    return CUDA_SUCCESS;
+}
+static CUresult mCtxGetCurrent(CUcontext *c) {
+    *c = current;
+    return CUDA_SUCCESS;
+}
+static CUresult mCtxSynchronize(void) {
+    run_all();
+    return CUDA_SUCCESS;
+}
+static CUresult mStreamCreate(CUstream *s, unsigned f) {
+    (void)f;
+    m.streams++;
+    *s = (CUstream)&m.q;
+    return CUDA_SUCCESS;
+}
+static CUresult mStreamDestroy(CUstream s) {
+    (void)s;
+    m.streams--;
+    return CUDA_SUCCESS;
+}
+static CUresult mStreamSynchronize(CUstream s) {
+    (void)s;
+    run_all();
+    return CUDA_SUCCESS;
+}
 static CUresult mMemAlloc(CUdeviceptr *p, size_t n) {
     m.alloc_calls++;
     if (n > m.capacity - m.used) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -103,7 +161,10 @@ static CUresult mMemAlloc(CUdeviceptr *p, size_t n) {
 }
 /* Sizes of live mock allocations, for cuMemFree. */
 #define MAX_BLOCKS 8192
-static struct { CUdeviceptr p; size_t n; } blocks[MAX_BLOCKS];
+static struct {
+    CUdeviceptr p;
+    size_t n;
+} blocks[MAX_BLOCKS];
 static CUresult mMemAllocTracked(CUdeviceptr *p, size_t n) {
     CUresult r = mMemAlloc(p, n);
     if (r) return r;
@@ -128,16 +189,58 @@ static CUresult mMemFree(CUdeviceptr p) {
         }
     return CUDA_ERROR_INVALID_VALUE;
 }
-static CUresult mMemGetInfo(size_t *f, size_t *t) { *f = m.capacity - m.used; *t = m.capacity; return CUDA_SUCCESS; }
-static CUresult mMemHostAlloc(void **p, size_t n, unsigned f) { (void)f; *p = malloc(n); m.live_host++; return CUDA_SUCCESS; }
-static CUresult mMemFreeHost(void *p) { free(p); m.live_host--; return CUDA_SUCCESS; }
-static CUresult mH2D(CUdeviceptr d, const void *s, size_t n, CUstream st) { (void)st; push((op_t){OP_H2D, (void *)d, s, n, 0, NULL}); return CUDA_SUCCESS; }
-static CUresult mD2H(void *d, CUdeviceptr s, size_t n, CUstream st) { (void)st; push((op_t){OP_D2H, d, (const void *)s, n, 0, NULL}); return CUDA_SUCCESS; }
-static CUresult mD2D(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) { (void)st; push((op_t){OP_D2D, (void *)d, (const void *)s, n, 0, NULL}); return CUDA_SUCCESS; }
-static CUresult mSet(CUdeviceptr d, unsigned char v, size_t n, CUstream st) { (void)st; push((op_t){OP_SET, (void *)d, NULL, n, v, NULL}); return CUDA_SUCCESS; }
-static CUresult mEventCreate(CUevent *e, unsigned f) { (void)f; *e = (CUevent)(uintptr_t)(++m.events_made); m.live_events++; return CUDA_SUCCESS; }
-static CUresult mEventDestroy(CUevent e) { (void)e; m.live_events--; return CUDA_SUCCESS; }
-static CUresult mEventRecord(CUevent e, CUstream s) { (void)s; push((op_t){OP_EVENT, NULL, NULL, 0, 0, e}); return CUDA_SUCCESS; }
+static CUresult mMemGetInfo(size_t *f, size_t *t) {
+    *f = m.capacity - m.used;
+    *t = m.capacity;
+    return CUDA_SUCCESS;
+}
+static CUresult mMemHostAlloc(void **p, size_t n, unsigned f) {
+    (void)f;
+    *p = malloc(n);
+    m.live_host++;
+    return CUDA_SUCCESS;
+}
+static CUresult mMemFreeHost(void *p) {
+    free(p);
+    m.live_host--;
+    return CUDA_SUCCESS;
+}
+static CUresult mH2D(CUdeviceptr d, const void *s, size_t n, CUstream st) {
+    (void)st;
+    push((op_t){OP_H2D, (void *)d, s, n, 0, NULL});
+    return CUDA_SUCCESS;
+}
+static CUresult mD2H(void *d, CUdeviceptr s, size_t n, CUstream st) {
+    (void)st;
+    push((op_t){OP_D2H, d, (const void *)s, n, 0, NULL});
+    return CUDA_SUCCESS;
+}
+static CUresult mD2D(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+    (void)st;
+    push((op_t){OP_D2D, (void *)d, (const void *)s, n, 0, NULL});
+    return CUDA_SUCCESS;
+}
+static CUresult mSet(CUdeviceptr d, unsigned char v, size_t n, CUstream st) {
+    (void)st;
+    push((op_t){OP_SET, (void *)d, NULL, n, v, NULL});
+    return CUDA_SUCCESS;
+}
+static CUresult mEventCreate(CUevent *e, unsigned f) {
+    (void)f;
+    *e = (CUevent)(uintptr_t)(++m.events_made);
+    m.live_events++;
+    return CUDA_SUCCESS;
+}
+static CUresult mEventDestroy(CUevent e) {
+    (void)e;
+    m.live_events--;
+    return CUDA_SUCCESS;
+}
+static CUresult mEventRecord(CUevent e, CUstream s) {
+    (void)s;
+    push((op_t){OP_EVENT, NULL, NULL, 0, 0, e});
+    return CUDA_SUCCESS;
+}
 static CUresult mEventSynchronize(CUevent e) {
     int last = -1; /* runs the queue through the last record of e */
     for (int i = m.q_head; i < m.q_tail; i++)
@@ -146,14 +249,27 @@ static CUresult mEventSynchronize(CUevent e) {
     if (m.q_head == m.q_tail) m.q_head = m.q_tail = 0;
     return CUDA_SUCCESS;
 }
-static CUresult mEventElapsed(float *ms, CUevent a, CUevent b) { (void)a; (void)b; *ms = 1.5f; return CUDA_SUCCESS; }
+static CUresult mEventElapsed(float *ms, CUevent a, CUevent b) {
+    (void)a;
+    (void)b;
+    *ms = 1.5f;
+    return CUDA_SUCCESS;
+}
 static CUresult mModuleLoadData(CUmodule *mod, const void *img) {
-    if (memcmp(img, "\x7f" "ELF", 4) != 0) return CUDA_ERROR_INVALID_IMAGE;
+    if (memcmp(img,
+               "\x7f"
+               "ELF",
+               4) != 0)
+        return CUDA_ERROR_INVALID_IMAGE;
     m.live_modules++;
     *mod = (CUmodule)(uintptr_t)0x1000;
     return CUDA_SUCCESS;
 }
-static CUresult mModuleUnload(CUmodule mod) { (void)mod; m.live_modules--; return CUDA_SUCCESS; }
+static CUresult mModuleUnload(CUmodule mod) {
+    (void)mod;
+    m.live_modules--;
+    return CUDA_SUCCESS;
+}
 static CUresult mModuleGetFunction(CUfunction *f, CUmodule mod, const char *name) {
     (void)mod;
     *f = (CUfunction)(uintptr_t)(strcmp(name, "add1") == 0 ? 0x2000 : 0);
@@ -162,10 +278,16 @@ static CUresult mModuleGetFunction(CUfunction *f, CUmodule mod, const char *name
 static CUresult mLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned sh, CUstream s, void **params,
                         void **extra) {
-    (void)f; (void)s; (void)extra;
+    (void)f;
+    (void)s;
+    (void)extra;
     if (m.launch_result) return m.launch_result;
-    m.last_grid[0] = gx; m.last_grid[1] = gy; m.last_grid[2] = gz;
-    m.last_block[0] = bx; m.last_block[1] = by; m.last_block[2] = bz;
+    m.last_grid[0] = gx;
+    m.last_grid[1] = gy;
+    m.last_grid[2] = gz;
+    m.last_block[0] = bx;
+    m.last_block[1] = by;
+    m.last_block[2] = bz;
     m.last_shared = sh;
     m.last_params = params;
     return CUDA_SUCCESS;
@@ -173,20 +295,39 @@ static CUresult mLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
 
 static rt_driver_t mock_table(void) {
     rt_driver_t t = {0};
-    t.Init = mInit; t.DriverGetVersion = mDriverGetVersion; t.GetErrorName = mGetErrorName;
-    t.GetErrorString = mGetErrorString; t.DeviceGetCount = mDeviceGetCount;
-    t.DeviceGet = mDeviceGet; t.DeviceGetName = mDeviceGetName;
-    t.DeviceGetAttribute = mDeviceGetAttribute; t.DevicePrimaryCtxRetain = mPrimaryRetain;
-    t.DevicePrimaryCtxRelease = mPrimaryRelease; t.CtxSetCurrent = mCtxSetCurrent;
-    t.CtxGetCurrent = mCtxGetCurrent; t.CtxSynchronize = mCtxSynchronize;
-    t.StreamCreate = mStreamCreate; t.StreamDestroy = mStreamDestroy;
-    t.StreamSynchronize = mStreamSynchronize; t.MemAlloc = mMemAllocTracked; t.MemFree = mMemFree;
-    t.MemGetInfo = mMemGetInfo; t.MemHostAlloc = mMemHostAlloc; t.MemFreeHost = mMemFreeHost;
-    t.MemcpyHtoDAsync = mH2D; t.MemcpyDtoHAsync = mD2H; t.MemcpyDtoDAsync = mD2D;
-    t.MemsetD8Async = mSet; t.EventCreate = mEventCreate; t.EventDestroy = mEventDestroy;
-    t.EventRecord = mEventRecord; t.EventSynchronize = mEventSynchronize;
-    t.EventElapsedTime = mEventElapsed; t.ModuleLoadData = mModuleLoadData;
-    t.ModuleUnload = mModuleUnload; t.ModuleGetFunction = mModuleGetFunction;
+    t.Init = mInit;
+    t.DriverGetVersion = mDriverGetVersion;
+    t.GetErrorName = mGetErrorName;
+    t.GetErrorString = mGetErrorString;
+    t.DeviceGetCount = mDeviceGetCount;
+    t.DeviceGet = mDeviceGet;
+    t.DeviceGetName = mDeviceGetName;
+    t.DeviceGetAttribute = mDeviceGetAttribute;
+    t.DevicePrimaryCtxRetain = mPrimaryRetain;
+    t.DevicePrimaryCtxRelease = mPrimaryRelease;
+    t.CtxSetCurrent = mCtxSetCurrent;
+    t.CtxGetCurrent = mCtxGetCurrent;
+    t.CtxSynchronize = mCtxSynchronize;
+    t.StreamCreate = mStreamCreate;
+    t.StreamDestroy = mStreamDestroy;
+    t.StreamSynchronize = mStreamSynchronize;
+    t.MemAlloc = mMemAllocTracked;
+    t.MemFree = mMemFree;
+    t.MemGetInfo = mMemGetInfo;
+    t.MemHostAlloc = mMemHostAlloc;
+    t.MemFreeHost = mMemFreeHost;
+    t.MemcpyHtoDAsync = mH2D;
+    t.MemcpyDtoHAsync = mD2H;
+    t.MemcpyDtoDAsync = mD2D;
+    t.MemsetD8Async = mSet;
+    t.EventCreate = mEventCreate;
+    t.EventDestroy = mEventDestroy;
+    t.EventRecord = mEventRecord;
+    t.EventSynchronize = mEventSynchronize;
+    t.EventElapsedTime = mEventElapsed;
+    t.ModuleLoadData = mModuleLoadData;
+    t.ModuleUnload = mModuleUnload;
+    t.ModuleGetFunction = mModuleGetFunction;
     t.LaunchKernel = mLaunch;
     return t;
 }
@@ -304,7 +445,7 @@ static void test_mock_pool_reuses_blocks(void **state) {
     int calls = m.alloc_calls;
     assert_int_equal(rt_alloc(f->d, 1000, &b), LOOM_STATUS_OK);
     assert_int_equal(b, a);
-    assert_int_equal(m.alloc_calls, calls); /* a hit does not call the driver */
+    assert_int_equal(m.alloc_calls, calls);                     /* a hit does not call the driver */
     assert_int_equal(rt_alloc(f->d, 1001, &c), LOOM_STATUS_OK); /* same class, none cached */
     assert_int_not_equal(c, a);
     s = stats_of(f->d);
@@ -389,8 +530,8 @@ static void test_mock_pool_oom_frees_cache_and_retries(void **state) {
 static void test_mock_copies_round_trip(void **state) {
     fx_t *f = *state;
     const size_t chunk = RT_STAGE_CHUNK;
-    size_t sizes[] = {1, 3, 255, 4096 + 7, chunk - 1, chunk, chunk + 1, 3 * chunk + 5,
-                      9 * chunk + 3};
+    size_t sizes[] = {1,     3,         255,           4096 + 7,     chunk - 1,
+                      chunk, chunk + 1, 3 * chunk + 5, 9 * chunk + 3};
     uint64_t bytes = 0;
     for (size_t t = 0; t < BASE_ARRAY_LEN(sizes); t++) {
         size_t n = sizes[t];
@@ -535,8 +676,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_mock_pool_oom_frees_cache_and_retries, setup_dev,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_mock_copies_round_trip, setup_dev, teardown),
-        cmocka_unit_test_setup_teardown(test_mock_copies_queued_back_to_back, setup_dev,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_mock_copies_queued_back_to_back, setup_dev, teardown),
         cmocka_unit_test_setup_teardown(test_mock_pinned_copies_are_direct, setup_dev, teardown),
         cmocka_unit_test_setup_teardown(test_mock_launch, setup_dev, teardown),
     };

@@ -16,7 +16,8 @@
 #include "../support/check.h"
 
 static loom_ctx_t *gpu, *cpu;
-static bool self_check; /* LOOM_TEST_SELF_CHECK=1: "gpu" is a second CPU context (checks the harness) */
+static bool
+    self_check; /* LOOM_TEST_SELF_CHECK=1: "gpu" is a second CPU context (checks the harness) */
 
 static const loom_dtype_t all_dtypes[] = {
     LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64,
@@ -26,8 +27,8 @@ static const loom_dtype_t all_dtypes[] = {
 
 /* Deterministic test values of dtype d: edge values first, then a spread. */
 static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed) {
-    static const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-5, 100.0, -7.0,
-                                   INFINITY, -INFINITY, NAN, 65504.0, 1e30, -1e-30};
+    static const double edges[] = {0.0,   -0.0, 1.0,      -1.0,      0.5, -2.5,    3.0,  1e-5,
+                                   100.0, -7.0, INFINITY, -INFINITY, NAN, 65504.0, 1e30, -1e-30};
     uint32_t s = seed * 2654435761u + 1;
     for (int64_t i = 0; i < n; i++) {
         s = s * 1664525u + 1013904223u;
@@ -36,17 +37,23 @@ static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed) {
             float f = (float)v;
             uint32_t fb;
             memcpy(&fb, &f, 4);
-            if (d == LOOM_DTYPE_F16) bits[i] = loom_f64_to_f16(v);
-            else if (d == LOOM_DTYPE_BF16) bits[i] = loom_f64_to_bf16(v);
-            else if (d == LOOM_DTYPE_F32) bits[i] = fb;
-            else memcpy(&bits[i], &v, 8);
+            if (d == LOOM_DTYPE_F16)
+                bits[i] = loom_f64_to_f16(v);
+            else if (d == LOOM_DTYPE_BF16)
+                bits[i] = loom_f64_to_bf16(v);
+            else if (d == LOOM_DTYPE_F32)
+                bits[i] = fb;
+            else
+                memcpy(&bits[i], &v, 8);
         } else if (d == LOOM_DTYPE_BOOL) {
             bits[i] = (s >> 16) & 1;
         } else {
             size_t sz = loom_dtype_size(d);
             uint64_t v = ((uint64_t)s << 32) ^ (s * 2246822519u);
-            if (i < 4) v = (uint64_t[]){0, 1, UINT64_MAX, (uint64_t)1 << (sz * 8 - 1)}[i];
-            else if (i % 3 == 0) v = (uint64_t)((int64_t)(s % 17) - 8);
+            if (i < 4)
+                v = (uint64_t[]){0, 1, UINT64_MAX, (uint64_t)1 << (sz * 8 - 1)}[i];
+            else if (i % 3 == 0)
+                v = (uint64_t)((int64_t)(s % 17) - 8);
             bits[i] = sz == 8 ? v : v & ((UINT64_C(1) << (sz * 8)) - 1);
         }
     }
@@ -56,11 +63,15 @@ static int tolerance(loom_dtype_t d) {
     /* CUDA's and glibc's float functions differ by a few ulps; 16-bit results computed in
      * float32 may then round to neighbouring values. Arithmetic is exact on both. */
     switch (d) {
-    case LOOM_DTYPE_F16:
-    case LOOM_DTYPE_BF16: return 1;
-    case LOOM_DTYPE_F32: return 4;
-    case LOOM_DTYPE_F64: return 4;
-    default: return 0;
+        case LOOM_DTYPE_F16:
+        case LOOM_DTYPE_BF16:
+            return 1;
+        case LOOM_DTYPE_F32:
+            return 4;
+        case LOOM_DTYPE_F64:
+            return 4;
+        default:
+            return 0;
     }
 }
 
@@ -86,7 +97,8 @@ static void compare_ulps(loom_array_t *g, loom_array_t *c, const char *what, int
             char a[64], b[64];
             check_format_bits(d, ec[i], a, sizeof a);
             check_format_bits(d, eg[i], b, sizeof b);
-            print_error("%s %s [%lld]: cpu %s gpu %s\n", what, loom_dtype_name(d), (long long)i, a, b);
+            print_error("%s %s [%lld]: cpu %s gpu %s\n", what, loom_dtype_name(d), (long long)i, a,
+                        b);
         }
     free(eg);
     free(ec);
@@ -100,7 +112,8 @@ static void compare(loom_array_t *g, loom_array_t *c, const char *what) {
 /* The random streams are specified bit for bit (docs/random.md): no tolerance. */
 static void test_random_bit_identical(void **state) {
     (void)state;
-    static const loom_dtype_t fl[] = {LOOM_DTYPE_F16, LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+    static const loom_dtype_t fl[] = {LOOM_DTYPE_F16, LOOM_DTYPE_BF16, LOOM_DTYPE_F32,
+                                      LOOM_DTYPE_F64};
     int64_t shape[2] = {1000, 37};
     for (size_t t = 0; t < 4; t++) {
         loom_scope_begin(gpu);
@@ -185,19 +198,23 @@ static void test_binary_all_dtypes(void **state) {
         loom_dtype_t d = all_dtypes[t];
         fill(d, a, n, (uint32_t)t);
         fill(d, b, n, (uint32_t)t + 7);
-        for (int64_t i = 0; i < n; i++) bp[i] = check_is_float(d) ? b[i] : b[i] & 7; /* power: no negative int exponents */
+        for (int64_t i = 0; i < n; i++)
+            bp[i] = check_is_float(d) ? b[i] : b[i] & 7; /* power: no negative int exponents */
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
-        loom_array_t *ag = check_from_bits(gpu, d, 1, &n, a, n), *ac = check_from_bits(cpu, d, 1, &n, a, n);
-        loom_array_t *bg = check_from_bits(gpu, d, 1, &n, b, n), *bc = check_from_bits(cpu, d, 1, &n, b, n);
-        loom_array_t *pg = check_from_bits(gpu, d, 1, &n, bp, n), *pc = check_from_bits(cpu, d, 1, &n, bp, n);
+        loom_array_t *ag = check_from_bits(gpu, d, 1, &n, a, n),
+                     *ac = check_from_bits(cpu, d, 1, &n, a, n);
+        loom_array_t *bg = check_from_bits(gpu, d, 1, &n, b, n),
+                     *bc = check_from_bits(cpu, d, 1, &n, b, n);
+        loom_array_t *pg = check_from_bits(gpu, d, 1, &n, bp, n),
+                     *pc = check_from_bits(cpu, d, 1, &n, bp, n);
         for (int op = 0; op < check_n_binary; op++) {
             bool pw = !strcmp(check_binary_names[op], "power");
             pairs_add(&p, check_binary_fns[op](gpu, ag, pw ? pg : bg),
                       check_binary_fns[op](cpu, ac, pw ? pc : bc), check_binary_names[op]);
             /* and with a weak scalar on the right (a kernel parameter) */
-            pairs_add(&p, check_binary_f_fns[op](gpu, ag, 3.0), check_binary_f_fns[op](cpu, ac, 3.0),
-                      check_binary_names[op]);
+            pairs_add(&p, check_binary_f_fns[op](gpu, ag, 3.0),
+                      check_binary_f_fns[op](cpu, ac, 3.0), check_binary_names[op]);
         }
         pairs_check(&p);
         loom_scope_end(gpu);
@@ -243,10 +260,11 @@ static void test_mixed_and_where(void **state) {
 static void test_broadcast_shapes(void **state) {
     (void)state;
     static const int64_t shapes[][2][3] = {
-        {{5, 1, 0}, {1, 7, 0}}, {{300, 1, 0}, {300, 0, 0}}, {{1, 0, 0}, {33, 65, 0}},
-        {{0, 0, 0}, {4, 0, 0}}, {{2, 3, 4}, {3, 1, 0}},  {{1, 1, 1}, {7, 1, 9}},
-        {{6, 1, 0}, {1, 16, 0}}, {{3, 1, 8}, {1, 4, 8}}, {{8192, 1, 0}, {1, 8192, 0}}};
-    static const int nd[][2] = {{2, 2}, {2, 1}, {1, 2}, {0, 1}, {3, 2}, {3, 3}, {2, 2}, {3, 3}, {2, 2}};
+        {{5, 1, 0}, {1, 7, 0}},  {{300, 1, 0}, {300, 0, 0}}, {{1, 0, 0}, {33, 65, 0}},
+        {{0, 0, 0}, {4, 0, 0}},  {{2, 3, 4}, {3, 1, 0}},     {{1, 1, 1}, {7, 1, 9}},
+        {{6, 1, 0}, {1, 16, 0}}, {{3, 1, 8}, {1, 4, 8}},     {{8192, 1, 0}, {1, 8192, 0}}};
+    static const int nd[][2] = {{2, 2}, {2, 1}, {1, 2}, {0, 1}, {3, 2},
+                                {3, 3}, {2, 2}, {3, 3}, {2, 2}};
     for (size_t c = 0; c < sizeof nd / sizeof nd[0]; c++) {
         int64_t na = 1, nb = 1;
         for (int i = 0; i < nd[c][0]; i++) na *= shapes[c][0][i];
@@ -286,8 +304,10 @@ static void test_sizes(void **state) {
             loom_array_t *g = loom_random_uniform(gpu, 42, LOOM_DTYPE_F32, 1, &n, -3, 3);
             loom_array_t *c = loom_random_uniform(cpu, 42, LOOM_DTYPE_F32, 1, &n, -3, 3);
             compare_ulps(g, c, "random_uniform", 0);
-            compare(loom_sqrt(gpu, loom_add(gpu, loom_square(gpu, g), loom_multiply_f(gpu, g, 0.5))),
-                    loom_sqrt(cpu, loom_add(cpu, loom_square(cpu, c), loom_multiply_f(cpu, c, 0.5))), "chain");
+            compare(
+                loom_sqrt(gpu, loom_add(gpu, loom_square(gpu, g), loom_multiply_f(gpu, g, 0.5))),
+                loom_sqrt(cpu, loom_add(cpu, loom_square(cpu, c), loom_multiply_f(cpu, c, 0.5))),
+                "chain");
             loom_scope_end(gpu);
             loom_scope_end(cpu);
         }
@@ -333,7 +353,7 @@ static void test_multi_output_and_cache(void **state) {
     }
     loom_ctx_stats(gpu, &s2);
     assert_true(s2.kernel_compiles - s1.kernel_compiles <= 2); /* zeros+add, then add */
-    assert_true(s2.plan_hits - s1.plan_hits >= 48); /* the dispatch fast path */
+    assert_true(s2.plan_hits - s1.plan_hits >= 48);            /* the dispatch fast path */
     float *all = malloc(n * sizeof *all);
     assert_int_equal(loom_read(gpu, b, all, n * sizeof *all), LOOM_STATUS_OK);
     float expect = 0;
@@ -355,8 +375,8 @@ static void test_zero_size_and_zero_d(void **state) {
     loom_array_t *e = loom_add_f(gpu, loom_zeros(gpu, LOOM_DTYPE_F32, 1, &z), 1.0);
     assert_int_equal(loom_eval(gpu, 1, &e), LOOM_STATUS_OK);
     assert_int_equal(loom_array_size(e), 0);
-    loom_array_t *s = loom_multiply(gpu, loom_full(gpu, LOOM_DTYPE_F64, 0, NULL, 1.5),
-                                    loom_weak_float(gpu, 4.0));
+    loom_array_t *s =
+        loom_multiply(gpu, loom_full(gpu, LOOM_DTYPE_F64, 0, NULL, 1.5), loom_weak_float(gpu, 4.0));
     double v = 0;
     assert_int_equal(loom_read(gpu, s, &v, sizeof v), LOOM_STATUS_OK);
     assert_true(v == 6.0);
@@ -374,10 +394,14 @@ int main(void) {
     o.device = LOOM_DEVICE_CPU;
     if (loom_ctx_create(&o, &cpu) != LOOM_STATUS_OK) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_unary_all_dtypes),   cmocka_unit_test(test_binary_all_dtypes),
-        cmocka_unit_test(test_mixed_and_where),    cmocka_unit_test(test_broadcast_shapes),
-        cmocka_unit_test(test_sizes),              cmocka_unit_test(test_multi_output_and_cache),
-        cmocka_unit_test(test_zero_size_and_zero_d), cmocka_unit_test(test_random_bit_identical),
+        cmocka_unit_test(test_unary_all_dtypes),
+        cmocka_unit_test(test_binary_all_dtypes),
+        cmocka_unit_test(test_mixed_and_where),
+        cmocka_unit_test(test_broadcast_shapes),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_multi_output_and_cache),
+        cmocka_unit_test(test_zero_size_and_zero_d),
+        cmocka_unit_test(test_random_bit_identical),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     loom_ctx_destroy(gpu);

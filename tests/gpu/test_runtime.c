@@ -107,12 +107,13 @@ static void test_gpu_out_of_memory(void **state) {
 static void test_gpu_copies_round_trip(void **state) {
     fx_t *f = *state;
     const size_t mib = (size_t)1 << 20;
-    size_t sizes[] = {1, 2, 3, 255, 4097, 4 * mib - 1, 4 * mib, 4 * mib + 1, 13 * mib + 5,
-                      64 * mib + 3};
+    size_t sizes[] = {1,           2,       3,           255,          4097,
+                      4 * mib - 1, 4 * mib, 4 * mib + 1, 13 * mib + 5, 64 * mib + 3};
     for (size_t t = 0; t < BASE_ARRAY_LEN(sizes); t++) {
         size_t n = sizes[t], shift = 1 + t % 3;
         unsigned char *src = malloc(n + 4), *keep = malloc(n), *back = malloc(n + 4);
-        for (size_t i = 0; i < n; i++) keep[i] = (unsigned char)(i * 2654435761u >> 13) ^ (unsigned char)t;
+        for (size_t i = 0; i < n; i++)
+            keep[i] = (unsigned char)(i * 2654435761u >> 13) ^ (unsigned char)t;
         memcpy(src + shift, keep, n);
         uint64_t dev;
         assert_int_equal(rt_alloc(f->d, n, &dev), LOOM_STATUS_OK);
@@ -150,8 +151,7 @@ static void test_gpu_copy_bandwidth(void **state) {
     t0 = base_now_ms();
     for (int r = 0; r < 3; r++) assert_int_equal(rt_d2h(f->d, h, dev, n), LOOM_STATUS_OK);
     double d2h = 3.0 * (double)n / ((base_now_ms() - t0) * 1e6);
-    print_message("pageable copies of 512 MiB: h2d %.1f GB/s (staged), d2h %.1f GB/s\n", h2d,
-                  d2h);
+    print_message("pageable copies of 512 MiB: h2d %.1f GB/s (staged), d2h %.1f GB/s\n", h2d, d2h);
     void *pin = NULL;
     assert_int_equal(rt_host_alloc(f->d, n, &pin), LOOM_STATUS_OK);
     memset(pin, 3, n);
@@ -303,8 +303,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_gpu_copies_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_copy_bandwidth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_vector_add, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_gpu_second_device_object_hits_disk, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_second_device_object_hits_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_trim, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

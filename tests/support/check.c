@@ -22,26 +22,58 @@ loom_ctx_t *check_cpu_ctx(void) {
 
 uint64_t check_load_bits(loom_dtype_t d, const void *p) {
     switch (loom_dtype_size(d)) {
-    case 1: { uint8_t v; memcpy(&v, p, 1); return v; }
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
-    default: return 0;
+        case 1: {
+            uint8_t v;
+            memcpy(&v, p, 1);
+            return v;
+        }
+        case 2: {
+            uint16_t v;
+            memcpy(&v, p, 2);
+            return v;
+        }
+        case 4: {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        case 8: {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            return v;
+        }
+        default:
+            return 0;
     }
 }
 
 void check_store_bits(loom_dtype_t d, void *p, uint64_t bits) {
     switch (loom_dtype_size(d)) {
-    case 1: { uint8_t v = (uint8_t)bits; memcpy(p, &v, 1); break; }
-    case 2: { uint16_t v = (uint16_t)bits; memcpy(p, &v, 2); break; }
-    case 4: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
-    case 8: memcpy(p, &bits, 8); break;
-    default: break;
+        case 1: {
+            uint8_t v = (uint8_t)bits;
+            memcpy(p, &v, 1);
+            break;
+        }
+        case 2: {
+            uint16_t v = (uint16_t)bits;
+            memcpy(p, &v, 2);
+            break;
+        }
+        case 4: {
+            uint32_t v = (uint32_t)bits;
+            memcpy(p, &v, 4);
+            break;
+        }
+        case 8:
+            memcpy(p, &bits, 8);
+            break;
+        default:
+            break;
     }
 }
 
-loom_array_t *check_from_bits(loom_ctx_t *ctx, loom_dtype_t d, int32_t ndim,
-                              const int64_t *shape, const uint64_t *bits, int64_t n) {
+loom_array_t *check_from_bits(loom_ctx_t *ctx, loom_dtype_t d, int32_t ndim, const int64_t *shape,
+                              const uint64_t *bits, int64_t n) {
     size_t es = loom_dtype_size(d);
     unsigned char *buf = malloc(es * (size_t)(n > 0 ? n : 1));
     assert_non_null(buf);
@@ -53,8 +85,8 @@ loom_array_t *check_from_bits(loom_ctx_t *ctx, loom_dtype_t d, int32_t ndim,
 }
 
 loom_status_t check_read_bits(loom_ctx_t *ctx, loom_array_t *a, uint64_t *out, int64_t n) {
-    if (loom_array_is_nil(a)) return loom_ctx_status(ctx) ? loom_ctx_status(ctx)
-                                                         : LOOM_STATUS_INTERNAL;
+    if (loom_array_is_nil(a))
+        return loom_ctx_status(ctx) ? loom_ctx_status(ctx) : LOOM_STATUS_INTERNAL;
     if (loom_array_size(a) != n) return LOOM_STATUS_INVALID_ARGUMENT;
     loom_dtype_t d = loom_array_dtype(a);
     size_t es = loom_dtype_size(d);
@@ -76,10 +108,22 @@ int check_is_float(loom_dtype_t d) {
 /* Float format facts: exponent bits and mantissa bits. */
 static void float_fmt(loom_dtype_t d, int *ebits, int *mbits) {
     switch (d) {
-    case LOOM_DTYPE_F16: *ebits = 5; *mbits = 10; break;
-    case LOOM_DTYPE_BF16: *ebits = 8; *mbits = 7; break;
-    case LOOM_DTYPE_F32: *ebits = 8; *mbits = 23; break;
-    default: *ebits = 11; *mbits = 52; break;
+        case LOOM_DTYPE_F16:
+            *ebits = 5;
+            *mbits = 10;
+            break;
+        case LOOM_DTYPE_BF16:
+            *ebits = 8;
+            *mbits = 7;
+            break;
+        case LOOM_DTYPE_F32:
+            *ebits = 8;
+            *mbits = 23;
+            break;
+        default:
+            *ebits = 11;
+            *mbits = 52;
+            break;
     }
 }
 
@@ -105,43 +149,70 @@ int check_bits_match(loom_dtype_t d, uint64_t expected, uint64_t got, int ulps) 
 
 double check_bits_to_double(loom_dtype_t d, uint64_t bits) {
     switch (d) {
-    case LOOM_DTYPE_BOOL: return bits ? 1.0 : 0.0;
-    case LOOM_DTYPE_I8: return (double)(int8_t)bits;
-    case LOOM_DTYPE_I16: return (double)(int16_t)bits;
-    case LOOM_DTYPE_I32: return (double)(int32_t)bits;
-    case LOOM_DTYPE_I64: return (double)(int64_t)bits;
-    case LOOM_DTYPE_U8: case LOOM_DTYPE_U16: case LOOM_DTYPE_U32: case LOOM_DTYPE_U64:
-        return (double)bits;
-    case LOOM_DTYPE_F16: return (double)loom_f16_to_f32((uint16_t)bits);
-    case LOOM_DTYPE_BF16: return (double)loom_bf16_to_f32((uint16_t)bits);
-    case LOOM_DTYPE_F32: { float f; uint32_t u = (uint32_t)bits; memcpy(&f, &u, 4); return f; }
-    case LOOM_DTYPE_F64: { double f; memcpy(&f, &bits, 8); return f; }
-    default: return 0.0;
+        case LOOM_DTYPE_BOOL:
+            return bits ? 1.0 : 0.0;
+        case LOOM_DTYPE_I8:
+            return (double)(int8_t)bits;
+        case LOOM_DTYPE_I16:
+            return (double)(int16_t)bits;
+        case LOOM_DTYPE_I32:
+            return (double)(int32_t)bits;
+        case LOOM_DTYPE_I64:
+            return (double)(int64_t)bits;
+        case LOOM_DTYPE_U8:
+        case LOOM_DTYPE_U16:
+        case LOOM_DTYPE_U32:
+        case LOOM_DTYPE_U64:
+            return (double)bits;
+        case LOOM_DTYPE_F16:
+            return (double)loom_f16_to_f32((uint16_t)bits);
+        case LOOM_DTYPE_BF16:
+            return (double)loom_bf16_to_f32((uint16_t)bits);
+        case LOOM_DTYPE_F32: {
+            float f;
+            uint32_t u = (uint32_t)bits;
+            memcpy(&f, &u, 4);
+            return f;
+        }
+        case LOOM_DTYPE_F64: {
+            double f;
+            memcpy(&f, &bits, 8);
+            return f;
+        }
+        default:
+            return 0.0;
     }
 }
 
 void check_format_bits(loom_dtype_t d, uint64_t bits, char *buf, size_t cap) {
     switch (d) {
-    case LOOM_DTYPE_I8: case LOOM_DTYPE_I16: case LOOM_DTYPE_I32: case LOOM_DTYPE_I64: {
-        int64_t v = d == LOOM_DTYPE_I8 ? (int8_t)bits : d == LOOM_DTYPE_I16 ? (int16_t)bits
-                  : d == LOOM_DTYPE_I32 ? (int32_t)bits : (int64_t)bits;
-        snprintf(buf, cap, "0x%llx (%lld)", (unsigned long long)bits, (long long)v);
-        break;
-    }
-    case LOOM_DTYPE_BOOL: case LOOM_DTYPE_U8: case LOOM_DTYPE_U16: case LOOM_DTYPE_U32:
-    case LOOM_DTYPE_U64:
-        snprintf(buf, cap, "0x%llx (%llu)", (unsigned long long)bits, (unsigned long long)bits);
-        break;
-    default:
-        snprintf(buf, cap, "0x%llx (%.17g)", (unsigned long long)bits,
-                 check_bits_to_double(d, bits));
-        break;
+        case LOOM_DTYPE_I8:
+        case LOOM_DTYPE_I16:
+        case LOOM_DTYPE_I32:
+        case LOOM_DTYPE_I64: {
+            int64_t v = d == LOOM_DTYPE_I8    ? (int8_t)bits
+                        : d == LOOM_DTYPE_I16 ? (int16_t)bits
+                        : d == LOOM_DTYPE_I32 ? (int32_t)bits
+                                              : (int64_t)bits;
+            snprintf(buf, cap, "0x%llx (%lld)", (unsigned long long)bits, (long long)v);
+            break;
+        }
+        case LOOM_DTYPE_BOOL:
+        case LOOM_DTYPE_U8:
+        case LOOM_DTYPE_U16:
+        case LOOM_DTYPE_U32:
+        case LOOM_DTYPE_U64:
+            snprintf(buf, cap, "0x%llx (%llu)", (unsigned long long)bits, (unsigned long long)bits);
+            break;
+        default:
+            snprintf(buf, cap, "0x%llx (%.17g)", (unsigned long long)bits,
+                     check_bits_to_double(d, bits));
+            break;
     }
 }
 
 static int is_word_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 int check_has_word(const char *msg, const char *word) {
@@ -170,7 +241,7 @@ int check_has_nospace(const char *msg, const char *text) {
 }
 
 #define CHECK_UNARY_FN(name) loom_##name,
-#define CHECK_NAME(name) #name,
+#define CHECK_NAME(name)     #name,
 #define CHECK_BINARY_F(name) loom_##name##_f,
 #define CHECK_BINARY_I(name) loom_##name##_i,
 const check_unary_fn check_unary_fns[] = {LOOM_UNARY_LIST(CHECK_UNARY_FN)};

@@ -21,8 +21,8 @@ int main(void) {
         uint64_t out = 0;
         if (sscanf(line, "%7s %31s %31s %llx %llx", kind, s1, s2, &a, &b) < 4) continue;
         if (kind[0] == 'C') {
-            ir_ref_cast[loom_dtype_from_name(s1)][loom_dtype_from_name(s2)](1, &out, &a, 0, NULL,
-                                                                            0, NULL, 0);
+            ir_ref_cast[loom_dtype_from_name(s1)][loom_dtype_from_name(s2)](1, &out, &a, 0, NULL, 0,
+                                                                            NULL, 0);
         } else {
             int op = op_from_name(s1), d = loom_dtype_from_name(s2);
             ir_ref_fn fn = op < 0 || d < 0 ? NULL : ir_ref_elem[op][d];

@@ -48,8 +48,7 @@ static int check_shape(loom_ctx_t *ctx, loom_array_t *r, const np_broadcast_case
         bad = 1;
     } else {
         int same = loom_array_ndim(r) == c->out.ndim;
-        for (int i = 0; same && i < c->out.ndim; i++)
-            same = loom_array_dim(r, i) == c->out.dims[i];
+        for (int i = 0; same && i < c->out.ndim; i++) same = loom_array_dim(r, i) == c->out.dims[i];
         int64_t size = 1;
         for (int i = 0; i < c->out.ndim; i++) size *= c->out.dims[i];
         if (!same || loom_array_size(r) != size) {
@@ -75,18 +74,24 @@ static void test_broadcast_shapes_table(void **state) {
         loom_scope_begin(ctx);
         if (c->c.ndim == -2) {
             snprintf(what, sizeof what, "add%s%s", sa, sb);
-            bad += check_shape(ctx, loom_add(ctx, zeros(ctx, LOOM_DTYPE_F32, &c->a),
-                                             zeros(ctx, LOOM_DTYPE_I32, &c->b)), c, what);
+            bad += check_shape(
+                ctx,
+                loom_add(ctx, zeros(ctx, LOOM_DTYPE_F32, &c->a), zeros(ctx, LOOM_DTYPE_I32, &c->b)),
+                c, what);
             /* Comparisons broadcast the same way. */
             snprintf(what, sizeof what, "less%s%s", sa, sb);
-            bad += check_shape(ctx, loom_less(ctx, zeros(ctx, LOOM_DTYPE_U8, &c->a),
-                                              zeros(ctx, LOOM_DTYPE_F64, &c->b)), c, what);
+            bad += check_shape(
+                ctx,
+                loom_less(ctx, zeros(ctx, LOOM_DTYPE_U8, &c->a), zeros(ctx, LOOM_DTYPE_F64, &c->b)),
+                c, what);
         } else {
             shape_text(&c->c, sc, sizeof sc);
             snprintf(what, sizeof what, "where%s%s%s", sa, sb, sc);
-            bad += check_shape(ctx, loom_where(ctx, zeros(ctx, LOOM_DTYPE_BOOL, &c->a),
-                                               zeros(ctx, LOOM_DTYPE_F32, &c->b),
-                                               zeros(ctx, LOOM_DTYPE_F32, &c->c)), c, what);
+            bad += check_shape(ctx,
+                               loom_where(ctx, zeros(ctx, LOOM_DTYPE_BOOL, &c->a),
+                                          zeros(ctx, LOOM_DTYPE_F32, &c->b),
+                                          zeros(ctx, LOOM_DTYPE_F32, &c->c)),
+                               c, what);
         }
         loom_scope_end(ctx);
     }

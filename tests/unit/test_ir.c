@@ -61,7 +61,8 @@ static void test_ir_dump_exact_text(void **state) {
     loom_ctx_t *ctx = cpu_ctx();
     int64_t n = 4;
     loom_array_t *a = loom_arange(ctx, 0, 4, 1, LOOM_DTYPE_I32);
-    loom_array_t *r = loom_less(ctx, loom_astype(ctx, a, LOOM_DTYPE_F64), loom_weak_float(ctx, 1.5));
+    loom_array_t *r =
+        loom_less(ctx, loom_astype(ctx, a, LOOM_DTYPE_F64), loom_weak_float(ctx, 1.5));
     (void)n;
     char text[1024];
     assert_true(loom_dump_ir(ctx, 1, &r, text, sizeof text) > 0);
@@ -83,8 +84,8 @@ static void test_ir_verifier_catches_broken_graph(void **state) {
     ir_graph_init(&g, &ar, &err);
     ir_node_t c = {.op = IR_OP_CONST, .dtype = LOOM_DTYPE_F32, .ndim = 1, .shape = {4}};
     uint32_t i0 = ir_emit(&g, &c);
-    ir_node_t add = {.op = IR_OP_ADD, .dtype = LOOM_DTYPE_F32, .ndim = 1, .shape = {4},
-                     .src = {i0, i0}};
+    ir_node_t add = {
+        .op = IR_OP_ADD, .dtype = LOOM_DTYPE_F32, .ndim = 1, .shape = {4}, .src = {i0, i0}};
     uint32_t i1 = ir_emit(&g, &add);
     assert_true(ir_add_output(&g, i1));
     assert_true(ir_verify(&g));
@@ -114,7 +115,8 @@ static void test_ir_every_allocation_may_fail(void **state) {
         for (int i = 0; i < 35; i++) x[i] = (float)i;
         loom_scope_begin(ctx);
         loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_F32, 2, shape, x);
-        loom_array_t *r = loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, a, a), loom_weak_float(ctx, 1)));
+        loom_array_t *r =
+            loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, a, a), loom_weak_float(ctx, 1)));
         float out[35];
         loom_status_t st = loom_read(ctx, r, out, sizeof out);
         loom_scope_end(ctx);

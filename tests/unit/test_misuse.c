@@ -167,7 +167,8 @@ static void test_misuse_bad_dtype(void **state) {
     assert_int_equal((int)loom_dtype_size(bad), 0);
     assert_int_equal(loom_dtype_promote(bad, LOOM_DTYPE_F32), -1);
     assert_int_equal(loom_dtype_from_name(NULL), -1);
-    for (int s = 0; s <= LOOM_STATUS_COUNT; s++) assert_non_null(loom_status_string((loom_status_t)s));
+    for (int s = 0; s <= LOOM_STATUS_COUNT; s++)
+        assert_non_null(loom_status_string((loom_status_t)s));
     assert_non_null(loom_status_string((loom_status_t)-5));
     loom_ctx_destroy(ctx);
 }
@@ -253,9 +254,9 @@ static void test_misuse_nil_propagates(void **state) {
     loom_array_t *bad = loom_bitwise_or(ctx, a, a); /* no float loop: DTYPE_ERROR */
     assert_true(loom_array_is_nil(bad));
     assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_DTYPE_ERROR);
-    loom_array_t *r = loom_where(ctx, loom_less(ctx, a, a),
-                                 loom_exp(ctx, loom_add(ctx, loom_sqrt(ctx, bad), a)),
-                                 loom_astype(ctx, bad, LOOM_DTYPE_F64));
+    loom_array_t *r =
+        loom_where(ctx, loom_less(ctx, a, a), loom_exp(ctx, loom_add(ctx, loom_sqrt(ctx, bad), a)),
+                   loom_astype(ctx, bad, LOOM_DTYPE_F64));
     assert_true(loom_array_is_nil(r));
     assert_true(loom_array_is_nil(loom_add_f(ctx, bad, 1.0)));
     assert_true(loom_array_is_nil(loom_clip(ctx, a, bad, a)));

@@ -31,21 +31,26 @@ static uint64_t fixture_bits(loom_dtype_t d, int64_t k) {
     double f = (double)v / 4;
     uint64_t bits;
     switch (d) {
-    case LOOM_DTYPE_BOOL: return k % 3 != 0;
-    case LOOM_DTYPE_F16: return loom_f64_to_f16(f);
-    case LOOM_DTYPE_BF16: return loom_f64_to_bf16(f);
-    case LOOM_DTYPE_F32: {
-        float x = (float)f;
-        uint32_t b;
-        memcpy(&b, &x, 4);
-        return b;
-    }
-    case LOOM_DTYPE_F64: memcpy(&bits, &f, 8); return bits;
-    default: {
-        size_t size = loom_dtype_size(d);
-        bits = (uint64_t)v;
-        return size == 8 ? bits : bits & ((UINT64_C(1) << (8 * size)) - 1);
-    }
+        case LOOM_DTYPE_BOOL:
+            return k % 3 != 0;
+        case LOOM_DTYPE_F16:
+            return loom_f64_to_f16(f);
+        case LOOM_DTYPE_BF16:
+            return loom_f64_to_bf16(f);
+        case LOOM_DTYPE_F32: {
+            float x = (float)f;
+            uint32_t b;
+            memcpy(&b, &x, 4);
+            return b;
+        }
+        case LOOM_DTYPE_F64:
+            memcpy(&bits, &f, 8);
+            return bits;
+        default: {
+            size_t size = loom_dtype_size(d);
+            bits = (uint64_t)v;
+            return size == 8 ? bits : bits & ((UINT64_C(1) << (8 * size)) - 1);
+        }
     }
 }
 
@@ -220,18 +225,33 @@ static void test_npy_corrupt_files(void **state) {
     const char *good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
     expect_load_error(ctx, npy_with_header("short_data.npy", good, 20), LOOM_STATUS_IO_ERROR,
                       "24 data bytes expected, 20 present");
-    expect_load_error(ctx, npy_with_header("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16),
-                      LOOM_STATUS_DTYPE_ERROR, "'<c8' is not supported");
-    expect_load_error(ctx, npy_with_header("struct.npy", "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8),
-                      LOOM_STATUS_IO_ERROR, "structured");
+    expect_load_error(
+        ctx,
+        npy_with_header("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16),
+        LOOM_STATUS_DTYPE_ERROR, "'<c8' is not supported");
+    expect_load_error(
+        ctx,
+        npy_with_header("struct.npy",
+                        "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8),
+        LOOM_STATUS_IO_ERROR, "structured");
     expect_load_error(ctx, npy_with_header("nokey.npy", "{'descr': '<f4', 'shape': (2,), }", 8),
                       LOOM_STATUS_IO_ERROR, "lacks");
-    expect_load_error(ctx, npy_with_header("extra.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", 8),
-                      LOOM_STATUS_IO_ERROR, "unknown key");
-    expect_load_error(ctx, npy_with_header("garbage.npy", "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }", 8),
+    expect_load_error(
+        ctx,
+        npy_with_header("extra.npy",
+                        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", 8),
+        LOOM_STATUS_IO_ERROR, "unknown key");
+    expect_load_error(ctx,
+                      npy_with_header("garbage.npy",
+                                      "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }",
+                                      8),
                       LOOM_STATUS_IO_ERROR, "corrupt header");
-    expect_load_error(ctx, npy_with_header("ndim9.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", 4),
-                      LOOM_STATUS_IO_ERROR, "more axes");
+    expect_load_error(
+        ctx,
+        npy_with_header("ndim9.npy",
+                        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }",
+                        4),
+        LOOM_STATUS_IO_ERROR, "more axes");
     /* The sticky error: a failed load leaves later calls failing until cleared. */
     assert_true(loom_array_is_nil(loom_npy_load(ctx, missing)));
     assert_true(loom_array_is_nil(loom_npy_load(ctx, LOOM_TEST_NPY_DIR "/float32_c.npy")));

@@ -18,8 +18,8 @@
 #define MAX_SHOWN 4 /* mismatching elements printed per case */
 
 static const char *const exact_unary[] = {
-    "negative", "positive", "abs", "sign", "sqrt", "square", "reciprocal", "floor", "ceil",
-    "trunc", "rint", "isnan", "isinf", "isfinite", "logical_not", "invert"};
+    "negative", "positive", "abs",  "sign",  "sqrt",  "square",   "reciprocal",  "floor",
+    "ceil",     "trunc",    "rint", "isnan", "isinf", "isfinite", "logical_not", "invert"};
 static const char *const inexact_binary[] = {"power", "arctan2", "hypot"};
 
 static int in_list(const char *name, const char *const *list, size_t n) {
@@ -30,9 +30,7 @@ static int in_list(const char *name, const char *const *list, size_t n) {
 
 /* ULPs allowed for a libm-style function whose result has dtype d. float16 and bfloat16 are
  * computed in float32 and rounded, so one ULP covers a float32 difference. */
-static int libm_ulps(loom_dtype_t d) {
-    return d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16 ? 1 : 4;
-}
+static int libm_ulps(loom_dtype_t d) { return d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16 ? 1 : 4; }
 
 static const char *dn(int d) { return loom_dtype_name((loom_dtype_t)d); }
 
@@ -87,8 +85,7 @@ static int finish(loom_ctx_t *ctx, const char *what, loom_array_t *r, loom_dtype
                           loom_ctx_message(ctx));
             bad = 1;
         } else {
-            bad = compare(what, out, expected, got, n, ulps, unspec, zero_sign_free, describe,
-                          c);
+            bad = compare(what, out, expected, got, n, ulps, unspec, zero_sign_free, describe, c);
         }
         free(got);
     }
@@ -113,12 +110,13 @@ static void test_ops_values_unary(void **state) {
         char what[64];
         snprintf(what, sizeof what, "%s(%s)", name, dn(c->in));
         int ulps = in_list(name, exact_unary, sizeof exact_unary / sizeof *exact_unary)
-                       ? 0 : libm_ulps((loom_dtype_t)c->out);
+                       ? 0
+                       : libm_ulps((loom_dtype_t)c->out);
         loom_scope_begin(ctx);
         loom_array_t *x = check_from_bits(ctx, (loom_dtype_t)c->in, -1, NULL, c->x, c->n);
         loom_array_t *r = check_unary_fns[c->op](ctx, x);
-        bad += finish(ctx, what, r, (loom_dtype_t)c->out, c->y, c->n, ulps, NULL, 0,
-                      describe_unary, c);
+        bad += finish(ctx, what, r, (loom_dtype_t)c->out, c->y, c->n, ulps, NULL, 0, describe_unary,
+                      c);
         loom_scope_end(ctx);
     }
     loom_ctx_destroy(ctx);
@@ -152,11 +150,12 @@ static void test_ops_values_binary(void **state) {
         char what[64];
         snprintf(what, sizeof what, "%s(%s, %s)", name, dn(c->in), dn(c->in));
         int ulps = in_list(name, inexact_binary, sizeof inexact_binary / sizeof *inexact_binary)
-                       ? libm_ulps((loom_dtype_t)c->out) : 0;
+                       ? libm_ulps((loom_dtype_t)c->out)
+                       : 0;
         loom_scope_begin(ctx);
-        loom_array_t *r = check_binary_fns[c->op](
-            ctx, check_from_bits(ctx, (loom_dtype_t)c->in, -1, NULL, a, n),
-            check_from_bits(ctx, (loom_dtype_t)c->in, -1, NULL, b, n));
+        loom_array_t *r =
+            check_binary_fns[c->op](ctx, check_from_bits(ctx, (loom_dtype_t)c->in, -1, NULL, a, n),
+                                    check_from_bits(ctx, (loom_dtype_t)c->in, -1, NULL, b, n));
         /* fmax/fmin of +0 and -0: NumPy's own answer depends on the array length (its SIMD
          * and scalar paths differ), so either zero is accepted. maximum/minimum are consistent
          * in NumPy and checked exactly. */
@@ -190,8 +189,8 @@ static void test_ops_values_astype(void **state) {
         loom_scope_begin(ctx);
         loom_array_t *x = check_from_bits(ctx, (loom_dtype_t)c->from, -1, NULL, c->x, c->n);
         loom_array_t *r = loom_astype(ctx, x, (loom_dtype_t)c->to);
-        bad += finish(ctx, what, r, (loom_dtype_t)c->to, c->y, c->n, 0, c->unspec, 0,
-                      describe_cast, c);
+        bad += finish(ctx, what, r, (loom_dtype_t)c->to, c->y, c->n, 0, c->unspec, 0, describe_cast,
+                      c);
         loom_scope_end(ctx);
     }
     loom_ctx_destroy(ctx);
@@ -246,10 +245,12 @@ static void test_ops_values_where(void **state) {
         char what[80];
         snprintf(what, sizeof what, "where(%s, %s, %s)", dn(c->cond), dn(c->xd), dn(c->yd));
         loom_scope_begin(ctx);
-        loom_array_t *r = loom_where(ctx, check_from_bits(ctx, (loom_dtype_t)c->cond, -1, NULL, c->c, c->n),
-                                     check_from_bits(ctx, (loom_dtype_t)c->xd, -1, NULL, c->x, c->n),
-                                     check_from_bits(ctx, (loom_dtype_t)c->yd, -1, NULL, c->y, c->n));
-        bad += finish(ctx, what, r, (loom_dtype_t)c->out, c->r, c->n, 0, NULL, 0, describe_where, c);
+        loom_array_t *r =
+            loom_where(ctx, check_from_bits(ctx, (loom_dtype_t)c->cond, -1, NULL, c->c, c->n),
+                       check_from_bits(ctx, (loom_dtype_t)c->xd, -1, NULL, c->x, c->n),
+                       check_from_bits(ctx, (loom_dtype_t)c->yd, -1, NULL, c->y, c->n));
+        bad +=
+            finish(ctx, what, r, (loom_dtype_t)c->out, c->r, c->n, 0, NULL, 0, describe_where, c);
         loom_scope_end(ctx);
     }
     loom_ctx_destroy(ctx);

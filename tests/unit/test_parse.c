@@ -32,40 +32,79 @@ static void test_parse_precedence_table(void **state) {
         const char *expr;
         double value;
     } ints[] = {
-        {"-2**2", -4},      {"2**3**2", 512},     {"(-2)**2", 4},      {"2+3*4", 14},
-        {"(2+3)*4", 20},    {"10-4-3", 3},        {"2*3%4", 2},        {"7//2*2", 6},
-        {"1+2<<3", 24},     {"1<<2+1", 8},        {"1|2^3&4", 3},      {"6&3|8", 10},
-        {"5^3|1", 7},       {"-7//2", -4},        {"-7%3", 2},         {"7%-3", -2},
-        {"~5", -6},         {"-~5", 6},           {"--3", 3},          {"2*-3", -6},
-        {"+-+1", -1},       {"0x1F", 31},         {"0b101", 5},        {"0o17", 15},
-        {"1_000", 1000},    {"True+True", 2},     {"2**62*2-1", 9.223372036854775807e18},
-        {"-2**63", -9.223372036854775808e18},     {"64>>2>>1", 8},     {"-9>>1", -5},
-        {"3-2-1", 0},       {"~-1", 0},           {"2**2**0", 2},      {"(2**2)**3", 64},
+        {"-2**2", -4},
+        {"2**3**2", 512},
+        {"(-2)**2", 4},
+        {"2+3*4", 14},
+        {"(2+3)*4", 20},
+        {"10-4-3", 3},
+        {"2*3%4", 2},
+        {"7//2*2", 6},
+        {"1+2<<3", 24},
+        {"1<<2+1", 8},
+        {"1|2^3&4", 3},
+        {"6&3|8", 10},
+        {"5^3|1", 7},
+        {"-7//2", -4},
+        {"-7%3", 2},
+        {"7%-3", -2},
+        {"~5", -6},
+        {"-~5", 6},
+        {"--3", 3},
+        {"2*-3", -6},
+        {"+-+1", -1},
+        {"0x1F", 31},
+        {"0b101", 5},
+        {"0o17", 15},
+        {"1_000", 1000},
+        {"True+True", 2},
+        {"2**62*2-1", 9.223372036854775807e18},
+        {"-2**63", -9.223372036854775808e18},
+        {"64>>2>>1", 8},
+        {"-9>>1", -5},
+        {"3-2-1", 0},
+        {"~-1", 0},
+        {"2**2**0", 2},
+        {"(2**2)**3", 64},
     };
     loom_ctx_t *ctx = check_cpu_ctx();
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         double got = scalar(ctx, ints[i].expr, LOOM_DTYPE_I64);
-        if (got != ints[i].value) fail_msg("%s = %.17g, expected %.17g", ints[i].expr, got, ints[i].value);
+        if (got != ints[i].value)
+            fail_msg("%s = %.17g, expected %.17g", ints[i].expr, got, ints[i].value);
     }
     static const struct {
         const char *expr;
         double value;
     } floats[] = {
-        {"2**-1", 0.5},  {"7/2", 3.5},   {"1e3", 1000},   {"1.5e-3", 0.0015}, {".5", 0.5},
-        {"5.", 5},       {"-2.0**2", -4}, {"7.5//2", 3},  {"-7.5%2", 0.5},    {"2**0.5", 1.4142135623730951},
-        {"1/3*3", 1},    {"1E+2", 100},  {"pi", 3.141592653589793}, {"-inf", -INFINITY},
-        {"3 // 2.0", 1}, {"6/4/2", 0.75},
+        {"2**-1", 0.5},
+        {"7/2", 3.5},
+        {"1e3", 1000},
+        {"1.5e-3", 0.0015},
+        {".5", 0.5},
+        {"5.", 5},
+        {"-2.0**2", -4},
+        {"7.5//2", 3},
+        {"-7.5%2", 0.5},
+        {"2**0.5", 1.4142135623730951},
+        {"1/3*3", 1},
+        {"1E+2", 100},
+        {"pi", 3.141592653589793},
+        {"-inf", -INFINITY},
+        {"3 // 2.0", 1},
+        {"6/4/2", 0.75},
     };
     for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
         double got = scalar(ctx, floats[i].expr, LOOM_DTYPE_F64);
-        if (got != floats[i].value) fail_msg("%s = %.17g, expected %.17g", floats[i].expr, got, floats[i].value);
+        if (got != floats[i].value)
+            fail_msg("%s = %.17g, expected %.17g", floats[i].expr, got, floats[i].value);
     }
     static const struct {
         const char *expr;
         int value;
-    } bools[] = {{"3 > 2", 1}, {"1+1 == 2", 1}, {"2 != 2.0", 0}, {"True & False", 0},
-                 {"True | False", 1}, {"1 < 2 == True", -1}, {"(1 < 2) == True", 1},
-                 {"1 & 3 == 3", 0}, {"(1 & 3) == 1", 1}};
+    } bools[] = {{"3 > 2", 1},           {"1+1 == 2", 1},     {"2 != 2.0", 0},
+                 {"True & False", 0},    {"True | False", 1}, {"1 < 2 == True", -1},
+                 {"(1 < 2) == True", 1}, {"1 & 3 == 3", 0},   {"(1 & 3) == 1", 1}};
     for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {
         if (bools[i].value < 0) {
             assert_true(loom_array_is_nil(loom_expr(ctx, bools[i].expr, 0, NULL, NULL)));
@@ -90,8 +129,14 @@ static void test_parse_literals(void **state) {
     assert_true(scalar(ctx, "True", LOOM_DTYPE_BOOL) == 1);
     assert_true(scalar(ctx, "False", LOOM_DTYPE_BOOL) == 0);
     /* Too large: the literal, the arithmetic, and a weak int next to an array. */
-    static const char *const bad[] = {"170141183460469231731687303715884105728", "2**127",
-                                      "2**64 + 0*zeros(1)", "1e400", "0x", "012", "1e", "1.5.2"};
+    static const char *const bad[] = {"170141183460469231731687303715884105728",
+                                      "2**127",
+                                      "2**64 + 0*zeros(1)",
+                                      "1e400",
+                                      "0x",
+                                      "012",
+                                      "1e",
+                                      "1.5.2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_true(loom_array_is_nil(loom_expr(ctx, bad[i], 0, NULL, NULL)));
         assert_int_not_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
@@ -115,15 +160,29 @@ static void test_parse_weak_scalars(void **state) {
         const char *expr;
         loom_dtype_t dtype;
     } cases[] = {
-        {"x + 1", LOOM_DTYPE_I8},       {"x * 2.5", LOOM_DTYPE_F64},  {"y * 2.5", LOOM_DTYPE_F32},
-        {"x + y", LOOM_DTYPE_F32},      {"x / 2", LOOM_DTYPE_F64},    {"x > 0", LOOM_DTYPE_BOOL},
-        {"x + 2**3", LOOM_DTYPE_I8},    {"-x", LOOM_DTYPE_I8},        {"~x", LOOM_DTYPE_I8},
-        {"x ** 2", LOOM_DTYPE_I8},      {"y ** 2", LOOM_DTYPE_F32},   {"x & 3", LOOM_DTYPE_I8},
-        {"x + True", LOOM_DTYPE_I8},    {"sqrt(x)", LOOM_DTYPE_F16},  {"sqrt(2)", LOOM_DTYPE_F64},
-        {"add(2, 3)", LOOM_DTYPE_I64},  {"x.astype('float32') + 1", LOOM_DTYPE_F32},
-        {"np.float32(x)", LOOM_DTYPE_F32}, {"where(x > 0, x, 0)", LOOM_DTYPE_I8},
-        {"clip(x, 0, 2)", LOOM_DTYPE_I8}, {"clip(y, None, 2)", LOOM_DTYPE_F32},
-        {"astype(y, dtype=int16)", LOOM_DTYPE_I16}, {"maximum(x, y)", LOOM_DTYPE_F32},
+        {"x + 1", LOOM_DTYPE_I8},
+        {"x * 2.5", LOOM_DTYPE_F64},
+        {"y * 2.5", LOOM_DTYPE_F32},
+        {"x + y", LOOM_DTYPE_F32},
+        {"x / 2", LOOM_DTYPE_F64},
+        {"x > 0", LOOM_DTYPE_BOOL},
+        {"x + 2**3", LOOM_DTYPE_I8},
+        {"-x", LOOM_DTYPE_I8},
+        {"~x", LOOM_DTYPE_I8},
+        {"x ** 2", LOOM_DTYPE_I8},
+        {"y ** 2", LOOM_DTYPE_F32},
+        {"x & 3", LOOM_DTYPE_I8},
+        {"x + True", LOOM_DTYPE_I8},
+        {"sqrt(x)", LOOM_DTYPE_F16},
+        {"sqrt(2)", LOOM_DTYPE_F64},
+        {"add(2, 3)", LOOM_DTYPE_I64},
+        {"x.astype('float32') + 1", LOOM_DTYPE_F32},
+        {"np.float32(x)", LOOM_DTYPE_F32},
+        {"where(x > 0, x, 0)", LOOM_DTYPE_I8},
+        {"clip(x, 0, 2)", LOOM_DTYPE_I8},
+        {"clip(y, None, 2)", LOOM_DTYPE_F32},
+        {"astype(y, dtype=int16)", LOOM_DTYPE_I16},
+        {"maximum(x, y)", LOOM_DTYPE_F32},
         {"x < 300", LOOM_DTYPE_BOOL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -207,9 +266,9 @@ static void test_parse_named_outputs(void **state) {
     const char *names[1] = {"x"};
     const char *outs_wanted[3] = {"b", NULL, "x"};
     loom_array_t *outs[3];
-    assert_int_equal(loom_parse(ctx, "a = x + 1; b = a * 2; a - 1", 1, names, &x, 3, outs_wanted,
-                                outs),
-                     LOOM_STATUS_OK);
+    assert_int_equal(
+        loom_parse(ctx, "a = x + 1; b = a * 2; a - 1", 1, names, &x, 3, outs_wanted, outs),
+        LOOM_STATUS_OK);
     assert_int_equal(loom_eval(ctx, 3, outs), LOOM_STATUS_OK);
     double v[2];
     assert_int_equal(loom_read(ctx, outs[0], v, sizeof v), LOOM_STATUS_OK);
@@ -261,14 +320,14 @@ static void test_parse_errors_with_carets(void **state) {
     expect_caret(ctx, "3 +", LOOM_STATUS_INVALID_ARGUMENT, "unexpected end of input", 3);
     expect_caret(ctx, "(x + 1", LOOM_STATUS_INVALID_ARGUMENT, "expected ')'", 6);
     expect_caret(ctx, "x $ 1", LOOM_STATUS_INVALID_ARGUMENT, "unexpected character '$'", 2);
-    expect_caret(ctx, "x + z", LOOM_STATUS_INVALID_ARGUMENT,
-                 "unknown name 'z' (bound names: x, y)", 4);
-    expect_caret(ctx, "a = 1; x + a + b", LOOM_STATUS_INVALID_ARGUMENT,
-                 "bound names: x, y, a", 15);
+    expect_caret(ctx, "x + z", LOOM_STATUS_INVALID_ARGUMENT, "unknown name 'z' (bound names: x, y)",
+                 4);
+    expect_caret(ctx, "a = 1; x + a + b", LOOM_STATUS_INVALID_ARGUMENT, "bound names: x, y, a", 15);
     expect_caret(ctx, "sqrt(x, y)", LOOM_STATUS_INVALID_ARGUMENT, "at most 1 positional", 8);
     expect_caret(ctx, "sqrt(x, out=y)", LOOM_STATUS_INVALID_ARGUMENT,
                  "unexpected keyword argument 'out'", 8);
-    expect_caret(ctx, "where(x > 0, x)", LOOM_STATUS_INVALID_ARGUMENT, "missing the argument 'y'", 0);
+    expect_caret(ctx, "where(x > 0, x)", LOOM_STATUS_INVALID_ARGUMENT, "missing the argument 'y'",
+                 0);
     expect_caret(ctx, "frobnicate(x)", LOOM_STATUS_INVALID_ARGUMENT, "unknown function", 0);
     expect_caret(ctx, "x.astype('complex64')", LOOM_STATUS_DTYPE_ERROR, "not understood", 9);
     expect_caret(ctx, "x and y", LOOM_STATUS_INVALID_ARGUMENT, "logical_and", 2);
@@ -328,7 +387,8 @@ static void test_parse_not_supported_yet(void **state) {
             fail_msg("%s: %s: %s", cases[i].expr, loom_status_string(loom_ctx_status(ctx)), msg);
         char caret[64];
         snprintf(caret, sizeof caret, "\n  %*s^", cases[i].col, "");
-        if (!strstr(msg, caret)) fail_msg("%s: caret not at %d:\n%s", cases[i].expr, cases[i].col, msg);
+        if (!strstr(msg, caret))
+            fail_msg("%s: caret not at %d:\n%s", cases[i].expr, cases[i].col, msg);
         loom_ctx_clear_error(ctx);
     }
     loom_ctx_destroy(ctx);
@@ -342,19 +402,25 @@ static void test_parse_misuse(void **state) {
     loom_array_t *x = loom_ones(ctx, LOOM_DTYPE_F32, 1, &n);
     const char *dup[2] = {"x", "x"}, *bad[1] = {"2x"};
     loom_array_t *two[2] = {x, x};
-    assert_int_equal(loom_parse(NULL, "1", 0, NULL, NULL, 1, NULL, &out), LOOM_STATUS_INVALID_ARGUMENT);
-    assert_int_equal(loom_parse(ctx, NULL, 0, NULL, NULL, 1, NULL, &out), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(loom_parse(NULL, "1", 0, NULL, NULL, 1, NULL, &out),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(loom_parse(ctx, NULL, 0, NULL, NULL, 1, NULL, &out),
+                     LOOM_STATUS_INVALID_ARGUMENT);
     loom_ctx_clear_error(ctx);
-    assert_int_equal(loom_parse(ctx, "x", 2, dup, two, 1, NULL, &out), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(loom_parse(ctx, "x", 2, dup, two, 1, NULL, &out),
+                     LOOM_STATUS_INVALID_ARGUMENT);
     assert_non_null(strstr(loom_ctx_message(ctx), "bound twice"));
     loom_ctx_clear_error(ctx);
-    assert_int_equal(loom_parse(ctx, "1", 1, bad, two, 1, NULL, &out), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(loom_parse(ctx, "1", 1, bad, two, 1, NULL, &out),
+                     LOOM_STATUS_INVALID_ARGUMENT);
     loom_ctx_clear_error(ctx);
     loom_array_t *nil_arr[1] = {NULL};
     const char *one[1] = {"x"};
-    assert_int_equal(loom_parse(ctx, "x", 1, one, nil_arr, 1, NULL, &out), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(loom_parse(ctx, "x", 1, one, nil_arr, 1, NULL, &out),
+                     LOOM_STATUS_INVALID_ARGUMENT);
     loom_ctx_clear_error(ctx);
-    assert_int_equal(loom_parse(ctx, "  ;\n ", 0, NULL, NULL, 1, NULL, &out), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(loom_parse(ctx, "  ;\n ", 0, NULL, NULL, 1, NULL, &out),
+                     LOOM_STATUS_INVALID_ARGUMENT);
     assert_non_null(strstr(loom_ctx_message(ctx), "empty"));
     loom_ctx_clear_error(ctx);
     /* Sticky: a recorded error makes loom_parse return it with nil outputs. */

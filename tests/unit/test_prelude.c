@@ -45,8 +45,10 @@ static uint16_t f16_reference(float x) {
     uint16_t lo = 0, hi = 0x7bff; /* largest h with value(h) <= a */
     while (lo < hi) {
         uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
-        if ((double)lm_f16_to_f32(mid) <= a) lo = mid;
-        else hi = (uint16_t)(mid - 1);
+        if ((double)lm_f16_to_f32(mid) <= a)
+            lo = mid;
+        else
+            hi = (uint16_t)(mid - 1);
     }
     double below = lm_f16_to_f32(lo), above = lm_f16_to_f32((uint16_t)(lo + 1));
     if (a == below) return sgn | lo;
@@ -59,12 +61,13 @@ static void test_prelude_f16_round_trips_all_patterns(void **state) {
     (void)state;
     for (uint32_t h = 0; h < 65536; h++) {
         float f = lm_f16_to_f32((lm_f16)h);
-        assert_int_equal(lm_f32_to_f16(f), h);             /* NaN payloads included */
+        assert_int_equal(lm_f32_to_f16(f), h);                 /* NaN payloads included */
         assert_int_equal(lm_f64_to_f16(lm__f32_to_f64(f)), h); /* (double)f would quiet sNaNs */
         if (!isnan(f)) assert_int_equal(f16_reference(f), h);
         uint32_t e = (h >> 10) & 0x1f;
         if (e != 0x1f && e != 0) /* normal: exact value check */
-            assert_true(f == ldexpf((float)((h & 0x3ff) | 0x400), (int)e - 25) * ((h & 0x8000) ? -1.0f : 1.0f));
+            assert_true(f == ldexpf((float)((h & 0x3ff) | 0x400), (int)e - 25) *
+                                 ((h & 0x8000) ? -1.0f : 1.0f));
     }
 }
 
@@ -73,7 +76,8 @@ static void test_prelude_f32_to_f16_matches_reference(void **state) {
     for (int i = 0; i < 2000000; i++) {
         uint64_t r = next_u64();
         /* Mostly floats near float16's range, some anywhere. */
-        uint32_t u = (i & 7) ? (uint32_t)((r & 0x80000000u) | ((0x30000000u + (r >> 33) % 0x18000000u) & 0x7fffffffu))
+        uint32_t u = (i & 7) ? (uint32_t)((r & 0x80000000u) |
+                                          ((0x30000000u + (r >> 33) % 0x18000000u) & 0x7fffffffu))
                              : (uint32_t)r;
         float x = ffrom(u);
         if (isnan(x)) continue;
@@ -84,9 +88,9 @@ static void test_prelude_f32_to_f16_matches_reference(void **state) {
     /* Ties and boundaries. */
     assert_int_equal(lm_f32_to_f16(65520.0f), 0x7c00);
     assert_int_equal(lm_f32_to_f16(65519.996f), 0x7bff);
-    assert_int_equal(lm_f32_to_f16(ldexpf(1, -25)), 0x0000);           /* tie to even 0 */
-    assert_int_equal(lm_f32_to_f16(ldexpf(3, -25)), 0x0002);           /* tie to even 2 */
-    assert_int_equal(lm_f32_to_f16(1.0f + ldexpf(1, -11)), 0x3c00);    /* tie to even */
+    assert_int_equal(lm_f32_to_f16(ldexpf(1, -25)), 0x0000);        /* tie to even 0 */
+    assert_int_equal(lm_f32_to_f16(ldexpf(3, -25)), 0x0002);        /* tie to even 2 */
+    assert_int_equal(lm_f32_to_f16(1.0f + ldexpf(1, -11)), 0x3c00); /* tie to even */
     assert_int_equal(lm_f64_to_f16(1.0 + ldexp(1, -11) + ldexp(1, -40)), 0x3c01); /* once */
     assert_int_equal(lm_f32_to_f16(-INFINITY), 0xfc00);
     assert_int_equal(lm_f32_to_f16(ffrom(0x7fc00000u)), 0x7e00);

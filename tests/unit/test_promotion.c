@@ -19,7 +19,8 @@ static void test_promotion_op_lists_match_tables(void **state) {
     (void)state;
     assert_int_equal(check_n_unary, NP_N_UNARY);
     assert_int_equal(check_n_binary, NP_N_BINARY);
-    for (int i = 0; i < NP_N_UNARY; i++) assert_string_equal(check_unary_names[i], np_unary_names[i]);
+    for (int i = 0; i < NP_N_UNARY; i++)
+        assert_string_equal(check_unary_names[i], np_unary_names[i]);
     for (int i = 0; i < NP_N_BINARY; i++)
         assert_string_equal(check_binary_names[i], np_binary_names[i]);
 }
@@ -126,8 +127,8 @@ static void test_promotion_binary_ops(void **state) {
                 loom_dtype_t a = (loom_dtype_t)np_dtypes[i], b = (loom_dtype_t)np_dtypes[j];
                 loom_array_t *r = check_binary_fns[op](ctx, one(ctx, a), one(ctx, b));
                 char what[96];
-                snprintf(what, sizeof what, "%s(%s, %s)", np_binary_names[op],
-                         loom_dtype_name(a), loom_dtype_name(b));
+                snprintf(what, sizeof what, "%s(%s, %s)", np_binary_names[op], loom_dtype_name(a),
+                         loom_dtype_name(b));
                 bad += check_outcome(ctx, r, np_binary_result[op][i][j], what, loom_dtype_name(a),
                                      loom_dtype_name(b));
                 loom_scope_end(ctx);

@@ -18,14 +18,17 @@ static const char *dname(int d) { return d < 0 ? "error" : loom_dtype_name((loom
 
 static loom_array_t *weak_scalar(loom_ctx_t *ctx, const np_weak_case_t *c) {
     switch (c->kind) {
-    case NP_WEAK_INT: return loom_weak_int(ctx, (int64_t)c->payload);
-    case NP_WEAK_UINT: return loom_weak_uint(ctx, c->payload);
-    case NP_WEAK_FLOAT: {
-        double v;
-        memcpy(&v, &c->payload, sizeof v);
-        return loom_weak_float(ctx, v);
-    }
-    default: return loom_weak_bool(ctx, (int)c->payload);
+        case NP_WEAK_INT:
+            return loom_weak_int(ctx, (int64_t)c->payload);
+        case NP_WEAK_UINT:
+            return loom_weak_uint(ctx, c->payload);
+        case NP_WEAK_FLOAT: {
+            double v;
+            memcpy(&v, &c->payload, sizeof v);
+            return loom_weak_float(ctx, v);
+        }
+        default:
+            return loom_weak_bool(ctx, (int)c->payload);
     }
 }
 
@@ -33,10 +36,19 @@ static void describe(const np_weak_case_t *c, char *buf, size_t cap) {
     char sv[48];
     double f;
     switch (c->kind) {
-    case NP_WEAK_INT: snprintf(sv, sizeof sv, "%lld", (long long)(int64_t)c->payload); break;
-    case NP_WEAK_UINT: snprintf(sv, sizeof sv, "%llu", (unsigned long long)c->payload); break;
-    case NP_WEAK_FLOAT: memcpy(&f, &c->payload, 8); snprintf(sv, sizeof sv, "%.17g", f); break;
-    default: snprintf(sv, sizeof sv, "%s", c->payload ? "True" : "False"); break;
+        case NP_WEAK_INT:
+            snprintf(sv, sizeof sv, "%lld", (long long)(int64_t)c->payload);
+            break;
+        case NP_WEAK_UINT:
+            snprintf(sv, sizeof sv, "%llu", (unsigned long long)c->payload);
+            break;
+        case NP_WEAK_FLOAT:
+            memcpy(&f, &c->payload, 8);
+            snprintf(sv, sizeof sv, "%.17g", f);
+            break;
+        default:
+            snprintf(sv, sizeof sv, "%s", c->payload ? "True" : "False");
+            break;
     }
     char av[48];
     check_format_bits((loom_dtype_t)c->dtype, np_weak_array_value[c->dtype], av, sizeof av);
@@ -54,8 +66,7 @@ static int inexact_op(const char *name) {
 }
 
 /* Checks r (built by `how`) against the case; returns 1 and prints if it differs. */
-static int check_case(loom_ctx_t *ctx, const np_weak_case_t *c, loom_array_t *r,
-                      const char *how) {
+static int check_case(loom_ctx_t *ctx, const np_weak_case_t *c, loom_array_t *r, const char *how) {
     char what[160];
     describe(c, what, sizeof what);
     int bad = 0;
@@ -104,8 +115,8 @@ static void test_weak_numpy_table(void **state) {
     for (size_t i = 0; i < NP_N_WEAK_CASES; i++) {
         const np_weak_case_t *c = &np_weak_cases[i];
         loom_scope_begin(ctx);
-        loom_array_t *a =
-            check_from_bits(ctx, (loom_dtype_t)c->dtype, -1, NULL, &np_weak_array_value[c->dtype], 1);
+        loom_array_t *a = check_from_bits(ctx, (loom_dtype_t)c->dtype, -1, NULL,
+                                          &np_weak_array_value[c->dtype], 1);
         assert_false(loom_array_is_nil(a));
         loom_array_t *s = weak_scalar(ctx, c);
         assert_false(loom_array_is_nil(s));
@@ -114,8 +125,7 @@ static void test_weak_numpy_table(void **state) {
         bad += check_case(ctx, c, r, "weak array");
         /* The scalar shortcuts must agree: loom_<op>_i and loom_<op>_f. */
         if (!c->scalar_first && c->kind == NP_WEAK_INT)
-            bad += check_case(ctx, c, check_binary_i_fns[c->op](ctx, a, (int64_t)c->payload),
-                              "_i");
+            bad += check_case(ctx, c, check_binary_i_fns[c->op](ctx, a, (int64_t)c->payload), "_i");
         if (!c->scalar_first && c->kind == NP_WEAK_FLOAT) {
             double v;
             memcpy(&v, &c->payload, 8);
