@@ -827,4 +827,26 @@ LM_FN lm_f64 lm_random_normal_f64(lm_u64 seed, lm_i64 i, lm_f64 mean, lm_f64 std
     return lm__rng_normal(seed, i, mean, std);
 }
 
+#ifdef __CUDACC_RTC__
+/* ---- Kernel parameters (generated kernels only) ------------------------------------------ */
+
+/* Parameters travel as 64-bit words; these read a scalar of each dtype from one. */
+LM_FN lm_b lm_word_b(lm_u64 w) { return (lm_b)(w & 1); }
+LM_FN lm_i8 lm_word_i8(lm_u64 w) { return (lm_i8)w; }
+LM_FN lm_i16 lm_word_i16(lm_u64 w) { return (lm_i16)w; }
+LM_FN lm_i32 lm_word_i32(lm_u64 w) { return (lm_i32)w; }
+LM_FN lm_i64 lm_word_i64(lm_u64 w) { return (lm_i64)w; }
+LM_FN lm_u8 lm_word_u8(lm_u64 w) { return (lm_u8)w; }
+LM_FN lm_u16 lm_word_u16(lm_u64 w) { return (lm_u16)w; }
+LM_FN lm_u32 lm_word_u32(lm_u64 w) { return (lm_u32)w; }
+LM_FN lm_u64 lm_word_u64(lm_u64 w) { return w; }
+LM_FN lm_f16 lm_word_f16(lm_u64 w) { return (lm_f16)w; }
+LM_FN lm_bf16 lm_word_bf16(lm_u64 w) { return (lm_bf16)w; }
+LM_FN lm_f32 lm_word_f32(lm_u64 w) { return __uint_as_float((unsigned)w); }
+LM_FN lm_f64 lm_word_f64(lm_u64 w) { return __longlong_as_double((long long)w); }
+
+/* N elements of T moved by one aligned load or store (16 bytes at most). */
+template <typename T, int N> struct alignas(sizeof(T) * N) lm_vec { T v[N]; };
+#endif
+
 #endif
