@@ -290,6 +290,14 @@ static void run_kernel(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p,
 }
 
 loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results) {
+    for (uint32_t i = 0; i < g->n_nodes; i++) { /* what the code generator knows today */
+        ir_op_kind_t kind = ir_ops[g->nodes[i].op].kind;
+        if (kind != IR_KIND_LEAF && kind != IR_KIND_ELEM)
+            return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                            "%s: not implemented on the CUDA device yet (the CPU reference "
+                            "device, LOOM_DEVICE_CPU, computes it)",
+                            ir_ops[g->nodes[i].op].name);
+    }
     uint64_t *in_addr = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *in_addr);
     bool *temp = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *temp);
     if (!in_addr || !temp)
