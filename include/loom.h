@@ -7,7 +7,8 @@
  * CUDA driver API. Without a GPU, the same graph runs on the CPU reference device, an
  * interpreter with NumPy 2's semantics (broadcasting, NEP 50 promotion, result dtypes).
  *
- * Errors: builders never return NULL. On failure they return a "nil" array that carries no
+ * Errors: given a context, builders never return NULL (with a NULL ctx they return NULL, which
+ * every function accepts as nil). On failure they return a "nil" array that carries no
  * data; every builder given a nil input returns nil, so a whole expression can be written
  * without checks and the first error, with a message naming the values involved, is kept on
  * the context (loom_ctx_status(), loom_ctx_message()). Actions (loom_eval(), loom_read(), ...)
