@@ -391,6 +391,22 @@ typedef struct loom_info {
 /* Fills *out (a NULL ctx gives the build's facts only). Never fails. */
 LOOM_API void loom_ctx_info(const loom_ctx_t *ctx, loom_info_t *out);
 
+/* ---- Matrix products ------------------------------------------------------------------ */
+
+/* np.matmul(a, b) (the `@` operator): a 1-D operand is promoted to a matrix and the added axis
+ * removed from the result; batch axes broadcast; the dtype is np.result_type(a, b) (bool: or of
+ * ands; ints wrap; float16/bfloat16 accumulate in float32). 0-d operands and weak scalars are
+ * refused as NumPy refuses them; mismatched shapes give SHAPE_MISMATCH with NumPy's message. */
+LOOM_API loom_array_t *loom_matmul(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+/* np.dot(a, b): a 0-d operand multiplies; 1-D and 2-D operands as matmul; N-D sums over a's
+ * last axis and b's second-to-last (result a[:-1] + b[:-2] + b[-1:]). Weak scalars count as
+ * their default dtype (int64, float64, bool), as np.dot sees a Python number. Nil on error. */
+LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+/* np.tensordot(a, b, naxes): sums over a's last naxes axes and b's first naxes axes (which must
+ * match); result a[:-naxes] + b[naxes:] (naxes 0: the outer product). Nil on error. */
+LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                      int32_t naxes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,6 +67,7 @@ uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n) {
     for (int i = 0; i < n->ndim; i++) h = base_hash_mix(h, (uint64_t)n->shape[i]);
     for (int i = 0; i < ir_ops[n->op].arity; i++) h = base_hash_mix(h, g->nodes[n->src[i]].hash);
     if (n->op == IR_OP_LINSPACE) h = base_hash_mix(h, n->p.k >= 0); /* endpoint or not */
+    if (n->op == IR_OP_MATMUL) h = base_hash_mix(h, (uint64_t)n->p.k); /* which contraction */
     return h;
 }
 

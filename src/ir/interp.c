@@ -123,6 +123,11 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
         contiguous_strides(n, v->strides);
         if (ir_ops[n->op].kind == IR_KIND_LEAF) {
             ir_ref_leaf(n, v->base);
+        } else if (ir_ops[n->op].kind == IR_KIND_MATMUL) {
+            uint32_t a = n->src[0], b = n->src[1];
+            if (!ir_ref_matmul(n, &g->nodes[a], views[a].base, views[a].strides, &g->nodes[b],
+                               views[b].base, views[b].strides, v->base, al))
+                goto oom;
         } else {
             int k = ir_ops[n->op].arity;
             char *in[3];

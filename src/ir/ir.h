@@ -35,7 +35,8 @@ static inline bool ir_is_int(loom_dtype_t d) {
 
 /* ---- ops.c: the op table ----
  * X(ENUM, name, kind, arity, loops, out)
- *   kind:  LEAF (no operands), ELEM (elementwise, arity operands)
+ *   kind:  LEAF (no operands), ELEM (elementwise, arity operands), MATMUL (a contraction:
+ *          matmul, dot or tensordot of two operands of the node's dtype; matmul.c)
  *   loops: which compute dtypes the op has a loop for (NumPy's ufunc.types, plus bfloat16
  *          wherever float16 has one): ALL = bool, ints, floats; NUM = ints, floats;
  *          FLT = floats; INT = bool, ints; INTNB = ints; ANY = any (casts, where, leaves)
@@ -115,7 +116,8 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(BITWISE_OR, "bitwise_or", ELEM, 2, INT, SAME)                                            \
     X(BITWISE_XOR, "bitwise_xor", ELEM, 2, INT, SAME)                                          \
     X(LEFT_SHIFT, "left_shift", ELEM, 2, INTNB, SAME)                                          \
-    X(RIGHT_SHIFT, "right_shift", ELEM, 2, INTNB, SAME)
+    X(RIGHT_SHIFT, "right_shift", ELEM, 2, INTNB, SAME)                                        \
+    X(MATMUL, "matmul", MATMUL, 2, ALL, SAME)      /* contraction, p.k = mode (matmul.c) */
 
 typedef enum ir_op {
 #define IR__OP_ENUM(e, name, kind, arity, loops, out) IR_OP_##e,
@@ -124,7 +126,7 @@ typedef enum ir_op {
         IR_OP_COUNT
 } ir_op_t;
 
-typedef enum ir_op_kind { IR_KIND_LEAF, IR_KIND_ELEM } ir_op_kind_t;
+typedef enum ir_op_kind { IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL } ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
 } ir_loops_t;
@@ -150,7 +152,7 @@ typedef struct ir_params {
     uint64_t bits; /* CONST: the value, in the node's dtype, as raw bits (zero-extended) */
     double a, b;   /* ARANGE: start, step; LINSPACE: start, step; RAND: low/high, mean/std */
     double c;      /* LINSPACE: stop (written at index k when endpoint) */
-    int64_t k;     /* EYE: diagonal; LINSPACE: index of the endpoint or -1 */
+    int64_t k;     /* EYE: diagonal; LINSPACE: index of the endpoint or -1; MATMUL: mode */
     uint64_t seed; /* RAND */
 } ir_params_t;
 
@@ -215,6 +217,41 @@ void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out);
  * Computes every node of g on the host; results[i] receives a malloc'd (through al)
  * C-contiguous buffer for g->outputs[i]. Returns the status (errors on g->err). */
 loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results);
+
+/* ---- matmul.c: contractions (MATMUL nodes) ----
+ * p.k of a MATMUL node says which contraction it is: IR_MATMUL_MATMUL (np.matmul: 1-D operands
+ * promoted and the added axis removed, batch axes broadcast), IR_MATMUL_DOT (np.dot of operands
+ * of 2 or more axes: a's last axis with b's second-to-last) or IR_MATMUL_TENSORDOT + n
+ * (np.tensordot(a, b, n): a's last n axes with b's first n). Operands have the node's dtype;
+ * ints wrap, bool is or-of-ands, float16/bfloat16 accumulate in float32 and round once. */
+enum { IR_MATMUL_MATMUL = 0, IR_MATMUL_DOT = 1, IR_MATMUL_TENSORDOT = 2 };
+
+/* Why a contraction's shapes are refused (for the frontend's NumPy-style messages). */
+typedef enum ir_matmul_fault {
+    IR_MATMUL_OK,
+    IR_MATMUL_NDIM,     /* operand `operand` has too few axes (0-d for matmul, < n for tensordot) */
+    IR_MATMUL_CORE,     /* contracted extents differ: a axis `a_axis` vs b axis `b_axis` */
+    IR_MATMUL_BATCH,    /* batch axes do not broadcast */
+    IR_MATMUL_TOO_MANY, /* the result would have more than LOOM_MAX_DIMS axes */
+    IR_MATMUL_MODE      /* unknown mode */
+} ir_matmul_fault_t;
+
+typedef struct ir_matmul_why {
+    ir_matmul_fault_t fault;
+    int operand;        /* NDIM: 0 or 1 */
+    int a_axis, b_axis; /* CORE: the mismatched axes (non-negative) */
+} ir_matmul_why_t;
+
+/* The result shape of contraction `mode` of shapes a and b; false (and *why) if NumPy refuses. */
+bool ir_matmul_shape(int64_t mode, int a_ndim, const int64_t *a_shape, int b_ndim,
+                     const int64_t *b_shape, int *out_ndim, int64_t *out_shape,
+                     ir_matmul_why_t *why);
+/* Computes MATMUL node n into the C-contiguous out from operand views a and b (element strides).
+ * Blocked and packed: any strides work (transposed, broadcast, sliced). Returns false only when
+ * a scratch allocation through al fails. */
+bool ir_ref_matmul(const ir_node_t *n, const ir_node_t *a_node, const void *a,
+                   const int64_t *a_strides, const ir_node_t *b_node, const void *b,
+                   const int64_t *b_strides, void *out, base_alloc_t *al);
 
 /* ---- scalar.c: scalar conversions shared by frontend, folding and the interpreter ---- */
 /* Converts one element between dtypes with NumPy's casting (the same functions as kernels). */

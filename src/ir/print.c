@@ -60,6 +60,13 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
             case IR_OP_EYE:
                 base_str_printf(out, " k=%lld", (long long)n->p.k);
                 break;
+            case IR_OP_MATMUL:
+                if (n->p.k == IR_MATMUL_DOT)
+                    base_str_cat(out, " dot");
+                else if (n->p.k >= IR_MATMUL_TENSORDOT)
+                    base_str_printf(out, " tensordot=%lld",
+                                    (long long)(n->p.k - IR_MATMUL_TENSORDOT));
+                break;
             case IR_OP_RAND_UNIFORM:
             case IR_OP_RAND_NORMAL:
                 base_str_printf(out, " seed=%llu a=%.17g b=%.17g", (unsigned long long)n->p.seed,

@@ -1,11 +1,32 @@
 /* verify.c — checks the flat IR's invariants between passes: operands before users, known
- * ops with the right arity, operand dtypes matching the op's loop, shapes broadcastable. */
+ * ops with the right arity, operand dtypes matching the op's loop, shapes broadcastable (or, for
+ * contractions, contracting to the node's shape). */
+#include <string.h>
+
 #include "ir.h"
 
 static bool fail(const ir_graph_t *g, uint32_t i, const char *what) {
     base_error_set(g->err, LOOM_STATUS_INTERNAL, "IR verifier: node %u (%s): %s", i,
                    g->nodes[i].op < IR_OP_COUNT ? ir_ops[g->nodes[i].op].name : "?", what);
     return false;
+}
+
+/* A contraction: operands first, of the node's dtype, with shapes whose contraction (NumPy's
+ * rules for the node's mode) has exactly the node's shape. */
+static bool verify_matmul(const ir_graph_t *g, uint32_t i) {
+    const ir_node_t *n = &g->nodes[i];
+    if (n->src[0] >= i || n->src[1] >= i) return fail(g, i, "operand does not come before its user");
+    const ir_node_t *a = &g->nodes[n->src[0]], *b = &g->nodes[n->src[1]];
+    if (a->dtype != n->dtype || b->dtype != n->dtype)
+        return fail(g, i, "operands differ from the result dtype");
+    int nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    ir_matmul_why_t why;
+    if (!ir_matmul_shape(n->p.k, a->ndim, a->shape, b->ndim, b->shape, &nd, shape, &why))
+        return fail(g, i, "operand shapes do not contract");
+    if (nd != n->ndim || memcmp(shape, n->shape, (size_t)nd * sizeof *shape))
+        return fail(g, i, "result shape is not the contraction's");
+    return true;
 }
 
 bool ir_verify(const ir_graph_t *g) {
@@ -17,6 +38,10 @@ bool ir_verify(const ir_graph_t *g) {
         const ir_op_info_t *info = &ir_ops[n->op];
         if (n->op == IR_OP_INPUT && (n->input < 0 || (uint32_t)n->input >= g->n_inputs))
             return fail(g, i, "input index out of range");
+        if (info->kind == IR_KIND_MATMUL) {
+            if (!verify_matmul(g, i)) return false;
+            continue;
+        }
         for (int s = 0; s < info->arity; s++) {
             if (n->src[s] >= i) return fail(g, i, "operand does not come before its user");
             const ir_node_t *o = &g->nodes[n->src[s]];

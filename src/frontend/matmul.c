@@ -1,0 +1,164 @@
+/* matmul.c — the contraction builders: loom_matmul, loom_dot, loom_tensordot. NumPy 2's shape
+ * rules (ir_matmul_shape in src/ir/matmul.c is the one source of them) and messages, the result
+ * dtype by promotion of the two operands, and explicit casts so that a MATMUL node's operands
+ * have its dtype. Where np.dot is np.matmul (an operand of at most one axis, or b of two), the
+ * node is a plain matmul, so devices see as few modes as possible. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fe.h"
+
+/* A shape as NumPy's dot and tensordot print it: "(2,3)", "(3,)", "()". */
+static void compact_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape) {
+    size_t len = 0;
+    len += (size_t)snprintf(out, cap, "(");
+    for (int32_t i = 0; i < ndim && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, i ? ",%lld" : "%lld", (long long)shape[i]);
+    if (len < cap) snprintf(out + len, cap - len, ndim == 1 ? ",)" : ")");
+}
+
+/* np.matmul's message for batch axes that do not broadcast. */
+static void batch_message(loom_ctx_t *ctx, const loom_array_t *a, const loom_array_t *b) {
+    char s[2][200], r[2][400], core[64];
+    const loom_array_t *ops[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        compact_shape(s[i], sizeof s[i], ops[i]->ndim, ops[i]->shape);
+        size_t len = (size_t)snprintf(r[i], sizeof r[i], "(");
+        int nb = ops[i]->ndim - 2;
+        for (int ax = 0; ax < nb && len < sizeof r[i]; ax++)
+            len += (size_t)snprintf(r[i] + len, sizeof r[i] - len, "%lld,",
+                                    (long long)ops[i]->shape[ax]);
+        if (len < sizeof r[i]) snprintf(r[i] + len, sizeof r[i] - len, "newaxis,newaxis)");
+    }
+    snprintf(core, sizeof core, "(%lld,%lld)", (long long)a->shape[a->ndim - 2],
+             (long long)b->shape[b->ndim - 1]);
+    fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+             "matmul: operands could not be broadcast together with remapped shapes "
+             "[original->remapped]: %s->%s %s->%s  and requested shape %s",
+             s[0], r[0], s[1], r[1], core);
+}
+
+/* Records NumPy's error for contraction `fn` of a and b refused for `why`. */
+static void shape_error(loom_ctx_t *ctx, const char *fn, int64_t mode, const loom_array_t *a,
+                        const loom_array_t *b, const ir_matmul_why_t *why) {
+    static const char sig[] = "(n?,k),(k,m?)->(n?,m?)";
+    char sa[200], sb[200];
+    compact_shape(sa, sizeof sa, a->ndim, a->shape);
+    compact_shape(sb, sizeof sb, b->ndim, b->shape);
+    switch (why->fault) {
+        case IR_MATMUL_NDIM:
+            if (mode == IR_MATMUL_MATMUL)
+                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                         "matmul: Input operand %d does not have enough dimensions (has 0, "
+                         "gufunc core with signature %s requires 1)",
+                         why->operand, sig);
+            else
+                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                         "%s: operand %d of shape %s has fewer than %lld axes", fn, why->operand,
+                         why->operand ? sb : sa, (long long)(mode - IR_MATMUL_TENSORDOT));
+            return;
+        case IR_MATMUL_CORE:
+            if (!strcmp(fn, "matmul"))
+                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                         "matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+                         "gufunc signature %s (size %lld is different from %lld)",
+                         sig, (long long)b->shape[why->b_axis], (long long)a->shape[why->a_axis]);
+            else if (!strcmp(fn, "dot"))
+                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                         "dot: shapes %s and %s not aligned: %lld (dim %d) != %lld (dim %d)", sa,
+                         sb, (long long)a->shape[why->a_axis], why->a_axis,
+                         (long long)b->shape[why->b_axis], why->b_axis);
+            else
+                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                         "tensordot: shape-mismatch for sum: shapes %s and %s, axis %d of a "
+                         "(%lld) != axis %d of b (%lld)",
+                         sa, sb, why->a_axis, (long long)a->shape[why->a_axis], why->b_axis,
+                         (long long)b->shape[why->b_axis]);
+            return;
+        case IR_MATMUL_BATCH:
+            batch_message(ctx, a, b);
+            return;
+        case IR_MATMUL_TOO_MANY:
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                     "%s: the result of shapes %s and %s would have more than %d axes", fn, sa, sb,
+                     LOOM_MAX_DIMS);
+            return;
+        default:
+            fe_error(ctx, LOOM_STATUS_INTERNAL, "%s: unknown contraction mode %lld", fn,
+                     (long long)mode);
+    }
+}
+
+/* A weak scalar made strong, as np.dot and np.tensordot see a Python number (np.asarray). */
+static loom_array_t *strong(loom_ctx_t *ctx, loom_array_t *a) {
+    return (a->flags & FE_WEAK) ? loom_astype(ctx, a, (loom_dtype_t)a->dtype) : a;
+}
+
+/* The MATMUL node of mode for checked, strong a and b (fn names the API call in messages). */
+static loom_array_t *contract(loom_ctx_t *ctx, const char *fn, int64_t mode, loom_array_t *a,
+                              loom_array_t *b) {
+    int nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    ir_matmul_why_t why;
+    if (!ir_matmul_shape(mode, a->ndim, a->shape, b->ndim, b->shape, &nd, shape, &why)) {
+        shape_error(ctx, fn, mode, a, b, &why);
+        return &ctx->nil;
+    }
+    int d = ir_promote((loom_dtype_t)a->dtype, (loom_dtype_t)b->dtype);
+    if (d < 0) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common dtype for %s and %s", fn,
+                 ir_dtypes[a->dtype].name, ir_dtypes[b->dtype].name);
+        return &ctx->nil;
+    }
+    if (!fe_check_shape(ctx, fn, nd, shape, NULL)) return &ctx->nil;
+    loom_array_t *ops[2] = {a->dtype == d ? a : loom_astype(ctx, a, (loom_dtype_t)d),
+                            b->dtype == d ? b : loom_astype(ctx, b, (loom_dtype_t)d)};
+    if ((ops[0]->flags & FE_NIL) || (ops[1]->flags & FE_NIL)) return &ctx->nil;
+    loom_array_t *r = fe_node_new(ctx, IR_OP_MATMUL, (loom_dtype_t)d, nd, shape);
+    if (r->flags & FE_NIL) return r;
+    r->p.k = mode;
+    uint64_t h = base_hash_mix(0x6c6f6f6d, r->op);
+    h = base_hash_mix(h, r->dtype);
+    h = base_hash_mix(h, (uint64_t)mode);
+    h = base_hash_mix(h, r->ndim);
+    for (int i = 0; i < r->ndim; i++) h = base_hash_mix(h, (uint64_t)r->shape[i]);
+    for (int i = 0; i < 2; i++) {
+        r->src[i] = loom_array_retain(ops[i]);
+        h = base_hash_mix(h, ops[i]->hash);
+    }
+    r->hash = h;
+    return r;
+}
+
+LOOM_API loom_array_t *loom_matmul(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "matmul", a) || !fe_check_arg(ctx, "matmul", b)) return &ctx->nil;
+    return contract(ctx, "matmul", IR_MATMUL_MATMUL, a, b); /* weak scalars are 0-d: refused */
+}
+
+LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "dot", a) || !fe_check_arg(ctx, "dot", b)) return &ctx->nil;
+    a = strong(ctx, a);
+    b = strong(ctx, b);
+    if ((a->flags & FE_NIL) || (b->flags & FE_NIL)) return &ctx->nil;
+    if (a->ndim == 0 || b->ndim == 0) return loom_multiply(ctx, a, b);
+    bool as_matmul = a->ndim == 1 || b->ndim <= 2;
+    return contract(ctx, "dot", as_matmul ? IR_MATMUL_MATMUL : IR_MATMUL_DOT, a, b);
+}
+
+LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                      int32_t naxes) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "tensordot", a) || !fe_check_arg(ctx, "tensordot", b))
+        return &ctx->nil;
+    if (naxes < 0 || naxes > LOOM_MAX_DIMS) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "tensordot: naxes %d out of range (0 to %d)", naxes, LOOM_MAX_DIMS);
+        return &ctx->nil;
+    }
+    a = strong(ctx, a);
+    b = strong(ctx, b);
+    if ((a->flags & FE_NIL) || (b->flags & FE_NIL)) return &ctx->nil;
+    return contract(ctx, "tensordot", IR_MATMUL_TENSORDOT + naxes, a, b);
+}
