@@ -391,6 +391,98 @@ typedef struct loom_info {
 /* Fills *out (a NULL ctx gives the build's facts only). Never fails. */
 LOOM_API void loom_ctx_info(const loom_ctx_t *ctx, loom_info_t *out);
 
+/* ---- Views, joins and reductions --------------------------------------------------------
+ * NumPy 2's semantics. Views read their operand through strides (no copy; a reshape copies only
+ * where strides cannot express it), compose, and may be taken of evaluated arrays. Axes are
+ * int32_t and may be negative (counted from the end); an axis out of range, a repeated axis or
+ * a bad shape gives a nil result with INVALID_ARGUMENT or SHAPE_MISMATCH and a message naming
+ * the axis and shape, as NumPy words it. Results belong to the current scope. */
+
+/* In a loom_slice() start or stop: omitted (Python's a[:3], a[2:], a[::-1]). */
+#define LOOM_NONE INT64_MIN
+/* As the axis of loom_cumsum(), loom_cumprod() and loom_concatenate(): NumPy's axis=None,
+ * which works on the flattened arrays. */
+#define LOOM_AXIS_NONE INT32_MIN
+
+/* np.reshape(a, shape) in C order; one extent may be -1 (inferred). A view when strides can
+ * express it, else a copy made at evaluation. SHAPE_MISMATCH if the sizes differ. */
+LOOM_API loom_array_t *loom_reshape(loom_ctx_t *ctx, loom_array_t *a, int32_t ndim,
+                                    const int64_t *shape);
+/* np.transpose(a, axes): result axis i is a's axis axes[i]; axes NULL reverses the axes
+ * (naxes is then ignored). naxes must be a's ndim. A view. */
+LOOM_API loom_array_t *loom_transpose(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                      const int32_t *axes);
+/* a[starts[0]:stops[0]:steps[0], ...] over the first naxes axes (the rest whole), with Python's
+ * clipping and negative indices and steps. Any of the three arrays may be NULL (all omitted);
+ * LOOM_NONE marks one omitted entry (a step of LOOM_NONE is 1). A step of 0 is an error. */
+LOOM_API loom_array_t *loom_slice(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                  const int64_t *starts, const int64_t *stops,
+                                  const int64_t *steps);
+/* np.broadcast_to(a, shape): a view repeating extent-1 and missing leading axes. */
+LOOM_API loom_array_t *loom_broadcast_to(loom_ctx_t *ctx, loom_array_t *a, int32_t ndim,
+                                         const int64_t *shape);
+/* np.expand_dims(a, axes): inserts extent-1 axes at the given positions of the result. */
+LOOM_API loom_array_t *loom_expand_dims(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                        const int32_t *axes);
+/* np.squeeze(a, axes): removes the given axes, which must have extent 1; axes NULL removes
+ * every extent-1 axis. */
+LOOM_API loom_array_t *loom_squeeze(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                    const int32_t *axes);
+/* np.flip(a, axes): reverses the given axes (axes NULL: all). A view (negative strides). */
+LOOM_API loom_array_t *loom_flip(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                 const int32_t *axes);
+/* np.moveaxis(a, source, destination): moves the naxes axes source[i] to destination[i]. */
+LOOM_API loom_array_t *loom_moveaxis(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                     const int32_t *source, const int32_t *destination);
+/* np.concatenate(arrays, axis): n >= 1 arrays of equal ndim (not 0-d) whose extents agree off
+ * the axis; the dtype is their np.result_type. LOOM_AXIS_NONE joins the flattened arrays. */
+LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                                        int32_t axis);
+/* np.stack(arrays, axis): n >= 1 arrays of one shape joined along a new axis. */
+LOOM_API loom_array_t *loom_stack(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                                  int32_t axis);
+
+/* Reductions over the naxes axes given (naxes < 0 or axes NULL: all axes, NumPy's axis=None;
+ * naxes 0 with axes given: none, axis=()). keepdims keeps the reduced axes with extent 1.
+ * Result dtypes are NumPy 2's: sum/prod of bool and signed ints -> int64, of unsigned ints ->
+ * uint64, floats keep theirs (float16/bfloat16 accumulate in float32); float sums are pairwise
+ * like NumPy's, so results match NumPy within float rounding, ints exactly. Empty: sum 0,
+ * prod 1. */
+LOOM_API loom_array_t *loom_sum(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_prod(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                 const int32_t *axes, int keepdims);
+/* np.mean: ints and bool -> float64; float16/bfloat16 summed in float32; empty -> NaN. */
+LOOM_API loom_array_t *loom_mean(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                 const int32_t *axes, int keepdims);
+/* np.max / np.min (amax, amin): the dtype kept, NaN propagates. An empty reduction is an error
+ * ("zero-size array to reduction operation maximum which has no identity"). */
+LOOM_API loom_array_t *loom_max(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_min(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims);
+/* np.argmax / np.argmin: int64 index of the first extreme (the first NaN wins) along one axis
+ * (naxes 1) or in the flattened array (all axes). Empty: an error, as NumPy. */
+LOOM_API loom_array_t *loom_argmax(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_argmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int32_t *axes, int keepdims);
+/* np.any / np.all: bool results (NaN counts as true); empty: False / True. */
+LOOM_API loom_array_t *loom_any(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_all(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims);
+/* np.var / np.std with ddof (divisor max(N - ddof, 0)): dtypes as loom_mean; float16 and
+ * bfloat16 are computed in float32 (NumPy computes them in float16) and rounded once. */
+LOOM_API loom_array_t *loom_var(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims, double ddof);
+LOOM_API loom_array_t *loom_std(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims, double ddof);
+/* np.cumsum / np.cumprod along one axis (LOOM_AXIS_NONE: of the flattened array, as NumPy's
+ * default); dtypes as loom_sum; accumulated in order in the result dtype, as NumPy does. */
+LOOM_API loom_array_t *loom_cumsum(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
+LOOM_API loom_array_t *loom_cumprod(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
+
 /* ---- Matrix products ------------------------------------------------------------------ */
 
 /* np.matmul(a, b) (the `@` operator): a 1-D operand is promoted to a matrix and the added axis

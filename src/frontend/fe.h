@@ -105,6 +105,14 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
 void fe_plans_destroy(loom_ctx_t *ctx);
 #endif
 
+/* ---- movement.c: views and joins (issue 4) ---- */
+/* A node of op over n operands (retained) with params p; its hash covers the params. */
+loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
+                        const int64_t *shape, int n, loom_array_t *const *srcs,
+                        const ir_params_t *p);
+/* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */
+bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_t *out);
+
 /* ---- eval.c ---- */
 /* Marks a node realised with a fresh C-contiguous buffer; drops its operands. */
 void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf);

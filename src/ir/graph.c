@@ -67,6 +67,14 @@ uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n) {
     for (int i = 0; i < n->ndim; i++) h = base_hash_mix(h, (uint64_t)n->shape[i]);
     for (int i = 0; i < ir_ops[n->op].arity; i++) h = base_hash_mix(h, g->nodes[n->src[i]].hash);
     if (n->op == IR_OP_LINSPACE) h = base_hash_mix(h, n->p.k >= 0); /* endpoint or not */
+    ir_op_kind_t kind = ir_ops[n->op].kind;
+    if (kind == IR_KIND_VIEW || kind == IR_KIND_CONCAT || kind == IR_KIND_REDUCE ||
+        kind == IR_KIND_SCAN) { /* axes, permutations, slices change the computation */
+        h = base_hash_mix(h, base_hash64(n->p.ax, sizeof n->p.ax, 0));
+        h = base_hash_mix(h, base_hash64(n->p.step, sizeof n->p.step, 0));
+        h = base_hash_mix(h, n->p.axes | (uint64_t)n->p.keepdims << 32);
+        h = base_hash_mix(h, (uint64_t)n->p.axis);
+    }
     if (n->op == IR_OP_MATMUL) h = base_hash_mix(h, (uint64_t)n->p.k); /* which contraction */
     return h;
 }

@@ -12,6 +12,7 @@ typedef struct view {
     int64_t strides[LOOM_MAX_DIMS]; /* elements */
     bool owned;
     bool handed_out;
+    bool alias; /* a view node reading its operand's buffer (issue 4) */
 } view_t;
 
 static void contiguous_strides(const ir_node_t *n, int64_t *st) {
@@ -75,6 +76,71 @@ static void *gather(const ir_node_t *n, const view_t *v, base_alloc_t *al) {
     return out;
 }
 
+/* Frees the buffers node i used for the last time: its operands', and those its view operands
+ * read through (views of views down to the buffer's owner). */
+static void release_operands(const ir_graph_t *g, view_t *views, const uint32_t *last, uint32_t i,
+                             base_alloc_t *al) {
+    const ir_node_t *n = &g->nodes[i];
+    for (int s = 0; s < ir_ops[n->op].arity; s++) {
+        for (uint32_t o = n->src[s];; o = g->nodes[o].src[0]) {
+            view_t *v = &views[o];
+            if (last[o] == i && v->owned) {
+                base_free(al, v->base);
+                v->base = NULL;
+                v->owned = false;
+            }
+            if (!v->alias) break;
+        }
+    }
+}
+
+/* Runs node i when it is a view, concatenation, reduction or scan (issue 4); returns false for
+ * the other ops. *st: OUT_OF_MEMORY (recorded) or OK. */
+static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc_t *al,
+                      loom_status_t *st) {
+    const ir_node_t *n = &g->nodes[i];
+    ir_op_kind_t kind = ir_ops[n->op].kind;
+    if (kind != IR_KIND_VIEW && kind != IR_KIND_CONCAT && kind != IR_KIND_REDUCE &&
+        kind != IR_KIND_SCAN)
+        return false;
+    *st = LOOM_STATUS_OK;
+    view_t *v = &views[i];
+    const ir_node_t *o = &g->nodes[n->src[0]];
+    view_t *ov = &views[n->src[0]];
+    size_t sz = ir_dtypes[n->dtype].size;
+    if (kind == IR_KIND_VIEW) {
+        int64_t off;
+        if (ir_ref_view(n, o, ov->strides, &off, v->strides)) {
+            v->base = ov->base + off * (int64_t)sz;
+            v->alias = true;
+            return true;
+        }
+        v->base = gather(o, ov, al); /* a reshape strides cannot express: copy */
+        if (!v->base) goto oom;
+        v->owned = true;
+        contiguous_strides(n, v->strides);
+        return true;
+    }
+    int64_t count = ir_node_size(n);
+    v->base = base_malloc(al, (size_t)(count ? count : 1), sz);
+    if (!v->base) goto oom;
+    v->owned = true;
+    contiguous_strides(n, v->strides);
+    if (kind == IR_KIND_CONCAT) {
+        const ir_node_t *b = &g->nodes[n->src[1]];
+        const view_t *bv = &views[n->src[1]];
+        ir_ref_concat(n, o, ov->base, ov->strides, b, bv->base, bv->strides, v->base);
+    } else if (kind == IR_KIND_SCAN) {
+        ir_ref_scan(n, o, ov->base, ov->strides, v->base);
+    } else if (!ir_ref_reduce(n, o, ov->base, ov->strides, v->base, al)) {
+        goto oom;
+    }
+    return true;
+oom:
+    *st = base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY, "reference device: out of memory");
+    return true;
+}
+
 loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
     uint32_t nn = g->n_nodes;
     view_t *views = base_calloc(al, nn ? nn : 1, sizeof *views);
@@ -92,10 +158,12 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
     }
     for (uint32_t i = nn; i-- > 0;) {
         if (!live[i]) continue;
+        /* A view may read its operand's buffer: the operand lives as long as the view. */
+        uint32_t use = ir_ops[g->nodes[i].op].kind == IR_KIND_VIEW ? last[i] : i;
         for (int s = 0; s < ir_ops[g->nodes[i].op].arity; s++) {
             uint32_t o = g->nodes[i].src[s];
             live[o] = true;
-            if (last[o] < i) last[o] = i;
+            if (last[o] < use) last[o] = use;
         }
     }
     for (uint32_t i = 0; i < nn; i++) {
@@ -114,6 +182,11 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
             if (!v->base) goto oom;
             memcpy(v->base, &n->p.bits, 8);
             v->owned = true;
+            continue;
+        }
+        if (shaped_op(g, views, i, al, &st)) {
+            if (st != LOOM_STATUS_OK) goto done;
+            release_operands(g, views, last, i, al);
             continue;
         }
         int64_t count = ir_node_size(n);
@@ -150,14 +223,7 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
             }
             run(n, fn, v->base, v->strides, k, in, ist, isz, sz);
         }
-        for (int s = 0; s < ir_ops[n->op].arity; s++) { /* free operands at their last use */
-            uint32_t o = n->src[s];
-            if (last[o] == i && views[o].owned) {
-                base_free(al, views[o].base);
-                views[o].base = NULL;
-                views[o].owned = false;
-            }
-        }
+        release_operands(g, views, last, i, al);
     }
     for (uint32_t i = 0; i < g->n_outputs; i++) {
         uint32_t o = g->outputs[i];

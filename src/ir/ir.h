@@ -36,7 +36,8 @@ static inline bool ir_is_int(loom_dtype_t d) {
 /* ---- ops.c: the op table ----
  * X(ENUM, name, kind, arity, loops, out)
  *   kind:  LEAF (no operands), ELEM (elementwise, arity operands), MATMUL (a contraction:
- *          matmul, dot or tensordot of two operands of the node's dtype; matmul.c)
+ *          matmul, dot or tensordot of two operands of the node's dtype; matmul.c), VIEW,
+ *          CONCAT, REDUCE, SCAN (issue 4; params below; loops and out unused)
  *   loops: which compute dtypes the op has a loop for (NumPy's ufunc.types, plus bfloat16
  *          wherever float16 has one): ALL = bool, ints, floats; NUM = ints, floats;
  *          FLT = floats; INT = bool, ints; INTNB = ints; ANY = any (casts, where, leaves)
@@ -117,6 +118,28 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(BITWISE_XOR, "bitwise_xor", ELEM, 2, INT, SAME)                                          \
     X(LEFT_SHIFT, "left_shift", ELEM, 2, INTNB, SAME)                                          \
     X(RIGHT_SHIFT, "right_shift", ELEM, 2, INTNB, SAME)                                        \
+    /* Movement (issue 4): index rewrites of operand 0, same dtype; the interpreter reads them  \
+     * through strides (RESHAPE copies only where strides cannot express it). */                \
+    X(RESHAPE, "reshape", VIEW, 1, ANY, SAME)      /* C order, same size */                   \
+    X(PERMUTE, "transpose", VIEW, 1, ANY, SAME)    /* axis i reads operand axis p.ax[i] */    \
+    X(SLICE, "slice", VIEW, 1, ANY, SAME)          /* i reads p.ax[k] + i * p.step[k] */      \
+    X(EXPAND, "broadcast_to", VIEW, 1, ANY, SAME)  /* trailing-aligned, 1 -> extent */       \
+    X(CONCAT, "concatenate", CONCAT, 2, ANY, SAME) /* operand 1 after operand 0 on p.axis */ \
+    /* Reductions over the operand axes in the bit set p.axes (p.keepdims: those axes stay  \
+     * with extent 1). SUM, PROD, MAX, MIN: operand dtype = result dtype (16-bit floats     \
+     * accumulate in float32); ARGMAX/ARGMIN: int64 result, flat index over the reduced     \
+     * axes in C order; ANY/ALL: bool operand and result. */                                \
+    X(SUM, "sum", REDUCE, 1, ANY, SAME)                                                       \
+    X(PROD, "prod", REDUCE, 1, ANY, SAME)                                                     \
+    X(MAX, "max", REDUCE, 1, ANY, SAME)            /* NaN propagates */                       \
+    X(MIN, "min", REDUCE, 1, ANY, SAME)                                                       \
+    X(ARGMAX, "argmax", REDUCE, 1, ANY, SAME)      /* first occurrence; NaN wins */           \
+    X(ARGMIN, "argmin", REDUCE, 1, ANY, SAME)                                                 \
+    X(ANY, "any", REDUCE, 1, ANY, SAME)                                                       \
+    X(ALL, "all", REDUCE, 1, ANY, SAME)                                                       \
+    /* Inclusive scans along p.axis, sequential in the result dtype (NumPy's accumulate). */  \
+    X(CUMSUM, "cumsum", SCAN, 1, ANY, SAME)                                                   \
+    X(CUMPROD, "cumprod", SCAN, 1, ANY, SAME)                                                 \
     X(MATMUL, "matmul", MATMUL, 2, ALL, SAME)      /* contraction, p.k = mode (matmul.c) */
 
 typedef enum ir_op {
@@ -126,7 +149,10 @@ typedef enum ir_op {
         IR_OP_COUNT
 } ir_op_t;
 
-typedef enum ir_op_kind { IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL } ir_op_kind_t;
+typedef enum ir_op_kind {
+    IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL,
+    IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN /* issue 4 */
+} ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
 } ir_loops_t;
@@ -154,6 +180,11 @@ typedef struct ir_params {
     double c;      /* LINSPACE: stop (written at index k when endpoint) */
     int64_t k;     /* EYE: diagonal; LINSPACE: index of the endpoint or -1; MATMUL: mode */
     uint64_t seed; /* RAND */
+    int64_t ax[LOOM_MAX_DIMS];   /* PERMUTE: operand axis of each result axis; SLICE: starts */
+    int64_t step[LOOM_MAX_DIMS]; /* SLICE: step of each axis (nonzero, may be negative) */
+    uint32_t axes;               /* REDUCE: bit i set = operand axis i is reduced */
+    uint32_t keepdims;           /* REDUCE: reduced axes stay, with extent 1 */
+    int64_t axis;                /* CONCAT, SCAN: the axis */
 } ir_params_t;
 
 typedef struct ir_node {

@@ -36,6 +36,13 @@ static void shape(const ir_node_t *n, base_str_t *out) {
     base_str_cat(out, n->ndim == 1 ? ",)" : ")");
 }
 
+/* "(0, 2, 1)": axes, starts, steps. */
+static void print_list(const int64_t *v, int n, base_str_t *out) {
+    base_str_cat(out, "(");
+    for (int i = 0; i < n; i++) base_str_printf(out, i ? ", %lld" : "%lld", (long long)v[i]);
+    base_str_cat(out, n == 1 ? ",)" : ")");
+}
+
 void ir_print(const ir_graph_t *g, base_str_t *out) {
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const ir_node_t *n = &g->nodes[i];
@@ -72,6 +79,38 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
                 base_str_printf(out, " seed=%llu a=%.17g b=%.17g", (unsigned long long)n->p.seed,
                                 n->p.a, n->p.b);
                 break;
+            case IR_OP_PERMUTE:
+                base_str_cat(out, " axes=");
+                print_list(n->p.ax, n->ndim, out);
+                break;
+            case IR_OP_SLICE:
+                base_str_cat(out, " start=");
+                print_list(n->p.ax, n->ndim, out);
+                base_str_cat(out, " step=");
+                print_list(n->p.step, n->ndim, out);
+                break;
+            case IR_OP_CONCAT:
+            case IR_OP_CUMSUM:
+            case IR_OP_CUMPROD:
+                base_str_printf(out, " axis=%lld", (long long)n->p.axis);
+                break;
+            case IR_OP_SUM:
+            case IR_OP_PROD:
+            case IR_OP_MAX:
+            case IR_OP_MIN:
+            case IR_OP_ARGMAX:
+            case IR_OP_ARGMIN:
+            case IR_OP_ANY:
+            case IR_OP_ALL: {
+                int64_t axes[32];
+                int k = 0;
+                for (int ax = 0; ax < 32; ax++)
+                    if ((n->p.axes >> ax) & 1u) axes[k++] = ax;
+                base_str_cat(out, " axes=");
+                print_list(axes, k, out);
+                if (n->p.keepdims) base_str_cat(out, " keepdims");
+                break;
+            }
             default:
                 break;
         }

@@ -3,6 +3,8 @@
  * contractions, contracting to the node's shape). */
 #include <string.h>
 
+#include <string.h>
+
 #include "ir.h"
 
 static bool fail(const ir_graph_t *g, uint32_t i, const char *what) {
@@ -29,6 +31,86 @@ static bool verify_matmul(const ir_graph_t *g, uint32_t i) {
     return true;
 }
 
+/* Views, concatenation, reductions and scans (issue 4): operand order, dtypes, params, shape. */
+static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
+    const ir_node_t *n = &g->nodes[i];
+    for (int s = 0; s < ir_ops[n->op].arity; s++)
+        if (n->src[s] >= i) return fail(g, i, "operand does not come before its user");
+    const ir_node_t *o = &g->nodes[n->src[0]];
+    bool arg = n->op == IR_OP_ARGMAX || n->op == IR_OP_ARGMIN;
+    bool logical = n->op == IR_OP_ANY || n->op == IR_OP_ALL;
+    if (logical && (o->dtype != LOOM_DTYPE_BOOL || n->dtype != LOOM_DTYPE_BOOL))
+        return fail(g, i, "any/all not on bool");
+    if (arg && n->dtype != LOOM_DTYPE_I64) return fail(g, i, "arg index not int64");
+    if (!arg && !logical && o->dtype != n->dtype) return fail(g, i, "operand dtype differs");
+    switch (n->op) {
+        case IR_OP_RESHAPE:
+            if (ir_node_size(n) != ir_node_size(o)) return fail(g, i, "reshape changes the size");
+            return true;
+        case IR_OP_PERMUTE: {
+            uint32_t seen = 0;
+            if (n->ndim != o->ndim) return fail(g, i, "permutation changes ndim");
+            for (int ax = 0; ax < n->ndim; ax++) {
+                int64_t k = n->p.ax[ax];
+                if (k < 0 || k >= o->ndim || (seen & (1u << k)) || n->shape[ax] != o->shape[k])
+                    return fail(g, i, "not a permutation of the operand's axes");
+                seen |= 1u << k;
+            }
+            return true;
+        }
+        case IR_OP_SLICE:
+            if (n->ndim != o->ndim) return fail(g, i, "slice changes ndim");
+            for (int ax = 0; ax < n->ndim; ax++) {
+                int64_t st = n->p.ax[ax], step = n->p.step[ax], e = o->shape[ax];
+                if (step == 0) return fail(g, i, "slice step 0");
+                if (n->shape[ax] == 0) continue;
+                int64_t end = st + (n->shape[ax] - 1) * step;
+                if (st < 0 || st >= e || end < 0 || end >= e)
+                    return fail(g, i, "slice reads outside the operand");
+            }
+            return true;
+        case IR_OP_EXPAND:
+            if (o->ndim > n->ndim) return fail(g, i, "broadcast_to drops axes");
+            for (int ax = 0; ax < o->ndim; ax++) {
+                int64_t e = o->shape[ax], r = n->shape[ax + n->ndim - o->ndim];
+                if (e != r && e != 1) return fail(g, i, "operand shape does not broadcast");
+            }
+            return true;
+        case IR_OP_CONCAT: {
+            const ir_node_t *b = &g->nodes[n->src[1]];
+            int64_t axis = n->p.axis;
+            if (b->dtype != n->dtype) return fail(g, i, "operand dtype differs");
+            if (o->ndim != n->ndim || b->ndim != n->ndim || axis < 0 || axis >= n->ndim)
+                return fail(g, i, "concatenate: ndim or axis");
+            for (int ax = 0; ax < n->ndim; ax++) {
+                int64_t want = ax == axis ? o->shape[ax] + b->shape[ax] : o->shape[ax];
+                if (n->shape[ax] != want || (ax != axis && b->shape[ax] != want))
+                    return fail(g, i, "concatenate: shapes do not match");
+            }
+            return true;
+        }
+        case IR_OP_CUMSUM:
+        case IR_OP_CUMPROD:
+            if (n->ndim != o->ndim || n->p.axis < 0 || n->p.axis >= n->ndim ||
+                memcmp(n->shape, o->shape, (size_t)n->ndim * sizeof *n->shape))
+                return fail(g, i, "scan: shape or axis");
+            return true;
+        default: { /* reductions */
+            if (o->ndim < 32 && (n->p.axes >> o->ndim)) return fail(g, i, "reduced axis range");
+            int k = 0;
+            for (int ax = 0; ax < o->ndim; ax++) {
+                bool red = (n->p.axes >> ax) & 1u;
+                if (red && !n->p.keepdims) continue;
+                if (k >= n->ndim || n->shape[k] != (red ? 1 : o->shape[ax]))
+                    return fail(g, i, "reduction shape");
+                k++;
+            }
+            if (k != n->ndim) return fail(g, i, "reduction shape");
+            return true;
+        }
+    }
+}
+
 bool ir_verify(const ir_graph_t *g) {
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const ir_node_t *n = &g->nodes[i];
@@ -38,6 +120,11 @@ bool ir_verify(const ir_graph_t *g) {
         const ir_op_info_t *info = &ir_ops[n->op];
         if (n->op == IR_OP_INPUT && (n->input < 0 || (uint32_t)n->input >= g->n_inputs))
             return fail(g, i, "input index out of range");
+        if (info->kind == IR_KIND_VIEW || info->kind == IR_KIND_CONCAT ||
+            info->kind == IR_KIND_REDUCE || info->kind == IR_KIND_SCAN) {
+            if (!verify_shaped(g, i)) return false;
+            continue;
+        }
         if (info->kind == IR_KIND_MATMUL) {
             if (!verify_matmul(g, i)) return false;
             continue;

@@ -1,0 +1,303 @@
+/* shape_ref.c - the CPU reference device's movement ops, concatenation, reductions and scans
+ * (issue 4). Views are stride rewrites (no copy); reductions gather each output's elements in
+ * C order into a scratch row of the accumulator dtype and combine them with the prelude's own
+ * op functions (ir_ref_elem), so the arithmetic is the elementwise ops', element for element.
+ *
+ * Accumulation: float sums are pairwise, with NumPy's blocking (8 accumulators, blocks of 128),
+ * starting from +0.0; float16/bfloat16 sums and products accumulate in float32 and round once;
+ * integer sums and products wrap in the result dtype (order does not matter for wrapping
+ * arithmetic); scans are sequential in the result dtype, as NumPy's accumulate. */
+#include <assert.h>
+#include <string.h>
+
+#include "ref_kernels.h"
+
+/* NumPy's _attempt_nocopy_reshape (C order): strides for the new shape over old strides, or
+ * false when no strides express the reshape. */
+static bool reshape_strides(int ond, const int64_t *odims, const int64_t *ost, int nnd,
+                            const int64_t *ndims, int64_t *nst) {
+    int64_t od[LOOM_MAX_DIMS], os[LOOM_MAX_DIMS];
+    int oldnd = 0;
+    for (int i = 0; i < ond; i++)
+        if (odims[i] != 1) {
+            od[oldnd] = odims[i];
+            os[oldnd++] = ost[i];
+        }
+    int oi = 0, oj = 1, ni = 0, nj = 1;
+    while (ni < nnd && oi < oldnd) {
+        int64_t np = ndims[ni], op = od[oi];
+        while (np != op) {
+            if (np < op) {
+                if (nj >= nnd) return false;
+                np *= ndims[nj++];
+            } else {
+                if (oj >= oldnd) return false;
+                op *= od[oj++];
+            }
+        }
+        for (int ok = oi; ok < oj - 1; ok++)
+            if (os[ok] != od[ok + 1] * os[ok + 1]) return false;
+        nst[nj - 1] = os[oj - 1];
+        for (int nk = nj - 1; nk > ni; nk--) nst[nk - 1] = nst[nk] * ndims[nk];
+        ni = nj++;
+        oi = oj++;
+    }
+    int64_t last = ni >= 1 ? nst[ni - 1] : 1;
+    for (int nk = ni; nk < nnd; nk++) nst[nk] = last;
+    return true;
+}
+
+bool ir_ref_view(const ir_node_t *n, const ir_node_t *o, const int64_t *ost, int64_t *offset,
+                 int64_t *st) {
+    *offset = 0;
+    memset(st, 0, LOOM_MAX_DIMS * sizeof *st);
+    if (ir_node_size(n) == 0) return true; /* nothing is read */
+    switch (n->op) {
+        case IR_OP_RESHAPE:
+            return reshape_strides(o->ndim, o->shape, ost, n->ndim, n->shape, st);
+        case IR_OP_PERMUTE:
+            for (int i = 0; i < n->ndim; i++) st[i] = ost[n->p.ax[i]];
+            return true;
+        case IR_OP_SLICE:
+            for (int i = 0; i < n->ndim; i++) {
+                *offset += n->p.ax[i] * ost[i];
+                st[i] = ost[i] * n->p.step[i];
+            }
+            return true;
+        case IR_OP_EXPAND: {
+            int lead = n->ndim - o->ndim;
+            for (int i = 0; i < n->ndim; i++) {
+                int j = i - lead;
+                st[i] = (j < 0 || (o->shape[j] == 1 && n->shape[i] != 1)) ? 0 : ost[j];
+            }
+            return true;
+        }
+        default:
+            assert(!"ir_ref_view: not a view");
+            return false;
+    }
+}
+
+/* Copies the block of operand o (strides s) into out, whose C-contiguous layout has strides ost
+ * (out may be a window of a larger array). */
+static void copy_block(const ir_node_t *o, const char *p, const int64_t *s, char *out,
+                       const int64_t *ost) {
+    size_t sz = ir_dtypes[o->dtype].size;
+    int64_t total = ir_node_size(o);
+    if (total == 0) return;
+    ir_ref_fn copy = ir_ref_cast[o->dtype][o->dtype];
+    int nd = o->ndim;
+    int64_t inner = nd ? o->shape[nd - 1] : 1, idx[LOOM_MAX_DIMS] = {0};
+    int64_t s_in = nd ? s[nd - 1] : 0, s_out = nd ? ost[nd - 1] : 1;
+    for (int64_t r = 0; r < total / inner; r++) {
+        int64_t ioff = 0, ooff = 0;
+        for (int ax = 0; ax < nd - 1; ax++) {
+            ioff += idx[ax] * s[ax];
+            ooff += idx[ax] * ost[ax];
+        }
+        if (s_out == 1) {
+            copy(inner, out + ooff * (int64_t)sz, p + ioff * (int64_t)sz, s_in, NULL, 0, NULL, 0);
+        } else {
+            for (int64_t i = 0; i < inner; i++)
+                copy(1, out + (ooff + i * s_out) * (int64_t)sz,
+                     p + (ioff + i * s_in) * (int64_t)sz, 0, NULL, 0, NULL, 0);
+        }
+        for (int ax = nd - 2; ax >= 0; ax--) {
+            if (++idx[ax] < o->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+}
+
+void ir_ref_concat(const ir_node_t *n, const ir_node_t *a, const char *pa, const int64_t *sa,
+                   const ir_node_t *b, const char *pb, const int64_t *sb, void *out) {
+    int64_t ost[LOOM_MAX_DIMS], s = 1;
+    for (int ax = n->ndim - 1; ax >= 0; ax--) {
+        ost[ax] = s;
+        s *= n->shape[ax] ? n->shape[ax] : 1;
+    }
+    size_t sz = ir_dtypes[n->dtype].size;
+    copy_block(a, pa, sa, out, ost);
+    int64_t shift = a->shape[n->p.axis] * ost[n->p.axis];
+    if (ir_node_size(b)) copy_block(b, pb, sb, (char *)out + shift * (int64_t)sz, ost);
+}
+
+/* ---- reductions ---- */
+
+#define PW_BLOCK 128
+#define DEF_PAIRWISE(T, name)                                                                      \
+    static T name(const T *a, int64_t n) {                                                         \
+        if (n < 8) {                                                                               \
+            T res = 0;                                                                             \
+            for (int64_t i = 0; i < n; i++) res += a[i];                                           \
+            return res;                                                                            \
+        }                                                                                          \
+        if (n <= PW_BLOCK) {                                                                       \
+            T r[8];                                                                                \
+            for (int j = 0; j < 8; j++) r[j] = a[j];                                               \
+            int64_t i;                                                                             \
+            for (i = 8; i < n - (n % 8); i += 8)                                                   \
+                for (int j = 0; j < 8; j++) r[j] += a[i + j];                                      \
+            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));             \
+            for (; i < n; i++) res += a[i];                                                        \
+            return res;                                                                            \
+        }                                                                                          \
+        int64_t n2 = n / 2;                                                                        \
+        n2 -= n2 % 8;                                                                              \
+        return name(a, n2) + name(a + n2, n - n2);                                                 \
+    }
+DEF_PAIRWISE(float, pairwise_f32)
+DEF_PAIRWISE(double, pairwise_f64)
+
+/* The dtype a reduction of operand dtype d accumulates in. */
+static loom_dtype_t acc_dtype(ir_op_t op, loom_dtype_t d) {
+    if ((op == IR_OP_SUM || op == IR_OP_PROD) && (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16))
+        return LOOM_DTYPE_F32;
+    return d;
+}
+
+/* Index of the first maximum (ARGMAX) or minimum of x[0..n) in dtype d; the first NaN wins. */
+static int64_t arg_extreme(ir_op_t op, loom_dtype_t d, const char *x, int64_t n) {
+    size_t sz = ir_dtypes[d].size;
+    ir_ref_fn better = ir_ref_elem[op == IR_OP_ARGMAX ? IR_OP_GREATER : IR_OP_LESS][d];
+    ir_ref_fn isnan_ = ir_ref_elem[IR_OP_ISNAN][d];
+    int64_t best = 0;
+    unsigned char nan = 0, b = 0;
+    isnan_(1, &nan, x, 0, NULL, 0, NULL, 0);
+    for (int64_t i = 1; i < n && !nan; i++) {
+        const char *xi = x + i * (int64_t)sz;
+        isnan_(1, &nan, xi, 0, NULL, 0, NULL, 0);
+        better(1, &b, xi, 0, x + best * (int64_t)sz, 0, NULL, 0);
+        if (nan || b) best = i;
+    }
+    return best;
+}
+
+/* Combines x[0..n) (accumulator dtype ad) into res (ad). */
+static void combine(ir_op_t op, loom_dtype_t ad, const char *x, int64_t n, uint64_t *res) {
+    size_t sz = ir_dtypes[ad].size;
+    *res = 0;
+    if (op == IR_OP_ARGMAX || op == IR_OP_ARGMIN) {
+        int64_t i = arg_extreme(op, ad, x, n);
+        memcpy(res, &i, sizeof i);
+        return;
+    }
+    if (op == IR_OP_SUM && ad == LOOM_DTYPE_F32) {
+        float s = 0.0f;
+        s += pairwise_f32((const float *)(const void *)x, n);
+        memcpy(res, &s, sizeof s);
+        return;
+    }
+    if (op == IR_OP_SUM && ad == LOOM_DTYPE_F64) {
+        double s = 0.0;
+        s += pairwise_f64((const double *)(const void *)x, n);
+        memcpy(res, &s, sizeof s);
+        return;
+    }
+    ir_op_t elem = op == IR_OP_SUM    ? IR_OP_ADD
+                   : op == IR_OP_PROD ? IR_OP_MULTIPLY
+                   : op == IR_OP_MAX  ? IR_OP_MAXIMUM
+                   : op == IR_OP_MIN  ? IR_OP_MINIMUM
+                   : op == IR_OP_ANY  ? IR_OP_LOGICAL_OR
+                                      : IR_OP_LOGICAL_AND;
+    ir_ref_fn f = ir_ref_elem[elem][ad];
+    int64_t i = 0;
+    if (op == IR_OP_PROD || op == IR_OP_ALL) {
+        *res = ir_bits_from_i64(ad, 1); /* the identity */
+    } else if (op == IR_OP_MAX || op == IR_OP_MIN) {
+        if (n == 0) return;
+        memcpy(res, x, sz);
+        i = 1;
+    }
+    for (; i < n; i++) f(1, res, res, 0, x + i * (int64_t)sz, 0, NULL, 0);
+}
+
+bool ir_ref_reduce(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                   void *out, base_alloc_t *al) {
+    ir_op_t op = (ir_op_t)n->op;
+    loom_dtype_t d = (loom_dtype_t)o->dtype, ad = acc_dtype(op, d);
+    size_t isz = ir_dtypes[d].size, asz = ir_dtypes[ad].size, osz = ir_dtypes[n->dtype].size;
+    int kept[LOOM_MAX_DIMS], red[LOOM_MAX_DIMS], nk = 0, nr = 0;
+    int64_t count = 1, outs = 1;
+    for (int ax = 0; ax < o->ndim; ax++) {
+        if (n->p.axes & (1u << ax)) {
+            red[nr++] = ax;
+            count *= o->shape[ax];
+        } else {
+            kept[nk++] = ax;
+            outs *= o->shape[ax];
+        }
+    }
+    if (outs == 0) return true;
+    char *row = base_malloc(al, (size_t)(count ? count : 1), asz);
+    if (!row) return false;
+    ir_ref_fn to_acc = ir_ref_cast[d][ad];
+    ir_ref_fn to_out = ir_ref_cast[ad][n->dtype];
+    int64_t inner = nr ? o->shape[red[nr - 1]] : 1, s_in = nr ? s[red[nr - 1]] : 0;
+    int64_t kidx[LOOM_MAX_DIMS] = {0};
+    for (int64_t k = 0; k < outs; k++) {
+        int64_t base = 0;
+        for (int j = 0; j < nk; j++) base += kidx[j] * s[kept[j]];
+        if (count > 0) { /* gather the reduced elements, C order */
+            int64_t ridx[LOOM_MAX_DIMS] = {0};
+            for (int64_t r = 0; r < count / inner; r++) {
+                int64_t off = base;
+                for (int j = 0; j < nr - 1; j++) off += ridx[j] * s[red[j]];
+                to_acc(inner, row + r * inner * (int64_t)asz, p + off * (int64_t)isz, s_in, NULL,
+                       0, NULL, 0);
+                for (int j = nr - 2; j >= 0; j--) {
+                    if (++ridx[j] < o->shape[red[j]]) break;
+                    ridx[j] = 0;
+                }
+            }
+        }
+        uint64_t res;
+        combine(op, ad, row, count, &res);
+        if (op == IR_OP_ARGMAX || op == IR_OP_ARGMIN)
+            memcpy((char *)out + k * (int64_t)osz, &res, osz);
+        else
+            to_out(1, (char *)out + k * (int64_t)osz, &res, 0, NULL, 0, NULL, 0);
+        for (int j = nk - 1; j >= 0; j--) {
+            if (++kidx[j] < o->shape[kept[j]]) break;
+            kidx[j] = 0;
+        }
+    }
+    base_free(al, row);
+    return true;
+}
+
+/* ---- scans ---- */
+
+void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                 void *out) {
+    int64_t total = ir_node_size(n);
+    if (total == 0) return;
+    int axis = (int)n->p.axis, nd = n->ndim;
+    size_t sz = ir_dtypes[n->dtype].size;
+    ir_ref_fn f = ir_ref_elem[n->op == IR_OP_CUMSUM ? IR_OP_ADD : IR_OP_MULTIPLY][n->dtype];
+    ir_ref_fn copy = ir_ref_cast[o->dtype][n->dtype];
+    int64_t ost[LOOM_MAX_DIMS], st = 1;
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        ost[ax] = st;
+        st *= n->shape[ax];
+    }
+    int64_t len = n->shape[axis], idx[LOOM_MAX_DIMS] = {0};
+    for (int64_t line = 0; line < total / len; line++) { /* every line along the axis */
+        int64_t ioff = 0, ooff = 0;
+        for (int ax = 0; ax < nd; ax++) {
+            ioff += idx[ax] * s[ax];
+            ooff += idx[ax] * ost[ax];
+        }
+        char *y = (char *)out + ooff * (int64_t)sz;
+        int64_t ys = ost[axis] * (int64_t)sz;
+        copy(1, y, p + ioff * (int64_t)sz, 0, NULL, 0, NULL, 0);
+        for (int64_t i = 1; i < len; i++)
+            f(1, y + i * ys, y + (i - 1) * ys, 0, p + (ioff + i * s[axis]) * (int64_t)sz, 0, NULL,
+              0);
+        for (int ax = nd - 1; ax >= 0; ax--) { /* odometer, skipping the scanned axis */
+            if (ax == axis) continue;
+            if (++idx[ax] < n->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+}
