@@ -150,11 +150,10 @@ LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *
 LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
                                       int32_t naxes) {
     if (!ctx) return NULL;
-    if (!fe_check_arg(ctx, "tensordot", a) || !fe_check_arg(ctx, "tensordot", b))
-        return &ctx->nil;
+    if (!fe_check_arg(ctx, "tensordot", a) || !fe_check_arg(ctx, "tensordot", b)) return &ctx->nil;
     if (naxes < 0 || naxes > LOOM_MAX_DIMS) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "tensordot: naxes %d out of range (0 to %d)", naxes, LOOM_MAX_DIMS);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "tensordot: naxes %d out of range (0 to %d)",
+                 naxes, LOOM_MAX_DIMS);
         return &ctx->nil;
     }
     a = strong(ctx, a);

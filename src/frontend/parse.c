@@ -1051,7 +1051,6 @@ typedef struct func {
 
 #define REDUCTIONS "reductions arrive with issue 4"
 #define VIEWS      "views arrive with issue 4"
-#define MATMUL     "matmul arrives with issue 6"
 
 static const func_t funcs[] = {
 #define FN_UNARY(nm) {.name = #nm, .kind = F_UNARY, .params = "x", .u = loom_##nm},
@@ -1076,6 +1075,8 @@ static const func_t funcs[] = {
     {.name = "atan2", .kind = F_BINARY, .params = "x1,x2", .b = loom_arctan2},
     {.name = "bitwise_left_shift", .kind = F_BINARY, .params = "x1,x2", .b = loom_left_shift},
     {.name = "bitwise_right_shift", .kind = F_BINARY, .params = "x1,x2", .b = loom_right_shift},
+    {.name = "matmul", .kind = F_BINARY, .params = "x1,x2", .b = loom_matmul},
+    {.name = "dot", .kind = F_BINARY, .params = "a,b", .b = loom_dot, .method = true},
     {.name = "where", .kind = F_WHERE, .params = "condition,x,y"},
     {.name = "clip", .kind = F_CLIP, .params = "a,a_min?,a_max?,min?,max?", .method = true},
     {.name = "astype", .kind = F_ASTYPE, .params = "x,dtype", .method = true},
@@ -1112,8 +1113,6 @@ static const func_t funcs[] = {
                                             LATER("ravel", "a", true, VIEWS)
                                                 LATER("concatenate", "arrays,axis?", false, VIEWS)
                                                     LATER("stack", "arrays,axis?", false, VIEWS)
-                                                        LATER("matmul", "x1,x2", false, MATMUL)
-                                                            LATER("dot", "a,b", true, MATMUL)
 #undef LATER
 };
 
@@ -1579,6 +1578,8 @@ static binary_fn array_binop(int op) {
             return loom_equal;
         case OP_NE:
             return loom_not_equal;
+        case OP_AT:
+            return loom_matmul;
         default:
             return NULL;
     }
@@ -1587,8 +1588,6 @@ static binary_fn array_binop(int op) {
 static bool eval_binary(parser_t *P, const node_t *x, value_t *out) {
     value_t a, b;
     if (!eval_node(P, x->kids[0], &a) || !eval_node(P, x->kids[1], &b)) return false;
-    if (x->op == OP_AT)
-        return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE, "'@' is not supported yet (" MATMUL ")");
     if (is_num(&a) && is_num(&b)) return py_binary(P, x->op, x->pos, &a, &b, out);
     loom_array_t *l = as_array(P, &a, x->kids[0]->pos, "an operand");
     if (loom_array_is_nil(l)) return false;

@@ -29,8 +29,7 @@ typedef struct plan {
     int64_t sam, sak, sbk, sbn, scm, scn;
 } plan_t;
 
-static bool refuse(ir_matmul_why_t *why, ir_matmul_fault_t f, int operand, int a_axis,
-                   int b_axis) {
+static bool refuse(ir_matmul_why_t *why, ir_matmul_fault_t f, int operand, int a_axis, int b_axis) {
     why->fault = f;
     why->operand = operand;
     why->a_axis = a_axis;
@@ -46,8 +45,8 @@ static void contiguous(int nd, const int64_t *shape, int64_t *st) {
     }
 }
 
-static bool plan_matmul(int an, const int64_t *ash, const int64_t *ast, int bn,
-                        const int64_t *bsh, const int64_t *bst, int *ond, int64_t *osh, plan_t *p,
+static bool plan_matmul(int an, const int64_t *ash, const int64_t *ast, int bn, const int64_t *bsh,
+                        const int64_t *bst, int *ond, int64_t *osh, plan_t *p,
                         ir_matmul_why_t *why) {
     if (an < 1) return refuse(why, IR_MATMUL_NDIM, 0, 0, 0);
     if (bn < 1) return refuse(why, IR_MATMUL_NDIM, 1, 0, 0);

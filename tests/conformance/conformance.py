@@ -7,7 +7,8 @@ Each expression mixes operators, ufuncs, where/clip/astype, Python numbers (NEP 
 scalars) and arrays of every NumPy dtype loom has, in shapes that broadcast together. NumPy's
 answer and loom's must agree on dtype, shape and values (ints and bools exactly, floats within a
 per-dtype tolerance, NaN where NaN); where NumPy raises, loom must fail too. Constructs loom does
-not evaluate yet (reductions, views, indexing, matmul) must fail with "not supported yet".
+not evaluate yet (reductions, views, indexing) must fail with "not supported yet". Matrix products
+(`@`, matmul, dot) are generated too; shapes that do not contract must fail in both.
 Failing expressions are printed exactly, with both answers. Exit 0 = all agree, 1 = failures,
 77 = skipped (NumPy not installed). Seeded: the same seed gives the same expressions.
 """
@@ -30,7 +31,7 @@ if int(np.__version__.split(".")[0]) < 2 or not hasattr(np, "astype"):
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]
-SHAPES = [(), (1,), (5,), (3, 1), (1, 5), (3, 5), (2, 1, 5), (2, 3, 5)]
+SHAPES = [(), (1,), (5,), (3, 1), (1, 5), (3, 5), (2, 1, 5), (2, 3, 5), (5, 3)]
 UNARY = ["negative", "positive", "abs", "sign", "sqrt", "cbrt", "square", "reciprocal", "exp",
          "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
          "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor",
@@ -46,7 +47,7 @@ LATER = ["sum({x})", "{x}.sum(axis=0)", "mean({x}, keepdims=True)", "max({x})", 
          "std({x}, ddof=1)", "cumsum({x})", "reshape({x}, (-1,))", "transpose({x})", "{x}.T",
          "{x}[0]", "{x}[..., None]", "{x}[::2]", "flip({x})", "squeeze({x})",
          "expand_dims({x}, 0)", "broadcast_to({x}, (2, 3, 5))", "concatenate(({x}, {x}))",
-         "stack(({x}, {x}))", "{x} @ {x}", "matmul({x}, {x})"]
+         "stack(({x}, {x}))"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
 # float16, bool or an 8-bit int (their float loops are float16), float32 likewise, else float64.
@@ -116,12 +117,15 @@ def gen(rng, names, depth):
         return "where(%s, %s, %s)" % (sub(), sub(), sub())
     if r < 0.92:
         return "clip(%s, %s, %s)" % (sub(), rng.choice(["0", "-1", "0.5"]), rng.choice(["3", "2.5"]))
+    if r < 0.96:  # matrix products: many shape pairs do not contract (both must refuse)
+        return rng.choice(["(%s @ %s)", "matmul(%s, %s)", "dot(%s, %s)"]) % (sub(), sub())
     dt = rng.choice(DTYPES)
     return rng.choice(["%s.astype('%s')" % (sub(), dt), "astype(%s, %s)" % (sub(), dt)])
 
 
 def numpy_eval(expr, arrays):
     ns = {name: getattr(np, name) for name in UNARY + BINARY}
+    ns.update(matmul=np.matmul, dot=np.dot)
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

@@ -25,8 +25,10 @@ static loom_array_t *run_case(loom_ctx_t *ctx, const np_mm_case_t *c) {
     int64_t na = 1, nb = 1;
     for (int i = 0; i < c->a.ndim; i++) na *= c->a.dims[i];
     for (int i = 0; i < c->b.ndim; i++) nb *= c->b.dims[i];
-    loom_array_t *a = check_from_bits(ctx, c->a_dtype, c->a.ndim, c->a.dims, np_mm_bits + c->a_off, na);
-    loom_array_t *b = check_from_bits(ctx, c->b_dtype, c->b.ndim, c->b.dims, np_mm_bits + c->b_off, nb);
+    loom_array_t *a =
+        check_from_bits(ctx, c->a_dtype, c->a.ndim, c->a.dims, np_mm_bits + c->a_off, na);
+    loom_array_t *b =
+        check_from_bits(ctx, c->b_dtype, c->b.ndim, c->b.dims, np_mm_bits + c->b_off, nb);
     switch (c->fn) {
         case 0:
             return loom_matmul(ctx, a, b);
@@ -61,7 +63,8 @@ static int check_case(loom_ctx_t *ctx, size_t i) {
         return 1;
     }
     int same = loom_array_dtype(r) == c->out_dtype && loom_array_ndim(r) == c->out.ndim;
-    for (int ax = 0; same && ax < c->out.ndim; ax++) same = loom_array_dim(r, ax) == c->out.dims[ax];
+    for (int ax = 0; same && ax < c->out.ndim; ax++)
+        same = loom_array_dim(r, ax) == c->out.dims[ax];
     if (!same) {
         print_message("%s: NumPy gives %s of %d axes, loom %s of %d\n", what,
                       loom_dtype_name(c->out_dtype), c->out.ndim,
@@ -120,10 +123,12 @@ static void test_matmul_scalars(void **state) {
     loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_I8, 1, &n, x);
     assert_true(loom_array_is_nil(loom_matmul(ctx, a, loom_weak_float(ctx, 2.0))));
     assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_SHAPE_MISMATCH);
-    assert_non_null(strstr(loom_ctx_message(ctx), "Input operand 1 does not have enough dimensions"));
+    assert_non_null(
+        strstr(loom_ctx_message(ctx), "Input operand 1 does not have enough dimensions"));
     loom_ctx_clear_error(ctx);
     assert_true(loom_array_is_nil(loom_matmul(ctx, loom_weak_int(ctx, 2), a)));
-    assert_non_null(strstr(loom_ctx_message(ctx), "Input operand 0 does not have enough dimensions"));
+    assert_non_null(
+        strstr(loom_ctx_message(ctx), "Input operand 0 does not have enough dimensions"));
     loom_ctx_clear_error(ctx);
     loom_array_t *d = loom_dot(ctx, loom_weak_int(ctx, 2), a);
     assert_int_equal(loom_array_dtype(d), LOOM_DTYPE_I64);
@@ -198,8 +203,8 @@ static void test_matmul_strided_operands(void **state) {
         an.ndim = 3, an.shape[0] = 1, an.shape[1] = M, an.shape[2] = K;
         bn.ndim = 3, bn.shape[0] = BATCH, bn.shape[1] = K, bn.shape[2] = N;
         n.op = IR_OP_MATMUL, n.ndim = 3, n.shape[0] = BATCH, n.shape[1] = M, n.shape[2] = N;
-        int64_t ast[3] = {12345, 1, M};                 /* transposed; batch broadcast */
-        int64_t bst[3] = {K * N, -N, 1};                /* k reversed */
+        int64_t ast[3] = {12345, 1, M};  /* transposed; batch broadcast */
+        int64_t bst[3] = {K * N, -N, 1}; /* k reversed */
         const char *bbase = t ? (const char *)(bi + (K - 1) * N) : (const char *)(bs + (K - 1) * N);
         base_alloc_t al = {-1, 0};
         const void *ab = t ? (const void *)ai : (const void *)at;
@@ -264,9 +269,12 @@ static void test_matmul_speed(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matmul_numpy_tables),  cmocka_unit_test(test_matmul_scalars),
-        cmocka_unit_test(test_matmul_fused_consumers), cmocka_unit_test(test_matmul_strided_operands),
-        cmocka_unit_test(test_matmul_dump),          cmocka_unit_test(test_matmul_speed),
+        cmocka_unit_test(test_matmul_numpy_tables),
+        cmocka_unit_test(test_matmul_scalars),
+        cmocka_unit_test(test_matmul_fused_consumers),
+        cmocka_unit_test(test_matmul_strided_operands),
+        cmocka_unit_test(test_matmul_dump),
+        cmocka_unit_test(test_matmul_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -374,8 +374,6 @@ static void test_parse_not_supported_yet(void **state) {
         {"flip(x)", "views", 0},
         {"concatenate((x, x), axis=0)", "views", 0},
         {"stack((x, x))", "views", 0},
-        {"matmul(x, x)", "issue 6", 0},
-        {"x @ x", "'@' is not supported yet (matmul arrives with issue 6)", 2},
     };
     int64_t n = 3;
     loom_array_t *x = loom_ones(ctx, LOOM_DTYPE_F32, 1, &n);
