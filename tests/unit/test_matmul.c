@@ -230,6 +230,33 @@ static void test_matmul_strided_operands(void **state) {
     free(at), free(bs), free(out), free(ai), free(bi), free(oi);
 }
 
+/* Views from the public API feed the product without copies: transpose(A)[:, ::-2] @ B[::-2]
+ * (strides (1, -2M) and (-2N, 1)) against a naive loop on small integer values (exact). */
+static void test_matmul_views(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    enum { K = 9, M = 6, N = 5, T = 5 }; /* T = the 5 contracted indices */
+    float a[K * M], b[2 * T * N], c[M * N];
+    for (int i = 0; i < K * M; i++) a[i] = (float)(i % 7) - 3;
+    for (int i = 0; i < 2 * T * N; i++) b[i] = (float)(i % 5) - 2;
+    int64_t sa[2] = {K, M}, sb[2] = {2 * T, N};
+    loom_array_t *A = loom_from_host(ctx, LOOM_DTYPE_F32, 2, sa, a);
+    loom_array_t *B = loom_from_host(ctx, LOOM_DTYPE_F32, 2, sb, b);
+    int64_t none2[2] = {LOOM_NONE, LOOM_NONE}, step_a[2] = {1, -2}, step_b[1] = {-2};
+    loom_array_t *av = loom_slice(ctx, loom_transpose(ctx, A, 2, NULL), 2, none2, none2, step_a);
+    loom_array_t *bv = loom_slice(ctx, B, 1, none2, none2, step_b);
+    loom_array_t *r = loom_matmul(ctx, av, bv);
+    if (loom_read(ctx, r, c, sizeof c) != LOOM_STATUS_OK) fail_msg("%s", loom_ctx_message(ctx));
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float s = 0;
+            for (int t = 0; t < T; t++)
+                s += a[(K - 1 - 2 * t) * M + i] * b[(2 * T - 1 - 2 * t) * N + j];
+            assert_true(c[i * N + j] == s);
+        }
+    loom_ctx_destroy(ctx);
+}
+
 static void test_matmul_dump(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
@@ -273,6 +300,7 @@ int main(void) {
         cmocka_unit_test(test_matmul_scalars),
         cmocka_unit_test(test_matmul_fused_consumers),
         cmocka_unit_test(test_matmul_strided_operands),
+        cmocka_unit_test(test_matmul_views),
         cmocka_unit_test(test_matmul_dump),
         cmocka_unit_test(test_matmul_speed),
     };
