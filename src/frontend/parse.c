@@ -1020,6 +1020,13 @@ static loom_array_t *as_output(parser_t *P, const value_t *v, int32_t pos) {
 
 typedef loom_array_t *(*unary_fn)(loom_ctx_t *, loom_array_t *);
 typedef loom_array_t *(*binary_fn)(loom_ctx_t *, loom_array_t *, loom_array_t *);
+typedef loom_array_t *(*reduce_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int);
+typedef loom_array_t *(*moments_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int,
+                                    double);
+typedef loom_array_t *(*scan_fn)(loom_ctx_t *, loom_array_t *, int32_t);
+typedef loom_array_t *(*shape_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int64_t *);
+typedef loom_array_t *(*axes_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *);
+typedef loom_array_t *(*join_fn)(loom_ctx_t *, int32_t, loom_array_t *const *, int32_t);
 
 typedef enum fkind {
     F_UNARY,
@@ -1033,6 +1040,15 @@ typedef enum fkind {
     F_ARANGE,
     F_LINSPACE,
     F_EYE,
+    F_REDUCE,  /* sum, prod, mean, max, min, any, all: axis None|int|tuple, keepdims */
+    F_ARGRED,  /* argmax, argmin: axis None|int */
+    F_MOMENTS, /* var, std: as F_REDUCE plus ddof */
+    F_SCAN,    /* cumsum, cumprod: axis None|int */
+    F_SHAPE,   /* reshape, broadcast_to: a shape */
+    F_AXES,    /* transpose, expand_dims, squeeze, flip: axis None|int|tuple */
+    F_MOVEAXIS,
+    F_RAVEL,
+    F_JOIN, /* concatenate, stack: a tuple of arrays and an axis */
     F_LATER
 } fkind_t;
 
@@ -1045,12 +1061,16 @@ typedef struct func {
     const char *params;
     unary_fn u;
     binary_fn b;
+    reduce_fn r;
+    moments_fn m;
+    scan_fn s;
+    shape_fn sh;
+    axes_fn ax;
+    join_fn j;
     bool method;
     const char *later;
 } func_t;
 
-#define REDUCTIONS "reductions arrive with issue 4"
-#define VIEWS      "views arrive with issue 4"
 
 static const func_t funcs[] = {
 #define FN_UNARY(nm) {.name = #nm, .kind = F_UNARY, .params = "x", .u = loom_##nm},
@@ -1086,40 +1106,49 @@ static const func_t funcs[] = {
     {.name = "arange", .kind = F_ARANGE, .params = "start,stop?,step?,dtype?"},
     {.name = "linspace", .kind = F_LINSPACE, .params = "start,stop,num?,endpoint?,dtype?"},
     {.name = "eye", .kind = F_EYE, .params = "N,M?,k?,dtype?"},
-#define LATER(n, p, m, why) {.name = n, .kind = F_LATER, .params = p, .method = m, .later = why},
-    LATER("sum", "a,axis?,dtype?,keepdims?", true,
-          REDUCTIONS) LATER("prod", "a,axis?,dtype?,keepdims?", true,
-                            REDUCTIONS) LATER("mean", "a,axis?,dtype?,keepdims?", true, REDUCTIONS)
-        LATER("max", "a,axis?,keepdims?", true,
-              REDUCTIONS) LATER("min", "a,axis?,keepdims?", true,
-                                REDUCTIONS) LATER("amax", "a,axis?,keepdims?", false, REDUCTIONS)
-            LATER("amin", "a,axis?,keepdims?", false, REDUCTIONS) LATER(
-                "argmax", "a,axis?,keepdims?", true,
-                REDUCTIONS) LATER("argmin", "a,axis?,keepdims?", true,
-                                  REDUCTIONS) LATER("any", "a,axis?,keepdims?", true, REDUCTIONS)
-                LATER("all", "a,axis?,keepdims?", true,
-                      REDUCTIONS) LATER("var", "a,axis?,dtype?,ddof?,keepdims?", true, REDUCTIONS)
-                    LATER("std", "a,axis?,dtype?,ddof?,keepdims?", true,
-                          REDUCTIONS) LATER("cumsum", "a,axis?,dtype?", true, REDUCTIONS)
-                        LATER("cumprod", "a,axis?,dtype?", true,
-                              REDUCTIONS) LATER("reshape", "a,shape", false, VIEWS)
-                            LATER("transpose", "a,axes?", false,
-                                  VIEWS) LATER("permute_dims", "a,axes?", false, VIEWS)
-                                LATER("broadcast_to", "array,shape", false,
-                                      VIEWS) LATER("expand_dims", "a,axis", false, VIEWS)
-                                    LATER("squeeze", "a,axis?", true,
-                                          VIEWS) LATER("flip", "m,axis?", false, VIEWS)
-                                        LATER("moveaxis", "a,source,destination", false, VIEWS)
-                                            LATER("ravel", "a", true, VIEWS)
-                                                LATER("concatenate", "arrays,axis?", false, VIEWS)
-                                                    LATER("stack", "arrays,axis?", false, VIEWS)
-#undef LATER
+    /* Reductions and scans: NumPy's signatures; dtype= and out= are bound, then refused
+     * unless None. */
+#define RED(nm, p) {.name = #nm, .kind = F_REDUCE, .params = p, .r = loom_##nm, .method = true},
+    RED(sum, "a,axis?,dtype?,out?,keepdims?")
+    RED(prod, "a,axis?,dtype?,out?,keepdims?")
+    RED(mean, "a,axis?,dtype?,out?,keepdims?")
+    RED(max, "a,axis?,out?,keepdims?")
+    RED(min, "a,axis?,out?,keepdims?")
+    RED(any, "a,axis?,out?,keepdims?")
+    RED(all, "a,axis?,out?,keepdims?")
+#undef RED
+    {.name = "amax", .kind = F_REDUCE, .params = "a,axis?,out?,keepdims?", .r = loom_max},
+    {.name = "amin", .kind = F_REDUCE, .params = "a,axis?,out?,keepdims?", .r = loom_min},
+    {.name = "argmax", .kind = F_ARGRED, .params = "a,axis?,out?,keepdims?", .r = loom_argmax,
+     .method = true},
+    {.name = "argmin", .kind = F_ARGRED, .params = "a,axis?,out?,keepdims?", .r = loom_argmin,
+     .method = true},
+    {.name = "var", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+     .m = loom_var, .method = true},
+    {.name = "std", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+     .m = loom_std, .method = true},
+    {.name = "cumsum", .kind = F_SCAN, .params = "a,axis?,dtype?,out?", .s = loom_cumsum,
+     .method = true},
+    {.name = "cumprod", .kind = F_SCAN, .params = "a,axis?,dtype?,out?", .s = loom_cumprod,
+     .method = true},
+    /* Views and joins. x.reshape(2, 3) and x.transpose(1, 0) take their shape or axes as
+     * separate arguments too (eval_call packs them into a tuple). */
+    {.name = "reshape", .kind = F_SHAPE, .params = "a,shape", .sh = loom_reshape, .method = true},
+    {.name = "broadcast_to", .kind = F_SHAPE, .params = "array,shape", .sh = loom_broadcast_to},
+    {.name = "transpose", .kind = F_AXES, .params = "a,axes?", .ax = loom_transpose,
+     .method = true},
+    {.name = "permute_dims", .kind = F_AXES, .params = "a,axes?", .ax = loom_transpose},
+    {.name = "expand_dims", .kind = F_AXES, .params = "a,axis", .ax = loom_expand_dims},
+    {.name = "squeeze", .kind = F_AXES, .params = "a,axis?", .ax = loom_squeeze, .method = true},
+    {.name = "flip", .kind = F_AXES, .params = "m,axis?", .ax = loom_flip},
+    {.name = "moveaxis", .kind = F_MOVEAXIS, .params = "a,source,destination"},
+    {.name = "ravel", .kind = F_RAVEL, .params = "a", .method = true},
+    {.name = "concatenate", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
+    {.name = "stack", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_stack},
 };
 
-/* Methods whose arguments do not follow the function's signature (x.reshape(2, 3),
- * x.transpose(1, 0)): refused before binding. */
-static const char *const later_methods[] = {"reshape", "transpose", "flatten", "view",
-                                            "T",       "mT",        "swapaxes"};
+/* NumPy methods loom does not have yet: refused before binding. */
+static const char *const later_methods[] = {"flatten", "view", "swapaxes", "take", "repeat"};
 
 static const func_t *find_func(const char *s, int32_t n) {
     for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++)
@@ -1305,6 +1334,105 @@ static bool int_fits(i128 v, loom_dtype_t d) {
     return v >= -((i128)1 << (bits - 1)) && v < ((i128)1 << (bits - 1));
 }
 
+/* The slot of parameter name in b, or -1 when f's signature has none. */
+static int slot_of(const bound_t *b, const char *name) {
+    return param_index(b, name, (int32_t)strlen(name));
+}
+
+/* An argument NumPy accepts but loom does not evaluate yet (dtype=, out=): only None passes. */
+static bool refuse_given(parser_t *P, const func_t *f, const bound_t *b, const char *name) {
+    int k = slot_of(b, name);
+    if (k < 0 || !b->given[k] || b->v[k].kind == V_NONE) return true;
+    return perr(P, b->pos[k], LOOM_STATUS_NOT_AVAILABLE, "%s(): '%s=' is not supported yet",
+                f->name, name);
+}
+
+/* The array an argument stands for: numbers become strong 0-d arrays, as np.asarray makes. */
+static loom_array_t *arg_array(parser_t *P, const value_t *v, int32_t pos) {
+    if (v->kind != V_ARRAY && !is_num(v)) {
+        perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "the argument must be an array or a number, "
+                                                   "not %s",
+             kind_text(v));
+        return &P->ctx->nil;
+    }
+    return as_output(P, v, pos);
+}
+
+/* One axis: a Python int (bool is refused, as NumPy does). */
+static bool axis_value(parser_t *P, const value_t *v, int32_t pos, const char *what,
+                       int32_t *out) {
+    if (v->kind != V_INT)
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "'%s' must hold integers, not %s", what,
+                    kind_text(v));
+    if (v->i < INT32_MIN + 1 || v->i > INT32_MAX) {
+        char t[48];
+        i128_text(v->i, t, sizeof t);
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "axis %s is out of bounds", t);
+    }
+    *out = (int32_t)v->i;
+    return true;
+}
+
+/* An axis argument: None or absent (*naxes -1: all axes), an int, or (tuple_ok) a tuple of
+ * ints. */
+static bool get_axes(parser_t *P, const bound_t *b, int slot, bool tuple_ok, int32_t *naxes,
+                     int32_t *axes) {
+    *naxes = -1;
+    if (slot < 0 || !b->given[slot] || b->v[slot].kind == V_NONE) return true;
+    const value_t *v = &b->v[slot];
+    if (v->kind == V_TUPLE && tuple_ok) {
+        if (v->n > LOOM_MAX_DIMS)
+            return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                        "'%s' holds %d axes (loom allows at most %d)", b->names[slot], (int)v->n,
+                        LOOM_MAX_DIMS);
+        for (int32_t i = 0; i < v->n; i++)
+            if (!axis_value(P, &v->items[i], b->pos[slot], b->names[slot], &axes[i]))
+                return false;
+        *naxes = v->n;
+        return true;
+    }
+    if (v->kind != V_INT)
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "'%s' must be None, an integer%s, not %s", b->names[slot],
+                    tuple_ok ? " or a tuple of integers" : "", kind_text(v));
+    *naxes = 1;
+    return axis_value(P, v, b->pos[slot], b->names[slot], &axes[0]);
+}
+
+/* keepdims: a Python bool or int (absent: False). */
+static bool get_flag(parser_t *P, const bound_t *b, int slot, int *out) {
+    int64_t k = 0;
+    if (slot >= 0 && !get_int(P, b, slot, 0, &k)) return false;
+    *out = k != 0;
+    return true;
+}
+
+/* concatenate / stack: a tuple or list of arrays (numbers become 0-d arrays). */
+static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r) {
+    const value_t *v = &b->v[0];
+    if (v->kind != V_TUPLE)
+        return perr(P, b->pos[0], v->kind == V_ARRAY ? LOOM_STATUS_NOT_AVAILABLE
+                                                     : LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: arrays must be a tuple or list of arrays%s", f->name,
+                    v->kind == V_ARRAY ? " (an array of arrays is not supported yet)" : "");
+    if (v->n == 0)
+        return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "need at least one array to %s",
+                    f->j == loom_stack ? "stack" : "concatenate");
+    loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)v->n, sizeof *xs);
+    if (!xs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (int32_t i = 0; i < v->n; i++) {
+        xs[i] = arg_array(P, &v->items[i], b->pos[0]);
+        if (loom_array_is_nil(xs[i])) return false;
+    }
+    int32_t axis = 0;
+    if (b->given[1] && b->v[1].kind == V_NONE && f->j == loom_concatenate)
+        axis = LOOM_AXIS_NONE;
+    else if (b->given[1] && !axis_value(P, &b->v[1], b->pos[1], "axis", &axis))
+        return false;
+    *r = f->j(P->ctx, v->n, xs, axis);
+    return true;
+}
+
 static bool call_func(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
                       value_t *out) {
     loom_ctx_t *ctx = P->ctx;
@@ -1317,6 +1445,76 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
         case F_LATER:
             return perr(P, fpos, LOOM_STATUS_NOT_AVAILABLE, "'%s' is not supported yet (%s)",
                         f->name, f->later);
+        case F_REDUCE:
+        case F_ARGRED:
+        case F_MOMENTS: {
+            int32_t naxes, axes[LOOM_MAX_DIMS];
+            int keep;
+            double ddof = 0;
+            x[0] = arg_array(P, &b.v[0], b.pos[0]);
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, &b, "dtype") ||
+                !refuse_given(P, f, &b, "out") ||
+                !get_axes(P, &b, 1, f->kind != F_ARGRED, &naxes, axes) ||
+                !get_flag(P, &b, slot_of(&b, "keepdims"), &keep))
+                return false;
+            if (f->kind == F_MOMENTS) {
+                if (!get_number(P, &b, slot_of(&b, "ddof"), 0, &ddof)) return false;
+                r = f->m(ctx, x[0], naxes, axes, keep, ddof);
+            } else {
+                r = f->r(ctx, x[0], naxes, axes, keep);
+            }
+            break;
+        }
+        case F_SCAN: {
+            int32_t naxes, axis;
+            x[0] = arg_array(P, &b.v[0], b.pos[0]);
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, &b, "dtype") ||
+                !refuse_given(P, f, &b, "out") || !get_axes(P, &b, 1, false, &naxes, &axis))
+                return false;
+            r = f->s(ctx, x[0], naxes < 0 ? LOOM_AXIS_NONE : axis);
+            break;
+        }
+        case F_SHAPE: {
+            int32_t nd;
+            int64_t shape[LOOM_MAX_DIMS];
+            x[0] = arg_array(P, &b.v[0], b.pos[0]);
+            if (loom_array_is_nil(x[0]) || !get_shape(P, &b, 1, &nd, shape)) return false;
+            r = f->sh(ctx, x[0], nd, shape);
+            break;
+        }
+        case F_AXES: {
+            int32_t naxes, axes[LOOM_MAX_DIMS];
+            x[0] = arg_array(P, &b.v[0], b.pos[0]);
+            if (loom_array_is_nil(x[0]) || !get_axes(P, &b, 1, true, &naxes, axes)) return false;
+            if (naxes < 0 && f->ax == loom_expand_dims)
+                return perr(P, b.pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "expand_dims: 'axis' must be an integer or a tuple of integers");
+            r = f->ax(ctx, x[0], naxes < 0 ? 0 : naxes, naxes < 0 ? NULL : axes);
+            break;
+        }
+        case F_MOVEAXIS: {
+            int32_t ns, nd, src[LOOM_MAX_DIMS], dst[LOOM_MAX_DIMS];
+            x[0] = arg_array(P, &b.v[0], b.pos[0]);
+            if (loom_array_is_nil(x[0]) || !get_axes(P, &b, 1, true, &ns, src) ||
+                !get_axes(P, &b, 2, true, &nd, dst))
+                return false;
+            if (ns < 0 || nd < 0 || ns != nd)
+                return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "moveaxis: `source` and `destination` arguments must have the same "
+                            "number of elements");
+            r = loom_moveaxis(ctx, x[0], ns, src, dst);
+            break;
+        }
+        case F_RAVEL: {
+            int64_t all = -1;
+            x[0] = arg_array(P, &b.v[0], b.pos[0]);
+            if (loom_array_is_nil(x[0])) return false;
+            r = loom_reshape(ctx, x[0], 1, &all);
+            break;
+        }
+        case F_JOIN:
+            if (!join_call(P, f, &b, &r)) return false;
+            break;
         case F_UNARY:
             x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
             if (loom_array_is_nil(x[0])) return false;
@@ -1662,12 +1860,27 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
         for (size_t i = 0; i < BASE_ARRAY_LEN(later_methods); i++)
             if (name_eq(s, n, later_methods[i]))
                 return perr(P, callee->tpos, LOOM_STATUS_NOT_AVAILABLE,
-                            "'.%s()' is not supported yet (" VIEWS ")", later_methods[i]);
+                            "'.%s()' is not supported yet", later_methods[i]);
         if (!f || !f->method)
             return perr(P, callee->tpos, LOOM_STATUS_INVALID_ARGUMENT,
                         "arrays have no method '%.*s' here", (int)(n > 60 ? 60 : n), s);
         value_t self;
         if (!eval_node(P, callee->kids[0], &self)) return false;
+        if (self.kind != V_ARRAY)
+            return perr(P, callee->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s has no method '%s' (only arrays do)", kind_text(&self), f->name);
+        /* x.reshape(2, 3), x.transpose(1, 0): the positional arguments are the tuple. */
+        bool pack = (f->kind == F_SHAPE || f->kind == F_AXES) && x->n > 2;
+        for (int32_t i = 1; i < x->n && pack; i++) pack = x->kids[i]->kind != N_KWARG;
+        if (pack) {
+            node_t *t = new_node(P, N_TUPLE, x->kids[1]->pos, x->n - 1);
+            node_t *c = new_node(P, N_CALL, x->pos, 2);
+            if (!t || !c) return false;
+            memcpy(t->kids, x->kids + 1, (size_t)(x->n - 1) * sizeof *t->kids);
+            c->kids[0] = x->kids[0];
+            c->kids[1] = t;
+            return call_func(P, f, c, &self, out);
+        }
         return call_func(P, f, x, &self, out);
     }
     if (callee->kind != N_NAME)
@@ -1698,6 +1911,166 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
     if (name_eq(s, n, "abs")) return call_func(P, find_func("absolute", 8), x, NULL, out);
     return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "unknown function '%.*s'",
                 (int)(n > 60 ? 60 : n), s);
+}
+
+/* x.T (all axes reversed) and x.mT (the last two swapped). */
+static bool eval_attr(parser_t *P, const node_t *x, value_t *out) {
+    value_t obj;
+    if (!eval_node(P, x->kids[0], &obj)) return false;
+    const char *s = P->src + x->tpos;
+    bool t = name_eq(s, x->tlen, "T"), mt = name_eq(s, x->tlen, "mT");
+    if (!t && !mt)
+        return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "attribute '%.*s' is not supported (only .T, .mT and methods such as "
+                    ".astype())",
+                    (int)(x->tlen > 60 ? 60 : x->tlen), s);
+    if (obj.kind != V_ARRAY)
+        return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT, "%s has no attribute '%.*s'",
+                    kind_text(&obj), (int)x->tlen, s);
+    loom_array_t *r;
+    int32_t nd = loom_array_ndim(obj.a);
+    if (t) {
+        r = loom_transpose(P->ctx, obj.a, nd, NULL);
+    } else {
+        if (nd < 2)
+            return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "matrix transpose with ndim < 2 is undefined");
+        int32_t perm[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < nd; i++) perm[i] = i;
+        perm[nd - 2] = nd - 1;
+        perm[nd - 1] = nd - 2;
+        r = loom_transpose(P->ctx, obj.a, nd, perm);
+    }
+    if (loom_array_is_nil(r)) return lib_fail(P, x->tpos);
+    *out = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
+}
+
+/* A slice bound: None (LOOM_NONE) or a Python int, clipped to int64 as Python clips. */
+static bool slice_bound(parser_t *P, const node_t *k, int64_t *out) {
+    *out = LOOM_NONE;
+    if (!k) return true;
+    value_t v;
+    if (!eval_node(P, k, &v)) return false;
+    if (v.kind == V_NONE) return true;
+    if (v.kind != V_INT && v.kind != V_BOOL)
+        return perr(P, k->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "slice indices must be integers or None, not %s", kind_text(&v));
+    *out = v.i > INT64_MAX ? INT64_MAX : v.i < -INT64_MAX ? -INT64_MAX : (int64_t)v.i;
+    return true;
+}
+
+/* Basic indexing: x[i, a:b:c, None, ...]. The whole index becomes one loom_slice (an integer
+ * is a slice of length 1), then loom_squeeze drops the integer-indexed axes and
+ * loom_expand_dims inserts the None axes. Boolean and integer-array indexing are refused. */
+static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
+    value_t obj;
+    if (!eval_node(P, x->kids[0], &obj)) return false;
+    if (obj.kind != V_ARRAY)
+        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "%s cannot be indexed",
+                    kind_text(&obj));
+    const node_t *const *items = (const node_t *const *)x->kids + 1;
+    int32_t n = x->n - 1;
+    if (n == 1 && items[0]->kind == N_TUPLE) { /* x[(0, 1)] is x[0, 1] */
+        items = (const node_t *const *)items[0]->kids;
+        n = x->kids[1]->n;
+    }
+    enum { I_INT, I_SLICE, I_NONE, I_ELLIPSIS };
+    int *kind = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *kind) : NULL;
+    value_t *vals = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *vals) : NULL;
+    if (n && (!kind || !vals)) return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    int32_t nd = loom_array_ndim(obj.a), used = 0, ellipsis = -1;
+    for (int32_t i = 0; i < n; i++) {
+        const node_t *it = items[i];
+        if (it->kind == N_SLICE) {
+            kind[i] = I_SLICE;
+            used++;
+            continue;
+        }
+        if (!eval_node(P, it, &vals[i])) return false;
+        const value_t *v = &vals[i];
+        if (v->kind == V_INT) {
+            kind[i] = I_INT;
+            used++;
+        } else if (v->kind == V_NONE) {
+            kind[i] = I_NONE;
+        } else if (v->kind == V_ELLIPSIS) {
+            if (ellipsis >= 0)
+                return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "an index can only have a single ellipsis ('...')");
+            kind[i] = I_ELLIPSIS;
+            ellipsis = i;
+        } else if (v->kind == V_BOOL ||
+                   (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL)) {
+            return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
+                        "boolean indexing is not supported yet");
+        } else if (v->kind == V_ARRAY || v->kind == V_TUPLE) {
+            return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
+                        "integer array (fancy) indexing is not supported yet");
+        } else {
+            return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "only integers, slices (`:`), ellipsis (`...`) and None are valid "
+                        "indices, not %s",
+                        kind_text(v));
+        }
+    }
+    if (used > nd)
+        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "too many indices for array: array is %d-dimensional, but %d were indexed",
+                    (int)nd, (int)used);
+    int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS], steps[LOOM_MAX_DIMS];
+    int32_t drop[LOOM_MAX_DIMS], add[2 * LOOM_MAX_DIMS + 1];
+    int32_t n_drop = 0, n_add = 0, ia = 0, ra = 0; /* input axis, result axis */
+    for (int32_t a = 0; a < nd; a++) starts[a] = stops[a] = steps[a] = LOOM_NONE;
+    for (int32_t i = 0; i < n; i++) {
+        const node_t *it = items[i];
+        switch (kind[i]) {
+            case I_ELLIPSIS:
+                ia += nd - used;
+                ra += nd - used;
+                break;
+            case I_NONE:
+                if (n_add == (int32_t)BASE_ARRAY_LEN(add) || ra >= LOOM_MAX_DIMS)
+                    return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "too many None axes (loom allows at most %d axes)", LOOM_MAX_DIMS);
+                add[n_add++] = ra++;
+                break;
+            case I_SLICE:
+                if (!slice_bound(P, it->kids[0], &starts[ia]) ||
+                    !slice_bound(P, it->kids[1], &stops[ia]) ||
+                    !slice_bound(P, it->kids[2], &steps[ia]))
+                    return false;
+                if (steps[ia] == 0)
+                    return perr(P, it->kids[2]->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "slice step cannot be zero");
+                ia++;
+                ra++;
+                break;
+            default: { /* I_INT */
+                int64_t d = loom_array_dim(obj.a, ia);
+                i128 k = vals[i].i;
+                if (k < -(i128)d || k >= (i128)d) {
+                    char t[48];
+                    i128_text(k, t, sizeof t);
+                    return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "index %s is out of bounds for axis %d with size %lld", t,
+                                (int)ia, (long long)d);
+                }
+                starts[ia] = (int64_t)(k < 0 ? k + d : k);
+                stops[ia] = starts[ia] + 1;
+                steps[ia] = 1;
+                drop[n_drop++] = ia++;
+                break;
+            }
+        }
+    }
+    loom_array_t *r = obj.a;
+    if (nd > 0) r = loom_slice(P->ctx, r, nd, starts, stops, steps);
+    if (n_drop && !loom_array_is_nil(r)) r = loom_squeeze(P->ctx, r, n_drop, drop);
+    if (n_add && !loom_array_is_nil(r)) r = loom_expand_dims(P->ctx, r, n_add, add);
+    if (loom_array_is_nil(r)) return lib_fail(P, x->pos);
+    *out = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
 }
 
 static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
@@ -1736,20 +2109,10 @@ static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
             *out = (value_t){.kind = V_TUPLE, .items = items, .n = x->n};
             return true;
         }
-        case N_ATTR: {
-            value_t obj;
-            if (!eval_node(P, x->kids[0], &obj)) return false;
-            const char *s = P->src + x->tpos;
-            if (name_eq(s, x->tlen, "T") || name_eq(s, x->tlen, "mT"))
-                return perr(P, x->tpos, LOOM_STATUS_NOT_AVAILABLE,
-                            "'.%.*s' is not supported yet (" VIEWS ")", (int)x->tlen, s);
-            return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "attribute '%.*s' is not supported (only .T and methods such as .astype())",
-                        (int)(x->tlen > 60 ? 60 : x->tlen), s);
-        }
+        case N_ATTR:
+            return eval_attr(P, x, out);
         case N_INDEX:
-            return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        "indexing and slicing are not supported yet (" VIEWS ")");
+            return eval_index(P, x, out);
         case N_SLICE:
         case N_KWARG:
             break;
