@@ -1971,7 +1971,7 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
                     kind_text(&obj));
     const node_t *const *items = (const node_t *const *)x->kids + 1;
     int32_t n = x->n - 1;
-    if (n == 1 && items[0]->kind == N_TUPLE) { /* x[(0, 1)] is x[0, 1] */
+    if (n == 1 && items[0]->kind == N_TUPLE && P->src[items[0]->pos] == '(') { /* x[(0, 1)] */
         items = (const node_t *const *)items[0]->kids;
         n = x->kids[1]->n;
     }

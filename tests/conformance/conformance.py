@@ -6,13 +6,18 @@ Usage: conformance.py LOOM_BINARY [--n N] [--seed S] [--device cpu|cuda] [-v]
 Each expression mixes operators, ufuncs, where/clip/astype, Python numbers (NEP 50 weak
 scalars) and arrays of every NumPy dtype loom has, in shapes that broadcast together. NumPy's
 answer and loom's must agree on dtype, shape and values (ints and bools exactly, floats within a
-per-dtype tolerance, NaN where NaN); where NumPy raises, loom must fail too. Constructs loom does
-not evaluate yet (reductions, views, indexing) must fail with "not supported yet". Matrix products
-(`@`, matmul, dot) are generated too; shapes that do not contract must fail in both.
+per-dtype tolerance, NaN where NaN); where NumPy raises, loom must fail too. Reductions (random
+axes, keepdims, ddof), scans, views (reshape, transpose, .T, broadcast_to, expand_dims, squeeze,
+flip, moveaxis), joins and basic indexing (ints, slices with negative steps, None, ...) are
+generated from the NumPy shape of their operand, mostly valid, sometimes not (both must refuse).
+Constructs loom does not evaluate yet (boolean and fancy indexing, dtype=/out=) must fail with
+"not supported yet". Matrix products (`@`, matmul, dot) are generated too; shapes that do not
+contract must fail in both.
 Failing expressions are printed exactly, with both answers. Exit 0 = all agree, 1 = failures,
 77 = skipped (NumPy not installed). Seeded: the same seed gives the same expressions.
 """
 import argparse
+import builtins
 import os
 import random
 import subprocess
@@ -43,11 +48,9 @@ BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remaind
           "left_shift", "right_shift"]
 OPS = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "<", "<=", ">", ">=",
        "==", "!="]
-LATER = ["sum({x})", "{x}.sum(axis=0)", "mean({x}, keepdims=True)", "max({x})", "argmin({x})",
-         "std({x}, ddof=1)", "cumsum({x})", "reshape({x}, (-1,))", "transpose({x})", "{x}.T",
-         "{x}[0]", "{x}[..., None]", "{x}[::2]", "flip({x})", "squeeze({x})",
-         "expand_dims({x}, 0)", "broadcast_to({x}, (2, 3, 5))", "concatenate(({x}, {x}))",
-         "stack(({x}, {x}))"]
+LATER = ["{x}[{x} > 0]", "{x}[[0, 1]]", "sum({x}, dtype=float64)", "cumsum({x}, out={x})",
+         "{x}.view('int8')", "{x}[True]"]
+REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
 # float16, bool or an 8-bit int (their float loops are float16), float32 likewise, else float64.
@@ -69,10 +72,26 @@ KNOWN = [
      and "2147483648" in why),
     ("copysign(x, NaN from an invalid op): x86 NumPy's NaN is negative, loom's positive",
      lambda expr, np_err, loom_err, why: why is not None and "copysign(" in expr
-     and ("loom np.float64(1.0), NumPy np.float64(-1.0)" in why or "loom np.float64(-1.0), NumPy np.float64(1.0)" in why)),
+     and copysign_flip(why)),
     ("where(c, int array, out-of-range Python int): NumPy widens (np.result_type), loom refuses",
      lambda expr, np_err, loom_err, why: loom_err is not None and "where: Python integer" in loom_err),
+    # NumPy's ufunc.reduce/accumulate (sum, prod, max, min, any, all, cumsum, cumprod) and
+    # argmax/argmin take an int axis 0 or -1 on a 0-d operand (np.sum(np.float64(1), axis=0) is
+    # 1.0, np.cumsum(.., axis=0) has shape (1,)); mean/var/std and axis tuples refuse, as loom
+    # does. loom_sum & co. refuse every axis of a 0-d array (src/runtime reductions, issue 4).
+    ("reduction/scan of a 0-d array with axis=0 or -1: NumPy accepts, loom_sum/prod/max/min/"
+     "any/all/argmax/argmin/cumsum/cumprod refuse 'axis 0 is out of bounds for array of "
+     "dimension 0'",
+     lambda expr, np_err, loom_err, why: loom_err is not None
+     and "out of bounds for array of dimension 0" in loom_err),
 ]
+
+
+def copysign_flip(why):
+    """loom and NumPy differ only in sign (the sign of a NaN that copysign copies)."""
+    import re
+    m = re.search(r"loom np\.float\d+\((.*?)\), NumPy np\.float\d+\((.*?)\)", why)
+    return bool(m) and float(m.group(1)) == -float(m.group(2))
 
 
 def make_inputs(rng, n):
@@ -100,11 +119,128 @@ def literal(rng):
                        "True", "False", "300", "inf", "nan", "2**3", "(1 + 2)"])
 
 
-def gen(rng, names, depth):
+def shape_of(expr, arrays):
+    want, err = numpy_eval(expr, arrays)
+    return None if err is not None else want.shape
+
+
+def axis_expr(rng, nd, tuple_ok=True):
+    """None, an int axis (sometimes out of range) or a tuple of distinct axes."""
+    r = rng.random()
+    if r < 0.2 or nd == 0 and r < 0.6:
+        return "None"
+    if r < 0.6 or not tuple_ok or nd == 0:
+        return str(rng.randint(-nd - (r < 0.03), max(nd - 1, 0) + (r < 0.03)))
+    k = rng.randint(0, nd)
+    axes = rng.sample(range(nd), k)
+    return "(%s)" % "".join("%d, " % (a - nd if rng.random() < 0.3 else a) for a in axes)
+
+
+def index_expr(rng, shape):
+    items, ell = [], False
+    for i, d in enumerate(shape):
+        r = rng.random()
+        if r < 0.25:
+            items.append(str(rng.randint(-d - (r < 0.02), d - 1 + (r < 0.02)) if d else 0))
+        elif r < 0.7:
+            b = lambda: rng.choice(["", str(rng.randint(-d - 2, d + 2))])
+            step = rng.choice(["", "", "1", "2", "-1", "-2", "3"])
+            items.append("%s:%s%s" % (b(), b(), ":" + step if step else rng.choice(["", ":"])))
+        elif r < 0.8 and not ell:
+            items.append("...")
+            ell = True
+        else:
+            items.append(":")
+        if rng.random() < 0.15:
+            items.append("None")
+    while items and rng.random() < 0.3:  # trailing axes may be left out
+        items.pop()
+    if not items:
+        items = [rng.choice(["...", "None", ":"])]
+    return ", ".join(items)
+
+
+def structural(rng, sub, arrays):
+    """A reduction, scan, view, join or index of sub, chosen from sub's NumPy shape."""
+    x = sub()
+    shape = shape_of(x, arrays)
+    if shape is None:
+        shape = rng.choice(SHAPES)
+    nd, r = len(shape), rng.random()
+    method = rng.random() < 0.4 and not x[0].isdigit() and x[0] != "-"
+    if r < 0.35:
+        fn = rng.choice(REDUCE + ["argmax", "argmin", "cumsum", "cumprod"])
+        kw = []
+        if rng.random() < 0.8:
+            ax = axis_expr(rng, nd, fn in REDUCE)
+            kw.append(("axis=%s" if rng.random() < 0.6 else "%s") % ax)
+        if fn in ("var", "std") and rng.random() < 0.5:
+            kw.append("ddof=%s" % rng.choice(["0", "1", "2"]))
+        if fn not in ("cumsum", "cumprod") and rng.random() < 0.4:
+            kw.append("keepdims=%s" % rng.choice(["True", "False"]))
+        if method:
+            return "%s.%s(%s)" % (x, fn, ", ".join(kw))
+        return "%s(%s)" % (fn, ", ".join([x] + kw))
+    if r < 0.6:
+        return "%s[%s]" % (x, index_expr(rng, shape))
+    size = 1
+    for d in shape:
+        size *= d
+    v = rng.randrange(9)
+    if v == 0:
+        dims = [size]
+        if size % 2 == 0 and rng.random() < 0.6:
+            dims = [2, size // 2]
+        if rng.random() < 0.3:
+            dims[rng.randrange(len(dims))] = -1
+        if rng.random() < 0.1:
+            dims.append(rng.choice([1, 2]))
+        if method:
+            return "%s.reshape(%s)" % (x, ", ".join(map(str, dims)))
+        return "reshape(%s, (%s,))" % (x, ", ".join(map(str, dims)))
+    if v == 1:
+        perm = list(range(nd))
+        rng.shuffle(perm)
+        c = rng.randrange(4)
+        if c == 0 and method:
+            return "%s.T" % x
+        if c == 1 and method:
+            return "%s.transpose(%s)" % (x, ", ".join(map(str, perm)))
+        if c == 2:
+            return "transpose(%s)" % x
+        return "transpose(%s, (%s))" % (x, "".join("%d, " % p for p in perm))
+    if v == 2:
+        target = [rng.choice([d, 2]) if d == 1 else d for d in shape]
+        if rng.random() < 0.5:
+            target = [rng.choice([1, 2, 3])] + target
+        return "broadcast_to(%s, (%s))" % (x, "".join("%d, " % d for d in target))
+    if v == 3:
+        return "expand_dims(%s, %s)" % (x, rng.randint(-nd - 1, nd))
+    if v == 4:
+        ones = [i for i, d in enumerate(shape) if d == 1]
+        if ones and rng.random() < 0.6:
+            return "squeeze(%s, axis=%d)" % (x, rng.choice(ones))
+        return ("%s.squeeze()" if method else "squeeze(%s)") % x
+    if v == 5:
+        return "flip(%s%s)" % (x, "" if rng.random() < 0.3 else ", " + axis_expr(rng, nd))
+    if v == 6:
+        s = rng.randint(-nd, max(nd - 1, 0))
+        d = rng.randint(-nd, max(nd - 1, 0))
+        return "moveaxis(%s, %d, %d)" % (x, s, d)
+    y = rng.choice([x, x, sub()])
+    if v == 7:
+        ax = rng.choice(["None"] + [str(a) for a in range(-nd, nd)] if nd else ["None", "0"])
+        return "concatenate((%s, %s), axis=%s)" % (x, y, ax)
+    return "stack([%s, %s], axis=%d)" % (x, y, rng.randint(-nd - 1, nd))
+
+
+def gen(rng, names, depth, arrays):
     if depth == 0 or rng.random() < 0.2:
         return rng.choice(names) if rng.random() < 0.8 else literal(rng)
+    sub = lambda: gen(rng, names, depth - 1, arrays)
+    if rng.random() < 0.3:
+        return structural(rng, sub, arrays)
     r = rng.random()
-    sub = lambda: gen(rng, names, depth - 1)
     if r < 0.35:
         return "(%s %s %s)" % (sub(), rng.choice(OPS), sub())
     if r < 0.45:
@@ -126,6 +262,10 @@ def gen(rng, names, depth):
 def numpy_eval(expr, arrays):
     ns = {name: getattr(np, name) for name in UNARY + BINARY}
     ns.update(matmul=np.matmul, dot=np.dot)
+    ns.update({f: getattr(np, f) for f in REDUCE + [
+        "amax", "amin", "argmax", "argmin", "cumsum", "cumprod", "reshape", "transpose",
+        "permute_dims", "broadcast_to", "expand_dims", "squeeze", "flip", "moveaxis", "ravel",
+        "concatenate", "stack"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})
@@ -133,7 +273,7 @@ def numpy_eval(expr, arrays):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return np.asarray(eval(expr, {"__builtins__": {}}, ns)), None
+            return np.asarray(eval(expr, {"__builtins__": builtins}, ns)), None
         except Exception as ex:  # NumPy refuses: loom must refuse too
             return None, "%s: %s" % (type(ex).__name__, ex)
 
@@ -202,7 +342,7 @@ def main():
             np.save(path, a)
             binds.append("%s=%s" % (name, path))
         out = os.path.join(tmp, "out.npy")
-        cases = [(gen(rng, names, rng.randint(1, 3)), False) for _ in range(args.n)]
+        cases = [(gen(rng, names, rng.randint(1, 3), arrays), False) for _ in range(args.n)]
         cases += [(rng.choice(LATER).format(x=rng.choice(names)), True) for _ in range(max(10, args.n // 20))]
         for expr, later in cases:
             if os.path.exists(out):
