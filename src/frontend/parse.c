@@ -1071,6 +1071,8 @@ typedef struct func {
     const char *later;
 } func_t;
 
+#define RED_DT "a,axis?,dtype?,out?,keepdims?" /* sum, prod, mean */
+#define RED    "a,axis?,out?,keepdims?"
 
 static const func_t funcs[] = {
 #define FN_UNARY(nm) {.name = #nm, .kind = F_UNARY, .params = "x", .u = loom_##nm},
@@ -1108,34 +1110,45 @@ static const func_t funcs[] = {
     {.name = "eye", .kind = F_EYE, .params = "N,M?,k?,dtype?"},
     /* Reductions and scans: NumPy's signatures; dtype= and out= are bound, then refused
      * unless None. */
-#define RED(nm, p) {.name = #nm, .kind = F_REDUCE, .params = p, .r = loom_##nm, .method = true},
-    RED(sum, "a,axis?,dtype?,out?,keepdims?")
-    RED(prod, "a,axis?,dtype?,out?,keepdims?")
-    RED(mean, "a,axis?,dtype?,out?,keepdims?")
-    RED(max, "a,axis?,out?,keepdims?")
-    RED(min, "a,axis?,out?,keepdims?")
-    RED(any, "a,axis?,out?,keepdims?")
-    RED(all, "a,axis?,out?,keepdims?")
-#undef RED
-    {.name = "amax", .kind = F_REDUCE, .params = "a,axis?,out?,keepdims?", .r = loom_max},
-    {.name = "amin", .kind = F_REDUCE, .params = "a,axis?,out?,keepdims?", .r = loom_min},
-    {.name = "argmax", .kind = F_ARGRED, .params = "a,axis?,out?,keepdims?", .r = loom_argmax,
+    {.name = "sum", .kind = F_REDUCE, .params = RED_DT, .r = loom_sum, .method = true},
+    {.name = "prod", .kind = F_REDUCE, .params = RED_DT, .r = loom_prod, .method = true},
+    {.name = "mean", .kind = F_REDUCE, .params = RED_DT, .r = loom_mean, .method = true},
+    {.name = "max", .kind = F_REDUCE, .params = RED, .r = loom_max, .method = true},
+    {.name = "min", .kind = F_REDUCE, .params = RED, .r = loom_min, .method = true},
+    {.name = "any", .kind = F_REDUCE, .params = RED, .r = loom_any, .method = true},
+    {.name = "all", .kind = F_REDUCE, .params = RED, .r = loom_all, .method = true},
+    {.name = "amax", .kind = F_REDUCE, .params = RED, .r = loom_max},
+    {.name = "amin", .kind = F_REDUCE, .params = RED, .r = loom_min},
+    {.name = "argmax", .kind = F_ARGRED, .params = RED, .r = loom_argmax, .method = true},
+    {.name = "argmin", .kind = F_ARGRED, .params = RED, .r = loom_argmin, .method = true},
+    {.name = "var",
+     .kind = F_MOMENTS,
+     .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+     .m = loom_var,
      .method = true},
-    {.name = "argmin", .kind = F_ARGRED, .params = "a,axis?,out?,keepdims?", .r = loom_argmin,
+    {.name = "std",
+     .kind = F_MOMENTS,
+     .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+     .m = loom_std,
      .method = true},
-    {.name = "var", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
-     .m = loom_var, .method = true},
-    {.name = "std", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
-     .m = loom_std, .method = true},
-    {.name = "cumsum", .kind = F_SCAN, .params = "a,axis?,dtype?,out?", .s = loom_cumsum,
+    {.name = "cumsum",
+     .kind = F_SCAN,
+     .params = "a,axis?,dtype?,out?",
+     .s = loom_cumsum,
      .method = true},
-    {.name = "cumprod", .kind = F_SCAN, .params = "a,axis?,dtype?,out?", .s = loom_cumprod,
+    {.name = "cumprod",
+     .kind = F_SCAN,
+     .params = "a,axis?,dtype?,out?",
+     .s = loom_cumprod,
      .method = true},
     /* Views and joins. x.reshape(2, 3) and x.transpose(1, 0) take their shape or axes as
      * separate arguments too (eval_call packs them into a tuple). */
     {.name = "reshape", .kind = F_SHAPE, .params = "a,shape", .sh = loom_reshape, .method = true},
     {.name = "broadcast_to", .kind = F_SHAPE, .params = "array,shape", .sh = loom_broadcast_to},
-    {.name = "transpose", .kind = F_AXES, .params = "a,axes?", .ax = loom_transpose,
+    {.name = "transpose",
+     .kind = F_AXES,
+     .params = "a,axes?",
+     .ax = loom_transpose,
      .method = true},
     {.name = "permute_dims", .kind = F_AXES, .params = "a,axes?", .ax = loom_transpose},
     {.name = "expand_dims", .kind = F_AXES, .params = "a,axis", .ax = loom_expand_dims},
@@ -1350,8 +1363,9 @@ static bool refuse_given(parser_t *P, const func_t *f, const bound_t *b, const c
 /* The array an argument stands for: numbers become strong 0-d arrays, as np.asarray makes. */
 static loom_array_t *arg_array(parser_t *P, const value_t *v, int32_t pos) {
     if (v->kind != V_ARRAY && !is_num(v)) {
-        perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "the argument must be an array or a number, "
-                                                   "not %s",
+        perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+             "the argument must be an array or a number, "
+             "not %s",
              kind_text(v));
         return &P->ctx->nil;
     }
@@ -1359,8 +1373,7 @@ static loom_array_t *arg_array(parser_t *P, const value_t *v, int32_t pos) {
 }
 
 /* One axis: a Python int (bool is refused, as NumPy does). */
-static bool axis_value(parser_t *P, const value_t *v, int32_t pos, const char *what,
-                       int32_t *out) {
+static bool axis_value(parser_t *P, const value_t *v, int32_t pos, const char *what, int32_t *out) {
     if (v->kind != V_INT)
         return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "'%s' must hold integers, not %s", what,
                     kind_text(v));
@@ -1386,8 +1399,7 @@ static bool get_axes(parser_t *P, const bound_t *b, int slot, bool tuple_ok, int
                         "'%s' holds %d axes (loom allows at most %d)", b->names[slot], (int)v->n,
                         LOOM_MAX_DIMS);
         for (int32_t i = 0; i < v->n; i++)
-            if (!axis_value(P, &v->items[i], b->pos[slot], b->names[slot], &axes[i]))
-                return false;
+            if (!axis_value(P, &v->items[i], b->pos[slot], b->names[slot], &axes[i])) return false;
         *naxes = v->n;
         return true;
     }
@@ -1411,8 +1423,8 @@ static bool get_flag(parser_t *P, const bound_t *b, int slot, int *out) {
 static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r) {
     const value_t *v = &b->v[0];
     if (v->kind != V_TUPLE)
-        return perr(P, b->pos[0], v->kind == V_ARRAY ? LOOM_STATUS_NOT_AVAILABLE
-                                                     : LOOM_STATUS_INVALID_ARGUMENT,
+        return perr(P, b->pos[0],
+                    v->kind == V_ARRAY ? LOOM_STATUS_NOT_AVAILABLE : LOOM_STATUS_INVALID_ARGUMENT,
                     "%s: arrays must be a tuple or list of arrays%s", f->name,
                     v->kind == V_ARRAY ? " (an array of arrays is not supported yet)" : "");
     if (v->n == 0)
@@ -2053,8 +2065,8 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
                     char t[48];
                     i128_text(k, t, sizeof t);
                     return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
-                                "index %s is out of bounds for axis %d with size %lld", t,
-                                (int)ia, (long long)d);
+                                "index %s is out of bounds for axis %d with size %lld", t, (int)ia,
+                                (long long)d);
                 }
                 starts[ia] = (int64_t)(k < 0 ? k + d : k);
                 stops[ia] = starts[ia] + 1;

@@ -20,6 +20,7 @@ import argparse
 import builtins
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -79,6 +80,11 @@ KNOWN = [
     # argmax/argmin take an int axis 0 or -1 on a 0-d operand (np.sum(np.float64(1), axis=0) is
     # 1.0, np.cumsum(.., axis=0) has shape (1,)); mean/var/std and axis tuples refuse, as loom
     # does. loom_sum & co. refuse every axis of a 0-d array (src/runtime reductions, issue 4).
+    # np.dot with a 0-d zero operand scales by 0 and gives 0 even for NaN/inf elements
+    # (np.dot(np.array(False), [nan]) is [0.]); loom_dot multiplies (0 * nan = nan).
+    ("dot(0-d zero, array holding NaN/inf): NumPy 0, loom_dot NaN",
+     lambda expr, np_err, loom_err, why: why is not None and "dot(" in expr
+     and re.search(r"loom np\.float\d+\(nan\), NumPy np\.float\d+\(-?0\.0\)", why)),
     ("reduction/scan of a 0-d array with axis=0 or -1: NumPy accepts, loom_sum/prod/max/min/"
      "any/all/argmax/argmin/cumsum/cumprod refuse 'axis 0 is out of bounds for array of "
      "dimension 0'",
@@ -89,7 +95,6 @@ KNOWN = [
 
 def copysign_flip(why):
     """loom and NumPy differ only in sign (the sign of a NaN that copysign copies)."""
-    import re
     m = re.search(r"loom np\.float\d+\((.*?)\), NumPy np\.float\d+\((.*?)\)", why)
     return bool(m) and float(m.group(1)) == -float(m.group(2))
 

@@ -411,8 +411,9 @@ static void test_parse_views_and_reductions(void **state) {
         {"sum(x[0, 0]) + y[2]", LOOM_DTYPE_F64, 0, {0}, 1, {8}},
     };
     int64_t shape[3] = {2, 3, 4};
-    loom_array_t *arrs[2] = {loom_reshape(ctx, loom_arange(ctx, 0, 24, 1, LOOM_DTYPE_F64), 3, shape),
-                             loom_arange(ctx, 0, 5, 1, LOOM_DTYPE_I32)};
+    loom_array_t *arrs[2] = {
+        loom_reshape(ctx, loom_arange(ctx, 0, 24, 1, LOOM_DTYPE_F64), 3, shape),
+        loom_arange(ctx, 0, 5, 1, LOOM_DTYPE_I32)};
     const char *names[2] = {"x", "y"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         loom_array_t *r = loom_expr(ctx, cases[i].expr, 2, names, arrs);
@@ -456,8 +457,7 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "x[x > 0]", LOOM_STATUS_NOT_AVAILABLE,
                  "boolean indexing is not supported yet", 4);
     expect_caret(ctx, "x[True]", LOOM_STATUS_NOT_AVAILABLE, "boolean indexing", 2);
-    expect_caret(ctx, "x[y]", LOOM_STATUS_NOT_AVAILABLE, "fancy) indexing is not supported yet",
-                 2);
+    expect_caret(ctx, "x[y]", LOOM_STATUS_NOT_AVAILABLE, "fancy) indexing is not supported yet", 2);
     expect_caret(ctx, "x[0, [1, 2]]", LOOM_STATUS_NOT_AVAILABLE, "fancy", 5);
     expect_caret(ctx, "(1 + 2)[0]", LOOM_STATUS_INVALID_ARGUMENT, "an int cannot be indexed", 7);
     expect_caret(ctx, "x.sum(axis=1)", LOOM_STATUS_INVALID_ARGUMENT, "axis 1", 2);
@@ -476,8 +476,8 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "x + (2).sum()", LOOM_STATUS_INVALID_ARGUMENT, "an int has no method 'sum'",
                  8);
     expect_caret(ctx, "x.mT", LOOM_STATUS_INVALID_ARGUMENT, "ndim < 2", 2);
-    expect_caret(ctx, "x.view('int32')", LOOM_STATUS_NOT_AVAILABLE, "'.view()' is not supported yet",
-                 2);
+    expect_caret(ctx, "x.view('int32')", LOOM_STATUS_NOT_AVAILABLE,
+                 "'.view()' is not supported yet", 2);
     loom_ctx_destroy(ctx);
 }
 
