@@ -607,6 +607,10 @@ static node_t *parse_primary(parser_t *P) {
                 if (!accept(P, OP_COMMA)) break;
             }
             if (!expect(P, OP_RBRK)) return NULL;
+            if (items.n == 0) {
+                perr(P, t->pos + 1, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: empty subscript");
+                return NULL;
+            }
             x = from_list(P, N_INDEX, t->pos, x, &items);
         } else if (accept(P, OP_DOT)) {
             const tok_t *u = peek(P);

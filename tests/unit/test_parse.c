@@ -451,6 +451,7 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "1 + x[0, 1]", LOOM_STATUS_INVALID_ARGUMENT,
                  "array is 1-dimensional, but 2 were indexed", 5);
     expect_caret(ctx, "x[..., ...]", LOOM_STATUS_INVALID_ARGUMENT, "single ellipsis", 7);
+    expect_caret(ctx, "x[] + 1", LOOM_STATUS_INVALID_ARGUMENT, "empty subscript", 2);
     expect_caret(ctx, "x[::0]", LOOM_STATUS_INVALID_ARGUMENT, "step cannot be zero", 4);
     expect_caret(ctx, "x[1.5]", LOOM_STATUS_INVALID_ARGUMENT, "valid indices", 2);
     expect_caret(ctx, "x[:'a']", LOOM_STATUS_INVALID_ARGUMENT, "slice indices", 3);
