@@ -499,6 +499,39 @@ LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *
 LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
                                       int32_t naxes);
 
+/* ---- Embedding: external memory and DLPack -------------------------------------------- */
+
+/* Wraps the caller's host memory as a realised array without a copy: strides in elements (NULL:
+ * C-contiguous; negative allowed), data the address of element [0,...,0]. loom never writes it.
+ * release(user) is called exactly once, when loom no longer needs the memory (release may be
+ * NULL); on failure it is not called and the nil array is returned. */
+LOOM_API loom_array_t *loom_wrap_host(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                      const int64_t *shape, const int64_t *strides, void *data,
+                                      void (*release)(void *user), void *user);
+/* loom_wrap_host for a CUDA device pointer (a CUdeviceptr on the ctx's device, as uint64_t).
+ * A CUDA ctx only: elsewhere nil with LOOM_STATUS_NOT_AVAILABLE (release not called). */
+LOOM_API loom_array_t *loom_wrap_device(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                        const int64_t *shape, const int64_t *strides,
+                                        uint64_t device_ptr, void (*release)(void *user),
+                                        void *user);
+/* The device address of a's element [0,...,0] (evaluating a first if needed); valid while a
+ * lives. 0 with an error recorded if a lives in host memory (e.g. on the CPU device). */
+LOOM_API uint64_t loom_array_device_ptr(loom_ctx_t *ctx, loom_array_t *a);
+/* The host address of a's element [0,...,0] (evaluating a first if needed); valid while a lives;
+ * the memory may be strided (see loom_to_dlpack). NULL with an error if a lives on a device. */
+LOOM_API const void *loom_array_host_ptr(loom_ctx_t *ctx, loom_array_t *a);
+/* Imports a DLPack tensor without a copy. managed is a DLManagedTensorVersioned * (versioned
+ * nonzero) or a legacy DLManagedTensor * from dlpack.h v1.x; kDLCPU/kDLCUDAHost memory gives a
+ * host array, kDLCUDA memory a device array (a CUDA ctx on that device only). Its deleter is
+ * called exactly once when loom is done; on failure nil, and the caller still owns managed. */
+LOOM_API loom_array_t *loom_from_dlpack(loom_ctx_t *ctx, void *managed, int versioned);
+/* Exports a (evaluated first if needed) as DLPack without a copy: *out is a
+ * DLManagedTensorVersioned * (version 1.0, flags 0) or a DLManagedTensor * that keeps a alive
+ * until the consumer calls its deleter, which must happen before loom_ctx_destroy. Host memory
+ * is kDLCPU, device memory kDLCUDA. Returns the status; *out is NULL on failure. */
+LOOM_API loom_status_t loom_to_dlpack(loom_ctx_t *ctx, loom_array_t *a, int versioned,
+                                      void **out);
+
 #ifdef __cplusplus
 }
 #endif

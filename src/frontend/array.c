@@ -141,9 +141,11 @@ static loom_array_t *finish(loom_array_t *a) {
 void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {
     if (!b || --b->refcount > 0) return;
 #if LOOM_HAVE_CUDA
-    if (b->dev && ctx->rt) rt_free(ctx->rt, b->dev); /* a result, or a host array's upload */
+    if (b->dev && ctx->rt && !(b->borrowed && b->on_device))
+        rt_free(ctx->rt, b->dev); /* a result, or a host array's upload */
 #endif
     if (!b->borrowed) base_free(&ctx->al, b->host);
+    if (b->release) b->release(b->release_user);
     base_free(&ctx->al, b);
 }
 

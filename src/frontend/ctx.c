@@ -127,6 +127,7 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
         };
         loom_status_t st = rt_device_create(&ctx->al, &ctx->err, &ctx->log, &ro, &ctx->rt);
         if (st == LOOM_STATUS_OK) {
+            ctx->cuda_ordinal = o.cuda_ordinal;
             ctx->device = o.device == LOOM_DEVICE_NVRTC ? LOOM_DEVICE_NVRTC : LOOM_DEVICE_CUDA;
         } else if (o.device == LOOM_DEVICE_AUTO &&
                    (st == LOOM_STATUS_NO_DRIVER || st == LOOM_STATUS_NO_DEVICE)) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fe.h"
+#include "../ir/ref_kernels.h"
 
 void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf) {
     (void)ctx;
@@ -274,6 +275,40 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
     return ctx->err.status;
 }
 
+/* Whether a realised array's elements lie in C order from the start of its buffer (as eval's
+ * results do; wrapped and imported memory may not). */
+static bool is_c_contiguous(const loom_array_t *a) {
+    if (fe_size(a) == 0) return true;
+    if (a->offset != 0) return false;
+    int64_t s = 1;
+    for (int ax = a->ndim - 1; ax >= 0; ax--) {
+        if (a->shape[ax] != 1 && a->strides[ax] != s) return false;
+        s *= a->shape[ax];
+    }
+    return true;
+}
+
+/* Copies a strided realised host array to dst in C order, one innermost row at a time. */
+static void gather(const loom_array_t *a, void *dst) {
+    size_t sz = ir_dtypes[a->dtype].size;
+    ir_ref_fn copy = ir_ref_cast[a->dtype][a->dtype];
+    const char *base = (const char *)a->buf->host + a->offset * (int64_t)sz;
+    if (a->ndim == 0) {
+        memcpy(dst, base, sz);
+        return;
+    }
+    int nd = a->ndim;
+    int64_t row = a->shape[nd - 1], rows = fe_size(a) / row, idx[LOOM_MAX_DIMS] = {0};
+    char *out = dst;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t off = 0;
+        for (int ax = 0; ax < nd - 1; ax++) off += idx[ax] * a->strides[ax];
+        copy(row, out + (size_t)(r * row) * sz, base + off * (int64_t)sz, a->strides[nd - 1], NULL,
+             0, NULL, 0);
+        for (int ax = nd - 2; ax >= 0 && ++idx[ax] == a->shape[ax]; ax--) idx[ax] = 0;
+    }
+}
+
 LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (ctx->err.status) return ctx->err.status;
@@ -296,13 +331,21 @@ LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, si
         return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                         "loom_read: the compile-only device (nvrtc) computes no values");
     if (need == 0) return LOOM_STATUS_OK;
+    bool contig = is_c_contiguous(a);
 #if LOOM_HAVE_CUDA
-    if (a->buf->on_device) {
+    if (a->buf->on_device && contig) {
         rt_d2h(ctx->rt, dst, a->buf->dev, need);
         return ctx->err.status;
     }
 #endif
-    memcpy(dst, a->buf->host, need);
+    if (a->buf->on_device)
+        return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                        "loom_read: a strided device array (wrapped or imported) cannot be read "
+                        "yet; use it in an expression and read the result");
+    if (contig)
+        memcpy(dst, a->buf->host, need);
+    else
+        gather(a, dst);
     return LOOM_STATUS_OK;
 }
 

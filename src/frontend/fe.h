@@ -19,8 +19,10 @@ typedef struct fe_buffer {
     bool on_device;
     bool borrowed;     /* host memory owned by the caller */
     void *host;        /* host bytes (owned unless borrowed) */
-    uint64_t dev;      /* device address, from the pool */
-    size_t bytes;
+    uint64_t dev;      /* device address, from the pool (the caller's when borrowed) */
+    size_t bytes;      /* borrowed: the extent the array's strides reach, from host/dev */
+    void (*release)(void *); /* external memory (dlpack.c): called once, on the last release */
+    void *release_user;
 } fe_buffer_t;
 
 enum fe_flags {
@@ -72,6 +74,7 @@ struct loom_ctx {
     bool disable_disk_cache;
 #if LOOM_HAVE_CUDA
     rt_device_t *rt;
+    int cuda_ordinal;       /* rt's device index (DLPack's device_id) */
     struct fe_plans *plans; /* the dispatch fast path's schedules (cuda.c) */
 #endif
 };
