@@ -518,7 +518,8 @@ LOOM_API loom_array_t *loom_wrap_device(loom_ctx_t *ctx, loom_dtype_t dtype, int
  * lives. 0 with an error recorded if a lives in host memory (e.g. on the CPU device). */
 LOOM_API uint64_t loom_array_device_ptr(loom_ctx_t *ctx, loom_array_t *a);
 /* The host address of a's element [0,...,0] (evaluating a first if needed); valid while a lives;
- * the memory may be strided (see loom_to_dlpack). NULL with an error if a lives on a device. */
+ * the memory may be strided (see loom_to_dlpack). NULL with an error if a lives on a device,
+ * NULL without one if a is empty. */
 LOOM_API const void *loom_array_host_ptr(loom_ctx_t *ctx, loom_array_t *a);
 /* Imports a DLPack tensor without a copy. managed is a DLManagedTensorVersioned * (versioned
  * nonzero) or a legacy DLManagedTensor * from dlpack.h v1.x; kDLCPU/kDLCUDAHost memory gives a

@@ -2,13 +2,14 @@
  * strided, with a release callback on the buffer), raw pointers of realised arrays, and DLPack
  * import and export without a copy. The DLPack v1.0 ABI structs are restated here, laid out as
  * dlpack.h lays them out, so the public header needs neither dlpack.h nor CUDA types. */
+#include <stddef.h>
 #include <string.h>
 
 #include "fe.h"
 
 /* ---- DLPack v1.0 ABI (dlpack.h: DLDevice, DLDataType, DLTensor, DLManagedTensor[Versioned]) */
 
-enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3 };                    /* DLDeviceType */
+enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3 };                         /* DLDeviceType */
 enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_BOOL = 6 }; /* DLDataTypeCode */
 
 typedef struct dl_device {
@@ -38,12 +39,20 @@ typedef struct dl_managed {
 } dl_managed_t;
 
 typedef struct dl_managed_versioned {
-    struct { uint32_t major, minor; } version;
+    struct {
+        uint32_t major, minor;
+    } version;
     void *manager_ctx;
     void (*deleter)(struct dl_managed_versioned *self);
     uint64_t flags; /* READ_ONLY (1) is fine: loom never writes its inputs */
     dl_tensor_t dl_tensor;
 } dl_managed_versioned_t;
+
+#if UINTPTR_MAX == UINT64_MAX /* dlpack.h's layout on LP64 */
+_Static_assert(sizeof(dl_tensor_t) == 48, "DLTensor layout");
+_Static_assert(offsetof(dl_managed_t, deleter) == 56, "DLManagedTensor layout");
+_Static_assert(offsetof(dl_managed_versioned_t, dl_tensor) == 32, "DLManagedTensorVersioned");
+#endif
 
 /* What loom_to_dlpack hands out: the managed tensor first, its shape and strides after it. */
 typedef struct dl_export {
@@ -55,11 +64,11 @@ typedef struct dl_export {
 } dl_export_t;
 
 static const dl_data_type_t dl_types[LOOM_DTYPE_COUNT] = {
-    [LOOM_DTYPE_BOOL] = {DL_BOOL, 8, 1},   [LOOM_DTYPE_I8] = {DL_INT, 8, 1},
-    [LOOM_DTYPE_I16] = {DL_INT, 16, 1},    [LOOM_DTYPE_I32] = {DL_INT, 32, 1},
-    [LOOM_DTYPE_I64] = {DL_INT, 64, 1},    [LOOM_DTYPE_U8] = {DL_UINT, 8, 1},
-    [LOOM_DTYPE_U16] = {DL_UINT, 16, 1},   [LOOM_DTYPE_U32] = {DL_UINT, 32, 1},
-    [LOOM_DTYPE_U64] = {DL_UINT, 64, 1},   [LOOM_DTYPE_F16] = {DL_FLOAT, 16, 1},
+    [LOOM_DTYPE_BOOL] = {DL_BOOL, 8, 1},    [LOOM_DTYPE_I8] = {DL_INT, 8, 1},
+    [LOOM_DTYPE_I16] = {DL_INT, 16, 1},     [LOOM_DTYPE_I32] = {DL_INT, 32, 1},
+    [LOOM_DTYPE_I64] = {DL_INT, 64, 1},     [LOOM_DTYPE_U8] = {DL_UINT, 8, 1},
+    [LOOM_DTYPE_U16] = {DL_UINT, 16, 1},    [LOOM_DTYPE_U32] = {DL_UINT, 32, 1},
+    [LOOM_DTYPE_U64] = {DL_UINT, 64, 1},    [LOOM_DTYPE_F16] = {DL_FLOAT, 16, 1},
     [LOOM_DTYPE_BF16] = {DL_BFLOAT, 16, 1}, [LOOM_DTYPE_F32] = {DL_FLOAT, 32, 1},
     [LOOM_DTYPE_F64] = {DL_FLOAT, 64, 1},
 };
@@ -88,14 +97,17 @@ static loom_array_t *wrap(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype, i
     }
     for (int ax = 0; ax < ndim && n > 0; ax++) {
         int64_t r;
-        if (st[ax] <= -MAX_REACH || st[ax] >= MAX_REACH || !base_mul_i64(shape[ax] - 1, st[ax], &r) ||
-            r <= -MAX_REACH || r >= MAX_REACH) {
+        if (st[ax] <= -MAX_REACH || st[ax] >= MAX_REACH ||
+            __builtin_mul_overflow(shape[ax] - 1, st[ax], &r) || r <= -MAX_REACH ||
+            r >= MAX_REACH) {
             fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: stride %lld on axis %d reaches too far", fn,
                      (long long)st[ax], ax);
             return &ctx->nil;
         }
-        if (r < 0) lo += r;
-        else hi += r;
+        if (r < 0)
+            lo += r;
+        else
+            hi += r;
     }
     if (offset < 0 || offset >= MAX_REACH) {
         fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: offset %lld elements is out of range", fn,
@@ -253,8 +265,8 @@ LOOM_API loom_array_t *loom_from_dlpack(loom_ctx_t *ctx, void *managed, int vers
 #endif
     if (on_device && !same_gpu) {
         fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                 "%s: the tensor lives on CUDA device %d, which this context (%s) does not use",
-                 fn, t->device.device_id, ctx->device_name);
+                 "%s: the tensor lives on CUDA device %d, which this context (%s) does not use", fn,
+                 t->device.device_id, ctx->device_name);
         return &ctx->nil;
     }
     size_t sz = ir_dtypes[dtype].size;
@@ -284,8 +296,7 @@ static void delete_legacy(dl_managed_t *self) {
     export_release((dl_export_t *)self, self->manager_ctx);
 }
 
-LOOM_API loom_status_t loom_to_dlpack(loom_ctx_t *ctx, loom_array_t *a, int versioned,
-                                      void **out) {
+LOOM_API loom_status_t loom_to_dlpack(loom_ctx_t *ctx, loom_array_t *a, int versioned, void **out) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (!out) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_to_dlpack: out is NULL");
     *out = NULL;
