@@ -20,34 +20,42 @@ static uint32_t pos(const cg_kernel_t *k, uint32_t ir, uint32_t below) {
     return 0;
 }
 
+/* Words hashed in blocks: a full block is folded into a running 64-bit hash, and the final
+ * 128-bit key covers the last block and that hash, so kernels of any length hash whole. */
+typedef struct key_acc {
+    uint32_t words[1024];
+    uint32_t n;
+    uint64_t acc;
+} key_acc_t;
+
+static void key_put(key_acc_t *ka, uint32_t w) {
+    if (ka->n == BASE_ARRAY_LEN(ka->words)) {
+        ka->acc = base_hash64(ka->words, sizeof ka->words, ka->acc);
+        ka->n = 0;
+    }
+    ka->words[ka->n++] = w;
+}
+
 base_hash128_t cg_kernel_key(const cg_kernel_t *k) {
-    uint32_t words[4 + 6 * 256];
-    uint32_t n = 0;
-    words[n++] = 0x6c6f6f6f; /* format of this generator; bump when the text changes */
-    words[n++] = (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
-                 (uint32_t)k->idx64 << 13;
-    words[n++] = k->n_nodes;
-    words[n++] = k->n_outs;
-    base_hash128_t h = {0, 0};
-    uint64_t acc = 0;
+    key_acc_t ka;
+    ka.n = 0;
+    ka.acc = 0x6c6f6f6d;
+    key_put(&ka, 0x6c6f6f70); /* format of this generator; bump when the text changes */
+    key_put(&ka, (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
+                     (uint32_t)k->idx64 << 13);
+    key_put(&ka, k->n_nodes);
+    key_put(&ka, k->n_outs);
     for (uint32_t j = 0; j < k->n_nodes; j++) {
         const ir_node_t *nd = node(k, j);
         uint32_t w[6] = {nd->op, nd->dtype, k->layout[j], 0, 0, 0};
         for (int s = 0; s < ir_ops[nd->op].arity; s++) w[3 + s] = pos(k, nd->src[s], j);
         if (nd->op == IR_OP_LINSPACE) w[5] = nd->p.k >= 0;
-        if (n + 6 > BASE_ARRAY_LEN(words)) { /* long kernels: fold the block into acc */
-            acc = base_hash64(words, n * sizeof *words, acc);
-            n = 0;
-        }
-        memcpy(words + n, w, sizeof w);
-        n += 6;
+        for (int i = 0; i < 6; i++) key_put(&ka, w[i]);
     }
-    for (uint32_t i = 0; i < k->n_outs && n < BASE_ARRAY_LEN(words); i++)
-        words[n++] = pos(k, k->outs[i], k->n_nodes);
-    words[n++] = (uint32_t)acc;
-    words[n++] = (uint32_t)(acc >> 32);
-    h = base_hash128(words, n * sizeof *words);
-    return h;
+    for (uint32_t i = 0; i < k->n_outs; i++) key_put(&ka, pos(k, k->outs[i], k->n_nodes));
+    key_put(&ka, (uint32_t)ka.acc); /* the folded blocks (a no-op mix when there were none) */
+    key_put(&ka, (uint32_t)(ka.acc >> 32));
+    return base_hash128(ka.words, ka.n * sizeof *ka.words);
 }
 
 uint32_t cg_kernel_n_params(const cg_kernel_t *k) {
@@ -304,7 +312,6 @@ static void emit_stores(const cg_kernel_t *k, base_str_t *o, const char *ind, bo
             base_str_printf(o, "%sout%u[i] = v%u;\n", ind, i, j);
     }
 }
-
 
 static int fn_cmp(const void *key, const void *elem) {
     const base_str_t *k = key;

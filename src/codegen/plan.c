@@ -95,7 +95,10 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
         s *= shape[ax];
     }
     k->flat = true;
-    bool big = k->size > INT32_MAX;
+    /* 32-bit indices need headroom: a thread's index runs up to size + grid * block * vec
+     * before the loop test, and must not overflow on the way. */
+    const int64_t lim = INT32_MAX - (INT64_C(1) << 24);
+    bool big = k->size > lim;
     size_t widest = 1;
     bool aligned = true;
     for (uint32_t j = 0; j < k->n_nodes; j++) {
@@ -115,7 +118,7 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
         }
         k->layout[j] = zero ? CG_SCALAR : full ? CG_FULL : CG_STRIDED;
         if (k->layout[j] == CG_STRIDED) k->flat = false;
-        if (reach > INT32_MAX) big = true;
+        if (reach > lim) big = true;
         if (n->op == IR_OP_INPUT && k->layout[j] == CG_FULL) {
             if (sz > widest) widest = sz;
             uint64_t addr = input_addr ? input_addr[n->input] : 0;

@@ -46,8 +46,11 @@ bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t
             return false;
         }
     }
+    int64_t nonzero = 1; /* extents stay bounded even when another one is 0 */
     for (int32_t i = 0; i < ndim; i++) {
-        if (!base_mul_i64(n, shape[i], &n) || n > (INT64_C(1) << 60)) {
+        if (!base_mul_i64(n, shape[i], &n) ||
+            !base_mul_i64(nonzero, shape[i] ? shape[i] : 1, &nonzero) ||
+            nonzero > (INT64_C(1) << 60)) {
             char s[256];
             fe_format_shape(s, sizeof s, ndim, shape);
             fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: shape %s has too many elements", fn, s);
@@ -145,21 +148,12 @@ void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {
         rt_free(ctx->rt, b->dev); /* a result, or a host array's upload */
 #endif
     if (!b->borrowed) base_free(&ctx->al, b->host);
+#if LOOM_HAVE_CUDA
+    /* External device memory goes back to its owner only after queued kernels stop reading */
+    if (b->release && b->on_device && ctx->rt && ctx->device == LOOM_DEVICE_CUDA) rt_sync(ctx->rt);
+#endif
     if (b->release) b->release(b->release_user);
     base_free(&ctx->al, b);
-}
-
-static void node_free(loom_array_t *a) {
-    loom_ctx_t *ctx = a->ctx;
-    for (int i = 0; i < 3; i++) {
-        if (a->src[i]) loom_array_release(a->src[i]);
-        a->src[i] = NULL;
-    }
-    fe_buffer_release(ctx, a->buf);
-    a->buf = NULL;
-    a->next_free = ctx->free_nodes;
-    ctx->free_nodes = a;
-    ctx->n_live_nodes--;
 }
 
 LOOM_API loom_array_t *loom_array_retain(loom_array_t *a) {
@@ -167,9 +161,31 @@ LOOM_API loom_array_t *loom_array_retain(loom_array_t *a) {
     return a;
 }
 
+/* Frees a node whose count reached zero, and every operand whose count reaches zero with
+ * it, with a worklist threaded through next_free: graphs can be far deeper than the C stack. */
 LOOM_API void loom_array_release(loom_array_t *a) {
     if (!a || (a->flags & FE_NIL) || a->refcount <= 0) return;
-    if (--a->refcount == 0) node_free(a);
+    if (--a->refcount > 0) return;
+    loom_ctx_t *ctx = a->ctx;
+    a->next_free = NULL;
+    loom_array_t *work = a;
+    while (work) {
+        loom_array_t *n = work;
+        work = n->next_free;
+        for (int i = 0; i < 3; i++) {
+            loom_array_t *s = n->src[i];
+            n->src[i] = NULL;
+            if (s && !(s->flags & FE_NIL) && s->refcount > 0 && --s->refcount == 0) {
+                s->next_free = work;
+                work = s;
+            }
+        }
+        fe_buffer_release(ctx, n->buf);
+        n->buf = NULL;
+        n->next_free = ctx->free_nodes;
+        ctx->free_nodes = n;
+        ctx->n_live_nodes--;
+    }
 }
 
 void fe_node_free_all(loom_ctx_t *ctx) {

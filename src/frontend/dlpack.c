@@ -91,6 +91,12 @@ static loom_array_t *wrap(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype, i
     }
     if (!fe_check_shape(ctx, fn, ndim, shape, &n)) return &ctx->nil;
     int64_t sz = (int64_t)ir_dtypes[dtype].size, st[LOOM_MAX_DIMS], lo = 0, hi = 0;
+    if (base % (uintptr_t)sz) { /* a misaligned element faults on the GPU, and is UB here */
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: address 0x%llx is not aligned to the %lld-byte %s elements", fn,
+                 (unsigned long long)base, (long long)sz, ir_dtypes[dtype].name);
+        return &ctx->nil;
+    }
     for (int64_t ax = ndim - 1, s = 1; ax >= 0; ax--) {
         st[ax] = strides ? strides[ax] : s;
         s *= shape[ax] ? shape[ax] : 1;
@@ -179,11 +185,14 @@ static bool realised(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
         return false;
     }
     if (loom_eval(ctx, 1, &a) != LOOM_STATUS_OK) return false;
-    if (ctx->device == LOOM_DEVICE_NVRTC && a->buf->on_device) {
+    if (!(a->flags & FE_REALISED) || !a->buf ||
+        (ctx->device == LOOM_DEVICE_NVRTC && a->buf->on_device)) {
         fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                  "%s: the compile-only device (nvrtc) computes no values", fn);
         return false;
     }
+    /* A pointer handed out must not race the kernels still writing it (no stream in the API) */
+    if (a->buf->on_device && loom_sync(ctx) != LOOM_STATUS_OK) return false;
     return true;
 }
 
@@ -321,6 +330,7 @@ LOOM_API loom_status_t loom_to_dlpack(loom_ctx_t *ctx, loom_array_t *a, int vers
     if (versioned) {
         e->m.versioned.version.major = 1;
         e->m.versioned.version.minor = 0;
+        e->m.versioned.flags = 1; /* DLPACK_FLAG_BITMASK_READ_ONLY: loom's buffers are immutable */
         e->m.versioned.manager_ctx = loom_array_retain(a);
         e->m.versioned.deleter = delete_versioned;
         e->m.versioned.dl_tensor = t;

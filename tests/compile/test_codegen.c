@@ -258,6 +258,47 @@ static void test_unknown_ops_refused(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Kernels of 256+ nodes hash every output slot (found by review: the key's fixed buffer
+ * overflowed and dropped output positions, so swapped outputs reused the wrong kernel). */
+static void test_long_kernel_key(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = nvrtc_ctx(NULL);
+    int64_t n = 64;
+    for (int order = 0; order < 2; order++) {
+        loom_scope_begin(ctx);
+        loom_array_t *y = loom_random_uniform(ctx, 1, LOOM_DTYPE_F32, 1, &n, 0, 1);
+        for (int i = 0; i < 252; i++) y = loom_add_f(ctx, y, 1.0);
+        loom_array_t *q = loom_greater_f(ctx, y, 100.0);
+        loom_array_t *roots[2] = {order ? q : y, order ? y : q};
+        assert_int_equal(loom_eval(ctx, 2, roots), LOOM_STATUS_OK);
+        loom_scope_end(ctx);
+    }
+    loom_stats_t s;
+    loom_ctx_stats(ctx, &s);
+    assert_int_equal(s.kernel_mem_hits, 0); /* two output orders, two kernels */
+    loom_ctx_destroy(ctx);
+}
+
+/* 32-bit indices only with headroom below 2^31 (found by review: n = 2^31 - 1 overflowed
+ * `(n + 7) / 8` and the grid-stride increment). */
+static void test_index_width_headroom(void **state) {
+    (void)state;
+    char dump[300];
+    snprintf(dump, sizeof dump, "%s/idx", root);
+    loom_ctx_t *ctx = nvrtc_ctx(dump);
+    int64_t n = INT32_MAX;
+    eval_ok(ctx, loom_add_i(ctx, loom_full_int(ctx, LOOM_DTYPE_U8, 1, &n, 7), 1), "u8");
+    char *gen = read_generated(dump);
+    assert_non_null(strstr(gen, "typedef long long LM_I;"));
+    free(gen);
+    /* and the compile-only device hands out no pointers (found by review: a NULL buffer) */
+    int64_t four = 4;
+    loom_array_t *y = loom_add_f(ctx, loom_zeros(ctx, LOOM_DTYPE_F32, 1, &four), 1.0);
+    assert_null(loom_array_host_ptr(ctx, y));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_NOT_AVAILABLE);
+    loom_ctx_destroy(ctx);
+}
+
 static void test_golden_hypot(void **s) {
     (void)s;
     golden_case("hypot", g_hypot);
@@ -282,6 +323,8 @@ int main(void) {
         cmocka_unit_test(test_golden_mixed),
         cmocka_unit_test(test_plan_cache),
         cmocka_unit_test(test_unknown_ops_refused),
+        cmocka_unit_test(test_long_kernel_key),
+        cmocka_unit_test(test_index_width_headroom),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

@@ -132,12 +132,43 @@ static void test_ir_every_allocation_may_fail(void **state) {
     assert_true(saw_oom && saw_ok);
 }
 
+/* Releasing a very deep graph must not recurse (found by review: 200k nodes overflowed the
+ * C stack in loom_array_release). */
+static void test_ir_deep_graph_release(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = cpu_ctx();
+    int64_t n = 2;
+    loom_scope_begin(ctx);
+    loom_array_t *a = loom_zeros(ctx, LOOM_DTYPE_F32, 1, &n);
+    for (int i = 0; i < 300000; i++) a = loom_add_f(ctx, a, 1.0);
+    loom_array_retain(a);
+    loom_scope_end(ctx);     /* the chain now hangs from a alone */
+    loom_array_release(a);   /* frees 600k nodes without recursion */
+    assert_int_equal(ctx->n_live_nodes, 0);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    loom_ctx_destroy(ctx);
+}
+
+/* A zero extent must not let the others grow without bound (found by review: (0, 2^62, 4)
+ * overflowed the stride arithmetic). */
+static void test_ir_zero_extent_shape_bound(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = cpu_ctx();
+    int64_t shape[3] = {0, INT64_C(1) << 62, 4};
+    loom_array_t *z = loom_zeros(ctx, LOOM_DTYPE_F32, 3, shape);
+    assert_true(loom_array_is_nil(z));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OVERFLOW);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ir_cse_fold_and_dump),
         cmocka_unit_test(test_ir_dump_exact_text),
         cmocka_unit_test(test_ir_verifier_catches_broken_graph),
         cmocka_unit_test(test_ir_every_allocation_may_fail),
+        cmocka_unit_test(test_ir_deep_graph_release),
+        cmocka_unit_test(test_ir_zero_extent_shape_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
