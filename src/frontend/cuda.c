@@ -64,15 +64,17 @@ void fe_plans_destroy(loom_ctx_t *ctx) {
 /* The plan key: every node's structure in order, and each input's strides and alignment
  * (vector loads depend on it). Values and addresses are not part of it. */
 static base_hash128_t plan_key(const ir_graph_t *g, const uint64_t *in_addr) {
-    uint64_t h[4] = {0, 0, 0, 0};
-    uint64_t acc = 0x706c616e;
+    /* Two independently seeded 64-bit chains over the same words: a 128-bit key. */
+    uint64_t lo = 0x706c616e, hi = 0x6b657931;
+    uint64_t h[4];
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const ir_node_t *n = &g->nodes[i];
         h[0] = n->hash;
         h[1] = (uint64_t)n->src[0] | (uint64_t)n->src[1] << 32;
         h[2] = (uint64_t)n->src[2] | (uint64_t)(uint32_t)n->input << 32;
         h[3] = n->op;
-        acc = base_hash64(h, sizeof h, acc);
+        lo = base_hash64(h, sizeof h, lo);
+        hi = base_hash64(h, sizeof h, hi);
     }
     for (uint32_t j = 0; j < g->n_nodes; j++) { /* each input through its INPUT node */
         const ir_node_t *n = &g->nodes[j];
@@ -80,13 +82,14 @@ static base_hash128_t plan_key(const ir_graph_t *g, const uint64_t *in_addr) {
         const ir_input_t *in = &g->inputs[n->input];
         uint64_t addr =
             in_addr[n->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[n->dtype].size);
-        acc = base_hash64(in->strides, sizeof in->strides, acc);
-        acc = base_hash_mix(acc, addr % 16);
+        /* alignment up to 64 bytes: vector steps can need 16, 32 or 64 */
+        h[0] = base_hash64(in->strides, sizeof in->strides, addr % 64);
+        lo = base_hash64(h, sizeof h[0], lo);
+        hi = base_hash64(h, sizeof h[0], hi);
     }
-    acc = base_hash64(g->outputs, g->n_outputs * sizeof *g->outputs, acc);
-    base_hash128_t key = base_hash128(&acc, sizeof acc);
-    key.hi ^= g->n_nodes;
-    return key;
+    lo = base_hash64(g->outputs, g->n_outputs * sizeof *g->outputs, lo);
+    hi = base_hash64(g->outputs, g->n_outputs * sizeof *g->outputs, hi);
+    return (base_hash128_t){lo, hi ^ g->n_nodes};
 }
 
 static fe_plan_t **plan_slot(struct fe_plans *ps, base_hash128_t key) {
