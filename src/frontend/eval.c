@@ -222,6 +222,7 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
         base_free(&ctx->al, roots);
         return ctx->err.status;
     }
+    for (int32_t i = 0; i < k; i++) loom_array_retain(roots[i]); /* alive through realising */
     double t0 = base_now_ms();
     base_arena_t arena;
     base_arena_init(&arena, &ctx->al);
@@ -268,6 +269,7 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
         for (int32_t i = 0; i < k; i++) fe_buffer_release(ctx, bufs[i]);
     base_free(&ctx->al, bufs);
     base_free(&ctx->al, host);
+    for (int32_t i = 0; i < k; i++) loom_array_release(roots[i]);
     base_free(&ctx->al, roots);
     base_log(&ctx->log, LOOM_LOG_DEBUG, "eval of %d arrays (%u IR nodes): %.3f ms", k, g.n_nodes,
              base_now_ms() - t0);
