@@ -505,6 +505,8 @@ static void cache_walk(const char *dir, bool clear, long *n, long long *bytes) {
     while ((e = readdir(top))) {
         if (strlen(e->d_name) != 2 || strspn(e->d_name, "0123456789abcdef") != 2) continue;
         snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        struct stat sst; /* a real shard folder, never a symlink to somewhere else */
+        if (lstat(sub, &sst) != 0 || !S_ISDIR(sst.st_mode)) continue;
         DIR *dd = opendir(sub);
         if (!dd) continue;
         struct dirent *f;

@@ -34,8 +34,8 @@ bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_
 }
 
 /* Normalises n axes against ndim into a bit set; a repeated axis is an error. */
-static bool axis_set(loom_ctx_t *ctx, const char *fn, int32_t n, const int32_t *axes,
-                     int32_t ndim, uint32_t *set) {
+static bool axis_set(loom_ctx_t *ctx, const char *fn, int32_t n, const int32_t *axes, int32_t ndim,
+                     uint32_t *set) {
     *set = 0;
     for (int32_t i = 0; i < n; i++) {
         int32_t ax;
@@ -96,10 +96,12 @@ LOOM_API loom_array_t *loom_reshape(loom_ctx_t *ctx, loom_array_t *a, int32_t nd
         (unknown < 0 && known != size)) {
         char s[256];
         fe_format_shape(s, sizeof s, ndim, shape);
-        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH, "%s: cannot reshape array of size %lld into shape %s",
-                 fn, (long long)size, s);
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "%s: cannot reshape array of size %lld into shape %s", fn, (long long)size, s);
         return &ctx->nil;
     }
+    /* a size-0 array passes the size test with any other extents: bound them as well */
+    if (!fe_check_shape(ctx, fn, ndim, out, NULL)) return &ctx->nil;
     return view(ctx, IR_OP_RESHAPE, a, ndim, out, NULL);
 }
 
@@ -159,8 +161,8 @@ LOOM_API loom_array_t *loom_slice(loom_ctx_t *ctx, loom_array_t *a, int32_t naxe
     if (!arg_ok(ctx, fn, a)) return &ctx->nil;
     if (naxes < 0 || naxes > a->ndim) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: too many indices for array: array is %d-dimensional, but %d were indexed",
-                 fn, a->ndim, naxes);
+                 "%s: too many indices for array: array is %d-dimensional, but %d were indexed", fn,
+                 a->ndim, naxes);
         return &ctx->nil;
     }
     ir_params_t p = {0};
@@ -195,8 +197,7 @@ LOOM_API loom_array_t *loom_broadcast_to(loom_ctx_t *ctx, loom_array_t *a, int32
         fe_format_shape(sa, sizeof sa, a->ndim, a->shape);
         fe_format_shape(sb, sizeof sb, ndim, shape);
         fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
-                 "%s: cannot broadcast an array of shape %s to the requested shape %s", fn, sa,
-                 sb);
+                 "%s: cannot broadcast an array of shape %s to the requested shape %s", fn, sa, sb);
         return &ctx->nil;
     }
     return view(ctx, IR_OP_EXPAND, a, ndim, shape, NULL);
@@ -255,8 +256,8 @@ LOOM_API loom_array_t *loom_flip(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes
     if (!ctx) return NULL;
     if (!arg_ok(ctx, fn, a)) return &ctx->nil;
     uint32_t set = axes ? 0 : ~0u;
-    if (axes && (!list_ok(ctx, fn, naxes, axes, "axes") ||
-                 !axis_set(ctx, fn, naxes, axes, a->ndim, &set)))
+    if (axes &&
+        (!list_ok(ctx, fn, naxes, axes, "axes") || !axis_set(ctx, fn, naxes, axes, a->ndim, &set)))
         return &ctx->nil;
     ir_params_t p = {0};
     for (int32_t i = 0; i < a->ndim; i++) {
@@ -333,7 +334,12 @@ static loom_array_t *join(loom_ctx_t *ctx, int32_t n, loom_array_t *const *array
         if (ops[1]->flags & FE_NIL) return &ctx->nil;
         int64_t shape[LOOM_MAX_DIMS];
         memcpy(shape, acc->shape, sizeof shape);
-        shape[axis] += ops[1]->shape[axis];
+        if (__builtin_add_overflow(shape[axis], ops[1]->shape[axis], &shape[axis]) ||
+            !fe_check_shape(ctx, "concatenate", acc->ndim, shape, NULL)) {
+            if (!ctx->err.status)
+                fe_error(ctx, LOOM_STATUS_OVERFLOW, "concatenate: the joined extent overflows");
+            return &ctx->nil;
+        }
         acc = fe_shaped(ctx, IR_OP_CONCAT, d, acc->ndim, shape, 2, ops, &p);
     }
     return acc;

@@ -61,7 +61,7 @@ bool ir_ref_view(const ir_node_t *n, const ir_node_t *o, const int64_t *ost, int
         case IR_OP_SLICE:
             for (int i = 0; i < n->ndim; i++) {
                 *offset += n->p.ax[i] * ost[i];
-                st[i] = ost[i] * n->p.step[i];
+                st[i] = n->shape[i] > 1 ? ost[i] * n->p.step[i] : 0; /* huge steps: one element */
             }
             return true;
         case IR_OP_EXPAND: {
@@ -99,8 +99,8 @@ static void copy_block(const ir_node_t *o, const char *p, const int64_t *s, char
             copy(inner, out + ooff * (int64_t)sz, p + ioff * (int64_t)sz, s_in, NULL, 0, NULL, 0);
         } else {
             for (int64_t i = 0; i < inner; i++)
-                copy(1, out + (ooff + i * s_out) * (int64_t)sz,
-                     p + (ioff + i * s_in) * (int64_t)sz, 0, NULL, 0, NULL, 0);
+                copy(1, out + (ooff + i * s_out) * (int64_t)sz, p + (ioff + i * s_in) * (int64_t)sz,
+                     0, NULL, 0, NULL, 0);
         }
         for (int ax = nd - 2; ax >= 0; ax--) {
             if (++idx[ax] < o->shape[ax]) break;
@@ -243,8 +243,8 @@ bool ir_ref_reduce(const ir_node_t *n, const ir_node_t *o, const char *p, const 
             for (int64_t r = 0; r < count / inner; r++) {
                 int64_t off = base;
                 for (int j = 0; j < nr - 1; j++) off += ridx[j] * s[red[j]];
-                to_acc(inner, row + r * inner * (int64_t)asz, p + off * (int64_t)isz, s_in, NULL,
-                       0, NULL, 0);
+                to_acc(inner, row + r * inner * (int64_t)asz, p + off * (int64_t)isz, s_in, NULL, 0,
+                       NULL, 0);
                 for (int j = nr - 2; j >= 0; j--) {
                     if (++ridx[j] < o->shape[red[j]]) break;
                     ridx[j] = 0;

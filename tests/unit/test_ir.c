@@ -142,8 +142,8 @@ static void test_ir_deep_graph_release(void **state) {
     loom_array_t *a = loom_zeros(ctx, LOOM_DTYPE_F32, 1, &n);
     for (int i = 0; i < 300000; i++) a = loom_add_f(ctx, a, 1.0);
     loom_array_retain(a);
-    loom_scope_end(ctx);     /* the chain now hangs from a alone */
-    loom_array_release(a);   /* frees 600k nodes without recursion */
+    loom_scope_end(ctx);   /* the chain now hangs from a alone */
+    loom_array_release(a); /* frees 600k nodes without recursion */
     assert_int_equal(ctx->n_live_nodes, 0);
     assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
     loom_ctx_destroy(ctx);
@@ -161,6 +161,33 @@ static void test_ir_zero_extent_shape_bound(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Views and joins keep extents bounded too (found by review: concatenate's extent and a
+ * size-0 reshape overflowed; a huge slice step overflowed the stride product). */
+static void test_ir_view_extent_bounds(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = cpu_ctx();
+    int64_t big = INT64_C(1) << 60;
+    loom_array_t *x = loom_broadcast_to(ctx, loom_weak_float(ctx, 1.0), 1, &big);
+    loom_array_t *parts[8] = {x, x, x, x, x, x, x, x};
+    assert_true(loom_array_is_nil(loom_concatenate(ctx, 8, parts, 0)));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OVERFLOW);
+    loom_ctx_clear_error(ctx);
+    int64_t zero = 0, huge[3] = {0, INT64_C(1) << 62, INT64_C(1) << 62};
+    assert_true(
+        loom_array_is_nil(loom_reshape(ctx, loom_zeros(ctx, LOOM_DTYPE_F32, 1, &zero), 3, huge)));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OVERFLOW);
+    loom_ctx_clear_error(ctx);
+    int64_t shape[2] = {2, 12}, start[2] = {LOOM_NONE, LOOM_NONE}, stop[2] = {LOOM_NONE, LOOM_NONE};
+    int64_t step[2] = {INT64_MAX, 1}; /* a[::2**63-1, :] of a (2, 12) array: stride 12 */
+    loom_array_t *a = loom_reshape(ctx, loom_arange(ctx, 5, 29, 1, LOOM_DTYPE_I32), 2, shape);
+    loom_array_t *s = loom_slice(ctx, a, 2, start, stop, step);
+    int32_t v[12] = {0};
+    assert_int_equal(loom_array_size(s), 12);
+    assert_int_equal(loom_read(ctx, s, v, sizeof v), LOOM_STATUS_OK);
+    for (int i = 0; i < 12; i++) assert_int_equal(v[i], 5 + i);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ir_cse_fold_and_dump),
@@ -169,6 +196,7 @@ int main(void) {
         cmocka_unit_test(test_ir_every_allocation_may_fail),
         cmocka_unit_test(test_ir_deep_graph_release),
         cmocka_unit_test(test_ir_zero_extent_shape_bound),
+        cmocka_unit_test(test_ir_view_extent_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
