@@ -87,8 +87,7 @@ static int fail(loom_ctx_t *ctx) {
     const char *msg = loom_ctx_message(ctx);
     if (!strncmp(msg, "loom: ", 6)) msg += 6;
     fprintf(stderr, "loom: error (%s): %s\n", loom_status_string(loom_ctx_status(ctx)), msg);
-    loom_ctx_destroy(ctx);
-    return 1;
+    return 1; /* the caller destroys ctx */
 }
 
 static double now_ms(void) {
@@ -338,15 +337,29 @@ typedef struct out_spec {
     const char *file;
 } out_spec_t;
 
-static int cmd_eval(int argc, char **argv) {
+/* Everything `loom eval` allocates, freed in one place whichever way it returns. */
+typedef struct eval_mem {
+    char **in_names;
+    const char **in_files;
+    out_spec_t *outs;
+    loom_array_t **inputs;
+    const char **res_names;
+    loom_array_t **res;
+    double *times;
+    loom_ctx_t *ctx;
+    char tmpdir[32];
+    bool own_dump;
+} eval_mem_t;
+
+static int eval_run(int argc, char **argv, eval_mem_t *m) {
     const char *expr = NULL, *dump = NULL, *dot = NULL;
     loom_options_t o = {0};
     bool stats = false;
     long repeat = 1;
     int n_in = 0, n_out = 0;
-    char **in_names = calloc((size_t)argc, sizeof *in_names);
-    const char **in_files = calloc((size_t)argc, sizeof *in_files);
-    out_spec_t *outs = calloc((size_t)argc, sizeof *outs);
+    char **in_names = m->in_names = calloc((size_t)argc, sizeof *in_names);
+    const char **in_files = m->in_files = calloc((size_t)argc, sizeof *in_files);
+    out_spec_t *outs = m->outs = calloc((size_t)argc, sizeof *outs);
     if (!in_names || !in_files || !outs) return usage_error("%s", "out of memory");
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -397,27 +410,29 @@ static int cmd_eval(int argc, char **argv) {
     for (int k = 0; k < n_out; k++) unnamed += outs[k].name == NULL;
     if (unnamed > 1) return usage_error("%s", "only one -o FILE may be unnamed (the last value)");
 
-    char tmpdir[] = "/tmp/loom-dot-XXXXXX";
-    bool own_dump = false;
+    char *tmpdir = m->tmpdir;
+    snprintf(m->tmpdir, sizeof m->tmpdir, "/tmp/loom-dot-XXXXXX");
     if (dot && !dump) {
         if (!mkdtemp(tmpdir))
             return usage_error("cannot create a temporary folder: %s", strerror(errno));
         dump = tmpdir;
-        own_dump = true;
+        m->own_dump = true;
     }
     o.dump_dir = dump;
-    loom_ctx_t *ctx = make_ctx(&o);
+    loom_ctx_t *ctx = m->ctx = make_ctx(&o);
     if (!ctx) return 1;
 
-    loom_array_t **inputs = calloc((size_t)(n_in ? n_in : 1), sizeof *inputs);
+    loom_array_t **inputs = m->inputs = calloc((size_t)(n_in ? n_in : 1), sizeof *inputs);
+    if (!inputs) return usage_error("%s", "out of memory");
     for (int i = 0; i < n_in; i++) {
         inputs[i] = loom_npy_load(ctx, in_files[i]);
         if (loom_array_is_nil(inputs[i])) return fail(ctx);
     }
     int n_res = n_out ? n_out : 1;
-    const char **res_names = calloc((size_t)n_res, sizeof *res_names);
-    loom_array_t **res = calloc((size_t)n_res, sizeof *res);
-    double *times = calloc((size_t)repeat, sizeof *times);
+    const char **res_names = m->res_names = calloc((size_t)n_res, sizeof *res_names);
+    loom_array_t **res = m->res = calloc((size_t)n_res, sizeof *res);
+    double *times = m->times = calloc((size_t)repeat, sizeof *times);
+    if (!res_names || !res || !times) return usage_error("%s", "out of memory");
     for (int k = 0; k < n_out; k++) res_names[k] = outs[k].name;
     for (long r = 0; r < repeat; r++) {
         if (r) loom_scope_end(ctx);
@@ -479,16 +494,23 @@ static int cmd_eval(int argc, char **argv) {
             rc = 1;
         }
         free(src);
-        if (own_dump) remove_tree_files(tmpdir);
     }
-    loom_ctx_destroy(ctx);
-    free(times);
-    free(res);
-    free(res_names);
-    free(inputs);
-    free(in_names);
-    free(in_files);
-    free(outs);
+    return rc;
+}
+
+static int cmd_eval(int argc, char **argv) {
+    eval_mem_t m;
+    memset(&m, 0, sizeof m);
+    int rc = eval_run(argc, argv, &m);
+    loom_ctx_destroy(m.ctx);
+    if (m.own_dump) remove_tree_files(m.tmpdir);
+    free(m.times);
+    free(m.res);
+    free(m.res_names);
+    free(m.inputs);
+    free(m.in_names);
+    free(m.in_files);
+    free(m.outs);
     return rc;
 }
 
