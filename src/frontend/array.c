@@ -91,12 +91,16 @@ static bool scope_push(loom_ctx_t *ctx, loom_array_t *a) {
     return true;
 }
 
+/* The structural hash: op, dtype, shape, the operands' hashes, and the params of ops whose
+ * params shape the computation (axes, permutations, matmul mode) but not leaf values. */
 static uint64_t node_hash(const loom_array_t *a) {
     uint64_t h = base_hash_mix(0x6c6f6f6d, a->op);
     h = base_hash_mix(h, a->dtype);
     h = base_hash_mix(h, a->ndim);
     for (int i = 0; i < a->ndim; i++) h = base_hash_mix(h, (uint64_t)a->shape[i]);
     for (int i = 0; i < 3 && a->src[i]; i++) h = base_hash_mix(h, a->src[i]->hash);
+    if (ir_ops[a->op].kind != IR_KIND_LEAF)
+        h = base_hash_mix(h, base_hash64(&a->p, sizeof a->p, 0));
     return h;
 }
 
@@ -139,6 +143,16 @@ loom_array_t *fe_node_new(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32
 static loom_array_t *finish(loom_array_t *a) {
     if (!(a->flags & FE_NIL)) a->hash = node_hash(a);
     return a;
+}
+
+loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
+                        const int64_t *shape, int n, loom_array_t *const *srcs,
+                        const ir_params_t *p) {
+    loom_array_t *r = fe_node_new(ctx, op, dtype, ndim, shape);
+    if (r->flags & FE_NIL) return r;
+    for (int i = 0; i < n; i++) r->src[i] = loom_array_retain(srcs[i]);
+    if (p) r->p = *p;
+    return finish(r);
 }
 
 void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {

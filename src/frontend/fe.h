@@ -93,6 +93,11 @@ bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t
                     int64_t *size_out);
 /* Checks that a builder argument is a live array of ctx; records the error otherwise. */
 bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
+/* A node of op over n operands (retained) with params p (NULL: none),
+ * in the current scope, or nil; its structural hash covers params that shape the computation. */
+loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
+                        const int64_t *shape, int n, loom_array_t *const *srcs,
+                        const ir_params_t *p);
 /* A CONST node (every element = bits, in dtype's representation). */
 loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
                        uint64_t bits);
@@ -109,10 +114,6 @@ void fe_plans_destroy(loom_ctx_t *ctx);
 #endif
 
 /* ---- movement.c: views and joins (issue 4) ---- */
-/* A node of op over n operands (retained) with params p; its hash covers the params. */
-loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
-                        const int64_t *shape, int n, loom_array_t *const *srcs,
-                        const ir_params_t *p);
 /* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */
 bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_t *out);
 

@@ -114,20 +114,9 @@ static loom_array_t *contract(loom_ctx_t *ctx, const char *fn, int64_t mode, loo
     loom_array_t *ops[2] = {a->dtype == d ? a : loom_astype(ctx, a, (loom_dtype_t)d),
                             b->dtype == d ? b : loom_astype(ctx, b, (loom_dtype_t)d)};
     if ((ops[0]->flags & FE_NIL) || (ops[1]->flags & FE_NIL)) return &ctx->nil;
-    loom_array_t *r = fe_node_new(ctx, IR_OP_MATMUL, (loom_dtype_t)d, nd, shape);
-    if (r->flags & FE_NIL) return r;
-    r->p.k = mode;
-    uint64_t h = base_hash_mix(0x6c6f6f6d, r->op);
-    h = base_hash_mix(h, r->dtype);
-    h = base_hash_mix(h, (uint64_t)mode);
-    h = base_hash_mix(h, r->ndim);
-    for (int i = 0; i < r->ndim; i++) h = base_hash_mix(h, (uint64_t)r->shape[i]);
-    for (int i = 0; i < 2; i++) {
-        r->src[i] = loom_array_retain(ops[i]);
-        h = base_hash_mix(h, ops[i]->hash);
-    }
-    r->hash = h;
-    return r;
+    ir_params_t p = {0};
+    p.k = mode; /* matmul, N-D dot or tensordot */
+    return fe_shaped(ctx, IR_OP_MATMUL, (loom_dtype_t)d, nd, shape, 2, ops, &p);
 }
 
 LOOM_API loom_array_t *loom_matmul(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {

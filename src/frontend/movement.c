@@ -7,22 +7,6 @@
 
 #include "fe.h"
 
-loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
-                        const int64_t *shape, int n, loom_array_t *const *srcs,
-                        const ir_params_t *p) {
-    loom_array_t *r = fe_node_new(ctx, op, dtype, ndim, shape);
-    if (r->flags & FE_NIL) return r;
-    for (int i = 0; i < n; i++) r->src[i] = loom_array_retain(srcs[i]);
-    if (p) r->p = *p;
-    uint64_t h = base_hash_mix(0x6c6f6f6d, r->op);
-    h = base_hash_mix(h, r->dtype);
-    h = base_hash_mix(h, r->ndim);
-    for (int i = 0; i < r->ndim; i++) h = base_hash_mix(h, (uint64_t)r->shape[i]);
-    for (int i = 0; i < n; i++) h = base_hash_mix(h, srcs[i]->hash);
-    r->hash = base_hash_mix(h, base_hash64(&r->p, sizeof r->p, 0));
-    return r;
-}
-
 bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_t *out) {
     if (axis < -ndim || axis >= ndim) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,

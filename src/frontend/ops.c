@@ -154,20 +154,6 @@ static bool broadcast(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *cons
     return true;
 }
 
-static loom_array_t *node_with(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
-                               const int64_t *shape, int n, loom_array_t *const *srcs) {
-    loom_array_t *r = fe_node_new(ctx, op, dtype, ndim, shape);
-    if (r->flags & FE_NIL) return r;
-    for (int i = 0; i < n; i++) r->src[i] = loom_array_retain(srcs[i]);
-    uint64_t h = base_hash_mix(0x6c6f6f6d, r->op);
-    h = base_hash_mix(h, r->dtype);
-    h = base_hash_mix(h, r->ndim);
-    for (int i = 0; i < r->ndim; i++) h = base_hash_mix(h, (uint64_t)r->shape[i]);
-    for (int i = 0; i < n; i++) h = base_hash_mix(h, srcs[i]->hash);
-    r->hash = h;
-    return r;
-}
-
 /* An operand converted to dtype d: weak scalars become strong constants of d (value cast as
  * NumPy casts a Python number), strong arrays get a CAST node when their dtype differs. */
 static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) {
@@ -187,7 +173,7 @@ static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) 
         return fe_const(ctx, d, 0, NULL, bits);
     }
     if (a->dtype == d) return a;
-    return node_with(ctx, IR_OP_CAST, d, a->ndim, a->shape, 1, &a);
+    return fe_shaped(ctx, IR_OP_CAST, d, a->ndim, a->shape, 1, &a, NULL);
 }
 
 static bool args_ok(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
@@ -329,7 +315,7 @@ static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
     }
     loom_dtype_t out = ir_ops[op].out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : (loom_dtype_t)loop;
-    return node_with(ctx, op, out, ndim, shape, n, cast);
+    return fe_shaped(ctx, op, out, ndim, shape, n, cast, NULL);
 }
 
 #define UNARY_DEF(name, ENUM)                                                                      \
@@ -429,7 +415,7 @@ LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_arra
                              to_dtype(ctx, x, (loom_dtype_t)d), to_dtype(ctx, y, (loom_dtype_t)d)};
     for (int i = 0; i < 3; i++)
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
-    return node_with(ctx, IR_OP_WHERE, (loom_dtype_t)d, ndim, shape, 3, cast);
+    return fe_shaped(ctx, IR_OP_WHERE, (loom_dtype_t)d, ndim, shape, 3, cast, NULL);
 }
 
 LOOM_API loom_array_t *loom_clip(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *lo,
@@ -445,5 +431,5 @@ LOOM_API loom_array_t *loom_astype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_
         return &ctx->nil;
     }
     if (is_weak(a)) return to_dtype(ctx, a, dtype);
-    return node_with(ctx, IR_OP_CAST, dtype, a->ndim, a->shape, 1, &a);
+    return fe_shaped(ctx, IR_OP_CAST, dtype, a->ndim, a->shape, 1, &a, NULL);
 }
