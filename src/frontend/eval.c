@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "fe.h"
-#include "../ir/ref_kernels.h"
 
 void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf) {
     (void)ctx;
@@ -290,27 +289,6 @@ static bool is_c_contiguous(const loom_array_t *a) {
     return true;
 }
 
-/* Copies a strided realised host array to dst in C order, one innermost row at a time. */
-static void gather(const loom_array_t *a, void *dst) {
-    size_t sz = ir_dtypes[a->dtype].size;
-    ir_ref_fn copy = ir_ref_cast[a->dtype][a->dtype];
-    const char *base = (const char *)a->buf->host + a->offset * (int64_t)sz;
-    if (a->ndim == 0) {
-        memcpy(dst, base, sz);
-        return;
-    }
-    int nd = a->ndim;
-    int64_t row = a->shape[nd - 1], rows = fe_size(a) / row, idx[LOOM_MAX_DIMS] = {0};
-    char *out = dst;
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t off = 0;
-        for (int ax = 0; ax < nd - 1; ax++) off += idx[ax] * a->strides[ax];
-        copy(row, out + (size_t)(r * row) * sz, base + off * (int64_t)sz, a->strides[nd - 1], NULL,
-             0, NULL, 0);
-        for (int ax = nd - 2; ax >= 0 && ++idx[ax] == a->shape[ax]; ax--) idx[ax] = 0;
-    }
-}
-
 LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (ctx->err.status) return ctx->err.status;
@@ -347,7 +325,9 @@ LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, si
     if (contig)
         memcpy(dst, a->buf->host, need);
     else
-        gather(a, dst);
+        ir_copy_strided((loom_dtype_t)a->dtype, a->ndim, a->shape,
+                        (const char *)a->buf->host + a->offset * (int64_t)ir_dtypes[a->dtype].size,
+                        a->strides, dst);
     return LOOM_STATUS_OK;
 }
 

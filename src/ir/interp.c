@@ -62,17 +62,23 @@ static void run(const ir_node_t *n, ir_ref_fn fn, char *out, const int64_t *ost,
     }
 }
 
+void ir_copy_strided(loom_dtype_t dtype, int32_t ndim, const int64_t *shape, const void *src,
+                     const int64_t *strides, void *dst) {
+    ir_node_t n = {.dtype = (uint8_t)dtype, .ndim = (uint8_t)ndim};
+    memcpy(n.shape, shape, (size_t)ndim * sizeof *shape);
+    size_t sz = ir_dtypes[dtype].size;
+    int64_t ost[LOOM_MAX_DIMS], ist[1][LOOM_MAX_DIMS];
+    contiguous_strides(&n, ost);
+    memcpy(ist[0], strides, (size_t)ndim * sizeof *strides);
+    char *in[1] = {(char *)(uintptr_t)src};
+    run(&n, ir_ref_cast[dtype][dtype], dst, ost, 1, in, ist, &sz, sz);
+}
+
 /* A contiguous copy of view v of node n (for results that are not owned buffers). */
 static void *gather(const ir_node_t *n, const view_t *v, base_alloc_t *al) {
-    size_t sz = ir_dtypes[n->dtype].size;
     int64_t count = ir_node_size(n);
-    char *out = base_malloc(al, (size_t)(count ? count : 1), sz);
-    if (!out) return NULL;
-    int64_t ost[LOOM_MAX_DIMS], ist[1][LOOM_MAX_DIMS];
-    contiguous_strides(n, ost);
-    memcpy(ist[0], v->strides, sizeof ist[0]);
-    char *in[1] = {v->base};
-    run(n, ir_ref_cast[n->dtype][n->dtype], out, ost, 1, in, ist, &sz, sz);
+    char *out = base_malloc(al, (size_t)(count ? count : 1), ir_dtypes[n->dtype].size);
+    if (out) ir_copy_strided((loom_dtype_t)n->dtype, n->ndim, n->shape, v->base, v->strides, out);
     return out;
 }
 

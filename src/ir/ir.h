@@ -248,6 +248,9 @@ void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out);
  * Computes every node of g on the host; results[i] receives a malloc'd (through al)
  * C-contiguous buffer for g->outputs[i]. Returns the status (errors on g->err). */
 loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results);
+/* Copies the strided elements (strides in elements) at src to dst in C order. */
+void ir_copy_strided(loom_dtype_t dtype, int32_t ndim, const int64_t *shape, const void *src,
+                     const int64_t *strides, void *dst);
 
 /* ---- matmul.c: contractions (MATMUL nodes) ----
  * p.k of a MATMUL node says which contraction it is: IR_MATMUL_MATMUL (np.matmul: 1-D operands
