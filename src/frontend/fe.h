@@ -107,6 +107,10 @@ int64_t fe_size(const loom_array_t *a);
 /* Formats a shape as NumPy does: "(3, 4)", "(5,)", "()". */
 void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape);
 
+/* ---- ops.c ---- */
+/* np.result_type of two strong dtypes; -1 with "fn: no common dtype for a and b" recorded. */
+int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
+
 #if LOOM_HAVE_CUDA
 /* ---- cuda.c: the CUDA device's eval ---- */
 loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results);

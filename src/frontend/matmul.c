@@ -104,12 +104,8 @@ static loom_array_t *contract(loom_ctx_t *ctx, const char *fn, int64_t mode, loo
         shape_error(ctx, fn, mode, a, b, &why);
         return &ctx->nil;
     }
-    int d = ir_promote((loom_dtype_t)a->dtype, (loom_dtype_t)b->dtype);
-    if (d < 0) {
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common dtype for %s and %s", fn,
-                 ir_dtypes[a->dtype].name, ir_dtypes[b->dtype].name);
-        return &ctx->nil;
-    }
+    int d = fe_promote(ctx, fn, (loom_dtype_t)a->dtype, (loom_dtype_t)b->dtype);
+    if (d < 0) return &ctx->nil;
     if (!fe_check_shape(ctx, fn, nd, shape, NULL)) return &ctx->nil;
     loom_array_t *ops[2] = {a->dtype == d ? a : loom_astype(ctx, a, (loom_dtype_t)d),
                             b->dtype == d ? b : loom_astype(ctx, b, (loom_dtype_t)d)};

@@ -285,12 +285,8 @@ LOOM_API loom_array_t *loom_moveaxis(loom_ctx_t *ctx, loom_array_t *a, int32_t n
 static int join_dtype(loom_ctx_t *ctx, const char *fn, int32_t n, loom_array_t *const *arrays) {
     int d = arrays[0]->dtype;
     for (int32_t i = 1; i < n; i++) {
-        int p = ir_promote((loom_dtype_t)d, (loom_dtype_t)arrays[i]->dtype);
-        if (p < 0) {
-            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common dtype for %s and %s", fn,
-                     ir_dtypes[d].name, ir_dtypes[arrays[i]->dtype].name);
-            return -1;
-        }
+        int p = fe_promote(ctx, fn, (loom_dtype_t)d, (loom_dtype_t)arrays[i]->dtype);
+        if (p < 0) return -1;
         d = p;
     }
     return d;

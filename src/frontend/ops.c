@@ -76,6 +76,14 @@ static int weak_against(loom_ctx_t *ctx, const char *fn, const loom_array_t *w, 
     return -1;
 }
 
+int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b) {
+    int p = ir_promote(a, b);
+    if (p < 0)
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common dtype for %s and %s", fn,
+                 ir_dtypes[a].name, ir_dtypes[b].name);
+    return p;
+}
+
 /* np.result_type over operands with NEP 50: strong dtypes promote; weak scalars yield to
  * them; all-weak operands take the default dtype of the highest kind. */
 static int result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
@@ -86,12 +94,8 @@ static int result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *con
             strong = ops[i]->dtype;
             continue;
         }
-        int p = ir_promote((loom_dtype_t)strong, (loom_dtype_t)ops[i]->dtype);
-        if (p < 0) {
-            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common dtype for %s and %s", fn,
-                     ir_dtypes[strong].name, ir_dtypes[ops[i]->dtype].name);
-            return -1;
-        }
+        int p = fe_promote(ctx, fn, (loom_dtype_t)strong, (loom_dtype_t)ops[i]->dtype);
+        if (p < 0) return -1;
         strong = p;
     }
     if (strong < 0) {
