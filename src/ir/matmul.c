@@ -64,7 +64,7 @@ static bool plan_matmul(int an, const int64_t *ash, const int64_t *ast, int bn, 
     if (!a1) osh[nd++] = ash[an - 2];
     if (!b1) osh[nd++] = bsh[bn - 1];
     *ond = nd;
-    int64_t oc[LOOM_MAX_DIMS];
+    int64_t oc[LOOM_MAX_DIMS] = {0}; /* zero: gcc -O3 cannot see contiguous() fills it */
     contiguous(nd, osh, oc);
     for (int ax = 0; ax < nbat; ax++) {
         int ja = ax - (nbat - na), jb = ax - (nbat - nb);
@@ -98,7 +98,7 @@ static bool plan_dot(int an, const int64_t *ash, const int64_t *ast, int bn, con
     for (int j = 0; j < bn - 2; j++) osh[an - 1 + j] = bsh[j];
     osh[nd - 1] = bsh[bn - 1];
     *ond = nd;
-    int64_t oc[LOOM_MAX_DIMS];
+    int64_t oc[LOOM_MAX_DIMS] = {0}; /* zero: gcc -O3 cannot see contiguous() fills it */
     contiguous(nd, osh, oc);
     for (int i = 0; i < an - 2; i++) p->batch[p->n_batch++] = (axis3_t){ash[i], ast[i], 0, oc[i]};
     for (int j = 0; j < bn - 2; j++)
@@ -122,7 +122,7 @@ static bool plan_tensordot(int n, int an, const int64_t *ash, const int64_t *ast
     for (int i = 0; i < fa; i++) osh[i] = ash[i];
     for (int j = 0; j < fb; j++) osh[fa + j] = bsh[n + j];
     *ond = nd;
-    int64_t oc[LOOM_MAX_DIMS];
+    int64_t oc[LOOM_MAX_DIMS] = {0}; /* zero: gcc -O3 cannot see contiguous() fills it */
     contiguous(nd, osh, oc);
     for (int i = 0; i < fa - 1; i++) p->batch[p->n_batch++] = (axis3_t){ash[i], ast[i], 0, oc[i]};
     for (int j = 0; j < fb - 1; j++)
