@@ -57,6 +57,64 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
 void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_sm, uint32_t *grid,
                             uint32_t *block);
 
+/* ---- reduce.c: a reduction step (issue 4) ----
+ * The scheduler (frontend/cuda.c) hands the code generator a self-contained step graph g:
+ *  - leaves are INPUT (any element strides and offset; input i's device address is
+ *    input_addr[i]) and CONST only (the scheduler materialises generators first);
+ *  - REDUCE nodes all have keepdims = 1, the same operand shape X and the same axis set A;
+ *    a REDUCE's operand may depend on other REDUCE nodes of the step (staged: softmax's sum
+ *    reads max broadcast back into X), but only when cg_reduce_can_stage said yes;
+ *  - ELEM nodes have shapes that broadcast (NumPy, trailing-aligned) to X;
+ *  - outs are nodes of shape X (written over the whole space, e.g. softmax's result) or of
+ *    shape Y = X with the A axes at extent 1 (reduction results and their epilogues).
+ * Outputs are written C-contiguous in their own shape. The step may need several launches
+ * (split reductions: partial results in scratch, then a combining pass); the scheduler runs
+ * kernels 0..n_kernels-1 in order on one stream, with `scratch` bytes of device memory. */
+typedef struct cg_reduce cg_reduce_t;
+/* Whether a step over operand shape X reducing axes A can hold reductions that depend on
+ * other reductions of the same step (true for the one-CTA-per-row and one-thread-per-column
+ * strategies; false when the strategy splits one reduction across blocks). */
+bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count);
+/* Describes the step (arena memory for everything it points to); false on out of memory. */
+cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_t *outs,
+                            uint32_t n_outs, const uint64_t *input_addr, int sm_count);
+/* A heap copy (through al) that outlives the arena, for the plan cache; and its release. */
+cg_reduce_t *cg_reduce_keep(const cg_reduce_t *r, base_alloc_t *al);
+void cg_reduce_free(cg_reduce_t *r, base_alloc_t *al);
+/* The step graph a kept description reads its scalars from (set per eval by the scheduler,
+ * which refreshes the CONST values of its own copy of the step graph). */
+void cg_reduce_set_graph(cg_reduce_t *r, const ir_graph_t *g);
+uint32_t cg_reduce_n_kernels(const cg_reduce_t *r);
+size_t cg_reduce_scratch_bytes(const cg_reduce_t *r);
+base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i);
+void cg_reduce_source(const cg_reduce_t *r, uint32_t i, base_str_t *out, char *name);
+uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i);
+void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_addr,
+                      const uint64_t *out_addr, uint64_t scratch, uint64_t *words);
+/* grid/block are 3-D; smem: dynamic shared memory bytes. blocks_per_sm as for elementwise. */
+void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int blocks_per_sm,
+                            uint32_t grid[3], uint32_t block[3], uint32_t *smem);
+/* Threads per block kernel i is launched with (for the occupancy query before launching). */
+uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i);
+
+/* ---- scan.c: a scan step (cumsum, cumprod) ----
+ * Step graph: INPUT/CONST leaves, ELEM prologue nodes of shape X (or broadcasting to it), one
+ * SCAN node over X along p.axis; outs = {the SCAN node}, written C-contiguous. The same
+ * functions as for reductions, with the same meanings. */
+typedef struct cg_scan cg_scan_t;
+cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
+                        const uint64_t *input_addr, int sm_count);
+cg_scan_t *cg_scan_keep(const cg_scan_t *s, base_alloc_t *al);
+void cg_scan_free(cg_scan_t *s, base_alloc_t *al);
+void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g);
+base_hash128_t cg_scan_key(const cg_scan_t *s);
+void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name);
+uint32_t cg_scan_n_params(const cg_scan_t *s);
+void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
+                    uint64_t *words);
+void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
+                          uint32_t *smem);
+
 /* The prelude (op semantics shared with the CPU interpreter) as NVRTC reads it, split at
  * build time by shake.py into declarations emitted always and functions emitted on use. */
 typedef struct cg_prelude_fn {

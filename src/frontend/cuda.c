@@ -138,35 +138,6 @@ static bool same_shape(const ir_node_t *a, const ir_node_t *b) {
     return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * a->ndim);
 }
 
-/* Device addresses of the inputs, uploading host data where needed. */
-static bool place_inputs(loom_ctx_t *ctx, const ir_graph_t *g, uint64_t *addr, bool *temp) {
-    for (uint32_t i = 0; i < g->n_inputs; i++) {
-        loom_array_t *a = g->inputs[i].owner;
-        fe_buffer_t *b = a->buf;
-        temp[i] = false;
-        if (b->dev) {
-            addr[i] = b->dev;
-            continue;
-        }
-        if (ctx->device == LOOM_DEVICE_NVRTC) {
-            addr[i] = 0;
-            continue;
-        }
-        uint64_t d;
-        if (rt_alloc(ctx->rt, b->bytes ? b->bytes : 1, &d) != LOOM_STATUS_OK) return false;
-        if (b->bytes && rt_h2d(ctx->rt, d, b->host, b->bytes) != LOOM_STATUS_OK) {
-            rt_free(ctx->rt, d);
-            return false;
-        }
-        addr[i] = d;
-        if (b->borrowed)
-            temp[i] = true; /* the caller may change it before the next eval */
-        else
-            b->dev = d; /* copied host data is immutable: keep the upload */
-    }
-    return true;
-}
-
 static rt_kernel_t *get_kernel(loom_ctx_t *ctx, const cg_kernel_t *k) {
     base_hash128_t key = cg_kernel_key(k);
     rt_kernel_t *kern = rt_kernel_find(ctx->rt, key);
@@ -305,7 +276,7 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
     bool *temp = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *temp);
     if (!in_addr || !temp)
         return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling");
-    if (place_inputs(ctx, g, in_addr, temp)) {
+    if (fe_place_inputs(ctx, g, in_addr, temp)) {
         base_hash128_t key = plan_key(g, in_addr);
         fe_plan_t *p = plan_find(ctx, key);
         if (p) {

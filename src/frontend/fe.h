@@ -115,6 +115,10 @@ int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
 /* ---- cuda.c: the CUDA device's eval ---- */
 loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results);
 void fe_plans_destroy(loom_ctx_t *ctx);
+/* ---- transfer.c ---- */
+/* Device address of each input of g (addr[i]), uploading host data where needed; temp[i]
+ * says the upload is for this eval only (rt_free it after). False with the error recorded. */
+bool fe_place_inputs(loom_ctx_t *ctx, const ir_graph_t *g, uint64_t *addr, bool *temp);
 #endif
 
 /* ---- movement.c: views and joins (issue 4) ---- */
