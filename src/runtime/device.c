@@ -108,6 +108,7 @@ loom_status_t rt_device_create(base_alloc_t *al, base_error_t *err, const base_l
     d->compile_only = opt->compile_only;
     d->kc.dirfd = -1;
     d->pool.spare = -1;
+    rt_stage_init(d, opt);
 
     loom_status_t st = LOOM_STATUS_OK;
     if (d->compile_only) {

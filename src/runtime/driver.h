@@ -105,21 +105,32 @@ typedef struct rt_pool {
 void rt_pool_fini(rt_device_t *d);
 
 /* ---- copy.c ---- */
-#define RT_STAGE_SLOTS 4
-#define RT_STAGE_CHUNK ((size_t)4 << 20)
+#define RT_STAGE_SLOTS 4                  /* default number of pinned staging buffers */
+#define RT_STAGE_MAX_SLOTS 8
+#define RT_STAGE_CHUNK ((size_t)8 << 20)  /* default bytes per staging buffer */
+#define RT_COPY_MAX_THREADS 16
+
+typedef struct rt_copier rt_copier_t; /* helper threads for host memcpy (copy.c) */
 
 typedef struct rt_stage {
-    void *host[RT_STAGE_SLOTS]; /* pinned, RT_STAGE_CHUNK bytes each, allocated on first use */
-    CUevent done[RT_STAGE_SLOTS];
-    bool pending[RT_STAGE_SLOTS]; /* a DMA reading or writing the slot may still run */
-    uint32_t next;                /* slot to use next (round robin across calls) */
+    size_t chunk;                     /* bytes per staging buffer */
+    uint32_t n_slots;                 /* staging buffers in use, <= RT_STAGE_MAX_SLOTS */
+    int threads;                      /* host threads that copy to and from staging */
+    void *host[RT_STAGE_MAX_SLOTS];   /* pinned, chunk bytes each, allocated on first use */
+    CUevent done[RT_STAGE_MAX_SLOTS];
+    bool pending[RT_STAGE_MAX_SLOTS]; /* a DMA reading or writing the slot may still run */
+    uint32_t next;                    /* slot to use next (round robin across calls) */
     struct rt_pinned {
         uintptr_t base;
         size_t size;
-    } *pinned;                    /* rt_host_alloc's blocks, sorted by base */
+    } *pinned;                        /* rt_host_alloc's blocks, sorted by base */
     uint32_t n_pinned, cap_pinned;
+    rt_copier_t *copier;              /* started on the first staged copy when threads > 1 */
 } rt_stage_t;
 
+/* Staging settings from opt (copy_threads, stage_bytes, stage_slots), else $LOOM_COPY_THREADS,
+ * else defaults; allocates nothing. */
+void rt_stage_init(rt_device_t *d, const rt_options_t *opt);
 void rt_stage_fini(rt_device_t *d);
 
 /* ---- nvrtc.c ---- */

@@ -25,6 +25,12 @@ typedef struct rt_options {
     void *stream;            /* NULL: a stream of our own; else the caller's CUstream (borrowed) */
     const rt_driver_t *driver; /* NULL: load libcuda; else this table (tests mock the driver) */
     const char *driver_lib;  /* NULL: "libcuda.so.1" */
+    /* Copies through pinned staging (copy.c); 0 means the default. copy_threads: host threads
+     * for the memcpy into and out of staging (else $LOOM_COPY_THREADS, else half the online
+     * CPUs, 1 to 8); stage_bytes: bytes per staging buffer (8 MiB); stage_slots: buffers (4). */
+    int copy_threads;
+    size_t stage_bytes;
+    int stage_slots;
 } rt_options_t;
 
 typedef struct rt_stats {
@@ -64,10 +70,32 @@ loom_status_t rt_alloc(rt_device_t *d, size_t bytes, uint64_t *out);
 void rt_free(rt_device_t *d, uint64_t ptr);
 void rt_trim(rt_device_t *d);
 
-/* ---- copy.c: copies on the device's stream, through pinned staging for pageable memory */
+/* ---- copy.c: copies on the device's stream, through pinned staging for pageable memory
+ * Pageable bytes are copied (by rt_options.copy_threads host threads) into a small ring of
+ * pinned staging buffers, and each full buffer is one DMA, so the memcpy of one buffer overlaps
+ * the DMA of the previous ones. Statistics: h2d_copies / d2h_copies count DMA operations (a
+ * staged 20 MiB upload through 8 MiB buffers is 3), h2d_bytes / d2h_bytes the payload. */
+/* Returns once every byte has left src (the caller may reuse it at once), except from pinned
+ * memory (see rt_host_alloc). */
 loom_status_t rt_h2d(rt_device_t *d, uint64_t dst, const void *src, size_t bytes);
 /* Blocks until the bytes are in dst. */
 loom_status_t rt_d2h(rt_device_t *d, void *dst, uint64_t src, size_t bytes);
+/* n uploads at once: bytes[i] from src[i] to dst[i] (device ranges disjoint). The pieces are
+ * packed into staging one after another, and each staging fill is one DMA per run of adjacent
+ * destinations: many small pieces bound for one device range cost one DMA per 8 MiB. */
+loom_status_t rt_h2d_batch(rt_device_t *d, uint32_t n, const uint64_t *dst,
+                           const void *const *src, const size_t *bytes);
+/* n uploads into one device range: piece i to dst + offset[i], offsets ascending and pieces
+ * disjoint. The bytes between pieces (alignment padding) may be overwritten with anything, so
+ * each staging fill is exactly one DMA. */
+loom_status_t rt_h2d_packed(rt_device_t *d, uint64_t dst, uint32_t n, const size_t *offset,
+                            const void *const *src, const size_t *bytes);
+/* n downloads at once: bytes[i] from device src[i] to host dst[i]; blocks until all are in
+ * place. One DMA per run of adjacent sources in each staging fill. */
+loom_status_t rt_d2h_batch(rt_device_t *d, uint32_t n, void *const *dst, const uint64_t *src,
+                           const size_t *bytes);
+/* The host threads staged copies use (after rt_options and $LOOM_COPY_THREADS). */
+int rt_copy_threads(const rt_device_t *d);
 /* Pinned host memory (cuMemHostAlloc). Copies from and to it are direct DMA (~53 GB/s on the
  * H200, against ~7 GB/s for pageable memory, which a host memcpy bounds), so loom-owned host
  * buffers should live here. Caution: rt_h2d from pinned memory returns before the DMA has
@@ -111,5 +139,39 @@ size_t rt_kernel_binary_size(const rt_kernel_t *k);
 const char *rt_kernel_cache_dir(const rt_device_t *d);
 /* The NVRTC log of the last compile ("" if none); valid until the next compile. */
 const char *rt_last_compile_log(const rt_device_t *d);
+
+/* ---- blas.c: matrix products through cuBLASLt, loaded with dlopen (never linked) ----
+ * One product in cuBLAS's column-major terms: D (m x n, leading dimension ldd) =
+ * act(alpha * op(A) op(B) + bias), `batch` times with element strides between the matrices
+ * (0: the same matrix for every batch). bias has m elements, packed, broadcast over the
+ * columns and the batch. float16/bfloat16 accumulate in float32 and round once (as the CPU
+ * reference does); float32 in float32 (TF32 tensor cores only when tf32), float64 in float64.
+ * Runs on the device's stream with a workspace from the pool. */
+typedef struct rt_blas rt_blas_t;
+typedef enum rt_gemm_act { RT_GEMM_ACT_NONE, RT_GEMM_ACT_RELU, RT_GEMM_ACT_GELU } rt_gemm_act_t;
+typedef struct rt_gemm {
+    loom_dtype_t dtype;      /* F16, BF16, F32 or F64: A, B, D and bias */
+    bool tf32;               /* F32 only: CUBLAS_COMPUTE_32F_FAST_TF32 */
+    bool trans_a, trans_b;   /* op(X) = X^T */
+    int64_t m, n, k;         /* op(A) is m x k, op(B) k x n; all > 0 */
+    int64_t lda, ldb, ldd;   /* column-major leading dimensions, in elements */
+    int64_t batch;           /* >= 1 */
+    int64_t stride_a, stride_b, stride_d; /* elements between batch matrices */
+    uint64_t a, b, d;        /* device addresses */
+    double alpha;
+    uint64_t bias;           /* 0: none */
+    rt_gemm_act_t act;       /* GELU: cuBLASLt's tanh approximation */
+} rt_gemm_t;
+/* Loads libcublasLt (NOT_AVAILABLE naming the library when it is missing), creates a handle
+ * and a workspace from the pool. NOT_AVAILABLE on a compile-only device. */
+loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out);
+/* Frees the handle, the workspace and the library (NULL-safe). */
+void rt_blas_destroy(rt_device_t *d, rt_blas_t *b);
+/* Whether cuBLASLt has an algorithm for g (its heuristic, remembered by the problem's
+ * structure and the operands' alignment). Records nothing: false means "do it another way". */
+bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
+/* Runs g on the device's stream. Failures record DEVICE_ERROR (NOT_AVAILABLE when cuBLASLt
+ * has no algorithm) naming the cuBLASLt call, its status and the shapes. */
+loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
 
 #endif

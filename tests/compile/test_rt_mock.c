@@ -532,9 +532,10 @@ static void test_mock_copies_round_trip(void **state) {
     const size_t chunk = RT_STAGE_CHUNK;
     size_t sizes[] = {1,     3,         255,           4096 + 7,     chunk - 1,
                       chunk, chunk + 1, 3 * chunk + 5, 9 * chunk + 3};
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, h2d_dmas = 0;
     for (size_t t = 0; t < BASE_ARRAY_LEN(sizes); t++) {
         size_t n = sizes[t];
+        h2d_dmas += (n + chunk - 1) / chunk; /* a staged copy is one DMA per staging fill */
         unsigned char *src = malloc(n + 1), *keep = malloc(n), *back = malloc(n + 2);
         for (size_t i = 0; i < n; i++) keep[i] = (unsigned char)(i * 131 + t * 7 + (i >> 12));
         memcpy(src + 1, keep, n); /* unaligned source */
@@ -554,8 +555,8 @@ static void test_mock_copies_round_trip(void **state) {
         free(back);
     }
     rt_stats_t s = stats_of(f->d);
-    assert_int_equal(s.h2d_copies, BASE_ARRAY_LEN(sizes));
-    assert_int_equal(s.d2h_copies, BASE_ARRAY_LEN(sizes));
+    assert_int_equal(s.h2d_copies, h2d_dmas);
+    assert_in_range(s.d2h_copies, BASE_ARRAY_LEN(sizes), h2d_dmas); /* large: maybe direct */
     assert_int_equal(s.h2d_bytes, bytes);
     assert_int_equal(s.d2h_bytes, bytes);
 }
