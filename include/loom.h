@@ -174,6 +174,13 @@ typedef struct loom_options {
     loom_log_fn log_fn;        /* default: none (or stderr when LOOM_LOG is set) */
     void *log_user;
     int allow_tf32;            /* nonzero: float32 matmul may use TF32 */
+    /* A CUstream (cast to void *) to run on instead of a stream of loom's own; borrowed: it
+     * must outlive the context. loom enqueues all its copies and kernels on it, in call order,
+     * so device memory the caller wraps (loom_wrap_device) may be written by work the caller
+     * queued earlier on it, and results may be used by work queued later, without a sync.
+     * loom_read, loom_read_many, loom_sync and loom_array_device_ptr synchronise this stream
+     * (and so wait for the caller's work on it too). NULL: loom creates a non-blocking one. */
+    void *cuda_stream;
 } loom_options_t;
 
 /* Creates a context. On success *out is the new context and LOOM_STATUS_OK is returned. On
@@ -222,11 +229,22 @@ LOOM_API size_t loom_array_nbytes(const loom_array_t *a);
 /* A new array holding a copy of n C-contiguous elements at data (the caller keeps data). */
 LOOM_API loom_array_t *loom_from_host(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                       const int64_t *shape, const void *data);
-/* Like loom_from_host, but borrows data without copying. Lifetime rule: data must stay valid
- * and unchanged until the array and every array computed from it have been evaluated (or
- * released); loom reads it at each eval that needs it and never writes it. */
+/* Like loom_from_host, but borrows data without copying (zero copy until an eval needs it).
+ * loom never writes data. The contract:
+ *  - Lifetime: data must stay valid until the array is released (scope end or
+ *    loom_array_release) and every array built from it has been evaluated or released.
+ *  - Changes: on a GPU the first eval that needs data uploads it, and later evals reuse that
+ *    device copy. After changing the contents, call loom_array_host_changed() before the next
+ *    eval, which then uploads them again. Unmarked changes may or may not be seen (the CPU
+ *    device always reads data directly); debug builds of loom detect them and fail the eval
+ *    with INVALID_ARGUMENT. Do not change data while an eval or loom_read runs. */
 LOOM_API loom_array_t *loom_borrow_host(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                         const int64_t *shape, const void *data);
+/* Tells loom that the caller changed the memory of a borrowed host array (loom_borrow_host,
+ * loom_wrap_host, a host DLPack import), so that the next eval uploads it again. Any other
+ * array (loom_from_host copies are immutable; lazy and device arrays) is INVALID_ARGUMENT.
+ * Returns the context's status. */
+LOOM_API loom_status_t loom_array_host_changed(loom_ctx_t *ctx, loom_array_t *a);
 
 LOOM_API loom_array_t *loom_zeros(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                   const int64_t *shape);
@@ -317,6 +335,11 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
 /* Evaluates a if needed and copies it, C-contiguous, into dst (dst_bytes must be at least
  * loom_array_nbytes(a), else LOOM_STATUS_BUFFER_TOO_SMALL and nothing is written). */
 LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes);
+/* Evaluates the n arrays together (one loom_eval) and copies arrays[i] into dsts[i]
+ * (dst_bytes[i] at least its nbytes), with the downloads coalesced through pinned staging and
+ * one wait. Checks every size before writing anything (BUFFER_TOO_SMALL names the index). */
+LOOM_API loom_status_t loom_read_many(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                                      void *const *dsts, const size_t *dst_bytes);
 /* Waits until all work queued on the context has finished. */
 LOOM_API loom_status_t loom_sync(loom_ctx_t *ctx);
 
@@ -336,10 +359,17 @@ typedef struct loom_stats {
     uint64_t kernel_disk_hits;  /* loaded from the disk cache */
     uint64_t kernel_compiles;   /* compiled by NVRTC */
     double compile_ms;          /* total NVRTC time */
+    /* Host<->device transfers since creation: copies are DMA operations (a staged copy makes
+     * one per 8 MiB staging buffer; many small inputs of one eval share one), bytes the
+     * payload. Always 0 on the CPU device. */
     uint64_t h2d_copies, h2d_bytes, d2h_copies, d2h_bytes;
     size_t pool_bytes_in_use;   /* device memory held by live buffers */
     size_t pool_bytes_held;     /* in use + cached for reuse */
     size_t pool_peak_in_use;
+    /* The same for the last loom_eval, loom_read or loom_read_many alone (a read's upload and
+     * download together). LOOM_LOG=info logs them after each of these calls. */
+    uint64_t last_eval_h2d_copies, last_eval_h2d_bytes;
+    uint64_t last_eval_d2h_copies, last_eval_d2h_bytes;
 } loom_stats_t;
 
 /* Fills *out with the context's counters since creation. */

@@ -158,7 +158,9 @@ loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t
 void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {
     if (!b || --b->refcount > 0) return;
 #if LOOM_HAVE_CUDA
-    if (b->dev && ctx->rt && !(b->borrowed && b->on_device))
+    if (b->block)
+        fe_devblock_release(ctx, b->block); /* a host array's upload, packed with others */
+    else if (b->dev && ctx->rt && !(b->borrowed && b->on_device))
         rt_free(ctx->rt, b->dev); /* a result, or a host array's upload */
 #endif
     if (!b->borrowed) base_free(&ctx->al, b->host);

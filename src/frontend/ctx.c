@@ -124,6 +124,7 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
             .cache_dir = ctx->cache_dir,
             .disable_disk_cache = ctx->disable_disk_cache,
             .dump_dir = ctx->dump_dir,
+            .stream = o.cuda_stream,
         };
         loom_status_t st = rt_device_create(&ctx->al, &ctx->err, &ctx->log, &ro, &ctx->rt);
         if (st == LOOM_STATUS_OK) {

@@ -222,6 +222,8 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
         return ctx->err.status;
     }
     for (int32_t i = 0; i < k; i++) loom_array_retain(roots[i]); /* alive through realising */
+    fe_transfer_mark_t xfer;
+    fe_transfer_begin(ctx, &xfer);
     double t0 = base_now_ms();
     base_arena_t arena;
     base_arena_init(&arena, &ctx->al);
@@ -273,6 +275,7 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
     base_log(&ctx->log, LOOM_LOG_DEBUG, "eval of %d arrays (%u IR nodes): %.3f ms", k, g.n_nodes,
              base_now_ms() - t0);
     base_arena_fini(&arena);
+    fe_transfer_end(ctx, &xfer, "eval");
     return ctx->err.status;
 }
 
@@ -289,46 +292,108 @@ static bool is_c_contiguous(const loom_array_t *a) {
     return true;
 }
 
-LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes) {
-    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    if (ctx->err.status) return ctx->err.status;
-    if (!fe_check_arg(ctx, "loom_read", a)) {
-        if (!ctx->err.status)
-            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_read: array is nil");
-        return ctx->err.status;
+/* Checks that a can be read into a buffer of dst_bytes at dst (i: its index for
+ * loom_read_many, -1 for loom_read); false with the error recorded. */
+static bool check_read(loom_ctx_t *ctx, const char *fn, int32_t i, loom_array_t *a,
+                       const void *dst, size_t dst_bytes) {
+    char which[32] = "";
+    if (i >= 0) snprintf(which, sizeof which, " array %d:", i);
+    if (!fe_check_arg(ctx, fn, a)) {
+        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s:%s array is nil",
+                                       fn, i >= 0 ? which : "");
+        return false;
     }
     size_t need = loom_array_nbytes(a);
     if (dst_bytes < need) {
         char s[200];
         fe_format_shape(s, sizeof s, a->ndim, a->shape);
-        return fe_error(ctx, LOOM_STATUS_BUFFER_TOO_SMALL,
-                        "loom_read: %zu bytes needed for %s %s, buffer has %zu", need,
-                        ir_dtypes[a->dtype].name, s, dst_bytes);
+        fe_error(ctx, LOOM_STATUS_BUFFER_TOO_SMALL, "%s:%s %zu bytes needed for %s %s, buffer has %zu",
+                 fn, which, need, ir_dtypes[a->dtype].name, s, dst_bytes);
+        return false;
     }
-    if (need && !dst) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_read: dst is NULL");
-    if (loom_eval(ctx, 1, &a) != LOOM_STATUS_OK) return ctx->err.status;
+    if (need && !dst) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s:%s dst is NULL", fn, which);
+        return false;
+    }
+    return true;
+}
+
+/* Copies n evaluated arrays out: device ones in one batch of downloads, host ones directly. */
+static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
+                              loom_array_t *const *arrays, void *const *dsts) {
     if (ctx->device == LOOM_DEVICE_NVRTC)
         return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                        "loom_read: the compile-only device (nvrtc) computes no values");
-    if (need == 0) return LOOM_STATUS_OK;
-    bool contig = is_c_contiguous(a);
+                        "%s: the compile-only device (nvrtc) computes no values", fn);
 #if LOOM_HAVE_CUDA
-    if (a->buf->on_device && contig) {
-        rt_d2h(ctx->rt, dst, a->buf->dev, need);
-        return ctx->err.status;
-    }
+    void **dd = base_malloc(&ctx->al, (size_t)n, sizeof *dd);
+    uint64_t *src = base_malloc(&ctx->al, (size_t)n, sizeof *src);
+    size_t *len = base_malloc(&ctx->al, (size_t)n, sizeof *len);
+    uint32_t n_dev = 0;
+    if (!dd || !src || !len) fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
 #endif
-    if (a->buf->on_device)
-        return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                        "loom_read: a strided device array (wrapped or imported) cannot be read "
-                        "yet; use it in an expression and read the result");
-    if (contig)
-        memcpy(dst, a->buf->host, need);
-    else
-        ir_copy_strided((loom_dtype_t)a->dtype, a->ndim, a->shape,
-                        (const char *)a->buf->host + a->offset * (int64_t)ir_dtypes[a->dtype].size,
-                        a->strides, dst);
-    return LOOM_STATUS_OK;
+    for (int32_t i = 0; i < n && !ctx->err.status; i++) {
+        loom_array_t *a = arrays[i];
+        size_t need = loom_array_nbytes(a);
+        if (need == 0) continue;
+        bool contig = is_c_contiguous(a);
+#if LOOM_HAVE_CUDA
+        if (a->buf->on_device && contig) {
+            dd[n_dev] = dsts[i];
+            src[n_dev] = a->buf->dev;
+            len[n_dev++] = need;
+            continue;
+        }
+#endif
+        if (a->buf->on_device)
+            fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                     "%s: a strided device array (wrapped or imported) cannot be read yet; use it "
+                     "in an expression and read the result",
+                     fn);
+        else if (contig)
+            memcpy(dsts[i], a->buf->host, need);
+        else
+            ir_copy_strided((loom_dtype_t)a->dtype, a->ndim, a->shape,
+                            (const char *)a->buf->host +
+                                a->offset * (int64_t)ir_dtypes[a->dtype].size,
+                            a->strides, dsts[i]);
+    }
+#if LOOM_HAVE_CUDA
+    if (n_dev && !ctx->err.status) rt_d2h_batch(ctx->rt, n_dev, dd, src, len);
+    base_free(&ctx->al, dd);
+    base_free(&ctx->al, src);
+    base_free(&ctx->al, len);
+#endif
+    return ctx->err.status;
+}
+
+LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (ctx->err.status) return ctx->err.status;
+    if (!check_read(ctx, "loom_read", -1, a, dst, dst_bytes)) return ctx->err.status;
+    fe_transfer_mark_t xfer;
+    fe_transfer_begin(ctx, &xfer);
+    if (loom_eval(ctx, 1, &a) == LOOM_STATUS_OK) read_out(ctx, "loom_read", 1, &a, &dst);
+    fe_transfer_end(ctx, &xfer, "loom_read");
+    return ctx->err.status;
+}
+
+LOOM_API loom_status_t loom_read_many(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                                      void *const *dsts, const size_t *dst_bytes) {
+    static const char fn[] = "loom_read_many";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (ctx->err.status) return ctx->err.status;
+    if (n < 0 || (n > 0 && (!arrays || !dsts || !dst_bytes)))
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: %d arrays at %p, dsts %p, dst_bytes %p", fn, n, (const void *)arrays,
+                        (const void *)dsts, (const void *)dst_bytes);
+    for (int32_t i = 0; i < n; i++)
+        if (!check_read(ctx, fn, i, arrays[i], dsts[i], dst_bytes[i])) return ctx->err.status;
+    if (n == 0) return LOOM_STATUS_OK;
+    fe_transfer_mark_t xfer;
+    fe_transfer_begin(ctx, &xfer);
+    if (loom_eval(ctx, n, arrays) == LOOM_STATUS_OK) read_out(ctx, fn, n, arrays, dsts);
+    fe_transfer_end(ctx, &xfer, fn);
+    return ctx->err.status;
 }
 
 LOOM_API loom_status_t loom_sync(loom_ctx_t *ctx) {

@@ -13,6 +13,8 @@
 #include "../runtime/rt.h"
 #endif
 
+typedef struct fe_devblock fe_devblock_t; /* a device block shared by packed uploads */
+
 /* Storage shared by realised arrays (and, later, views of them). */
 typedef struct fe_buffer {
     int32_t refcount;
@@ -23,6 +25,9 @@ typedef struct fe_buffer {
     size_t bytes;      /* borrowed: the extent the array's strides reach, from host/dev */
     void (*release)(void *); /* external memory (dlpack.c): called once, on the last release */
     void *release_user;
+    fe_devblock_t *block; /* host data: the shared block dev lies in (transfer.c), or NULL */
+    uint64_t host_hash;   /* borrowed host data: its contents when uploaded (debug checks) */
+    bool queued;          /* transfer.c: already in this eval's upload list */
 } fe_buffer_t;
 
 enum fe_flags {
@@ -116,10 +121,22 @@ int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
 loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results);
 void fe_plans_destroy(loom_ctx_t *ctx);
 /* ---- transfer.c ---- */
-/* Device address of each input of g (addr[i]), uploading host data where needed; temp[i]
- * says the upload is for this eval only (rt_free it after). False with the error recorded. */
+/* Device address of each input of g (addr[i]), uploading host data where needed (all small
+ * inputs in one block and one staged copy; uploads are kept on their buffers for later evals);
+ * temp[i] says the upload is for this eval only (rt_free it after). False with the error
+ * recorded. */
 bool fe_place_inputs(loom_ctx_t *ctx, const ir_graph_t *g, uint64_t *addr, bool *temp);
+/* Drops one piece's reference to a packed upload block; the last frees the device memory. */
+void fe_devblock_release(loom_ctx_t *ctx, fe_devblock_t *blk);
 #endif
+/* ---- transfer.c: statistics of one API call (eval, read) ---- */
+typedef struct fe_transfer_mark {
+    uint64_t h2d_copies, h2d_bytes, d2h_copies, d2h_bytes;
+} fe_transfer_mark_t;
+/* Notes the counters before a call; after it, end stores the difference as the stats'
+ * last_eval_* fields and logs it (INFO) under `what`. */
+void fe_transfer_begin(loom_ctx_t *ctx, fe_transfer_mark_t *m);
+void fe_transfer_end(loom_ctx_t *ctx, const fe_transfer_mark_t *m, const char *what);
 
 /* ---- movement.c: views and joins (issue 4) ---- */
 /* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */
