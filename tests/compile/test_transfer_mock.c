@@ -1,0 +1,429 @@
+/* test_transfer_mock.c — the transfer schedule without a GPU: a loom context whose runtime runs
+ * on a mock driver (device memory is host memory; copies are queued and run when an event or the
+ * stream is synchronised, so early reuse of a staging buffer shows up as wrong bytes; kernels
+ * compile with NVRTC and launch as no-ops). Asserts how many DMAs and bytes each eval moves, and
+ * that the bytes arrive intact: packed small inputs, chunked large ones, uploads kept across
+ * evals, the borrowed-memory mark, reads that do not re-upload, batched reads. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/fe.h"
+#include "runtime/driver.h"
+
+/* ---- the mock driver: a queue of copies, host memory as device memory ---- */
+
+typedef struct op {
+    void *dst;
+    const void *src;
+    size_t n;
+    CUevent ev; /* an event record when non-NULL */
+} op_t;
+
+#define MAX_OPS 65536
+static struct {
+    op_t q[MAX_OPS];
+    int head, tail;
+    int events, h2d, d2h;
+} m;
+
+static void run_to(int last) {
+    for (; m.head <= last && m.head < m.tail; m.head++)
+        if (!m.q[m.head].ev) memcpy(m.q[m.head].dst, m.q[m.head].src, m.q[m.head].n);
+    if (m.head == m.tail) m.head = m.tail = 0;
+}
+static void push(op_t o) {
+    assert_true(m.tail < MAX_OPS);
+    m.q[m.tail++] = o;
+}
+
+static CUresult ok0(void) { return CUDA_SUCCESS; }
+static CUresult mInit(unsigned f) { return (void)f, CUDA_SUCCESS; }
+static CUresult mVersion(int *v) { return *v = 99000, CUDA_SUCCESS; }
+static CUresult mErr(CUresult r, const char **s) { return (void)r, *s = "mock", CUDA_SUCCESS; }
+static CUresult mCount(int *n) { return *n = 1, CUDA_SUCCESS; }
+static CUresult mGet(CUdevice *d, int i) { return *d = i, CUDA_SUCCESS; }
+static CUresult mName(char *s, int n, CUdevice d) {
+    (void)d;
+    snprintf(s, (size_t)n, "Mock GPU");
+    return CUDA_SUCCESS;
+}
+static CUresult mAttr(int *v, CUdevice_attribute a, CUdevice d) {
+    (void)d;
+    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9
+         : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT   ? 132
+                                                           : 0;
+    return CUDA_SUCCESS;
+}
+static CUresult mRetain(CUcontext *c, CUdevice d) { return (void)d, *c = (CUcontext)&m, 0; }
+static CUresult mRelease(CUdevice d) { return (void)d, CUDA_SUCCESS; }
+static CUcontext current;
+static CUresult mSetCur(CUcontext c) { return current = c, CUDA_SUCCESS; }
+static CUresult mGetCur(CUcontext *c) { return *c = current, CUDA_SUCCESS; }
+static CUresult mStreamCreate(CUstream *s, unsigned f) { return (void)f, *s = (CUstream)&m.q, 0; }
+static CUresult mStreamDestroy(CUstream s) { return (void)s, CUDA_SUCCESS; }
+static CUresult mStreamSync(CUstream s) { return (void)s, run_to(m.tail), CUDA_SUCCESS; }
+static CUresult mCtxSync(void) { return run_to(m.tail), CUDA_SUCCESS; }
+static CUresult mAlloc(CUdeviceptr *p, size_t n) {
+    *p = (CUdeviceptr)aligned_alloc(256, (n + 255) / 256 * 256);
+    return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+static CUresult mFree(CUdeviceptr p) { return free((void *)p), CUDA_SUCCESS; }
+static CUresult mInfo(size_t *f, size_t *t) { return *f = *t = (size_t)1 << 34, CUDA_SUCCESS; }
+static CUresult mHostAlloc(void **p, size_t n, unsigned f) {
+    (void)f;
+    return (*p = malloc(n)) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+static CUresult mHostFree(void *p) { return free(p), CUDA_SUCCESS; }
+static CUresult mH2D(CUdeviceptr d, const void *s, size_t n, CUstream st) {
+    (void)st;
+    m.h2d++;
+    push((op_t){(void *)d, s, n, NULL});
+    return CUDA_SUCCESS;
+}
+static CUresult mD2H(void *d, CUdeviceptr s, size_t n, CUstream st) {
+    (void)st;
+    m.d2h++;
+    push((op_t){d, (const void *)s, n, NULL});
+    return CUDA_SUCCESS;
+}
+static CUresult mD2D(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+    (void)st;
+    push((op_t){(void *)d, (const void *)s, n, NULL});
+    return CUDA_SUCCESS;
+}
+static CUresult mSet(CUdeviceptr d, unsigned char v, size_t n, CUstream st) {
+    (void)st;
+    memset((void *)d, v, n);
+    return CUDA_SUCCESS;
+}
+static CUresult mEventCreate(CUevent *e, unsigned f) {
+    (void)f;
+    *e = (CUevent)(uintptr_t)(++m.events);
+    return CUDA_SUCCESS;
+}
+static CUresult mEventDestroy(CUevent e) { return (void)e, CUDA_SUCCESS; }
+static CUresult mEventRecord(CUevent e, CUstream s) {
+    (void)s;
+    push((op_t){NULL, NULL, 0, e});
+    return CUDA_SUCCESS;
+}
+static CUresult mEventSync(CUevent e) {
+    int last = -1;
+    for (int i = m.head; i < m.tail; i++)
+        if (m.q[i].ev == e) last = i;
+    run_to(last);
+    return CUDA_SUCCESS;
+}
+static CUresult mElapsed(float *ms, CUevent a, CUevent b) {
+    return (void)a, (void)b, *ms = 1, CUDA_SUCCESS;
+}
+static CUresult mLoad(CUmodule *mod, const void *img) {
+    (void)img;
+    *mod = (CUmodule)(uintptr_t)0x1000;
+    return CUDA_SUCCESS;
+}
+static CUresult mUnload(CUmodule mod) { return (void)mod, CUDA_SUCCESS; }
+static CUresult mOcc(int *n, CUfunction f, int block, size_t smem) {
+    return (void)f, (void)block, (void)smem, *n = 8, CUDA_SUCCESS;
+}
+static CUresult mGetFn(CUfunction *f, CUmodule mod, const char *name) {
+    return (void)mod, (void)name, *f = (CUfunction)(uintptr_t)0x2000, CUDA_SUCCESS;
+}
+static CUresult mLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned sh, CUstream s, void **p, void **e) {
+    (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)sh, (void)s;
+    (void)p, (void)e;
+    return CUDA_SUCCESS; /* kernels do not run: results keep whatever the test wrote */
+}
+
+static rt_driver_t table;
+
+static void make_table(void) {
+    table = (rt_driver_t){
+        .Init = mInit, .DriverGetVersion = mVersion, .GetErrorName = mErr,
+        .GetErrorString = mErr, .DeviceGetCount = mCount, .DeviceGet = mGet,
+        .DeviceGetName = mName, .DeviceGetAttribute = mAttr, .DevicePrimaryCtxRetain = mRetain,
+        .DevicePrimaryCtxRelease = mRelease, .CtxSetCurrent = mSetCur, .CtxGetCurrent = mGetCur,
+        .CtxSynchronize = mCtxSync, .StreamCreate = mStreamCreate,
+        .StreamDestroy = mStreamDestroy, .StreamSynchronize = mStreamSync, .MemAlloc = mAlloc,
+        .MemFree = mFree, .MemGetInfo = mInfo, .MemHostAlloc = mHostAlloc,
+        .MemFreeHost = mHostFree, .MemcpyHtoDAsync = mH2D, .MemcpyDtoHAsync = mD2H,
+        .MemcpyDtoDAsync = mD2D, .MemsetD8Async = mSet, .EventCreate = mEventCreate,
+        .EventDestroy = mEventDestroy, .EventRecord = mEventRecord,
+        .EventSynchronize = mEventSync, .EventElapsedTime = mElapsed, .ModuleLoadData = mLoad,
+        .ModuleUnload = mUnload, .OccupancyMaxActiveBlocksPerMultiprocessor = mOcc,
+        .ModuleGetFunction = mGetFn, .LaunchKernel = mLaunch};
+    (void)ok0;
+}
+
+/* A loom context on the CPU, given a CUDA runtime on the mock driver. */
+static loom_ctx_t *mock_ctx(void) {
+    loom_options_t o = {.device = LOOM_DEVICE_CPU, .disable_disk_cache = 1};
+    loom_ctx_t *ctx = NULL;
+    assert_int_equal(loom_ctx_create(&o, &ctx), LOOM_STATUS_OK);
+    rt_options_t ro = {.driver = &table, .disable_disk_cache = true};
+    assert_int_equal(rt_device_create(&ctx->al, &ctx->err, &ctx->log, &ro, &ctx->rt),
+                     LOOM_STATUS_OK);
+    ctx->device = LOOM_DEVICE_CUDA;
+    return ctx;
+}
+
+static loom_stats_t stats(loom_ctx_t *ctx) {
+    loom_stats_t s;
+    loom_ctx_stats(ctx, &s);
+    return s;
+}
+
+static void fill(void *p, size_t n, unsigned seed) {
+    unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)((i * 2654435761u >> 13) + seed * 77);
+}
+
+/* The device bytes of a realised host array's upload (device memory is host memory here). */
+static const void *dev_bytes(loom_array_t *a) {
+    assert_non_null(a->buf);
+    assert_true(a->buf->dev != 0);
+    return (const void *)(uintptr_t)a->buf->dev;
+}
+
+/* ---- evals ---- */
+
+static void test_transfer_small_inputs_one_copy(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = mock_ctx();
+    int64_t n[3] = {5, 1000, 33};
+    float *x[3];
+    loom_array_t *a[3];
+    size_t bytes = 0;
+    for (int i = 0; i < 3; i++) {
+        x[i] = malloc((size_t)n[i] * 4 + 1);
+        fill(x[i], (size_t)n[i] * 4, (unsigned)i);
+        a[i] = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n[i], x[i]);
+        bytes += (size_t)n[i] * 4;
+    }
+    loom_array_t *r[3] = {loom_add(ctx, a[0], a[0]), loom_multiply(ctx, a[1], a[1]),
+                          loom_negative(ctx, a[2])};
+    assert_int_equal(loom_eval(ctx, 3, r), LOOM_STATUS_OK);
+    loom_stats_t s = stats(ctx);
+    assert_int_equal(s.last_eval_h2d_copies, 1); /* three inputs, one block, one DMA */
+    assert_int_equal(s.last_eval_h2d_bytes, bytes);
+    assert_int_equal(s.h2d_copies, 1);
+    assert_int_equal(s.last_eval_d2h_copies, 0);
+    loom_sync(ctx);
+    for (int i = 0; i < 3; i++) {
+        assert_memory_equal(dev_bytes(a[i]), x[i], (size_t)n[i] * 4);
+        assert_int_equal(a[i]->buf->dev % 256, 0);
+    }
+    /* The same copied inputs again: nothing moves. */
+    loom_array_t *q = loom_add(ctx, loom_add(ctx, a[0], a[0]), loom_negative(ctx, a[0]));
+    assert_int_equal(loom_eval(ctx, 1, &q), LOOM_STATUS_OK);
+    s = stats(ctx);
+    assert_int_equal(s.last_eval_h2d_copies, 0);
+    assert_int_equal(s.h2d_copies, 1);
+    loom_ctx_destroy(ctx);
+    for (int i = 0; i < 3; i++) free(x[i]);
+}
+
+static void test_transfer_large_input_chunked(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = mock_ctx();
+    int64_t n = (int64_t)(20 << 20) / 4 + 3; /* 20 MiB + 12 bytes: three 8 MiB fills */
+    float *x = malloc((size_t)n * 4);
+    fill(x, (size_t)n * 4, 9);
+    int64_t k = 7;
+    float y[7] = {1, 2, 3, 4, 5, 6, 7};
+    loom_array_t *a = loom_borrow_host(ctx, LOOM_DTYPE_F32, 1, &n, x);
+    loom_array_t *b = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &k, y);
+    loom_array_t *r[2] = {loom_sqrt(ctx, a), loom_sqrt(ctx, b)};
+    assert_int_equal(loom_eval(ctx, 2, r), LOOM_STATUS_OK);
+    loom_stats_t s = stats(ctx);
+    assert_int_equal(s.last_eval_h2d_copies, 1 + 3);
+    assert_int_equal(s.last_eval_h2d_bytes, (uint64_t)n * 4 + sizeof y);
+    loom_sync(ctx);
+    assert_memory_equal(dev_bytes(a), x, (size_t)n * 4);
+    assert_memory_equal(dev_bytes(b), y, sizeof y);
+    loom_ctx_destroy(ctx);
+    free(x);
+}
+
+static void test_transfer_borrowed_mark(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = mock_ctx();
+    int64_t n = 64;
+    int32_t x[64];
+    fill(x, sizeof x, 3);
+    loom_array_t *a = loom_borrow_host(ctx, LOOM_DTYPE_I32, 1, &n, x);
+    loom_array_t *r = loom_add_i(ctx, a, 1);
+    assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).last_eval_h2d_copies, 1);
+    r = loom_add_i(ctx, a, 2); /* unchanged: the upload is reused */
+    assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).last_eval_h2d_copies, 0);
+    x[5] = 12345; /* changed and marked: uploaded again, with the new contents */
+    assert_int_equal(loom_array_host_changed(ctx, a), LOOM_STATUS_OK);
+    r = loom_add_i(ctx, a, 3);
+    assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).last_eval_h2d_copies, 1);
+    assert_int_equal(stats(ctx).last_eval_h2d_bytes, sizeof x);
+    loom_sync(ctx);
+    assert_memory_equal(dev_bytes(a), x, sizeof x);
+#ifndef NDEBUG
+    x[6] = -1; /* changed without the mark: debug builds refuse the eval */
+    r = loom_add_i(ctx, a, 4);
+    assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(loom_ctx_message(ctx), "loom_array_host_changed"));
+    loom_ctx_clear_error(ctx);
+#endif
+    /* Copies are immutable: marking one is a misuse. */
+    loom_array_t *c = loom_from_host(ctx, LOOM_DTYPE_I32, 1, &n, x);
+    assert_int_equal(loom_array_host_changed(ctx, c), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_destroy(ctx);
+}
+
+static void test_transfer_read_then_reuse(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = mock_ctx();
+    int64_t n = 1000;
+    float x[1000], got[1000];
+    fill(x, sizeof x, 4);
+    loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, x);
+    loom_array_t *r = loom_add_f(ctx, a, 1.0);
+    assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_OK);
+    loom_sync(ctx);
+    fill((void *)(uintptr_t)r->buf->dev, sizeof got, 5); /* the "kernel's" result */
+    assert_int_equal(loom_read(ctx, r, got, sizeof got), LOOM_STATUS_OK);
+    loom_stats_t s = stats(ctx);
+    assert_int_equal(s.last_eval_h2d_copies, 0);
+    assert_int_equal(s.last_eval_d2h_copies, 1);
+    assert_int_equal(s.last_eval_d2h_bytes, sizeof got);
+    assert_memory_equal(got, (void *)(uintptr_t)r->buf->dev, sizeof got);
+    loom_array_t *q = loom_multiply_f(ctx, r, 2.0); /* read back, used again: no upload */
+    assert_int_equal(loom_eval(ctx, 1, &q), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).last_eval_h2d_copies, 0);
+    assert_int_equal(stats(ctx).h2d_copies, 1);
+    loom_ctx_destroy(ctx);
+}
+
+static void test_transfer_read_many(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = mock_ctx();
+    int64_t n[3] = {3, 300, 77};
+    double x[300];
+    fill(x, sizeof x, 6);
+    loom_array_t *r[3];
+    for (int i = 0; i < 3; i++) {
+        r[i] = loom_add_f(ctx, loom_from_host(ctx, LOOM_DTYPE_F64, 1, &n[i], x), (double)i);
+        assert_int_equal(loom_eval(ctx, 1, &r[i]), LOOM_STATUS_OK);
+    }
+    loom_sync(ctx);
+    size_t bytes[3], total = 0;
+    void *dst[3];
+    for (int i = 0; i < 3; i++) {
+        bytes[i] = (size_t)n[i] * 8;
+        total += bytes[i];
+        dst[i] = malloc(bytes[i] + 1);
+        fill((void *)(uintptr_t)r[i]->buf->dev, bytes[i], (unsigned)(10 + i));
+    }
+    void *odd[3] = {(char *)dst[0] + 1, dst[1], dst[2]}; /* an unaligned destination */
+    assert_int_equal(loom_read_many(ctx, 3, r, odd, bytes), LOOM_STATUS_OK);
+    loom_stats_t s = stats(ctx);
+    assert_int_equal(s.last_eval_d2h_bytes, total);
+    assert_int_equal(s.last_eval_d2h_copies, 3); /* three allocations: a DMA each, one wait */
+    for (int i = 0; i < 3; i++)
+        assert_memory_equal(odd[i], (void *)(uintptr_t)r[i]->buf->dev, bytes[i]);
+    bytes[1] -= 1; /* one short buffer: nothing is read */
+    assert_int_equal(loom_read_many(ctx, 3, r, odd, bytes), LOOM_STATUS_BUFFER_TOO_SMALL);
+    assert_non_null(strstr(loom_ctx_message(ctx), "array 1"));
+    loom_ctx_destroy(ctx);
+    for (int i = 0; i < 3; i++) free(dst[i]);
+}
+
+/* ---- the runtime's batch copies ---- */
+
+static void test_transfer_packed_and_batches_bit_exact(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = mock_ctx();
+    rt_device_t *d = ctx->rt;
+    srand(7);
+    for (int round = 0; round < 6; round++) {
+        uint32_t n = round == 5 ? 1000 : 1 + (uint32_t)(rand() % 40);
+        size_t *off = malloc(n * sizeof *off), *len = malloc(n * sizeof *len), total = 0;
+        const void **src = malloc(n * sizeof *src);
+        unsigned char **own = malloc(n * sizeof *own);
+        for (uint32_t i = 0; i < n; i++) {
+            len[i] = round == 5 ? 4096 : (size_t)(rand() % (round < 3 ? 5000 : 3 << 20));
+            if (i % 7 == 3) len[i] = 0;
+            own[i] = malloc(len[i] + 8);
+            src[i] = own[i] + (size_t)(rand() % 8); /* unaligned host pointers */
+            fill((void *)src[i], len[i], i + (unsigned)round);
+            total += (size_t)(rand() % 3) * 4; /* random gaps and odd offsets */
+            off[i] = total;
+            total += len[i];
+        }
+        uint64_t dev;
+        assert_int_equal(rt_alloc(d, total + 1, &dev), LOOM_STATUS_OK);
+        rt_stats_t s0, s1;
+        rt_device_stats(d, &s0);
+        assert_int_equal(rt_h2d_packed(d, dev, n, off, src, len), LOOM_STATUS_OK);
+        rt_device_stats(d, &s1);
+        size_t chunk = d->stage.chunk;
+        assert_true(s1.h2d_copies - s0.h2d_copies <= (total + chunk - 1) / chunk);
+        if (round == 5) assert_int_equal(s1.h2d_copies - s0.h2d_copies, 1);
+        /* Back through a batched download into unaligned buffers. */
+        void **back = malloc(n * sizeof *back);
+        uint64_t *from = malloc(n * sizeof *from);
+        unsigned char **bown = malloc(n * sizeof *bown);
+        for (uint32_t i = 0; i < n; i++) {
+            bown[i] = malloc(len[i] + 8);
+            back[i] = bown[i] + 3;
+            from[i] = dev + off[i];
+        }
+        assert_int_equal(rt_d2h_batch(d, n, back, from, len), LOOM_STATUS_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_memory_equal(back[i], src[i], len[i]);
+            assert_memory_equal((void *)(uintptr_t)(dev + off[i]), src[i], len[i]);
+        }
+        /* rt_h2d_batch to scattered destinations: the bytes between them stay untouched. */
+        memset((void *)(uintptr_t)dev, 0xAB, total + 1);
+        uint64_t *to = malloc(n * sizeof *to);
+        for (uint32_t i = 0; i < n; i++) to[i] = dev + off[i];
+        assert_int_equal(rt_h2d_batch(d, n, to, src, len), LOOM_STATUS_OK);
+        rt_sync(d);
+        const unsigned char *db = (const unsigned char *)(uintptr_t)dev;
+        for (uint32_t i = 0, pos = 0; i < n; i++) {
+            for (; pos < off[i]; pos++) assert_int_equal(db[pos], 0xAB);
+            assert_memory_equal(db + off[i], src[i], len[i]);
+            pos = (uint32_t)(off[i] + len[i]);
+        }
+        assert_int_equal(db[total], 0xAB);
+        rt_free(d, dev);
+        for (uint32_t i = 0; i < n; i++) {
+            free(own[i]);
+            free(bown[i]);
+        }
+        free(off), free(len), free(src), free(own), free(back), free(from), free(bown), free(to);
+    }
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    loom_ctx_destroy(ctx);
+}
+
+int main(void) {
+    make_table();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transfer_small_inputs_one_copy),
+        cmocka_unit_test(test_transfer_large_input_chunked),
+        cmocka_unit_test(test_transfer_borrowed_mark),
+        cmocka_unit_test(test_transfer_read_then_reuse),
+        cmocka_unit_test(test_transfer_read_many),
+        cmocka_unit_test(test_transfer_packed_and_batches_bit_exact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
