@@ -105,6 +105,7 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
         if (!ctx->log.fn) ctx->log.fn = log_stderr;
     }
     ctx->disable_disk_cache = o.disable_disk_cache != 0;
+    ctx->allow_tf32 = o.allow_tf32 != 0;
     if (!dup_opt(ctx, &ctx->cache_dir, o.cache_dir, "LOOM_CACHE_DIR") ||
         !dup_opt(ctx, &ctx->dump_dir, o.dump_dir, "LOOM_DUMP") ||
         !dup_opt(ctx, &ctx->arch, arch, "LOOM_ARCH"))
@@ -172,6 +173,7 @@ LOOM_API void loom_ctx_destroy(loom_ctx_t *ctx) {
     }
     fe_node_free_all(ctx);
 #if LOOM_HAVE_CUDA
+    fe_gemm_destroy(ctx); /* before the device: its workspace is pool memory */
     fe_plans_destroy(ctx);
     if (ctx->rt) rt_device_destroy(ctx->rt);
 #endif

@@ -81,7 +81,9 @@ struct loom_ctx {
     rt_device_t *rt;
     int cuda_ordinal;       /* rt's device index (DLPack's device_id) */
     struct fe_plans *plans; /* the dispatch fast path's schedules (cuda.c) */
+    struct fe_gemm *gemm;   /* cuBLASLt state, created on the first matmul (gemm.c) */
 #endif
+    bool allow_tf32;        /* options.allow_tf32: float32 matmuls may use TF32 */
 };
 
 /* ---- ctx.c ---- */
@@ -120,6 +122,22 @@ int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
 /* ---- cuda.c: the CUDA device's eval ---- */
 loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results);
 void fe_plans_destroy(loom_ctx_t *ctx);
+/* ---- gemm.c ---- */
+/* Runs a matmul step on ctx's stream. sg is a step graph built by the scheduler: INPUT nodes
+ * (any element strides and offset; in_addr[i] is the device address of sg input i, i.e. of
+ * element 0 before offset), CONST nodes, exactly one MATMUL node whose two operands are INPUT
+ * nodes, and the epilogue nodes (fe_gemm_epilogue_nodes, copied from g, their other operands
+ * turned into INPUT or CONST nodes of sg); sg->outputs[0] is the step's result (the MATMUL
+ * node, or the epilogue's last node), written C-contiguous at out_addr (allocated by the
+ * caller: result elements x dtype size). Float products go to cuBLASLt (operand layouts as op
+ * flags and leading dimensions; a layout with neither of its last two axes unit-stride is
+ * gathered into a contiguous temporary first); ints, bool and k == 0 to a generated kernel.
+ * On the compile-only device, compiles any generated kernel and launches nothing. Returns
+ * the status (errors through fe_error). */
+loom_status_t fe_gemm_run(loom_ctx_t *ctx, const ir_graph_t *sg, const uint64_t *in_addr,
+                          uint64_t out_addr);
+/* Frees ctx's cuBLAS state (called from ctx destroy; NULL-safe). */
+void fe_gemm_destroy(loom_ctx_t *ctx);
 /* ---- transfer.c ---- */
 /* Device address of each input of g (addr[i]), uploading host data where needed (all small
  * inputs in one block and one staged copy; uploads are kept on their buffers for later evals);
@@ -137,6 +155,33 @@ typedef struct fe_transfer_mark {
  * last_eval_* fields and logs it (INFO) under `what`. */
 void fe_transfer_begin(loom_ctx_t *ctx, fe_transfer_mark_t *m);
 void fe_transfer_end(loom_ctx_t *ctx, const fe_transfer_mark_t *m, const char *what);
+
+/* ---- gemm.c: matmul epilogues (pure IR; fe_gemm_run above runs them) ----
+ * The last node of the epilogue that the matmul step at node `mm` of eval graph g absorbs (mm
+ * itself when none). n_users[i] = number of operand references to node i from other nodes of
+ * g, plus one for each time i is listed in g->outputs. Only float16/bfloat16/float32 matmuls
+ * (mode matmul or dot, result of 2 or more axes, b of 2 or more axes) absorb anything, and
+ * only nodes of the matmul's dtype and shape. The chain, each part optional, in this order
+ * (x is the chain so far; ADD and MULTIPLY operands in either order):
+ *   1. MULTIPLY(x, CONST s)          scale (cuBLASLt's alpha)
+ *   2. ADD(x, bias)                  bias: not CONST, the matmul's dtype, shape (N,), (1, N),
+ *                                    (1, 1, N)...: broadcast along the last axis only
+ *   3. MULTIPLY(x, CONST s)          scale after the bias (only after a bias)
+ *   4. MAXIMUM(x, CONST 0)           relu, or
+ *      gelu, tanh form (cuBLASLt's GELU), exactly as loom builds
+ *        MULTIPLY(MULTIPLY(x, 0.5), ADD(TANH(MULTIPLY(ADD(x, MULTIPLY(cube, 0.044715)),
+ *                 0.7978845608)), 1))
+ *      with cube = MULTIPLY(MULTIPLY(x, x), x), MULTIPLY(SQUARE(x), x) or POWER(x, 3)
+ *      (constants compared after rounding to the dtype, within 1e-6 relative).
+ * Every absorbed node but the last has all its users inside the epilogue: n_users == 1 for
+ * the chain nodes and gelu's inner nodes, and x's references all from the gelu pattern. */
+#define FE_GEMM_MAX_EPILOGUE 16
+uint32_t fe_gemm_epilogue(const ir_graph_t *g, uint32_t mm, const uint32_t *n_users);
+/* The nodes the step absorbs (those fe_gemm_epilogue's result depends on that depend on mm,
+ * mm excluded), in increasing index order, into nodes (FE_GEMM_MAX_EPILOGUE entries); returns
+ * how many (0 when none). For relu/bias/scale they form a chain; gelu's form a small DAG. */
+uint32_t fe_gemm_epilogue_nodes(const ir_graph_t *g, uint32_t mm, const uint32_t *n_users,
+                                uint32_t *nodes);
 
 /* ---- movement.c: views and joins (issue 4) ---- */
 /* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */

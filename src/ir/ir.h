@@ -287,6 +287,25 @@ bool ir_ref_matmul(const ir_node_t *n, const ir_node_t *a_node, const void *a,
                    const int64_t *a_strides, const ir_node_t *b_node, const void *b,
                    const int64_t *b_strides, void *out, base_alloc_t *al);
 
+/* A contraction as one GEMM: batch axes (extent and element strides in a, b and the
+ * C-contiguous result; broadcast axes have stride 0), outer contracted axes (tensordot with
+ * n > 1: accumulated around the GEMM; sc unused), and one m x k by k x n product with element
+ * strides. Shared by the reference kernel and the CUDA device's matmul step (gemm.c). */
+typedef struct ir_matmul_axis {
+    int64_t n, sa, sb, sc;
+} ir_matmul_axis_t;
+typedef struct ir_matmul_plan {
+    int n_batch, n_kout;
+    ir_matmul_axis_t batch[2 * LOOM_MAX_DIMS];
+    ir_matmul_axis_t kout[LOOM_MAX_DIMS];
+    int64_t m, n, k;
+    int64_t sam, sak, sbk, sbn, scm, scn;
+} ir_matmul_plan_t;
+/* The plan of MATMUL node n for operand views with these element strides; false if the shapes
+ * do not fit the node (the verifier rules that out). */
+bool ir_matmul_plan(const ir_node_t *n, const ir_node_t *a_node, const int64_t *a_strides,
+                    const ir_node_t *b_node, const int64_t *b_strides, ir_matmul_plan_t *out);
+
 /* ---- scalar.c: scalar conversions shared by frontend, folding and the interpreter ---- */
 /* Converts one element between dtypes with NumPy's casting (the same functions as kernels). */
 void ir_cast_element(loom_dtype_t to, void *dst, loom_dtype_t from, const void *src);

@@ -17,17 +17,8 @@
 
 /* ---- Shapes and plans ---- */
 
-typedef struct axis3 {
-    int64_t n, sa, sb, sc; /* extent; element strides in a, b and the result */
-} axis3_t;
-
-typedef struct plan {
-    int n_batch, n_kout;
-    axis3_t batch[2 * LOOM_MAX_DIMS];
-    axis3_t kout[LOOM_MAX_DIMS]; /* outer contracted axes (sc unused) */
-    int64_t m, n, k;
-    int64_t sam, sak, sbk, sbn, scm, scn;
-} plan_t;
+typedef ir_matmul_axis_t axis3_t; /* ir.h: the plan is shared with the CUDA device */
+typedef ir_matmul_plan_t plan_t;
 
 static bool refuse(ir_matmul_why_t *why, ir_matmul_fault_t f, int operand, int a_axis, int b_axis) {
     why->fault = f;
@@ -159,6 +150,16 @@ bool ir_matmul_shape(int64_t mode, int a_ndim, const int64_t *a_shape, int b_ndi
     plan_t p;
     return plan_build(mode, a_ndim, a_shape, NULL, b_ndim, b_shape, NULL, out_ndim, out_shape, &p,
                       why);
+}
+
+bool ir_matmul_plan(const ir_node_t *n, const ir_node_t *a_node, const int64_t *a_strides,
+                    const ir_node_t *b_node, const int64_t *b_strides, ir_matmul_plan_t *out) {
+    ir_matmul_why_t why;
+    int nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    return plan_build(n->p.k, a_node->ndim, a_node->shape, a_strides, b_node->ndim,
+                      b_node->shape, b_strides, &nd, shape, out, &why) &&
+           nd == n->ndim;
 }
 
 /* ---- The kernel ----

@@ -174,4 +174,38 @@ bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
  * has no algorithm) naming the cuBLASLt call, its status and the shapes. */
 loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
 
+/* ---- blas.c: matrix products through cuBLASLt, loaded with dlopen (never linked) ----
+ * One product in cuBLAS's column-major terms: D (m x n, leading dimension ldd) =
+ * act(alpha * op(A) op(B) + bias), `batch` times with element strides between the matrices
+ * (0: the same matrix for every batch). bias has m elements, packed, broadcast over the
+ * columns and the batch. float16/bfloat16 accumulate in float32 and round once (as the CPU
+ * reference does); float32 in float32 (TF32 tensor cores only when tf32), float64 in float64.
+ * Runs on the device's stream with a workspace from the pool. */
+typedef struct rt_blas rt_blas_t;
+typedef enum rt_gemm_act { RT_GEMM_ACT_NONE, RT_GEMM_ACT_RELU, RT_GEMM_ACT_GELU } rt_gemm_act_t;
+typedef struct rt_gemm {
+    loom_dtype_t dtype;      /* F16, BF16, F32 or F64: A, B, D and bias */
+    bool tf32;               /* F32 only: CUBLAS_COMPUTE_32F_FAST_TF32 */
+    bool trans_a, trans_b;   /* op(X) = X^T */
+    int64_t m, n, k;         /* op(A) is m x k, op(B) k x n; all > 0 */
+    int64_t lda, ldb, ldd;   /* column-major leading dimensions, in elements */
+    int64_t batch;           /* >= 1 */
+    int64_t stride_a, stride_b, stride_d; /* elements between batch matrices */
+    uint64_t a, b, d;        /* device addresses */
+    double alpha;
+    uint64_t bias;           /* 0: none */
+    rt_gemm_act_t act;       /* GELU: cuBLASLt's tanh approximation */
+} rt_gemm_t;
+/* Loads libcublasLt (NOT_AVAILABLE naming the library when it is missing), creates a handle
+ * and a workspace from the pool. NOT_AVAILABLE on a compile-only device. */
+loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out);
+/* Frees the handle, the workspace and the library (NULL-safe). */
+void rt_blas_destroy(rt_device_t *d, rt_blas_t *b);
+/* Whether cuBLASLt has an algorithm for g (its heuristic, remembered by the problem's
+ * structure and the operands' alignment). Records nothing: false means "do it another way". */
+bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
+/* Runs g on the device's stream. Failures record DEVICE_ERROR (NOT_AVAILABLE when cuBLASLt
+ * has no algorithm) naming the cuBLASLt call, its status and the shapes. */
+loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
+
 #endif

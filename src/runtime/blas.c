@@ -1,0 +1,356 @@
+/* blas.c — matrix products through cuBLASLt. The library is loaded with dlopen into a function
+ * table (as driver.c loads libcuda), so loom loads and runs without it; the declarations below
+ * are ours, with the numeric values documented in cublasLt.h and cublas_api.h (CUDA 12/13).
+ *
+ * Each call builds its descriptors (host-only, microseconds) and takes its algorithm from a
+ * small cache keyed by the problem's structure and operand alignment, so cuBLASLt's heuristic
+ * runs once per structure. */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "driver.h"
+
+/* ---- cuBLASLt's ABI, as documented ---- */
+typedef int lt_status_t;            /* cublasStatus_t; 0 = CUBLAS_STATUS_SUCCESS */
+typedef struct lt_ctx *lt_handle_t; /* cublasLtHandle_t */
+typedef struct lt_opaque *lt_desc_t, *lt_layout_t, *lt_pref_t;
+typedef struct lt_algo {
+    uint64_t data[8];
+} lt_algo_t;
+typedef struct lt_heuristic {
+    lt_algo_t algo;
+    size_t workspace_size;
+    lt_status_t state;
+    float waves;
+    int reserved[4];
+} lt_heuristic_t;
+
+enum {
+    CUDA_R_32F_ = 0, CUDA_R_64F_ = 1, CUDA_R_16F_ = 2, CUDA_R_16BF_ = 14, /* cudaDataType */
+    COMPUTE_32F = 68, COMPUTE_32F_FAST_TF32 = 77, COMPUTE_64F = 70,      /* cublasComputeType_t */
+    OP_N = 0, OP_T = 1,                                                   /* cublasOperation_t */
+    DESC_SCALE_TYPE = 1, DESC_TRANSA = 3, DESC_TRANSB = 4, DESC_EPILOGUE = 7,
+    DESC_BIAS_POINTER = 8,
+    LAYOUT_BATCH_COUNT = 5, LAYOUT_STRIDED_BATCH_OFFSET = 6,
+    EPILOGUE_DEFAULT = 1, EPILOGUE_RELU = 2, EPILOGUE_BIAS = 4, EPILOGUE_GELU = 32,
+    PREF_MAX_WORKSPACE_BYTES = 1, PREF_MIN_ALIGNMENT_A = 5, PREF_MIN_ALIGNMENT_B = 6,
+    PREF_MIN_ALIGNMENT_C = 7, PREF_MIN_ALIGNMENT_D = 8,
+};
+
+/* X(field, symbol, parameters): every cuBLASLt call returning a status. */
+#define RT_BLAS_LIST(X)                                                                        \
+    X(Create, "cublasLtCreate", (lt_handle_t * h))                                             \
+    X(Destroy, "cublasLtDestroy", (lt_handle_t h))                                             \
+    X(DescCreate, "cublasLtMatmulDescCreate", (lt_desc_t * d, int compute, int scale))         \
+    X(DescDestroy, "cublasLtMatmulDescDestroy", (lt_desc_t d))                                 \
+    X(DescSet, "cublasLtMatmulDescSetAttribute",                                               \
+      (lt_desc_t d, int attr, const void *buf, size_t n))                                      \
+    X(LayoutCreate, "cublasLtMatrixLayoutCreate",                                              \
+      (lt_layout_t * l, int type, uint64_t rows, uint64_t cols, int64_t ld))                   \
+    X(LayoutDestroy, "cublasLtMatrixLayoutDestroy", (lt_layout_t l))                           \
+    X(LayoutSet, "cublasLtMatrixLayoutSetAttribute",                                           \
+      (lt_layout_t l, int attr, const void *buf, size_t n))                                    \
+    X(PrefCreate, "cublasLtMatmulPreferenceCreate", (lt_pref_t * p))                           \
+    X(PrefDestroy, "cublasLtMatmulPreferenceDestroy", (lt_pref_t p))                           \
+    X(PrefSet, "cublasLtMatmulPreferenceSetAttribute",                                         \
+      (lt_pref_t p, int attr, const void *buf, size_t n))                                      \
+    X(Heuristic, "cublasLtMatmulAlgoGetHeuristic",                                             \
+      (lt_handle_t h, lt_desc_t op, lt_layout_t a, lt_layout_t b, lt_layout_t c, lt_layout_t d, \
+       lt_pref_t pref, int requested, lt_heuristic_t *results, int *returned))                 \
+    X(Matmul, "cublasLtMatmul",                                                                \
+      (lt_handle_t h, lt_desc_t op, const void *alpha, const void *a, lt_layout_t adesc,       \
+       const void *b, lt_layout_t bdesc, const void *beta, const void *c, lt_layout_t cdesc,    \
+       void *d, lt_layout_t ddesc, const lt_algo_t *algo, void *ws, size_t ws_bytes,            \
+       CUstream s))
+
+typedef struct lt_table {
+#define RT__BLAS_FIELD(field, sym, params) lt_status_t (*field) params;
+    RT_BLAS_LIST(RT__BLAS_FIELD)
+#undef RT__BLAS_FIELD
+    const char *(*StatusName)(lt_status_t s); /* optional */
+    size_t (*Version)(void);                  /* optional */
+} lt_table_t;
+
+static const struct {
+    const char *name;
+    size_t offset;
+} syms[] = {
+#define RT__BLAS_SYM(field, sym, params) {sym, offsetof(lt_table_t, field)},
+    RT_BLAS_LIST(RT__BLAS_SYM)
+#undef RT__BLAS_SYM
+};
+
+/* The libraries tried, newest first; the unversioned name last (a development install). */
+static const char *const lib_names[] = {"libcublasLt.so.13", "libcublasLt.so.12",
+                                        "libcublasLt.so.11", "libcublasLt.so"};
+
+#define ALGO_SLOTS      256
+#define WORKSPACE_BYTES ((size_t)32 << 20) /* NVIDIA's advice for Hopper */
+
+typedef struct algo_slot {
+    uint64_t key; /* 0 = empty */
+    bool ok;      /* the heuristic found an algorithm */
+    lt_algo_t algo;
+} algo_slot_t;
+
+struct rt_blas {
+    void *dl;
+    const char *lib;
+    lt_table_t lt;
+    lt_handle_t handle;
+    uint64_t workspace;
+    size_t workspace_bytes;
+    algo_slot_t algos[ALGO_SLOTS]; /* direct-mapped by key */
+};
+
+static const char *status_name(const rt_blas_t *b, lt_status_t s) {
+    const char *n = b->lt.StatusName ? b->lt.StatusName(s) : NULL;
+    return n ? n : "CUBLAS_STATUS_UNKNOWN";
+}
+
+static const char *dtype_name(loom_dtype_t t) {
+    switch (t) {
+        case LOOM_DTYPE_F16: return "float16";
+        case LOOM_DTYPE_BF16: return "bfloat16";
+        case LOOM_DTYPE_F32: return "float32";
+        default: return "float64";
+    }
+}
+
+/* Records "<call> failed: <STATUS> (<code>) for <the problem>". */
+static loom_status_t fail(rt_device_t *d, const rt_blas_t *b, loom_status_t st, const char *call,
+                          lt_status_t s, const rt_gemm_t *g) {
+    if (!g)
+        return base_error_set(d->err, st, "%s failed: %s (%d)", call, status_name(b, s), s);
+    return base_error_set(d->err, st,
+                          "%s failed: %s (%d) for a %s product m=%lld n=%lld k=%lld batch=%lld "
+                          "(column-major: op(A)=%s lda=%lld, op(B)=%s ldb=%lld, ldd=%lld, "
+                          "strides %lld/%lld/%lld%s%s)",
+                          call, status_name(b, s), s, dtype_name(g->dtype), (long long)g->m,
+                          (long long)g->n, (long long)g->k, (long long)g->batch,
+                          g->trans_a ? "T" : "N", (long long)g->lda, g->trans_b ? "T" : "N",
+                          (long long)g->ldb, (long long)g->ldd, (long long)g->stride_a,
+                          (long long)g->stride_b, (long long)g->stride_d,
+                          g->bias ? ", bias" : "",
+                          g->act == RT_GEMM_ACT_RELU   ? ", relu"
+                          : g->act == RT_GEMM_ACT_GELU ? ", gelu"
+                                                       : "");
+}
+
+loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out) {
+    *out = NULL;
+    if (d->compile_only) return rt_not_available(d, "cuBLASLt");
+    rt_blas_t *b = base_calloc(d->al, 1, sizeof *b);
+    if (!b) return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY, "cuBLASLt: out of memory");
+    const char *why = NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(lib_names) && !b->dl; i++) {
+        b->dl = dlopen(lib_names[i], RTLD_NOW | RTLD_LOCAL);
+        if (b->dl)
+            b->lib = lib_names[i];
+        else if (!why)
+            why = dlerror();
+    }
+    if (!b->dl) {
+        base_free(d->al, b);
+        return base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
+                              "matmul on the CUDA device needs cuBLASLt: %s not found (%s)",
+                              lib_names[0], why ? why : "unknown reason");
+    }
+    for (size_t i = 0; i < BASE_ARRAY_LEN(syms); i++) {
+        void *f = dlsym(b->dl, syms[i].name);
+        if (!f) {
+            loom_status_t st =
+                base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
+                               "%s has no symbol %s: cuBLASLt is too old or broken", b->lib,
+                               syms[i].name);
+            rt_blas_destroy(d, b);
+            return st;
+        }
+        memcpy((char *)&b->lt + syms[i].offset, &f, sizeof f); /* POSIX: data -> function */
+    }
+    void *f = dlsym(b->dl, "cublasLtGetStatusName");
+    if (f) memcpy(&b->lt.StatusName, &f, sizeof f);
+    f = dlsym(b->dl, "cublasLtGetVersion");
+    if (f) memcpy(&b->lt.Version, &f, sizeof f);
+    loom_status_t st = rt_bind(d);
+    lt_status_t s = st ? 0 : b->lt.Create(&b->handle);
+    if (!st && s) st = fail(d, b, LOOM_STATUS_DEVICE_ERROR, "cublasLtCreate", s, NULL);
+    if (!st) st = rt_alloc(d, WORKSPACE_BYTES, &b->workspace);
+    if (st) {
+        rt_blas_destroy(d, b);
+        return st;
+    }
+    b->workspace_bytes = WORKSPACE_BYTES;
+    base_log(d->log, LOOM_LOG_INFO, "loaded %s (version %zu), %zu MiB workspace", b->lib,
+             b->lt.Version ? b->lt.Version() : (size_t)0, b->workspace_bytes >> 20);
+    *out = b;
+    return LOOM_STATUS_OK;
+}
+
+void rt_blas_destroy(rt_device_t *d, rt_blas_t *b) {
+    if (!b) return;
+    if (b->workspace) rt_free(d, b->workspace);
+    if (b->handle && rt_bind(d) == LOOM_STATUS_OK) b->lt.Destroy(b->handle);
+    if (b->dl) dlclose(b->dl);
+    base_free(d->al, b);
+}
+
+/* ---- one product ---- */
+
+static int data_type(loom_dtype_t t) {
+    switch (t) {
+        case LOOM_DTYPE_F16: return CUDA_R_16F_;
+        case LOOM_DTYPE_BF16: return CUDA_R_16BF_;
+        case LOOM_DTYPE_F32: return CUDA_R_32F_;
+        default: return CUDA_R_64F_;
+    }
+}
+
+/* Largest power of two (up to 256) dividing addr: what cuBLASLt may assume about it. */
+static uint32_t alignment(uint64_t addr) {
+    uint32_t a = 256;
+    while (a > 1 && addr % a) a /= 2;
+    return a;
+}
+
+/* The descriptors of g; a NULL member means creation failed (status in *s, call in *call). */
+typedef struct descs {
+    lt_desc_t op;
+    lt_layout_t a, b, d;
+    lt_pref_t pref;
+} descs_t;
+
+static void descs_free(const rt_blas_t *b, descs_t *x) {
+    if (x->op) b->lt.DescDestroy(x->op);
+    if (x->a) b->lt.LayoutDestroy(x->a);
+    if (x->b) b->lt.LayoutDestroy(x->b);
+    if (x->d) b->lt.LayoutDestroy(x->d);
+    if (x->pref) b->lt.PrefDestroy(x->pref);
+}
+
+static lt_status_t layout(const rt_blas_t *b, lt_layout_t *l, int type, int64_t rows,
+                          int64_t cols, int64_t ld, int64_t batch, int64_t stride) {
+    lt_status_t s = b->lt.LayoutCreate(l, type, (uint64_t)rows, (uint64_t)cols, ld);
+    if (!s && batch > 1) {
+        int32_t count = (int32_t)batch;
+        s = b->lt.LayoutSet(*l, LAYOUT_BATCH_COUNT, &count, sizeof count);
+        if (!s) s = b->lt.LayoutSet(*l, LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
+    }
+    return s;
+}
+
+static lt_status_t descs_make(const rt_blas_t *b, const rt_gemm_t *g, descs_t *x,
+                              const char **call) {
+    memset(x, 0, sizeof *x);
+    int type = data_type(g->dtype);
+    int compute = g->dtype == LOOM_DTYPE_F64 ? COMPUTE_64F
+                  : g->dtype == LOOM_DTYPE_F32 && g->tf32 ? COMPUTE_32F_FAST_TF32
+                                                          : COMPUTE_32F;
+    int scale = g->dtype == LOOM_DTYPE_F64 ? CUDA_R_64F_ : CUDA_R_32F_;
+    *call = "cublasLtMatmulDescCreate";
+    lt_status_t s = b->lt.DescCreate(&x->op, compute, scale);
+    if (s) return s;
+    int32_t ta = g->trans_a ? OP_T : OP_N, tb = g->trans_b ? OP_T : OP_N;
+    int32_t epi = EPILOGUE_DEFAULT;
+    if (g->act == RT_GEMM_ACT_RELU) epi = EPILOGUE_RELU;
+    if (g->act == RT_GEMM_ACT_GELU) epi = EPILOGUE_GELU;
+    if (g->bias) epi = epi == EPILOGUE_DEFAULT ? EPILOGUE_BIAS : epi | EPILOGUE_BIAS;
+    *call = "cublasLtMatmulDescSetAttribute";
+    s = b->lt.DescSet(x->op, DESC_TRANSA, &ta, sizeof ta);
+    if (!s) s = b->lt.DescSet(x->op, DESC_TRANSB, &tb, sizeof tb);
+    if (!s && epi != EPILOGUE_DEFAULT) s = b->lt.DescSet(x->op, DESC_EPILOGUE, &epi, sizeof epi);
+    if (!s && g->bias) { /* before the heuristic: it reads the pointer's alignment */
+        const void *bias = (const void *)(uintptr_t)g->bias;
+        s = b->lt.DescSet(x->op, DESC_BIAS_POINTER, &bias, sizeof bias);
+    }
+    if (s) return s;
+    *call = "cublasLtMatrixLayoutCreate";
+    s = layout(b, &x->a, type, g->trans_a ? g->k : g->m, g->trans_a ? g->m : g->k, g->lda,
+               g->batch, g->stride_a);
+    if (!s)
+        s = layout(b, &x->b, type, g->trans_b ? g->n : g->k, g->trans_b ? g->k : g->n, g->ldb,
+                   g->batch, g->stride_b);
+    if (!s) s = layout(b, &x->d, type, g->m, g->n, g->ldd, g->batch, g->stride_d);
+    if (s) return s;
+    *call = "cublasLtMatmulPreferenceCreate";
+    s = b->lt.PrefCreate(&x->pref);
+    if (s) return s;
+    *call = "cublasLtMatmulPreferenceSetAttribute";
+    uint64_t ws = b->workspace_bytes;
+    uint32_t al[4] = {alignment(g->a), alignment(g->b), alignment(g->d), alignment(g->d)};
+    s = b->lt.PrefSet(x->pref, PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    for (int i = 0; i < 4 && !s; i++)
+        s = b->lt.PrefSet(x->pref, PREF_MIN_ALIGNMENT_A + i, &al[i], sizeof al[i]);
+    return s;
+}
+
+/* The algorithm cache's key: everything but the addresses, and their alignment. */
+static uint64_t algo_key(const rt_gemm_t *g) {
+    int64_t w[18] = {g->dtype, g->tf32, g->trans_a, g->trans_b, g->m, g->n, g->k, g->lda, g->ldb,
+                     g->ldd, g->batch, g->stride_a, g->stride_b, g->stride_d,
+                     alignment(g->a) | (int64_t)alignment(g->b) << 16 |
+                         (int64_t)alignment(g->d) << 32,
+                     g->bias ? alignment(g->bias) : 0, g->act, 0};
+    uint64_t k = base_hash64(w, sizeof w, 0x676d6d);
+    return k ? k : 1;
+}
+
+/* The slot holding g's algorithm, running the heuristic on a miss (x: g's descriptors). */
+static algo_slot_t *find_algo(rt_blas_t *b, const rt_gemm_t *g, const descs_t *x,
+                              lt_status_t *s) {
+    uint64_t key = algo_key(g);
+    algo_slot_t *slot = &b->algos[key % ALGO_SLOTS];
+    *s = 0;
+    if (slot->key == key) return slot;
+    lt_heuristic_t h;
+    int n = 0;
+    memset(&h, 0, sizeof h);
+    *s = b->lt.Heuristic(b->handle, x->op, x->a, x->b, x->d, x->d, x->pref, 1, &h, &n);
+    if (*s && *s != 15) return NULL; /* 15 = CUBLAS_STATUS_NOT_SUPPORTED: no algorithm */
+    slot->key = key;
+    slot->ok = !*s && n > 0 && !h.state;
+    slot->algo = h.algo;
+    *s = 0;
+    return slot;
+}
+
+bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g) {
+    if (rt_bind(d) != LOOM_STATUS_OK) return false;
+    descs_t x;
+    const char *call;
+    lt_status_t s = descs_make(b, g, &x, &call);
+    algo_slot_t *slot = s ? NULL : find_algo(b, g, &x, &s);
+    descs_free(b, &x);
+    return slot && slot->ok;
+}
+
+loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g) {
+    loom_status_t st = rt_bind(d);
+    if (st) return st;
+    descs_t x;
+    const char *call;
+    lt_status_t s = descs_make(b, g, &x, &call);
+    algo_slot_t *slot = NULL;
+    if (!s) {
+        call = "cublasLtMatmulAlgoGetHeuristic";
+        slot = find_algo(b, g, &x, &s);
+    }
+    if (s) {
+        st = fail(d, b, LOOM_STATUS_DEVICE_ERROR, call, s, g);
+    } else if (!slot->ok) {
+        st = fail(d, b, LOOM_STATUS_NOT_AVAILABLE, "cublasLtMatmulAlgoGetHeuristic", 15, g);
+    } else {
+        float af = (float)g->alpha, bf = 0;
+        double ad = g->alpha, bd = 0;
+        bool dbl = g->dtype == LOOM_DTYPE_F64;
+        void *dp = (void *)(uintptr_t)g->d;
+        s = b->lt.Matmul(b->handle, x.op, dbl ? (const void *)&ad : (const void *)&af,
+                         (const void *)(uintptr_t)g->a, x.a, (const void *)(uintptr_t)g->b, x.b,
+                         dbl ? (const void *)&bd : (const void *)&bf, dp, x.d, dp, x.d,
+                         &slot->algo, (void *)(uintptr_t)b->workspace, b->workspace_bytes,
+                         d->stream);
+        if (s) st = fail(d, b, LOOM_STATUS_DEVICE_ERROR, "cublasLtMatmul", s, g);
+    }
+    descs_free(b, &x);
+    return st;
+}
