@@ -35,6 +35,7 @@ static inline uint32_t tb_input(tb_t *t, loom_dtype_t d, int nd, const int64_t *
         s *= shape[ax] ? shape[ax] : 1;
     }
     in.dev = 0x1000;
+    in.owner = (void *)(uintptr_t)(t->g.n_inputs + 1); /* inputs are told apart by owner */
     ir_node_t n;
     memset(&n, 0, sizeof n);
     n.op = IR_OP_INPUT;
