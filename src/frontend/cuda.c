@@ -1,34 +1,21 @@
 /* cuda.c — evaluation on the CUDA device (and the compile-only NVRTC device):
  *
  *   flat IR ──► plan key (structure, shapes, input layouts; not values, not addresses)
- *           ──► plan cache hit: the kernels and their descriptions, ready to launch
- *               miss: group outputs by iteration space (one fused kernel each; elementwise
- *               intermediates are recomputed inside the kernel, never materialised), describe
- *               each kernel, structural key ──► kernel cache ──► (miss) source ──► disk/NVRTC
- *           ──► H2D transfer of each host input once (copied host arrays keep their device
- *               copy for later evals; borrowed ones are uploaded per eval)
- *           ──► output buffers from the pool ──► parameters ──► launch on the ctx's stream
+ *           ──► plan cache hit: the schedule (steps, their kernels, buffer slots), ready
+ *               miss: sched.c cuts the IR into steps (fused elementwise kernels, reduce
+ *               steps with prologue/epilogue, scans, matrix products, joins), codegen
+ *               describes each, structural keys ──► kernel cache ──► (miss) source ──► NVRTC
+ *           ──► H2D transfer of each host input once (transfer.c)
+ *           ──► per step: slots from the pool, scalars refreshed from this eval's graph,
+ *               launch (or cuBLAS, or a 2-D copy) on the ctx's stream; temps freed after
+ *               their last reader (stream-ordered pool: no waiting)
  *
  * The plan cache is the dispatch fast path: evaluating a graph of the same structure again
- * (new data, new scalars) does no grouping, planning, key hashing or codegen. */
+ * (new data, new scalars) does no scheduling, planning, key hashing or codegen. */
+#include <stdio.h>
 #include <string.h>
 
-#include "../codegen/cg.h"
-#include "fe.h"
-
-typedef struct plan_kernel {
-    rt_kernel_t *kern;
-    cg_kernel_t k; /* arrays owned by the plan; k.g is set per eval */
-} plan_kernel_t;
-
-typedef struct fe_plan {
-    base_hash128_t key;
-    uint32_t n_kernels;
-    plan_kernel_t *kernels;
-    uint32_t n_outputs;
-    uint32_t *out_kernel; /* for each output of the eval: its kernel ... */
-    uint32_t *out_slot;   /* ... and its slot among that kernel's outputs */
-} fe_plan_t;
+#include "sched.h"
 
 struct fe_plans {
     fe_plan_t **slots; /* open addressing by key */
@@ -37,25 +24,10 @@ struct fe_plans {
 
 #define MAX_PLANS 4096
 
-static void plan_free(loom_ctx_t *ctx, fe_plan_t *p) {
-    if (!p) return;
-    for (uint32_t i = 0; i < p->n_kernels; i++) {
-        cg_kernel_t *k = &p->kernels[i].k;
-        base_free(&ctx->al, k->nodes);
-        base_free(&ctx->al, k->outs);
-        base_free(&ctx->al, k->layout);
-        base_free(&ctx->al, k->strides);
-    }
-    base_free(&ctx->al, p->kernels);
-    base_free(&ctx->al, p->out_kernel);
-    base_free(&ctx->al, p->out_slot);
-    base_free(&ctx->al, p);
-}
-
 void fe_plans_destroy(loom_ctx_t *ctx) {
     struct fe_plans *ps = ctx->plans;
     if (!ps) return;
-    for (uint32_t i = 0; i < ps->cap; i++) plan_free(ctx, ps->slots[i]);
+    for (uint32_t i = 0; i < ps->cap; i++) fe_sched_free(ctx, ps->slots[i]);
     base_free(&ctx->al, ps->slots);
     base_free(&ctx->al, ps);
     ctx->plans = NULL;
@@ -117,7 +89,7 @@ static void plan_insert(loom_ctx_t *ctx, fe_plan_t *p) {
         if (!ps || !slots) {
             base_free(&ctx->al, ps);
             base_free(&ctx->al, slots);
-            plan_free(ctx, p);
+            fe_sched_free(ctx, p);
             fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory caching a plan");
             return;
         }
@@ -127,151 +99,186 @@ static void plan_insert(loom_ctx_t *ctx, fe_plan_t *p) {
     }
     fe_plan_t **slot = plan_slot(ps, p->key);
     if (*slot) {
-        plan_free(ctx, p);
+        fe_sched_free(ctx, p);
         return;
     }
     *slot = p;
     ps->n++;
 }
 
-static bool same_shape(const ir_node_t *a, const ir_node_t *b) {
-    return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * a->ndim);
-}
-
-static rt_kernel_t *get_kernel(loom_ctx_t *ctx, const cg_kernel_t *k) {
-    base_hash128_t key = cg_kernel_key(k);
-    rt_kernel_t *kern = rt_kernel_find(ctx->rt, key);
-    if (kern) return kern;
-    base_str_t src;
-    base_str_init(&src, &ctx->al);
-    char name[40];
-    cg_kernel_source(k, &src, name);
-    if (src.failed)
-        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "codegen: out of memory generating %s", name);
-    else
-        rt_kernel_build(ctx->rt, key, name, base_str_get(&src), &kern);
-    base_str_fini(&src);
-    return ctx->err.status ? NULL : kern;
-}
-
-/* A heap copy of an arena kernel description, for the plan. */
-static bool keep_kernel(loom_ctx_t *ctx, cg_kernel_t *dst, const cg_kernel_t *src) {
-    *dst = *src;
-    dst->nodes = base_malloc(&ctx->al, src->n_nodes, sizeof *dst->nodes);
-    dst->outs = base_malloc(&ctx->al, src->n_outs, sizeof *dst->outs);
-    dst->layout = base_malloc(&ctx->al, src->n_nodes, sizeof *dst->layout);
-    dst->strides = base_malloc(&ctx->al, src->n_nodes, sizeof *dst->strides);
-    if (!dst->nodes || !dst->outs || !dst->layout || !dst->strides) return false;
-    memcpy(dst->nodes, src->nodes, src->n_nodes * sizeof *dst->nodes);
-    memcpy(dst->outs, src->outs, src->n_outs * sizeof *dst->outs);
-    memcpy(dst->layout, src->layout, src->n_nodes * sizeof *dst->layout);
-    memcpy(dst->strides, src->strides, src->n_nodes * sizeof *dst->strides);
-    return true;
-}
-
-/* Groups the outputs by iteration space and builds (or finds) each group's kernel. */
-static fe_plan_t *plan_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
-                             base_hash128_t key) {
-    uint32_t no = g->n_outputs;
-    fe_plan_t *p = base_calloc(&ctx->al, 1, sizeof *p);
-    if (!p) goto oom;
-    p->key = key;
-    p->n_outputs = no;
-    p->out_kernel = base_calloc(&ctx->al, no, sizeof *p->out_kernel);
-    p->out_slot = base_calloc(&ctx->al, no, sizeof *p->out_slot);
-    p->kernels = base_calloc(&ctx->al, no, sizeof *p->kernels); /* at most one per output */
-    uint32_t *group = base_arena_alloc(g->arena, no, sizeof *group);
-    bool *done = base_arena_alloc(g->arena, no, sizeof *done);
-    if (!p->out_kernel || !p->out_slot || !p->kernels || !group || !done) goto oom;
-    for (uint32_t r = 0; r < no; r++) {
-        if (done[r]) continue;
-        uint32_t n_group = 0, kidx = p->n_kernels;
-        const ir_node_t *space = &g->nodes[g->outputs[r]];
-        for (uint32_t q = r; q < no; q++) {
-            if (done[q] || !same_shape(&g->nodes[g->outputs[q]], space)) continue;
-            done[q] = true;
-            uint32_t s = n_group;
-            for (uint32_t t = 0; t < n_group; t++)
-                if (group[t] == g->outputs[q]) s = t; /* the same node twice: one buffer */
-            if (s == n_group) group[n_group++] = g->outputs[q];
-            p->out_kernel[q] = kidx;
-            p->out_slot[q] = s;
-        }
-        cg_kernel_t k;
-        if (!cg_kernel_init(&k, g, g->arena, group, n_group, in_addr)) goto oom;
-        rt_kernel_t *kern = get_kernel(ctx, &k);
-        if (!kern) {
-            plan_free(ctx, p);
-            return NULL;
-        }
-        p->kernels[kidx].kern = kern;
-        p->n_kernels++;
-        if (!keep_kernel(ctx, &p->kernels[kidx].k, &k)) goto oom;
+/* Runs step st: its graph's scalars and input offsets refreshed from this eval's graph g. */
+static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, fe_step_t *st,
+                     const uint64_t *slot_addr) {
+    ir_graph_t *sg = &st->sg;
+    for (uint32_t k = 0; k < st->n_leaves; k++) {
+        ir_node_t *n = &sg->nodes[st->leaves[k].node];
+        int64_t tag = n->p.axis;
+        n->p = g->nodes[st->leaves[k].origin].p;
+        n->p.axis = tag;
     }
-    return p;
-oom:
-    plan_free(ctx, p);
-    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory planning kernels");
-    return NULL;
-}
-
-/* Allocates a group's output buffers, launches its kernel, hands each root its buffer. */
-static void run_kernel(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, uint32_t ki,
-                       const uint64_t *in_addr, fe_buffer_t **results) {
-    const plan_kernel_t *pk = &p->kernels[ki];
-    cg_kernel_t k = pk->k;
-    k.g = g;
-    uint64_t *addr = base_arena_alloc(g->arena, k.n_outs, sizeof *addr);
-    fe_buffer_t **buf = base_arena_alloc(g->arena, k.n_outs, sizeof *buf);
-    uint32_t nw = cg_kernel_n_params(&k);
-    uint64_t *words = base_arena_alloc(g->arena, nw, sizeof *words);
-    if (!addr || !buf || !words) {
+    uint64_t *in = base_arena_alloc(g->arena, sg->n_inputs + 1, sizeof *in);
+    uint64_t *out = base_arena_alloc(g->arena, sg->n_outputs + 1, sizeof *out);
+    if (!in || !out) {
         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory launching a kernel");
         return;
     }
-    for (uint32_t s = 0; s < k.n_outs && !ctx->err.status; s++) {
-        size_t nb = (size_t)k.size * ir_dtypes[g->nodes[k.outs[s]].dtype].size;
-        buf[s] = base_calloc(&ctx->al, 1, sizeof *buf[s]);
-        if (!buf[s]) {
-            fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
-            break;
-        }
-        buf[s]->on_device = true;
-        buf[s]->bytes = nb;
-        if (rt_alloc(ctx->rt, nb ? nb : 1, &buf[s]->dev) != LOOM_STATUS_OK) break;
-        addr[s] = buf[s]->dev;
+    for (uint32_t k = 0; k < sg->n_inputs; k++) {
+        uint32_t slot = st->in_slot[k];
+        sg->inputs[k].offset = st->in_delta[k] + (slot < p->n_inputs ? g->inputs[slot].offset : 0);
+        in[k] = slot_addr[slot];
     }
-    for (uint32_t q = 0; q < p->n_outputs; q++) /* roots on the same node share a buffer */
-        if (p->out_kernel[q] == ki && buf[p->out_slot[q]]) {
-            results[q] = buf[p->out_slot[q]];
-            results[q]->refcount++;
+    for (uint32_t k = 0; k < sg->n_outputs; k++) out[k] = slot_addr[st->out_slot[k]];
+    rt_device_t *rt = ctx->rt;
+    int sm = rt_device_sm_count(rt);
+    switch (st->kind) {
+        case FE_STEP_ELEM: {
+            cg_kernel_t k = st->k;
+            k.g = sg;
+            if (k.size == 0) return;
+            uint32_t nw = cg_kernel_n_params(&k);
+            uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);
+            if (!words) break;
+            cg_kernel_params(&k, in, out, words);
+            uint32_t grid, block;
+            cg_kernel_launch_shape(&k, sm, rt_kernel_blocks_per_sm(rt, st->kerns[0], CG_BLOCK),
+                                   &grid, &block);
+            void *params[1] = {words};
+            rt_launch(rt, st->kerns[0], grid, block, params);
+            return;
         }
-    if (ctx->err.status) {
-        for (uint32_t s = 0; s < k.n_outs; s++)
-            if (buf[s] && buf[s]->refcount == 0) { /* no root took it */
-                buf[s]->refcount = 1;
-                fe_buffer_release(ctx, buf[s]);
+        case FE_STEP_REDUCE: {
+            cg_reduce_set_graph(st->red, sg);
+            size_t sb = cg_reduce_scratch_bytes(st->red);
+            uint64_t scratch = 0;
+            if (sb && rt_alloc(rt, sb, &scratch) != LOOM_STATUS_OK) return;
+            for (uint32_t i = 0; i < st->n_kerns && !ctx->err.status; i++) {
+                uint32_t nw = cg_reduce_n_params(st->red, i);
+                uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);
+                if (!words) break;
+                cg_reduce_params(st->red, i, in, out, scratch, words);
+                uint32_t grid[3], block[3], smem;
+                int bps = rt_kernel_blocks_per_sm(rt, st->kerns[i],
+                                                  cg_reduce_block_threads(st->red, i));
+                cg_reduce_launch_shape(st->red, i, sm, bps, grid, block, &smem);
+                if (!grid[0] || !grid[1] || !grid[2]) continue;
+                void *params[1] = {words};
+                rt_launch_ex(rt, st->kerns[i], grid, block, smem, params);
             }
+            if (scratch) rt_free(rt, scratch);
+            return;
+        }
+        case FE_STEP_SCAN: {
+            cg_scan_set_graph(st->scan, sg);
+            uint32_t nw = cg_scan_n_params(st->scan);
+            uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);
+            if (!words) break;
+            cg_scan_params(st->scan, in, out[0], words);
+            uint32_t grid[3], block[3], smem;
+            cg_scan_launch_shape(st->scan, sm, grid, block, &smem);
+            if (!grid[0] || !grid[1] || !grid[2]) return;
+            void *params[1] = {words};
+            rt_launch_ex(rt, st->kerns[0], grid, block, smem, params);
+            return;
+        }
+        case FE_STEP_GEMM:
+            fe_gemm_run(ctx, sg, in, out[0]);
+            return;
+        case FE_STEP_CONCAT: {
+            const ir_node_t *n = &sg->nodes[sg->outputs[0]];
+            size_t es = ir_dtypes[n->dtype].size;
+            size_t outer = 1;
+            for (int ax = 0; ax < st->concat_axis; ax++) outer *= (size_t)n->shape[ax];
+            size_t pitch = outer ? (size_t)ir_node_size(n) * es / (outer ? outer : 1) : 0;
+            size_t at = 0;
+            for (int k = 0; k < 2 && !ctx->err.status; k++) {
+                const ir_node_t *a = &sg->nodes[n->src[k]];
+                size_t w = outer ? (size_t)ir_node_size(a) * es / outer : 0;
+                uint64_t src = in[a->input] + (uint64_t)(sg->inputs[a->input].offset * (int64_t)es);
+                rt_d2d_2d(rt, out[0] + at, pitch, src, w, w, outer);
+                at += w;
+            }
+            return;
+        }
+    }
+    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory launching a kernel");
+}
+
+/* Runs plan p: slots allocated as steps need them, results handed to the eval's roots. */
+static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const uint64_t *in_addr,
+                     fe_buffer_t **results) {
+    uint64_t *addr = base_arena_alloc(g->arena, p->n_slots + 1, sizeof *addr);
+    fe_buffer_t **obuf = base_arena_alloc(g->arena, p->n_slots + 1, sizeof *obuf);
+    if (!addr || !obuf) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory running a schedule");
         return;
     }
-    if (k.size == 0) return;
-    cg_kernel_params(&k, in_addr, addr, words);
-    uint32_t grid, block;
-    cg_kernel_launch_shape(&k, rt_device_sm_count(ctx->rt),
-                           rt_kernel_blocks_per_sm(ctx->rt, pk->kern, CG_BLOCK), &grid, &block);
-    void *params[1] = {words};
-    rt_launch(ctx->rt, pk->kern, grid, block, params);
+    for (uint32_t k = 0; k < p->n_inputs; k++) addr[k] = in_addr[k];
+    for (uint32_t i = 0; i < p->n_steps && !ctx->err.status; i++) {
+        fe_step_t *st = &p->steps[i];
+        for (uint32_t k = 0; k < st->sg.n_outputs && !ctx->err.status; k++) {
+            uint32_t slot = st->out_slot[k];
+            const fe_slot_t *sl = &p->slots[slot];
+            if (sl->output) {
+                fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+                if (!b) {
+                    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
+                    break;
+                }
+                obuf[slot] = b;
+                b->on_device = true;
+                b->bytes = sl->bytes;
+                if (rt_alloc(ctx->rt, sl->bytes ? sl->bytes : 1, &b->dev) != LOOM_STATUS_OK) break;
+                addr[slot] = b->dev;
+            } else if (rt_alloc(ctx->rt, sl->bytes ? sl->bytes : 1, &addr[slot]) != LOOM_STATUS_OK) {
+                break;
+            }
+        }
+        if (ctx->err.status) break;
+        run_step(ctx, g, p, st, addr);
+        for (uint32_t s = p->n_inputs; s < p->n_slots; s++) { /* temps nobody reads later */
+            const fe_slot_t *sl = &p->slots[s];
+            if (sl->output || !addr[s]) continue;
+            if (sl->last_use == i || (sl->last_use == UINT32_MAX && sl->producer == i)) {
+                rt_free(ctx->rt, addr[s]);
+                addr[s] = 0;
+            }
+        }
+    }
+    for (uint32_t s = p->n_inputs; s < p->n_slots; s++) /* on failure: temps not yet freed */
+        if (!p->slots[s].output && addr[s]) rt_free(ctx->rt, addr[s]);
+    if (!ctx->err.status)
+        for (uint32_t q = 0; q < p->n_outputs; q++) {
+            results[q] = obuf[p->out_slot[q]];
+            if (results[q]) results[q]->refcount++;
+        }
+    for (uint32_t s = p->n_inputs; s < p->n_slots; s++)
+        if (obuf[s] && obuf[s]->refcount == 0) { /* no root took it */
+            obuf[s]->refcount = 1;
+            fe_buffer_release(ctx, obuf[s]);
+        }
+}
+
+static void dump_schedule(loom_ctx_t *ctx, const fe_plan_t *p, const ir_graph_t *g) {
+    base_str_t s;
+    base_str_init(&s, &ctx->al);
+    fe_sched_print(p, g, &s);
+    if (!s.failed) {
+        base_log(&ctx->log, LOOM_LOG_DEBUG, "%s", base_str_get(&s));
+        if (ctx->dump_dir) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/schedule_%06llu.txt", ctx->dump_dir,
+                     (unsigned long long)ctx->stats.evals + 1);
+            FILE *f = fopen(path, "w");
+            if (f) {
+                fputs(base_str_get(&s), f);
+                fclose(f);
+            }
+        }
+    }
+    base_str_fini(&s);
 }
 
 loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results) {
-    for (uint32_t i = 0; i < g->n_nodes; i++) { /* what the code generator knows today */
-        ir_op_kind_t kind = ir_ops[g->nodes[i].op].kind;
-        if (kind != IR_KIND_LEAF && kind != IR_KIND_ELEM)
-            return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                            "%s: not implemented on the CUDA device yet (the CPU reference "
-                            "device, LOOM_DEVICE_CPU, computes it)",
-                            ir_ops[g->nodes[i].op].name);
-    }
     uint64_t *in_addr = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *in_addr);
     bool *temp = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *temp);
     if (!in_addr || !temp)
@@ -281,18 +288,19 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
         fe_plan_t *p = plan_find(ctx, key);
         if (p) {
             ctx->stats.plan_hits++;
-            base_log(&ctx->log, LOOM_LOG_DEBUG, "plan hit: %u kernels, %u IR nodes", p->n_kernels,
+            base_log(&ctx->log, LOOM_LOG_DEBUG, "plan hit: %u steps, %u IR nodes", p->n_steps,
                      g->n_nodes);
         } else {
             ctx->stats.plan_misses++;
             base_log(&ctx->log, LOOM_LOG_INFO, "plan miss: scheduling %u IR nodes", g->n_nodes);
-            p = plan_build(ctx, g, in_addr, key);
-            if (p) plan_insert(ctx, p);
+            p = fe_sched_build(ctx, g, in_addr, key);
+            if (p) {
+                dump_schedule(ctx, p, g);
+                plan_insert(ctx, p);
+            }
             p = plan_find(ctx, key);
         }
-        if (p && ctx->device == LOOM_DEVICE_CUDA)
-            for (uint32_t ki = 0; ki < p->n_kernels && !ctx->err.status; ki++)
-                run_kernel(ctx, g, p, ki, in_addr, results);
+        if (p && ctx->device == LOOM_DEVICE_CUDA) run_plan(ctx, g, p, in_addr, results);
     }
     for (uint32_t i = 0; i < g->n_inputs; i++)
         if (temp[i]) rt_free(ctx->rt, in_addr[i]);

@@ -39,6 +39,7 @@
       (void *dst, CUdeviceptr src, size_t bytes, CUstream s))                                  \
     X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL,                                           \
       (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))                            \
+    X(Memcpy2DAsync, "cuMemcpy2DAsync_v2", NULL, (const CUDA_MEMCPY2D *copy, CUstream s))    \
     X(MemsetD8Async, "cuMemsetD8Async", NULL,                                                  \
       (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))                                \
     X(EventCreate, "cuEventCreate", NULL, (CUevent * e, unsigned int flags))                   \

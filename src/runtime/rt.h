@@ -107,6 +107,10 @@ loom_status_t rt_sync(rt_device_t *d);
 /* Stream-ordered device-to-device copy and byte fill (cuMemsetD8Async). */
 loom_status_t rt_d2d(rt_device_t *d, uint64_t dst, uint64_t src, size_t bytes);
 loom_status_t rt_memset(rt_device_t *d, uint64_t dst, uint8_t value, size_t bytes);
+/* copy2d.c: `height` rows of `width` bytes, rows `spitch` apart at src and `dpitch` apart at
+ * dst, device to device on the stream (joins write their operands this way). */
+loom_status_t rt_d2d_2d(rt_device_t *d, uint64_t dst, size_t dpitch, uint64_t src, size_t spitch,
+                        size_t width, size_t height);
 
 /* Events on the device's stream, for timing (benchmarks). elapsed waits for `end`. */
 loom_status_t rt_event_create(rt_device_t *d, rt_event_t **out);
@@ -139,40 +143,6 @@ size_t rt_kernel_binary_size(const rt_kernel_t *k);
 const char *rt_kernel_cache_dir(const rt_device_t *d);
 /* The NVRTC log of the last compile ("" if none); valid until the next compile. */
 const char *rt_last_compile_log(const rt_device_t *d);
-
-/* ---- blas.c: matrix products through cuBLASLt, loaded with dlopen (never linked) ----
- * One product in cuBLAS's column-major terms: D (m x n, leading dimension ldd) =
- * act(alpha * op(A) op(B) + bias), `batch` times with element strides between the matrices
- * (0: the same matrix for every batch). bias has m elements, packed, broadcast over the
- * columns and the batch. float16/bfloat16 accumulate in float32 and round once (as the CPU
- * reference does); float32 in float32 (TF32 tensor cores only when tf32), float64 in float64.
- * Runs on the device's stream with a workspace from the pool. */
-typedef struct rt_blas rt_blas_t;
-typedef enum rt_gemm_act { RT_GEMM_ACT_NONE, RT_GEMM_ACT_RELU, RT_GEMM_ACT_GELU } rt_gemm_act_t;
-typedef struct rt_gemm {
-    loom_dtype_t dtype;      /* F16, BF16, F32 or F64: A, B, D and bias */
-    bool tf32;               /* F32 only: CUBLAS_COMPUTE_32F_FAST_TF32 */
-    bool trans_a, trans_b;   /* op(X) = X^T */
-    int64_t m, n, k;         /* op(A) is m x k, op(B) k x n; all > 0 */
-    int64_t lda, ldb, ldd;   /* column-major leading dimensions, in elements */
-    int64_t batch;           /* >= 1 */
-    int64_t stride_a, stride_b, stride_d; /* elements between batch matrices */
-    uint64_t a, b, d;        /* device addresses */
-    double alpha;
-    uint64_t bias;           /* 0: none */
-    rt_gemm_act_t act;       /* GELU: cuBLASLt's tanh approximation */
-} rt_gemm_t;
-/* Loads libcublasLt (NOT_AVAILABLE naming the library when it is missing), creates a handle
- * and a workspace from the pool. NOT_AVAILABLE on a compile-only device. */
-loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out);
-/* Frees the handle, the workspace and the library (NULL-safe). */
-void rt_blas_destroy(rt_device_t *d, rt_blas_t *b);
-/* Whether cuBLASLt has an algorithm for g (its heuristic, remembered by the problem's
- * structure and the operands' alignment). Records nothing: false means "do it another way". */
-bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
-/* Runs g on the device's stream. Failures record DEVICE_ERROR (NOT_AVAILABLE when cuBLASLt
- * has no algorithm) naming the cuBLASLt call, its status and the shapes. */
-loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
 
 /* ---- blas.c: matrix products through cuBLASLt, loaded with dlopen (never linked) ----
  * One product in cuBLAS's column-major terms: D (m x n, leading dimension ldd) =

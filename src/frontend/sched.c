@@ -1,0 +1,1007 @@
+/* sched.c — cuts an eval's flat IR into steps for the CUDA device.
+ *
+ * Walking the nodes in order, each node gets a value form:
+ *   BUF     a slot read through element strides and an offset (eval inputs, step results,
+ *           and views of those: a view of a buffer is an index rewrite, never a copy);
+ *   LAZY    an elementwise expression (or CONST / generator leaf), computed inside whichever
+ *           step reads it: elementwise intermediates are recomputed, never materialised;
+ *   VIEW    a view of a lazy expression, pushed down to the leaves when a step emits it
+ *           (view(f(a, b)) = f(view(a'), view(b')), a' = a broadcast to f's shape);
+ *   INSTEP  a reduction of the reduce step being assembled.
+ *
+ * Fusion rules (what becomes one step):
+ *   - Reductions over the same operand shape and axes share a step. A reduction whose
+ *     operand reads earlier reductions of the step joins it too (staged: softmax's sum of
+ *     exp(x - max)) when the code generator can stage that shape (one CTA per row or one
+ *     thread per column), and its prologue is recomputed from the step's inputs.
+ *   - Requested results whose expression reads the step's reductions are written by the
+ *     step: in the reduced shape (epilogues: mean = sum * 1/n) and, for stageable shapes,
+ *     in the operand's shape (softmax's result). So row softmax and layernorm are one step.
+ *   - A matrix product absorbs the epilogue chain gemm.c accepts (bias, scale, relu, gelu).
+ *   - Everything else requested is grouped by shape into fused elementwise kernels.
+ * A reduction's value is materialised (its own small buffer) whenever a later step reads it.
+ * Values are materialised (copied to a C-contiguous temp) only where an index rewrite cannot
+ * express the read: a reshape that strides cannot express, a view of a generator, operands
+ * of matrix products and joins that are expressions. */
+#include <string.h>
+
+#include "../ir/ref_kernels.h"
+#include "sched.h"
+
+#define NONE UINT32_MAX
+
+enum { V_NONE, V_LAZY, V_BUF, V_VIEW, V_INSTEP, V_ABSORBED };
+
+typedef struct chain {
+    const ir_node_t **op; /* view templates (op, shape, params), applied in order */
+    uint32_t n;
+} chain_t;
+
+typedef struct val {
+    uint8_t kind;
+    bool yk;          /* LAZY: in the reduced shape of open step yk_serial (reads a keepdims=0
+                       * reduction of it) */
+    uint32_t yk_serial;
+    uint32_t slot;    /* BUF */
+    int64_t delta;    /* BUF: elements past the slot's own offset */
+    int64_t st[LOOM_MAX_DIMS];
+    uint32_t base;    /* VIEW: the non-view node under the chain */
+    chain_t chain;    /* VIEW */
+} val_t;
+
+typedef struct memo_e {
+    uint32_t gen, node, val;
+    const void *chain;
+} memo_e_t;
+
+typedef struct sched {
+    loom_ctx_t *ctx;
+    const ir_graph_t *g;
+    const uint64_t *in_addr;
+    fe_plan_t *p;
+    base_arena_t *ar;  /* the plan's arena */
+    base_arena_t *tmp; /* the eval's arena: scratch */
+    val_t *val;
+    uint32_t *n_users;
+    uint32_t *gemm_at; /* last node of a matmul's epilogue -> the matmul node */
+    uint32_t **gemm_ep; /* matmul node -> its epilogue nodes (fe_gemm_epilogue_nodes) */
+    uint32_t *gemm_n;
+    uint32_t cap_steps, cap_slots;
+    int sm;
+    /* the reduce step being assembled */
+    struct {
+        bool on, stage;
+        uint32_t serial; /* counts the steps opened */
+        uint32_t *reds, n, cap;
+        const ir_node_t *x; /* operand of its first reduction (shape X) */
+        uint32_t axes;
+        int ndim_y;
+        int64_t y[LOOM_MAX_DIMS]; /* keepdims = 0 shape */
+        int64_t yk[LOOM_MAX_DIMS]; /* keepdims = 1 shape */
+    } open;
+    /* emission */
+    fe_step_t *cur;      /* step whose graph receives nodes */
+    bool in_reduce;      /* the open reduce step's context: INSTEP readable, no generators */
+    bool no_generators;
+    bool used_instep;
+    memo_e_t *memo;
+    uint32_t cap_memo, gen, gen_top; /* gen: the memo in use; fresh ones are ++gen_top */
+    uint32_t *red_sg;    /* INSTEP node -> its node in the step graph being emitted */
+} sched_t;
+
+static bool oom(sched_t *s) {
+    fe_error(s->ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
+    return false;
+}
+
+static bool same_shape_v(int na, const int64_t *a, int nb, const int64_t *b) {
+    return na == nb && !memcmp(a, b, sizeof(int64_t) * (size_t)na);
+}
+
+static void contig_strides(int nd, const int64_t *shape, int64_t *st) {
+    int64_t s = 1;
+    memset(st, 0, sizeof(int64_t) * LOOM_MAX_DIMS);
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        st[ax] = s;
+        s *= shape[ax] ? shape[ax] : 1;
+    }
+}
+
+static bool is_contig(int nd, const int64_t *shape, const int64_t *st) {
+    int64_t s = 1, size = 1;
+    for (int ax = 0; ax < nd; ax++) size *= shape[ax];
+    if (size == 0) return true;
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        if (shape[ax] != 1 && st[ax] != s) return false;
+        s *= shape[ax];
+    }
+    return true;
+}
+
+/* ---- chains of view templates ---- */
+
+static const ir_node_t *chain_shape(const chain_t c, const ir_node_t *n) {
+    return c.n ? c.op[c.n - 1] : n;
+}
+
+/* [head] ++ c (head may be NULL: c itself). */
+static bool chain_push_front(sched_t *s, const ir_node_t *head, chain_t c, chain_t *out) {
+    if (!head) {
+        *out = c;
+        return true;
+    }
+    out->op = base_arena_alloc(s->tmp, c.n + 1, sizeof *out->op);
+    if (!out->op) return oom(s);
+    out->op[0] = head;
+    memcpy(out->op + 1, c.op, c.n * sizeof *c.op);
+    out->n = c.n + 1;
+    return true;
+}
+
+static bool chain_cat(sched_t *s, chain_t a, chain_t b, chain_t *out) {
+    out->op = base_arena_alloc(s->tmp, a.n + b.n + 1, sizeof *out->op);
+    if (!out->op) return oom(s);
+    memcpy(out->op, a.op, a.n * sizeof *a.op);
+    memcpy(out->op + a.n, b.op, b.n * sizeof *b.op);
+    out->n = a.n + b.n;
+    return true;
+}
+
+/* A view template: op over shape (ndim, shape). */
+static const ir_node_t *templ(sched_t *s, ir_op_t op, int ndim, const int64_t *shape) {
+    ir_node_t *t = base_arena_alloc(s->tmp, 1, sizeof *t);
+    if (!t) return oom(s), NULL;
+    t->op = (uint16_t)op;
+    t->ndim = (uint8_t)ndim;
+    memcpy(t->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    return t;
+}
+
+/* The broadcast of node o to shape n (NULL when o already has it). */
+static const ir_node_t *expand_to(sched_t *s, const ir_node_t *o, const ir_node_t *n, bool *fail) {
+    if (same_shape_v(o->ndim, o->shape, n->ndim, n->shape)) return NULL;
+    const ir_node_t *t = templ(s, IR_OP_EXPAND, n->ndim, n->shape);
+    if (!t) *fail = true;
+    return t;
+}
+
+/* Strides and offset of a buffer of shape n0 (strides st0) read through chain c. */
+static bool chain_strides(const ir_node_t *n0, const int64_t *st0, int64_t d0, chain_t c,
+                          int64_t *st, int64_t *delta) {
+    int64_t cur[LOOM_MAX_DIMS];
+    memcpy(cur, st0, sizeof cur);
+    *delta = d0;
+    const ir_node_t *o = n0;
+    for (uint32_t k = 0; k < c.n; k++) {
+        int64_t off, nst[LOOM_MAX_DIMS];
+        if (!ir_ref_view(c.op[k], o, cur, &off, nst)) return false;
+        *delta += off;
+        memcpy(cur, nst, sizeof cur);
+        o = c.op[k];
+    }
+    memcpy(st, cur, sizeof cur);
+    return true;
+}
+
+/* ---- memo of emitted (node, chain) pairs, per step graph and per dry run ---- */
+
+static uint32_t *memo_find(sched_t *s, uint32_t node, const void *chain, bool *fresh) {
+    uint32_t h = (node * 0x9E3779B1u) ^ (uint32_t)((uintptr_t)chain >> 4) * 0x85EBCA6Bu;
+    for (uint32_t k = 0; k < 32; k++) {
+        memo_e_t *e = &s->memo[(h + k) & (s->cap_memo - 1)];
+        if (e->gen != s->gen) {
+            e->gen = s->gen;
+            e->node = node;
+            e->chain = chain;
+            *fresh = true;
+            return &e->val;
+        }
+        if (e->node == node && e->chain == chain) {
+            *fresh = false;
+            return &e->val;
+        }
+    }
+    *fresh = true;
+    return NULL; /* crowded: no memo (still correct) */
+}
+
+/* ---- emitting eval nodes into a step graph ---- */
+
+/* Whether v lives in the reduced shape of the reduce step now being assembled. */
+static bool is_yk(const sched_t *s, const val_t *v) {
+    return v->kind == V_LAZY && v->yk && s->open.on && s->in_reduce && v->yk_serial == s->open.serial;
+}
+
+static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry);
+
+static uint32_t add_leaf_ref(sched_t *s, uint32_t node, uint32_t origin) {
+    fe_step_t *st = s->cur;
+    fe_leaf_ref_t *nl = base_arena_alloc(s->ar, st->n_leaves + 1, sizeof *nl);
+    if (!nl) return oom(s), NONE;
+    memcpy(nl, st->leaves, st->n_leaves * sizeof *nl);
+    nl[st->n_leaves++] = (fe_leaf_ref_t){node, origin};
+    st->leaves = nl;
+    return node;
+}
+
+/* An INPUT node of the step graph reading slot through strides st, offset delta. */
+static uint32_t emit_input(sched_t *s, uint32_t slot, int64_t delta, const int64_t *st,
+                           loom_dtype_t dtype, int ndim, const int64_t *shape) {
+    fe_step_t *stp = s->cur;
+    ir_graph_t *sg = &stp->sg;
+    for (uint32_t j = 0; j < sg->n_nodes; j++) { /* the same read already there */
+        const ir_node_t *n = &sg->nodes[j];
+        if (n->op != IR_OP_INPUT || n->dtype != dtype || !same_shape_v(n->ndim, n->shape, ndim, shape))
+            continue;
+        if (stp->in_slot[n->input] == slot && stp->in_delta[n->input] == delta &&
+            !memcmp(sg->inputs[n->input].strides, st, sizeof(int64_t) * LOOM_MAX_DIMS))
+            return j;
+    }
+    ir_input_t in = {0};
+    memcpy(in.strides, st, sizeof in.strides);
+    in.offset = delta + (slot < s->p->n_inputs ? s->g->inputs[slot].offset : 0);
+    in.owner = (void *)(uintptr_t)slot;
+    uint32_t k = ir_add_input(sg, &in);
+    if (k == NONE) return NONE;
+    uint32_t *ns = base_arena_alloc(s->ar, k + 1, sizeof *ns);
+    int64_t *nd = base_arena_alloc(s->ar, k + 1, sizeof *nd);
+    if (!ns || !nd) return oom(s), NONE;
+    memcpy(ns, stp->in_slot, k * sizeof *ns);
+    memcpy(nd, stp->in_delta, k * sizeof *nd);
+    ns[k] = slot;
+    nd[k] = delta;
+    stp->in_slot = ns;
+    stp->in_delta = nd;
+    if (s->p->slots[slot].last_use == NONE || s->p->slots[slot].last_use < s->p->n_steps - 1)
+        s->p->slots[slot].last_use = s->p->n_steps - 1;
+    ir_node_t n = {0};
+    n.op = IR_OP_INPUT;
+    n.dtype = (uint8_t)dtype;
+    n.ndim = (uint8_t)ndim;
+    memcpy(n.shape, shape, sizeof(int64_t) * (size_t)ndim);
+    n.input = (int32_t)k;
+    return ir_emit(sg, &n);
+}
+
+/* A copy of eval node n with operands src and shape of template sh, into the step graph. */
+static uint32_t emit_copy(sched_t *s, const ir_node_t *n, const uint32_t *src, const ir_node_t *sh) {
+    ir_node_t m = *n;
+    if (ir_ops[n->op].kind == IR_KIND_LEAF) /* tagged with its eval node: no CSE of two leaves */
+        m.p.axis = (int64_t)(n - s->g->nodes) + 1; /* whose values may differ next time */
+    m.ndim = sh->ndim;
+    memcpy(m.shape, sh->shape, sizeof m.shape);
+    for (int k = 0; k < 3; k++) m.src[k] = k < ir_ops[n->op].arity ? src[k] : 0;
+    m.input = -1;
+    return ir_emit(&s->cur->sg, &m);
+}
+
+/* A node in the open step's reduced shape (keepdims = 0 form Y), emitted in the keepdims = 1
+ * form, so that it broadcasts against the step's operand shape like the reductions do. */
+static uint32_t emit_y(sched_t *s, uint32_t i, bool dry) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *n = &g->nodes[i];
+    const val_t *v = &s->val[i];
+    if (v->kind == V_INSTEP) {
+        if (n->p.keepdims) return NONE;
+        s->used_instep = true;
+        return dry ? 0 : s->red_sg[i];
+    }
+    bool fresh;
+    uint32_t *m = memo_find(s, i, (const void *)(uintptr_t)1, &fresh);
+    if (m && !fresh) return *m;
+    uint32_t r = NONE;
+    if (is_yk(s, v) && ir_ops[n->op].kind == IR_KIND_ELEM) {
+        uint32_t src[3] = {0};
+        r = 0;
+        for (int k = 0; k < ir_ops[n->op].arity && r != NONE; k++) {
+            uint32_t o = n->src[k];
+            const val_t *ov = &s->val[o];
+            if (ov->kind == V_INSTEP || is_yk(s, ov)) {
+                src[k] = emit_y(s, o, dry);
+            } else { /* broadcast to Y, then insert the reduced axes */
+                bool fail = false;
+                const ir_node_t *e = expand_to(s, &g->nodes[o], n, &fail);
+                const ir_node_t *rs = templ(s, IR_OP_RESHAPE, s->open.x->ndim, s->open.yk);
+                chain_t c0 = {0}, c1;
+                if (fail || !rs || !chain_push_front(s, rs, c0, &c1)) return NONE;
+                chain_t c2;
+                if (!chain_push_front(s, e, c1, &c2)) return NONE;
+                src[k] = emit(s, o, c2, dry);
+            }
+            if (src[k] == NONE) r = NONE;
+        }
+        if (r != NONE && !dry) {
+            const ir_node_t *sh = templ(s, IR_OP_RESHAPE, s->open.x->ndim, s->open.yk);
+            r = sh ? emit_copy(s, n, src, sh) : NONE;
+        }
+    }
+    if (m) *m = r;
+    return r;
+}
+
+/* Emits eval node i read through chain c into the current step graph, or with dry only
+ * checks that it can be. The step graph node, or NONE where this step cannot express it. */
+static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *n = &g->nodes[i];
+    const val_t *v = &s->val[i];
+    const ir_node_t *sh = chain_shape(c, n);
+    switch (v->kind) {
+        case V_BUF: {
+            int64_t st[LOOM_MAX_DIMS], delta;
+            if (!chain_strides(n, v->st, v->delta, c, st, &delta)) return NONE;
+            if (dry) return 0;
+            return emit_input(s, v->slot, delta, st, (loom_dtype_t)n->dtype, sh->ndim, sh->shape);
+        }
+        case V_VIEW: {
+            chain_t c2;
+            if (!chain_cat(s, v->chain, c, &c2)) return NONE;
+            return emit(s, v->base, c2, dry);
+        }
+        case V_INSTEP: {
+            if (!s->in_reduce) return NONE;
+            bool lead = true; /* reduced axes all leading: keepdims = 0 broadcasts the same */
+            for (int ax = 0; ax < s->open.x->ndim; ax++)
+                if (s->open.axes >> ax & 1) lead = lead && (ax == 0 || (s->open.axes >> (ax - 1) & 1));
+            bool ok = c.n == 0 ? n->p.keepdims
+                               : c.n == 1 && c.op[0]->op == IR_OP_EXPAND && (n->p.keepdims || lead);
+            if (!ok) return NONE;
+            s->used_instep = true;
+            return dry ? 0 : s->red_sg[i];
+        }
+        case V_LAZY:
+            break;
+        default:
+            return NONE;
+    }
+    bool fresh;
+    uint32_t *m = memo_find(s, i, c.n ? (const void *)c.op : NULL, &fresh);
+    if (m && !fresh) return *m;
+    uint32_t r = NONE;
+    if (is_yk(s, v)) {
+        r = c.n == 0 ? emit_y(s, i, dry) : NONE;
+    } else if (n->op == IR_OP_CONST) {
+        r = dry ? 0 : emit_copy(s, n, NULL, sh);
+        if (!dry && r != NONE) r = add_leaf_ref(s, r, i);
+    } else if (ir_ops[n->op].kind == IR_KIND_LEAF) { /* generators: read by own index */
+        bool bcast = true; /* broadcasting alone: the kernel reads the generator broadcast */
+        for (uint32_t k = 0; k < c.n; k++) bcast = bcast && c.op[k]->op == IR_OP_EXPAND;
+        if (bcast && !s->no_generators) {
+            r = dry ? 0 : emit_copy(s, n, NULL, n);
+            if (!dry && r != NONE) r = add_leaf_ref(s, r, i);
+        }
+    } else if (ir_ops[n->op].kind == IR_KIND_ELEM) {
+        uint32_t src[3] = {0};
+        r = 0;
+        for (int k = 0; k < ir_ops[n->op].arity && r != NONE; k++) {
+            bool fail = false;
+            const ir_node_t *e = expand_to(s, &g->nodes[n->src[k]], n, &fail);
+            chain_t c2;
+            if (fail || !chain_push_front(s, e, c, &c2)) return NONE;
+            src[k] = emit(s, n->src[k], c2, dry);
+            if (src[k] == NONE) r = NONE;
+        }
+        if (r != NONE && !dry) r = emit_copy(s, n, src, sh);
+    }
+    if (m) *m = r;
+    return r;
+}
+
+/* Whether node i can be emitted in the given context (no side effects). */
+static bool can_emit(sched_t *s, uint32_t i, bool in_reduce, bool *used_instep) {
+    s->gen = ++s->gen_top;
+    s->in_reduce = in_reduce;
+    s->no_generators = in_reduce;
+    s->used_instep = false;
+    chain_t c0 = {0};
+    bool ok = emit(s, i, c0, true) != NONE;
+    if (used_instep) *used_instep = s->used_instep;
+    return ok;
+}
+
+/* ---- steps and slots ---- */
+
+static uint32_t new_slot(sched_t *s, size_t bytes, uint32_t producer) {
+    fe_plan_t *p = s->p;
+    if (p->n_slots == s->cap_slots) {
+        uint32_t cap = s->cap_slots ? 2 * s->cap_slots : 16;
+        fe_slot_t *ns = base_arena_alloc(s->ar, cap, sizeof *ns);
+        if (!ns) return oom(s), NONE;
+        memcpy(ns, p->slots, p->n_slots * sizeof *ns);
+        p->slots = ns;
+        s->cap_slots = cap;
+    }
+    p->slots[p->n_slots] = (fe_slot_t){bytes, producer, NONE, false};
+    return p->n_slots++;
+}
+
+static fe_step_t *new_step(sched_t *s, fe_step_kind_t kind) {
+    fe_plan_t *p = s->p;
+    if (p->n_steps == s->cap_steps) {
+        uint32_t cap = s->cap_steps ? 2 * s->cap_steps : 8;
+        fe_step_t *ns = base_arena_alloc(s->ar, cap, sizeof *ns);
+        if (!ns) return oom(s), NULL;
+        memcpy(ns, p->steps, p->n_steps * sizeof *ns);
+        /* step graphs point into their own arrays, not into fe_step: moving them is fine */
+        p->steps = ns;
+        s->cap_steps = cap;
+    }
+    fe_step_t *st = &p->steps[p->n_steps++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    ir_graph_init(&st->sg, s->ar, &s->ctx->err);
+    s->cur = st;
+    s->gen = ++s->gen_top; /* a fresh memo for the new step graph */
+    return st;
+}
+
+/* Adds sg node j as the step's next output, writing a new slot; the slot. */
+static uint32_t step_output(sched_t *s, uint32_t j, const ir_node_t *shape_of) {
+    fe_step_t *st = s->cur;
+    ir_graph_t *sg = &st->sg;
+    if (j == NONE || !ir_add_output(sg, j)) return NONE;
+    size_t bytes = (size_t)ir_node_size(shape_of) * ir_dtypes[shape_of->dtype].size;
+    uint32_t slot = new_slot(s, bytes, s->p->n_steps - 1);
+    uint32_t *no = base_arena_alloc(s->ar, sg->n_outputs, sizeof *no);
+    if (slot == NONE || !no) return oom(s), NONE;
+    memcpy(no, st->out_slot, (sg->n_outputs - 1) * sizeof *no);
+    no[sg->n_outputs - 1] = slot;
+    st->out_slot = no;
+    return slot;
+}
+
+static void set_buf(sched_t *s, uint32_t i, uint32_t slot) {
+    val_t *v = &s->val[i];
+    const ir_node_t *n = &s->g->nodes[i];
+    v->kind = V_BUF;
+    v->yk = false;
+    v->slot = slot;
+    v->delta = 0;
+    contig_strides(n->ndim, n->shape, v->st);
+}
+
+/* Device addresses of the step graph's inputs at planning time (alignment choices): eval
+ * inputs' real addresses, temps a 256-aligned stand-in (the pool aligns to 256). */
+static uint64_t *plan_addrs(sched_t *s, const fe_step_t *st) {
+    uint64_t *a = base_arena_alloc(s->tmp, st->sg.n_inputs + 1, sizeof *a);
+    if (!a) return oom(s), NULL;
+    for (uint32_t k = 0; k < st->sg.n_inputs; k++)
+        a[k] = st->in_slot[k] < s->p->n_inputs ? s->in_addr[st->in_slot[k]] : (uint64_t)1 << 20;
+    return a;
+}
+
+static rt_kernel_t *kernel_for(sched_t *s, base_hash128_t key, void (*src)(const void *, uint32_t, base_str_t *, char *),
+                               const void *obj, uint32_t idx) {
+    rt_kernel_t *kern = rt_kernel_find(s->ctx->rt, key);
+    if (kern) return kern;
+    base_str_t text;
+    base_str_init(&text, &s->ctx->al);
+    char name[40];
+    src(obj, idx, &text, name);
+    if (text.failed)
+        fe_error(s->ctx, LOOM_STATUS_OUT_OF_MEMORY, "codegen: out of memory generating %s", name);
+    else
+        rt_kernel_build(s->ctx->rt, key, name, base_str_get(&text), &kern);
+    base_str_fini(&text);
+    return s->ctx->err.status ? NULL : kern;
+}
+
+static void src_elem(const void *o, uint32_t i, base_str_t *t, char *name) {
+    (void)i;
+    cg_kernel_source(o, t, name);
+}
+static void src_reduce(const void *o, uint32_t i, base_str_t *t, char *name) {
+    cg_reduce_source(o, i, t, name);
+}
+static void src_scan(const void *o, uint32_t i, base_str_t *t, char *name) {
+    (void)i;
+    cg_scan_source(o, t, name);
+}
+
+static bool alloc_kerns(sched_t *s, fe_step_t *st, uint32_t n) {
+    st->kerns = base_arena_alloc(s->ar, n, sizeof *st->kerns);
+    st->n_kerns = n;
+    return st->kerns || oom(s);
+}
+
+/* One fused elementwise kernel writing eval nodes outs[0..n) (one shape), each to a slot. */
+static bool elem_step(sched_t *s, const uint32_t *outs, uint32_t n, uint32_t *slots) {
+    fe_step_t *st = new_step(s, FE_STEP_ELEM);
+    if (!st) return false;
+    s->in_reduce = false;
+    s->no_generators = false;
+    chain_t c0 = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t j = emit(s, outs[k], c0, false);
+        if (j == NONE) {
+            if (!s->ctx->err.status)
+                fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: cannot emit node %u", outs[k]);
+            return false;
+        }
+        slots[k] = step_output(s, j, &s->g->nodes[outs[k]]);
+        if (slots[k] == NONE) return false;
+    }
+    uint64_t *addr = plan_addrs(s, st);
+    if (!addr || !cg_kernel_init(&st->k, &st->sg, s->ar, st->sg.outputs, st->sg.n_outputs, addr))
+        return oom(s);
+    if (!alloc_kerns(s, st, 1)) return false;
+    st->kerns[0] = kernel_for(s, cg_kernel_key(&st->k), src_elem, &st->k, 0);
+    return st->kerns[0] != NULL;
+}
+
+static bool close_open(sched_t *s);
+
+/* Computes node i into a C-contiguous temp: its value becomes that buffer. */
+static bool materialise(sched_t *s, uint32_t i) {
+    if (!close_open(s)) return false;
+    uint32_t slot;
+    if (!elem_step(s, &i, 1, &slot)) return false;
+    set_buf(s, i, slot);
+    return true;
+}
+
+/* ---- reductions ---- */
+
+static void reduced_shapes(sched_t *s, const ir_node_t *r) {
+    const ir_node_t *x = &s->g->nodes[r->src[0]];
+    s->open.x = x;
+    s->open.axes = r->p.axes;
+    s->open.ndim_y = 0;
+    for (int ax = 0; ax < x->ndim; ax++) {
+        bool red = r->p.axes >> ax & 1;
+        s->open.yk[ax] = red ? 1 : x->shape[ax];
+        if (!red) s->open.y[s->open.ndim_y++] = x->shape[ax];
+    }
+}
+
+/* Finishes the reduce step being assembled: its graph, the requested results it can also
+ * write, its kernels; its reductions become buffers. */
+static bool close_open(sched_t *s) {
+    if (!s->open.on) return true;
+    const ir_graph_t *g = s->g;
+    s->open.on = false;
+    fe_step_t *st = new_step(s, FE_STEP_REDUCE);
+    if (!st) return false;
+    s->in_reduce = true;
+    s->no_generators = true;
+    s->open.on = true; /* INSTEP values stay readable while the graph is emitted */
+    chain_t c0 = {0};
+    uint32_t *slots = base_arena_alloc(s->tmp, s->open.n + g->n_outputs, sizeof *slots);
+    uint32_t *nodes = base_arena_alloc(s->tmp, s->open.n + g->n_outputs, sizeof *nodes);
+    if (!slots || !nodes) return oom(s);
+    uint32_t nout = 0;
+    for (uint32_t k = 0; k < s->open.n; k++) {
+        uint32_t r = s->open.reds[k];
+        const ir_node_t *rn = &g->nodes[r];
+        uint32_t src[3] = {emit(s, rn->src[0], c0, false)};
+        if (src[0] == NONE) goto internal;
+        ir_node_t keep = *rn;
+        keep.ndim = s->open.x->ndim;
+        memcpy(keep.shape, s->open.yk, sizeof keep.shape);
+        keep.p.keepdims = 1;
+        uint32_t j = emit_copy(s, &keep, src, &keep);
+        if (j == NONE) return false;
+        s->red_sg[r] = j;
+        nodes[nout] = r;
+        slots[nout] = step_output(s, j, rn);
+        if (slots[nout++] == NONE) return false;
+    }
+    /* requested results that read the step's reductions and nothing later */
+    uint32_t first = s->open.reds[0];
+    for (uint32_t q = 0; q < g->n_outputs; q++) {
+        uint32_t o = g->outputs[q];
+        const val_t *v = &s->val[o];
+        if (o <= first || (v->kind != V_LAZY && v->kind != V_VIEW)) continue;
+        bool dup = false;
+        for (uint32_t k = 0; k < nout; k++) dup = dup || nodes[k] == o;
+        if (dup) continue;
+        const ir_node_t *on = &g->nodes[o];
+        bool x_space = same_shape_v(on->ndim, on->shape, s->open.x->ndim, s->open.x->shape);
+        bool y_space = is_yk(s, v) || same_shape_v(on->ndim, on->shape, s->open.x->ndim, s->open.yk);
+        if (!x_space && !y_space) continue;
+        if (x_space && !s->open.stage) continue;
+        /* only nodes scheduled so far (in order: o's operands come before o) */
+        if (s->val[o].kind == V_NONE) continue;
+        uint32_t gen = s->gen;
+        s->used_instep = false;
+        s->gen = ++s->gen_top;
+        bool ok = emit(s, o, c0, true) != NONE && s->used_instep;
+        s->gen = gen; /* back to the step graph's memo */
+        if (!ok) continue;
+        uint32_t j = emit(s, o, c0, false);
+        if (j == NONE) goto internal;
+        nodes[nout] = o;
+        slots[nout] = step_output(s, j, on);
+        if (slots[nout++] == NONE) return false;
+    }
+    s->open.on = false;
+    uint64_t *addr = plan_addrs(s, st);
+    if (!addr) return false;
+    st->red = cg_reduce_init(&st->sg, s->ar, st->sg.outputs, st->sg.n_outputs, addr, s->sm);
+    if (!st->red) return oom(s);
+    if (!alloc_kerns(s, st, cg_reduce_n_kernels(st->red))) return false;
+    for (uint32_t k = 0; k < st->n_kerns; k++) {
+        st->kerns[k] = kernel_for(s, cg_reduce_key(st->red, k), src_reduce, st->red, k);
+        if (!st->kerns[k]) return false;
+    }
+    for (uint32_t k = 0; k < nout; k++) set_buf(s, nodes[k], slots[k]);
+    s->open.n = 0;
+    return true;
+internal:
+    s->open.on = false;
+    if (!s->ctx->err.status)
+        fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: reduce step emission failed");
+    return false;
+}
+
+static bool open_push(sched_t *s, uint32_t r) {
+    if (s->open.n == s->open.cap) {
+        uint32_t cap = s->open.cap ? 2 * s->open.cap : 8;
+        uint32_t *nr = base_arena_alloc(s->tmp, cap, sizeof *nr);
+        if (!nr) return oom(s);
+        memcpy(nr, s->open.reds, s->open.n * sizeof *nr);
+        s->open.reds = nr;
+        s->open.cap = cap;
+    }
+    s->open.reds[s->open.n++] = r;
+    s->val[r].kind = V_INSTEP;
+    return true;
+}
+
+static bool sched_reduce(sched_t *s, uint32_t i) {
+    const ir_node_t *r = &s->g->nodes[i];
+    const ir_node_t *x = &s->g->nodes[r->src[0]];
+    if (s->open.on && r->p.axes == s->open.axes &&
+        same_shape_v(x->ndim, x->shape, s->open.x->ndim, s->open.x->shape)) {
+        bool staged;
+        if (can_emit(s, r->src[0], true, &staged) && (!staged || s->open.stage))
+            return open_push(s, i);
+    }
+    if (!close_open(s)) return false;
+    if (!can_emit(s, r->src[0], true, NULL) && !materialise(s, r->src[0])) return false;
+    s->open.on = true;
+    s->open.n = 0;
+    s->open.serial++;
+    reduced_shapes(s, r);
+    s->open.stage = cg_reduce_can_stage(x->ndim, x->shape, r->p.axes, s->sm);
+    return open_push(s, i);
+}
+
+/* ---- scans, matrix products, joins, views ---- */
+
+static bool sched_scan(sched_t *s, uint32_t i) {
+    const ir_node_t *n = &s->g->nodes[i];
+    if (!close_open(s)) return false;
+    if (!can_emit(s, n->src[0], true, NULL) && !materialise(s, n->src[0])) return false;
+    fe_step_t *st = new_step(s, FE_STEP_SCAN);
+    if (!st) return false;
+    s->in_reduce = true;
+    s->no_generators = true;
+    chain_t c0 = {0};
+    uint32_t src[3] = {emit(s, n->src[0], c0, false)};
+    if (src[0] == NONE)
+        return fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: scan operand"), false;
+    uint32_t j = emit_copy(s, n, src, n);
+    uint32_t slot = step_output(s, j, n);
+    if (slot == NONE) return false;
+    uint64_t *addr = plan_addrs(s, st);
+    if (!addr) return false;
+    st->scan = cg_scan_init(&st->sg, s->ar, j, addr, s->sm);
+    if (!st->scan) return oom(s);
+    if (!alloc_kerns(s, st, 1)) return false;
+    st->kerns[0] = kernel_for(s, cg_scan_key(st->scan), src_scan, st->scan, 0);
+    if (!st->kerns[0]) return false;
+    set_buf(s, i, slot);
+    return true;
+}
+
+/* Makes node o readable by a library call: a buffer (materialised when an expression). */
+static bool as_buffer(sched_t *s, uint32_t o) {
+    return s->val[o].kind == V_BUF || materialise(s, o);
+}
+
+/* The matrix product mm and the epilogue nodes gemm.c absorbs (ep[0..n), increasing, the
+ * last one the step's result): one step. */
+static bool sched_gemm(sched_t *s, uint32_t mm, const uint32_t *ep, uint32_t n) {
+    const ir_graph_t *g = s->g;
+    if (!close_open(s)) return false;
+    uint32_t last = n ? ep[n - 1] : mm;
+    for (uint32_t c = 0; c <= n; c++) { /* operands outside the step: buffers or CONST */
+        const ir_node_t *nd = &g->nodes[c ? ep[c - 1] : mm];
+        for (int k = 0; k < ir_ops[nd->op].arity; k++) {
+            uint32_t o = nd->src[k];
+            if (s->val[o].kind == V_ABSORBED) continue;
+            if (c && g->nodes[o].op == IR_OP_CONST && s->val[o].kind == V_LAZY) continue;
+            if (!as_buffer(s, o)) return false;
+        }
+    }
+    fe_step_t *st = new_step(s, FE_STEP_GEMM);
+    if (!st) return false;
+    s->in_reduce = false;
+    s->no_generators = true;
+    chain_t c0 = {0};
+    uint32_t *map = base_arena_alloc(s->tmp, n + 1, sizeof *map); /* sg node of mm, ep[k] */
+    if (!map) return oom(s);
+    for (uint32_t c = 0; c <= n; c++) {
+        const ir_node_t *nd = &g->nodes[c ? ep[c - 1] : mm];
+        uint32_t src[3] = {0};
+        for (int k = 0; k < ir_ops[nd->op].arity; k++) {
+            uint32_t o = nd->src[k];
+            src[k] = NONE;
+            if (o == mm) src[k] = map[0];
+            for (uint32_t e = 0; e + 1 < c; e++)
+                if (ep[e] == o) src[k] = map[e + 1];
+            if (src[k] == NONE) src[k] = emit(s, o, c0, false);
+            if (src[k] == NONE)
+                return fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: matmul operand"), false;
+        }
+        map[c] = emit_copy(s, nd, src, nd);
+        if (map[c] == NONE) return false;
+    }
+    uint32_t slot = step_output(s, map[n], &g->nodes[last]);
+    if (slot == NONE) return false;
+    set_buf(s, last, slot);
+    return true;
+}
+
+static bool sched_concat(sched_t *s, uint32_t i) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *n = &g->nodes[i];
+    if (!close_open(s)) return false;
+    for (int k = 0; k < 2; k++) {
+        uint32_t o = n->src[k];
+        const ir_node_t *on = &g->nodes[o];
+        if (s->val[o].kind == V_BUF && is_contig(on->ndim, on->shape, s->val[o].st)) continue;
+        if (!materialise(s, o)) return false;
+    }
+    fe_step_t *st = new_step(s, FE_STEP_CONCAT);
+    if (!st) return false;
+    st->concat_axis = (int)n->p.axis;
+    chain_t c0 = {0};
+    s->in_reduce = false;
+    uint32_t src[3] = {emit(s, n->src[0], c0, false), emit(s, n->src[1], c0, false)};
+    if (src[0] == NONE || src[1] == NONE) return false;
+    uint32_t j = emit_copy(s, n, src, n);
+    uint32_t slot = step_output(s, j, n);
+    if (slot == NONE) return false;
+    set_buf(s, i, slot);
+    return true;
+}
+
+static bool sched_view(sched_t *s, uint32_t i) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *n = &g->nodes[i];
+    uint32_t o = n->src[0];
+    if (s->val[o].kind == V_INSTEP && !close_open(s)) return false;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        val_t *ov = &s->val[o];
+        chain_t one = {(const ir_node_t **)&g->nodes, 0};
+        const ir_node_t **op1 = base_arena_alloc(s->tmp, 1, sizeof *op1);
+        if (!op1) return oom(s);
+        op1[0] = n;
+        one.op = op1;
+        one.n = 1;
+        if (ov->kind == V_BUF) {
+            val_t nv = *ov;
+            if (chain_strides(&g->nodes[o], ov->st, ov->delta, one, nv.st, &nv.delta)) {
+                s->val[i] = nv;
+                return true;
+            }
+        } else if (ov->kind == V_LAZY || ov->kind == V_VIEW) {
+            val_t nv = {0};
+            nv.kind = V_VIEW;
+            nv.base = ov->kind == V_VIEW ? ov->base : o;
+            chain_t pre = ov->kind == V_VIEW ? ov->chain : (chain_t){0};
+            if (!chain_cat(s, pre, one, &nv.chain)) return false;
+            s->val[i] = nv;
+            if (can_emit(s, i, false, NULL)) return true;
+            s->val[i].kind = V_NONE;
+            if (s->open.on) {
+                if (!close_open(s)) return false;
+                continue;
+            }
+        }
+        if (!materialise(s, o)) return false; /* a contiguous copy takes any view */
+    }
+    return fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: view of node %u", o), false;
+}
+
+/* ---- the schedule ---- */
+
+static bool final_outputs(sched_t *s) {
+    const ir_graph_t *g = s->g;
+    fe_plan_t *p = s->p;
+    uint32_t no = g->n_outputs;
+    bool *done = base_arena_alloc(s->tmp, no, sizeof *done);
+    uint32_t *group = base_arena_alloc(s->tmp, no, sizeof *group);
+    uint32_t *gslot = base_arena_alloc(s->tmp, no, sizeof *gslot);
+    p->out_slot = base_arena_alloc(s->ar, no, sizeof *p->out_slot);
+    if (!done || !group || !gslot || !p->out_slot) return oom(s);
+    for (uint32_t q = 0; q < no; q++) { /* results a step wrote whole: no copy */
+        uint32_t o = g->outputs[q];
+        const val_t *v = &s->val[o];
+        const ir_node_t *on = &g->nodes[o];
+        if (v->kind == V_BUF && v->slot >= p->n_inputs && v->delta == 0 &&
+            is_contig(on->ndim, on->shape, v->st) &&
+            p->slots[v->slot].bytes == (size_t)ir_node_size(on) * ir_dtypes[on->dtype].size) {
+            p->out_slot[q] = v->slot;
+            p->slots[v->slot].output = true;
+            done[q] = true;
+        }
+    }
+    for (uint32_t r = 0; r < no; r++) { /* the rest: fused kernels, one per shape */
+        if (done[r]) continue;
+        const ir_node_t *space = &g->nodes[g->outputs[r]];
+        uint32_t n = 0;
+        for (uint32_t q = r; q < no; q++) {
+            const ir_node_t *qn = &g->nodes[g->outputs[q]];
+            if (done[q] || !same_shape_v(qn->ndim, qn->shape, space->ndim, space->shape)) continue;
+            bool dup = false;
+            for (uint32_t t = 0; t < n; t++) dup = dup || group[t] == g->outputs[q];
+            if (!dup) group[n++] = g->outputs[q];
+        }
+        if (!elem_step(s, group, n, gslot)) return false;
+        for (uint32_t q = r; q < no; q++) {
+            if (done[q]) continue;
+            for (uint32_t t = 0; t < n; t++)
+                if (group[t] == g->outputs[q]) {
+                    p->out_slot[q] = gslot[t];
+                    p->slots[gslot[t]].output = true;
+                    done[q] = true;
+                }
+        }
+    }
+    return true;
+}
+
+static bool schedule(sched_t *s) {
+    const ir_graph_t *g = s->g;
+    for (uint32_t i = 0; i < g->n_nodes && !s->ctx->err.status; i++) {
+        const ir_node_t *n = &g->nodes[i];
+        val_t *v = &s->val[i];
+        if (s->gemm_at[i] != NONE) {
+            uint32_t mm = s->gemm_at[i];
+            if (!sched_gemm(s, mm, s->gemm_ep[mm], s->gemm_n[mm])) return false;
+            continue;
+        }
+        if (v->kind == V_ABSORBED) continue;
+        switch (ir_ops[n->op].kind) {
+            case IR_KIND_LEAF:
+                if (n->op == IR_OP_INPUT) {
+                    v->kind = V_BUF;
+                    v->slot = (uint32_t)n->input;
+                    memcpy(v->st, g->inputs[n->input].strides, sizeof v->st);
+                } else {
+                    v->kind = V_LAZY;
+                }
+                break;
+            case IR_KIND_ELEM:
+                v->kind = V_LAZY;
+                if (s->open.on) { /* in the open step's reduced shape? */
+                    bool reads_y = false;
+                    for (int k = 0; k < ir_ops[n->op].arity; k++) {
+                        const val_t *ov = &s->val[n->src[k]];
+                        const ir_node_t *on = &g->nodes[n->src[k]];
+                        reads_y = reads_y || (ov->kind == V_INSTEP && !on->p.keepdims) ||
+                                  (ov->kind == V_LAZY && ov->yk && ov->yk_serial == s->open.serial);
+                    }
+                    v->yk = reads_y && same_shape_v(n->ndim, n->shape, s->open.ndim_y, s->open.y);
+                    v->yk_serial = s->open.serial;
+                }
+                break;
+            case IR_KIND_VIEW:
+                if (!sched_view(s, i)) return false;
+                break;
+            case IR_KIND_REDUCE:
+                if (!sched_reduce(s, i)) return false;
+                break;
+            case IR_KIND_SCAN:
+                if (!sched_scan(s, i)) return false;
+                break;
+            case IR_KIND_CONCAT:
+                if (!sched_concat(s, i)) return false;
+                break;
+            case IR_KIND_MATMUL: {
+                uint32_t *ep = base_arena_alloc(s->tmp, FE_GEMM_MAX_EPILOGUE + 1, sizeof *ep);
+                if (!ep) return oom(s);
+                uint32_t n_ep = 0;
+                if (fe_gemm_epilogue(g, i, s->n_users) != i)
+                    n_ep = fe_gemm_epilogue_nodes(g, i, s->n_users, ep);
+                if (n_ep == 0) {
+                    if (!sched_gemm(s, i, NULL, 0)) return false;
+                    break;
+                }
+                /* the step runs when its last node comes up (other operands ready by then) */
+                s->val[i].kind = V_ABSORBED;
+                for (uint32_t k = 0; k + 1 < n_ep; k++) s->val[ep[k]].kind = V_ABSORBED;
+                s->gemm_at[ep[n_ep - 1]] = i;
+                s->gemm_ep[i] = ep;
+                s->gemm_n[i] = n_ep;
+                break;
+            }
+        }
+    }
+    if (s->ctx->err.status) return false;
+    return close_open(s) && final_outputs(s);
+}
+
+fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
+                          base_hash128_t key) {
+    fe_plan_t *p = base_calloc(&ctx->al, 1, sizeof *p);
+    if (!p) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
+        return NULL;
+    }
+    base_arena_init(&p->arena, &ctx->al);
+    p->key = key;
+    p->n_outputs = g->n_outputs;
+    sched_t s = {0};
+    s.ctx = ctx;
+    s.g = g;
+    s.in_addr = in_addr;
+    s.p = p;
+    s.ar = &p->arena;
+    s.tmp = g->arena;
+    s.sm = rt_device_sm_count(ctx->rt);
+    s.val = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.val);
+    s.n_users = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.n_users);
+    s.gemm_at = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_at);
+    s.red_sg = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.red_sg);
+    s.gemm_ep = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_ep);
+    s.gemm_n = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_n);
+    s.cap_memo = 64;
+    while (s.cap_memo < 4 * g->n_nodes) s.cap_memo *= 2;
+    s.memo = base_arena_alloc(s.tmp, s.cap_memo, sizeof *s.memo);
+    if (!s.val || !s.n_users || !s.gemm_at || !s.red_sg || !s.memo || !s.gemm_ep || !s.gemm_n) {
+        oom(&s);
+        fe_sched_free(ctx, p);
+        return NULL;
+    }
+    s.gen = s.gen_top = 1;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        s.gemm_at[i] = NONE;
+        for (int k = 0; k < ir_ops[g->nodes[i].op].arity; k++) s.n_users[g->nodes[i].src[k]]++;
+    }
+    for (uint32_t q = 0; q < g->n_outputs; q++) s.n_users[g->outputs[q]]++;
+    p->n_inputs = g->n_inputs;
+    for (uint32_t k = 0; k < g->n_inputs; k++)
+        if (new_slot(&s, 0, NONE) == NONE) break;
+    if (ctx->err.status || !schedule(&s)) {
+        fe_sched_free(ctx, p);
+        return NULL;
+    }
+    return p;
+}
+
+void fe_sched_free(loom_ctx_t *ctx, fe_plan_t *p) {
+    if (!p) return;
+    base_arena_fini(&p->arena);
+    base_free(&ctx->al, p);
+}
+
+static const char *const kind_names[] = {"elementwise", "reduce", "scan", "matmul", "concat"};
+
+void fe_sched_print(const fe_plan_t *p, const ir_graph_t *g, base_str_t *out) {
+    uint32_t host = 0;
+    for (uint32_t k = 0; k < p->n_inputs; k++)
+        if (g->inputs[k].host) host++;
+    base_str_printf(out, "schedule: %u steps, %u slots (%u eval inputs, %u from the host)\n",
+                     p->n_steps, p->n_slots, p->n_inputs, host);
+    for (uint32_t k = 0; k < p->n_inputs; k++)
+        if (g->inputs[k].host)
+            base_str_printf(out, "  h2d  slot %u\n", k);
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        const fe_step_t *st = &p->steps[i];
+        base_str_printf(out, "  step %u %s:", i, kind_names[st->kind]);
+        for (uint32_t k = 0; k < st->n_kerns; k++)
+            base_str_printf(out, " %s", st->kerns[k] ? rt_kernel_name(st->kerns[k]) : "?");
+        base_str_printf(out, "\n    reads");
+        for (uint32_t k = 0; k < st->sg.n_inputs; k++) base_str_printf(out, " slot %u", st->in_slot[k]);
+        base_str_printf(out, "\n    writes");
+        for (uint32_t k = 0; k < st->sg.n_outputs; k++)
+            base_str_printf(out, " slot %u (%zu bytes)", st->out_slot[k], p->slots[st->out_slot[k]].bytes);
+        base_str_printf(out, "\n");
+    }
+    for (uint32_t q = 0; q < p->n_outputs; q++)
+        base_str_printf(out, "  result %u = slot %u\n", q, p->out_slot[q]);
+}

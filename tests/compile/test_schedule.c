@@ -1,0 +1,140 @@
+/* test_schedule — how the CUDA device cuts graphs into steps, checked on the compile-only
+ * NVRTC device (no GPU): the schedule each eval writes to the dump folder lists its steps.
+ * Softmax and layernorm are one reduce step, mean/var one, sum((x-y)**2) one; views are
+ * index rewrites (no step of their own); matmul is one library step; joins are copies. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loom.h"
+
+static char root[256];
+static int evals;
+
+typedef struct counts {
+    int steps, elem, reduce, scan, matmul, concat;
+} counts_t;
+
+/* Evaluates expr over x (8192 x 256 f32 input), y (same), v (256,) on the nvrtc device and
+ * parses the schedule it dumped. */
+static counts_t schedule_of(const char *expr) {
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_NVRTC;
+    o.arch = "sm_90";
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", root);
+    o.cache_dir = cache;
+    o.dump_dir = root;
+    loom_ctx_t *ctx = NULL;
+    assert_int_equal(loom_ctx_create(&o, &ctx), LOOM_STATUS_OK);
+    int64_t shape[2] = {512, 256};
+    static float data[512 * 256];
+    loom_array_t *in[3] = {loom_from_host(ctx, LOOM_DTYPE_F32, 2, shape, data),
+                           loom_from_host(ctx, LOOM_DTYPE_F32, 2, shape, data),
+                           loom_from_host(ctx, LOOM_DTYPE_F32, 1, shape + 1, data)};
+    const char *names[3] = {"x", "y", "v"};
+    loom_array_t *r = loom_expr(ctx, expr, 3, names, in);
+    if (loom_eval(ctx, 1, &r) != LOOM_STATUS_OK)
+        fprintf(stderr, "%s: %s\n", expr, loom_ctx_message(ctx));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    loom_ctx_destroy(ctx);
+    char path[400];
+    snprintf(path, sizeof path, "%s/schedule_%06d.txt", root, 1);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    counts_t c = {0};
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char kind[32];
+        int k;
+        if (sscanf(line, " step %d %31[a-z]:", &k, kind) == 2) {
+            c.steps++;
+            c.elem += !strcmp(kind, "elementwise");
+            c.reduce += !strcmp(kind, "reduce");
+            c.scan += !strcmp(kind, "scan");
+            c.matmul += !strcmp(kind, "matmul");
+            c.concat += !strcmp(kind, "concat");
+        }
+    }
+    fclose(f);
+    unlink(path);
+    evals++;
+    return c;
+}
+
+static void expect(const char *expr, int steps, int reduce) {
+    counts_t c = schedule_of(expr);
+    if (c.steps != steps || c.reduce != reduce)
+        fprintf(stderr, "%s: %d steps (%d reduce, %d elementwise, %d scan, %d matmul, %d concat)\n",
+                expr, c.steps, c.reduce, c.elem, c.scan, c.matmul, c.concat);
+    assert_int_equal(c.steps, steps);
+    assert_int_equal(c.reduce, reduce);
+}
+
+static void test_fused_reductions(void **state) {
+    (void)state;
+    /* row softmax: max, then sum of exp(x - max), then the result: one step */
+    expect("m = max(x, axis=-1, keepdims=True); e = exp(x - m); e / sum(e, axis=-1, keepdims=True)",
+           1, 1);
+    /* row layernorm with scale and shift */
+    expect("mu = mean(x, axis=-1, keepdims=True); d = x - mu;"
+           "d / sqrt(mean(d * d, axis=-1, keepdims=True) + 1e-5) * v + v",
+           1, 1);
+    expect("mean(x, axis=1)", 1, 1);
+    expect("var(x, axis=0)", 1, 1);
+    expect("sum((x - y) ** 2)", 1, 1);
+    expect("sum(exp(x), axis=0) + max(x, axis=0)", 1, 1); /* same operand shape and axes */
+    expect("sum(x, axis=0) + sum(x, axis=1)[:256]", 3, 2);  /* different axes: two steps */
+}
+
+static void test_views_are_index_rewrites(void **state) {
+    (void)state;
+    expect("x.T + 1", 1, 0);
+    expect("x[::2, 1:100:3] * y[1::2, :33]", 1, 0);
+    expect("reshape(x, (256, 512)) + reshape(y, (256, 512))", 1, 0);
+    expect("reshape(x.T, (512 * 256,))", 1, 0); /* the copy is the result itself */
+    expect("reshape((x + y).T, (512 * 256,)) * 2", 2, 0); /* strides cannot express it: a temp */
+    expect("flip(x, axis=0) - x", 1, 0);
+    expect("sum(x.T, axis=1)", 1, 1);
+    expect("sum(x[:, ::2] * 2, axis=-1)", 1, 1);
+}
+
+static void test_other_steps(void **state) {
+    (void)state;
+    counts_t c = schedule_of("matmul(x, y.T)");
+    assert_int_equal(c.matmul, 1);
+    assert_int_equal(c.steps, 1);
+    c = schedule_of("matmul(x * 2, y.T) + 1");
+    assert_int_equal(c.matmul, 1);
+    c = schedule_of("concatenate((x, y), axis=1)");
+    assert_int_equal(c.concat, 1);
+    assert_int_equal(c.steps, 1);
+    c = schedule_of("concatenate((x * 2, y), axis=0) + 1");
+    assert_int_equal(c.concat, 1);
+    c = schedule_of("cumsum(x * 2, axis=1)");
+    assert_int_equal(c.scan, 1);
+    assert_int_equal(c.steps, 1);
+}
+
+int main(void) {
+    snprintf(root, sizeof root, "/tmp/loom_test_schedule_%d", (int)getpid());
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", root, root);
+    if (system(cmd) != 0) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fused_reductions),
+        cmocka_unit_test(test_views_are_index_rewrites),
+        cmocka_unit_test(test_other_steps),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    if (system(cmd) != 0) return 1;
+    return rc;
+}
