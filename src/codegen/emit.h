@@ -1,0 +1,28 @@
+/* emit.h — text and key helpers shared by the reduction and scan generators (reduce.c,
+ * scan.c); private to codegen. The elementwise generator keeps its own copies for now. */
+#ifndef LOOM_CG_EMIT_H
+#define LOOM_CG_EMIT_H
+
+#include "cg.h"
+
+/* Appends the prelude's declarations and the prelude functions `gen` names (identifiers
+ * starting lm_), with what they call, in prelude order. Sets o->failed on out of memory. */
+void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al);
+
+/* A structural key built from 32-bit words, hashed in blocks so any length hashes whole. */
+typedef struct cg__key {
+    uint32_t words[1024];
+    uint32_t n;
+    uint64_t acc;
+} cg__key_t;
+
+void cg__key_init(cg__key_t *k, uint32_t format);
+void cg__key_put(cg__key_t *k, uint32_t w);
+base_hash128_t cg__key_done(cg__key_t *k);
+
+/* The right-hand side of elementwise node n (CAST, WHERE or an LM_ELEM_OPS op) whose
+ * operands are the variables v<pa>, v<pb>, v<pc>. */
+void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint32_t pa,
+                   uint32_t pb, uint32_t pc);
+
+#endif

@@ -1,0 +1,1112 @@
+/* reduce.c — CUDA C for a reduction step. One template covers every strategy: a group of G
+ * threads computes one output (G = 1: a thread per output, for columns; G = 32: a warp per
+ * short row; G = the block: a CTA per long row), its threads striding over the reduced
+ * elements and combining with shuffles (and shared memory across warps). Staged steps run
+ * their passes in sequence per output, each pass's results broadcast to the whole group;
+ * short rows keep the values later passes re-read in registers. Few outputs with long
+ * reductions split: kernel 0 writes partial results per chunk to scratch, kernel 1 combines
+ * them in a fixed order and runs the epilogue. Launch shapes depend only on the shape and
+ * the multiprocessor count, so results are the same bits on every run.
+ * Names come from node positions; extents, strides, addresses and scalars are parameters. */
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+enum { SP_Y, SP_X };                  /* per output (row level) or per element */
+enum { K_MAIN, K_PARTIAL, K_COMBINE }; /* what a generated kernel does */
+
+/* Strategy thresholds (elements of the reduced extent, counts of outputs). */
+#define WARP_ROW_MAX 1024    /* rows up to this: one warp per row, 8 rows per block */
+#define ITEMS_ROW_MAX 16384  /* staged rows up to this keep re-read values in registers */
+#define ITEMS_REGS 64        /* registers (4-byte) the cached values may take per thread */
+#define SPLIT_ROW_MIN 32768  /* row splits need at least this long a reduction ... */
+#define SPLIT_ROW_CHUNK 8192 /* ... and give every chunk at least this many elements */
+#define SPLIT_COL_MIN 256    /* column splits: reduced extent at least this */
+#define SPLIT_COL_CHUNK 64   /* ... and chunks of at least this many reduced elements */
+#define MAX_CHUNKS 1024
+#define COMBINE_BLOCK 256
+
+struct cg_reduce {
+    const ir_graph_t *g;
+    uint32_t *nodes; /* kernel nodes, operands first */
+    uint32_t n_nodes;
+    uint32_t *outs;
+    uint32_t n_outs;
+    uint8_t *space;  /* per kernel node: SP_X or SP_Y */
+    uint8_t *stage;  /* per kernel node: 1 + the last pass whose results it needs (0: none) */
+    uint8_t *cached; /* per kernel node: 0, or 1 + the pass storing it in registers */
+    uint8_t *need;   /* [pass][node]: 0 unused, 1 computed, 2 read from registers */
+    uint8_t *xout;   /* per out: written over X (1) or once per output (0) */
+    int64_t (*strides)[LOOM_MAX_DIMS]; /* per kernel node (INPUT): collapsed strides */
+    int nd;          /* collapsed axes of X, with their extents and contiguous strides */
+    int64_t shape[LOOM_MAX_DIMS], xstr[LOOM_MAX_DIMS];
+    uint32_t red;    /* collapsed axes reduced */
+    int64_t n_out, count;
+    int n_stages, n_passes;
+    int group, block, vec, items;
+    int64_t chunks, clen; /* split: chunks per output (1: no split), vec steps per chunk */
+    int group2;           /* split: threads per output of the combining kernel */
+    bool idx64;
+};
+
+static const ir_node_t *node(const cg_reduce_t *r, uint32_t j) {
+    return &r->g->nodes[r->nodes[j]];
+}
+
+static uint32_t pos(const cg_reduce_t *r, uint32_t ir) {
+    for (uint32_t j = 0; j < r->n_nodes; j++)
+        if (r->nodes[j] == ir) return j;
+    return 0;
+}
+
+static bool is_reduce(const ir_node_t *n) { return ir_ops[n->op].kind == IR_KIND_REDUCE; }
+static bool is_arg(const ir_node_t *n) { return n->op == IR_OP_ARGMAX || n->op == IR_OP_ARGMIN; }
+
+/* The dtype a reduction accumulates in (the reference's): float32 for 16-bit float sums
+ * and products, bool for any/all, else the operand's. */
+static loom_dtype_t acc_dtype(const ir_graph_t *g, const ir_node_t *n) {
+    loom_dtype_t d = (loom_dtype_t)g->nodes[n->src[0]].dtype;
+    if ((n->op == IR_OP_SUM || n->op == IR_OP_PROD) &&
+        (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16))
+        return LOOM_DTYPE_F32;
+    if (n->op == IR_OP_ANY || n->op == IR_OP_ALL) return LOOM_DTYPE_BOOL;
+    return d;
+}
+
+/* ---- Strategy from the shape alone ---- */
+
+static int sms(int sm_count) { return sm_count > 0 ? sm_count : 132; }
+
+/* Whether a step of n_out outputs reducing count elements each splits across blocks. */
+static bool splits(int64_t n_out, int64_t count, bool inner_kept, int sm_count) {
+    if (n_out == 0 || count == 0) return false;
+    if (inner_kept) return count >= SPLIT_COL_MIN && n_out < (int64_t)sms(sm_count) * 1024;
+    return count >= SPLIT_ROW_MIN && n_out < 2 * (int64_t)sms(sm_count);
+}
+
+bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count) {
+    int64_t n_out = 1, count = 1;
+    bool inner_kept = false, seen = false;
+    for (int ax = ndim - 1; ax >= 0; ax--) {
+        bool red = (axes >> ax) & 1u;
+        if (red) count *= x_shape[ax];
+        else n_out *= x_shape[ax];
+        if (!seen && x_shape[ax] != 1) {
+            inner_kept = !red;
+            seen = true;
+        }
+    }
+    return !splits(n_out, count, inner_kept, sm_count);
+}
+
+/* Element strides of INPUT n read over X (rank nd, shape x): broadcast axes read stride 0. */
+static void x_strides(const ir_graph_t *g, const ir_node_t *n, int nd, const int64_t *x,
+                      int64_t *out) {
+    const int64_t *own = g->inputs[n->input].strides;
+    int lead = nd - n->ndim;
+    for (int ax = 0; ax < nd; ax++) {
+        int j = ax - lead;
+        out[ax] = (j < 0 || (n->shape[j] == 1 && x[ax] != 1)) ? 0 : own[j];
+    }
+}
+
+/* Which nodes each pass computes, and which it reads back from registers (cache set). */
+static void plan_passes(cg_reduce_t *r, const uint8_t *cand) {
+    uint32_t nn = r->n_nodes;
+    memset(r->need, 0, (size_t)r->n_passes * nn);
+    for (int p = 0; p < r->n_passes; p++) {
+        uint8_t *need = r->need + (size_t)p * nn;
+        for (uint32_t j = 0; j < nn; j++)
+            if (is_reduce(node(r, j)) && r->stage[j] == p + 1)
+                need[pos(r, node(r, j)->src[0])] = 1;
+        for (uint32_t i = 0; i < r->n_outs; i++)
+            if (r->xout[i]) {
+                uint32_t j = pos(r, r->outs[i]);
+                if (r->stage[j] == p) need[j] = 1;
+            }
+        for (uint32_t j = nn; j-- > 0;) {
+            const ir_node_t *n = node(r, j);
+            if (!need[j] || r->space[j] != SP_X || is_reduce(n)) continue;
+            bool earlier = false;
+            for (int q = 0; q < p && cand; q++) earlier = earlier || r->need[(size_t)q * nn + j];
+            if (cand && cand[j] && earlier) {
+                need[j] = 2;
+                continue;
+            }
+            for (int s = 0; s < ir_ops[n->op].arity; s++) {
+                uint32_t o = pos(r, n->src[s]);
+                if (r->space[o] == SP_X && !need[o]) need[o] = 1;
+            }
+        }
+    }
+    memset(r->cached, 0, nn);
+    for (uint32_t j = 0; j < nn; j++)
+        for (int p = 0; p < r->n_passes; p++)
+            if (r->need[(size_t)p * nn + j] == 2)
+                for (int q = 0; q < p; q++)
+                    if (r->need[(size_t)q * nn + j] == 1 && !r->cached[j])
+                        r->cached[j] = (uint8_t)(q + 1);
+}
+
+cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_t *outs,
+                            uint32_t n_outs, const uint64_t *input_addr, int sm_count) {
+    cg_reduce_t *r = base_arena_alloc(ar, 1, sizeof *r);
+    bool *mark = base_arena_alloc(ar, g->n_nodes, sizeof *mark);
+    if (!r || !mark) return NULL;
+    r->g = g;
+    r->outs = base_arena_alloc(ar, n_outs, sizeof *r->outs);
+    r->xout = base_arena_alloc(ar, n_outs, 1);
+    if (!r->outs || !r->xout) return NULL;
+    memcpy(r->outs, outs, n_outs * sizeof *outs);
+    r->n_outs = n_outs;
+    for (uint32_t i = 0; i < n_outs; i++) mark[outs[i]] = true;
+    for (uint32_t i = g->n_nodes; i-- > 0;)
+        if (mark[i])
+            for (int s = 0; s < ir_ops[g->nodes[i].op].arity; s++) mark[g->nodes[i].src[s]] = true;
+    for (uint32_t i = 0; i < g->n_nodes; i++) r->n_nodes += mark[i];
+    uint32_t nn = r->n_nodes;
+    r->nodes = base_arena_alloc(ar, nn, sizeof *r->nodes);
+    r->space = base_arena_alloc(ar, nn, 1);
+    r->stage = base_arena_alloc(ar, nn, 1);
+    r->cached = base_arena_alloc(ar, nn, 1);
+    r->strides = base_arena_alloc(ar, nn, sizeof *r->strides);
+    uint8_t *cand = base_arena_alloc(ar, nn, 1);
+    if (!r->nodes || !r->space || !r->stage || !r->cached || !r->strides || !cand) return NULL;
+    for (uint32_t i = 0, j = 0; i < g->n_nodes; i++)
+        if (mark[i]) r->nodes[j++] = i;
+
+    /* X and the reduced axes: from the first REDUCE node (all share them). */
+    const ir_node_t *x = &g->nodes[outs[0]];
+    uint32_t axes = 0;
+    for (uint32_t j = 0; j < nn; j++)
+        if (is_reduce(node(r, j))) {
+            x = &g->nodes[node(r, j)->src[0]];
+            axes = node(r, j)->p.axes;
+            break;
+        }
+    int xnd = x->ndim;
+    const int64_t *xs = x->shape;
+    int64_t count = 1;
+    for (int ax = 0; ax < xnd; ax++)
+        if ((axes >> ax) & 1u) count *= xs[ax];
+
+    /* Spaces and stages. */
+    int64_t full[LOOM_MAX_DIMS];
+    for (uint32_t j = 0; j < nn; j++) {
+        const ir_node_t *n = node(r, j);
+        uint8_t sp = SP_Y, st = 0;
+        if (n->op == IR_OP_INPUT) {
+            x_strides(g, n, xnd, xs, full);
+            for (int ax = 0; ax < xnd; ax++)
+                if (((axes >> ax) & 1u) && xs[ax] != 1 && full[ax] != 0) sp = SP_X;
+        }
+        for (int s = 0; s < ir_ops[n->op].arity; s++) {
+            uint32_t o = pos(r, n->src[s]);
+            if (r->space[o] == SP_X && !is_reduce(n)) sp = SP_X;
+            if (r->stage[o] > st) st = r->stage[o];
+        }
+        if (is_reduce(n)) {
+            sp = SP_Y;
+            st++;
+            if (st > r->n_stages) r->n_stages = st;
+        }
+        r->space[j] = sp;
+        r->stage[j] = st;
+    }
+    bool final_pass = false;
+    for (uint32_t i = 0; i < n_outs; i++) {
+        const ir_node_t *o = &g->nodes[outs[i]];
+        bool same = o->ndim == xnd && !memcmp(o->shape, xs, (size_t)xnd * sizeof *xs);
+        r->xout[i] = same && count != 1;
+        uint32_t j = pos(r, outs[i]);
+        if (r->xout[i] && r->stage[j] == r->n_stages) final_pass = true;
+    }
+    r->n_passes = r->n_stages + final_pass;
+
+    /* The collapsed space: extent-1 axes dropped, adjacent axes of one class merged where
+     * every input's strides allow (outputs are contiguous). */
+    int nd = 0, keep[LOOM_MAX_DIMS];
+    int64_t xsize = ir_node_size(x);
+    for (int ax = 0; ax < xnd; ax++)
+        if (xs[ax] != 1 || xsize == 0) {
+            keep[nd] = ax;
+            r->shape[nd] = xs[ax];
+            if ((axes >> ax) & 1u) r->red |= 1u << nd;
+            nd++;
+        }
+    for (uint32_t j = 0; j < nn; j++)
+        if (node(r, j)->op == IR_OP_INPUT) {
+            x_strides(g, node(r, j), xnd, xs, full);
+            for (int ax = 0; ax < nd; ax++) r->strides[j][ax] = full[keep[ax]];
+        }
+    for (int ax = nd - 2; ax >= 0; ax--) {
+        bool ok = ((r->red >> ax) & 1u) == ((r->red >> (ax + 1)) & 1u);
+        for (uint32_t j = 0; j < nn && ok; j++)
+            if (node(r, j)->op == IR_OP_INPUT)
+                ok = r->strides[j][ax] == r->strides[j][ax + 1] * r->shape[ax + 1];
+        if (!ok) continue;
+        r->shape[ax] *= r->shape[ax + 1];
+        for (int b = ax + 1; b < nd - 1; b++) r->shape[b] = r->shape[b + 1];
+        for (uint32_t j = 0; j < nn; j++) {
+            r->strides[j][ax] = r->strides[j][ax + 1];
+            for (int b = ax + 1; b < nd - 1; b++) r->strides[j][b] = r->strides[j][b + 1];
+        }
+        uint32_t low = r->red & ((1u << (ax + 1)) - 1), high = r->red >> (ax + 2);
+        r->red = low | high << (ax + 1);
+        nd--;
+    }
+    r->nd = nd;
+    r->n_out = 1;
+    r->count = 1;
+    int64_t s = 1;
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        r->xstr[ax] = s;
+        s *= r->shape[ax];
+        if ((r->red >> ax) & 1u) r->count *= r->shape[ax];
+        else r->n_out *= r->shape[ax];
+    }
+
+    /* Strategy. */
+    bool inner_kept = nd > 0 && !((r->red >> (nd - 1)) & 1u);
+    int n_red_axes = __builtin_popcount(r->red);
+    bool late_xout = false; /* an X output that needs a reduction: no split */
+    for (uint32_t i = 0; i < n_outs; i++)
+        if (r->xout[i] && r->stage[pos(r, outs[i])] > 0) late_xout = true;
+    bool split = splits(r->n_out, r->count, inner_kept, sm_count) && r->n_stages == 1 && !late_xout;
+    r->vec = 1;
+    r->chunks = 1;
+    if (r->n_out == 0 || r->count == 0 || inner_kept || nd == 0) {
+        r->group = 1;
+        r->block = r->n_out < 256 && split ? (int)((r->n_out + 31) / 32 * 32) : 256;
+    } else if (r->count <= WARP_ROW_MAX) {
+        r->group = 32;
+        r->block = 256;
+    } else {
+        r->block = r->count <= 4096 ? 256 : r->count <= 8192 ? 512 : 1024;
+        r->group = r->block;
+    }
+    /* 16-byte vectors along a single innermost reduced axis, where every per-element input
+     * is contiguous and aligned along it and rows start aligned. */
+    if (r->group > 1 && n_red_axes == 1 && ((r->red >> (nd - 1)) & 1u)) {
+        size_t widest = 1;
+        bool ok = true, any = false;
+        for (uint32_t j = 0; j < nn; j++) {
+            const ir_node_t *n = node(r, j);
+            if (n->op != IR_OP_INPUT || r->space[j] != SP_X) continue;
+            size_t sz = ir_dtypes[n->dtype].size;
+            uint64_t addr = (input_addr ? input_addr[n->input] : 0) +
+                            (uint64_t)(g->inputs[n->input].offset * (int64_t)sz);
+            ok = ok && r->strides[j][nd - 1] == 1 && addr % 16 == 0;
+            for (int ax = 0; ax < nd - 1; ax++)
+                ok = ok && (r->strides[j][ax] * (int64_t)sz) % 16 == 0;
+            if (sz > widest) widest = sz;
+            any = true;
+        }
+        for (uint32_t i = 0; i < n_outs; i++)
+            if (r->xout[i]) {
+                size_t sz = ir_dtypes[g->nodes[outs[i]].dtype].size;
+                if (sz > widest) widest = sz;
+            }
+        int v = (int)(16 / widest);
+        if (ok && any && v > 1 && r->count % v == 0) r->vec = v;
+    }
+    int64_t nvec = r->count / r->vec;
+    if (split) {
+        int64_t want, cap;
+        if (r->group == 1) {
+            want = ((int64_t)sms(sm_count) * 2048 + r->n_out - 1) / r->n_out;
+            cap = r->count / SPLIT_COL_CHUNK;
+        } else {
+            want = (4 * (int64_t)sms(sm_count) + r->n_out - 1) / r->n_out;
+            cap = r->count / SPLIT_ROW_CHUNK;
+        }
+        r->chunks = want < cap ? want : cap;
+        if (r->chunks > MAX_CHUNKS) r->chunks = MAX_CHUNKS;
+        if (r->chunks < 2) r->chunks = 2;
+        r->clen = (nvec + r->chunks - 1) / r->chunks;
+        r->chunks = (nvec + r->clen - 1) / r->clen; /* no empty chunk */
+        r->group2 = r->chunks > 64 ? COMBINE_BLOCK : 32;
+    }
+    r->need = base_arena_alloc(ar, (size_t)(r->n_passes ? r->n_passes : 1) * nn, 1);
+    if (!r->need) return NULL;
+    /* Registers for values that later passes read again (short staged rows). */
+    r->items = 0;
+    if (r->group > 1 && r->chunks == 1 && r->n_passes >= 2 && r->count <= ITEMS_ROW_MAX) {
+        plan_passes(r, NULL);
+        int regs = 0, n_multi = 0;
+        int items = (int)((nvec + r->group - 1) / r->group);
+        for (uint32_t j = 0; j < nn; j++) {
+            int uses = 0;
+            for (int p = 0; p < r->n_passes; p++) uses += r->need[(size_t)p * nn + j] != 0;
+            cand[j] = uses >= 2 && r->space[j] == SP_X;
+        }
+        plan_passes(r, cand);
+        for (uint32_t j = 0; j < nn; j++)
+            if (r->cached[j]) {
+                n_multi++;
+                regs += items * r->vec * (int)((ir_dtypes[node(r, j)->dtype].size + 3) / 4);
+            }
+        if (n_multi > 0 && regs <= ITEMS_REGS) r->items = items;
+    }
+    plan_passes(r, r->items ? cand : NULL);
+
+    /* 32-bit indices need headroom (plan.c's rule). */
+    const int64_t lim = INT32_MAX - (INT64_C(1) << 24);
+    int64_t reach = xsize;
+    bool big = reach > lim || r->n_out * r->chunks > lim;
+    for (uint32_t j = 0; j < nn; j++) {
+        if (node(r, j)->op != IR_OP_INPUT) continue;
+        int64_t rr = 0;
+        for (int ax = 0; ax < nd; ax++) {
+            int64_t st = r->strides[j][ax] < 0 ? -r->strides[j][ax] : r->strides[j][ax];
+            rr += (r->shape[ax] - 1) * st;
+        }
+        if (rr > lim) big = true;
+    }
+    r->idx64 = big;
+    return r;
+}
+
+/* ---- Copies for the plan cache ---- */
+
+static void *dup(base_alloc_t *al, const void *src, size_t n, size_t size, bool *ok) {
+    void *p = base_malloc(al, n ? n : 1, size);
+    if (!p) *ok = false;
+    else if (n) memcpy(p, src, n * size);
+    return p;
+}
+
+cg_reduce_t *cg_reduce_keep(const cg_reduce_t *r, base_alloc_t *al) {
+    cg_reduce_t *k = base_malloc(al, 1, sizeof *k);
+    if (!k) return NULL;
+    *k = *r;
+    bool ok = true;
+    uint32_t nn = r->n_nodes;
+    k->nodes = dup(al, r->nodes, nn, sizeof *r->nodes, &ok);
+    k->outs = dup(al, r->outs, r->n_outs, sizeof *r->outs, &ok);
+    k->space = dup(al, r->space, nn, 1, &ok);
+    k->stage = dup(al, r->stage, nn, 1, &ok);
+    k->cached = dup(al, r->cached, nn, 1, &ok);
+    k->need = dup(al, r->need, (size_t)(r->n_passes ? r->n_passes : 1) * nn, 1, &ok);
+    k->xout = dup(al, r->xout, r->n_outs, 1, &ok);
+    k->strides = dup(al, r->strides, nn, sizeof *r->strides, &ok);
+    if (!ok) {
+        cg_reduce_free(k, al);
+        return NULL;
+    }
+    return k;
+}
+
+void cg_reduce_free(cg_reduce_t *r, base_alloc_t *al) {
+    if (!r) return;
+    base_free(al, r->nodes);
+    base_free(al, r->outs);
+    base_free(al, r->space);
+    base_free(al, r->stage);
+    base_free(al, r->cached);
+    base_free(al, r->need);
+    base_free(al, r->xout);
+    base_free(al, r->strides);
+    base_free(al, r);
+}
+
+void cg_reduce_set_graph(cg_reduce_t *r, const ir_graph_t *g) { r->g = g; }
+uint32_t cg_reduce_n_kernels(const cg_reduce_t *r) { return r->chunks > 1 ? 2 : 1; }
+
+/* Scratch: per REDUCE node, chunks × n_out partial accumulators (ARG: values, then int64
+ * indices), each region 16-byte aligned. */
+static size_t region_bytes(const cg_reduce_t *r, size_t elem) {
+    size_t b = (size_t)r->chunks * (size_t)r->n_out * elem;
+    return (b + 15) & ~(size_t)15;
+}
+
+size_t cg_reduce_scratch_bytes(const cg_reduce_t *r) {
+    if (r->chunks <= 1) return 0;
+    size_t total = 0;
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n)) continue;
+        if (is_arg(n)) {
+            total += region_bytes(r, ir_dtypes[r->g->nodes[n->src[0]].dtype].size);
+            total += region_bytes(r, 8);
+        } else {
+            total += region_bytes(r, ir_dtypes[acc_dtype(r->g, n)].size);
+        }
+    }
+    return total;
+}
+
+base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
+    cg__key_t k;
+    cg__key_init(&k, 0x6c6f7231); /* format of this generator; bump when the text changes */
+    cg__key_put(&k, i);
+    cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
+                        (uint32_t)(r->chunks > 1) << 25);
+    cg__key_put(&k, (uint32_t)r->group);
+    cg__key_put(&k, (uint32_t)r->block);
+    cg__key_put(&k, (uint32_t)r->vec | (uint32_t)r->items << 8);
+    cg__key_put(&k, (uint32_t)r->group2);
+    cg__key_put(&k, (uint32_t)r->n_stages | (uint32_t)r->n_passes << 8);
+    cg__key_put(&k, r->n_nodes);
+    cg__key_put(&k, r->n_outs);
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        cg__key_put(&k, n->op | (uint32_t)n->dtype << 16 | (uint32_t)r->space[j] << 24);
+        cg__key_put(&k, (uint32_t)r->stage[j] | (uint32_t)r->cached[j] << 8);
+        for (int s = 0; s < ir_ops[n->op].arity; s++) cg__key_put(&k, pos(r, n->src[s]));
+        for (int p = 0; p < r->n_passes; p++) cg__key_put(&k, r->need[(size_t)p * r->n_nodes + j]);
+    }
+    for (uint32_t o = 0; o < r->n_outs; o++)
+        cg__key_put(&k, pos(r, r->outs[o]) | (uint32_t)r->xout[o] << 31);
+    return cg__key_done(&k);
+}
+
+/* ---- Parameters ---- */
+
+static uint32_t n_regions(const cg_reduce_t *r) {
+    uint32_t w = 0;
+    if (r->chunks > 1)
+        for (uint32_t j = 0; j < r->n_nodes; j++)
+            if (is_reduce(node(r, j))) w += is_arg(node(r, j)) ? 2 : 1;
+    return w;
+}
+
+uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i) {
+    (void)i; /* every kernel of the step takes the same words */
+    uint32_t w = 4 + 2 * (uint32_t)r->nd;
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)r->nd;
+        if (n->op == IR_OP_CONST) w += 1;
+    }
+    return w + r->n_outs + n_regions(r);
+}
+
+void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_addr,
+                      const uint64_t *out_addr, uint64_t scratch, uint64_t *w) {
+    (void)i;
+    uint32_t n = 0;
+    w[n++] = (uint64_t)r->n_out;
+    w[n++] = (uint64_t)r->count;
+    w[n++] = (uint64_t)r->clen;
+    w[n++] = (uint64_t)r->chunks;
+    for (int ax = 0; ax < r->nd; ax++) w[n++] = (uint64_t)r->shape[ax];
+    for (int ax = 0; ax < r->nd; ax++) w[n++] = (uint64_t)r->xstr[ax];
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *nd = node(r, j);
+        if (nd->op == IR_OP_INPUT) {
+            const ir_input_t *in = &r->g->inputs[nd->input];
+            w[n++] = input_addr[nd->input] +
+                     (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
+            for (int ax = 0; ax < r->nd; ax++) w[n++] = (uint64_t)r->strides[j][ax];
+        } else if (nd->op == IR_OP_CONST) {
+            w[n++] = nd->p.bits;
+        }
+    }
+    for (uint32_t o = 0; o < r->n_outs; o++) w[n++] = out_addr[o];
+    if (r->chunks > 1) {
+        uint64_t at = scratch;
+        for (uint32_t j = 0; j < r->n_nodes; j++) {
+            const ir_node_t *nd = node(r, j);
+            if (!is_reduce(nd)) continue;
+            if (is_arg(nd)) {
+                w[n++] = at;
+                at += region_bytes(r, ir_dtypes[r->g->nodes[nd->src[0]].dtype].size);
+                w[n++] = at;
+                at += region_bytes(r, 8);
+            } else {
+                w[n++] = at;
+                at += region_bytes(r, ir_dtypes[acc_dtype(r->g, nd)].size);
+            }
+        }
+    }
+}
+
+uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i) {
+    return i == 0 ? (uint32_t)r->block : COMBINE_BLOCK;
+}
+
+void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int blocks_per_sm,
+                            uint32_t grid[3], uint32_t block[3], uint32_t *smem) {
+    (void)sm_count;
+    (void)blocks_per_sm;
+    int g = i == 0 ? r->group : r->group2;
+    int b = (int)cg_reduce_block_threads(r, i);
+    int64_t rows = b / g; /* outputs per block */
+    int64_t blocks = (r->n_out + rows - 1) / rows;
+    const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further outputs */
+    grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+    grid[1] = i == 0 && r->chunks > 1 ? (uint32_t)r->chunks : 1;
+    grid[2] = 1;
+    block[0] = (uint32_t)b;
+    block[1] = block[2] = 1;
+    *smem = 0; /* the cross-warp slots are static shared memory */
+}
+
+/* ---- Source ---- */
+
+static const char *ty(loom_dtype_t d) { return ir_dtypes[d].ctype; }
+static const char *sfx(loom_dtype_t d) { return ir_dtypes[d].sfx; }
+static loom_dtype_t dt(const ir_node_t *n) { return (loom_dtype_t)n->dtype; }
+
+/* The lowest (MAX) or highest (MIN) value of d: the identity of maximum / minimum. */
+static const char *extreme(loom_dtype_t d, bool lowest) {
+    switch (d) {
+        case LOOM_DTYPE_BOOL: return lowest ? "(lm_b)0" : "(lm_b)1";
+        case LOOM_DTYPE_I8: return lowest ? "(lm_i8)-128" : "(lm_i8)127";
+        case LOOM_DTYPE_I16: return lowest ? "(lm_i16)-32768" : "(lm_i16)32767";
+        case LOOM_DTYPE_I32: return lowest ? "(lm_i32)(-2147483647 - 1)" : "(lm_i32)2147483647";
+        case LOOM_DTYPE_I64:
+            return lowest ? "(lm_i64)(-9223372036854775807ll - 1)" : "(lm_i64)9223372036854775807ll";
+        case LOOM_DTYPE_U8: return lowest ? "(lm_u8)0" : "(lm_u8)255";
+        case LOOM_DTYPE_U16: return lowest ? "(lm_u16)0" : "(lm_u16)65535";
+        case LOOM_DTYPE_U32: return lowest ? "(lm_u32)0" : "(lm_u32)0xffffffffu";
+        case LOOM_DTYPE_U64: return lowest ? "(lm_u64)0" : "(lm_u64)0xffffffffffffffffull";
+        case LOOM_DTYPE_F16: return lowest ? "(lm_f16)0xfc00u" : "(lm_f16)0x7c00u";
+        case LOOM_DTYPE_BF16: return lowest ? "(lm_bf16)0xff80u" : "(lm_bf16)0x7f80u";
+        case LOOM_DTYPE_F32: return lowest ? "__uint_as_float(0xff800000u)" : "__uint_as_float(0x7f800000u)";
+        default:
+            return lowest ? "__longlong_as_double((long long)0xfff0000000000000ull)"
+                          : "__longlong_as_double(0x7ff0000000000000ll)";
+    }
+}
+
+/* The identity a REDUCE node's accumulator starts from. */
+static void emit_identity(const cg_reduce_t *r, const ir_node_t *n, base_str_t *o) {
+    loom_dtype_t a = acc_dtype(r->g, n);
+    switch (n->op) {
+        case IR_OP_SUM:
+        case IR_OP_ANY: base_str_printf(o, "(%s)0", ty(a)); break;
+        case IR_OP_PROD:
+        case IR_OP_ALL: base_str_printf(o, "(%s)1", ty(a)); break;
+        case IR_OP_MAX: base_str_cat(o, extreme(a, true)); break;
+        case IR_OP_MIN: base_str_cat(o, extreme(a, false)); break;
+        default: base_str_printf(o, "(%s)0", ty(a)); break;
+    }
+}
+
+/* acc = combine(acc, x) for accumulator `acc` of node n; x in the accumulator dtype (ARG:
+ * value x, index xi). */
+static void emit_combine(const cg_reduce_t *r, const ir_node_t *n, const char *acc,
+                         const char *x, const char *xi, base_str_t *o, const char *ind) {
+    loom_dtype_t a = acc_dtype(r->g, n);
+    const char *fn = n->op == IR_OP_SUM    ? "add"
+                     : n->op == IR_OP_PROD ? "multiply"
+                     : n->op == IR_OP_MAX  ? "maximum"
+                     : n->op == IR_OP_MIN  ? "minimum"
+                     : n->op == IR_OP_ANY  ? "logical_or"
+                     : n->op == IR_OP_ALL  ? "logical_and"
+                                           : NULL;
+    if (fn)
+        base_str_printf(o, "%s%s = lm_%s_%s(%s, %s);\n", ind, acc, fn, sfx(a), acc, x);
+    else
+        base_str_printf(o, "%slmr_%s_%s(%sv, %si, %s, %s);\n", ind, ir_ops[n->op].name, sfx(a), acc,
+                        acc, x, xi);
+}
+
+/* Shuffles, and the arg step of every ARG node's dtype (once each). */
+static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
+    /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
+    base_str_cat(o,
+                 "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m) {\n"
+                 "    if constexpr (sizeof(T) >= 4) return __shfl_down_sync(0xffffffffu, v, m);\n"
+                 "    else return (T)__shfl_down_sync(0xffffffffu, (int)v, m);\n"
+                 "}\n"
+                 "template <typename T> static __device__ __forceinline__ T lmr_lane0(T v) {\n"
+                 "    if constexpr (sizeof(T) >= 4) return __shfl_sync(0xffffffffu, v, 0);\n"
+                 "    else return (T)__shfl_sync(0xffffffffu, (int)v, 0);\n"
+                 "}\n");
+    bool done[2][LOOM_DTYPE_COUNT] = {{false}};
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_arg(n)) continue;
+        loom_dtype_t d = dt(&r->g->nodes[n->src[0]]);
+        int mx = n->op == IR_OP_ARGMAX;
+        if (done[mx][d]) continue;
+        done[mx][d] = true;
+        const char *better = mx ? "greater" : "less";
+        /* The better of two candidates (value, flat index; index < 0: none): NaN first, then
+         * the better value, then the smaller index, so the order of combining is free. */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ void lmr_%s_%s(%s &av, lm_i64 &ai, %s v, "
+                        "lm_i64 i) {\n"
+                        "    if (i < 0) return;\n"
+                        "    bool take;\n"
+                        "    const bool na = lm_isnan_%s(av), nb = lm_isnan_%s(v);\n"
+                        "    if (ai < 0) take = true;\n"
+                        "    else if (na || nb) take = nb && (!na || i < ai);\n"
+                        "    else if (lm_%s_%s(v, av)) take = true;\n"
+                        "    else if (lm_%s_%s(av, v)) take = false;\n"
+                        "    else take = i < ai;\n"
+                        "    if (take) {\n"
+                        "        av = v;\n"
+                        "        ai = i;\n"
+                        "    }\n"
+                        "}\n",
+                        ir_ops[n->op].name, sfx(d), ty(d), ty(d), sfx(d), sfx(d), better, sfx(d),
+                        better, sfx(d));
+    }
+}
+
+static void emit_params(const cg_reduce_t *r, base_str_t *o) {
+    uint32_t w = 4;
+    base_str_cat(o, "    const LM_I n_out = (LM_I)P.w[0];\n");
+    base_str_cat(o, "    const LM_I count = (LM_I)P.w[1];\n");
+    base_str_cat(o, "    const LM_I clen = (LM_I)P.w[2];\n");
+    base_str_cat(o, "    const LM_I nch = (LM_I)P.w[3];\n");
+    base_str_cat(o, "    (void)count, (void)clen, (void)nch;\n");
+    for (int ax = 0; ax < r->nd; ax++)
+        base_str_printf(o, "    const LM_I e%d = (LM_I)P.w[%u];\n", ax, w++);
+    for (int ax = 0; ax < r->nd; ax++)
+        base_str_printf(o, "    const LM_I xs%d = (LM_I)P.w[%u];\n", ax, w++);
+    for (int ax = 0; ax < r->nd; ax++) base_str_printf(o, "    (void)e%d, (void)xs%d;\n", ax, ax);
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (n->op == IR_OP_INPUT) {
+            base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n",
+                            ty(dt(n)), j, ty(dt(n)), w++);
+            for (int ax = 0; ax < r->nd; ax++)
+                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax,
+                                w++);
+        } else if (n->op == IR_OP_CONST) {
+            base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(dt(n)), j,
+                            sfx(dt(n)), w++);
+        }
+    }
+    for (uint32_t i = 0; i < r->n_outs; i++) {
+        const ir_node_t *n = &r->g->nodes[r->outs[i]];
+        base_str_printf(o, "    %s *__restrict__ out%u = (%s *)P.w[%u];\n", ty(dt(n)), i,
+                        ty(dt(n)), w++);
+    }
+    if (r->chunks > 1)
+        for (uint32_t j = 0; j < r->n_nodes; j++) {
+            const ir_node_t *n = node(r, j);
+            if (!is_reduce(n)) continue;
+            if (is_arg(n)) {
+                loom_dtype_t d = dt(&r->g->nodes[n->src[0]]);
+                base_str_printf(o, "    %s *__restrict__ p%uv = (%s *)P.w[%u];\n", ty(d), j, ty(d),
+                                w++);
+                base_str_printf(o, "    lm_i64 *__restrict__ p%ui = (lm_i64 *)P.w[%u];\n", j,
+                                w++);
+            } else {
+                loom_dtype_t a = acc_dtype(r->g, n);
+                base_str_printf(o, "    %s *__restrict__ p%u = (%s *)P.w[%u];\n", ty(a), j, ty(a),
+                                w++);
+            }
+        }
+}
+
+/* Sum over the axes in `set` of coordinate <c><ax> times stride <s><ax>, or "0". */
+static void emit_offset(const cg_reduce_t *r, uint32_t set, const char *c, const char *s,
+                        base_str_t *o) {
+    bool any = false;
+    for (int ax = 0; ax < r->nd; ax++)
+        if ((set >> ax) & 1u) {
+            base_str_printf(o, "%s%s%d * %s%d", any ? " + " : "", c, ax, s, ax);
+            any = true;
+        }
+    if (!any) base_str_cat(o, "0");
+}
+
+/* Coordinates <c><ax> of flat index `flat` over the axes in `set` (C order). */
+static void emit_coords(const cg_reduce_t *r, uint32_t set, const char *flat, const char *c,
+                        base_str_t *o, const char *ind) {
+    int last = -1, first = -1;
+    for (int ax = 0; ax < r->nd; ax++)
+        if ((set >> ax) & 1u) {
+            if (first < 0) first = ax;
+            last = ax;
+        }
+    if (first < 0) return;
+    if (first == last) {
+        base_str_printf(o, "%sconst LM_I %s%d = %s;\n", ind, c, first, flat);
+        return;
+    }
+    base_str_printf(o, "%sLM_I q%s = %s;\n", ind, c, flat);
+    for (int ax = last; ax > first; ax--)
+        if ((set >> ax) & 1u)
+            base_str_printf(o, "%sconst LM_I %s%d = q%s %% e%d; q%s /= e%d;\n", ind, c, ax, c, ax,
+                            c, ax);
+    base_str_printf(o, "%sconst LM_I %s%d = q%s;\n", ind, c, first, c);
+}
+
+/* Y-space nodes of stage `st` (row level: every thread of the group computes them). */
+static void emit_y_nodes(const cg_reduce_t *r, int st, base_str_t *o, const char *ind) {
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (r->space[j] != SP_Y || r->stage[j] != st || is_reduce(n) || n->op == IR_OP_CONST)
+            continue;
+        base_str_printf(o, "%sconst %s v%u = ", ind, ty(dt(n)), j);
+        if (n->op == IR_OP_INPUT)
+            base_str_printf(o, "in%u[k%u]", j, j);
+        else
+            cg__emit_elem(o, r->g, n, pos(r, n->src[0]), pos(r, n->src[1]), pos(r, n->src[2]));
+        base_str_cat(o, ";\n");
+    }
+}
+
+/* The accumulators of the REDUCE nodes finished by pass p. */
+static void emit_acc_decls(const cg_reduce_t *r, int p, base_str_t *o, const char *ind) {
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        if (is_arg(n)) {
+            loom_dtype_t d = dt(&r->g->nodes[n->src[0]]);
+            base_str_printf(o, "%s%s a%uv = (%s)0;\n%slm_i64 a%ui = -1;\n", ind, ty(d), j, ty(d),
+                            ind, j);
+        } else {
+            base_str_printf(o, "%s%s a%u = ", ind, ty(acc_dtype(r->g, n)), j);
+            emit_identity(r, n, o);
+            base_str_cat(o, ";\n");
+        }
+    }
+}
+
+/* One pass's element loop body (element r = t * VEC + e of vec step t). */
+static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char *ind,
+                          const char *it) {
+    const uint8_t *need = r->need + (size_t)p * r->n_nodes;
+    uint32_t red = r->red;
+    int V = r->vec;
+    char in2[64];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    for (uint32_t j = 0; j < r->n_nodes; j++) { /* vector loads */
+        const ir_node_t *n = node(r, j);
+        if (V > 1 && n->op == IR_OP_INPUT && r->space[j] == SP_X && need[j] == 1)
+            base_str_printf(o, "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
+                            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+    }
+    for (uint32_t i = 0; i < r->n_outs; i++)
+        if (V > 1 && r->xout[i] && r->stage[pos(r, r->outs[i])] == p)
+            base_str_printf(o, "%slm_vec<%s, %d> w%u;\n", ind, ty(dt(&r->g->nodes[r->outs[i]])), V,
+                            i);
+    base_str_printf(o, "%s#pragma unroll\n%sfor (int e = 0; e < %d; e++) {\n", ind, ind, V);
+    base_str_printf(o, "%sconst LM_I r = t * %d + e;\n%s(void)r;\n", in2, V, in2);
+    if (__builtin_popcount(red) > 1) emit_coords(r, red, "r", "rc", o, in2);
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!need[j] || r->space[j] != SP_X) continue;
+        base_str_printf(o, "%sconst %s v%u = ", in2, ty(dt(n)), j);
+        if (need[j] == 2) {
+            base_str_printf(o, "c%u[%s].v[e]", j, it);
+        } else if (n->op == IR_OP_INPUT) {
+            if (V > 1) {
+                base_str_printf(o, "l%u.v[e]", j);
+            } else {
+                base_str_printf(o, "in%u[k%u + ", j, j);
+                if (__builtin_popcount(red) > 1) {
+                    char s[16];
+                    snprintf(s, sizeof s, "t%u_", j);
+                    base_str_cat(o, "(");
+                    emit_offset(r, red, "rc", s, o);
+                    base_str_cat(o, ")");
+                } else if (red) {
+                    base_str_printf(o, "r * t%u_%d", j, __builtin_ctz(red));
+                } else {
+                    base_str_cat(o, "0");
+                }
+                base_str_cat(o, "]");
+            }
+        } else {
+            cg__emit_elem(o, r->g, n, pos(r, n->src[0]), pos(r, n->src[1]), pos(r, n->src[2]));
+        }
+        base_str_cat(o, ";\n");
+        if (r->cached[j] == p + 1) base_str_printf(o, "%sc%u[%s].v[e] = v%u;\n", in2, j, it, j);
+    }
+    for (uint32_t j = 0; j < r->n_nodes; j++) { /* accumulate */
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        uint32_t s = pos(r, n->src[0]);
+        loom_dtype_t d = dt(node(r, s)), a = acc_dtype(r->g, n);
+        char acc[24], x[64];
+        snprintf(acc, sizeof acc, "a%u", j);
+        if (a == d) snprintf(x, sizeof x, "v%u", s);
+        else snprintf(x, sizeof x, "lm_cast_%s_%s(v%u)", sfx(d), sfx(a), s);
+        emit_combine(r, n, acc, x, "(lm_i64)r", o, in2);
+    }
+    for (uint32_t i = 0; i < r->n_outs; i++) { /* X outputs of this pass */
+        uint32_t j = pos(r, r->outs[i]);
+        if (!r->xout[i] || r->stage[j] != p) continue;
+        if (V > 1) {
+            base_str_printf(o, "%sw%u.v[e] = v%u;\n", in2, i, j);
+        } else {
+            base_str_printf(o, "%sout%u[kx + ", in2, i);
+            if (__builtin_popcount(red) > 1) {
+                base_str_cat(o, "(");
+                emit_offset(r, red, "rc", "xs", o);
+                base_str_cat(o, ")");
+            } else if (red) {
+                base_str_printf(o, "r * xs%d", __builtin_ctz(red));
+            } else {
+                base_str_cat(o, "0");
+            }
+            base_str_printf(o, "] = v%u;\n", j);
+        }
+    }
+    base_str_printf(o, "%s}\n", ind);
+    for (uint32_t i = 0; i < r->n_outs; i++)
+        if (V > 1 && r->xout[i] && r->stage[pos(r, r->outs[i])] == p)
+            base_str_printf(o, "%s*(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n", ind,
+                            ty(dt(&r->g->nodes[r->outs[i]])), V, i, V, i);
+}
+
+/* Combines the accumulators of pass p across the group and leaves the result in every
+ * thread of it (G threads: 1, a warp, or the block). */
+static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, base_str_t *o,
+                              const char *ind) {
+    if (G == 1) return;
+    int nw = block / 32;
+    bool any = false;
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        any = true;
+        char acc[24], x[40], xi[40];
+        snprintf(acc, sizeof acc, "a%u", j);
+        base_str_printf(o, "%sfor (int m = 16; m > 0; m >>= 1) {\n", ind);
+        if (is_arg(n)) {
+            base_str_printf(o, "%s    const auto ov = lmr_down(a%uv, m);\n", ind, j);
+            base_str_printf(o, "%s    const lm_i64 oi = lmr_down(a%ui, m);\n", ind, j);
+            snprintf(x, sizeof x, "ov");
+            snprintf(xi, sizeof xi, "oi");
+        } else {
+            base_str_printf(o, "%s    const auto ov = lmr_down(a%u, m);\n", ind, j);
+            snprintf(x, sizeof x, "ov");
+            xi[0] = 0;
+        }
+        char in2[64];
+        snprintf(in2, sizeof in2, "%s    ", ind);
+        emit_combine(r, n, acc, x, xi, o, in2);
+        base_str_printf(o, "%s}\n", ind);
+        if (G == 32) {
+            if (is_arg(n))
+                base_str_printf(o, "%sa%uv = lmr_lane0(a%uv);\n%sa%ui = lmr_lane0(a%ui);\n", ind,
+                                j, j, ind, j, j);
+            else
+                base_str_printf(o, "%sa%u = lmr_lane0(a%u);\n", ind, j, j);
+        } else if (is_arg(n)) {
+            base_str_printf(o, "%sif ((threadIdx.x & 31) == 0) {\n%s    s%uv[threadIdx.x >> 5] = a%uv;\n"
+                            "%s    s%ui[threadIdx.x >> 5] = a%ui;\n%s}\n",
+                            ind, ind, j, j, ind, j, j, ind);
+        } else {
+            base_str_printf(o, "%sif ((threadIdx.x & 31) == 0) s%u[threadIdx.x >> 5] = a%u;\n",
+                            ind, j, j);
+        }
+    }
+    if (G == 32 || !any) return;
+    /* Across warps: warp 0 combines the slots in order, slot 0 broadcasts. */
+    base_str_printf(o, "%s__syncthreads();\n%sif (threadIdx.x < 32) {\n", ind, ind);
+    char in2[64], in3[72];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    snprintf(in3, sizeof in3, "%s        ", ind);
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        char acc[24];
+        snprintf(acc, sizeof acc, "a%u", j);
+        if (is_arg(n)) {
+            base_str_printf(o, "%sa%uv = s%uv[threadIdx.x < %d ? threadIdx.x : 0];\n", in2, j, j,
+                            nw);
+            base_str_printf(o, "%sa%ui = threadIdx.x < %d ? s%ui[threadIdx.x] : -1;\n", in2, j,
+                            nw, j);
+        } else {
+            base_str_printf(o, "%sa%u = threadIdx.x < %d ? s%u[threadIdx.x] : ", in2, j, nw, j);
+            emit_identity(r, n, o);
+            base_str_cat(o, ";\n");
+        }
+        base_str_printf(o, "%sfor (int m = 16; m > 0; m >>= 1) {\n", in2);
+        if (is_arg(n)) {
+            base_str_printf(o, "%sconst auto ov = lmr_down(a%uv, m);\n", in3, j);
+            base_str_printf(o, "%sconst lm_i64 oi = lmr_down(a%ui, m);\n", in3, j);
+            emit_combine(r, n, acc, "ov", "oi", o, in3);
+            base_str_printf(o, "%s}\n%sif (threadIdx.x == 0) {\n%s    s%uv[0] = a%uv;\n"
+                            "%s    s%ui[0] = a%ui;\n%s}\n",
+                            in2, in2, in2, j, j, in2, j, j, in2);
+        } else {
+            base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m);\n", in3, j);
+            emit_combine(r, n, acc, "ov", "", o, in3);
+            base_str_printf(o, "%s}\n%sif (threadIdx.x == 0) s%u[0] = a%u;\n", in2, in2, j, j);
+        }
+    }
+    base_str_printf(o, "%s}\n%s__syncthreads();\n", ind, ind);
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        if (is_arg(n))
+            base_str_printf(o, "%sa%uv = s%uv[0];\n%sa%ui = s%ui[0];\n", ind, j, j, ind, j, j);
+        else
+            base_str_printf(o, "%sa%u = s%u[0];\n", ind, j, j);
+    }
+    base_str_printf(o, "%s__syncthreads();\n", ind);
+}
+
+/* The results v<j> of the REDUCE nodes of pass p, in their dtype. */
+static void emit_finish(const cg_reduce_t *r, int p, base_str_t *o, const char *ind) {
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        loom_dtype_t a = acc_dtype(r->g, n), d = dt(n);
+        if (is_arg(n))
+            base_str_printf(o, "%sconst %s v%u = (%s)a%ui;\n", ind, ty(d), j, ty(d), j);
+        else if (a == d)
+            base_str_printf(o, "%sconst %s v%u = a%u;\n", ind, ty(d), j, j);
+        else
+            base_str_printf(o, "%sconst %s v%u = lm_cast_%s_%s(a%u);\n", ind, ty(d), j, sfx(a),
+                            sfx(d), j);
+    }
+}
+
+static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const char *name) {
+    int G = kind == K_COMBINE ? r->group2 : r->group;
+    int B = kind == K_COMBINE ? COMBINE_BLOCK : r->block;
+    int rows = B / G;
+    base_str_printf(o, "typedef %s LM_I;\n", r->idx64 ? "long long" : "int");
+    base_str_printf(o, "struct lm_params_%s { unsigned long long w[%u]; };\n", name,
+                    cg_reduce_n_params(r, 0));
+    emit_helpers(r, o);
+    base_str_printf(o,
+                    "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) "
+                    "{\n",
+                    B, name, name);
+    emit_params(r, o);
+    base_str_printf(o, "    const LM_I nvec = count / %d;\n    (void)nvec;\n", r->vec);
+    if (G == 1) base_str_cat(o, "    const LM_I lane = 0;\n");
+    else if (G == B) base_str_cat(o, "    const LM_I lane = (LM_I)threadIdx.x;\n");
+    else base_str_printf(o, "    const LM_I lane = (LM_I)(threadIdx.x %% %d);\n", G);
+    base_str_cat(o, "    (void)lane;\n");
+    if (G == B && B > 32) /* cross-warp slots */
+        for (uint32_t j = 0; j < r->n_nodes; j++) {
+            const ir_node_t *n = node(r, j);
+            if (!is_reduce(n)) continue;
+            if (is_arg(n)) {
+                loom_dtype_t d = dt(&r->g->nodes[n->src[0]]);
+                base_str_printf(o, "    __shared__ %s s%uv[%d];\n    __shared__ lm_i64 s%ui[%d];\n",
+                                ty(d), j, B / 32, j, B / 32);
+            } else {
+                base_str_printf(o, "    __shared__ %s s%u[%d];\n", ty(acc_dtype(r->g, n)), j,
+                                B / 32);
+            }
+        }
+    base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
+    base_str_cat(o, "    for (LM_I ob = blockIdx.x; ob < nob; ob += gridDim.x) {\n");
+    const char *ind = "        ";
+    if (rows > 1) {
+        base_str_printf(o, "        const LM_I o = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows, G);
+        base_str_cat(o, "        if (o >= n_out) break;\n");
+    } else {
+        base_str_cat(o, "        const LM_I o = ob;\n");
+    }
+    uint32_t kept = ((1u << r->nd) - 1) & ~r->red;
+    emit_coords(r, kept, "o", "kc", o, ind);
+    for (uint32_t j = 0; j < r->n_nodes; j++)
+        if (node(r, j)->op == IR_OP_INPUT) {
+            char s[16];
+            snprintf(s, sizeof s, "t%u_", j);
+            base_str_printf(o, "        const LM_I k%u = ", j);
+            emit_offset(r, kept, "kc", s, o);
+            base_str_printf(o, ";\n        (void)k%u;\n", j);
+        }
+    base_str_cat(o, "        const LM_I kx = ");
+    emit_offset(r, kept, "kc", "xs", o);
+    base_str_cat(o, ";\n        (void)kx;\n");
+    emit_y_nodes(r, 0, o, ind);
+    if (kind == K_COMBINE) {
+        /* The partial results of every chunk, in chunk order per thread, then the group. */
+        emit_acc_decls(r, 0, o, ind);
+        base_str_cat(o, "        for (LM_I t = lane; t < nch; t += " );
+        base_str_printf(o, "%d) {\n", G);
+        for (uint32_t j = 0; j < r->n_nodes; j++) {
+            const ir_node_t *n = node(r, j);
+            if (!is_reduce(n)) continue;
+            char acc[24], x[48], xi[48];
+            snprintf(acc, sizeof acc, "a%u", j);
+            if (is_arg(n)) {
+                snprintf(x, sizeof x, "p%uv[t * n_out + o]", j);
+                snprintf(xi, sizeof xi, "p%ui[t * n_out + o]", j);
+            } else {
+                snprintf(x, sizeof x, "p%u[t * n_out + o]", j);
+                xi[0] = 0;
+            }
+            emit_combine(r, n, acc, x, xi, o, "            ");
+        }
+        base_str_cat(o, "        }\n");
+        emit_group_reduce(r, 0, G, B, o, ind);
+        emit_finish(r, 0, o, ind);
+        for (int st = 1; st <= r->n_stages; st++) emit_y_nodes(r, st, o, ind);
+    } else {
+        for (uint32_t j = 0; j < r->n_nodes; j++)
+            if (r->cached[j])
+                base_str_printf(o, "        lm_vec<%s, %d> c%u[%d];\n", ty(dt(node(r, j))), r->vec,
+                                j, r->items);
+        if (kind == K_PARTIAL) { /* this block's chunk of the reduced elements */
+            base_str_cat(o, "        const LM_I tb = (LM_I)blockIdx.y * clen;\n");
+            base_str_cat(o, "        const LM_I te = tb + clen < nvec ? tb + clen : nvec;\n");
+        } else if (!r->items) {
+            base_str_cat(o, "        const LM_I tb = 0, te = nvec;\n");
+        }
+        for (int p = 0; p < r->n_passes; p++) {
+            emit_acc_decls(r, p, o, ind);
+            if (r->items) {
+                base_str_printf(o, "#pragma unroll\n        for (int it = 0; it < %d; it++) {\n",
+                                r->items);
+                base_str_printf(o, "            const LM_I t = lane + (LM_I)it * %d;\n", G);
+                base_str_cat(o, "            if (t < nvec) {\n");
+                emit_elements(r, p, o, "                ", "it");
+                base_str_cat(o, "            }\n        }\n");
+            } else {
+                base_str_printf(o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n", G);
+                emit_elements(r, p, o, "            ", "0");
+                base_str_cat(o, "        }\n");
+            }
+            if (kind == K_PARTIAL) {
+                emit_group_reduce(r, p, G, B, o, ind);
+                base_str_cat(o, "        if (lane == 0) {\n");
+                for (uint32_t j = 0; j < r->n_nodes; j++) {
+                    const ir_node_t *n = node(r, j);
+                    if (!is_reduce(n)) continue;
+                    if (is_arg(n))
+                        base_str_printf(o, "            p%uv[(LM_I)blockIdx.y * n_out + o] = a%uv;\n"
+                                        "            p%ui[(LM_I)blockIdx.y * n_out + o] = a%ui;\n",
+                                        j, j, j, j);
+                    else
+                        base_str_printf(o, "            p%u[(LM_I)blockIdx.y * n_out + o] = a%u;\n",
+                                        j, j);
+                }
+                base_str_cat(o, "        }\n");
+                break;
+            }
+            if (p < r->n_stages) {
+                emit_group_reduce(r, p, G, B, o, ind);
+                emit_finish(r, p, o, ind);
+                emit_y_nodes(r, p + 1, o, ind);
+            }
+        }
+    }
+    if (kind != K_PARTIAL) {
+        bool any = false;
+        for (uint32_t i = 0; i < r->n_outs; i++) any = any || !r->xout[i];
+        if (any) {
+            base_str_cat(o, "        if (lane == 0) {\n");
+            for (uint32_t i = 0; i < r->n_outs; i++)
+                if (!r->xout[i])
+                    base_str_printf(o, "            out%u[o] = v%u;\n", i, pos(r, r->outs[i]));
+            base_str_cat(o, "        }\n");
+        }
+    }
+    base_str_cat(o, "    }\n}\n");
+}
+
+void cg_reduce_source(const cg_reduce_t *r, uint32_t i, base_str_t *out, char *name) {
+    base_hash128_t key = cg_reduce_key(r, i);
+    snprintf(name, 40, "loom_rd_%016llx", (unsigned long long)key.lo);
+    base_str_t body;
+    base_str_init(&body, out->al);
+    base_str_cat(&body, "\n/* ---- generated by loom ---- */\n");
+    int kind = r->chunks > 1 ? (i == 0 ? K_PARTIAL : K_COMBINE) : K_MAIN;
+    emit_kernel(r, kind, &body, name);
+    cg__emit_prelude(base_str_get(&body), out, out->al);
+    base_str_catn(out, base_str_get(&body), body.len);
+    out->failed = out->failed || body.failed;
+    base_str_fini(&body);
+}

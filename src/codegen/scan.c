@@ -1,0 +1,278 @@
+/* scan.c — CUDA C for a scan step (cumsum, cumprod): one thread per scan line, walking it in
+ * order with NumPy's sequential semantics in the result dtype (y0 = x0, yi = y(i-1) op xi).
+ * Threads take consecutive lines, so when the scan axis is not innermost their reads and
+ * writes are coalesced. The elementwise prologue is computed per element in the same loop.
+ * Names come from node positions; extents, strides, addresses and scalars are parameters. */
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+#define SCAN_BLOCK 256
+
+struct cg_scan {
+    const ir_graph_t *g;
+    uint32_t *nodes; /* kernel nodes, operands first; the SCAN node last */
+    uint32_t n_nodes;
+    int64_t (*strides)[LOOM_MAX_DIMS]; /* per kernel node (INPUT): collapsed strides */
+    int nd, axis;    /* collapsed axes and the scanned one */
+    int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
+    int64_t lines, len;
+    bool idx64;
+};
+
+static const ir_node_t *node(const cg_scan_t *s, uint32_t j) {
+    return &s->g->nodes[s->nodes[j]];
+}
+
+static uint32_t pos(const cg_scan_t *s, uint32_t ir) {
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (s->nodes[j] == ir) return j;
+    return 0;
+}
+
+cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
+                        const uint64_t *input_addr, int sm_count) {
+    (void)input_addr;
+    (void)sm_count;
+    cg_scan_t *s = base_arena_alloc(ar, 1, sizeof *s);
+    bool *mark = base_arena_alloc(ar, g->n_nodes, sizeof *mark);
+    if (!s || !mark) return NULL;
+    s->g = g;
+    mark[out] = true;
+    for (uint32_t i = g->n_nodes; i-- > 0;)
+        if (mark[i])
+            for (int k = 0; k < ir_ops[g->nodes[i].op].arity; k++) mark[g->nodes[i].src[k]] = true;
+    for (uint32_t i = 0; i < g->n_nodes; i++) s->n_nodes += mark[i];
+    s->nodes = base_arena_alloc(ar, s->n_nodes, sizeof *s->nodes);
+    s->strides = base_arena_alloc(ar, s->n_nodes, sizeof *s->strides);
+    if (!s->nodes || !s->strides) return NULL;
+    for (uint32_t i = 0, j = 0; i < g->n_nodes; i++)
+        if (mark[i]) s->nodes[j++] = i;
+
+    /* The space: the scan's shape without extent-1 axes (the scanned axis stays), adjacent
+     * unscanned axes merged where every input's strides allow. */
+    const ir_node_t *x = &g->nodes[out];
+    int nd = 0, keep[LOOM_MAX_DIMS];
+    int64_t size = ir_node_size(x);
+    s->axis = 0;
+    for (int ax = 0; ax < x->ndim; ax++)
+        if (x->shape[ax] != 1 || size == 0 || ax == x->p.axis) {
+            if (ax == x->p.axis) s->axis = nd;
+            keep[nd] = ax;
+            s->shape[nd++] = x->shape[ax];
+        }
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op != IR_OP_INPUT) continue;
+        const int64_t *own = g->inputs[n->input].strides;
+        int lead = x->ndim - n->ndim;
+        for (int a = 0; a < nd; a++) {
+            int ax = keep[a], k = ax - lead;
+            s->strides[j][a] = (k < 0 || (n->shape[k] == 1 && x->shape[ax] != 1)) ? 0 : own[k];
+        }
+    }
+    for (int ax = nd - 2; ax >= 0; ax--) {
+        bool ok = ax != s->axis && ax + 1 != s->axis;
+        for (uint32_t j = 0; j < s->n_nodes && ok; j++)
+            if (node(s, j)->op == IR_OP_INPUT)
+                ok = s->strides[j][ax] == s->strides[j][ax + 1] * s->shape[ax + 1];
+        if (!ok) continue;
+        s->shape[ax] *= s->shape[ax + 1];
+        for (int b = ax + 1; b < nd - 1; b++) s->shape[b] = s->shape[b + 1];
+        for (uint32_t j = 0; j < s->n_nodes; j++) {
+            s->strides[j][ax] = s->strides[j][ax + 1];
+            for (int b = ax + 1; b < nd - 1; b++) s->strides[j][b] = s->strides[j][b + 1];
+        }
+        if (s->axis > ax) s->axis--;
+        nd--;
+    }
+    s->nd = nd;
+    int64_t st = 1;
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        s->ostr[ax] = st;
+        st *= s->shape[ax];
+    }
+    s->len = nd ? s->shape[s->axis] : 1;
+    s->lines = s->len ? size / s->len : 0;
+    const int64_t lim = INT32_MAX - (INT64_C(1) << 24);
+    bool big = size > lim;
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        int64_t reach = 0;
+        for (int ax = 0; ax < nd; ax++) {
+            int64_t a = s->strides[j][ax] < 0 ? -s->strides[j][ax] : s->strides[j][ax];
+            reach += (s->shape[ax] - 1) * a;
+        }
+        if (reach > lim) big = true;
+    }
+    s->idx64 = big;
+    return s;
+}
+
+cg_scan_t *cg_scan_keep(const cg_scan_t *s, base_alloc_t *al) {
+    cg_scan_t *k = base_malloc(al, 1, sizeof *k);
+    if (!k) return NULL;
+    *k = *s;
+    k->nodes = base_malloc(al, s->n_nodes, sizeof *s->nodes);
+    k->strides = base_malloc(al, s->n_nodes, sizeof *s->strides);
+    if (!k->nodes || !k->strides) {
+        cg_scan_free(k, al);
+        return NULL;
+    }
+    memcpy(k->nodes, s->nodes, s->n_nodes * sizeof *s->nodes);
+    memcpy(k->strides, s->strides, s->n_nodes * sizeof *s->strides);
+    return k;
+}
+
+void cg_scan_free(cg_scan_t *s, base_alloc_t *al) {
+    if (!s) return;
+    base_free(al, s->nodes);
+    base_free(al, s->strides);
+    base_free(al, s);
+}
+
+void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
+
+base_hash128_t cg_scan_key(const cg_scan_t *s) {
+    cg__key_t k;
+    cg__key_init(&k, 0x6c6f7331); /* format of this generator; bump when the text changes */
+    cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16);
+    cg__key_put(&k, s->n_nodes);
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *n = node(s, j);
+        cg__key_put(&k, n->op | (uint32_t)n->dtype << 16);
+        for (int a = 0; a < ir_ops[n->op].arity; a++) cg__key_put(&k, pos(s, n->src[a]));
+    }
+    return cg__key_done(&k);
+}
+
+uint32_t cg_scan_n_params(const cg_scan_t *s) {
+    uint32_t w = 2 + 2 * (uint32_t)s->nd;
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)s->nd;
+        if (n->op == IR_OP_CONST) w += 1;
+    }
+    return w + 1;
+}
+
+void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
+                    uint64_t *w) {
+    uint32_t n = 0;
+    w[n++] = (uint64_t)s->lines;
+    w[n++] = (uint64_t)s->len;
+    for (int ax = 0; ax < s->nd; ax++) w[n++] = (uint64_t)s->shape[ax];
+    for (int ax = 0; ax < s->nd; ax++) w[n++] = (uint64_t)s->ostr[ax];
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *nd = node(s, j);
+        if (nd->op == IR_OP_INPUT) {
+            const ir_input_t *in = &s->g->inputs[nd->input];
+            w[n++] = input_addr[nd->input] +
+                     (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
+            for (int ax = 0; ax < s->nd; ax++) w[n++] = (uint64_t)s->strides[j][ax];
+        } else if (nd->op == IR_OP_CONST) {
+            w[n++] = nd->p.bits;
+        }
+    }
+    w[n++] = out_addr;
+}
+
+void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
+                          uint32_t *smem) {
+    (void)sm_count;
+    int64_t blocks = (s->lines + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    const int64_t cap = INT64_C(1) << 30; /* the kernel loops over further lines */
+    grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+    grid[1] = grid[2] = 1;
+    block[0] = SCAN_BLOCK;
+    block[1] = block[2] = 1;
+    *smem = 0;
+}
+
+static const char *ty(const ir_node_t *n) { return ir_dtypes[n->dtype].ctype; }
+static const char *sfx(loom_dtype_t d) { return ir_dtypes[d].sfx; }
+
+void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
+    base_hash128_t key = cg_scan_key(s);
+    snprintf(name, 40, "loom_sc_%016llx", (unsigned long long)key.lo);
+    base_str_t body;
+    base_str_init(&body, out->al);
+    base_str_t *o = &body;
+    base_str_cat(o, "\n/* ---- generated by loom ---- */\n");
+    base_str_printf(o, "typedef %s LM_I;\n", s->idx64 ? "long long" : "int");
+    base_str_printf(o, "struct lm_params_%s { unsigned long long w[%u]; };\n", name,
+                    cg_scan_n_params(s));
+    base_str_printf(o,
+                    "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) "
+                    "{\n",
+                    SCAN_BLOCK, name, name);
+    uint32_t w = 2;
+    base_str_cat(o, "    const LM_I lines = (LM_I)P.w[0];\n    const LM_I len = (LM_I)P.w[1];\n");
+    for (int ax = 0; ax < s->nd; ax++)
+        base_str_printf(o, "    const LM_I e%d = (LM_I)P.w[%u];\n    (void)e%d;\n", ax, w++, ax);
+    for (int ax = 0; ax < s->nd; ax++)
+        base_str_printf(o, "    const LM_I os%d = (LM_I)P.w[%u];\n", ax, w++);
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op == IR_OP_INPUT) {
+            base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n", ty(n),
+                            j, ty(n), w++);
+            for (int ax = 0; ax < s->nd; ax++)
+                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax,
+                                w++);
+        } else if (n->op == IR_OP_CONST) {
+            base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(n), j,
+                            sfx((loom_dtype_t)n->dtype), w++);
+        }
+    }
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    base_str_printf(o, "    %s *__restrict__ out = (%s *)P.w[%u];\n", ty(sn), ty(sn), w++);
+    base_str_cat(o, "    const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;\n");
+    base_str_cat(o, "    for (LM_I l = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x; "
+                    "l < lines; l += step) {\n");
+    /* Coordinates of line l over the unscanned axes (C order). */
+    base_str_cat(o, "        LM_I q = l;\n");
+    for (int ax = s->nd - 1; ax >= 0; ax--) {
+        if (ax == s->axis) continue;
+        base_str_printf(o, "        const LM_I c%d = q %% e%d; q /= e%d;\n", ax, ax, ax);
+    }
+    base_str_cat(o, "        (void)q;\n        const LM_I ko = 0");
+    for (int ax = 0; ax < s->nd; ax++)
+        if (ax != s->axis) base_str_printf(o, " + c%d * os%d", ax, ax);
+    base_str_cat(o, ";\n");
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        base_str_printf(o, "        const LM_I k%u = 0", j);
+        for (int ax = 0; ax < s->nd; ax++)
+            if (ax != s->axis) base_str_printf(o, " + c%d * t%u_%d", ax, j, ax);
+        base_str_cat(o, ";\n");
+    }
+    uint32_t last = s->n_nodes - 1, src = pos(s, sn->src[0]);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype, sd = (loom_dtype_t)node(s, src)->dtype;
+    base_str_printf(o, "        %s acc = (%s)0;\n", ty(sn), ty(sn));
+    base_str_cat(o, "        for (LM_I i = 0; i < len; i++) {\n");
+    for (uint32_t j = 0; j < last; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op == IR_OP_CONST) continue;
+        base_str_printf(o, "            const %s v%u = ", ty(n), j);
+        if (n->op == IR_OP_INPUT)
+            base_str_printf(o, "in%u[k%u + i * t%u_%d]", j, j, j, s->axis);
+        else
+            cg__emit_elem(o, s->g, n, pos(s, n->src[0]), pos(s, n->src[1]), pos(s, n->src[2]));
+        base_str_cat(o, ";\n");
+    }
+    if (sd == d)
+        base_str_printf(o, "            const %s x = v%u;\n", ty(sn), src);
+    else
+        base_str_printf(o, "            const %s x = lm_cast_%s_%s(v%u);\n", ty(sn), sfx(sd),
+                        sfx(d), src);
+    base_str_printf(o, "            acc = i == 0 ? x : lm_%s_%s(acc, x);\n",
+                    sn->op == IR_OP_CUMSUM ? "add" : "multiply", sfx(d));
+    base_str_printf(o, "            out[ko + i * os%d] = acc;\n", s->axis);
+    base_str_cat(o, "        }\n    }\n}\n");
+    cg__emit_prelude(base_str_get(&body), out, out->al);
+    base_str_catn(out, base_str_get(&body), body.len);
+    out->failed = out->failed || body.failed;
+    base_str_fini(&body);
+}

@@ -1,0 +1,531 @@
+/* test_reduce_codegen — the reduction and scan code generators without a GPU: step graphs
+ * built by hand for every reduce op × representative dtypes and every strategy (warp rows,
+ * block rows, columns, splits, full and mixed-axis reductions, staged softmax/layernorm,
+ * empty reductions), and scans; every generated kernel compiles with NVRTC on a compile-only
+ * device; source is deterministic; keys are structural (equal for value-only changes,
+ * distinct for distinct structures). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codegen/cg.h"
+#include "runtime/rt.h"
+
+#define SM 132
+
+static char root[256];
+static base_alloc_t al = {.fail_after = -1};
+static base_error_t err;
+static rt_device_t *dev;
+
+/* ---- building step graphs ---- */
+
+typedef struct gb {
+    base_arena_t ar;
+    base_error_t err;
+    ir_graph_t g;
+    uint64_t addr[16];
+} gb_t;
+
+static void gb_init(gb_t *b) {
+    memset(b, 0, sizeof *b);
+    base_arena_init(&b->ar, &al);
+    ir_graph_init(&b->g, &b->ar, &b->err);
+}
+
+static void gb_fini(gb_t *b) { base_arena_fini(&b->ar); }
+
+/* An input of the given shape; strides NULL = C order; device address 256-aligned. */
+static uint32_t in_s(gb_t *b, loom_dtype_t d, int nd, const int64_t *shape,
+                     const int64_t *strides, int64_t offset) {
+    ir_input_t in;
+    memset(&in, 0, sizeof in);
+    int64_t s = 1;
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        in.strides[ax] = strides ? strides[ax] : s;
+        s *= shape[ax] ? shape[ax] : 1;
+    }
+    in.offset = offset;
+    in.dev = 0x100000 * (b->g.n_inputs + 1);
+    ir_node_t n;
+    memset(&n, 0, sizeof n);
+    n.op = IR_OP_INPUT;
+    n.dtype = (uint8_t)d;
+    n.ndim = (uint8_t)nd;
+    memcpy(n.shape, shape, sizeof(int64_t) * (size_t)nd);
+    n.input = (int32_t)ir_add_input(&b->g, &in);
+    b->addr[n.input] = in.dev;
+    uint32_t id = ir_emit(&b->g, &n);
+    assert_true(id != UINT32_MAX);
+    return id;
+}
+
+static uint32_t in_c(gb_t *b, loom_dtype_t d, int nd, const int64_t *shape) {
+    return in_s(b, d, nd, shape, NULL, 0);
+}
+
+static uint32_t cst(gb_t *b, loom_dtype_t d, double v) {
+    ir_node_t n;
+    memset(&n, 0, sizeof n);
+    n.op = IR_OP_CONST;
+    n.dtype = (uint8_t)d;
+    n.input = -1;
+    n.p.bits = ir_bits_from_double(d, v);
+    return ir_emit(&b->g, &n);
+}
+
+/* Elementwise node: shape = NumPy broadcast of the operands' shapes, dtype d. */
+static uint32_t op(gb_t *b, ir_op_t o, loom_dtype_t d, uint32_t a, uint32_t c) {
+    ir_node_t n;
+    memset(&n, 0, sizeof n);
+    const ir_node_t *x = &b->g.nodes[a];
+    const ir_node_t *y = ir_ops[o].arity > 1 ? &b->g.nodes[c] : x;
+    int nd = x->ndim > y->ndim ? x->ndim : y->ndim;
+    for (int ax = 0; ax < nd; ax++) {
+        int i = ax - (nd - x->ndim), j = ax - (nd - y->ndim);
+        int64_t ex = i >= 0 ? x->shape[i] : 1, ey = j >= 0 ? y->shape[j] : 1;
+        n.shape[ax] = ex == 1 ? ey : ex;
+    }
+    n.op = (uint16_t)o;
+    n.dtype = (uint8_t)d;
+    n.ndim = (uint8_t)nd;
+    n.input = -1;
+    n.src[0] = a;
+    n.src[1] = ir_ops[o].arity > 1 ? c : 0;
+    uint32_t id = ir_emit(&b->g, &n);
+    assert_true(id != UINT32_MAX);
+    return id;
+}
+
+static uint32_t un(gb_t *b, ir_op_t o, uint32_t a) {
+    return op(b, o, (loom_dtype_t)b->g.nodes[a].dtype, a, 0);
+}
+static uint32_t bin(gb_t *b, ir_op_t o, uint32_t a, uint32_t c) {
+    return op(b, o, (loom_dtype_t)b->g.nodes[a].dtype, a, c);
+}
+static uint32_t cast(gb_t *b, loom_dtype_t d, uint32_t a) { return op(b, IR_OP_CAST, d, a, 0); }
+
+/* REDUCE node (keepdims) over the axes in set; result dtype: int64 for ARG, else x's. */
+static uint32_t red(gb_t *b, ir_op_t o, uint32_t x, uint32_t set) {
+    ir_node_t n;
+    memset(&n, 0, sizeof n);
+    const ir_node_t *xn = &b->g.nodes[x];
+    n.op = (uint16_t)o;
+    n.dtype = (o == IR_OP_ARGMAX || o == IR_OP_ARGMIN) ? LOOM_DTYPE_I64 : xn->dtype;
+    n.ndim = xn->ndim;
+    for (int ax = 0; ax < xn->ndim; ax++) n.shape[ax] = (set >> ax) & 1u ? 1 : xn->shape[ax];
+    n.input = -1;
+    n.src[0] = x;
+    n.p.axes = set;
+    n.p.keepdims = 1;
+    uint32_t id = ir_emit(&b->g, &n);
+    assert_true(id != UINT32_MAX);
+    return id;
+}
+
+static uint32_t scan(gb_t *b, ir_op_t o, uint32_t x, int axis) {
+    ir_node_t n = b->g.nodes[x];
+    n.op = (uint16_t)o;
+    n.input = -1;
+    memset(n.src, 0, sizeof n.src);
+    n.src[0] = x;
+    memset(&n.p, 0, sizeof n.p);
+    n.p.axis = axis;
+    n.hash = 0;
+    uint32_t id = ir_emit(&b->g, &n);
+    assert_true(id != UINT32_MAX);
+    return id;
+}
+
+/* ---- generating and compiling ---- */
+
+static char *gen_reduce(const cg_reduce_t *r, uint32_t i, char *name) {
+    base_str_t s;
+    base_str_init(&s, &al);
+    cg_reduce_source(r, i, &s, name);
+    assert_false(s.failed);
+    char *text = strdup(base_str_get(&s));
+    base_str_fini(&s);
+    return text;
+}
+
+/* Compiles src; with LOOM_REDUCE_DUMP=dir set, also writes it to dir/<name>.cu for reading. */
+static void build(const char *name, const char *src, base_hash128_t key, const char *what) {
+    const char *dump = getenv("LOOM_REDUCE_DUMP");
+    if (dump) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.cu", dump, name);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fprintf(f, "// %s\n%s", what, src);
+            fclose(f);
+        }
+    }
+    rt_kernel_t *k = NULL;
+    loom_status_t st = rt_kernel_build(dev, key, name, src, &k);
+    if (st != LOOM_STATUS_OK) {
+        print_error("%s: %s\n%s\n", what, err.message, rt_last_compile_log(dev));
+        FILE *f = fopen("/tmp/loom-reduce-failed.cu", "wb");
+        if (f) {
+            fputs(src, f);
+            fclose(f);
+        }
+    }
+    assert_int_equal(st, LOOM_STATUS_OK);
+}
+
+/* Describes the step, checks params and launch shapes, generates every kernel twice (the
+ * same text), compiles each; returns the description (arena of b). */
+static cg_reduce_t *check_step(gb_t *b, const uint32_t *outs, uint32_t n_outs, const char *what) {
+    cg_reduce_t *r = cg_reduce_init(&b->g, &b->ar, outs, n_outs, b->addr, SM);
+    assert_non_null(r);
+    uint32_t nk = cg_reduce_n_kernels(r);
+    assert_true(nk == 1 || nk == 2);
+    if (nk == 2) assert_true(cg_reduce_scratch_bytes(r) > 0);
+    for (uint32_t i = 0; i < nk; i++) {
+        char n1[40], n2[40];
+        char *a = gen_reduce(r, i, n1), *c = gen_reduce(r, i, n2);
+        assert_string_equal(a, c);
+        assert_string_equal(n1, n2);
+        uint32_t np = cg_reduce_n_params(r, i);
+        uint64_t *w = calloc(np + 1, sizeof *w), out_addr[16];
+        for (int o = 0; o < 16; o++) out_addr[o] = 0x9000000 + 0x100000 * (uint64_t)o;
+        w[np] = 0xdeadbeef;
+        cg_reduce_params(r, i, b->addr, out_addr, 0x7000000, w);
+        assert_true(w[np] == 0xdeadbeef); /* wrote no more than it said */
+        free(w);
+        uint32_t grid[3], block[3], smem;
+        cg_reduce_launch_shape(r, i, SM, 0, grid, block, &smem);
+        assert_true(grid[0] >= 1 && grid[1] >= 1 && grid[2] >= 1);
+        assert_int_equal(block[0], cg_reduce_block_threads(r, i));
+        assert_true(block[0] >= 32 && block[0] <= 1024);
+        char whatk[200];
+        snprintf(whatk, sizeof whatk, "%s (kernel %u)", what, i);
+        build(n1, a, cg_reduce_key(r, i), whatk);
+        free(a);
+        free(c);
+    }
+    /* A kept copy generates the same. */
+    cg_reduce_t *k = cg_reduce_keep(r, &al);
+    assert_non_null(k);
+    for (uint32_t i = 0; i < nk; i++) {
+        char n1[40], n2[40];
+        char *a = gen_reduce(r, i, n1), *c = gen_reduce(k, i, n2);
+        assert_string_equal(a, c);
+        free(a);
+        free(c);
+    }
+    cg_reduce_free(k, &al);
+    return r;
+}
+
+static const loom_dtype_t dtypes[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_I32,
+                                      LOOM_DTYPE_I64,  LOOM_DTYPE_U64, LOOM_DTYPE_F16,
+                                      LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+static const ir_op_t value_ops[] = {IR_OP_SUM, IR_OP_PROD, IR_OP_MAX,
+                                    IR_OP_MIN, IR_OP_ARGMAX, IR_OP_ARGMIN};
+
+/* Every op on one dtype as one multi-output step over x (shape, axes). */
+static void all_ops_step(loom_dtype_t d, int nd, const int64_t *shape, const int64_t *strides,
+                         uint32_t axes, const char *what) {
+    gb_t b;
+    gb_init(&b);
+    uint32_t x = in_s(&b, d, nd, shape, strides, 0), outs[16], n = 0;
+    for (size_t k = 0; k < BASE_ARRAY_LEN(value_ops); k++) outs[n++] = red(&b, value_ops[k], x, axes);
+    uint32_t xb = d == LOOM_DTYPE_BOOL ? x : cast(&b, LOOM_DTYPE_BOOL, x);
+    outs[n++] = red(&b, IR_OP_ANY, xb, axes);
+    outs[n++] = red(&b, IR_OP_ALL, xb, axes);
+    char w[200];
+    snprintf(w, sizeof w, "%s %s", what, ir_dtypes[d].name);
+    check_step(&b, outs, n, w);
+    gb_fini(&b);
+}
+
+static void test_every_op_dtype_row(void **state) {
+    (void)state;
+    int64_t warp[2] = {100, 33}, cta[2] = {64, 5000};
+    for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++) {
+        all_ops_step(dtypes[t], 2, warp, NULL, 2, "warp rows");
+        all_ops_step(dtypes[t], 2, cta, NULL, 2, "block rows");
+    }
+}
+
+static void test_every_op_dtype_column_split_full(void **state) {
+    (void)state;
+    int64_t col[2] = {1000, 300000}, colsplit[2] = {65536, 64}, full[1] = {1 << 20};
+    for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++) {
+        all_ops_step(dtypes[t], 2, col, NULL, 1, "column");
+        all_ops_step(dtypes[t], 2, colsplit, NULL, 1, "column split");
+        all_ops_step(dtypes[t], 1, full, NULL, 1, "full split");
+    }
+}
+
+/* The strategies, checked through what they generate. */
+static void test_strategies(void **state) {
+    (void)state;
+    struct {
+        int nd;
+        int64_t shape[4];
+        uint32_t axes;
+        int kernels;
+        const char *what;
+    } cases[] = {
+        {2, {8192, 32}, 2, 1, "short rows"},
+        {2, {8192, 1}, 2, 1, "rows of one"},
+        {2, {8192, 1025}, 2, 1, "rows of 1025"},
+        {2, {8192, 8192}, 2, 1, "long rows"},
+        {2, {64, 1 << 20}, 2, 2, "64 x 1M rows (split)"},
+        {2, {8192, 8192}, 1, 2, "column sum 8192^2 (split)"},
+        {2, {65536, 64}, 1, 2, "column sum 65536 x 64 (split)"},
+        {2, {64, 65536}, 1, 1, "column sum 64 x 65536"},
+        {1, {1 << 24}, 1, 2, "full 16M (split)"},
+        {2, {4096, 4096}, 3, 2, "full 2-D (split)"},
+        {3, {30, 40, 50}, 5, 1, "mixed axes 0 and 2"},
+        {3, {300, 40, 500}, 5, 2, "mixed axes 0 and 2, long (split)"},
+        {4, {3, 5, 7, 9}, 10, 1, "mixed axes 1 and 3"},
+        {3, {8, 3, 1000}, 1, 1, "axis 0 of 3-D"},
+        {2, {0, 100}, 2, 1, "no outputs"},
+        {2, {100, 0}, 2, 1, "empty rows"},
+        {1, {7}, 1, 1, "one tiny row"},
+    };
+    for (size_t c = 0; c < BASE_ARRAY_LEN(cases); c++) {
+        gb_t b;
+        gb_init(&b);
+        uint32_t x = in_c(&b, LOOM_DTYPE_F32, cases[c].nd, cases[c].shape);
+        uint32_t outs[3] = {red(&b, IR_OP_SUM, x, cases[c].axes)};
+        outs[1] = red(&b, IR_OP_ARGMAX, x, cases[c].axes);
+        /* mean-like epilogue: sum * (1 / n) */
+        outs[2] = bin(&b, IR_OP_MULTIPLY, outs[0], cst(&b, LOOM_DTYPE_F32, 0.5));
+        cg_reduce_t *r = check_step(&b, outs, 3, cases[c].what);
+        if ((int)cg_reduce_n_kernels(r) != cases[c].kernels)
+            print_error("%s: %u kernels\n", cases[c].what, cg_reduce_n_kernels(r));
+        assert_int_equal((int)cg_reduce_n_kernels(r), cases[c].kernels);
+        assert_int_equal(cg_reduce_can_stage(cases[c].nd, cases[c].shape, cases[c].axes, SM),
+                         cases[c].kernels == 1);
+        gb_fini(&b);
+    }
+}
+
+/* Transposed, sliced, broadcast and misaligned operands. */
+static void test_strided_operands(void **state) {
+    (void)state;
+    int64_t shape[2] = {512, 768};
+    int64_t trans[2] = {1, 512}, sliced[2] = {1536, 2}, bcast[2] = {0, 1};
+    const int64_t *st[] = {trans, sliced, bcast, NULL};
+    for (size_t k = 0; k < BASE_ARRAY_LEN(st); k++)
+        for (uint32_t axes = 1; axes <= 3; axes++) {
+            gb_t b;
+            gb_init(&b);
+            uint32_t x = in_s(&b, LOOM_DTYPE_F32, 2, shape, st[k], k == 3 ? 1 : 0);
+            uint32_t outs[2] = {red(&b, IR_OP_SUM, x, axes), red(&b, IR_OP_MAX, x, axes)};
+            check_step(&b, outs, 2, "strided");
+            gb_fini(&b);
+        }
+}
+
+/* softmax over the last axis: max, then sum(exp(x - max)), then exp(x - max) / sum. */
+static uint32_t softmax(gb_t *b, uint32_t x, uint32_t axes, uint32_t *m_out) {
+    uint32_t m = red(b, IR_OP_MAX, x, axes);
+    uint32_t e = un(b, IR_OP_EXP, bin(b, IR_OP_SUBTRACT, x, m));
+    uint32_t s = red(b, IR_OP_SUM, e, axes);
+    if (m_out) *m_out = m;
+    return bin(b, IR_OP_TRUE_DIVIDE, e, s);
+}
+
+/* layernorm over the last axis as the frontend lowers mean/var (float64 division). */
+static uint32_t layernorm(gb_t *b, uint32_t x, uint32_t gamma, uint32_t beta, int64_t n) {
+    loom_dtype_t d = (loom_dtype_t)b->g.nodes[x].dtype;
+    uint32_t s = red(b, IR_OP_SUM, x, 2);
+    uint32_t mean = cast(b, d, op(b, IR_OP_TRUE_DIVIDE, LOOM_DTYPE_F64, cast(b, LOOM_DTYPE_F64, s),
+                                  cst(b, LOOM_DTYPE_F64, (double)n)));
+    uint32_t dev_ = bin(b, IR_OP_SUBTRACT, x, mean);
+    uint32_t ss = red(b, IR_OP_SUM, bin(b, IR_OP_MULTIPLY, dev_, dev_), 2);
+    uint32_t var = cast(b, d, op(b, IR_OP_TRUE_DIVIDE, LOOM_DTYPE_F64, cast(b, LOOM_DTYPE_F64, ss),
+                                 cst(b, LOOM_DTYPE_F64, (double)n)));
+    uint32_t den = un(b, IR_OP_SQRT, bin(b, IR_OP_ADD, var, cst(b, d, 1e-5)));
+    uint32_t y = bin(b, IR_OP_TRUE_DIVIDE, bin(b, IR_OP_SUBTRACT, x, mean), den);
+    return bin(b, IR_OP_ADD, bin(b, IR_OP_MULTIPLY, y, gamma), beta);
+}
+
+static void test_staged(void **state) {
+    (void)state;
+    int64_t shapes[][2] = {{8192, 8192}, {4096, 1000}, {100, 31}, {64, 16384}, {300, 40000},
+                           {300, 1023}};
+    loom_dtype_t ds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_F16, LOOM_DTYPE_BF16, LOOM_DTYPE_F64};
+    for (size_t k = 0; k < BASE_ARRAY_LEN(shapes); k++)
+        for (size_t t = 0; t < BASE_ARRAY_LEN(ds); t++) {
+            if (t && k) continue; /* every dtype on the first shape, f32 on the others */
+            gb_t b;
+            gb_init(&b);
+            uint32_t x = in_c(&b, ds[t], 2, shapes[k]);
+            assert_true(cg_reduce_can_stage(2, shapes[k], 2, SM));
+            uint32_t out = softmax(&b, x, 2, NULL);
+            check_step(&b, &out, 1, "softmax");
+            gb_fini(&b);
+            gb_init(&b);
+            x = in_c(&b, ds[t], 2, shapes[k]);
+            uint32_t gm = in_c(&b, ds[t], 1, &shapes[k][1]), bt = in_c(&b, ds[t], 1, &shapes[k][1]);
+            out = layernorm(&b, x, gm, bt, shapes[k][1]);
+            check_step(&b, &out, 1, "layernorm");
+            gb_fini(&b);
+        }
+    /* column softmax (axis 0) of a short column: one thread per column, staged */
+    int64_t cs[2] = {1000, 200000};
+    assert_true(cg_reduce_can_stage(2, cs, 1, SM));
+    gb_t b;
+    gb_init(&b);
+    uint32_t x = in_c(&b, LOOM_DTYPE_F32, 2, cs), m;
+    uint32_t outs[2] = {softmax(&b, x, 1, &m), 0};
+    outs[1] = m;
+    check_step(&b, outs, 2, "column softmax + max");
+    gb_fini(&b);
+    /* an X-shaped output needing no reduction, beside one that does */
+    gb_init(&b);
+    int64_t s2[2] = {256, 4096};
+    x = in_c(&b, LOOM_DTYPE_F32, 2, s2);
+    uint32_t x2 = bin(&b, IR_OP_MULTIPLY, x, x);
+    uint32_t o3[3] = {x2, red(&b, IR_OP_SUM, x2, 2), 0};
+    o3[2] = bin(&b, IR_OP_SUBTRACT, x, o3[1]);
+    check_step(&b, o3, 3, "x*x, sum, x - sum");
+    gb_fini(&b);
+    /* sum and sum of squares share one pass; ((x - y) ** 2).sum() with a per-row input */
+    gb_init(&b);
+    int64_t rb[2] = {4096, 1};
+    x = in_c(&b, LOOM_DTYPE_F32, 2, s2);
+    uint32_t y = in_c(&b, LOOM_DTYPE_F32, 2, rb);
+    uint32_t dd = bin(&b, IR_OP_SUBTRACT, x, y);
+    uint32_t o2[2] = {red(&b, IR_OP_SUM, x, 2), red(&b, IR_OP_SUM, bin(&b, IR_OP_MULTIPLY, dd, dd), 2)};
+    check_step(&b, o2, 2, "sum and sum of squares");
+    gb_fini(&b);
+}
+
+/* Keys: scalars and extents are parameters; structure is not. */
+static base_hash128_t key_of(int64_t rows, int64_t cols, double scale, loom_dtype_t d,
+                             uint32_t axes, ir_op_t o) {
+    gb_t b;
+    gb_init(&b);
+    int64_t shape[2] = {rows, cols};
+    uint32_t x = in_c(&b, d, 2, shape);
+    uint32_t out = bin(&b, IR_OP_MULTIPLY, red(&b, o, x, axes), cst(&b, d, scale));
+    cg_reduce_t *r = cg_reduce_init(&b.g, &b.ar, &out, 1, b.addr, SM);
+    assert_non_null(r);
+    base_hash128_t k = cg_reduce_key(r, 0);
+    char n1[40], n2[40];
+    char *a = gen_reduce(r, 0, n1);
+    gb_fini(&b);
+    gb_init(&b);
+    x = in_c(&b, d, 2, shape);
+    out = bin(&b, IR_OP_MULTIPLY, red(&b, o, x, axes), cst(&b, d, scale * 3 + 1));
+    r = cg_reduce_init(&b.g, &b.ar, &out, 1, b.addr, SM);
+    char *c = gen_reduce(r, 0, n2);
+    assert_string_equal(a, c); /* the scalar is not in the text */
+    free(a);
+    free(c);
+    gb_fini(&b);
+    return k;
+}
+
+static bool same(base_hash128_t a, base_hash128_t b) { return a.lo == b.lo && a.hi == b.hi; }
+
+static void test_keys(void **state) {
+    (void)state;
+    base_hash128_t k = key_of(4096, 2000, 2.0, LOOM_DTYPE_F32, 2, IR_OP_SUM);
+    assert_true(same(k, key_of(4096, 2000, -7.0, LOOM_DTYPE_F32, 2, IR_OP_SUM)));
+    assert_true(same(k, key_of(1000, 3000, 2.0, LOOM_DTYPE_F32, 2, IR_OP_SUM))); /* extents */
+    assert_false(same(k, key_of(4096, 2000, 2.0, LOOM_DTYPE_F64, 2, IR_OP_SUM)));
+    assert_false(same(k, key_of(4096, 2000, 2.0, LOOM_DTYPE_F32, 2, IR_OP_MAX)));
+    assert_false(same(k, key_of(4096, 2000, 2.0, LOOM_DTYPE_F32, 1, IR_OP_SUM)));
+    assert_false(same(k, key_of(4096, 20, 2.0, LOOM_DTYPE_F32, 2, IR_OP_SUM))); /* warp rows */
+}
+
+/* ---- scans ---- */
+
+static void check_scan(gb_t *b, uint32_t out, const char *what) {
+    cg_scan_t *s = cg_scan_init(&b->g, &b->ar, out, b->addr, SM);
+    assert_non_null(s);
+    base_str_t t1, t2;
+    base_str_init(&t1, &al);
+    base_str_init(&t2, &al);
+    char n1[40], n2[40];
+    cg_scan_source(s, &t1, n1);
+    cg_scan_t *k = cg_scan_keep(s, &al);
+    assert_non_null(k);
+    cg_scan_source(k, &t2, n2);
+    assert_string_equal(base_str_get(&t1), base_str_get(&t2));
+    cg_scan_free(k, &al);
+    uint32_t np = cg_scan_n_params(s);
+    uint64_t *w = calloc(np + 1, sizeof *w);
+    w[np] = 0xabcdef;
+    cg_scan_params(s, b->addr, 0x9000000, w);
+    assert_true(w[np] == 0xabcdef);
+    free(w);
+    uint32_t grid[3], block[3], smem;
+    cg_scan_launch_shape(s, SM, grid, block, &smem);
+    assert_true(grid[0] >= 1 && block[0] >= 32);
+    build(n1, base_str_get(&t1), cg_scan_key(s), what);
+    base_str_fini(&t1);
+    base_str_fini(&t2);
+}
+
+static void test_scans(void **state) {
+    (void)state;
+    int64_t shape[3] = {5, 1000, 7};
+    for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++)
+        for (int axis = 0; axis < 3; axis++) {
+            gb_t b;
+            gb_init(&b);
+            uint32_t x = in_c(&b, dtypes[t], 3, shape);
+            loom_dtype_t d = ir_dtypes[dtypes[t]].kind == IR_DKIND_BOOL ? LOOM_DTYPE_I64 : dtypes[t];
+            uint32_t xc = d == dtypes[t] ? x : cast(&b, d, x);
+            check_scan(&b, scan(&b, axis & 1 ? IR_OP_CUMPROD : IR_OP_CUMSUM, xc, axis), "scan");
+            gb_fini(&b);
+        }
+    /* a prologue with a scalar, a transposed operand, an empty one */
+    gb_t b;
+    gb_init(&b);
+    int64_t s2[2] = {300, 400}, tr[2] = {1, 300}, e[2] = {0, 5};
+    uint32_t x = in_s(&b, LOOM_DTYPE_F32, 2, s2, tr, 0);
+    uint32_t p = bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2.0));
+    check_scan(&b, scan(&b, IR_OP_CUMSUM, p, 1), "prologue scan");
+    gb_fini(&b);
+    gb_init(&b);
+    x = in_c(&b, LOOM_DTYPE_F32, 2, e);
+    check_scan(&b, scan(&b, IR_OP_CUMSUM, x, 1), "empty scan");
+    gb_fini(&b);
+}
+
+int main(void) {
+    snprintf(root, sizeof root, "/tmp/loom-redcg-XXXXXX");
+    if (!mkdtemp(root)) return 1;
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", root);
+    rt_options_t o = {0};
+    o.compile_only = true;
+    o.arch = "sm_90";
+    o.cache_dir = cache;
+    if (rt_device_create(&al, &err, NULL, &o, &dev) != LOOM_STATUS_OK) {
+        fprintf(stderr, "compile-only device: %s\n", err.message);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_op_dtype_row),
+        cmocka_unit_test(test_every_op_dtype_column_split_full),
+        cmocka_unit_test(test_strategies),
+        cmocka_unit_test(test_strided_operands),
+        cmocka_unit_test(test_staged),
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_scans),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rt_device_destroy(dev);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0) rc = rc ? rc : 1;
+    return rc;
+}
