@@ -248,8 +248,44 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
         if (!p->slots[s].output && addr[s]) rt_free(ctx->rt, addr[s]);
     if (!ctx->err.status)
         for (uint32_t q = 0; q < p->n_outputs; q++) {
-            results[q] = obuf[p->out_slot[q]];
-            if (results[q]) results[q]->refcount++;
+            uint32_t slot = p->out_slot[q];
+            if (!p->slots[slot].batched) {
+                results[q] = obuf[slot];
+                if (results[q]) results[q]->refcount++;
+                continue;
+            }
+            for (uint32_t r = 0; r < q && !results[q]; r++) /* the same result twice */
+                if (p->out_slot[r] == slot && p->out_off[r] == p->out_off[q]) results[q] = results[r];
+            if (results[q]) {
+                results[q]->refcount++;
+                continue;
+            }
+            /* a piece of the batch's buffer, which the pieces own together */
+            fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+            if (!b) {
+                fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
+                break;
+            }
+            b->refcount = 1;
+            b->on_device = true;
+            b->dev = obuf[slot]->dev + p->out_off[q];
+            b->bytes = p->out_bytes[q];
+            b->block = obuf[slot]->block;
+            obuf[slot]->block = NULL;
+            if (!b->block) b->block = fe_devblock_new(ctx, obuf[slot]->dev, 0);
+            if (!b->block) {
+                base_free(&ctx->al, b);
+                break;
+            }
+            fe_devblock_retain(b->block);
+            obuf[slot]->block = b->block; /* later pieces find it here */
+            results[q] = b;
+        }
+    for (uint32_t s = p->n_inputs; s < p->n_slots; s++) /* batch buffers: owned by the pieces */
+        if (obuf[s] && p->slots[s].batched) {
+            if (!obuf[s]->block) rt_free(ctx->rt, obuf[s]->dev); /* no piece was made */
+            base_free(&ctx->al, obuf[s]);
+            obuf[s] = NULL;
         }
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++)
         if (obuf[s] && obuf[s]->refcount == 0) { /* no root took it */
@@ -286,6 +322,12 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
     if (fe_place_inputs(ctx, g, in_addr, temp)) {
         base_hash128_t key = plan_key(g, in_addr);
         fe_plan_t *p = plan_find(ctx, key);
+        bool batch = true;
+        if (p && !fe_sched_batches_hold(p, g, in_addr)) { /* the variant without batches */
+            key.hi ^= 0x6e6f6261746368;
+            p = plan_find(ctx, key);
+            batch = false;
+        }
         if (p) {
             ctx->stats.plan_hits++;
             base_log(&ctx->log, LOOM_LOG_DEBUG, "plan hit: %u steps, %u IR nodes", p->n_steps,
@@ -293,7 +335,7 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
         } else {
             ctx->stats.plan_misses++;
             base_log(&ctx->log, LOOM_LOG_INFO, "plan miss: scheduling %u IR nodes", g->n_nodes);
-            p = fe_sched_build(ctx, g, in_addr, key);
+            p = fe_sched_build(ctx, g, in_addr, key, batch);
             if (p) {
                 dump_schedule(ctx, p, g);
                 plan_insert(ctx, p);

@@ -146,6 +146,9 @@ void fe_gemm_destroy(loom_ctx_t *ctx);
 bool fe_place_inputs(loom_ctx_t *ctx, const ir_graph_t *g, uint64_t *addr, bool *temp);
 /* Drops one piece's reference to a packed upload block; the last frees the device memory. */
 void fe_devblock_release(loom_ctx_t *ctx, fe_devblock_t *blk);
+/* A block owning pool memory dev, shared by refs buffers (batched results, cuda.c). */
+fe_devblock_t *fe_devblock_new(loom_ctx_t *ctx, uint64_t dev, int32_t refs);
+void fe_devblock_retain(fe_devblock_t *blk);
 #endif
 /* ---- transfer.c: statistics of one API call (eval, read) ---- */
 typedef struct fe_transfer_mark {

@@ -30,6 +30,9 @@
 
 #define NONE UINT32_MAX
 
+/* memcpy of n elements where the source may be NULL when n is 0 (growing empty arrays). */
+#define COPY_N(dst, src, n) ((n) ? (void)memcpy((dst), (src), (size_t)(n) * sizeof *(dst)) : (void)0)
+
 enum { V_NONE, V_LAZY, V_BUF, V_VIEW, V_INSTEP, V_ABSORBED };
 
 typedef struct chain {
@@ -87,6 +90,10 @@ typedef struct sched {
     memo_e_t *memo;
     uint32_t cap_memo, gen, gen_top; /* gen: the memo in use; fresh ones are ++gen_top */
     uint32_t *red_sg;    /* INSTEP node -> its node in the step graph being emitted */
+    /* horizontal batching */
+    bool batch;
+    uint32_t *pos_gen, *pos_val, pgen; /* node -> position in the canonical walk */
+    uint32_t cap_batches;
 } sched_t;
 
 static bool oom(sched_t *s) {
@@ -133,7 +140,7 @@ static bool chain_push_front(sched_t *s, const ir_node_t *head, chain_t c, chain
     out->op = base_arena_alloc(s->tmp, c.n + 1, sizeof *out->op);
     if (!out->op) return oom(s);
     out->op[0] = head;
-    memcpy(out->op + 1, c.op, c.n * sizeof *c.op);
+    COPY_N(out->op + 1, c.op, c.n);
     out->n = c.n + 1;
     return true;
 }
@@ -141,8 +148,8 @@ static bool chain_push_front(sched_t *s, const ir_node_t *head, chain_t c, chain
 static bool chain_cat(sched_t *s, chain_t a, chain_t b, chain_t *out) {
     out->op = base_arena_alloc(s->tmp, a.n + b.n + 1, sizeof *out->op);
     if (!out->op) return oom(s);
-    memcpy(out->op, a.op, a.n * sizeof *a.op);
-    memcpy(out->op + a.n, b.op, b.n * sizeof *b.op);
+    COPY_N(out->op, a.op, a.n);
+    COPY_N(out->op + a.n, b.op, b.n);
     out->n = a.n + b.n;
     return true;
 }
@@ -218,7 +225,7 @@ static uint32_t add_leaf_ref(sched_t *s, uint32_t node, uint32_t origin) {
     fe_step_t *st = s->cur;
     fe_leaf_ref_t *nl = base_arena_alloc(s->ar, st->n_leaves + 1, sizeof *nl);
     if (!nl) return oom(s), NONE;
-    memcpy(nl, st->leaves, st->n_leaves * sizeof *nl);
+    COPY_N(nl, st->leaves, st->n_leaves);
     nl[st->n_leaves++] = (fe_leaf_ref_t){node, origin};
     st->leaves = nl;
     return node;
@@ -246,8 +253,8 @@ static uint32_t emit_input(sched_t *s, uint32_t slot, int64_t delta, const int64
     uint32_t *ns = base_arena_alloc(s->ar, k + 1, sizeof *ns);
     int64_t *nd = base_arena_alloc(s->ar, k + 1, sizeof *nd);
     if (!ns || !nd) return oom(s), NONE;
-    memcpy(ns, stp->in_slot, k * sizeof *ns);
-    memcpy(nd, stp->in_delta, k * sizeof *nd);
+    COPY_N(ns, stp->in_slot, k);
+    COPY_N(nd, stp->in_delta, k);
     ns[k] = slot;
     nd[k] = delta;
     stp->in_slot = ns;
@@ -407,11 +414,11 @@ static uint32_t new_slot(sched_t *s, size_t bytes, uint32_t producer) {
         uint32_t cap = s->cap_slots ? 2 * s->cap_slots : 16;
         fe_slot_t *ns = base_arena_alloc(s->ar, cap, sizeof *ns);
         if (!ns) return oom(s), NONE;
-        memcpy(ns, p->slots, p->n_slots * sizeof *ns);
+        COPY_N(ns, p->slots, p->n_slots);
         p->slots = ns;
         s->cap_slots = cap;
     }
-    p->slots[p->n_slots] = (fe_slot_t){bytes, producer, NONE, false};
+    p->slots[p->n_slots] = (fe_slot_t){bytes, producer, NONE, false, false};
     return p->n_slots++;
 }
 
@@ -421,7 +428,7 @@ static fe_step_t *new_step(sched_t *s, fe_step_kind_t kind) {
         uint32_t cap = s->cap_steps ? 2 * s->cap_steps : 8;
         fe_step_t *ns = base_arena_alloc(s->ar, cap, sizeof *ns);
         if (!ns) return oom(s), NULL;
-        memcpy(ns, p->steps, p->n_steps * sizeof *ns);
+        COPY_N(ns, p->steps, p->n_steps);
         /* step graphs point into their own arrays, not into fe_step: moving them is fine */
         p->steps = ns;
         s->cap_steps = cap;
@@ -444,7 +451,7 @@ static uint32_t step_output(sched_t *s, uint32_t j, const ir_node_t *shape_of) {
     uint32_t slot = new_slot(s, bytes, s->p->n_steps - 1);
     uint32_t *no = base_arena_alloc(s->ar, sg->n_outputs, sizeof *no);
     if (slot == NONE || !no) return oom(s), NONE;
-    memcpy(no, st->out_slot, (sg->n_outputs - 1) * sizeof *no);
+    COPY_N(no, st->out_slot, sg->n_outputs - 1);
     no[sg->n_outputs - 1] = slot;
     st->out_slot = no;
     return slot;
@@ -504,6 +511,16 @@ static bool alloc_kerns(sched_t *s, fe_step_t *st, uint32_t n) {
     return st->kerns || oom(s);
 }
 
+/* The kernel of an elementwise step whose graph is complete. */
+static bool finish_elem(sched_t *s, fe_step_t *st) {
+    uint64_t *addr = plan_addrs(s, st);
+    if (!addr || !cg_kernel_init(&st->k, &st->sg, s->ar, st->sg.outputs, st->sg.n_outputs, addr))
+        return oom(s);
+    if (!alloc_kerns(s, st, 1)) return false;
+    st->kerns[0] = kernel_for(s, cg_kernel_key(&st->k), src_elem, &st->k, 0);
+    return st->kerns[0] != NULL;
+}
+
 /* One fused elementwise kernel writing eval nodes outs[0..n) (one shape), each to a slot. */
 static bool elem_step(sched_t *s, const uint32_t *outs, uint32_t n, uint32_t *slots) {
     fe_step_t *st = new_step(s, FE_STEP_ELEM);
@@ -521,12 +538,7 @@ static bool elem_step(sched_t *s, const uint32_t *outs, uint32_t n, uint32_t *sl
         slots[k] = step_output(s, j, &s->g->nodes[outs[k]]);
         if (slots[k] == NONE) return false;
     }
-    uint64_t *addr = plan_addrs(s, st);
-    if (!addr || !cg_kernel_init(&st->k, &st->sg, s->ar, st->sg.outputs, st->sg.n_outputs, addr))
-        return oom(s);
-    if (!alloc_kerns(s, st, 1)) return false;
-    st->kerns[0] = kernel_for(s, cg_kernel_key(&st->k), src_elem, &st->k, 0);
-    return st->kerns[0] != NULL;
+    return finish_elem(s, st);
 }
 
 static bool close_open(sched_t *s);
@@ -639,7 +651,7 @@ static bool open_push(sched_t *s, uint32_t r) {
         uint32_t cap = s->open.cap ? 2 * s->open.cap : 8;
         uint32_t *nr = base_arena_alloc(s->tmp, cap, sizeof *nr);
         if (!nr) return oom(s);
-        memcpy(nr, s->open.reds, s->open.n * sizeof *nr);
+        COPY_N(nr, s->open.reds, s->open.n);
         s->open.reds = nr;
         s->open.cap = cap;
     }
@@ -806,6 +818,196 @@ static bool sched_view(sched_t *s, uint32_t i) {
     return fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: view of node %u", o), false;
 }
 
+
+/* ---- horizontal batching ----
+ * Requested results of one shape computed by the same expression over different inputs
+ * (1000 images, each `x * 2 + 1`) become one kernel over a batch axis, when the inputs lie
+ * at one stride from each other (the packed upload of transfer.c puts same-sized host
+ * inputs so) and the scalars agree. Their results are pieces of one buffer, so that reading
+ * them back is one copy too. */
+#define BATCH_MIN 4
+#define BATCH_MAX_NODES 256
+
+/* The expression under o in post-order, each node once; false when o is not batchable
+ * (views, generators, reductions, anything but elementwise ops over eval inputs and CONST). */
+static bool canon_rec(sched_t *s, uint32_t i, uint32_t *list, uint32_t *n) {
+    if (s->pos_gen[i] == s->pgen) return true;
+    const ir_node_t *nd = &s->g->nodes[i];
+    const val_t *v = &s->val[i];
+    if (v->kind == V_BUF) {
+        if (nd->op != IR_OP_INPUT || v->slot >= s->p->n_inputs || v->delta) return false;
+    } else if (v->kind == V_LAZY && ir_ops[nd->op].kind == IR_KIND_ELEM) {
+        for (int k = 0; k < ir_ops[nd->op].arity; k++)
+            if (!canon_rec(s, nd->src[k], list, n)) return false;
+    } else if (!(v->kind == V_LAZY && nd->op == IR_OP_CONST)) {
+        return false;
+    }
+    if (*n == BATCH_MAX_NODES) return false;
+    s->pos_gen[i] = s->pgen;
+    s->pos_val[i] = *n;
+    list[(*n)++] = i;
+    return true;
+}
+
+static bool canon(sched_t *s, uint32_t o, uint32_t *list, uint32_t *n) {
+    s->pgen++;
+    *n = 0;
+    return canon_rec(s, o, list, n);
+}
+
+/* Words describing the canonical walk: equal words = the same expression up to which inputs. */
+static uint32_t signature(sched_t *s, const uint32_t *list, uint32_t n, uint64_t *w) {
+    uint32_t m = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        const ir_node_t *nd = &s->g->nodes[list[p]];
+        w[m++] = (uint64_t)nd->op | (uint64_t)nd->dtype << 16 | (uint64_t)nd->ndim << 24;
+        for (int ax = 0; ax < nd->ndim; ax++) w[m++] = (uint64_t)nd->shape[ax];
+        if (nd->op == IR_OP_INPUT)
+            for (int ax = 0; ax < nd->ndim; ax++) w[m++] = (uint64_t)s->g->inputs[nd->input].strides[ax];
+        else if (nd->op == IR_OP_CONST)
+            w[m++] = nd->p.bits;
+        else
+            for (int k = 0; k < ir_ops[nd->op].arity; k++) w[m++] = s->pos_val[nd->src[k]];
+    }
+    return m;
+}
+
+#define SIG_MAX (BATCH_MAX_NODES * (2 + 2 * LOOM_MAX_DIMS))
+
+static uint64_t input_addr_of(const sched_t *s, uint32_t node) {
+    const ir_node_t *nd = &s->g->nodes[node];
+    const ir_input_t *in = &s->g->inputs[nd->input];
+    return s->in_addr[nd->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
+}
+
+/* One kernel for members[0..nm) (their canonical walks lists[k], len nodes each). */
+static bool batch_step(sched_t *s, uint32_t **lists, uint32_t nm, uint32_t len, uint32_t *slot) {
+    const ir_graph_t *g = s->g;
+    fe_plan_t *p = s->p;
+    const ir_node_t *out = &g->nodes[lists[0][len - 1]];
+    int R = out->ndim;
+    if (R + 1 > LOOM_MAX_DIMS) return true; /* no room for the batch axis: not batched */
+    uint32_t nl = 0;
+    for (uint32_t q = 0; q < len; q++) nl += ir_ops[g->nodes[lists[0][q]].op].kind == IR_KIND_LEAF;
+    int64_t *stride = base_arena_alloc(s->ar, nl + 1, sizeof *stride);
+    uint32_t *leaf = base_arena_alloc(s->ar, (size_t)nm * nl + 1, sizeof *leaf);
+    uint32_t *map = base_arena_alloc(s->tmp, len, sizeof *map);
+    if (!stride || !leaf || !map) return oom(s);
+    for (uint32_t q = 0, j = 0; q < len; q++) { /* inputs one stride apart? */
+        const ir_node_t *nd = &g->nodes[lists[0][q]];
+        if (ir_ops[nd->op].kind != IR_KIND_LEAF) continue;
+        stride[j] = 0;
+        if (nd->op == IR_OP_INPUT) {
+            int64_t es = (int64_t)ir_dtypes[nd->dtype].size;
+            uint64_t a0 = input_addr_of(s, lists[0][q]);
+            stride[j] = (int64_t)(input_addr_of(s, lists[1][q]) - a0);
+            if (stride[j] % es) return true;
+            for (uint32_t k = 2; k < nm; k++)
+                if (input_addr_of(s, lists[k][q]) != a0 + (uint64_t)((int64_t)k * stride[j]))
+                    return true;
+        }
+        for (uint32_t k = 0; k < nm; k++) leaf[(size_t)k * nl + j] = lists[k][q];
+        j++;
+    }
+    fe_step_t *st = new_step(s, FE_STEP_ELEM);
+    if (!st) return false;
+    canon(s, lists[0][len - 1], lists[0], &len); /* member 0's positions, for operands */
+    for (uint32_t q = 0, j = 0; q < len; q++) {
+        uint32_t i0 = lists[0][q];
+        const ir_node_t *nd = &g->nodes[i0];
+        ir_node_t sh = *nd; /* batch axis first, the member's axes padded to R */
+        sh.ndim = (uint8_t)(R + 1);
+        sh.shape[0] = nm;
+        for (int ax = 0; ax < R; ax++)
+            sh.shape[1 + ax] = ax < R - nd->ndim ? 1 : nd->shape[ax - (R - nd->ndim)];
+        if (nd->op == IR_OP_INPUT) {
+            int64_t bst[LOOM_MAX_DIMS] = {0};
+            bst[0] = stride[j++] / (int64_t)ir_dtypes[nd->dtype].size;
+            for (int ax = 0; ax < nd->ndim; ax++)
+                bst[1 + R - nd->ndim + ax] = g->inputs[nd->input].strides[ax];
+            map[q] = emit_input(s, (uint32_t)nd->input, 0, bst, (loom_dtype_t)nd->dtype, R + 1,
+                                sh.shape);
+        } else if (nd->op == IR_OP_CONST) {
+            j++;
+            map[q] = emit_copy(s, nd, NULL, nd);
+            if (map[q] != NONE) map[q] = add_leaf_ref(s, map[q], i0);
+        } else {
+            uint32_t src[3] = {0};
+            for (int k = 0; k < ir_ops[nd->op].arity; k++) src[k] = map[s->pos_val[nd->src[k]]];
+            map[q] = emit_copy(s, nd, src, &sh);
+        }
+        if (map[q] == NONE) return false;
+    }
+    ir_node_t whole = *out;
+    whole.ndim = 1;
+    whole.shape[0] = (int64_t)nm * ir_node_size(out);
+    *slot = step_output(s, map[len - 1], &whole);
+    if (*slot == NONE || !finish_elem(s, st)) return false;
+    p->slots[*slot].output = p->slots[*slot].batched = true;
+    if (p->n_batches == s->cap_batches) {
+        uint32_t cap = s->cap_batches ? 2 * s->cap_batches : 4;
+        fe_batch_t *nb = base_arena_alloc(s->ar, cap, sizeof *nb);
+        if (!nb) return oom(s);
+        COPY_N(nb, p->batches, p->n_batches);
+        p->batches = nb;
+        s->cap_batches = cap;
+    }
+    p->batches[p->n_batches++] = (fe_batch_t){nm, nl, leaf, stride};
+    return true;
+}
+
+/* Batches the pending results that share an expression; marks them done. */
+static bool batch_outputs(sched_t *s, bool *done) {
+    const ir_graph_t *g = s->g;
+    fe_plan_t *p = s->p;
+    uint32_t no = g->n_outputs;
+    if (no < BATCH_MIN) return true;
+    uint32_t **lists = base_arena_alloc(s->tmp, no, sizeof *lists);
+    uint32_t *len = base_arena_alloc(s->tmp, no, sizeof *len);
+    uint64_t **sig = base_arena_alloc(s->tmp, no, sizeof *sig);
+    uint32_t *nsig = base_arena_alloc(s->tmp, no, sizeof *nsig);
+    uint32_t *mem = base_arena_alloc(s->tmp, no, sizeof *mem);
+    uint32_t **mlists = base_arena_alloc(s->tmp, no, sizeof *mlists);
+    uint64_t *w = base_arena_alloc(s->tmp, SIG_MAX, sizeof *w);
+    if (!lists || !len || !sig || !nsig || !mem || !mlists || !w) return oom(s);
+    for (uint32_t q = 0; q < no; q++) {
+        if (done[q]) continue;
+        bool first = true; /* a node requested twice: once */
+        for (uint32_t r = 0; r < q; r++) first = first && g->outputs[r] != g->outputs[q];
+        lists[q] = base_arena_alloc(s->tmp, BATCH_MAX_NODES, sizeof *lists[q]);
+        if (!lists[q]) return oom(s);
+        if (!first || !canon(s, g->outputs[q], lists[q], &len[q])) continue;
+        nsig[q] = signature(s, lists[q], len[q], w);
+        sig[q] = base_arena_alloc(s->tmp, nsig[q], sizeof *sig[q]);
+        if (!sig[q]) return oom(s);
+        memcpy(sig[q], w, nsig[q] * sizeof *w);
+    }
+    for (uint32_t q = 0; q < no; q++) {
+        if (done[q] || !sig[q]) continue;
+        uint32_t nm = 0;
+        for (uint32_t r = q; r < no; r++)
+            if (!done[r] && sig[r] && nsig[r] == nsig[q] &&
+                !memcmp(sig[r], sig[q], nsig[q] * sizeof *sig[q])) {
+                mem[nm] = r;
+                mlists[nm++] = lists[r];
+            }
+        if (nm < BATCH_MIN) continue;
+        uint32_t nb = p->n_batches, slot = NONE;
+        if (!batch_step(s, mlists, nm, len[q], &slot)) return false;
+        if (p->n_batches == nb) continue; /* inputs not one stride apart */
+        const ir_node_t *on = &g->nodes[g->outputs[q]];
+        uint64_t bytes = (uint64_t)ir_node_size(on) * ir_dtypes[on->dtype].size;
+        for (uint32_t k = 0; k < nm; k++)
+            for (uint32_t r = 0; r < no; r++)
+                if (!done[r] && g->outputs[r] == g->outputs[mem[k]]) {
+                    p->out_slot[r] = slot;
+                    p->out_off[r] = k * bytes;
+                    done[r] = true;
+                }
+    }
+    return true;
+}
+
 /* ---- the schedule ---- */
 
 static bool final_outputs(sched_t *s) {
@@ -815,8 +1017,14 @@ static bool final_outputs(sched_t *s) {
     bool *done = base_arena_alloc(s->tmp, no, sizeof *done);
     uint32_t *group = base_arena_alloc(s->tmp, no, sizeof *group);
     uint32_t *gslot = base_arena_alloc(s->tmp, no, sizeof *gslot);
-    p->out_slot = base_arena_alloc(s->ar, no, sizeof *p->out_slot);
-    if (!done || !group || !gslot || !p->out_slot) return oom(s);
+    p->out_slot = base_arena_alloc(s->ar, no + 1, sizeof *p->out_slot);
+    p->out_off = base_arena_alloc(s->ar, no + 1, sizeof *p->out_off);
+    p->out_bytes = base_arena_alloc(s->ar, no + 1, sizeof *p->out_bytes);
+    if (!done || !group || !gslot || !p->out_slot || !p->out_off || !p->out_bytes) return oom(s);
+    for (uint32_t q = 0; q < no; q++) {
+        const ir_node_t *on = &g->nodes[g->outputs[q]];
+        p->out_bytes[q] = (uint64_t)ir_node_size(on) * ir_dtypes[on->dtype].size;
+    }
     for (uint32_t q = 0; q < no; q++) { /* results a step wrote whole: no copy */
         uint32_t o = g->outputs[q];
         const val_t *v = &s->val[o];
@@ -829,6 +1037,7 @@ static bool final_outputs(sched_t *s) {
             done[q] = true;
         }
     }
+    if (s->batch && !batch_outputs(s, done)) return false;
     for (uint32_t r = 0; r < no; r++) { /* the rest: fused kernels, one per shape */
         if (done[r]) continue;
         const ir_node_t *space = &g->nodes[g->outputs[r]];
@@ -926,7 +1135,7 @@ static bool schedule(sched_t *s) {
 }
 
 fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
-                          base_hash128_t key) {
+                          base_hash128_t key, bool batch) {
     fe_plan_t *p = base_calloc(&ctx->al, 1, sizeof *p);
     if (!p) {
         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
@@ -949,10 +1158,14 @@ fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *
     s.red_sg = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.red_sg);
     s.gemm_ep = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_ep);
     s.gemm_n = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_n);
+    s.batch = batch && ctx->device == LOOM_DEVICE_CUDA; /* addresses decide it */
+    s.pos_gen = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.pos_gen);
+    s.pos_val = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.pos_val);
     s.cap_memo = 64;
     while (s.cap_memo < 4 * g->n_nodes) s.cap_memo *= 2;
     s.memo = base_arena_alloc(s.tmp, s.cap_memo, sizeof *s.memo);
-    if (!s.val || !s.n_users || !s.gemm_at || !s.red_sg || !s.memo || !s.gemm_ep || !s.gemm_n) {
+    if (!s.val || !s.n_users || !s.gemm_at || !s.red_sg || !s.memo || !s.gemm_ep || !s.gemm_n ||
+        !s.pos_gen || !s.pos_val) {
         oom(&s);
         fe_sched_free(ctx, p);
         return NULL;
@@ -971,6 +1184,30 @@ fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *
         return NULL;
     }
     return p;
+}
+
+bool fe_sched_batches_hold(const fe_plan_t *p, const ir_graph_t *g, const uint64_t *in_addr) {
+    for (uint32_t b = 0; b < p->n_batches; b++) {
+        const fe_batch_t *bt = &p->batches[b];
+        for (uint32_t j = 0; j < bt->n_leaves; j++) {
+            const ir_node_t *n0 = &g->nodes[bt->leaf[j]];
+            uint64_t a0 = 0;
+            if (n0->op == IR_OP_INPUT)
+                a0 = in_addr[n0->input] +
+                     (uint64_t)(g->inputs[n0->input].offset * (int64_t)ir_dtypes[n0->dtype].size);
+            for (uint32_t k = 1; k < bt->n; k++) {
+                const ir_node_t *nk = &g->nodes[bt->leaf[(size_t)k * bt->n_leaves + j]];
+                if (nk->op == IR_OP_CONST) {
+                    if (nk->p.bits != n0->p.bits) return false;
+                } else {
+                    uint64_t ak = in_addr[nk->input] + (uint64_t)(g->inputs[nk->input].offset *
+                                                                  (int64_t)ir_dtypes[nk->dtype].size);
+                    if (ak != a0 + (uint64_t)((int64_t)k * bt->stride[j])) return false;
+                }
+            }
+        }
+    }
+    return true;
 }
 
 void fe_sched_free(loom_ctx_t *ctx, fe_plan_t *p) {
@@ -1002,6 +1239,10 @@ void fe_sched_print(const fe_plan_t *p, const ir_graph_t *g, base_str_t *out) {
             base_str_printf(out, " slot %u (%zu bytes)", st->out_slot[k], p->slots[st->out_slot[k]].bytes);
         base_str_printf(out, "\n");
     }
+    for (uint32_t b = 0; b < p->n_batches; b++)
+        base_str_printf(out, "  batch %u: %u results of one expression in one kernel\n", b,
+                        p->batches[b].n);
     for (uint32_t q = 0; q < p->n_outputs; q++)
-        base_str_printf(out, "  result %u = slot %u\n", q, p->out_slot[q]);
+        base_str_printf(out, "  result %u = slot %u + %llu bytes\n", q, p->out_slot[q],
+                        (unsigned long long)p->out_off[q]);
 }

@@ -25,7 +25,18 @@ typedef struct fe_slot {
     uint32_t producer;  /* step writing it (UINT32_MAX for eval inputs) */
     uint32_t last_use;  /* last step reading it (frees temps after it) */
     bool output;        /* handed to an eval result: not freed */
+    bool batched;       /* holds the results of a batch: each result a piece of it */
 } fe_slot_t;
+
+/* A horizontal batch: n members (requested results of the same expression over different
+ * inputs of one shape) computed by one kernel into one slot. The schedule holds only while
+ * the members' scalars agree and their inputs lie at one stride from each other, which
+ * cuda.c checks on every run (else it schedules the eval again without batching). */
+typedef struct fe_batch {
+    uint32_t n, n_leaves;
+    uint32_t *leaf;       /* n x n_leaves eval nodes: INPUT or CONST leaves, member-major */
+    int64_t *stride;      /* per leaf position: bytes between members' inputs (INPUT) */
+} fe_batch_t;
 
 /* A leaf of a step graph whose params come from eval-graph node `origin` on every run. */
 typedef struct fe_leaf_ref {
@@ -58,12 +69,18 @@ typedef struct fe_plan {
     uint32_t n_slots, n_inputs;
     uint32_t n_outputs;
     uint32_t *out_slot;     /* per eval output */
+    uint64_t *out_off;      /* per eval output: byte offset in its slot (batches), else 0 */
+    uint64_t *out_bytes;    /* per eval output: its bytes */
+    fe_batch_t *batches;
+    uint32_t n_batches;
 } fe_plan_t;
 
 /* Builds the schedule of g (inputs at in_addr, for alignment choices) and compiles its
  * kernels. NULL with the error recorded. */
 fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
-                          base_hash128_t key);
+                          base_hash128_t key, bool batch);
+/* Whether p's batches hold for this eval (scalars agree, inputs one stride apart). */
+bool fe_sched_batches_hold(const fe_plan_t *p, const ir_graph_t *g, const uint64_t *in_addr);
 void fe_sched_free(loom_ctx_t *ctx, fe_plan_t *p);
 /* The schedule as text (LOOM_DUMP's schedule_N.txt, and tests). */
 void fe_sched_print(const fe_plan_t *p, const ir_graph_t *g, base_str_t *out);

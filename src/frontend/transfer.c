@@ -25,6 +25,19 @@ struct fe_devblock {
     uint64_t dev;
 };
 
+fe_devblock_t *fe_devblock_new(loom_ctx_t *ctx, uint64_t dev, int32_t refs) {
+    fe_devblock_t *blk = base_calloc(&ctx->al, 1, sizeof *blk);
+    if (!blk) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
+        return NULL;
+    }
+    blk->refcount = refs;
+    blk->dev = dev;
+    return blk;
+}
+
+void fe_devblock_retain(fe_devblock_t *blk) { blk->refcount++; }
+
 void fe_devblock_release(loom_ctx_t *ctx, fe_devblock_t *blk) {
     if (!blk || --blk->refcount > 0) return;
     if (ctx->rt) rt_free(ctx->rt, blk->dev);

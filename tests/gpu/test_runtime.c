@@ -130,9 +130,14 @@ static void test_gpu_copies_round_trip(void **state) {
         free(keep);
         free(back);
     }
+    /* copies count DMA operations: one per staging buffer a pageable copy passes through */
     rt_stats_t s = stats_of(f->d);
-    assert_int_equal(s.h2d_copies, BASE_ARRAY_LEN(sizes));
-    assert_int_equal(s.d2h_copies, BASE_ARRAY_LEN(sizes));
+    size_t total = 0;
+    for (size_t t = 0; t < BASE_ARRAY_LEN(sizes); t++) total += sizes[t];
+    assert_true(s.h2d_copies >= BASE_ARRAY_LEN(sizes));
+    assert_true(s.d2h_copies >= BASE_ARRAY_LEN(sizes));
+    assert_int_equal(s.h2d_bytes, total);
+    assert_int_equal(s.d2h_bytes, total);
 }
 
 static void test_gpu_copy_bandwidth(void **state) {
