@@ -53,6 +53,7 @@ static uint32_t in_s(gb_t *b, loom_dtype_t d, int nd, const int64_t *shape,
     }
     in.offset = offset;
     in.dev = 0x100000 * (b->g.n_inputs + 1);
+    in.owner = (void *)(uintptr_t)in.dev; /* inputs are told apart by owner */
     ir_node_t n;
     memset(&n, 0, sizeof n);
     n.op = IR_OP_INPUT;

@@ -1,0 +1,495 @@
+/* test_reduce — reductions and scans on the CUDA device against the CPU reference device,
+ * through the public API: every reduction × dtype × axis set (all, none, negative, mixed),
+ * non-contiguous operands (transposed, sliced, flipped), row lengths around warp and block
+ * sizes up to 1M, the split shapes (65536 × 64, 64 × 1M, full reductions), softmax and
+ * layernorm written with loom ops (and how many kernels they take), mean/var and
+ * sum((x - y)**2) in one kernel, empty reductions, scans, and bit-identical repeated sums.
+ * Float sums may add in another order than the CPU's: they compare within a tolerance
+ * scaled by the magnitude of what was summed. Exit 77 without a GPU. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/check.h"
+
+static loom_ctx_t *gpu, *cpu;
+static bool self_check; /* LOOM_TEST_SELF_CHECK=1: "gpu" is a second CPU context */
+
+static const loom_dtype_t dtypes[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_I32,
+                                      LOOM_DTYPE_I64,  LOOM_DTYPE_U64, LOOM_DTYPE_F16,
+                                      LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+#define N_DTYPES ((int)(sizeof dtypes / sizeof dtypes[0]))
+
+/* Deterministic test values of dtype d: a few edge values (NaN at index 12 when `nan`),
+ * then a spread in [-10, 10) (small ints). */
+static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed, bool nan) {
+    static const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-5,
+                                   9.0, -7.0, 2.0, -3.0, NAN, 4.0, 1.5, -1.5};
+    uint32_t s = seed * 2654435761u + 1;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        if (check_is_float(d)) {
+            double v = i < 16 && (nan || i != 12) ? edges[i]
+                                                  : ((double)(s >> 8) / 16777216.0 - 0.5) * 20.0;
+            float f = (float)v;
+            uint32_t fb;
+            memcpy(&fb, &f, 4);
+            if (d == LOOM_DTYPE_F16)
+                bits[i] = loom_f64_to_f16(v);
+            else if (d == LOOM_DTYPE_BF16)
+                bits[i] = loom_f64_to_bf16(v);
+            else if (d == LOOM_DTYPE_F32)
+                bits[i] = fb;
+            else
+                memcpy(&bits[i], &v, 8);
+        } else if (d == LOOM_DTYPE_BOOL) {
+            bits[i] = (s >> 16) % 5 != 0; /* mostly true, so all() varies too */
+        } else {
+            size_t sz = loom_dtype_size(d);
+            uint64_t v = (uint64_t)((int64_t)((s >> 8) % 21) - 10);
+            if (i == 5) v = (uint64_t)1 << (sz * 8 - 1); /* the most negative / large value */
+            bits[i] = sz == 8 ? v : v & ((UINT64_C(1) << (sz * 8)) - 1);
+        }
+    }
+}
+
+/* Relative tolerance of a float reduction result of dtype d (summation order differs). */
+static double rtol(loom_dtype_t d) {
+    switch (d) {
+        case LOOM_DTYPE_F16:
+        case LOOM_DTYPE_BF16: return 2e-2;
+        case LOOM_DTYPE_F32: return 1e-4;
+        default: return 1e-10;
+    }
+}
+
+/* Compares gpu array g with cpu array c: ints and bools exactly, floats within
+ * rtol(d) * max(|expected|, scale) (NaN matches NaN). */
+static void compare_scaled(loom_array_t *g, loom_array_t *c, const char *what, double scale) {
+    assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
+    if (loom_array_is_nil(c)) {
+        assert_int_equal(loom_ctx_status(gpu), loom_ctx_status(cpu));
+        loom_ctx_clear_error(gpu);
+        loom_ctx_clear_error(cpu);
+        return;
+    }
+    loom_dtype_t d = loom_array_dtype(c);
+    assert_int_equal(loom_array_dtype(g), d);
+    assert_int_equal(loom_array_ndim(g), loom_array_ndim(c));
+    int64_t n = loom_array_size(c);
+    assert_int_equal(loom_array_size(g), n);
+    uint64_t *eg = calloc((size_t)n + 1, 8), *ec = calloc((size_t)n + 1, 8);
+    assert_int_equal(check_read_bits(gpu, g, eg, n), LOOM_STATUS_OK);
+    assert_int_equal(check_read_bits(cpu, c, ec, n), LOOM_STATUS_OK);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bool ok;
+        if (check_is_float(d)) {
+            double a = check_bits_to_double(d, ec[i]), b = check_bits_to_double(d, eg[i]);
+            double m = fabs(a) > scale ? fabs(a) : scale;
+            ok = (isnan(a) && isnan(b)) || a == b || fabs(a - b) <= rtol(d) * m;
+        } else {
+            ok = ec[i] == eg[i];
+        }
+        if (!ok && bad++ < 3) {
+            char a[64], b[64];
+            check_format_bits(d, ec[i], a, sizeof a);
+            check_format_bits(d, eg[i], b, sizeof b);
+            print_error("%s %s [%lld of %lld]: cpu %s gpu %s\n", what, loom_dtype_name(d),
+                        (long long)i, (long long)n, a, b);
+        }
+    }
+    free(eg);
+    free(ec);
+    assert_int_equal(bad, 0);
+}
+
+/* Pairs of results built on both devices, evaluated in one batch per side, then compared. */
+typedef struct pairs {
+    loom_array_t *g[512], *c[512];
+    char what[512][80];
+    double scale[512];
+    int n;
+} pairs_t;
+
+static void pairs_add(pairs_t *p, loom_array_t *g, loom_array_t *c, double scale,
+                      const char *fmt, ...) {
+    assert_true(p->n < 512);
+    assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
+    if (loom_array_is_nil(c)) { /* refused on both (e.g. argmax over two axes) */
+        assert_int_equal(loom_ctx_status(gpu), loom_ctx_status(cpu));
+        loom_ctx_clear_error(gpu);
+        loom_ctx_clear_error(cpu);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->what[p->n], sizeof p->what[p->n], fmt, ap);
+    va_end(ap);
+    p->g[p->n] = g;
+    p->c[p->n] = c;
+    p->scale[p->n++] = scale;
+}
+
+static void pairs_check(pairs_t *p) {
+    if (!p->n) return;
+    loom_status_t st = loom_eval(gpu, p->n, p->g);
+    if (st) print_error("gpu eval: %s\n", loom_ctx_message(gpu));
+    assert_int_equal(st, LOOM_STATUS_OK);
+    assert_int_equal(loom_eval(cpu, p->n, p->c), LOOM_STATUS_OK);
+    for (int i = 0; i < p->n; i++) compare_scaled(p->g[i], p->c[i], p->what[i], p->scale[i]);
+    p->n = 0;
+}
+
+typedef loom_array_t *(*reduce_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int);
+static const reduce_fn reduce_fns[] = {loom_sum, loom_prod,   loom_max, loom_min, loom_argmax,
+                                       loom_argmin, loom_any, loom_all, loom_mean};
+static const char *const reduce_names[] = {"sum",    "prod", "max", "min", "argmax",
+                                           "argmin", "any",  "all", "mean"};
+#define N_REDUCE ((int)(sizeof reduce_fns / sizeof reduce_fns[0]))
+
+/* Axis sets on a 3-D operand: all (NULL), each axis, negative, pairs, none. */
+static const struct {
+    int32_t n;
+    int32_t axes[3];
+} axis_sets[] = {{-1, {0}},   {1, {0}},    {1, {1}},    {1, {2}}, {1, {-1}},
+                 {2, {0, 2}}, {2, {0, 1}}, {2, {-1, 1}}, {0, {0}}};
+
+static void test_ops_dtypes_axes(void **state) {
+    (void)state;
+    int64_t shape[3] = {6, 33, 17}, n = 6 * 33 * 17;
+    uint64_t *bits = calloc((size_t)n, 8);
+    static pairs_t p;
+    for (int t = 0; t < N_DTYPES; t++) {
+        loom_dtype_t d = dtypes[t];
+        for (int nan = 0; nan < 2; nan++) {
+            if (nan && !check_is_float(d)) continue;
+            fill(d, bits, n, (uint32_t)t, nan);
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *xg = check_from_bits(gpu, d, 3, shape, bits, n);
+            loom_array_t *xc = check_from_bits(cpu, d, 3, shape, bits, n);
+            for (size_t a = 0; a < sizeof axis_sets / sizeof axis_sets[0]; a++)
+                for (int op = 0; op < N_REDUCE; op++)
+                    for (int keep = 0; keep < 2; keep++) {
+                        const int32_t *ax = axis_sets[a].n < 0 ? NULL : axis_sets[a].axes;
+                        pairs_add(&p, reduce_fns[op](gpu, xg, axis_sets[a].n, ax, keep),
+                                  reduce_fns[op](cpu, xc, axis_sets[a].n, ax, keep), 10.0 * 33,
+                                  "%s axes#%zu keep %d nan %d", reduce_names[op], a, keep, nan);
+                    }
+            for (size_t a = 0; a < 5; a++) { /* var, std with ddof */
+                const int32_t *ax = axis_sets[a].n < 0 ? NULL : axis_sets[a].axes;
+                pairs_add(&p, loom_var(gpu, xg, axis_sets[a].n, ax, 0, 0),
+                          loom_var(cpu, xc, axis_sets[a].n, ax, 0, 0), 100.0, "var axes#%zu", a);
+                pairs_add(&p, loom_std(gpu, xg, axis_sets[a].n, ax, 1, 1),
+                          loom_std(cpu, xc, axis_sets[a].n, ax, 1, 1), 10.0, "std axes#%zu", a);
+            }
+            pairs_check(&p);
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+    }
+    free(bits);
+}
+
+/* Transposed, sliced (step 2, offset) and flipped operands, each axis and all. */
+static void test_noncontiguous(void **state) {
+    (void)state;
+    int64_t shape[2] = {300, 130}, n = 300 * 130;
+    uint64_t *bits = calloc((size_t)n, 8);
+    static pairs_t p;
+    loom_dtype_t ds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_I32, LOOM_DTYPE_F16, LOOM_DTYPE_F64};
+    for (size_t t = 0; t < 4; t++) {
+        fill(ds[t], bits, n, 3, false);
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg = check_from_bits(gpu, ds[t], 2, shape, bits, n);
+        loom_array_t *xc = check_from_bits(cpu, ds[t], 2, shape, bits, n);
+        int64_t st[2] = {1, 3}, sp[2] = {LOOM_NONE, LOOM_NONE}, step[2] = {2, 2};
+        loom_array_t *views_g[3] = {loom_transpose(gpu, xg, 2, NULL),
+                                    loom_slice(gpu, xg, 2, st, sp, step),
+                                    loom_flip(gpu, xg, 1, (int32_t[]){1})};
+        loom_array_t *views_c[3] = {loom_transpose(cpu, xc, 2, NULL),
+                                    loom_slice(cpu, xc, 2, st, sp, step),
+                                    loom_flip(cpu, xc, 1, (int32_t[]){1})};
+        for (int v = 0; v < 3; v++)
+            for (int a = -1; a < 2; a++)
+                for (int op = 0; op < N_REDUCE; op++) {
+                    int32_t ax = a;
+                    pairs_add(&p, reduce_fns[op](gpu, views_g[v], a < 0 ? -1 : 1, &ax, 0),
+                              reduce_fns[op](cpu, views_c[v], a < 0 ? -1 : 1, &ax, 0), 1e3,
+                              "%s view %d axis %d", reduce_names[op], v, a);
+                }
+        pairs_check(&p);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+    free(bits);
+}
+
+/* Uniform random float32 on both devices (the streams are bit-identical). */
+static void rand_pair(int nd, const int64_t *shape, uint64_t seed, loom_array_t **g,
+                      loom_array_t **c) {
+    *g = loom_random_uniform(gpu, seed, LOOM_DTYPE_F32, nd, shape, -1, 1);
+    *c = loom_random_uniform(cpu, seed, LOOM_DTYPE_F32, nd, shape, -1, 1);
+    assert_int_equal(loom_eval(gpu, 1, g), LOOM_STATUS_OK);
+    assert_int_equal(loom_eval(cpu, 1, c), LOOM_STATUS_OK);
+}
+
+/* Rows around warp and block sizes, and the long and split shapes. */
+static void test_row_lengths_and_splits(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {
+        {67, 1},     {67, 31},    {67, 32},      {67, 33},       {67, 1023},   {67, 1024},
+        {67, 1025},  {40, 8192},  {20, 16385},   {4, 1 << 20},   {1, 1 << 20}, {65536, 64},
+        {64, 65536}, {3, 100000}, {1000, 4096},  {300, 300}};
+    static pairs_t p;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg, *xc;
+        rand_pair(2, shapes[s], 7 + s, &xg, &xc);
+        for (int32_t ax = -1; ax < 2; ax++)
+            for (int op = 0; op < N_REDUCE; op++) {
+                if (op == 6 || op == 7) continue; /* any/all: the dtype tests cover them */
+                double scale = sqrt((double)shapes[s][0] * (double)shapes[s][1]) + 1;
+                pairs_add(&p, reduce_fns[op](gpu, xg, ax < 0 ? -1 : 1, &ax, 0),
+                          reduce_fns[op](cpu, xc, ax < 0 ? -1 : 1, &ax, 0), scale,
+                          "%s %lldx%lld axis %d", reduce_names[op], (long long)shapes[s][0],
+                          (long long)shapes[s][1], ax);
+            }
+        pairs_check(&p);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+    /* 64 x 1M: row sums and a column sum */
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    int64_t big[2] = {64, 1 << 20};
+    loom_array_t *xg, *xc;
+    rand_pair(2, big, 99, &xg, &xc);
+    int32_t one = 1, zero = 0;
+    pairs_add(&p, loom_sum(gpu, xg, 1, &one, 0), loom_sum(cpu, xc, 1, &one, 0), 1024, "64x1M rows");
+    pairs_add(&p, loom_max(gpu, xg, 1, &one, 0), loom_max(cpu, xc, 1, &one, 0), 1, "64x1M max");
+    pairs_add(&p, loom_argmin(gpu, xg, 1, &one, 0), loom_argmin(cpu, xc, 1, &one, 0), 1,
+              "64x1M argmin");
+    pairs_add(&p, loom_sum(gpu, xg, 1, &zero, 0), loom_sum(cpu, xc, 1, &zero, 0), 8, "64x1M cols");
+    pairs_check(&p);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
+}
+
+static uint64_t launched(loom_ctx_t *c) {
+    loom_stats_t s;
+    loom_ctx_stats(c, &s);
+    return s.kernels_launched;
+}
+
+/* Evaluates g on the GPU (counting kernels) and c on the CPU, then compares. */
+static uint64_t eval_count(loom_array_t *g, loom_array_t *c, double scale, const char *what) {
+    uint64_t k0 = launched(gpu);
+    loom_status_t st = loom_eval(gpu, 1, &g);
+    if (st) print_error("%s: %s\n", what, loom_ctx_message(gpu));
+    assert_int_equal(st, LOOM_STATUS_OK);
+    uint64_t k = launched(gpu) - k0;
+    assert_int_equal(loom_eval(cpu, 1, &c), LOOM_STATUS_OK);
+    compare_scaled(g, c, what, scale);
+    return k;
+}
+
+static loom_array_t *softmax(loom_ctx_t *c, loom_array_t *x, int32_t axis) {
+    loom_array_t *e = loom_exp(c, loom_subtract(c, x, loom_max(c, x, 1, &axis, 1)));
+    return loom_true_divide(c, e, loom_sum(c, e, 1, &axis, 1));
+}
+
+static loom_array_t *layernorm(loom_ctx_t *c, loom_array_t *x, loom_array_t *gm,
+                               loom_array_t *bt) {
+    int32_t ax = -1;
+    loom_array_t *m = loom_mean(c, x, 1, &ax, 1), *v = loom_var(c, x, 1, &ax, 1, 0);
+    loom_array_t *y = loom_true_divide(c, loom_subtract(c, x, m),
+                                       loom_sqrt(c, loom_add_f(c, v, 1e-5)));
+    return loom_add(c, loom_multiply(c, y, gm), bt);
+}
+
+static void test_softmax_layernorm(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {{257, 1000}, {64, 8192}, {300, 16384}, {100, 31},
+                                        {500, 20000}, {1024, 1024}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg, *xc, *gg, *gc, *bg, *bc;
+        rand_pair(2, shapes[s], 11 + s, &xg, &xc);
+        rand_pair(1, &shapes[s][1], 21 + s, &gg, &gc);
+        rand_pair(1, &shapes[s][1], 31 + s, &bg, &bc);
+        char what[80];
+        snprintf(what, sizeof what, "softmax %lldx%lld", (long long)shapes[s][0],
+                 (long long)shapes[s][1]);
+        uint64_t k = eval_count(softmax(gpu, xg, -1), softmax(cpu, xc, -1), 1e-3, what);
+        if (!self_check) assert_true(k >= 1 && k <= 2);
+        snprintf(what, sizeof what, "layernorm %lldx%lld", (long long)shapes[s][0],
+                 (long long)shapes[s][1]);
+        k = eval_count(layernorm(gpu, xg, gg, bg), layernorm(cpu, xc, gc, bc), 1e-2, what);
+        if (!self_check) assert_true(k >= 1 && k <= 2);
+        /* softmax over axis 0 (columns) */
+        eval_count(softmax(gpu, xg, 0), softmax(cpu, xc, 0), 1e-3, "softmax axis 0");
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+}
+
+/* mean, var and sum((x - y)**2): one kernel each (var: at most two). */
+static void test_fused_kernel_counts(void **state) {
+    (void)state;
+    int64_t shape[2] = {4096, 2048};
+    int32_t ax = 1;
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    loom_array_t *xg, *xc, *yg, *yc;
+    rand_pair(2, shape, 41, &xg, &xc);
+    rand_pair(2, shape, 42, &yg, &yc);
+    uint64_t k = eval_count(loom_mean(gpu, xg, 1, &ax, 0), loom_mean(cpu, xc, 1, &ax, 0), 1e-2,
+                            "mean");
+    if (!self_check) assert_int_equal(k, 1);
+    k = eval_count(loom_var(gpu, xg, 1, &ax, 0, 0), loom_var(cpu, xc, 1, &ax, 0, 0), 1e-2, "var");
+    if (!self_check) assert_true(k >= 1 && k <= 2);
+    loom_array_t *dg = loom_subtract(gpu, xg, yg), *dc = loom_subtract(cpu, xc, yc);
+    k = eval_count(loom_sum(gpu, loom_multiply(gpu, dg, dg), -1, NULL, 0),
+                   loom_sum(cpu, loom_multiply(cpu, dc, dc), -1, NULL, 0), 1e3, "sum((x-y)**2)");
+    if (!self_check) assert_true(k >= 1 && k <= 2); /* a split full reduction: two launches */
+    k = eval_count(loom_sum(gpu, loom_multiply(gpu, dg, dg), 1, &ax, 0),
+                   loom_sum(cpu, loom_multiply(cpu, dc, dc), 1, &ax, 0), 1e2,
+                   "row sum((x-y)**2)");
+    if (!self_check) assert_int_equal(k, 1);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
+}
+
+/* Empty reductions: the identities; empty outputs. */
+static void test_empty(void **state) {
+    (void)state;
+    static pairs_t p;
+    int64_t shapes[][2] = {{0, 5}, {5, 0}};
+    for (int s = 0; s < 2; s++) {
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg = loom_zeros(gpu, LOOM_DTYPE_F32, 2, shapes[s]);
+        loom_array_t *xc = loom_zeros(cpu, LOOM_DTYPE_F32, 2, shapes[s]);
+        for (int32_t ax = -1; ax < 2; ax++) {
+            int32_t a = ax;
+            int na = ax < 0 ? -1 : 1;
+            pairs_add(&p, loom_sum(gpu, xg, na, &a, 0), loom_sum(cpu, xc, na, &a, 0), 1, "sum");
+            pairs_add(&p, loom_prod(gpu, xg, na, &a, 1), loom_prod(cpu, xc, na, &a, 1), 1, "prod");
+            pairs_add(&p, loom_any(gpu, xg, na, &a, 0), loom_any(cpu, xc, na, &a, 0), 1, "any");
+            pairs_add(&p, loom_all(gpu, xg, na, &a, 0), loom_all(cpu, xc, na, &a, 0), 1, "all");
+            pairs_add(&p, loom_cumsum(gpu, xg, a), loom_cumsum(cpu, xc, a), 1, "cumsum");
+        }
+        pairs_check(&p);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+}
+
+static void test_scans(void **state) {
+    (void)state;
+    int64_t shape[3] = {5, 300, 7}, n = 5 * 300 * 7;
+    uint64_t *bits = calloc((size_t)n, 8);
+    static pairs_t p;
+    for (int t = 0; t < N_DTYPES; t++) {
+        loom_dtype_t d = dtypes[t];
+        fill(d, bits, n, (uint32_t)t + 5, false);
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg = check_from_bits(gpu, d, 3, shape, bits, n);
+        loom_array_t *xc = check_from_bits(cpu, d, 3, shape, bits, n);
+        int32_t axes[] = {0, 1, 2, -1, LOOM_AXIS_NONE};
+        for (int a = 0; a < 5; a++) {
+            /* sequential in the result dtype on both sides: exact but for float rounding of
+             * the same operations, which the GPU reproduces */
+            pairs_add(&p, loom_cumsum(gpu, xg, axes[a]), loom_cumsum(cpu, xc, axes[a]), 1e3,
+                      "cumsum axis %d", axes[a]);
+            pairs_add(&p, loom_cumprod(gpu, xg, axes[a]), loom_cumprod(cpu, xc, axes[a]), 1,
+                      "cumprod axis %d", axes[a]);
+        }
+        loom_array_t *tg = loom_transpose(gpu, xg, 3, NULL), *tc = loom_transpose(cpu, xc, 3, NULL);
+        pairs_add(&p, loom_cumsum(gpu, tg, 1), loom_cumsum(cpu, tc, 1), 1e3, "cumsum transposed");
+        pairs_add(&p, loom_cumsum(gpu, loom_multiply_f(gpu, tg, 2), 2),
+                  loom_cumsum(cpu, loom_multiply_f(cpu, tc, 2), 2), 1e3, "cumsum prologue");
+        pairs_check(&p);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+    free(bits);
+    /* a long line and many short ones */
+    int64_t lines[2][2] = {{2, 300000}, {100000, 3}};
+    for (int s = 0; s < 2; s++) {
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg, *xc;
+        rand_pair(2, lines[s], 50 + (uint64_t)s, &xg, &xc);
+        pairs_add(&p, loom_cumsum(gpu, xg, 1), loom_cumsum(cpu, xc, 1), 600, "cumsum rows");
+        pairs_add(&p, loom_cumsum(gpu, xg, 0), loom_cumsum(cpu, xc, 0), 600, "cumsum cols");
+        pairs_check(&p);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+}
+
+/* The same sum twice gives the same bits (fixed launch shapes and combining order). */
+static void test_deterministic(void **state) {
+    (void)state;
+    int64_t n = 1 << 24, col[2] = {65536, 64};
+    int32_t zero = 0;
+    loom_scope_begin(gpu);
+    loom_array_t *x = loom_random_uniform(gpu, 5, LOOM_DTYPE_F32, 1, &n, -1, 1);
+    loom_array_t *c = loom_random_uniform(gpu, 6, LOOM_DTYPE_F32, 2, col, -1, 1);
+    loom_array_t *in[2] = {x, c};
+    assert_int_equal(loom_eval(gpu, 2, in), LOOM_STATUS_OK);
+    float first = 0, again = 0, cf[64], ca[64];
+    for (int rep = 0; rep < 3; rep++) {
+        loom_scope_begin(gpu);
+        float *dst = rep ? &again : &first, *cd = rep ? ca : cf;
+        assert_int_equal(loom_read(gpu, loom_sum(gpu, x, -1, NULL, 0), dst, 4), LOOM_STATUS_OK);
+        assert_int_equal(loom_read(gpu, loom_sum(gpu, c, 1, &zero, 0), cd, sizeof cf),
+                         LOOM_STATUS_OK);
+        loom_scope_end(gpu);
+        if (rep) {
+            assert_memory_equal(&first, &again, 4);
+            assert_memory_equal(cf, ca, sizeof cf);
+        }
+    }
+    loom_scope_end(gpu);
+}
+
+int main(void) {
+    loom_options_t o = {0};
+    self_check = getenv("LOOM_TEST_SELF_CHECK") != NULL;
+    o.device = self_check ? LOOM_DEVICE_CPU : LOOM_DEVICE_CUDA;
+    if (loom_ctx_create(&o, &gpu) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s (skipped)\n", loom_last_create_message());
+        return 77;
+    }
+    o.device = LOOM_DEVICE_CPU;
+    if (loom_ctx_create(&o, &cpu) != LOOM_STATUS_OK) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ops_dtypes_axes),
+        cmocka_unit_test(test_noncontiguous),
+        cmocka_unit_test(test_row_lengths_and_splits),
+        cmocka_unit_test(test_softmax_layernorm),
+        cmocka_unit_test(test_fused_kernel_counts),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_scans),
+        cmocka_unit_test(test_deterministic),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    loom_ctx_destroy(gpu);
+    loom_ctx_destroy(cpu);
+    return rc;
+}
