@@ -1,0 +1,150 @@
+/* bench_reduce — issue 4's reduction workloads on the CUDA device: a full sum of 256M float32,
+ * row softmax and row layernorm of 8192², column sums of 8192², 65536 × 64 and 64 × 1M, row
+ * softmax of 65536 × 64 and 64 × 1M, cumsum along rows and columns. Timing as bench_elementwise:
+ * CUDA events around `inner` evals after warm-up, median of `reps` batches. Each line: µs per
+ * call, TB/s of the bytes that must move (read once, write once), the ratio to the copy floor
+ * (those bytes at 4.17 TB/s, the H200's measured device-to-device copy rate) and kernels per
+ * call. Targets: softmax and layernorm of 8192² within 1.25× of the floor (~129 µs). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frontend/fe.h"
+
+#define COPY_TBPS 4.17
+
+static loom_ctx_t *ctx;
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct work {
+    loom_array_t *x, *g, *b;
+    int32_t axis;
+    int kind;
+} work_t;
+
+enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_CUMSUM };
+
+static loom_array_t *build(const work_t *w) {
+    loom_array_t *x = w->x;
+    int32_t ax = w->axis;
+    switch (w->kind) {
+        case W_SUM:
+            return ax == INT32_MIN ? loom_sum(ctx, x, -1, NULL, 0) : loom_sum(ctx, x, 1, &ax, 0);
+        case W_SOFTMAX: {
+            loom_array_t *e = loom_exp(ctx, loom_subtract(ctx, x, loom_max(ctx, x, 1, &ax, 1)));
+            return loom_true_divide(ctx, e, loom_sum(ctx, e, 1, &ax, 1));
+        }
+        case W_LAYERNORM: {
+            loom_array_t *m = loom_mean(ctx, x, 1, &ax, 1), *v = loom_var(ctx, x, 1, &ax, 1, 0);
+            loom_array_t *y = loom_true_divide(ctx, loom_subtract(ctx, x, m),
+                                               loom_sqrt(ctx, loom_add_f(ctx, v, 1e-5)));
+            return loom_add(ctx, loom_multiply(ctx, y, w->g), w->b);
+        }
+        default:
+            return loom_cumsum(ctx, x, ax);
+    }
+}
+
+static void once(const work_t *w) {
+    loom_scope_begin(ctx);
+    loom_array_t *a = build(w);
+    loom_eval(ctx, 1, &a);
+    loom_scope_end(ctx);
+}
+
+/* Median µs per call over reps batches of inner calls, timed with CUDA events. */
+static double time_us(const work_t *w, int reps, int inner, double *kernels) {
+    rt_event_t *e0, *e1;
+    rt_event_create(ctx->rt, &e0);
+    rt_event_create(ctx->rt, &e1);
+    for (int i = 0; i < 3; i++) once(w);
+    loom_sync(ctx);
+    loom_stats_t s0, s1;
+    loom_ctx_stats(ctx, &s0);
+    double t[64];
+    for (int r = 0; r < reps; r++) {
+        rt_event_record(ctx->rt, e0);
+        for (int i = 0; i < inner; i++) once(w);
+        rt_event_record(ctx->rt, e1);
+        float ms = 0;
+        rt_event_elapsed_ms(ctx->rt, e0, e1, &ms);
+        t[r] = ms * 1e3 / inner;
+    }
+    loom_ctx_stats(ctx, &s1);
+    *kernels = (double)(s1.kernels_launched - s0.kernels_launched) / (reps * inner);
+    rt_event_destroy(ctx->rt, e0);
+    rt_event_destroy(ctx->rt, e1);
+    qsort(t, (size_t)reps, sizeof *t, cmp);
+    if (loom_ctx_status(ctx)) {
+        fprintf(stderr, "error: %s\n", loom_ctx_message(ctx));
+        exit(1);
+    }
+    return t[reps / 2];
+}
+
+static loom_array_t *device_rand(uint64_t seed, int32_t nd, const int64_t *shape) {
+    loom_array_t *a = loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape, -1, 1);
+    loom_array_retain(a);
+    loom_eval(ctx, 1, &a);
+    return a;
+}
+
+/* One workload over x of shape rows × cols; bytes: what must move at the least. */
+static void bench(const char *name, int kind, int64_t rows, int64_t cols, int32_t axis,
+                  double bytes) {
+    int64_t shape[2] = {rows, cols};
+    work_t w = {device_rand(1, 2, shape), NULL, NULL, axis, kind};
+    if (kind == W_LAYERNORM) {
+        w.g = device_rand(2, 1, &cols);
+        w.b = device_rand(3, 1, &cols);
+    }
+    double k, us = time_us(&w, 9, 10, &k);
+    double floor_us = bytes / (COPY_TBPS * 1e12) * 1e6;
+    printf("%-28s %10.1f us  %6.3f TB/s  %5.1f%% of copy  %5.2fx floor  %.0f kernel%s\n", name,
+           us, bytes / (us * 1e-6) / 1e12, 100.0 * floor_us / us, us / floor_us, k,
+           k == 1 ? "" : "s");
+    fflush(stdout);
+    loom_array_release(w.x);
+    if (w.g) loom_array_release(w.g);
+    if (w.b) loom_array_release(w.b);
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    char cache[] = "/tmp/loom-bench-XXXXXX";
+    if (!mkdtemp(cache)) return 1;
+    o.cache_dir = cache;
+    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
+        return 77;
+    }
+    printf("loom %s on %s (floor: bytes moved at %.2f TB/s)\n", LOOM_VERSION_STRING,
+           loom_ctx_device_name(ctx), COPY_TBPS);
+    const double f = 4.0;
+    const int64_t m = 1 << 20;
+    bench("sum_256M", W_SUM, 1, 256 * m, INT32_MIN, f * 256 * m);
+    bench("softmax_rows_8192x8192", W_SOFTMAX, 8192, 8192, 1, 2 * f * 8192 * 8192);
+    bench("layernorm_rows_8192x8192", W_LAYERNORM, 8192, 8192, 1, 2 * f * 8192 * 8192);
+    bench("sum_rows_8192x8192", W_SUM, 8192, 8192, 1, f * 8192 * 8192);
+    bench("sum_cols_8192x8192", W_SUM, 8192, 8192, 0, f * 8192 * 8192);
+    bench("sum_cols_65536x64", W_SUM, 65536, 64, 0, f * 65536 * 64);
+    bench("softmax_rows_65536x64", W_SOFTMAX, 65536, 64, 1, 2 * f * 65536 * 64);
+    bench("sum_cols_64x1M", W_SUM, 64, m, 0, f * 64 * m);
+    bench("sum_rows_64x1M", W_SUM, 64, m, 1, f * 64 * m);
+    bench("softmax_rows_64x1M", W_SOFTMAX, 64, m, 1, 2 * f * 64 * m);
+    bench("cumsum_rows_8192x8192", W_CUMSUM, 8192, 8192, 1, 2 * f * 8192 * 8192);
+    bench("cumsum_cols_8192x8192", W_CUMSUM, 8192, 8192, 0, 2 * f * 8192 * 8192);
+    loom_ctx_destroy(ctx);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", cache);
+    return system(cmd) == 0 ? 0 : 1;
+}
