@@ -17,7 +17,7 @@ enum { SP_Y, SP_X };                  /* per output (row level) or per element *
 enum { K_MAIN, K_PARTIAL, K_COMBINE }; /* what a generated kernel does */
 
 /* Strategy thresholds (elements of the reduced extent, counts of outputs). */
-#define WARP_ROW_MAX 1024    /* rows up to this: one warp per row, 8 rows per block */
+#define WARP_ROW_MAX 1024    /* rows up to this: a warp per row (less under 32 vector steps) */
 #define ITEMS_ROW_MAX 16384  /* staged rows up to this keep re-read values in registers */
 #define ITEMS_REGS 64        /* registers (4-byte) the cached values may take per thread */
 #define SPLIT_ROW_MIN 32768  /* row splits need at least this long a reduction ... */
@@ -312,6 +312,8 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
         if (ok && any && v > 1 && r->count % v == 0) r->vec = v;
     }
     int64_t nvec = r->count / r->vec;
+    if (r->group == 32) /* short rows: the smallest group with a vector step per thread */
+        while (r->group > 1 && r->group / 2 >= nvec) r->group /= 2;
     if (split) {
         int64_t want, cap;
         if (r->group == 1) {
@@ -609,13 +611,14 @@ static void emit_combine(const cg_reduce_t *r, const ir_node_t *n, const char *a
 static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
     /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
     base_str_cat(o,
-                 "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m) {\n"
-                 "    if constexpr (sizeof(T) >= 4) return __shfl_down_sync(0xffffffffu, v, m);\n"
-                 "    else return (T)__shfl_down_sync(0xffffffffu, (int)v, m);\n"
+                 "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m, "
+                 "int w) {\n"
+                 "    if constexpr (sizeof(T) >= 4) return __shfl_down_sync(0xffffffffu, v, m, w);\n"
+                 "    else return (T)__shfl_down_sync(0xffffffffu, (int)v, m, w);\n"
                  "}\n"
-                 "template <typename T> static __device__ __forceinline__ T lmr_lane0(T v) {\n"
-                 "    if constexpr (sizeof(T) >= 4) return __shfl_sync(0xffffffffu, v, 0);\n"
-                 "    else return (T)__shfl_sync(0xffffffffu, (int)v, 0);\n"
+                 "template <typename T> static __device__ __forceinline__ T lmr_first(T v, int w) {\n"
+                 "    if constexpr (sizeof(T) >= 4) return __shfl_sync(0xffffffffu, v, 0, w);\n"
+                 "    else return (T)__shfl_sync(0xffffffffu, (int)v, 0, w);\n"
                  "}\n");
     bool done[2][LOOM_DTYPE_COUNT] = {{false}};
     for (uint32_t j = 0; j < r->n_nodes; j++) {
@@ -831,7 +834,7 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
         if (V > 1) {
             base_str_printf(o, "%sw%u.v[e] = v%u;\n", in2, i, j);
         } else {
-            base_str_printf(o, "%sout%u[kx + ", in2, i);
+            base_str_printf(o, "%sif (live) out%u[kx + ", in2, i);
             if (__builtin_popcount(red) > 1) {
                 base_str_cat(o, "(");
                 emit_offset(r, red, "rc", "xs", o);
@@ -847,16 +850,16 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     base_str_printf(o, "%s}\n", ind);
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && r->stage[pos(r, r->outs[i])] == p)
-            base_str_printf(o, "%s*(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n", ind,
+            base_str_printf(o, "%sif (live) *(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n", ind,
                             ty(dt(&r->g->nodes[r->outs[i]])), V, i, V, i);
 }
 
 /* Combines the accumulators of pass p across the group and leaves the result in every
- * thread of it (G threads: 1, a warp, or the block). */
+ * thread of it (G threads: 1, part of a warp, a warp, or the block). */
 static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, base_str_t *o,
                               const char *ind) {
     if (G == 1) return;
-    int nw = block / 32;
+    int nw = block / 32, w = G < 32 ? G : 32;
     bool any = false;
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
@@ -864,14 +867,14 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
         any = true;
         char acc[24], x[40], xi[40];
         snprintf(acc, sizeof acc, "a%u", j);
-        base_str_printf(o, "%sfor (int m = 16; m > 0; m >>= 1) {\n", ind);
+        base_str_printf(o, "%sfor (int m = %d; m > 0; m >>= 1) {\n", ind, w / 2);
         if (is_arg(n)) {
-            base_str_printf(o, "%s    const auto ov = lmr_down(a%uv, m);\n", ind, j);
-            base_str_printf(o, "%s    const lm_i64 oi = lmr_down(a%ui, m);\n", ind, j);
+            base_str_printf(o, "%s    const auto ov = lmr_down(a%uv, m, %d);\n", ind, j, w);
+            base_str_printf(o, "%s    const lm_i64 oi = lmr_down(a%ui, m, %d);\n", ind, j, w);
             snprintf(x, sizeof x, "ov");
             snprintf(xi, sizeof xi, "oi");
         } else {
-            base_str_printf(o, "%s    const auto ov = lmr_down(a%u, m);\n", ind, j);
+            base_str_printf(o, "%s    const auto ov = lmr_down(a%u, m, %d);\n", ind, j, w);
             snprintf(x, sizeof x, "ov");
             xi[0] = 0;
         }
@@ -879,12 +882,12 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
         snprintf(in2, sizeof in2, "%s    ", ind);
         emit_combine(r, n, acc, x, xi, o, in2);
         base_str_printf(o, "%s}\n", ind);
-        if (G == 32) {
+        if (G <= 32) { /* the group's first lane has it: broadcast */
             if (is_arg(n))
-                base_str_printf(o, "%sa%uv = lmr_lane0(a%uv);\n%sa%ui = lmr_lane0(a%ui);\n", ind,
-                                j, j, ind, j, j);
+                base_str_printf(o, "%sa%uv = lmr_first(a%uv, %d);\n%sa%ui = lmr_first(a%ui, %d);\n",
+                                ind, j, j, w, ind, j, j, w);
             else
-                base_str_printf(o, "%sa%u = lmr_lane0(a%u);\n", ind, j, j);
+                base_str_printf(o, "%sa%u = lmr_first(a%u, %d);\n", ind, j, j, w);
         } else if (is_arg(n)) {
             base_str_printf(o, "%sif ((threadIdx.x & 31) == 0) {\n%s    s%uv[threadIdx.x >> 5] = a%uv;\n"
                             "%s    s%ui[threadIdx.x >> 5] = a%ui;\n%s}\n",
@@ -894,7 +897,7 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
                             ind, j, j);
         }
     }
-    if (G == 32 || !any) return;
+    if (G <= 32 || !any) return;
     /* Across warps: warp 0 combines the slots in order, slot 0 broadcasts. */
     base_str_printf(o, "%s__syncthreads();\n%sif (threadIdx.x < 32) {\n", ind, ind);
     char in2[64], in3[72];
@@ -917,14 +920,14 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
         }
         base_str_printf(o, "%sfor (int m = 16; m > 0; m >>= 1) {\n", in2);
         if (is_arg(n)) {
-            base_str_printf(o, "%sconst auto ov = lmr_down(a%uv, m);\n", in3, j);
-            base_str_printf(o, "%sconst lm_i64 oi = lmr_down(a%ui, m);\n", in3, j);
+            base_str_printf(o, "%sconst auto ov = lmr_down(a%uv, m, 32);\n", in3, j);
+            base_str_printf(o, "%sconst lm_i64 oi = lmr_down(a%ui, m, 32);\n", in3, j);
             emit_combine(r, n, acc, "ov", "oi", o, in3);
             base_str_printf(o, "%s}\n%sif (threadIdx.x == 0) {\n%s    s%uv[0] = a%uv;\n"
                             "%s    s%ui[0] = a%ui;\n%s}\n",
                             in2, in2, in2, j, j, in2, j, j, in2);
         } else {
-            base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m);\n", in3, j);
+            base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m, 32);\n", in3, j);
             emit_combine(r, n, acc, "ov", "", o, in3);
             base_str_printf(o, "%s}\n%sif (threadIdx.x == 0) s%u[0] = a%u;\n", in2, in2, j, j);
         }
@@ -991,11 +994,18 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
     base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
     base_str_cat(o, "    for (LM_I ob = blockIdx.x; ob < nob; ob += gridDim.x) {\n");
     const char *ind = "        ";
-    if (rows > 1) {
+    if (rows > 1 && G > 1 && G < 32) {
+        /* Groups past the last output compute it again without storing, so that every
+         * warp's shuffles keep all their lanes. */
+        base_str_printf(o, "        const LM_I o_ = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows,
+                        G);
+        base_str_cat(o, "        const bool live = o_ < n_out;\n");
+        base_str_cat(o, "        const LM_I o = live ? o_ : n_out - 1;\n");
+    } else if (rows > 1) {
         base_str_printf(o, "        const LM_I o = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows, G);
-        base_str_cat(o, "        if (o >= n_out) break;\n");
+        base_str_cat(o, "        if (o >= n_out) break;\n        const bool live = true;\n");
     } else {
-        base_str_cat(o, "        const LM_I o = ob;\n");
+        base_str_cat(o, "        const LM_I o = ob;\n        const bool live = true;\n");
     }
     uint32_t kept = ((1u << r->nd) - 1) & ~r->red;
     emit_coords(r, kept, "o", "kc", o, ind);
@@ -1061,7 +1071,7 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
             }
             if (kind == K_PARTIAL) {
                 emit_group_reduce(r, p, G, B, o, ind);
-                base_str_cat(o, "        if (lane == 0) {\n");
+                base_str_cat(o, "        if (lane == 0 && live) {\n");
                 for (uint32_t j = 0; j < r->n_nodes; j++) {
                     const ir_node_t *n = node(r, j);
                     if (!is_reduce(n)) continue;
@@ -1087,7 +1097,7 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
         bool any = false;
         for (uint32_t i = 0; i < r->n_outs; i++) any = any || !r->xout[i];
         if (any) {
-            base_str_cat(o, "        if (lane == 0) {\n");
+            base_str_cat(o, "        if (lane == 0 && live) {\n");
             for (uint32_t i = 0; i < r->n_outs; i++)
                 if (!r->xout[i])
                     base_str_printf(o, "            out%u[o] = v%u;\n", i, pos(r, r->outs[i]));
