@@ -186,6 +186,24 @@ uint32_t fe_gemm_epilogue(const ir_graph_t *g, uint32_t mm, const uint32_t *n_us
 uint32_t fe_gemm_epilogue_nodes(const ir_graph_t *g, uint32_t mm, const uint32_t *n_users,
                                 uint32_t *nodes);
 
+/* ---- gemm.c: a matmul plan as cuBLAS calls (pure; fe_gemm_run issues them) ----
+ * Column-major terms, C^T = B^T A^T: cuBLAS's A is the right operand b, its B the left
+ * operand a, its D (m x n, leading dimension ldd) the transposed result. One call per index of
+ * the loop axes (outermost first; sa/sb/sc: element strides in a, b and the result), each a
+ * strided batch of `batch` products (stride_a in b, stride_b in a, stride_d in the result). */
+typedef struct fe_gemm_layout {
+    bool trans_a, trans_b;
+    int64_t m, n, k, lda, ldb, ldd;
+    int64_t batch, stride_a, stride_b, stride_d;
+    int n_loop;
+    ir_matmul_axis_t loop[2 * LOOM_MAX_DIMS];
+    bool gather_a, gather_b; /* on false: copy that operand into C order and plan again */
+} fe_gemm_layout_t;
+/* Fills l from plan p (whose outer contracted axes it folds into k where the strides allow);
+ * false when an operand must be gathered first (gather_a/gather_b say which) or, with neither
+ * set, when the result's layout is not one cuBLAS can write (not C-ordered). */
+bool fe_gemm_layout(ir_matmul_plan_t *p, fe_gemm_layout_t *l);
+
 /* ---- movement.c: views and joins (issue 4) ---- */
 /* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */
 bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_t *out);

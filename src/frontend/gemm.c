@@ -211,6 +211,92 @@ uint32_t fe_gemm_epilogue_nodes(const ir_graph_t *g, uint32_t mm, const uint32_t
     return e.n_nodes;
 }
 
+/* ---- Operand layouts for cuBLAS (no CUDA needed) ---- */
+
+/* Column-major form of a rows x cols matrix whose element (i, j) is at i*sr + j*sc: plain
+ * (unit row stride) or transposed (unit column stride), with its leading dimension. */
+static bool col_form(int64_t rows, int64_t cols, int64_t sr, int64_t sc, bool *trans,
+                     int64_t *ld) {
+    if ((sr == 1 || rows == 1) && (cols == 1 || sc >= rows)) {
+        *trans = false;
+        *ld = cols == 1 ? rows : sc;
+        return true;
+    }
+    if ((sc == 1 || cols == 1) && (rows == 1 || sr >= cols)) {
+        *trans = true;
+        *ld = rows == 1 ? cols : sr;
+        return true;
+    }
+    return false;
+}
+
+/* Whether axes lo..hi-1 of (extents, strides) fold into one axis of the innermost stride. */
+static bool folds(const int64_t *n, const int64_t *s, int lo, int hi) {
+    for (int i = lo; i + 1 < hi; i++)
+        if (s[i] != n[i + 1] * s[i + 1]) return false;
+    return true;
+}
+
+/* The outer contracted axes folded into k, where both operands allow. */
+static bool fold_kout(ir_matmul_plan_t *p) {
+    if (!p->n_kout) return true;
+    int64_t n[LOOM_MAX_DIMS + 1], sa[LOOM_MAX_DIMS + 1], sb[LOOM_MAX_DIMS + 1];
+    int c = p->n_kout;
+    for (int i = 0; i < c; i++) n[i] = p->kout[i].n, sa[i] = p->kout[i].sa, sb[i] = p->kout[i].sb;
+    n[c] = p->k, sa[c] = p->sak, sb[c] = p->sbk;
+    if (!folds(n, sa, 0, c + 1) || !folds(n, sb, 0, c + 1)) return false;
+    for (int i = 0; i < c; i++) p->k *= n[i];
+    p->n_kout = 0;
+    return true;
+}
+
+/* The plan as cuBLAS column-major calls (see fe.h). cuBLAS computes C^T = B^T A^T: its A is
+ * our b (n x k, element (i, j) at i*sbn + j*sbk), its B our a^T (k x m), its D our result^T
+ * (n x m: unit row stride, the result's row stride scm as leading dimension). */
+bool fe_gemm_layout(ir_matmul_plan_t *p, fe_gemm_layout_t *l) {
+    memset(l, 0, sizeof *l);
+    if (!fold_kout(p)) { /* gathered operands are C-ordered: their outer k axes fold */
+        l->gather_a = l->gather_b = true;
+        return false;
+    }
+    l->gather_a = !col_form(p->k, p->m, p->sak, p->sam, &l->trans_b, &l->ldb);
+    l->gather_b = !col_form(p->n, p->k, p->sbn, p->sbk, &l->trans_a, &l->lda);
+    if (l->gather_a || l->gather_b) return false;
+    /* The result is C-ordered (ir_matmul_plan), so its last axis is unit-stride; its rows are
+     * scm apart, which is not n when b's batch axes sit between m and n (np.dot, tensordot). */
+    if (p->n > 1 && p->scn != 1) return false;
+    l->m = p->n, l->n = p->m, l->k = p->k;
+    l->ldd = p->m > 1 ? p->scm : p->n;
+    if (l->ldd < l->m) return false;
+    /* Batch axes: the longest suffix that folds into one strided batch whose results do not
+     * interleave (cuBLASLt's batches are whole matrices); loop over the rest. */
+    int nb = 0;
+    int64_t bn[2 * LOOM_MAX_DIMS], bsa[2 * LOOM_MAX_DIMS], bsb[2 * LOOM_MAX_DIMS],
+        bsc[2 * LOOM_MAX_DIMS];
+    for (int i = 0; i < p->n_batch; i++)
+        if (p->batch[i].n != 1) {
+            bn[nb] = p->batch[i].n, bsa[nb] = p->batch[i].sa;
+            bsb[nb] = p->batch[i].sb, bsc[nb] = p->batch[i].sc;
+            nb++;
+        }
+    int lo = nb;
+    int64_t count = 1;
+    bool apart = nb > 0 && bsc[nb - 1] >= l->ldd * (l->n - 1) + l->m;
+    while (apart && lo > 0 && folds(bn, bsa, lo - 1, nb) && folds(bn, bsb, lo - 1, nb) &&
+           folds(bn, bsc, lo - 1, nb) && count * bn[lo - 1] <= INT32_MAX)
+        count *= bn[--lo];
+    l->batch = count;
+    l->stride_a = lo < nb ? bsb[nb - 1] : 0;
+    l->stride_b = lo < nb ? bsa[nb - 1] : 0;
+    l->stride_d = lo < nb ? bsc[nb - 1] : 0;
+    l->n_loop = lo;
+    for (int i = 0; i < lo; i++) {
+        l->loop[i].n = bn[i], l->loop[i].sa = bsa[i];
+        l->loop[i].sb = bsb[i], l->loop[i].sc = bsc[i];
+    }
+    return true;
+}
+
 #if LOOM_HAVE_CUDA
 
 /* ---- Per-ctx state ---- */
@@ -626,74 +712,27 @@ static loom_status_t run_generic(loom_ctx_t *ctx, const ir_graph_t *sg, uint32_t
     return rt_launch_ex(ctx->rt, k, grid, block, 0, pp);
 }
 
-/* Column-major form of a rows x cols matrix whose element (i, j) is at i*sr + j*sc: plain
- * (unit row stride) or transposed (unit column stride), with its leading dimension. */
-static bool col_form(int64_t rows, int64_t cols, int64_t sr, int64_t sc, bool *trans,
-                     int64_t *ld) {
-    if ((sr == 1 || rows == 1) && (cols == 1 || sc >= rows)) {
-        *trans = false;
-        *ld = cols == 1 ? rows : sc;
-        return true;
-    }
-    if ((sc == 1 || cols == 1) && (rows == 1 || sr >= cols)) {
-        *trans = true;
-        *ld = rows == 1 ? cols : sr;
-        return true;
-    }
-    return false;
-}
-
-/* Whether axes lo..hi-1 of (extents, strides) fold into one axis of the innermost stride. */
-static bool folds(const int64_t *n, const int64_t *s, int lo, int hi) {
-    for (int i = lo; i + 1 < hi; i++)
-        if (s[i] != n[i + 1] * s[i + 1]) return false;
-    return true;
-}
-
-/* The outer contracted axes folded into k, where both operands allow. */
-static bool fold_kout(ir_matmul_plan_t *p) {
-    if (!p->n_kout) return true;
-    int64_t n[LOOM_MAX_DIMS + 1], sa[LOOM_MAX_DIMS + 1], sb[LOOM_MAX_DIMS + 1];
-    int c = p->n_kout;
-    for (int i = 0; i < c; i++) n[i] = p->kout[i].n, sa[i] = p->kout[i].sa, sb[i] = p->kout[i].sb;
-    n[c] = p->k, sa[c] = p->sak, sb[c] = p->sbk;
-    if (!folds(n, sa, 0, c + 1) || !folds(n, sb, 0, c + 1)) return false;
-    for (int i = 0; i < c; i++) p->k *= n[i];
-    p->n_kout = 0;
-    return true;
-}
-
-/* One operand's plan slot as a column-major cuBLAS matrix; false: gather it first. */
-static bool forms(const ir_matmul_plan_t *p, bool *ta, int64_t *lda, bool *tb, int64_t *ldb,
-                  bool *a_ok, bool *b_ok) {
-    /* cuBLAS A := B^T (n x k, element (i, j) at i*sbn + j*sbk); cuBLAS B := A^T (k x m). */
-    *a_ok = col_form(p->k, p->m, p->sak, p->sam, tb, ldb);
-    *b_ok = col_form(p->n, p->k, p->sbn, p->sbk, ta, lda);
-    return *a_ok && *b_ok;
-}
-
 static loom_status_t run_blas(loom_ctx_t *ctx, const ir_graph_t *sg, uint32_t mm, const epi_t *e,
                               ir_matmul_plan_t *p, view_t *a, view_t *b, const uint64_t *in_addr,
                               uint64_t out, uint64_t *temps, int *n_temps) {
     const ir_node_t *m = &sg->nodes[mm];
     loom_dtype_t d = (loom_dtype_t)m->dtype;
-    bool ta, tb, a_ok, b_ok;
-    int64_t lda, ldb;
+    fe_gemm_layout_t l;
     /* Operands cuBLAS cannot take as they are are gathered into C order and re-planned. */
     for (int round = 0; round < 2; round++) {
-        bool kf = fold_kout(p);
-        bool fm = kf && forms(p, &ta, &lda, &tb, &ldb, &a_ok, &b_ok);
-        if (fm) break;
+        if (fe_gemm_layout(p, &l)) break;
+        if (!l.gather_a && !l.gather_b) /* the result's layout: never, as plans go */
+            return run_generic(ctx, sg, mm, e, p, a, b, in_addr, out);
         if (round == 1)
             return fe_error(ctx, LOOM_STATUS_INTERNAL, "matmul: contiguous operands not BLAS-able");
-        if (!kf) a_ok = b_ok = false;
-        if (!a_ok && !make_contiguous(ctx, a, &temps[(*n_temps)++])) return ctx->err.status;
-        if (!b_ok && !make_contiguous(ctx, b, &temps[(*n_temps)++])) return ctx->err.status;
+        if (l.gather_a && !make_contiguous(ctx, a, &temps[(*n_temps)++])) return ctx->err.status;
+        if (l.gather_b && !make_contiguous(ctx, b, &temps[(*n_temps)++])) return ctx->err.status;
         if (ctx->device != LOOM_DEVICE_CUDA) return ctx->err.status;
         if (!ir_matmul_plan(m, a->node, a->strides, b->node, b->strides, p))
             return fe_error(ctx, LOOM_STATUS_INTERNAL, "matmul: operand shapes do not fit");
     }
-    /* The bias: packed, and pre-multiplied by the scale that follows it. */
+    /* The bias: packed, and pre-multiplied by the scale that follows it. A contiguous bias
+     * without that scale (the common case) is passed as it is: no copy on the hot path. */
     uint64_t bias = 0;
     if (e->bias != UINT32_MAX) {
         view_t bv = view_of(sg, e->bias, in_addr);
@@ -712,21 +751,6 @@ static loom_status_t run_blas(loom_ctx_t *ctx, const ir_graph_t *sg, uint32_t mm
     if (ctx->device != LOOM_DEVICE_CUDA) return ctx->err.status;
     rt_blas_t *blas = blas_of(ctx);
     if (!blas) return ctx->err.status;
-    /* Batch axes: the longest suffix that folds into one strided batch; loop over the rest. */
-    int nb = 0;
-    int64_t bn[2 * LOOM_MAX_DIMS], bsa[2 * LOOM_MAX_DIMS], bsb[2 * LOOM_MAX_DIMS],
-        bsc[2 * LOOM_MAX_DIMS];
-    for (int i = 0; i < p->n_batch; i++)
-        if (p->batch[i].n != 1) {
-            bn[nb] = p->batch[i].n, bsa[nb] = p->batch[i].sa;
-            bsb[nb] = p->batch[i].sb, bsc[nb] = p->batch[i].sc;
-            nb++;
-        }
-    int lo = nb;
-    int64_t count = 1;
-    while (lo > 0 && folds(bn, bsa, lo - 1, nb) && folds(bn, bsb, lo - 1, nb) &&
-           folds(bn, bsc, lo - 1, nb) && count * bn[lo - 1] <= INT32_MAX)
-        count *= bn[--lo];
     size_t esz = ir_dtypes[d].size;
     rt_gemm_t g = {
         .dtype = d,
@@ -734,18 +758,18 @@ static loom_status_t run_blas(loom_ctx_t *ctx, const ir_graph_t *sg, uint32_t mm
         .a = b->addr,
         .b = a->addr,
         .d = out,
-        .trans_a = ta,
-        .trans_b = tb,
-        .m = p->n,
-        .n = p->m,
-        .k = p->k,
-        .lda = lda,
-        .ldb = ldb,
-        .ldd = p->n,
-        .batch = count,
-        .stride_a = lo < nb ? bsb[nb - 1] : 0,
-        .stride_b = lo < nb ? bsa[nb - 1] : 0,
-        .stride_d = lo < nb ? bsc[nb - 1] : 0,
+        .trans_a = l.trans_a,
+        .trans_b = l.trans_b,
+        .m = l.m,
+        .n = l.n,
+        .k = l.k,
+        .lda = l.lda,
+        .ldb = l.ldb,
+        .ldd = l.ldd,
+        .batch = l.batch,
+        .stride_a = l.stride_a,
+        .stride_b = l.stride_b,
+        .stride_d = l.stride_d,
         .alpha = e->pre * e->post,
         .bias = bias,
         .act = (rt_gemm_act_t)e->act,
@@ -759,14 +783,15 @@ static loom_status_t run_blas(loom_ctx_t *ctx, const ir_graph_t *sg, uint32_t mm
     int64_t idx[2 * LOOM_MAX_DIMS] = {0};
     for (;;) {
         int64_t oa = 0, ob = 0, oc = 0;
-        for (int i = 0; i < lo; i++) oa += idx[i] * bsa[i], ob += idx[i] * bsb[i], oc += idx[i] * bsc[i];
+        for (int i = 0; i < l.n_loop; i++)
+            oa += idx[i] * l.loop[i].sa, ob += idx[i] * l.loop[i].sb, oc += idx[i] * l.loop[i].sc;
         g.a = b->addr + (uint64_t)(ob * (int64_t)esz);
         g.b = a->addr + (uint64_t)(oa * (int64_t)esz);
         g.d = out + (uint64_t)(oc * (int64_t)esz);
         if (rt_blas_gemm(ctx->rt, blas, &g) != LOOM_STATUS_OK) return ctx->err.status;
-        int i = lo - 1; /* odometer over the batch axes that did not fold */
+        int i = l.n_loop - 1; /* odometer over the batch axes that did not fold */
         for (; i >= 0; i--) {
-            if (++idx[i] < bn[i]) break;
+            if (++idx[i] < l.loop[i].n) break;
             idx[i] = 0;
         }
         if (i < 0) break;

@@ -3,8 +3,15 @@
  * are ours, with the numeric values documented in cublasLt.h and cublas_api.h (CUDA 12/13).
  *
  * Each call builds its descriptors (host-only, microseconds) and takes its algorithm from a
- * small cache keyed by the problem's structure and operand alignment, so cuBLASLt's heuristic
- * runs once per structure. */
+ * small cache keyed by the problem's structure and operand alignment (the epilogue included:
+ * cuBLASLt's candidates differ per epilogue). On the first call of a structure the heuristic's
+ * best ALGO_CANDIDATES are each run and timed with events on the call's own operands (D is the
+ * result, about to be overwritten) and the fastest is kept: the heuristic's first choice is
+ * often 5-10% off the best on large float16 products.
+ *
+ * Split-K reductions are limited to the compute type (float32 partial sums in the workspace):
+ * "in place" and "output type" schemes add partial sums rounded to float16/bfloat16, which
+ * breaks the round-once contract of rt.h (bfloat16 results came back 3-40 ulps off). */
 #include <dlfcn.h>
 #include <string.h>
 
@@ -33,8 +40,10 @@ enum {
     DESC_BIAS_POINTER = 8,
     LAYOUT_BATCH_COUNT = 5, LAYOUT_STRIDED_BATCH_OFFSET = 6,
     EPILOGUE_DEFAULT = 1, EPILOGUE_RELU = 2, EPILOGUE_BIAS = 4, EPILOGUE_GELU = 32,
-    PREF_MAX_WORKSPACE_BYTES = 1, PREF_MIN_ALIGNMENT_A = 5, PREF_MIN_ALIGNMENT_B = 6,
+    PREF_MAX_WORKSPACE_BYTES = 1, PREF_REDUCTION_SCHEME_MASK = 3, PREF_MIN_ALIGNMENT_A = 5, PREF_MIN_ALIGNMENT_B = 6,
     PREF_MIN_ALIGNMENT_C = 7, PREF_MIN_ALIGNMENT_D = 8,
+    REDUCTION_SCHEME_COMPUTE_TYPE = 2, /* cublasLtReductionScheme_t; NONE (0) always allowed */
+    STATUS_NOT_SUPPORTED = 15,
 };
 
 /* X(field, symbol, parameters): every cuBLASLt call returning a status. */
@@ -85,12 +94,19 @@ static const char *const lib_names[] = {"libcublasLt.so.13", "libcublasLt.so.12"
                                         "libcublasLt.so.11", "libcublasLt.so"};
 
 #define ALGO_SLOTS      256
-#define WORKSPACE_BYTES ((size_t)32 << 20) /* NVIDIA's advice for Hopper */
+#define ALGO_CANDIDATES 16
+/* The workspace: cuBLAS's own default on Hopper is 32 MiB (cublasSetWorkspace's documentation;
+ * CuPy keeps that default), allocated at create. Candidates may ask for up to
+ * WORKSPACE_MAX_BYTES; the buffer grows (from the pool) to what the chosen ones need. */
+#define WORKSPACE_BYTES     ((size_t)32 << 20)
+#define WORKSPACE_MAX_BYTES ((size_t)128 << 20)
 
 typedef struct algo_slot {
     uint64_t key; /* 0 = empty */
     bool ok;      /* the heuristic found an algorithm */
+    bool tuned;   /* the candidates were timed and algo is the fastest */
     lt_algo_t algo;
+    size_t workspace; /* bytes algo needs */
 } algo_slot_t;
 
 struct rt_blas {
@@ -100,6 +116,7 @@ struct rt_blas {
     lt_handle_t handle;
     uint64_t workspace;
     size_t workspace_bytes;
+    rt_event_t *ev[ALGO_CANDIDATES + 1]; /* for timing candidates; made on the first tuning */
     algo_slot_t algos[ALGO_SLOTS]; /* direct-mapped by key */
 };
 
@@ -189,6 +206,7 @@ loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out) {
 
 void rt_blas_destroy(rt_device_t *d, rt_blas_t *b) {
     if (!b) return;
+    for (int i = 0; i <= ALGO_CANDIDATES; i++) rt_event_destroy(d, b->ev[i]);
     if (b->workspace) rt_free(d, b->workspace);
     if (b->handle && rt_bind(d) == LOOM_STATUS_OK) b->lt.Destroy(b->handle);
     if (b->dl) dlclose(b->dl);
@@ -276,9 +294,11 @@ static lt_status_t descs_make(const rt_blas_t *b, const rt_gemm_t *g, descs_t *x
     s = b->lt.PrefCreate(&x->pref);
     if (s) return s;
     *call = "cublasLtMatmulPreferenceSetAttribute";
-    uint64_t ws = b->workspace_bytes;
+    uint64_t ws = WORKSPACE_MAX_BYTES;
     uint32_t al[4] = {alignment(g->a), alignment(g->b), alignment(g->d), alignment(g->d)};
+    uint32_t reduction = REDUCTION_SCHEME_COMPUTE_TYPE;
     s = b->lt.PrefSet(x->pref, PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    if (!s) s = b->lt.PrefSet(x->pref, PREF_REDUCTION_SCHEME_MASK, &reduction, sizeof reduction);
     for (int i = 0; i < 4 && !s; i++)
         s = b->lt.PrefSet(x->pref, PREF_MIN_ALIGNMENT_A + i, &al[i], sizeof al[i]);
     return s;
@@ -295,7 +315,8 @@ static uint64_t algo_key(const rt_gemm_t *g) {
     return k ? k : 1;
 }
 
-/* The slot holding g's algorithm, running the heuristic on a miss (x: g's descriptors). */
+/* The slot holding g's algorithm, running the heuristic on a miss (x: g's descriptors). The
+ * slot takes the heuristic's first choice, untuned. */
 static algo_slot_t *find_algo(rt_blas_t *b, const rt_gemm_t *g, const descs_t *x,
                               lt_status_t *s) {
     uint64_t key = algo_key(g);
@@ -306,12 +327,95 @@ static algo_slot_t *find_algo(rt_blas_t *b, const rt_gemm_t *g, const descs_t *x
     int n = 0;
     memset(&h, 0, sizeof h);
     *s = b->lt.Heuristic(b->handle, x->op, x->a, x->b, x->d, x->d, x->pref, 1, &h, &n);
-    if (*s && *s != 15) return NULL; /* 15 = CUBLAS_STATUS_NOT_SUPPORTED: no algorithm */
+    if (*s && *s != STATUS_NOT_SUPPORTED) return NULL; /* NOT_SUPPORTED: no algorithm */
     slot->key = key;
     slot->ok = !*s && n > 0 && !h.state;
+    slot->tuned = false;
     slot->algo = h.algo;
+    slot->workspace = h.workspace_size;
     *s = 0;
     return slot;
+}
+
+/* Makes the workspace at least bytes (stream-ordered: the old one is reused by the pool only
+ * after the calls queued on it). */
+static loom_status_t workspace_reserve(rt_device_t *d, rt_blas_t *b, size_t bytes) {
+    if (bytes <= b->workspace_bytes) return LOOM_STATUS_OK;
+    uint64_t w = 0;
+    loom_status_t st = rt_alloc(d, bytes, &w);
+    if (st) return st;
+    if (b->workspace) rt_free(d, b->workspace);
+    b->workspace = w;
+    b->workspace_bytes = bytes;
+    return LOOM_STATUS_OK;
+}
+
+static lt_status_t matmul(rt_device_t *d, const rt_blas_t *b, const rt_gemm_t *g,
+                          const descs_t *x, const lt_algo_t *algo) {
+    float af = (float)g->alpha, bf = 0;
+    double ad = g->alpha, bd = 0;
+    bool dbl = g->dtype == LOOM_DTYPE_F64;
+    void *dp = (void *)(uintptr_t)g->d;
+    return b->lt.Matmul(b->handle, x->op, dbl ? (const void *)&ad : (const void *)&af,
+                        (const void *)(uintptr_t)g->a, x->a, (const void *)(uintptr_t)g->b, x->b,
+                        dbl ? (const void *)&bd : (const void *)&bf, dp, x->d, dp, x->d, algo,
+                        (void *)(uintptr_t)b->workspace, b->workspace_bytes, d->stream);
+}
+
+/* Times the heuristic's candidates for g on g's operands (D is overwritten: g is about to
+ * write it anyway) and keeps the fastest in slot. Each candidate runs once untimed (lazy
+ * module loading, caches); then in each round every candidate runs once between two of a
+ * chain of events, so clock changes during tuning hit all candidates alike, and a candidate's
+ * time is its best round. The heuristic's first choice stays unless another is 1% faster.
+ * Failures to time leave the first choice; a candidate that fails to run is skipped. One
+ * stream synchronisation per round, on the first call of a structure only. */
+static void tune(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g, const descs_t *x,
+                 algo_slot_t *slot) {
+    slot->tuned = true;
+    lt_heuristic_t h[ALGO_CANDIDATES];
+    int n = 0;
+    memset(h, 0, sizeof h);
+    if (b->lt.Heuristic(b->handle, x->op, x->a, x->b, x->d, x->d, x->pref, ALGO_CANDIDATES, h,
+                        &n) ||
+        n < 2)
+        return;
+    for (int i = 0; i <= n; i++)
+        if (!b->ev[i] && rt_event_create(d, &b->ev[i]) != LOOM_STATUS_OK) return;
+    size_t need = 0;
+    for (int i = 0; i < n; i++)
+        if (!h[i].state && h[i].workspace_size > need) need = h[i].workspace_size;
+    if (workspace_reserve(d, b, need) != LOOM_STATUS_OK) return;
+    int cand[ALGO_CANDIDATES], nc = 0;
+    float best[ALGO_CANDIDATES];
+    for (int i = 0; i < n; i++)
+        if (!h[i].state && h[i].workspace_size <= b->workspace_bytes &&
+            !matmul(d, b, g, x, &h[i].algo)) /* warm-up; refused: not a candidate */
+            best[nc] = 1e30f, cand[nc++] = i;
+    if (nc < 2) return;
+    int rounds = 5;
+    for (int r = 0; r < rounds; r++) {
+        if (rt_event_record(d, b->ev[0])) return;
+        for (int c = 0; c < nc; c++) {
+            matmul(d, b, g, x, &h[cand[c]].algo);
+            if (rt_event_record(d, b->ev[c + 1])) return;
+        }
+        for (int c = 0; c < nc; c++) {
+            float ms = 0;
+            if (rt_event_elapsed_ms(d, b->ev[c], b->ev[c + 1], &ms)) return;
+            if (ms < best[c]) best[c] = ms;
+            if (r == 0 && ms > 5.0f) rounds = 2; /* big products: tuning costs seconds */
+        }
+    }
+    int win = 0;
+    for (int c = 1; c < nc; c++)
+        if (best[c] < best[win]) win = c;
+    if (cand[0] == 0 && best[win] > 0.99f * best[0]) win = 0;
+    slot->algo = h[cand[win]].algo;
+    slot->workspace = h[cand[win]].workspace_size;
+    base_log(d->log, LOOM_LOG_INFO,
+             "cuBLASLt: m=%lld n=%lld k=%lld: heuristic candidate %d of %d, %.3f ms (first: %.3f ms)",
+             (long long)g->m, (long long)g->n, (long long)g->k, cand[win], n, (double)best[win],
+             (double)best[0]);
 }
 
 bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g) {
@@ -338,18 +442,15 @@ loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g) {
     if (s) {
         st = fail(d, b, LOOM_STATUS_DEVICE_ERROR, call, s, g);
     } else if (!slot->ok) {
-        st = fail(d, b, LOOM_STATUS_NOT_AVAILABLE, "cublasLtMatmulAlgoGetHeuristic", 15, g);
+        st = fail(d, b, LOOM_STATUS_NOT_AVAILABLE, "cublasLtMatmulAlgoGetHeuristic",
+                  STATUS_NOT_SUPPORTED, g);
     } else {
-        float af = (float)g->alpha, bf = 0;
-        double ad = g->alpha, bd = 0;
-        bool dbl = g->dtype == LOOM_DTYPE_F64;
-        void *dp = (void *)(uintptr_t)g->d;
-        s = b->lt.Matmul(b->handle, x.op, dbl ? (const void *)&ad : (const void *)&af,
-                         (const void *)(uintptr_t)g->a, x.a, (const void *)(uintptr_t)g->b, x.b,
-                         dbl ? (const void *)&bd : (const void *)&bf, dp, x.d, dp, x.d,
-                         &slot->algo, (void *)(uintptr_t)b->workspace, b->workspace_bytes,
-                         d->stream);
-        if (s) st = fail(d, b, LOOM_STATUS_DEVICE_ERROR, "cublasLtMatmul", s, g);
+        if (!slot->tuned) tune(d, b, g, &x, slot);
+        st = workspace_reserve(d, b, slot->workspace);
+        if (!st) {
+            s = matmul(d, b, g, &x, &slot->algo);
+            if (s) st = fail(d, b, LOOM_STATUS_DEVICE_ERROR, "cublasLtMatmul", s, g);
+        }
     }
     descs_free(b, &x);
     return st;
