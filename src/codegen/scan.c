@@ -1,7 +1,9 @@
 /* scan.c — CUDA C for a scan step (cumsum, cumprod): one thread per scan line, walking it in
  * order with NumPy's sequential semantics in the result dtype (y0 = x0, yi = y(i-1) op xi).
  * Threads take consecutive lines, so when the scan axis is not innermost their reads and
- * writes are coalesced. The elementwise prologue is computed per element in the same loop.
+ * writes are coalesced. When it is innermost (rows), a warp takes 32 lines and moves them
+ * through a shared-memory tile 32 elements at a time: coalesced loads and stores, each lane
+ * still scanning its own line in order. The elementwise prologue is computed per element.
  * Names come from node positions; extents, strides, addresses and scalars are parameters. */
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +11,8 @@
 #include "emit.h"
 
 #define SCAN_BLOCK 256
+#define TILE_BLOCK 128   /* 4 warps of 32 lines each */
+#define TILE_MIN_LEN 16  /* innermost lines from this long go through the tile */
 
 struct cg_scan {
     const ir_graph_t *g;
@@ -19,6 +23,7 @@ struct cg_scan {
     int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
     int64_t lines, len;
     bool idx64;
+    bool tile;       /* innermost scan axis: the shared-memory tile variant */
 };
 
 static const ir_node_t *node(const cg_scan_t *s, uint32_t j) {
@@ -107,6 +112,7 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         if (reach > lim) big = true;
     }
     s->idx64 = big;
+    s->tile = s->axis == nd - 1 && s->len >= TILE_MIN_LEN;
     return s;
 }
 
@@ -137,7 +143,8 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
     cg__key_init(&k, 0x6c6f7331); /* format of this generator; bump when the text changes */
-    cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16);
+    cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
+                        (uint32_t)s->tile << 17);
     cg__key_put(&k, s->n_nodes);
     for (uint32_t j = 0; j < s->n_nodes; j++) {
         const ir_node_t *n = node(s, j);
@@ -181,17 +188,124 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
 void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
                           uint32_t *smem) {
     (void)sm_count;
-    int64_t blocks = (s->lines + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    int b = s->tile ? TILE_BLOCK : SCAN_BLOCK;
+    int64_t blocks = (s->lines + b - 1) / b;
     const int64_t cap = INT64_C(1) << 30; /* the kernel loops over further lines */
     grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     grid[1] = grid[2] = 1;
-    block[0] = SCAN_BLOCK;
+    block[0] = (uint32_t)b;
     block[1] = block[2] = 1;
     *smem = 0;
 }
 
 static const char *ty(const ir_node_t *n) { return ir_dtypes[n->dtype].ctype; }
 static const char *sfx(loom_dtype_t d) { return ir_dtypes[d].sfx; }
+
+/* Coordinates of line `l` over the unscanned axes, the output's line offset ko and each
+ * input's line offset k<j>. */
+static void emit_line_offsets(const cg_scan_t *s, base_str_t *o, const char *ind, const char *l) {
+    base_str_printf(o, "%sLM_I q = %s;\n", ind, l);
+    for (int ax = s->nd - 1; ax >= 0; ax--) {
+        if (ax == s->axis) continue;
+        base_str_printf(o, "%sconst LM_I c%d = q %% e%d; q /= e%d;\n", ind, ax, ax, ax);
+    }
+    base_str_printf(o, "%s(void)q;\n%sconst LM_I ko = 0", ind, ind);
+    for (int ax = 0; ax < s->nd; ax++)
+        if (ax != s->axis) base_str_printf(o, " + c%d * os%d", ax, ax);
+    base_str_cat(o, ";\n");
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        base_str_printf(o, "%sconst LM_I k%u = 0", ind, j);
+        for (int ax = 0; ax < s->nd; ax++)
+            if (ax != s->axis) base_str_printf(o, " + c%d * t%u_%d", ax, j, ax);
+        base_str_cat(o, ";\n");
+    }
+}
+
+/* The prologue for element i of the line whose input offsets are <k><j>, ending in x (the
+ * scan's operand in the result dtype). */
+static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    uint32_t last = s->n_nodes - 1, src = pos(s, sn->src[0]);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype, sd = (loom_dtype_t)node(s, src)->dtype;
+    for (uint32_t j = 0; j < last; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op == IR_OP_CONST) continue;
+        base_str_printf(o, "%sconst %s v%u = ", ind, ty(n), j);
+        if (n->op == IR_OP_INPUT)
+            base_str_printf(o, "in%u[%s%u + i * t%u_%d]", j, k, j, j, s->axis);
+        else
+            cg__emit_elem(o, s->g, n, pos(s, n->src[0]), pos(s, n->src[1]), pos(s, n->src[2]));
+        base_str_cat(o, ";\n");
+    }
+    if (sd == d)
+        base_str_printf(o, "%sconst %s x = v%u;\n", ind, ty(sn), src);
+    else
+        base_str_printf(o, "%sconst %s x = lm_cast_%s_%s(v%u);\n", ind, ty(sn), sfx(sd), sfx(d),
+                        src);
+}
+
+static const char *scan_fn(const cg_scan_t *s) {
+    return node(s, s->n_nodes - 1)->op == IR_OP_CUMSUM ? "add" : "multiply";
+}
+
+/* One thread per line. */
+static void emit_lines(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    base_str_cat(o, "    const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;\n");
+    base_str_cat(o, "    for (LM_I l = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x; "
+                    "l < lines; l += step) {\n");
+    emit_line_offsets(s, o, "        ", "l");
+    base_str_printf(o, "        %s acc = (%s)0;\n", ty(sn), ty(sn));
+    base_str_cat(o, "        for (LM_I i = 0; i < len; i++) {\n");
+    emit_prologue(s, o, "            ", "k");
+    base_str_printf(o, "            acc = i == 0 ? x : lm_%s_%s(acc, x);\n", scan_fn(s), sfx(d));
+    base_str_printf(o, "            out[ko + i * os%d] = acc;\n", s->axis);
+    base_str_cat(o, "        }\n    }\n");
+}
+
+/* A warp per 32 lines, through a 32 x 33 tile per warp: lane y loads element cb + lane of
+ * every line, then scans its own line's 32 elements, then the tile is stored as loaded. */
+static void emit_tiled(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    const char *T = ty(sn);
+    int warps = TILE_BLOCK / 32;
+    base_str_printf(o, "    __shared__ %s tile[%d][32][33];\n", T, warps);
+    base_str_cat(o, "    const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;\n");
+    base_str_printf(o, "    const LM_I step = (LM_I)gridDim.x * %d;\n", TILE_BLOCK);
+    base_str_printf(o, "    for (LM_I lb = ((LM_I)blockIdx.x * %d + wp) * 32; lb < lines; lb += "
+                       "step) {\n", warps);
+    /* lanes past the last line take it again (unstored), so that shuffles stay whole */
+    base_str_cat(o, "        const LM_I l = lb + lane < lines ? lb + lane : lines - 1;\n");
+    emit_line_offsets(s, o, "        ", "l");
+    base_str_cat(o, "        const int nl = lines - lb < 32 ? (int)(lines - lb) : 32;\n");
+    base_str_printf(o, "        %s acc = (%s)0;\n", T, T);
+    base_str_cat(o, "        for (LM_I cb = 0; cb < len; cb += 32) {\n");
+    base_str_cat(o, "            const LM_I i = cb + lane;\n");
+    base_str_cat(o, "            for (int y = 0; y < 32; y++) {\n");
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT)
+            base_str_printf(o, "                const LM_I ky%u = __shfl_sync(0xffffffffu, k%u, y);\n",
+                            j, j);
+    base_str_cat(o, "                if (y < nl && i < len) {\n");
+    emit_prologue(s, o, "                    ", "ky");
+    base_str_cat(o, "                    tile[wp][y][lane] = x;\n                }\n            }\n");
+    base_str_cat(o, "            __syncwarp();\n");
+    base_str_cat(o, "            const int nc = len - cb < 32 ? (int)(len - cb) : 32;\n");
+    base_str_cat(o, "            for (int j = 0; j < nc; j++) {\n");
+    base_str_printf(o, "                const %s x = tile[wp][lane][j];\n", T);
+    base_str_printf(o, "                acc = cb + j == 0 ? x : lm_%s_%s(acc, x);\n", scan_fn(s),
+                    sfx(d));
+    base_str_cat(o, "                tile[wp][lane][j] = acc;\n            }\n");
+    base_str_cat(o, "            __syncwarp();\n");
+    base_str_cat(o, "            for (int y = 0; y < nl; y++) {\n");
+    base_str_cat(o, "                const LM_I koy = __shfl_sync(0xffffffffu, ko, y);\n");
+    base_str_printf(o, "                if (i < len) out[koy + i * os%d] = tile[wp][y][lane];\n",
+                    s->axis);
+    base_str_cat(o, "            }\n            __syncwarp();\n        }\n    }\n");
+}
 
 void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_hash128_t key = cg_scan_key(s);
@@ -206,7 +320,7 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) "
                     "{\n",
-                    SCAN_BLOCK, name, name);
+                    s->tile ? TILE_BLOCK : SCAN_BLOCK, name, name);
     uint32_t w = 2;
     base_str_cat(o, "    const LM_I lines = (LM_I)P.w[0];\n    const LM_I len = (LM_I)P.w[1];\n");
     for (int ax = 0; ax < s->nd; ax++)
@@ -228,49 +342,9 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     }
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     base_str_printf(o, "    %s *__restrict__ out = (%s *)P.w[%u];\n", ty(sn), ty(sn), w++);
-    base_str_cat(o, "    const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;\n");
-    base_str_cat(o, "    for (LM_I l = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x; "
-                    "l < lines; l += step) {\n");
-    /* Coordinates of line l over the unscanned axes (C order). */
-    base_str_cat(o, "        LM_I q = l;\n");
-    for (int ax = s->nd - 1; ax >= 0; ax--) {
-        if (ax == s->axis) continue;
-        base_str_printf(o, "        const LM_I c%d = q %% e%d; q /= e%d;\n", ax, ax, ax);
-    }
-    base_str_cat(o, "        (void)q;\n        const LM_I ko = 0");
-    for (int ax = 0; ax < s->nd; ax++)
-        if (ax != s->axis) base_str_printf(o, " + c%d * os%d", ax, ax);
-    base_str_cat(o, ";\n");
-    for (uint32_t j = 0; j < s->n_nodes; j++) {
-        if (node(s, j)->op != IR_OP_INPUT) continue;
-        base_str_printf(o, "        const LM_I k%u = 0", j);
-        for (int ax = 0; ax < s->nd; ax++)
-            if (ax != s->axis) base_str_printf(o, " + c%d * t%u_%d", ax, j, ax);
-        base_str_cat(o, ";\n");
-    }
-    uint32_t last = s->n_nodes - 1, src = pos(s, sn->src[0]);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype, sd = (loom_dtype_t)node(s, src)->dtype;
-    base_str_printf(o, "        %s acc = (%s)0;\n", ty(sn), ty(sn));
-    base_str_cat(o, "        for (LM_I i = 0; i < len; i++) {\n");
-    for (uint32_t j = 0; j < last; j++) {
-        const ir_node_t *n = node(s, j);
-        if (n->op == IR_OP_CONST) continue;
-        base_str_printf(o, "            const %s v%u = ", ty(n), j);
-        if (n->op == IR_OP_INPUT)
-            base_str_printf(o, "in%u[k%u + i * t%u_%d]", j, j, j, s->axis);
-        else
-            cg__emit_elem(o, s->g, n, pos(s, n->src[0]), pos(s, n->src[1]), pos(s, n->src[2]));
-        base_str_cat(o, ";\n");
-    }
-    if (sd == d)
-        base_str_printf(o, "            const %s x = v%u;\n", ty(sn), src);
-    else
-        base_str_printf(o, "            const %s x = lm_cast_%s_%s(v%u);\n", ty(sn), sfx(sd),
-                        sfx(d), src);
-    base_str_printf(o, "            acc = i == 0 ? x : lm_%s_%s(acc, x);\n",
-                    sn->op == IR_OP_CUMSUM ? "add" : "multiply", sfx(d));
-    base_str_printf(o, "            out[ko + i * os%d] = acc;\n", s->axis);
-    base_str_cat(o, "        }\n    }\n}\n");
+    if (s->tile) emit_tiled(s, o);
+    else emit_lines(s, o);
+    base_str_cat(o, "}\n");
     cg__emit_prelude(base_str_get(&body), out, out->al);
     base_str_catn(out, base_str_get(&body), body.len);
     out->failed = out->failed || body.failed;
