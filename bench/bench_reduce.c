@@ -106,9 +106,8 @@ static void bench(const char *name, int kind, int64_t rows, int64_t cols, int32_
     }
     double k, us = time_us(&w, 9, 10, &k);
     double floor_us = bytes / (COPY_TBPS * 1e12) * 1e6;
-    printf("%-28s %10.1f us  %6.3f TB/s  %5.1f%% of copy  %5.2fx floor  %.0f kernel%s\n", name,
-           us, bytes / (us * 1e-6) / 1e12, 100.0 * floor_us / us, us / floor_us, k,
-           k == 1 ? "" : "s");
+    printf("%-28s %10.1f us  %6.3f TB/s  %5.1f%% of copy  %5.2fx floor  %.0f kernel%s\n", name, us,
+           bytes / (us * 1e-6) / 1e12, 100.0 * floor_us / us, us / floor_us, k, k == 1 ? "" : "s");
     fflush(stdout);
     loom_array_release(w.x);
     if (w.g) loom_array_release(w.g);

@@ -80,8 +80,8 @@ base_hash128_t cg__key_done(cg__key_t *k) {
     return base_hash128(k->words, k->n * sizeof *k->words);
 }
 
-void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint32_t pa,
-                   uint32_t pb, uint32_t pc) {
+void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint32_t pa, uint32_t pb,
+                   uint32_t pc) {
     const char *s = ir_dtypes[n->dtype].sfx;
     switch (n->op) {
         case IR_OP_CAST:

@@ -22,7 +22,7 @@ base_hash128_t cg__key_done(cg__key_t *k);
 
 /* The right-hand side of elementwise node n (CAST, WHERE or an LM_ELEM_OPS op) whose
  * operands are the variables v<pa>, v<pb>, v<pc>. */
-void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint32_t pa,
-                   uint32_t pb, uint32_t pc);
+void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint32_t pa, uint32_t pb,
+                   uint32_t pc);
 
 #endif

@@ -1,7 +1,7 @@
 /* reduce.c — CUDA C for a reduction step. One template covers every strategy: a group of G
- * threads computes one output (G = 1: a thread per output, for columns; G = 32: a warp per
- * short row; G = the block: a CTA per long row), its threads striding over the reduced
- * elements and combining with shuffles (and shared memory across warps). Staged steps run
+ * threads computes one output (G = 1: a thread per output, for columns; G <= 32: a warp, or
+ * a part of one, per short row; G = the block: a CTA per long row), its threads striding over the
+ * reduced elements and combining with shuffles (and shared memory across warps). Staged steps run
  * their passes in sequence per output, each pass's results broadcast to the whole group;
  * short rows keep the values later passes re-read in registers. Few outputs with long
  * reductions split: kernel 0 writes partial results per chunk to scratch, kernel 1 combines
@@ -13,19 +13,19 @@
 
 #include "emit.h"
 
-enum { SP_Y, SP_X };                  /* per output (row level) or per element */
+enum { SP_Y, SP_X };                   /* per output (row level) or per element */
 enum { K_MAIN, K_PARTIAL, K_COMBINE }; /* what a generated kernel does */
 
 /* Strategy thresholds (elements of the reduced extent, counts of outputs). */
-#define WARP_ROW_MAX 1024    /* rows up to this: a warp per row (less under 32 vector steps) */
-#define ITEMS_ROW_MAX 16384  /* staged rows up to this keep re-read values in registers */
-#define ITEMS_REGS 64        /* registers (4-byte) the cached values may take per thread */
-#define SPLIT_ROW_MIN 32768  /* row splits need at least this long a reduction ... */
-#define SPLIT_ROW_CHUNK 8192 /* ... and give every chunk at least this many elements */
-#define SPLIT_COL_MIN 256    /* column splits: reduced extent at least this */
-#define SPLIT_COL_CHUNK 64   /* ... and chunks of at least this many reduced elements */
-#define MAX_CHUNKS 1024
-#define COMBINE_BLOCK 256
+#define WARP_ROW_MAX    1024  /* rows up to this: a warp per row (less under 32 vector steps) */
+#define ITEMS_ROW_MAX   16384 /* staged rows up to this keep re-read values in registers */
+#define ITEMS_REGS      64    /* registers (4-byte) the cached values may take per thread */
+#define SPLIT_ROW_MIN   32768 /* row splits need at least this long a reduction ... */
+#define SPLIT_ROW_CHUNK 8192  /* ... and give every chunk at least this many elements */
+#define SPLIT_COL_MIN   256   /* column splits: reduced extent at least this */
+#define SPLIT_COL_CHUNK 64    /* ... and chunks of at least this many reduced elements */
+#define MAX_CHUNKS      1024
+#define COMBINE_BLOCK   256
 
 struct cg_reduce {
     const ir_graph_t *g;
@@ -39,9 +39,9 @@ struct cg_reduce {
     uint8_t *need;   /* [pass][node]: 0 unused, 1 computed, 2 read from registers */
     uint8_t *xout;   /* per out: written over X (1) or once per output (0) */
     int64_t (*strides)[LOOM_MAX_DIMS]; /* per kernel node (INPUT): collapsed strides */
-    int nd;          /* collapsed axes of X, with their extents and contiguous strides */
+    int nd; /* collapsed axes of X, with their extents and contiguous strides */
     int64_t shape[LOOM_MAX_DIMS], xstr[LOOM_MAX_DIMS];
-    uint32_t red;    /* collapsed axes reduced */
+    uint32_t red; /* collapsed axes reduced */
     int64_t n_out, count;
     int n_stages, n_passes;
     int group, block, vec, items;
@@ -50,9 +50,7 @@ struct cg_reduce {
     bool idx64;
 };
 
-static const ir_node_t *node(const cg_reduce_t *r, uint32_t j) {
-    return &r->g->nodes[r->nodes[j]];
-}
+static const ir_node_t *node(const cg_reduce_t *r, uint32_t j) { return &r->g->nodes[r->nodes[j]]; }
 
 static uint32_t pos(const cg_reduce_t *r, uint32_t ir) {
     for (uint32_t j = 0; j < r->n_nodes; j++)
@@ -90,8 +88,10 @@ bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm
     bool inner_kept = false, seen = false;
     for (int ax = ndim - 1; ax >= 0; ax--) {
         bool red = (axes >> ax) & 1u;
-        if (red) count *= x_shape[ax];
-        else n_out *= x_shape[ax];
+        if (red)
+            count *= x_shape[ax];
+        else
+            n_out *= x_shape[ax];
         if (!seen && x_shape[ax] != 1) {
             inner_kept = !red;
             seen = true;
@@ -118,8 +118,7 @@ static void plan_passes(cg_reduce_t *r, const uint8_t *cand) {
     for (int p = 0; p < r->n_passes; p++) {
         uint8_t *need = r->need + (size_t)p * nn;
         for (uint32_t j = 0; j < nn; j++)
-            if (is_reduce(node(r, j)) && r->stage[j] == p + 1)
-                need[pos(r, node(r, j)->src[0])] = 1;
+            if (is_reduce(node(r, j)) && r->stage[j] == p + 1) need[pos(r, node(r, j)->src[0])] = 1;
         for (uint32_t i = 0; i < r->n_outs; i++)
             if (r->xout[i]) {
                 uint32_t j = pos(r, r->outs[i]);
@@ -263,8 +262,10 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
     for (int ax = nd - 1; ax >= 0; ax--) {
         r->xstr[ax] = s;
         s *= r->shape[ax];
-        if ((r->red >> ax) & 1u) r->count *= r->shape[ax];
-        else r->n_out *= r->shape[ax];
+        if ((r->red >> ax) & 1u)
+            r->count *= r->shape[ax];
+        else
+            r->n_out *= r->shape[ax];
     }
 
     /* Strategy. */
@@ -374,8 +375,10 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
 
 static void *dup(base_alloc_t *al, const void *src, size_t n, size_t size, bool *ok) {
     void *p = base_malloc(al, n ? n : 1, size);
-    if (!p) *ok = false;
-    else if (n) memcpy(p, src, n * size);
+    if (!p)
+        *ok = false;
+    else if (n)
+        memcpy(p, src, n * size);
     return p;
 }
 
@@ -499,8 +502,8 @@ void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_ad
         const ir_node_t *nd = node(r, j);
         if (nd->op == IR_OP_INPUT) {
             const ir_input_t *in = &r->g->inputs[nd->input];
-            w[n++] = input_addr[nd->input] +
-                     (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
+            w[n++] =
+                input_addr[nd->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
             for (int ax = 0; ax < r->nd; ax++) w[n++] = (uint64_t)r->strides[j][ax];
         } else if (nd->op == IR_OP_CONST) {
             w[n++] = nd->p.bits;
@@ -555,19 +558,31 @@ static loom_dtype_t dt(const ir_node_t *n) { return (loom_dtype_t)n->dtype; }
 /* The lowest (MAX) or highest (MIN) value of d: the identity of maximum / minimum. */
 static const char *extreme(loom_dtype_t d, bool lowest) {
     switch (d) {
-        case LOOM_DTYPE_BOOL: return lowest ? "(lm_b)0" : "(lm_b)1";
-        case LOOM_DTYPE_I8: return lowest ? "(lm_i8)-128" : "(lm_i8)127";
-        case LOOM_DTYPE_I16: return lowest ? "(lm_i16)-32768" : "(lm_i16)32767";
-        case LOOM_DTYPE_I32: return lowest ? "(lm_i32)(-2147483647 - 1)" : "(lm_i32)2147483647";
+        case LOOM_DTYPE_BOOL:
+            return lowest ? "(lm_b)0" : "(lm_b)1";
+        case LOOM_DTYPE_I8:
+            return lowest ? "(lm_i8)-128" : "(lm_i8)127";
+        case LOOM_DTYPE_I16:
+            return lowest ? "(lm_i16)-32768" : "(lm_i16)32767";
+        case LOOM_DTYPE_I32:
+            return lowest ? "(lm_i32)(-2147483647 - 1)" : "(lm_i32)2147483647";
         case LOOM_DTYPE_I64:
-            return lowest ? "(lm_i64)(-9223372036854775807ll - 1)" : "(lm_i64)9223372036854775807ll";
-        case LOOM_DTYPE_U8: return lowest ? "(lm_u8)0" : "(lm_u8)255";
-        case LOOM_DTYPE_U16: return lowest ? "(lm_u16)0" : "(lm_u16)65535";
-        case LOOM_DTYPE_U32: return lowest ? "(lm_u32)0" : "(lm_u32)0xffffffffu";
-        case LOOM_DTYPE_U64: return lowest ? "(lm_u64)0" : "(lm_u64)0xffffffffffffffffull";
-        case LOOM_DTYPE_F16: return lowest ? "(lm_f16)0xfc00u" : "(lm_f16)0x7c00u";
-        case LOOM_DTYPE_BF16: return lowest ? "(lm_bf16)0xff80u" : "(lm_bf16)0x7f80u";
-        case LOOM_DTYPE_F32: return lowest ? "__uint_as_float(0xff800000u)" : "__uint_as_float(0x7f800000u)";
+            return lowest ? "(lm_i64)(-9223372036854775807ll - 1)"
+                          : "(lm_i64)9223372036854775807ll";
+        case LOOM_DTYPE_U8:
+            return lowest ? "(lm_u8)0" : "(lm_u8)255";
+        case LOOM_DTYPE_U16:
+            return lowest ? "(lm_u16)0" : "(lm_u16)65535";
+        case LOOM_DTYPE_U32:
+            return lowest ? "(lm_u32)0" : "(lm_u32)0xffffffffu";
+        case LOOM_DTYPE_U64:
+            return lowest ? "(lm_u64)0" : "(lm_u64)0xffffffffffffffffull";
+        case LOOM_DTYPE_F16:
+            return lowest ? "(lm_f16)0xfc00u" : "(lm_f16)0x7c00u";
+        case LOOM_DTYPE_BF16:
+            return lowest ? "(lm_bf16)0xff80u" : "(lm_bf16)0x7f80u";
+        case LOOM_DTYPE_F32:
+            return lowest ? "__uint_as_float(0xff800000u)" : "__uint_as_float(0x7f800000u)";
         default:
             return lowest ? "__longlong_as_double((long long)0xfff0000000000000ull)"
                           : "__longlong_as_double(0x7ff0000000000000ll)";
@@ -579,19 +594,29 @@ static void emit_identity(const cg_reduce_t *r, const ir_node_t *n, base_str_t *
     loom_dtype_t a = acc_dtype(r->g, n);
     switch (n->op) {
         case IR_OP_SUM:
-        case IR_OP_ANY: base_str_printf(o, "(%s)0", ty(a)); break;
+        case IR_OP_ANY:
+            base_str_printf(o, "(%s)0", ty(a));
+            break;
         case IR_OP_PROD:
-        case IR_OP_ALL: base_str_printf(o, "(%s)1", ty(a)); break;
-        case IR_OP_MAX: base_str_cat(o, extreme(a, true)); break;
-        case IR_OP_MIN: base_str_cat(o, extreme(a, false)); break;
-        default: base_str_printf(o, "(%s)0", ty(a)); break;
+        case IR_OP_ALL:
+            base_str_printf(o, "(%s)1", ty(a));
+            break;
+        case IR_OP_MAX:
+            base_str_cat(o, extreme(a, true));
+            break;
+        case IR_OP_MIN:
+            base_str_cat(o, extreme(a, false));
+            break;
+        default:
+            base_str_printf(o, "(%s)0", ty(a));
+            break;
     }
 }
 
 /* acc = combine(acc, x) for accumulator `acc` of node n; x in the accumulator dtype (ARG:
  * value x, index xi). */
-static void emit_combine(const cg_reduce_t *r, const ir_node_t *n, const char *acc,
-                         const char *x, const char *xi, base_str_t *o, const char *ind) {
+static void emit_combine(const cg_reduce_t *r, const ir_node_t *n, const char *acc, const char *x,
+                         const char *xi, base_str_t *o, const char *ind) {
     loom_dtype_t a = acc_dtype(r->g, n);
     const char *fn = n->op == IR_OP_SUM    ? "add"
                      : n->op == IR_OP_PROD ? "multiply"
@@ -610,16 +635,16 @@ static void emit_combine(const cg_reduce_t *r, const ir_node_t *n, const char *a
 /* Shuffles, and the arg step of every ARG node's dtype (once each). */
 static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
     /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
-    base_str_cat(o,
-                 "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m, "
-                 "int w) {\n"
-                 "    if constexpr (sizeof(T) >= 4) return __shfl_down_sync(0xffffffffu, v, m, w);\n"
-                 "    else return (T)__shfl_down_sync(0xffffffffu, (int)v, m, w);\n"
-                 "}\n"
-                 "template <typename T> static __device__ __forceinline__ T lmr_first(T v, int w) {\n"
-                 "    if constexpr (sizeof(T) >= 4) return __shfl_sync(0xffffffffu, v, 0, w);\n"
-                 "    else return (T)__shfl_sync(0xffffffffu, (int)v, 0, w);\n"
-                 "}\n");
+    base_str_cat(
+        o, "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m, "
+           "int w) {\n"
+           "    if constexpr (sizeof(T) >= 4) return __shfl_down_sync(0xffffffffu, v, m, w);\n"
+           "    else return (T)__shfl_down_sync(0xffffffffu, (int)v, m, w);\n"
+           "}\n"
+           "template <typename T> static __device__ __forceinline__ T lmr_first(T v, int w) {\n"
+           "    if constexpr (sizeof(T) >= 4) return __shfl_sync(0xffffffffu, v, 0, w);\n"
+           "    else return (T)__shfl_sync(0xffffffffu, (int)v, 0, w);\n"
+           "}\n");
     bool done[2][LOOM_DTYPE_COUNT] = {{false}};
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
@@ -631,24 +656,25 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
         const char *better = mx ? "greater" : "less";
         /* The better of two candidates (value, flat index; index < 0: none): NaN first, then
          * the better value, then the smaller index, so the order of combining is free. */
-        base_str_printf(o,
-                        "static __device__ __forceinline__ void lmr_%s_%s(%s &av, lm_i64 &ai, %s v, "
-                        "lm_i64 i) {\n"
-                        "    if (i < 0) return;\n"
-                        "    bool take;\n"
-                        "    const bool na = lm_isnan_%s(av), nb = lm_isnan_%s(v);\n"
-                        "    if (ai < 0) take = true;\n"
-                        "    else if (na || nb) take = nb && (!na || i < ai);\n"
-                        "    else if (lm_%s_%s(v, av)) take = true;\n"
-                        "    else if (lm_%s_%s(av, v)) take = false;\n"
-                        "    else take = i < ai;\n"
-                        "    if (take) {\n"
-                        "        av = v;\n"
-                        "        ai = i;\n"
-                        "    }\n"
-                        "}\n",
-                        ir_ops[n->op].name, sfx(d), ty(d), ty(d), sfx(d), sfx(d), better, sfx(d),
-                        better, sfx(d));
+        base_str_printf(
+            o,
+            "static __device__ __forceinline__ void lmr_%s_%s(%s &av, lm_i64 &ai, %s v, "
+            "lm_i64 i) {\n"
+            "    if (i < 0) return;\n"
+            "    bool take;\n"
+            "    const bool na = lm_isnan_%s(av), nb = lm_isnan_%s(v);\n"
+            "    if (ai < 0) take = true;\n"
+            "    else if (na || nb) take = nb && (!na || i < ai);\n"
+            "    else if (lm_%s_%s(v, av)) take = true;\n"
+            "    else if (lm_%s_%s(av, v)) take = false;\n"
+            "    else take = i < ai;\n"
+            "    if (take) {\n"
+            "        av = v;\n"
+            "        ai = i;\n"
+            "    }\n"
+            "}\n",
+            ir_ops[n->op].name, sfx(d), ty(d), ty(d), sfx(d), sfx(d), better, sfx(d), better,
+            sfx(d));
     }
 }
 
@@ -670,8 +696,7 @@ static void emit_params(const cg_reduce_t *r, base_str_t *o) {
             base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n",
                             ty(dt(n)), j, ty(dt(n)), w++);
             for (int ax = 0; ax < r->nd; ax++)
-                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax,
-                                w++);
+                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax, w++);
         } else if (n->op == IR_OP_CONST) {
             base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(dt(n)), j,
                             sfx(dt(n)), w++);
@@ -679,8 +704,8 @@ static void emit_params(const cg_reduce_t *r, base_str_t *o) {
     }
     for (uint32_t i = 0; i < r->n_outs; i++) {
         const ir_node_t *n = &r->g->nodes[r->outs[i]];
-        base_str_printf(o, "    %s *__restrict__ out%u = (%s *)P.w[%u];\n", ty(dt(n)), i,
-                        ty(dt(n)), w++);
+        base_str_printf(o, "    %s *__restrict__ out%u = (%s *)P.w[%u];\n", ty(dt(n)), i, ty(dt(n)),
+                        w++);
     }
     if (r->chunks > 1)
         for (uint32_t j = 0; j < r->n_nodes; j++) {
@@ -690,8 +715,7 @@ static void emit_params(const cg_reduce_t *r, base_str_t *o) {
                 loom_dtype_t d = dt(&r->g->nodes[n->src[0]]);
                 base_str_printf(o, "    %s *__restrict__ p%uv = (%s *)P.w[%u];\n", ty(d), j, ty(d),
                                 w++);
-                base_str_printf(o, "    lm_i64 *__restrict__ p%ui = (lm_i64 *)P.w[%u];\n", j,
-                                w++);
+                base_str_printf(o, "    lm_i64 *__restrict__ p%ui = (lm_i64 *)P.w[%u];\n", j, w++);
             } else {
                 loom_dtype_t a = acc_dtype(r->g, n);
                 base_str_printf(o, "    %s *__restrict__ p%u = (%s *)P.w[%u];\n", ty(a), j, ty(a),
@@ -777,8 +801,9 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     for (uint32_t j = 0; j < r->n_nodes; j++) { /* vector loads */
         const ir_node_t *n = node(r, j);
         if (V > 1 && n->op == IR_OP_INPUT && r->space[j] == SP_X && need[j] == 1)
-            base_str_printf(o, "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
-                            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+            base_str_printf(
+                o, "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
+                ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
     }
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && r->stage[pos(r, r->outs[i])] == p)
@@ -824,8 +849,10 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
         loom_dtype_t d = dt(node(r, s)), a = acc_dtype(r->g, n);
         char acc[24], x[64];
         snprintf(acc, sizeof acc, "a%u", j);
-        if (a == d) snprintf(x, sizeof x, "v%u", s);
-        else snprintf(x, sizeof x, "lm_cast_%s_%s(v%u)", sfx(d), sfx(a), s);
+        if (a == d)
+            snprintf(x, sizeof x, "v%u", s);
+        else
+            snprintf(x, sizeof x, "lm_cast_%s_%s(v%u)", sfx(d), sfx(a), s);
         emit_combine(r, n, acc, x, "(lm_i64)r", o, in2);
     }
     for (uint32_t i = 0; i < r->n_outs; i++) { /* X outputs of this pass */
@@ -889,12 +916,14 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
             else
                 base_str_printf(o, "%sa%u = lmr_first(a%u, %d);\n", ind, j, j, w);
         } else if (is_arg(n)) {
-            base_str_printf(o, "%sif ((threadIdx.x & 31) == 0) {\n%s    s%uv[threadIdx.x >> 5] = a%uv;\n"
-                            "%s    s%ui[threadIdx.x >> 5] = a%ui;\n%s}\n",
-                            ind, ind, j, j, ind, j, j, ind);
+            base_str_printf(
+                o,
+                "%sif ((threadIdx.x & 31) == 0) {\n%s    s%uv[threadIdx.x >> 5] = a%uv;\n"
+                "%s    s%ui[threadIdx.x >> 5] = a%ui;\n%s}\n",
+                ind, ind, j, j, ind, j, j, ind);
         } else {
-            base_str_printf(o, "%sif ((threadIdx.x & 31) == 0) s%u[threadIdx.x >> 5] = a%u;\n",
-                            ind, j, j);
+            base_str_printf(o, "%sif ((threadIdx.x & 31) == 0) s%u[threadIdx.x >> 5] = a%u;\n", ind,
+                            j, j);
         }
     }
     if (G <= 32 || !any) return;
@@ -911,8 +940,8 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
         if (is_arg(n)) {
             base_str_printf(o, "%sa%uv = s%uv[threadIdx.x < %d ? threadIdx.x : 0];\n", in2, j, j,
                             nw);
-            base_str_printf(o, "%sa%ui = threadIdx.x < %d ? s%ui[threadIdx.x] : -1;\n", in2, j,
-                            nw, j);
+            base_str_printf(o, "%sa%ui = threadIdx.x < %d ? s%ui[threadIdx.x] : -1;\n", in2, j, nw,
+                            j);
         } else {
             base_str_printf(o, "%sa%u = threadIdx.x < %d ? s%u[threadIdx.x] : ", in2, j, nw, j);
             emit_identity(r, n, o);
@@ -923,7 +952,8 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
             base_str_printf(o, "%sconst auto ov = lmr_down(a%uv, m, 32);\n", in3, j);
             base_str_printf(o, "%sconst lm_i64 oi = lmr_down(a%ui, m, 32);\n", in3, j);
             emit_combine(r, n, acc, "ov", "oi", o, in3);
-            base_str_printf(o, "%s}\n%sif (threadIdx.x == 0) {\n%s    s%uv[0] = a%uv;\n"
+            base_str_printf(o,
+                            "%s}\n%sif (threadIdx.x == 0) {\n%s    s%uv[0] = a%uv;\n"
                             "%s    s%ui[0] = a%ui;\n%s}\n",
                             in2, in2, in2, j, j, in2, j, j, in2);
         } else {
@@ -974,9 +1004,12 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                     B, name, name);
     emit_params(r, o);
     base_str_printf(o, "    const LM_I nvec = count / %d;\n    (void)nvec;\n", r->vec);
-    if (G == 1) base_str_cat(o, "    const LM_I lane = 0;\n");
-    else if (G == B) base_str_cat(o, "    const LM_I lane = (LM_I)threadIdx.x;\n");
-    else base_str_printf(o, "    const LM_I lane = (LM_I)(threadIdx.x %% %d);\n", G);
+    if (G == 1)
+        base_str_cat(o, "    const LM_I lane = 0;\n");
+    else if (G == B)
+        base_str_cat(o, "    const LM_I lane = (LM_I)threadIdx.x;\n");
+    else
+        base_str_printf(o, "    const LM_I lane = (LM_I)(threadIdx.x %% %d);\n", G);
     base_str_cat(o, "    (void)lane;\n");
     if (G == B && B > 32) /* cross-warp slots */
         for (uint32_t j = 0; j < r->n_nodes; j++) {
@@ -1024,7 +1057,7 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
     if (kind == K_COMBINE) {
         /* The partial results of every chunk, in chunk order per thread, then the group. */
         emit_acc_decls(r, 0, o, ind);
-        base_str_cat(o, "        for (LM_I t = lane; t < nch; t += " );
+        base_str_cat(o, "        for (LM_I t = lane; t < nch; t += ");
         base_str_printf(o, "%d) {\n", G);
         for (uint32_t j = 0; j < r->n_nodes; j++) {
             const ir_node_t *n = node(r, j);
@@ -1065,7 +1098,9 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                 emit_elements(r, p, o, "                ", "it");
                 base_str_cat(o, "            }\n        }\n");
             } else {
-                base_str_printf(o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n", G);
+                base_str_printf(
+                    o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n",
+                    G);
                 emit_elements(r, p, o, "            ", "0");
                 base_str_cat(o, "        }\n");
             }
@@ -1076,7 +1111,8 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                     const ir_node_t *n = node(r, j);
                     if (!is_reduce(n)) continue;
                     if (is_arg(n))
-                        base_str_printf(o, "            p%uv[(LM_I)blockIdx.y * n_out + o] = a%uv;\n"
+                        base_str_printf(o,
+                                        "            p%uv[(LM_I)blockIdx.y * n_out + o] = a%uv;\n"
                                         "            p%ui[(LM_I)blockIdx.y * n_out + o] = a%ui;\n",
                                         j, j, j, j);
                     else

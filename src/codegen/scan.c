@@ -10,8 +10,8 @@
 
 #include "emit.h"
 
-#define SCAN_BLOCK 256
-#define TILE_BLOCK 128   /* 4 warps of 32 lines each */
+#define SCAN_BLOCK   256
+#define TILE_BLOCK   128 /* 4 warps of 32 lines each */
 #define TILE_MIN_LEN 16  /* innermost lines from this long go through the tile */
 
 struct cg_scan {
@@ -19,16 +19,14 @@ struct cg_scan {
     uint32_t *nodes; /* kernel nodes, operands first; the SCAN node last */
     uint32_t n_nodes;
     int64_t (*strides)[LOOM_MAX_DIMS]; /* per kernel node (INPUT): collapsed strides */
-    int nd, axis;    /* collapsed axes and the scanned one */
+    int nd, axis;                      /* collapsed axes and the scanned one */
     int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
     int64_t lines, len;
     bool idx64;
-    bool tile;       /* innermost scan axis: the shared-memory tile variant */
+    bool tile; /* innermost scan axis: the shared-memory tile variant */
 };
 
-static const ir_node_t *node(const cg_scan_t *s, uint32_t j) {
-    return &s->g->nodes[s->nodes[j]];
-}
+static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nodes[s->nodes[j]]; }
 
 static uint32_t pos(const cg_scan_t *s, uint32_t ir) {
     for (uint32_t j = 0; j < s->n_nodes; j++)
@@ -175,8 +173,8 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
         const ir_node_t *nd = node(s, j);
         if (nd->op == IR_OP_INPUT) {
             const ir_input_t *in = &s->g->inputs[nd->input];
-            w[n++] = input_addr[nd->input] +
-                     (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
+            w[n++] =
+                input_addr[nd->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
             for (int ax = 0; ax < s->nd; ax++) w[n++] = (uint64_t)s->strides[j][ax];
         } else if (nd->op == IR_OP_CONST) {
             w[n++] = nd->p.bits;
@@ -265,8 +263,9 @@ static void emit_lines(const cg_scan_t *s, base_str_t *o) {
     base_str_cat(o, "        }\n    }\n");
 }
 
-/* A warp per 32 lines, through a 32 x 33 tile per warp: lane y loads element cb + lane of
- * every line, then scans its own line's 32 elements, then the tile is stored as loaded. */
+/* A warp per 32 lines, through a 32 x 33 tile per warp: for each chunk of 32 elements the
+ * warp loads the chunk of every line (lane = element), each lane scans its own line's row of
+ * the tile in order, and the warp stores the tile as it loaded it. */
 static void emit_tiled(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     loom_dtype_t d = (loom_dtype_t)sn->dtype;
@@ -275,8 +274,10 @@ static void emit_tiled(const cg_scan_t *s, base_str_t *o) {
     base_str_printf(o, "    __shared__ %s tile[%d][32][33];\n", T, warps);
     base_str_cat(o, "    const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;\n");
     base_str_printf(o, "    const LM_I step = (LM_I)gridDim.x * %d;\n", TILE_BLOCK);
-    base_str_printf(o, "    for (LM_I lb = ((LM_I)blockIdx.x * %d + wp) * 32; lb < lines; lb += "
-                       "step) {\n", warps);
+    base_str_printf(o,
+                    "    for (LM_I lb = ((LM_I)blockIdx.x * %d + wp) * 32; lb < lines; lb += "
+                    "step) {\n",
+                    warps);
     /* lanes past the last line take it again (unstored), so that shuffles stay whole */
     base_str_cat(o, "        const LM_I l = lb + lane < lines ? lb + lane : lines - 1;\n");
     emit_line_offsets(s, o, "        ", "l");
@@ -287,11 +288,12 @@ static void emit_tiled(const cg_scan_t *s, base_str_t *o) {
     base_str_cat(o, "            for (int y = 0; y < 32; y++) {\n");
     for (uint32_t j = 0; j < s->n_nodes; j++)
         if (node(s, j)->op == IR_OP_INPUT)
-            base_str_printf(o, "                const LM_I ky%u = __shfl_sync(0xffffffffu, k%u, y);\n",
-                            j, j);
+            base_str_printf(
+                o, "                const LM_I ky%u = __shfl_sync(0xffffffffu, k%u, y);\n", j, j);
     base_str_cat(o, "                if (y < nl && i < len) {\n");
     emit_prologue(s, o, "                    ", "ky");
-    base_str_cat(o, "                    tile[wp][y][lane] = x;\n                }\n            }\n");
+    base_str_cat(o,
+                 "                    tile[wp][y][lane] = x;\n                }\n            }\n");
     base_str_cat(o, "            __syncwarp();\n");
     base_str_cat(o, "            const int nc = len - cb < 32 ? (int)(len - cb) : 32;\n");
     base_str_cat(o, "            for (int j = 0; j < nc; j++) {\n");
@@ -330,11 +332,10 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     for (uint32_t j = 0; j < s->n_nodes; j++) {
         const ir_node_t *n = node(s, j);
         if (n->op == IR_OP_INPUT) {
-            base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n", ty(n),
-                            j, ty(n), w++);
+            base_str_printf(o, "    const %s *__restrict__ in%u = (const %s *)P.w[%u];\n", ty(n), j,
+                            ty(n), w++);
             for (int ax = 0; ax < s->nd; ax++)
-                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax,
-                                w++);
+                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax, w++);
         } else if (n->op == IR_OP_CONST) {
             base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(n), j,
                             sfx((loom_dtype_t)n->dtype), w++);
@@ -342,8 +343,10 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     }
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     base_str_printf(o, "    %s *__restrict__ out = (%s *)P.w[%u];\n", ty(sn), ty(sn), w++);
-    if (s->tile) emit_tiled(s, o);
-    else emit_lines(s, o);
+    if (s->tile)
+        emit_tiled(s, o);
+    else
+        emit_lines(s, o);
     base_str_cat(o, "}\n");
     cg__emit_prelude(base_str_get(&body), out, out->al);
     base_str_catn(out, base_str_get(&body), body.len);

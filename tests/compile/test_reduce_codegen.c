@@ -42,8 +42,8 @@ static void gb_init(gb_t *b) {
 static void gb_fini(gb_t *b) { base_arena_fini(&b->ar); }
 
 /* An input of the given shape; strides NULL = C order; device address 256-aligned. */
-static uint32_t in_s(gb_t *b, loom_dtype_t d, int nd, const int64_t *shape,
-                     const int64_t *strides, int64_t offset) {
+static uint32_t in_s(gb_t *b, loom_dtype_t d, int nd, const int64_t *shape, const int64_t *strides,
+                     int64_t offset) {
     ir_input_t in;
     memset(&in, 0, sizeof in);
     int64_t s = 1;
@@ -229,7 +229,7 @@ static cg_reduce_t *check_step(gb_t *b, const uint32_t *outs, uint32_t n_outs, c
 static const loom_dtype_t dtypes[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_I32,
                                       LOOM_DTYPE_I64,  LOOM_DTYPE_U64, LOOM_DTYPE_F16,
                                       LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
-static const ir_op_t value_ops[] = {IR_OP_SUM, IR_OP_PROD, IR_OP_MAX,
+static const ir_op_t value_ops[] = {IR_OP_SUM, IR_OP_PROD,   IR_OP_MAX,
                                     IR_OP_MIN, IR_OP_ARGMAX, IR_OP_ARGMIN};
 
 /* Every op on one dtype as one multi-output step over x (shape, axes). */
@@ -238,7 +238,8 @@ static void all_ops_step(loom_dtype_t d, int nd, const int64_t *shape, const int
     gb_t b;
     gb_init(&b);
     uint32_t x = in_s(&b, d, nd, shape, strides, 0), outs[16], n = 0;
-    for (size_t k = 0; k < BASE_ARRAY_LEN(value_ops); k++) outs[n++] = red(&b, value_ops[k], x, axes);
+    for (size_t k = 0; k < BASE_ARRAY_LEN(value_ops); k++)
+        outs[n++] = red(&b, value_ops[k], x, axes);
     uint32_t xb = d == LOOM_DTYPE_BOOL ? x : cast(&b, LOOM_DTYPE_BOOL, x);
     outs[n++] = red(&b, IR_OP_ANY, xb, axes);
     outs[n++] = red(&b, IR_OP_ALL, xb, axes);
@@ -343,12 +344,14 @@ static uint32_t softmax(gb_t *b, uint32_t x, uint32_t axes, uint32_t *m_out) {
 static uint32_t layernorm(gb_t *b, uint32_t x, uint32_t gamma, uint32_t beta, int64_t n) {
     loom_dtype_t d = (loom_dtype_t)b->g.nodes[x].dtype;
     uint32_t s = red(b, IR_OP_SUM, x, 2);
-    uint32_t mean = cast(b, d, op(b, IR_OP_TRUE_DIVIDE, LOOM_DTYPE_F64, cast(b, LOOM_DTYPE_F64, s),
-                                  cst(b, LOOM_DTYPE_F64, (double)n)));
+    uint32_t mean = cast(b, d,
+                         op(b, IR_OP_TRUE_DIVIDE, LOOM_DTYPE_F64, cast(b, LOOM_DTYPE_F64, s),
+                            cst(b, LOOM_DTYPE_F64, (double)n)));
     uint32_t dev_ = bin(b, IR_OP_SUBTRACT, x, mean);
     uint32_t ss = red(b, IR_OP_SUM, bin(b, IR_OP_MULTIPLY, dev_, dev_), 2);
-    uint32_t var = cast(b, d, op(b, IR_OP_TRUE_DIVIDE, LOOM_DTYPE_F64, cast(b, LOOM_DTYPE_F64, ss),
-                                 cst(b, LOOM_DTYPE_F64, (double)n)));
+    uint32_t var = cast(b, d,
+                        op(b, IR_OP_TRUE_DIVIDE, LOOM_DTYPE_F64, cast(b, LOOM_DTYPE_F64, ss),
+                           cst(b, LOOM_DTYPE_F64, (double)n)));
     uint32_t den = un(b, IR_OP_SQRT, bin(b, IR_OP_ADD, var, cst(b, d, 1e-5)));
     uint32_t y = bin(b, IR_OP_TRUE_DIVIDE, bin(b, IR_OP_SUBTRACT, x, mean), den);
     return bin(b, IR_OP_ADD, bin(b, IR_OP_MULTIPLY, y, gamma), beta);
@@ -356,8 +359,8 @@ static uint32_t layernorm(gb_t *b, uint32_t x, uint32_t gamma, uint32_t beta, in
 
 static void test_staged(void **state) {
     (void)state;
-    int64_t shapes[][2] = {{8192, 8192}, {4096, 1000}, {100, 31}, {64, 16384}, {300, 40000},
-                           {300, 1023}};
+    int64_t shapes[][2] = {{8192, 8192}, {4096, 1000}, {100, 31},
+                           {64, 16384},  {300, 40000}, {300, 1023}};
     loom_dtype_t ds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_F16, LOOM_DTYPE_BF16, LOOM_DTYPE_F64};
     for (size_t k = 0; k < BASE_ARRAY_LEN(shapes); k++)
         for (size_t t = 0; t < BASE_ARRAY_LEN(ds); t++) {
@@ -401,7 +404,8 @@ static void test_staged(void **state) {
     x = in_c(&b, LOOM_DTYPE_F32, 2, s2);
     uint32_t y = in_c(&b, LOOM_DTYPE_F32, 2, rb);
     uint32_t dd = bin(&b, IR_OP_SUBTRACT, x, y);
-    uint32_t o2[2] = {red(&b, IR_OP_SUM, x, 2), red(&b, IR_OP_SUM, bin(&b, IR_OP_MULTIPLY, dd, dd), 2)};
+    uint32_t o2[2] = {red(&b, IR_OP_SUM, x, 2),
+                      red(&b, IR_OP_SUM, bin(&b, IR_OP_MULTIPLY, dd, dd), 2)};
     check_step(&b, o2, 2, "sum and sum of squares");
     gb_fini(&b);
 }
@@ -482,7 +486,8 @@ static void test_scans(void **state) {
             gb_t b;
             gb_init(&b);
             uint32_t x = in_c(&b, dtypes[t], 3, shape);
-            loom_dtype_t d = ir_dtypes[dtypes[t]].kind == IR_DKIND_BOOL ? LOOM_DTYPE_I64 : dtypes[t];
+            loom_dtype_t d =
+                ir_dtypes[dtypes[t]].kind == IR_DKIND_BOOL ? LOOM_DTYPE_I64 : dtypes[t];
             uint32_t xc = d == dtypes[t] ? x : cast(&b, d, x);
             check_scan(&b, scan(&b, axis & 1 ? IR_OP_CUMPROD : IR_OP_CUMSUM, xc, axis), "scan");
             gb_fini(&b);

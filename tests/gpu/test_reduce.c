@@ -31,7 +31,7 @@ static const loom_dtype_t dtypes[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYP
  * then a spread in [-10, 10) (small ints). */
 static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed, bool nan) {
     static const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-5,
-                                   9.0, -7.0, 2.0, -3.0, NAN, 4.0, 1.5, -1.5};
+                                   9.0, -7.0, 2.0, -3.0, NAN, 4.0,  1.5, -1.5};
     uint32_t s = seed * 2654435761u + 1;
     for (int64_t i = 0; i < n; i++) {
         s = s * 1664525u + 1013904223u;
@@ -64,9 +64,12 @@ static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed, bool 
 static double rtol(loom_dtype_t d) {
     switch (d) {
         case LOOM_DTYPE_F16:
-        case LOOM_DTYPE_BF16: return 2e-2;
-        case LOOM_DTYPE_F32: return 1e-4;
-        default: return 1e-10;
+        case LOOM_DTYPE_BF16:
+            return 2e-2;
+        case LOOM_DTYPE_F32:
+            return 1e-4;
+        default:
+            return 1e-10;
     }
 }
 
@@ -119,8 +122,8 @@ typedef struct pairs {
     int n;
 } pairs_t;
 
-static void pairs_add(pairs_t *p, loom_array_t *g, loom_array_t *c, double scale,
-                      const char *fmt, ...) {
+static void pairs_add(pairs_t *p, loom_array_t *g, loom_array_t *c, double scale, const char *fmt,
+                      ...) {
     assert_true(p->n < 512);
     assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
     if (loom_array_is_nil(c)) { /* refused on both (e.g. argmax over two axes) */
@@ -149,8 +152,8 @@ static void pairs_check(pairs_t *p) {
 }
 
 typedef loom_array_t *(*reduce_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int);
-static const reduce_fn reduce_fns[] = {loom_sum, loom_prod,   loom_max, loom_min, loom_argmax,
-                                       loom_argmin, loom_any, loom_all, loom_mean};
+static const reduce_fn reduce_fns[] = {loom_sum,    loom_prod, loom_max, loom_min, loom_argmax,
+                                       loom_argmin, loom_any,  loom_all, loom_mean};
 static const char *const reduce_names[] = {"sum",    "prod", "max", "min", "argmax",
                                            "argmin", "any",  "all", "mean"};
 #define N_REDUCE ((int)(sizeof reduce_fns / sizeof reduce_fns[0]))
@@ -159,7 +162,7 @@ static const char *const reduce_names[] = {"sum",    "prod", "max", "min", "argm
 static const struct {
     int32_t n;
     int32_t axes[3];
-} axis_sets[] = {{-1, {0}},   {1, {0}},    {1, {1}},    {1, {2}}, {1, {-1}},
+} axis_sets[] = {{-1, {0}},   {1, {0}},    {1, {1}},     {1, {2}}, {1, {-1}},
                  {2, {0, 2}}, {2, {0, 1}}, {2, {-1, 1}}, {0, {0}}};
 
 static void test_ops_dtypes_axes(void **state) {
@@ -246,10 +249,10 @@ static void rand_pair(int nd, const int64_t *shape, uint64_t seed, loom_array_t 
 /* Rows around warp and block sizes, and the long and split shapes. */
 static void test_row_lengths_and_splits(void **state) {
     (void)state;
-    static const int64_t shapes[][2] = {
-        {67, 1},     {67, 31},    {67, 32},      {67, 33},       {67, 1023},   {67, 1024},
-        {67, 1025},  {40, 8192},  {20, 16385},   {4, 1 << 20},   {1, 1 << 20}, {65536, 64},
-        {64, 65536}, {3, 100000}, {1000, 4096},  {300, 300}};
+    static const int64_t shapes[][2] = {{67, 1},     {67, 31},     {67, 32},     {67, 33},
+                                        {67, 1023},  {67, 1024},   {67, 1025},   {40, 8192},
+                                        {20, 16385}, {4, 1 << 20}, {1, 1 << 20}, {65536, 64},
+                                        {64, 65536}, {3, 100000},  {1000, 4096}, {300, 300}};
     static pairs_t p;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         loom_scope_begin(gpu);
@@ -309,19 +312,18 @@ static loom_array_t *softmax(loom_ctx_t *c, loom_array_t *x, int32_t axis) {
     return loom_true_divide(c, e, loom_sum(c, e, 1, &axis, 1));
 }
 
-static loom_array_t *layernorm(loom_ctx_t *c, loom_array_t *x, loom_array_t *gm,
-                               loom_array_t *bt) {
+static loom_array_t *layernorm(loom_ctx_t *c, loom_array_t *x, loom_array_t *gm, loom_array_t *bt) {
     int32_t ax = -1;
     loom_array_t *m = loom_mean(c, x, 1, &ax, 1), *v = loom_var(c, x, 1, &ax, 1, 0);
-    loom_array_t *y = loom_true_divide(c, loom_subtract(c, x, m),
-                                       loom_sqrt(c, loom_add_f(c, v, 1e-5)));
+    loom_array_t *y =
+        loom_true_divide(c, loom_subtract(c, x, m), loom_sqrt(c, loom_add_f(c, v, 1e-5)));
     return loom_add(c, loom_multiply(c, y, gm), bt);
 }
 
 static void test_softmax_layernorm(void **state) {
     (void)state;
-    static const int64_t shapes[][2] = {{257, 1000}, {64, 8192}, {300, 16384}, {100, 31},
-                                        {500, 20000}, {1024, 1024}};
+    static const int64_t shapes[][2] = {{257, 1000}, {64, 8192},   {300, 16384},
+                                        {100, 31},   {500, 20000}, {1024, 1024}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
@@ -355,8 +357,8 @@ static void test_fused_kernel_counts(void **state) {
     loom_array_t *xg, *xc, *yg, *yc;
     rand_pair(2, shape, 41, &xg, &xc);
     rand_pair(2, shape, 42, &yg, &yc);
-    uint64_t k = eval_count(loom_mean(gpu, xg, 1, &ax, 0), loom_mean(cpu, xc, 1, &ax, 0), 1e-2,
-                            "mean");
+    uint64_t k =
+        eval_count(loom_mean(gpu, xg, 1, &ax, 0), loom_mean(cpu, xc, 1, &ax, 0), 1e-2, "mean");
     if (!self_check) assert_int_equal(k, 1);
     k = eval_count(loom_var(gpu, xg, 1, &ax, 0, 0), loom_var(cpu, xc, 1, &ax, 0, 0), 1e-2, "var");
     if (!self_check) assert_true(k >= 1 && k <= 2);
@@ -365,8 +367,7 @@ static void test_fused_kernel_counts(void **state) {
                    loom_sum(cpu, loom_multiply(cpu, dc, dc), -1, NULL, 0), 1e3, "sum((x-y)**2)");
     if (!self_check) assert_true(k >= 1 && k <= 2); /* a split full reduction: two launches */
     k = eval_count(loom_sum(gpu, loom_multiply(gpu, dg, dg), 1, &ax, 0),
-                   loom_sum(cpu, loom_multiply(cpu, dc, dc), 1, &ax, 0), 1e2,
-                   "row sum((x-y)**2)");
+                   loom_sum(cpu, loom_multiply(cpu, dc, dc), 1, &ax, 0), 1e2, "row sum((x-y)**2)");
     if (!self_check) assert_int_equal(k, 1);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
