@@ -254,8 +254,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
                 if (results[q]) results[q]->refcount++;
                 continue;
             }
-            for (uint32_t r = 0; r < q && !results[q]; r++) /* the same result twice */
-                if (p->out_slot[r] == slot && p->out_off[r] == p->out_off[q]) results[q] = results[r];
+            if (p->out_first[q] != q) results[q] = results[p->out_first[q]]; /* asked twice */
             if (results[q]) {
                 results[q]->refcount++;
                 continue;

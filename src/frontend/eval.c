@@ -163,19 +163,21 @@ static bool verify(loom_ctx_t *ctx, const ir_graph_t *g) {
 static int32_t pending_roots(loom_ctx_t *ctx, const char *fn, int32_t n,
                              loom_array_t *const *arrays, loom_array_t **out) {
     int32_t k = 0;
-    for (int32_t i = 0; i < n; i++) {
+    bool bad = false;
+    for (int32_t i = 0; i < n && !bad; i++) {
         loom_array_t *a = arrays[i];
         if (!fe_check_arg(ctx, fn, a)) {
             if (a && (a->flags & FE_NIL) && !ctx->err.status)
                 fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array %d is nil", fn, i);
-            return -1;
+            bad = true;
+            break;
         }
-        if (a->flags & FE_REALISED) continue;
-        bool dup = false;
-        for (int32_t j = 0; j < k; j++) dup = dup || out[j] == a;
-        if (!dup) out[k++] = a;
+        if (a->flags & (FE_REALISED | FE_MARK)) continue; /* done, or listed already */
+        a->flags |= FE_MARK;
+        out[k++] = a;
     }
-    return k;
+    for (int32_t j = 0; j < k; j++) out[j]->flags &= (uint8_t)~FE_MARK;
+    return bad ? -1 : k;
 }
 
 /* LOOM_DUMP / options.dump_dir: the evaluated graph as text and as Graphviz DOT. */

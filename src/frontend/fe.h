@@ -34,6 +34,7 @@ enum fe_flags {
     FE_NIL = 1u << 0,      /* a failed builder's result */
     FE_WEAK = 1u << 1,     /* a NEP 50 weak scalar (0-d) */
     FE_REALISED = 1u << 2, /* buf holds the value */
+    FE_MARK = 1u << 3,     /* transient: listed once already (eval's root dedupe) */
 };
 
 typedef enum fe_weak_kind { FE_WEAK_BOOL, FE_WEAK_INT, FE_WEAK_UINT, FE_WEAK_FLOAT } fe_weak_kind_t;

@@ -247,7 +247,7 @@ static uint32_t emit_input(sched_t *s, uint32_t slot, int64_t delta, const int64
     ir_input_t in = {0};
     memcpy(in.strides, st, sizeof in.strides);
     in.offset = delta + (slot < s->p->n_inputs ? s->g->inputs[slot].offset : 0);
-    in.owner = (void *)(uintptr_t)slot;
+    in.owner = NULL; /* the slot is in in_slot */
     uint32_t k = ir_add_input(sg, &in);
     if (k == NONE) return NONE;
     uint32_t *ns = base_arena_alloc(s->ar, k + 1, sizeof *ns);
@@ -972,8 +972,7 @@ static bool batch_outputs(sched_t *s, bool *done) {
     if (!lists || !len || !sig || !nsig || !mem || !mlists || !w) return oom(s);
     for (uint32_t q = 0; q < no; q++) {
         if (done[q]) continue;
-        bool first = true; /* a node requested twice: once */
-        for (uint32_t r = 0; r < q; r++) first = first && g->outputs[r] != g->outputs[q];
+        bool first = p->out_first[q] == q; /* a node requested twice: once */
         lists[q] = base_arena_alloc(s->tmp, BATCH_MAX_NODES, sizeof *lists[q]);
         if (!lists[q]) return oom(s);
         if (!first || !canon(s, g->outputs[q], lists[q], &len[q])) continue;
@@ -997,13 +996,17 @@ static bool batch_outputs(sched_t *s, bool *done) {
         if (p->n_batches == nb) continue; /* inputs not one stride apart */
         const ir_node_t *on = &g->nodes[g->outputs[q]];
         uint64_t bytes = (uint64_t)ir_node_size(on) * ir_dtypes[on->dtype].size;
-        for (uint32_t k = 0; k < nm; k++)
-            for (uint32_t r = 0; r < no; r++)
-                if (!done[r] && g->outputs[r] == g->outputs[mem[k]]) {
-                    p->out_slot[r] = slot;
-                    p->out_off[r] = k * bytes;
-                    done[r] = true;
-                }
+        for (uint32_t k = 0; k < nm; k++) {
+            p->out_slot[mem[k]] = slot;
+            p->out_off[mem[k]] = k * bytes;
+            done[mem[k]] = true;
+        }
+        for (uint32_t r = 0; r < no; r++) /* the same nodes asked again */
+            if (!done[r] && done[p->out_first[r]] && p->slots[p->out_slot[p->out_first[r]]].batched) {
+                p->out_slot[r] = p->out_slot[p->out_first[r]];
+                p->out_off[r] = p->out_off[p->out_first[r]];
+                done[r] = true;
+            }
     }
     return true;
 }
@@ -1021,9 +1024,18 @@ static bool final_outputs(sched_t *s) {
     p->out_off = base_arena_alloc(s->ar, no + 1, sizeof *p->out_off);
     p->out_bytes = base_arena_alloc(s->ar, no + 1, sizeof *p->out_bytes);
     if (!done || !group || !gslot || !p->out_slot || !p->out_off || !p->out_bytes) return oom(s);
+    p->out_first = base_arena_alloc(s->ar, no + 1, sizeof *p->out_first);
+    if (!p->out_first) return oom(s);
+    s->pgen++; /* first output of each node, through the position map */
     for (uint32_t q = 0; q < no; q++) {
-        const ir_node_t *on = &g->nodes[g->outputs[q]];
+        uint32_t o = g->outputs[q];
+        const ir_node_t *on = &g->nodes[o];
         p->out_bytes[q] = (uint64_t)ir_node_size(on) * ir_dtypes[on->dtype].size;
+        if (s->pos_gen[o] != s->pgen) {
+            s->pos_gen[o] = s->pgen;
+            s->pos_val[o] = q;
+        }
+        p->out_first[q] = s->pos_val[o];
     }
     for (uint32_t q = 0; q < no; q++) { /* results a step wrote whole: no copy */
         uint32_t o = g->outputs[q];

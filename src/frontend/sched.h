@@ -71,6 +71,7 @@ typedef struct fe_plan {
     uint32_t *out_slot;     /* per eval output */
     uint64_t *out_off;      /* per eval output: byte offset in its slot (batches), else 0 */
     uint64_t *out_bytes;    /* per eval output: its bytes */
+    uint32_t *out_first;    /* per eval output: the first output of the same node */
     fe_batch_t *batches;
     uint32_t n_batches;
 } fe_plan_t;

@@ -100,8 +100,6 @@ uint32_t ir_emit(ir_graph_t *g, const ir_node_t *node) {
 }
 
 uint32_t ir_add_input(ir_graph_t *g, const ir_input_t *in) {
-    for (uint32_t i = 0; i < g->n_inputs; i++)
-        if (g->inputs[i].owner == in->owner) return i;
     if (!grow(g, (void **)&g->inputs, &g->cap_inputs, g->n_inputs, sizeof *in)) return UINT32_MAX;
     g->inputs[g->n_inputs] = *in;
     return g->n_inputs++;

@@ -224,6 +224,8 @@ void ir_graph_init(ir_graph_t *g, base_arena_t *arena, base_error_t *err);
 /* Adds a node (CSE: an identical node already present is returned instead). Returns the
  * node's index, or UINT32_MAX on failure (recorded on g->err). */
 uint32_t ir_emit(ir_graph_t *g, const ir_node_t *node);
+/* Adds an input (every call a new one: callers dedupe, e.g. lowering by array, the scheduler
+ * by slot and strides); its index, or UINT32_MAX on failure. */
 uint32_t ir_add_input(ir_graph_t *g, const ir_input_t *in);
 bool ir_add_output(ir_graph_t *g, uint32_t node);
 int64_t ir_node_size(const ir_node_t *n);
