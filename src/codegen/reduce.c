@@ -310,7 +310,8 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
                 if (sz > widest) widest = sz;
             }
         int v = (int)(16 / widest);
-        if (ok && any && v > 1 && r->count % v == 0) r->vec = v;
+        while (v > 1 && r->count % v) v /= 2; /* narrower vectors where rows are not a multiple */
+        if (ok && any && v > 1) r->vec = v;
     }
     int64_t nvec = r->count / r->vec;
     if (r->group == 32) /* short rows: the smallest group with a vector step per thread */

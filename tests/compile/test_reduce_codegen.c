@@ -281,6 +281,7 @@ static void test_strategies(void **state) {
         {2, {8192, 32}, 2, 1, "short rows"},
         {2, {8192, 1}, 2, 1, "rows of one"},
         {2, {8192, 1025}, 2, 1, "rows of 1025"},
+        {2, {8192, 1026}, 2, 1, "rows of 1026 (pairs)"},
         {2, {8192, 8192}, 2, 1, "long rows"},
         {2, {64, 1 << 20}, 2, 2, "64 x 1M rows (split)"},
         {2, {8192, 8192}, 1, 2, "column sum 8192^2 (split)"},
