@@ -34,6 +34,13 @@ void *base_calloc(base_alloc_t *al, size_t n, size_t size) {
     return p;
 }
 
+void *base_memalign(base_alloc_t *al, size_t align, size_t bytes) {
+    void *p = NULL;
+    if (should_fail(al) || posix_memalign(&p, align, bytes ? bytes : 1) != 0) return NULL;
+    if (al) al->n_live++;
+    return p;
+}
+
 void *base_realloc(base_alloc_t *al, void *p, size_t n, size_t size) {
     size_t bytes;
     if (!base_mul_size(n, size, &bytes) || should_fail(al)) return NULL;

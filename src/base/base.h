@@ -21,6 +21,9 @@ typedef struct base_alloc {
 void *base_malloc(base_alloc_t *al, size_t n, size_t size);
 void *base_calloc(base_alloc_t *al, size_t n, size_t size);
 void *base_realloc(base_alloc_t *al, void *p, size_t n, size_t size);
+/* bytes (0 counts as 1) at a multiple of align (a power of two, >= sizeof(void *)); base_free
+ * frees it. */
+void *base_memalign(base_alloc_t *al, size_t align, size_t bytes);
 void base_free(base_alloc_t *al, void *p);
 char *base_strdup(base_alloc_t *al, const char *s);
 /* *out = a * b, returns false on overflow (also for negative operands). */

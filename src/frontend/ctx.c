@@ -172,6 +172,7 @@ LOOM_API void loom_ctx_destroy(loom_ctx_t *ctx) {
         ctx->n_scopes--;
     }
     fe_node_free_all(ctx);
+    fe_host_free_all(ctx); /* pinned blocks: before the device goes */
 #if LOOM_HAVE_CUDA
     fe_gemm_destroy(ctx); /* before the device: its workspace is pool memory */
     fe_plans_destroy(ctx);

@@ -58,6 +58,13 @@ struct loom_array {
     loom_array_t *next_free;
 };
 
+/* A block from loom_host_alloc (host.c). */
+typedef struct fe_host_block {
+    void *p;
+    size_t bytes;
+    bool pinned; /* from rt_host_alloc; else from the ctx allocator */
+} fe_host_block_t;
+
 typedef struct fe_scope {
     loom_array_t **items;
     uint32_t n, cap;
@@ -85,12 +92,19 @@ struct loom_ctx {
     struct fe_gemm *gemm;   /* cuBLASLt state, created on the first matmul (gemm.c) */
 #endif
     bool allow_tf32;        /* options.allow_tf32: float32 matmuls may use TF32 */
+    fe_host_block_t *host_blocks; /* loom_host_alloc's live blocks (unordered) */
+    uint32_t n_host_blocks, cap_host_blocks;
 };
 
 /* ---- ctx.c ---- */
 /* Records an error on the ctx (first wins) and returns the status. */
 loom_status_t fe_error(loom_ctx_t *ctx, loom_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* ---- host.c ---- */
+/* Frees every block loom_host_alloc handed out and the caller did not free (ctx destroy, before
+ * the device). */
+void fe_host_free_all(loom_ctx_t *ctx);
 
 /* ---- array.c ---- */
 /* A new node owned by the current scope (refcount 1), or the nil array on failure. */

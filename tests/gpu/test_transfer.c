@@ -2,8 +2,8 @@
  * pinned staging (random sizes and offsets, unaligned host pointers, odd byte counts, every
  * dtype; single, packed and batched copies; 1, 2 and 4 copy threads), DMA counts of evals (three
  * small inputs in one copy, uploads kept across evals, the borrowed mark, read then reuse),
- * DLPack and loom_wrap_device without copies, and a caller-supplied stream. Exit 77 without a
- * GPU. */
+ * DLPack and loom_wrap_device without copies, a caller-supplied stream, and loom_host_alloc's
+ * pinned blocks (one direct DMA each way; another ctx stages them). Exit 77 without a GPU. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -223,6 +223,45 @@ static void test_transfer_caller_stream(void **state) {
     free(got);
 }
 
+static void test_transfer_host_alloc_pinned(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = gpu_ctx(2), *other = gpu_ctx(2);
+    int64_t n = 4 << 20; /* 16 MiB: two 8 MiB staging fills when pageable */
+    size_t bytes = (size_t)n * sizeof(float);
+    float *x = loom_host_alloc(ctx, bytes), *y = loom_host_alloc(ctx, bytes);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_int_equal(ctx->n_host_blocks, 2);
+    assert_true(ctx->host_blocks[0].pinned && ctx->host_blocks[1].pinned);
+    assert_int_equal(ctx->rt->stage.n_pinned, 2);
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(i % 1000);
+    loom_array_t *a = loom_borrow_host(ctx, LOOM_DTYPE_F32, 1, &n, x);
+    assert_int_equal(loom_read(ctx, loom_add_f(ctx, a, 1.0), y, bytes), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).last_eval_h2d_copies, 1); /* direct DMA, no staging */
+    assert_int_equal(stats(ctx).last_eval_d2h_copies, 1);
+    for (int64_t i = 0; i < n; i++) assert_true(y[i] == (float)(i % 1000) + 1);
+    /* Synchronised by the read: the caller may write it now, then marks the change. */
+    x[7] = -5;
+    assert_int_equal(loom_array_host_changed(ctx, a), LOOM_STATUS_OK);
+    loom_array_t *r = loom_negative(ctx, a);
+    assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_OK);
+    assert_int_equal(loom_sync(ctx), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, r, y, bytes), LOOM_STATUS_OK);
+    assert_true(y[7] == 5 && y[8] == -8);
+    /* Another ctx does not know the block: it stages it (two fills), with the same values. */
+    loom_array_t *b = loom_borrow_host(other, LOOM_DTYPE_F32, 1, &n, x);
+    assert_int_equal(loom_read(other, loom_add_f(other, b, 1.0), y, bytes), LOOM_STATUS_OK);
+    assert_int_equal(stats(other).last_eval_h2d_copies, 2);
+    assert_true(y[7] == -4 && y[8] == 9);
+    loom_host_free(other, x); /* not its block: refused, nothing freed */
+    assert_int_equal(loom_ctx_status(other), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_destroy(other);
+    loom_host_free(ctx, y);
+    assert_int_equal(ctx->rt->stage.n_pinned, 1);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    loom_ctx_destroy(ctx); /* frees x, still borrowed by a (released first) */
+}
+
 int main(void) {
     loom_options_t o = {.device = LOOM_DEVICE_CUDA};
     loom_ctx_t *probe;
@@ -234,6 +273,7 @@ int main(void) {
         cmocka_unit_test(test_transfer_eval_copy_counts),
         cmocka_unit_test(test_transfer_dlpack_and_wrap_without_copies),
         cmocka_unit_test(test_transfer_caller_stream),
+        cmocka_unit_test(test_transfer_host_alloc_pinned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* test_transfer — the host/device boundary's API on the CPU reference device: transfer
  * statistics stay zero (nothing crosses), loom_read_many reads every array (values, sizes,
- * misuse), and loom_array_host_changed accepts borrowed host memory and refuses everything else.
+ * misuse), loom_array_host_changed accepts borrowed host memory and refuses everything else,
+ * and loom_host_alloc / loom_host_free (plain aligned memory here; pinned on the GPU suite).
  * The schedule itself (DMA counts) is tested on a mock driver in tests/compile. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../support/check.h"
@@ -121,6 +123,94 @@ static void test_transfer_stream_option_on_cpu(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+static void test_transfer_host_alloc_round_trip(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t n = 1000;
+    float *x = loom_host_alloc(ctx, (size_t)n * sizeof *x);
+    float *y = loom_host_alloc(ctx, (size_t)n * sizeof *y);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_true((uintptr_t)x % 4096 == 0 && (uintptr_t)y % 4096 == 0);
+    for (int64_t i = 0; i < n; i++) x[i] = (float)i;
+    loom_scope_begin(ctx);
+    loom_array_t *a = loom_borrow_host(ctx, LOOM_DTYPE_F32, 1, &n, x);
+    assert_int_equal(loom_read(ctx, loom_add_f(ctx, a, 1.0), y, (size_t)n * sizeof *y),
+                     LOOM_STATUS_OK);
+    loom_scope_end(ctx);
+    for (int64_t i = 0; i < n; i++) assert_true(y[i] == (float)i + 1);
+    loom_host_free(ctx, x);
+    loom_host_free(ctx, y);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    /* Blocks still held at destroy are freed with the context (ASan's leak check sees it). */
+    assert_non_null(loom_host_alloc(ctx, 100));
+    assert_non_null(loom_host_alloc(ctx, 1 << 20));
+    loom_ctx_destroy(ctx);
+}
+
+static void test_transfer_host_alloc_null_and_zero(void **state) {
+    (void)state;
+    assert_null(loom_host_alloc(NULL, 16));
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int dummy;
+    loom_host_free(NULL, &dummy); /* no ctx: nothing to check against, nothing done */
+    loom_host_free(ctx, NULL);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    void *p = loom_host_alloc(ctx, 0), *q = loom_host_alloc(ctx, 0);
+    assert_non_null(p);
+    assert_non_null(q);
+    assert_ptr_not_equal(p, q);
+    loom_host_free(ctx, p);
+    loom_host_free(ctx, q);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    /* Works on a ctx that already holds an error, which it leaves as it is. */
+    loom_from_host(ctx, LOOM_DTYPE_F32, 1, (int64_t[]){-1}, &dummy);
+    assert_int_not_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    p = loom_host_alloc(ctx, 64);
+    assert_non_null(p);
+    loom_host_free(ctx, p);
+    loom_ctx_destroy(ctx);
+}
+
+static void test_transfer_host_alloc_misuse(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx(), *other = check_cpu_ctx();
+    char msg[64];
+#ifndef __SANITIZE_ADDRESS__ /* ASan aborts on an impossible size instead of returning NULL */
+    /* Out of memory: NULL, and the message names the bytes. */
+    assert_null(loom_host_alloc(ctx, SIZE_MAX / 2));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OUT_OF_MEMORY);
+    snprintf(msg, sizeof msg, "%zu", SIZE_MAX / 2);
+    assert_non_null(strstr(loom_ctx_message(ctx), msg));
+    loom_ctx_clear_error(ctx);
+#else
+    (void)msg;
+#endif
+    /* A pointer loom did not hand out, a double free, another context's block. */
+    float stack[4];
+    loom_host_free(ctx, stack);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(loom_ctx_message(ctx), "loom_host_free"));
+    loom_ctx_clear_error(ctx);
+    void *p = loom_host_alloc(ctx, 256);
+    loom_host_free(ctx, p);
+    loom_host_free(ctx, p);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(loom_ctx_message(ctx), "freed already"));
+    loom_ctx_clear_error(ctx);
+    void *o = loom_host_alloc(other, 256);
+    loom_host_free(ctx, o); /* refused, and not freed: its owner still can */
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_host_free(other, o);
+    assert_int_equal(loom_ctx_status(other), LOOM_STATUS_OK);
+    /* An interior pointer is not a block. */
+    char *b = loom_host_alloc(other, 256);
+    loom_host_free(other, b + 16);
+    assert_int_equal(loom_ctx_status(other), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_destroy(ctx);
+    loom_ctx_destroy(other); /* frees b */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transfer_cpu_stats_zero),
@@ -128,6 +218,9 @@ int main(void) {
         cmocka_unit_test(test_transfer_read_many_misuse),
         cmocka_unit_test(test_transfer_host_changed_contract),
         cmocka_unit_test(test_transfer_stream_option_on_cpu),
+        cmocka_unit_test(test_transfer_host_alloc_round_trip),
+        cmocka_unit_test(test_transfer_host_alloc_null_and_zero),
+        cmocka_unit_test(test_transfer_host_alloc_misuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
