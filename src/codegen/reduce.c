@@ -19,7 +19,7 @@ enum { K_MAIN, K_PARTIAL, K_COMBINE }; /* what a generated kernel does */
 /* Strategy thresholds (elements of the reduced extent, counts of outputs). */
 #define WARP_ROW_MAX    1024  /* rows up to this: a warp per row (less under 32 vector steps) */
 #define ITEMS_ROW_MAX   16384 /* staged rows up to this keep re-read values in registers */
-#define ITEMS_REGS      64    /* registers (4-byte) the cached values may take per thread */
+#define ITEMS_REGS      32    /* registers (4-byte) the cached values may take per thread */
 #define SPLIT_ROW_MIN   32768 /* row splits need at least this long a reduction ... */
 #define SPLIT_ROW_CHUNK 8192  /* ... and give every chunk at least this many elements */
 #define SPLIT_COL_MIN   256   /* column splits: reduced extent at least this */
@@ -999,10 +999,12 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
     base_str_printf(o, "struct lm_params_%s { unsigned long long w[%u]; };\n", name,
                     cg_reduce_n_params(r, 0));
     emit_helpers(r, o);
+    /* At least 1024 resident threads per multiprocessor (64 registers a thread at most):
+     * the loads of one row or column alone do not hide the memory latency. */
     base_str_printf(o,
-                    "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) "
-                    "{\n",
-                    B, name, name);
+                    "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
+                    "P) {\n",
+                    B, B < 1024 ? 1024 / B : 1, name, name);
     emit_params(r, o);
     base_str_printf(o, "    const LM_I nvec = count / %d;\n    (void)nvec;\n", r->vec);
     if (G == 1)
