@@ -280,7 +280,9 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
     if (r->n_out == 0 || r->count == 0 || inner_kept || nd == 0) {
         r->group = 1;
         r->block = r->n_out < 256 && split ? (int)((r->n_out + 31) / 32 * 32) : 256;
-    } else if (r->count <= WARP_ROW_MAX) {
+    } else if (r->count <= WARP_ROW_MAX && (r->n_passes < 2 || r->count <= 256)) {
+        /* (staged rows over 256 take a block, whose threads hold few enough values each to
+         * keep them in registers between passes) */
         r->group = 32;
         r->block = 256;
     } else {
