@@ -1013,6 +1013,10 @@ static bool batch_outputs(sched_t *s, bool *done) {
 
 /* ---- the schedule ---- */
 
+/* Results one elementwise kernel writes at most: more would make kernels whose source,
+ * parameters and compile time grow without bound (1000 unbatchable results: 63 kernels). */
+#define ELEM_MAX_OUTPUTS 16
+
 static bool final_outputs(sched_t *s) {
     const ir_graph_t *g = s->g;
     fe_plan_t *p = s->p;
@@ -1054,21 +1058,23 @@ static bool final_outputs(sched_t *s) {
         if (done[r]) continue;
         const ir_node_t *space = &g->nodes[g->outputs[r]];
         uint32_t n = 0;
-        for (uint32_t q = r; q < no; q++) {
+        for (uint32_t q = r; q < no && n < ELEM_MAX_OUTPUTS; q++) {
             const ir_node_t *qn = &g->nodes[g->outputs[q]];
-            if (done[q] || !same_shape_v(qn->ndim, qn->shape, space->ndim, space->shape)) continue;
-            bool dup = false;
-            for (uint32_t t = 0; t < n; t++) dup = dup || group[t] == g->outputs[q];
-            if (!dup) group[n++] = g->outputs[q];
+            if (done[q] || p->out_first[q] != q ||
+                !same_shape_v(qn->ndim, qn->shape, space->ndim, space->shape))
+                continue;
+            group[n++] = g->outputs[q];
         }
         if (!elem_step(s, group, n, gslot)) return false;
-        for (uint32_t q = r; q < no; q++) {
+        for (uint32_t q = r; q < no; q++) { /* members, and the same nodes asked again */
             if (done[q]) continue;
+            uint32_t o = g->outputs[q];
             for (uint32_t t = 0; t < n; t++)
-                if (group[t] == g->outputs[q]) {
+                if (group[t] == o) {
                     p->out_slot[q] = gslot[t];
                     p->slots[gslot[t]].output = true;
                     done[q] = true;
+                    break;
                 }
         }
     }
