@@ -34,6 +34,8 @@ static void eval_both(fx_t *f, const char *expr, double rel_tol, int max_kernels
     int64_t n = 0;
     size_t nbytes = 0;
     uint64_t kernels = 0;
+    loom_ctx_clear_error(f->cpu); /* a failed case before this one stays its own failure */
+    loom_ctx_clear_error(f->gpu);
     for (int d = 0; d < 2; d++) {
         loom_ctx_t *ctx = cx[d];
         loom_scope_begin(ctx);
@@ -89,7 +91,7 @@ static void test_views(void **state) {
     eval_both(f, "x.T[3:9] + arange(37)", 0, 1);
     eval_both(f, "reshape(arange(64 * 37.0), (37, 64)).T * 2", 0, 2); /* a view of a generator */
     eval_both(f, "concatenate((x, y * 2), axis=0) + 1", 0, -1);
-    eval_both(f, "concatenate((x, y.T[:, :37]), axis=1)", 0, -1);
+    eval_both(f, "concatenate((x, y.T[:37]), axis=1)", 0, -1);
     eval_both(f, "stack((x, y, x - y), axis=1)", 0, -1);
 }
 
