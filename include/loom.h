@@ -174,6 +174,11 @@ typedef struct loom_options {
     loom_log_fn log_fn;        /* default: none (or stderr when LOOM_LOG is set) */
     void *log_user;
     int allow_tf32;            /* nonzero: float32 matmul may use TF32 */
+    int allow_fma;             /* nonzero (or LOOM_ALLOW_FMA=1): generated kernels may contract
+                                * a * b + c into one fused multiply-add, as XLA and Triton do:
+                                * faster for arithmetic-heavy kernels (gelu), but results may
+                                * then differ from NumPy's (and the CPU device's) in the last
+                                * bit. Off by default. */
     /* A CUstream (cast to void *) to run on instead of a stream of loom's own; borrowed: it
      * must outlive the context. loom enqueues all its copies and kernels on it, in call order,
      * so device memory the caller wraps (loom_wrap_device) may be written by work the caller

@@ -126,6 +126,7 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
             .disable_disk_cache = ctx->disable_disk_cache,
             .dump_dir = ctx->dump_dir,
             .stream = o.cuda_stream,
+            .allow_fma = o.allow_fma != 0 || ((env = getenv("LOOM_ALLOW_FMA")) && *env == '1'),
         };
         loom_status_t st = rt_device_create(&ctx->al, &ctx->err, &ctx->log, &ro, &ctx->rt);
         if (st == LOOM_STATUS_OK) {

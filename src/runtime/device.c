@@ -123,7 +123,7 @@ loom_status_t rt_device_create(base_alloc_t *al, base_error_t *err, const base_l
         st = open_driver(d, opt);
         if (st == LOOM_STATUS_OK) st = open_device(d, opt);
     }
-    if (st == LOOM_STATUS_OK) st = rt_nvrtc_init(d, d->cc);
+    if (st == LOOM_STATUS_OK) st = rt_nvrtc_init(d, d->cc, opt->allow_fma);
     if (st == LOOM_STATUS_OK && opt->dump_dir) {
         d->dump_dir = base_strdup(al, opt->dump_dir);
         if (!d->dump_dir)

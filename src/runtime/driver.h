@@ -154,7 +154,7 @@ typedef struct rt_nvrtc {
 } rt_nvrtc_t;
 
 /* Chooses cubin for sm_XY (cc = 10 * major + minor) or the PTX fallback. */
-loom_status_t rt_nvrtc_init(rt_device_t *d, int cc);
+loom_status_t rt_nvrtc_init(rt_device_t *d, int cc, bool allow_fma);
 void rt_nvrtc_fini(rt_device_t *d);
 /* Compiles source; on success *out holds the binary (base_alloc'd) and d->nvrtc.log the log.
  * COMPILE_ERROR names the kernel and carries the (truncated) log. */

@@ -21,6 +21,7 @@ typedef struct rt_options {
     const char *arch;        /* compile_only: "sm_90"; else taken from the device */
     const char *cache_dir;   /* NULL: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom/<ver>, ~/.cache/... */
     bool disable_disk_cache;
+    bool allow_fma;          /* NVRTC may contract a * b + c (not NumPy-exact; opt-in) */
     const char *dump_dir;    /* NULL: no dump; else each compiled kernel's .cu and log */
     void *stream;            /* NULL: a stream of our own; else the caller's CUstream (borrowed) */
     const rt_driver_t *driver; /* NULL: load libcuda; else this table (tests mock the driver) */
