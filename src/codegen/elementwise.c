@@ -2,12 +2,11 @@
  * iteration space; a flat variant (index i, 16-byte vector loads and stores) when no operand
  * needs coordinates, a strided variant (coordinates from the collapsed extents) otherwise.
  * Deterministic text: names come from kernel positions, values never appear. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg.h"
+#include "emit.h"
 
 #define BLOCK CG_BLOCK
 
@@ -20,42 +19,22 @@ static uint32_t pos(const cg_kernel_t *k, uint32_t ir, uint32_t below) {
     return 0;
 }
 
-/* Words hashed in blocks: a full block is folded into a running 64-bit hash, and the final
- * 128-bit key covers the last block and that hash, so kernels of any length hash whole. */
-typedef struct key_acc {
-    uint32_t words[1024];
-    uint32_t n;
-    uint64_t acc;
-} key_acc_t;
-
-static void key_put(key_acc_t *ka, uint32_t w) {
-    if (ka->n == BASE_ARRAY_LEN(ka->words)) {
-        ka->acc = base_hash64(ka->words, sizeof ka->words, ka->acc);
-        ka->n = 0;
-    }
-    ka->words[ka->n++] = w;
-}
-
 base_hash128_t cg_kernel_key(const cg_kernel_t *k) {
-    key_acc_t ka;
-    ka.n = 0;
-    ka.acc = 0x6c6f6f6d;
-    key_put(&ka, 0x6c6f6f70); /* format of this generator; bump when the text changes */
-    key_put(&ka, (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
+    cg__key_t ka;
+    cg__key_init(&ka, 0x6c6f6f70); /* format of this generator; bump when the text changes */
+    cg__key_put(&ka, (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
                      (uint32_t)k->idx64 << 13);
-    key_put(&ka, k->n_nodes);
-    key_put(&ka, k->n_outs);
+    cg__key_put(&ka, k->n_nodes);
+    cg__key_put(&ka, k->n_outs);
     for (uint32_t j = 0; j < k->n_nodes; j++) {
         const ir_node_t *nd = node(k, j);
         uint32_t w[6] = {nd->op, nd->dtype, k->layout[j], 0, 0, 0};
         for (int s = 0; s < ir_ops[nd->op].arity; s++) w[3 + s] = pos(k, nd->src[s], j);
         if (nd->op == IR_OP_LINSPACE) w[5] = nd->p.k >= 0;
-        for (int i = 0; i < 6; i++) key_put(&ka, w[i]);
+        for (int i = 0; i < 6; i++) cg__key_put(&ka, w[i]);
     }
-    for (uint32_t i = 0; i < k->n_outs; i++) key_put(&ka, pos(k, k->outs[i], k->n_nodes));
-    key_put(&ka, (uint32_t)ka.acc); /* the folded blocks (a no-op mix when there were none) */
-    key_put(&ka, (uint32_t)(ka.acc >> 32));
-    return base_hash128(ka.words, ka.n * sizeof *ka.words);
+    for (uint32_t i = 0; i < k->n_outs; i++) cg__key_put(&ka, pos(k, k->outs[i], k->n_nodes));
+    return cg__key_done(&ka);
 }
 
 uint32_t cg_kernel_n_params(const cg_kernel_t *k) {
@@ -313,60 +292,6 @@ static void emit_stores(const cg_kernel_t *k, base_str_t *o, const char *ind, bo
     }
 }
 
-static int fn_cmp(const void *key, const void *elem) {
-    const base_str_t *k = key;
-    const cg_prelude_fn_t *f = elem;
-    int c = strncmp(k->p, f->name, k->len);
-    return c ? c : (f->name[k->len] ? -1 : 0);
-}
-
-/* Appends the prelude's declarations and the functions `gen` calls, with what they call, in
- * prelude order (definitions before uses). */
-static void emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al) {
-    uint8_t *want = base_calloc(al, cg_prelude_n_fns, 1);
-    uint32_t *stack = base_malloc(al, cg_prelude_n_fns + 1, sizeof *stack);
-    if (!want || !stack) {
-        o->failed = true;
-        goto out;
-    }
-    uint32_t sp = 0;
-    for (const char *p = gen; *p;) { /* every identifier starting lm_ */
-        if (!(p[0] == 'l' && p[1] == 'm' && p[2] == '_') ||
-            (p > gen && (p[-1] == '_' || isalnum((unsigned char)p[-1])))) {
-            p++;
-            continue;
-        }
-        const char *e = p;
-        while (*e == '_' || isalnum((unsigned char)*e)) e++;
-        base_str_t key = {.p = (char *)p, .len = (size_t)(e - p)};
-        const cg_prelude_fn_t *f =
-            bsearch(&key, cg_prelude_fns, cg_prelude_n_fns, sizeof *f, fn_cmp);
-        if (f && !want[f->pos]) {
-            want[f->pos] = 1;
-            stack[sp++] = f->pos;
-        }
-        p = e;
-    }
-    while (sp) { /* and what they call */
-        const cg_prelude_fn_t *f = &cg_prelude_fns[cg_prelude_by_pos[stack[--sp]]];
-        for (uint32_t d = 0; d < f->n_deps; d++) {
-            uint32_t pos = cg_prelude_deps[f->dep_start + d];
-            if (!want[pos]) {
-                want[pos] = 1;
-                stack[sp++] = pos;
-            }
-        }
-    }
-    base_str_cat(o, cg_prelude_preamble);
-    for (uint32_t pos = 0; pos < cg_prelude_n_fns; pos++)
-        if (want[pos]) {
-            const cg_prelude_fn_t *f = &cg_prelude_fns[cg_prelude_by_pos[pos]];
-            base_str_catn(o, cg_prelude_text + f->off, f->len);
-        }
-out:
-    base_free(al, want);
-    base_free(al, stack);
-}
 
 void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
     base_hash128_t key = cg_kernel_key(k);
@@ -438,7 +363,7 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
     emit_stores(k, o, "        ", false);
     base_str_cat(o, "    }\n}\n");
 done:
-    emit_prelude(base_str_get(&body), out, out->al);
+    cg__emit_prelude(base_str_get(&body), out, out->al);
     base_str_catn(out, base_str_get(&body), body.len);
     out->failed = out->failed || body.failed;
     base_str_fini(&body);

@@ -1,4 +1,4 @@
-/* emit.c — text and key helpers of the reduction and scan generators: prelude selection,
+/* emit.c — text and key helpers of the code generators: prelude selection,
  * block-hashed structural keys and elementwise expressions over named variables. */
 #include "emit.h"
 

@@ -1,5 +1,5 @@
-/* emit.h — text and key helpers shared by the reduction and scan generators (reduce.c,
- * scan.c); private to codegen. The elementwise generator keeps its own copies for now. */
+/* emit.h — text and key helpers shared by the code generators (elementwise.c, reduce.c,
+ * scan.c, and gemm.c's kernels). */
 #ifndef LOOM_CG_EMIT_H
 #define LOOM_CG_EMIT_H
 

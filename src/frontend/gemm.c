@@ -13,13 +13,12 @@
  *         the unfused graph would (the prelude's op functions, in the node's dtype)
  *
  * Row-major results: cuBLAS is column-major, so C = A B is computed as C^T = B^T A^T. */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../codegen/cg.h"
+#include "../codegen/emit.h"
 #include "fe.h"
 
 /* ---- Epilogue matching (no CUDA needed) ---- */
@@ -326,60 +325,10 @@ static rt_blas_t *blas_of(loom_ctx_t *ctx) {
 
 /* ---- Generated kernels: source assembly ---- */
 
-static int fn_cmp(const void *key, const void *elem) {
-    const base_str_t *k = key;
-    const cg_prelude_fn_t *f = elem;
-    int c = strncmp(k->p, f->name, k->len);
-    return c ? c : (f->name[k->len] ? -1 : 0);
-}
-
-/* The prelude's preamble and the functions body calls (with what they call), in prelude
- * order, then body: the same assembly as the elementwise code generator's. */
+/* The prelude functions body calls (with what they call), then body. */
 static void with_prelude(const char *body, base_str_t *o, base_alloc_t *al) {
-    uint8_t *want = base_calloc(al, cg_prelude_n_fns, 1);
-    uint32_t *stack = base_malloc(al, cg_prelude_n_fns + 1, sizeof *stack);
-    if (!want || !stack) {
-        o->failed = true;
-        goto out;
-    }
-    uint32_t sp = 0;
-    for (const char *p = body; *p;) {
-        if (!(p[0] == 'l' && p[1] == 'm' && p[2] == '_') ||
-            (p > body && (p[-1] == '_' || isalnum((unsigned char)p[-1])))) {
-            p++;
-            continue;
-        }
-        const char *e = p;
-        while (*e == '_' || isalnum((unsigned char)*e)) e++;
-        base_str_t key = {.p = (char *)p, .len = (size_t)(e - p)};
-        const cg_prelude_fn_t *f =
-            bsearch(&key, cg_prelude_fns, cg_prelude_n_fns, sizeof *f, fn_cmp);
-        if (f && !want[f->pos]) {
-            want[f->pos] = 1;
-            stack[sp++] = f->pos;
-        }
-        p = e;
-    }
-    while (sp) {
-        const cg_prelude_fn_t *f = &cg_prelude_fns[cg_prelude_by_pos[stack[--sp]]];
-        for (uint32_t d = 0; d < f->n_deps; d++) {
-            uint32_t pos = cg_prelude_deps[f->dep_start + d];
-            if (!want[pos]) {
-                want[pos] = 1;
-                stack[sp++] = pos;
-            }
-        }
-    }
-    base_str_cat(o, cg_prelude_preamble);
-    for (uint32_t pos = 0; pos < cg_prelude_n_fns; pos++)
-        if (want[pos]) {
-            const cg_prelude_fn_t *f = &cg_prelude_fns[cg_prelude_by_pos[pos]];
-            base_str_catn(o, cg_prelude_text + f->off, f->len);
-        }
+    cg__emit_prelude(body, o, al);
     base_str_cat(o, body);
-out:
-    base_free(al, want);
-    base_free(al, stack);
 }
 
 /* Finds the kernel of key, generating its source with gen(arg) on a miss. */
