@@ -32,47 +32,22 @@ void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf) {
     memset(&a->p, 0, sizeof a->p);
 }
 
-/* Pointer → IR index map for one lowering. */
-typedef struct memo {
-    const loom_array_t **keys;
-    uint32_t *vals;
-    uint32_t cap, n;
-} memo_t;
-
-static uint32_t memo_slot(const memo_t *m, const loom_array_t *a) {
-    uint32_t j = (uint32_t)(((uintptr_t)a >> 4) * 0x9E3779B1u) & (m->cap - 1);
-    while (m->keys[j] && m->keys[j] != a) j = (j + 1) & (m->cap - 1);
-    return j;
-}
-
-static bool memo_grow(memo_t *m, base_arena_t *ar) {
-    memo_t nm = {0};
-    nm.cap = m->cap ? m->cap * 2 : 256;
-    nm.keys = base_arena_alloc(ar, nm.cap, sizeof *nm.keys);
-    nm.vals = base_arena_alloc(ar, nm.cap, sizeof *nm.vals);
-    if (!nm.keys || !nm.vals) return false;
-    for (uint32_t i = 0; i < m->cap; i++)
-        if (m->keys[i]) {
-            uint32_t j = memo_slot(&nm, m->keys[i]);
-            nm.keys[j] = m->keys[i];
-            nm.vals[j] = m->vals[i];
-            nm.n++;
-        }
-    *m = nm;
-    return true;
-}
+/* Lowering memo: an array lowered in the current lowering carries its epoch and IR index. */
+static bool lowered(const loom_array_t *a, uint64_t epoch) { return a->lowered == epoch; }
 
 /* Emits the IR node of a whose operands are already lowered. */
-static uint32_t lower_one(ir_graph_t *g, const loom_array_t *a, const memo_t *m) {
-    ir_node_t n = {0};
+static uint32_t lower_one(ir_graph_t *g, const loom_array_t *a) {
+    ir_node_t n;
     n.op = a->op;
     n.dtype = a->dtype;
     n.ndim = a->ndim;
     memcpy(n.shape, a->shape, sizeof n.shape);
+    memset(n.src, 0, sizeof n.src);
     n.p = a->p;
     n.input = -1;
+    n.hash = 0;
     if (a->flags & FE_REALISED) {
-        ir_input_t in = {0};
+        ir_input_t in;
         in.owner = (void *)(uintptr_t)a;
         in.host = a->buf->on_device ? NULL : a->buf->host;
         in.dev = a->buf->on_device ? a->buf->dev : 0;
@@ -84,34 +59,36 @@ static uint32_t lower_one(ir_graph_t *g, const loom_array_t *a, const memo_t *m)
         n.input = (int32_t)k;
         return ir_emit(g, &n);
     }
-    for (int s = 0; s < ir_ops[a->op].arity; s++) n.src[s] = m->vals[memo_slot(m, a->src[s])];
+    for (int s = 0; s < ir_ops[a->op].arity; s++) n.src[s] = a->src[s]->lowered_idx;
     if (n.op == IR_OP_CAST && g->nodes[n.src[0]].dtype == n.dtype) return n.src[0];
     return ir_emit(g, &n);
 }
 
 /* Lowers the DAG under the roots to g, operands first (iterative: graphs can be deep). */
 static bool lower(loom_ctx_t *ctx, ir_graph_t *g, int32_t n, loom_array_t *const *roots) {
-    memo_t m = {0};
-    if (!memo_grow(&m, g->arena)) goto oom;
+    uint64_t epoch = ++ctx->lower_epoch;
+    /* every live array at most once: sized so that the IR and its CSE table rarely grow */
+    uint64_t est = ctx->n_live_nodes < 65536 ? ctx->n_live_nodes : 65536;
+    if (!ir_graph_reserve(g, (uint32_t)est)) return false;
     uint32_t cap = 256, sp = 0;
-    const loom_array_t **stack = malloc(cap * sizeof *stack);
+    loom_array_t **stack = malloc(cap * sizeof *stack);
     if (!stack) goto oom;
     for (int32_t r = 0; r < n; r++) {
         stack[sp++] = roots[r];
         while (sp) {
-            const loom_array_t *a = stack[sp - 1];
-            if (m.keys[memo_slot(&m, a)]) {
+            loom_array_t *a = stack[sp - 1];
+            if (lowered(a, epoch)) {
                 sp--;
                 continue;
             }
             bool ready = true;
             if (!(a->flags & FE_REALISED))
                 for (int s = ir_ops[a->op].arity - 1; s >= 0; s--) { /* first operand first */
-                    const loom_array_t *o = a->src[s];
-                    if (m.keys[memo_slot(&m, o)]) continue;
+                    loom_array_t *o = a->src[s];
+                    if (lowered(o, epoch)) continue;
                     ready = false;
                     if (sp == cap) {
-                        const loom_array_t **ns = realloc(stack, 2 * cap * sizeof *stack);
+                        loom_array_t **ns = realloc(stack, 2 * cap * sizeof *stack);
                         if (!ns) {
                             free(stack);
                             goto oom;
@@ -123,21 +100,15 @@ static bool lower(loom_ctx_t *ctx, ir_graph_t *g, int32_t n, loom_array_t *const
                 }
             if (!ready) continue;
             sp--;
-            uint32_t idx = lower_one(g, a, &m);
+            uint32_t idx = lower_one(g, a);
             if (idx == UINT32_MAX) {
                 free(stack);
                 return false;
             }
-            if ((m.n + 1) * 2 > m.cap && !memo_grow(&m, g->arena)) {
-                free(stack);
-                goto oom;
-            }
-            uint32_t j = memo_slot(&m, a);
-            m.keys[j] = a;
-            m.vals[j] = idx;
-            m.n++;
+            a->lowered = epoch;
+            a->lowered_idx = idx;
         }
-        if (!ir_add_output(g, m.vals[memo_slot(&m, roots[r])])) {
+        if (!ir_add_output(g, roots[r]->lowered_idx)) {
             free(stack);
             return false;
         }

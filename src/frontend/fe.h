@@ -56,6 +56,8 @@ struct loom_array {
     int64_t offset;       /* elements */
     uint64_t hash;        /* structural: op, dtype, shape, operands; not values */
     loom_array_t *next_free;
+    uint64_t lowered;     /* the ctx's lower_epoch when lowered_idx was set (eval.c) */
+    uint32_t lowered_idx; /* the IR node of this array in that lowering */
 };
 
 /* A block from loom_host_alloc (host.c). */
@@ -82,6 +84,7 @@ struct loom_ctx {
     loom_array_t *free_nodes; /* slab free list */
     struct fe_slab *slabs;
     uint64_t n_live_nodes;
+    uint64_t lower_epoch; /* one per lowering: marks which arrays it has lowered (eval.c) */
     loom_stats_t stats;
     char *cache_dir, *dump_dir, *arch;
     bool disable_disk_cache;

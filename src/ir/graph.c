@@ -1,5 +1,6 @@
 /* graph.c — the flat per-eval IR: nodes by 32-bit index in one arena array, with CSE on emit
  * (an identical node, operands and params included, is returned instead of added). */
+#include <stddef.h>
 #include <string.h>
 
 #include "ir.h"
@@ -16,9 +17,12 @@ int64_t ir_node_size(const ir_node_t *n) {
     return s;
 }
 
-static bool grow(ir_graph_t *g, void **arr, uint32_t *cap, uint32_t n, size_t size) {
-    if (n < *cap) return true;
+/* Makes room for element n of *arr, and for at least `want` elements in all. */
+static bool grow_to(ir_graph_t *g, void **arr, uint32_t *cap, uint32_t n, uint32_t want,
+                    size_t size) {
+    if (n < *cap && want <= *cap) return true;
     uint32_t nc = *cap ? *cap * 2 : 64;
+    if (nc < want) nc = want;
     void *p = base_arena_alloc(g->arena, nc, size);
     if (!p) {
         base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY,
@@ -31,14 +35,28 @@ static bool grow(ir_graph_t *g, void **arr, uint32_t *cap, uint32_t n, size_t si
     return true;
 }
 
-/* Hash of everything that makes two nodes the same computation (values included). */
+static bool grow(ir_graph_t *g, void **arr, uint32_t *cap, uint32_t n, size_t size) {
+    return grow_to(g, arr, cap, n, 0, size);
+}
+
+/* Hash of what makes two nodes the same computation (values included). `same` compares
+ * every field, so the hash may leave out params an op never sets: elementwise ops have
+ * none, leaves and matmul only the scalar ones before the axis arrays. */
 static uint64_t cse_hash(const ir_node_t *n) {
     uint64_t h = base_hash_mix(n->op, n->dtype);
     h = base_hash_mix(h, n->ndim);
     for (int i = 0; i < n->ndim; i++) h = base_hash_mix(h, (uint64_t)n->shape[i]);
     for (int i = 0; i < 3; i++) h = base_hash_mix(h, n->src[i]);
     h = base_hash_mix(h, (uint64_t)(int64_t)n->input);
-    return base_hash_mix(h, base_hash64(&n->p, sizeof n->p, 0));
+    switch (ir_ops[n->op].kind) {
+        case IR_KIND_ELEM:
+            return h;
+        case IR_KIND_LEAF:
+        case IR_KIND_MATMUL:
+            return base_hash_mix(h, base_hash64(&n->p, offsetof(ir_params_t, ax), 0));
+        default:
+            return base_hash_mix(h, base_hash64(&n->p, sizeof n->p, 0));
+    }
 }
 
 static bool same(const ir_node_t *a, const ir_node_t *b) {
@@ -77,6 +95,19 @@ uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n) {
     }
     if (n->op == IR_OP_MATMUL) h = base_hash_mix(h, (uint64_t)n->p.k); /* which contraction */
     return h;
+}
+
+bool ir_graph_reserve(ir_graph_t *g, uint32_t n_nodes) {
+    if (n_nodes < 64) return true;
+    if (!grow_to(g, (void **)&g->nodes, &g->cap_nodes, g->n_nodes, n_nodes, sizeof *g->nodes))
+        return false;
+    uint32_t cap = 256;
+    while (cap <= 2 * n_nodes) cap *= 2;
+    if (cap > g->cap_cse && !rehash(g, cap)) {
+        base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY, "out of memory building the IR");
+        return false;
+    }
+    return true;
 }
 
 uint32_t ir_emit(ir_graph_t *g, const ir_node_t *node) {

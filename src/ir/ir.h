@@ -224,6 +224,9 @@ void ir_graph_init(ir_graph_t *g, base_arena_t *arena, base_error_t *err);
 /* Adds a node (CSE: an identical node already present is returned instead). Returns the
  * node's index, or UINT32_MAX on failure (recorded on g->err). */
 uint32_t ir_emit(ir_graph_t *g, const ir_node_t *node);
+/* Room for n_nodes nodes (and their CSE table) without growing; false on failure (recorded
+ * on g->err). Only a size hint: emitting more still grows. */
+bool ir_graph_reserve(ir_graph_t *g, uint32_t n_nodes);
 /* Adds an input (every call a new one: callers dedupe, e.g. lowering by array, the scheduler
  * by slot and strides); its index, or UINT32_MAX on failure. */
 uint32_t ir_add_input(ir_graph_t *g, const ir_input_t *in);
