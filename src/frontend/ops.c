@@ -213,6 +213,11 @@ static const loom_dtype_t loop_order[] = {
     LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
     LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
 
+/* resolve_loop's answers by op and participating dtypes (the second LOOM_DTYPE_COUNT when
+ * there is one): the loop dtype + 1, 0 while unknown. Shared by every ctx and thread: each
+ * entry is one byte written with the same value by whoever computes it first. */
+static uint8_t loop_memo[IR_OP_COUNT][LOOM_DTYPE_COUNT][LOOM_DTYPE_COUNT + 1];
+
 /* The loop dtype of an elementwise op, as NumPy 2 resolves it: the first loop every
  * participating operand casts to safely. Strong operands participate; a weak scalar only
  * where its kind is above every strong operand's (then as int64 / uint64 / float64), as NEP 50
@@ -239,12 +244,20 @@ static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) 
         all_intlike = all_intlike && !ir_is_float(d);
     }
     if (op == IR_OP_TRUE_DIVIDE && all_intlike) return LOOM_DTYPE_F64;
+    /* The search depends only on (op, participating dtypes): remembered for one or two. */
+    uint8_t *memo = np <= 2 ? &loop_memo[op][part[0]][np == 2 ? part[1] : LOOM_DTYPE_COUNT]
+                            : NULL;
+    uint8_t hit = memo ? __atomic_load_n(memo, __ATOMIC_RELAXED) : 0;
+    if (hit) return hit - 1;
     for (size_t l = 0; l < BASE_ARRAY_LEN(loop_order); l++) {
         loom_dtype_t L = loop_order[l];
         if (!ir_op_has_loop(op, L)) continue;
         bool ok = true;
         for (int i = 0; i < np && ok; i++) ok = ir_can_cast_safe(part[i], L);
-        if (ok) return L;
+        if (ok) {
+            if (memo) __atomic_store_n(memo, (uint8_t)(L + 1), __ATOMIC_RELAXED);
+            return L;
+        }
     }
     if (n == 1)
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
@@ -363,17 +376,38 @@ UNARY_DEF(isfinite, ISFINITE)
 UNARY_DEF(logical_not, LOGICAL_NOT)
 UNARY_DEF(invert, INVERT)
 
+/* The weak scalar operand of the _f and _i builders, as loom_weak_float / loom_weak_int would
+ * make it, but in *w on the caller's stack: elementwise only reads a weak operand (it becomes a
+ * CONST of the loop dtype), so no node, scope entry or hash is needed for it. */
+static loom_array_t *weak_operand(loom_ctx_t *ctx, loom_array_t *w, fe_weak_kind_t kind, double f,
+                                  int64_t i) {
+    *w = (loom_array_t){.ctx = ctx, .refcount = 1, .op = IR_OP_CONST, .flags = FE_WEAK,
+                        .weak_kind = (uint8_t)kind};
+    if (kind == FE_WEAK_FLOAT) {
+        w->dtype = LOOM_DTYPE_F64;
+        w->weak.f = f;
+        memcpy(&w->p.bits, &f, sizeof f);
+    } else {
+        w->dtype = LOOM_DTYPE_I64;
+        w->weak.i = i;
+        w->p.bits = (uint64_t)i;
+    }
+    return w;
+}
+
 #define BINARY_DEF(name, ENUM)                                                                     \
     LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {        \
         loom_array_t *ops[2] = {a, b};                                                             \
         return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
     }                                                                                              \
     LOOM_API loom_array_t *loom_##name##_f(loom_ctx_t *ctx, loom_array_t *a, double b) {           \
-        loom_array_t *ops[2] = {a, loom_weak_float(ctx, b)};                                       \
+        loom_array_t w;                                                                            \
+        loom_array_t *ops[2] = {a, weak_operand(ctx, &w, FE_WEAK_FLOAT, b, 0)};                    \
         return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
     }                                                                                              \
     LOOM_API loom_array_t *loom_##name##_i(loom_ctx_t *ctx, loom_array_t *a, int64_t b) {          \
-        loom_array_t *ops[2] = {a, loom_weak_int(ctx, b)};                                         \
+        loom_array_t w;                                                                            \
+        loom_array_t *ops[2] = {a, weak_operand(ctx, &w, FE_WEAK_INT, 0, b)};                      \
         return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
     }
 BINARY_DEF(add, ADD)
