@@ -18,161 +18,11 @@
 #include "frontend/fe.h"
 #include "runtime/driver.h"
 
-/* ---- the mock driver: a queue of copies, host memory as device memory ---- */
+#include "../support/mock_driver.h"
 
-typedef struct op {
-    void *dst;
-    const void *src;
-    size_t n;
-    CUevent ev; /* an event record when non-NULL */
-} op_t;
-
-#define MAX_OPS 65536
-static struct {
-    op_t q[MAX_OPS];
-    int head, tail;
-    int events, h2d, d2h;
-} m;
-
-static void run_to(int last) {
-    for (; m.head <= last && m.head < m.tail; m.head++)
-        if (!m.q[m.head].ev) memcpy(m.q[m.head].dst, m.q[m.head].src, m.q[m.head].n);
-    if (m.head == m.tail) m.head = m.tail = 0;
-}
-static void push(op_t o) {
-    assert_true(m.tail < MAX_OPS);
-    m.q[m.tail++] = o;
-}
-
-static CUresult ok0(void) { return CUDA_SUCCESS; }
-static CUresult mInit(unsigned f) { return (void)f, CUDA_SUCCESS; }
-static CUresult mVersion(int *v) { return *v = 99000, CUDA_SUCCESS; }
-static CUresult mErr(CUresult r, const char **s) { return (void)r, *s = "mock", CUDA_SUCCESS; }
-static CUresult mCount(int *n) { return *n = 1, CUDA_SUCCESS; }
-static CUresult mGet(CUdevice *d, int i) { return *d = i, CUDA_SUCCESS; }
-static CUresult mName(char *s, int n, CUdevice d) {
-    (void)d;
-    snprintf(s, (size_t)n, "Mock GPU");
-    return CUDA_SUCCESS;
-}
-static CUresult mAttr(int *v, CUdevice_attribute a, CUdevice d) {
-    (void)d;
-    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9
-         : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT   ? 132
-                                                           : 0;
-    return CUDA_SUCCESS;
-}
-static CUresult mRetain(CUcontext *c, CUdevice d) { return (void)d, *c = (CUcontext)&m, 0; }
-static CUresult mRelease(CUdevice d) { return (void)d, CUDA_SUCCESS; }
-static CUcontext current;
-static CUresult mSetCur(CUcontext c) { return current = c, CUDA_SUCCESS; }
-static CUresult mGetCur(CUcontext *c) { return *c = current, CUDA_SUCCESS; }
-static CUresult mStreamCreate(CUstream *s, unsigned f) { return (void)f, *s = (CUstream)&m.q, 0; }
-static CUresult mStreamDestroy(CUstream s) { return (void)s, CUDA_SUCCESS; }
-static CUresult mStreamSync(CUstream s) { return (void)s, run_to(m.tail), CUDA_SUCCESS; }
-static CUresult mCtxSync(void) { return run_to(m.tail), CUDA_SUCCESS; }
-static CUresult mAlloc(CUdeviceptr *p, size_t n) {
-    *p = (CUdeviceptr)aligned_alloc(256, (n + 255) / 256 * 256);
-    return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-}
-static CUresult mFree(CUdeviceptr p) { return free((void *)p), CUDA_SUCCESS; }
-static CUresult mInfo(size_t *f, size_t *t) { return *f = *t = (size_t)1 << 34, CUDA_SUCCESS; }
-static CUresult mHostAlloc(void **p, size_t n, unsigned f) {
-    (void)f;
-    return (*p = malloc(n)) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-}
-static CUresult mHostFree(void *p) { return free(p), CUDA_SUCCESS; }
-static CUresult mH2D(CUdeviceptr d, const void *s, size_t n, CUstream st) {
-    (void)st;
-    m.h2d++;
-    push((op_t){(void *)d, s, n, NULL});
-    return CUDA_SUCCESS;
-}
-static CUresult mD2H(void *d, CUdeviceptr s, size_t n, CUstream st) {
-    (void)st;
-    m.d2h++;
-    push((op_t){d, (const void *)s, n, NULL});
-    return CUDA_SUCCESS;
-}
-static CUresult mD2D(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
-    (void)st;
-    push((op_t){(void *)d, (const void *)s, n, NULL});
-    return CUDA_SUCCESS;
-}
-static CUresult mSet(CUdeviceptr d, unsigned char v, size_t n, CUstream st) {
-    (void)st;
-    memset((void *)d, v, n);
-    return CUDA_SUCCESS;
-}
-static CUresult mEventCreate(CUevent *e, unsigned f) {
-    (void)f;
-    *e = (CUevent)(uintptr_t)(++m.events);
-    return CUDA_SUCCESS;
-}
-static CUresult mEventDestroy(CUevent e) { return (void)e, CUDA_SUCCESS; }
-static CUresult mEventRecord(CUevent e, CUstream s) {
-    (void)s;
-    push((op_t){NULL, NULL, 0, e});
-    return CUDA_SUCCESS;
-}
-static CUresult mEventSync(CUevent e) {
-    int last = -1;
-    for (int i = m.head; i < m.tail; i++)
-        if (m.q[i].ev == e) last = i;
-    run_to(last);
-    return CUDA_SUCCESS;
-}
-static CUresult mElapsed(float *ms, CUevent a, CUevent b) {
-    return (void)a, (void)b, *ms = 1, CUDA_SUCCESS;
-}
-static CUresult mLoad(CUmodule *mod, const void *img) {
-    (void)img;
-    *mod = (CUmodule)(uintptr_t)0x1000;
-    return CUDA_SUCCESS;
-}
-static CUresult mUnload(CUmodule mod) { return (void)mod, CUDA_SUCCESS; }
-static CUresult mOcc(int *n, CUfunction f, int block, size_t smem) {
-    return (void)f, (void)block, (void)smem, *n = 8, CUDA_SUCCESS;
-}
-static CUresult mGetFn(CUfunction *f, CUmodule mod, const char *name) {
-    return (void)mod, (void)name, *f = (CUfunction)(uintptr_t)0x2000, CUDA_SUCCESS;
-}
-static CUresult mLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                        unsigned by, unsigned bz, unsigned sh, CUstream s, void **p, void **e) {
-    (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)sh, (void)s;
-    (void)p, (void)e;
-    return CUDA_SUCCESS; /* kernels do not run: results keep whatever the test wrote */
-}
-
-static rt_driver_t table;
-
-static void make_table(void) {
-    table = (rt_driver_t){
-        .Init = mInit, .DriverGetVersion = mVersion, .GetErrorName = mErr,
-        .GetErrorString = mErr, .DeviceGetCount = mCount, .DeviceGet = mGet,
-        .DeviceGetName = mName, .DeviceGetAttribute = mAttr, .DevicePrimaryCtxRetain = mRetain,
-        .DevicePrimaryCtxRelease = mRelease, .CtxSetCurrent = mSetCur, .CtxGetCurrent = mGetCur,
-        .CtxSynchronize = mCtxSync, .StreamCreate = mStreamCreate,
-        .StreamDestroy = mStreamDestroy, .StreamSynchronize = mStreamSync, .MemAlloc = mAlloc,
-        .MemFree = mFree, .MemGetInfo = mInfo, .MemHostAlloc = mHostAlloc,
-        .MemFreeHost = mHostFree, .MemcpyHtoDAsync = mH2D, .MemcpyDtoHAsync = mD2H,
-        .MemcpyDtoDAsync = mD2D, .MemsetD8Async = mSet, .EventCreate = mEventCreate,
-        .EventDestroy = mEventDestroy, .EventRecord = mEventRecord,
-        .EventSynchronize = mEventSync, .EventElapsedTime = mElapsed, .ModuleLoadData = mLoad,
-        .ModuleUnload = mUnload, .OccupancyMaxActiveBlocksPerMultiprocessor = mOcc,
-        .ModuleGetFunction = mGetFn, .LaunchKernel = mLaunch};
-    (void)ok0;
-}
-
-/* A loom context on the CPU, given a CUDA runtime on the mock driver. */
-static loom_ctx_t *mock_ctx(void) {
-    loom_options_t o = {.device = LOOM_DEVICE_CPU, .disable_disk_cache = 1};
-    loom_ctx_t *ctx = NULL;
-    assert_int_equal(loom_ctx_create(&o, &ctx), LOOM_STATUS_OK);
-    rt_options_t ro = {.driver = &table, .disable_disk_cache = true};
-    assert_int_equal(rt_device_create(&ctx->al, &ctx->err, &ctx->log, &ro, &ctx->rt),
-                     LOOM_STATUS_OK);
-    ctx->device = LOOM_DEVICE_CUDA;
+static loom_ctx_t *checked_mock_ctx(void) {
+    loom_ctx_t *ctx = mock_ctx();
+    assert_non_null(ctx);
     return ctx;
 }
 
@@ -198,7 +48,7 @@ static const void *dev_bytes(loom_array_t *a) {
 
 static void test_transfer_small_inputs_one_copy(void **state) {
     (void)state;
-    loom_ctx_t *ctx = mock_ctx();
+    loom_ctx_t *ctx = checked_mock_ctx();
     int64_t n[3] = {5, 1000, 33};
     float *x[3];
     loom_array_t *a[3];
@@ -234,7 +84,7 @@ static void test_transfer_small_inputs_one_copy(void **state) {
 
 static void test_transfer_large_input_chunked(void **state) {
     (void)state;
-    loom_ctx_t *ctx = mock_ctx();
+    loom_ctx_t *ctx = checked_mock_ctx();
     int64_t n = (int64_t)(20 << 20) / 4 + 3; /* 20 MiB + 12 bytes: three 8 MiB fills */
     float *x = malloc((size_t)n * 4);
     fill(x, (size_t)n * 4, 9);
@@ -256,7 +106,7 @@ static void test_transfer_large_input_chunked(void **state) {
 
 static void test_transfer_borrowed_mark(void **state) {
     (void)state;
-    loom_ctx_t *ctx = mock_ctx();
+    loom_ctx_t *ctx = checked_mock_ctx();
     int64_t n = 64;
     int32_t x[64];
     fill(x, sizeof x, 3);
@@ -290,7 +140,7 @@ static void test_transfer_borrowed_mark(void **state) {
 
 static void test_transfer_read_then_reuse(void **state) {
     (void)state;
-    loom_ctx_t *ctx = mock_ctx();
+    loom_ctx_t *ctx = checked_mock_ctx();
     int64_t n = 1000;
     float x[1000], got[1000];
     fill(x, sizeof x, 4);
@@ -314,7 +164,7 @@ static void test_transfer_read_then_reuse(void **state) {
 
 static void test_transfer_read_many(void **state) {
     (void)state;
-    loom_ctx_t *ctx = mock_ctx();
+    loom_ctx_t *ctx = checked_mock_ctx();
     int64_t n[3] = {3, 300, 77};
     double x[300];
     fill(x, sizeof x, 6);
@@ -350,7 +200,7 @@ static void test_transfer_read_many(void **state) {
 
 static void test_transfer_packed_and_batches_bit_exact(void **state) {
     (void)state;
-    loom_ctx_t *ctx = mock_ctx();
+    loom_ctx_t *ctx = checked_mock_ctx();
     rt_device_t *d = ctx->rt;
     srand(7);
     for (int round = 0; round < 6; round++) {
@@ -416,7 +266,6 @@ static void test_transfer_packed_and_batches_bit_exact(void **state) {
 }
 
 int main(void) {
-    make_table();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transfer_small_inputs_one_copy),
         cmocka_unit_test(test_transfer_large_input_chunked),
