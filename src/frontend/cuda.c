@@ -235,13 +235,10 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
         }
         if (ctx->err.status) break;
         run_step(ctx, g, p, st, addr);
-        for (uint32_t s = p->n_inputs; s < p->n_slots; s++) { /* temps nobody reads later */
-            const fe_slot_t *sl = &p->slots[s];
-            if (sl->output || !addr[s]) continue;
-            if (sl->last_use == i || (sl->last_use == UINT32_MAX && sl->producer == i)) {
-                rt_free(ctx->rt, addr[s]);
-                addr[s] = 0;
-            }
+        for (uint32_t k = 0; k < st->n_free; k++) { /* temps nobody reads later */
+            uint32_t s = st->free_after[k];
+            if (addr[s]) rt_free(ctx->rt, addr[s]);
+            addr[s] = 0;
         }
     }
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++) /* on failure: temps not yet freed */

@@ -70,6 +70,7 @@ typedef struct sched {
     uint32_t **gemm_ep; /* matmul node -> its epilogue nodes (fe_gemm_epilogue_nodes) */
     uint32_t *gemm_n;
     uint32_t cap_steps, cap_slots;
+    uint32_t cap_leaves, cap_in, cap_out; /* of the step being built (s->cur) */
     int sm;
     /* the reduce step being assembled */
     struct {
@@ -99,6 +100,19 @@ typedef struct sched {
 static bool oom(sched_t *s) {
     fe_error(s->ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
     return false;
+}
+
+/* Room for element n of the arena array *arr (capacity *cap, doubling); false on OOM. */
+static bool grow(sched_t *s, base_arena_t *ar, void **arr, uint32_t *cap, uint32_t n,
+                 size_t size) {
+    if (n < *cap) return true;
+    uint32_t nc = *cap ? 2 * *cap : 8;
+    void *na = base_arena_alloc(ar, nc, size);
+    if (!na) return oom(s);
+    if (n) memcpy(na, *arr, (size_t)n * size);
+    *arr = na;
+    *cap = nc;
+    return true;
 }
 
 static bool same_shape_v(int na, const int64_t *a, int nb, const int64_t *b) {
@@ -223,11 +237,9 @@ static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry);
 
 static uint32_t add_leaf_ref(sched_t *s, uint32_t node, uint32_t origin) {
     fe_step_t *st = s->cur;
-    fe_leaf_ref_t *nl = base_arena_alloc(s->ar, st->n_leaves + 1, sizeof *nl);
-    if (!nl) return oom(s), NONE;
-    COPY_N(nl, st->leaves, st->n_leaves);
-    nl[st->n_leaves++] = (fe_leaf_ref_t){node, origin};
-    st->leaves = nl;
+    if (!grow(s, s->ar, (void **)&st->leaves, &s->cap_leaves, st->n_leaves, sizeof *st->leaves))
+        return NONE;
+    st->leaves[st->n_leaves++] = (fe_leaf_ref_t){node, origin};
     return node;
 }
 
@@ -250,15 +262,12 @@ static uint32_t emit_input(sched_t *s, uint32_t slot, int64_t delta, const int64
     in.owner = NULL; /* the slot is in in_slot */
     uint32_t k = ir_add_input(sg, &in);
     if (k == NONE) return NONE;
-    uint32_t *ns = base_arena_alloc(s->ar, k + 1, sizeof *ns);
-    int64_t *nd = base_arena_alloc(s->ar, k + 1, sizeof *nd);
-    if (!ns || !nd) return oom(s), NONE;
-    COPY_N(ns, stp->in_slot, k);
-    COPY_N(nd, stp->in_delta, k);
-    ns[k] = slot;
-    nd[k] = delta;
-    stp->in_slot = ns;
-    stp->in_delta = nd;
+    uint32_t cap = s->cap_in; /* in_slot and in_delta grow together */
+    if (!grow(s, s->ar, (void **)&stp->in_slot, &cap, k, sizeof *stp->in_slot) ||
+        !grow(s, s->ar, (void **)&stp->in_delta, &s->cap_in, k, sizeof *stp->in_delta))
+        return NONE;
+    stp->in_slot[k] = slot;
+    stp->in_delta[k] = delta;
     if (s->p->slots[slot].last_use == NONE || s->p->slots[slot].last_use < s->p->n_steps - 1)
         s->p->slots[slot].last_use = s->p->n_steps - 1;
     ir_node_t n = {0};
@@ -410,34 +419,23 @@ static bool can_emit(sched_t *s, uint32_t i, bool in_reduce, bool *used_instep) 
 
 static uint32_t new_slot(sched_t *s, size_t bytes, uint32_t producer) {
     fe_plan_t *p = s->p;
-    if (p->n_slots == s->cap_slots) {
-        uint32_t cap = s->cap_slots ? 2 * s->cap_slots : 16;
-        fe_slot_t *ns = base_arena_alloc(s->ar, cap, sizeof *ns);
-        if (!ns) return oom(s), NONE;
-        COPY_N(ns, p->slots, p->n_slots);
-        p->slots = ns;
-        s->cap_slots = cap;
-    }
+    if (!grow(s, s->ar, (void **)&p->slots, &s->cap_slots, p->n_slots, sizeof *p->slots))
+        return NONE;
     p->slots[p->n_slots] = (fe_slot_t){bytes, producer, NONE, false, false};
     return p->n_slots++;
 }
 
 static fe_step_t *new_step(sched_t *s, fe_step_kind_t kind) {
     fe_plan_t *p = s->p;
-    if (p->n_steps == s->cap_steps) {
-        uint32_t cap = s->cap_steps ? 2 * s->cap_steps : 8;
-        fe_step_t *ns = base_arena_alloc(s->ar, cap, sizeof *ns);
-        if (!ns) return oom(s), NULL;
-        COPY_N(ns, p->steps, p->n_steps);
-        /* step graphs point into their own arrays, not into fe_step: moving them is fine */
-        p->steps = ns;
-        s->cap_steps = cap;
-    }
+    /* step graphs point into their own arrays, not into fe_step: moving steps is fine */
+    if (!grow(s, s->ar, (void **)&p->steps, &s->cap_steps, p->n_steps, sizeof *p->steps))
+        return NULL;
     fe_step_t *st = &p->steps[p->n_steps++];
     memset(st, 0, sizeof *st);
     st->kind = kind;
     ir_graph_init(&st->sg, s->ar, &s->ctx->err);
     s->cur = st;
+    s->cap_leaves = s->cap_in = s->cap_out = 0;
     s->gen = ++s->gen_top; /* a fresh memo for the new step graph */
     return st;
 }
@@ -449,11 +447,10 @@ static uint32_t step_output(sched_t *s, uint32_t j, const ir_node_t *shape_of) {
     if (j == NONE || !ir_add_output(sg, j)) return NONE;
     size_t bytes = (size_t)ir_node_size(shape_of) * ir_dtypes[shape_of->dtype].size;
     uint32_t slot = new_slot(s, bytes, s->p->n_steps - 1);
-    uint32_t *no = base_arena_alloc(s->ar, sg->n_outputs, sizeof *no);
-    if (slot == NONE || !no) return oom(s), NONE;
-    COPY_N(no, st->out_slot, sg->n_outputs - 1);
-    no[sg->n_outputs - 1] = slot;
-    st->out_slot = no;
+    if (slot == NONE ||
+        !grow(s, s->ar, (void **)&st->out_slot, &s->cap_out, sg->n_outputs - 1, sizeof *st->out_slot))
+        return NONE;
+    st->out_slot[sg->n_outputs - 1] = slot;
     return slot;
 }
 
@@ -647,14 +644,8 @@ internal:
 }
 
 static bool open_push(sched_t *s, uint32_t r) {
-    if (s->open.n == s->open.cap) {
-        uint32_t cap = s->open.cap ? 2 * s->open.cap : 8;
-        uint32_t *nr = base_arena_alloc(s->tmp, cap, sizeof *nr);
-        if (!nr) return oom(s);
-        COPY_N(nr, s->open.reds, s->open.n);
-        s->open.reds = nr;
-        s->open.cap = cap;
-    }
+    if (!grow(s, s->tmp, (void **)&s->open.reds, &s->open.cap, s->open.n, sizeof *s->open.reds))
+        return false;
     s->open.reds[s->open.n++] = r;
     s->val[r].kind = V_INSTEP;
     return true;
@@ -944,14 +935,8 @@ static bool batch_step(sched_t *s, uint32_t **lists, uint32_t nm, uint32_t len, 
     *slot = step_output(s, map[len - 1], &whole);
     if (*slot == NONE || !finish_elem(s, st)) return false;
     p->slots[*slot].output = p->slots[*slot].batched = true;
-    if (p->n_batches == s->cap_batches) {
-        uint32_t cap = s->cap_batches ? 2 * s->cap_batches : 4;
-        fe_batch_t *nb = base_arena_alloc(s->ar, cap, sizeof *nb);
-        if (!nb) return oom(s);
-        COPY_N(nb, p->batches, p->n_batches);
-        p->batches = nb;
-        s->cap_batches = cap;
-    }
+    if (!grow(s, s->ar, (void **)&p->batches, &s->cap_batches, p->n_batches, sizeof *p->batches))
+        return false;
     p->batches[p->n_batches++] = (fe_batch_t){nm, nl, leaf, stride};
     return true;
 }
@@ -1152,6 +1137,29 @@ static bool schedule(sched_t *s) {
     return close_open(s) && final_outputs(s);
 }
 
+/* Each step's list of temps to free after it: those it is the last to read, or writes
+ * without anyone reading them. Computed once per plan, not per run. */
+static bool free_lists(sched_t *s) {
+    fe_plan_t *p = s->p;
+    uint32_t *at = base_arena_alloc(s->tmp, p->n_slots + 1, sizeof *at);
+    if (!at) return oom(s);
+    for (uint32_t k = p->n_inputs; k < p->n_slots; k++) {
+        const fe_slot_t *sl = &p->slots[k];
+        at[k] = sl->output ? NONE : sl->last_use != NONE ? sl->last_use : sl->producer;
+        if (at[k] != NONE) p->steps[at[k]].n_free++;
+    }
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        fe_step_t *st = &p->steps[i];
+        if (!st->n_free) continue;
+        st->free_after = base_arena_alloc(s->ar, st->n_free, sizeof *st->free_after);
+        if (!st->free_after) return oom(s);
+        st->n_free = 0;
+    }
+    for (uint32_t k = p->n_inputs; k < p->n_slots; k++)
+        if (at[k] != NONE) p->steps[at[k]].free_after[p->steps[at[k]].n_free++] = k;
+    return true;
+}
+
 fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
                           base_hash128_t key, bool batch) {
     fe_plan_t *p = base_calloc(&ctx->al, 1, sizeof *p);
@@ -1197,7 +1205,7 @@ fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *
     p->n_inputs = g->n_inputs;
     for (uint32_t k = 0; k < g->n_inputs; k++)
         if (new_slot(&s, 0, NONE) == NONE) break;
-    if (ctx->err.status || !schedule(&s)) {
+    if (ctx->err.status || !schedule(&s) || !free_lists(&s)) {
         fe_sched_free(ctx, p);
         return NULL;
     }

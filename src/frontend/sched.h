@@ -58,6 +58,8 @@ typedef struct fe_step {
     rt_kernel_t **kerns;    /* ELEM: 1, REDUCE: cg_reduce_n_kernels, SCAN: 1 */
     uint32_t n_kerns;
     int concat_axis;        /* CONCAT: the axis */
+    uint32_t *free_after;   /* temps nothing reads after this step: freed once it is queued */
+    uint32_t n_free;
 } fe_step_t;
 
 typedef struct fe_plan {
