@@ -9,6 +9,12 @@
  * starting lm_), with what they call, in prelude order. Sets o->failed on out of memory. */
 void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al);
 
+/* The start of a kernel's text: the banner, the index type LM_I (int, or long long when
+ * idx64) and the parameter struct lm_params_<name> of n_params 64-bit words. */
+void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t n_params);
+/* Appends to out the prelude functions body calls, then body; releases body. */
+void cg__emit_finish(base_str_t *out, base_str_t *body);
+
 /* A structural key built from 32-bit words, hashed in blocks so any length hashes whole. */
 typedef struct cg__key {
     uint32_t words[1024];
