@@ -9,41 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend/fe.h"
+#include "bench_util.h"
 
 static loom_ctx_t *ctx;
 
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* Median µs per call of fn (bench_time_ms). */
+static double time_us(bench_fn fn, void *arg, int reps, int inner) {
+    return bench_time_ms(ctx, fn, arg, reps, inner, NULL) * 1e3;
 }
 
-typedef void (*work_fn)(void *arg);
-
-/* Median µs per call of fn over reps batches of inner calls, timed with CUDA events. */
-static double time_us(work_fn fn, void *arg, int reps, int inner) {
-    rt_event_t *e0, *e1;
-    rt_event_create(ctx->rt, &e0);
-    rt_event_create(ctx->rt, &e1);
-    for (int i = 0; i < 3; i++) fn(arg);
-    loom_sync(ctx);
-    double t[64];
-    for (int r = 0; r < reps; r++) {
-        rt_event_record(ctx->rt, e0);
-        for (int i = 0; i < inner; i++) fn(arg);
-        rt_event_record(ctx->rt, e1);
-        float ms = 0;
-        rt_event_elapsed_ms(ctx->rt, e0, e1, &ms);
-        t[r] = ms * 1e3 / inner;
-    }
-    rt_event_destroy(ctx->rt, e0);
-    rt_event_destroy(ctx->rt, e1);
-    qsort(t, (size_t)reps, sizeof *t, cmp);
-    if (loom_ctx_status(ctx)) {
-        fprintf(stderr, "error: %s\n", loom_ctx_message(ctx));
-        exit(1);
-    }
-    return t[reps / 2];
+/* Realised device arrays of uniform random float32 in [0, 1). */
+static loom_array_t *dev_rand(uint64_t seed, int32_t nd, const int64_t *shape) {
+    return bench_rand(ctx, seed, LOOM_DTYPE_F32, nd, shape, 0, 1);
 }
 
 static void report(const char *work, double us, double bytes) {
@@ -52,14 +29,6 @@ static void report(const char *work, double us, double bytes) {
     else
         printf("%-34s %10.2f us\n", work, us);
     fflush(stdout);
-}
-
-/* Realised device arrays of uniform random float32. */
-static loom_array_t *device_rand(uint64_t seed, int32_t nd, const int64_t *shape) {
-    loom_array_t *a = loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape, 0, 1);
-    loom_array_retain(a);
-    loom_eval(ctx, 1, &a);
-    return a;
 }
 
 typedef struct {
@@ -120,7 +89,7 @@ static void chain_once(void *arg) {
 }
 
 static void bench_hypot(int64_t n, const char *name) {
-    pair_t p = {device_rand(1, 1, &n), device_rand(2, 1, &n)};
+    pair_t p = {dev_rand(1, 1, &n), dev_rand(2, 1, &n)};
     report(name, time_us(hypot_once, &p, 9, 10), 3.0 * 4 * (double)n);
     loom_array_release(p.x);
     loom_array_release(p.y);
@@ -141,8 +110,7 @@ static double compile_ms(loom_array_t *(*build)(loom_array_t *x, int k), loom_ar
         med[k] =
             (s1.compile_ms - s0.compile_ms) / (double)(s1.kernel_compiles - s0.kernel_compiles);
     }
-    qsort(med, (size_t)count, sizeof *med, cmp);
-    return med[count / 2];
+    return bench_median(med, count);
 }
 
 /* Typical fused kernels: hypot of x and a derived y, plus k more cheap ops. */
@@ -164,7 +132,7 @@ static loom_array_t *heavy(loom_array_t *x, int k) {
 
 static void bench_compile(void) {
     int64_t n = 1024;
-    loom_array_t *x = device_rand(3, 1, &n);
+    loom_array_t *x = dev_rand(3, 1, &n);
     printf("%-34s %10.2f ms (median of 9 distinct hypot-like kernels)\n", "compile_cold_typical",
            compile_ms(typical, x, 9));
     printf("%-34s %10.2f ms (median of 8 chains of 3..10 cos)\n", "compile_cold_cos_chains",
@@ -189,13 +157,13 @@ int main(int argc, char **argv) {
     bench_hypot(INT64_C(1) << 26, "hypot_64M");
     {
         int64_t n = INT64_C(1) << 26;
-        pair_t p = {device_rand(4, 1, &n), NULL};
+        pair_t p = {dev_rand(4, 1, &n), NULL};
         report("gelu_64M", time_us(gelu_once, &p, 9, 10), 2.0 * 4 * (double)n);
         loom_array_release(p.x);
     }
     {
         int64_t col[2] = {8192, 1}, row[2] = {1, 8192};
-        pair_t p = {device_rand(5, 2, col), device_rand(6, 2, row)};
+        pair_t p = {dev_rand(5, 2, col), dev_rand(6, 2, row)};
         report("outer_8192x8192", time_us(outer_once, &p, 9, 10), 4.0 * 8192 * 8192);
         loom_array_release(p.x);
         loom_array_release(p.y);
@@ -204,7 +172,7 @@ int main(int argc, char **argv) {
         int64_t n = 1024;
         static float out[1024], host[1024];
         for (int i = 0; i < 1024; i++) host[i] = (float)i / 1024;
-        chain_t c = {device_rand(7, 1, &n), out, false, NULL};
+        chain_t c = {dev_rand(7, 1, &n), out, false, NULL};
         report("dispatch_15op_1k (no read)", time_us(chain_once, &c, 9, 500), 0);
         c.read = true;
         report("dispatch_15op_1k (with read)", time_us(chain_once, &c, 9, 200), 0);
@@ -219,7 +187,7 @@ int main(int argc, char **argv) {
         loom_ctx_t *first = ctx;
         loom_ctx_create(&o, &ctx);
         int64_t n = 1024;
-        loom_array_t *x = device_rand(3, 1, &n);
+        loom_array_t *x = dev_rand(3, 1, &n);
         loom_stats_t s0, s1;
         loom_ctx_stats(ctx, &s0);
         double t0 = base_now_ms();
@@ -252,7 +220,7 @@ int main(int argc, char **argv) {
         loom_ctx_t *first = ctx;
         loom_ctx_create(&o, &ctx);
         int64_t n = INT64_C(1) << 26;
-        pair_t p = {device_rand(1, 1, &n), device_rand(2, 1, &n)};
+        pair_t p = {dev_rand(1, 1, &n), dev_rand(2, 1, &n)};
         hypot_once(&p);
         loom_sync(ctx);
         loom_stats_t s;

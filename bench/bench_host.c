@@ -8,21 +8,12 @@
 #include <time.h>
 
 #include "../tests/support/mock_driver.h"
+#include "bench_util.h"
 
 static double now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
 }
 
 int main(void) {
@@ -49,7 +40,7 @@ int main(void) {
         }
         if (r >= 0) t[r] = (now_us() - t0) / 5000;
     }
-    printf("%-44s %8.2f us per eval\n", "dispatch, cached 15-op chain (host)", median(t, 7));
+    printf("%-44s %8.2f us per eval\n", "dispatch, cached 15-op chain (host)", bench_median(t, 7));
 
     enum { IMAGES = 1000 };
     float *in = calloc((size_t)IMAGES * 1024, sizeof *in), *out = calloc((size_t)IMAGES * 1024, 4);
@@ -76,7 +67,8 @@ int main(void) {
         if (r >= 0) tb[r] = t1 - t0, te[r] = t2 - t1, tr[r] = t3 - t2;
     }
     printf("%-44s %8.0f us build, %.0f us eval, %.0f us read + release\n",
-           "1000 images 32x32, 1000 arrays (host)", median(tb, 7), median(te, 7), median(tr, 7));
+           "1000 images 32x32, 1000 arrays (host)", bench_median(tb, 7), bench_median(te, 7),
+           bench_median(tr, 7));
     if (loom_ctx_status(ctx)) {
         fprintf(stderr, "bench_host: %s\n", loom_ctx_message(ctx));
         return 1;

@@ -3,64 +3,23 @@
  * into the cuBLASLt call. Timing as bench_elementwise: CUDA events on the ctx's stream around
  * `inner` evals, warm-up first, median of `reps` batches. Prints ms, TFLOP/s and the ratio to
  * CuPy's time on the H200 (cupy.matmul, same shapes: 41 ms and 1.39 ms). */
-#include <stdio.h>
-#include <stdlib.h>
-
-#include "frontend/fe.h"
+#include "bench_util.h"
 
 static loom_ctx_t *ctx;
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct work {
     loom_array_t *a, *b, *bias;
     bool relu;
 } work_t;
 
-static void once(const work_t *w) {
+static void once(void *arg) {
+    const work_t *w = arg;
     loom_scope_begin(ctx);
     loom_array_t *r = loom_matmul(ctx, w->a, w->b);
     if (w->bias) r = loom_add(ctx, r, w->bias);
     if (w->relu) r = loom_maximum_f(ctx, r, 0.0);
     loom_eval(ctx, 1, &r);
     loom_scope_end(ctx);
-}
-
-/* Median ms per call over reps batches of inner calls, timed with CUDA events. */
-static double time_ms(const work_t *w, int reps, int inner) {
-    rt_event_t *e0, *e1;
-    rt_event_create(ctx->rt, &e0);
-    rt_event_create(ctx->rt, &e1);
-    for (int i = 0; i < 3; i++) once(w);
-    loom_sync(ctx);
-    double t[64];
-    for (int r = 0; r < reps; r++) {
-        rt_event_record(ctx->rt, e0);
-        for (int i = 0; i < inner; i++) once(w);
-        rt_event_record(ctx->rt, e1);
-        float ms = 0;
-        rt_event_elapsed_ms(ctx->rt, e0, e1, &ms);
-        t[r] = ms / inner;
-    }
-    rt_event_destroy(ctx->rt, e0);
-    rt_event_destroy(ctx->rt, e1);
-    qsort(t, (size_t)reps, sizeof *t, cmp);
-    if (loom_ctx_status(ctx)) {
-        fprintf(stderr, "error: %s\n", loom_ctx_message(ctx));
-        exit(1);
-    }
-    return t[reps / 2];
-}
-
-static loom_array_t *device_rand(uint64_t seed, loom_dtype_t d, int32_t nd, const int64_t *shape) {
-    loom_array_t *a = loom_astype(ctx, loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape,
-                                                           -1, 1), d);
-    loom_array_retain(a);
-    loom_eval(ctx, 1, &a);
-    return a;
 }
 
 static double report(const char *name, double n, double ms, double cupy_ms) {
@@ -80,17 +39,19 @@ int main(void) {
     }
     printf("device: %s\n", loom_ctx_device_name(ctx));
     int64_t s32[2] = {10000, 10000}, s16[2] = {8192, 8192}, sb[1] = {8192};
-    work_t w32 = {device_rand(1, LOOM_DTYPE_F32, 2, s32), device_rand(2, LOOM_DTYPE_F32, 2, s32),
-                  NULL, false};
-    report("matmul f32 10000^2", 10000, time_ms(&w32, 7, 3), 41.0);
+    work_t w32 = {bench_rand(ctx, 1, LOOM_DTYPE_F32, 2, s32, -1, 1),
+                  bench_rand(ctx, 2, LOOM_DTYPE_F32, 2, s32, -1, 1), NULL, false};
+    report("matmul f32 10000^2", 10000, bench_time_ms(ctx, once, &w32, 7, 3, NULL), 41.0);
     loom_array_release(w32.a);
     loom_array_release(w32.b);
-    work_t w16 = {device_rand(3, LOOM_DTYPE_F16, 2, s16), device_rand(4, LOOM_DTYPE_F16, 2, s16),
-                  NULL, false};
-    double plain = report("matmul f16 8192^2", 8192, time_ms(&w16, 9, 10), 1.39);
-    w16.bias = device_rand(5, LOOM_DTYPE_F16, 1, sb);
+    work_t w16 = {bench_rand(ctx, 3, LOOM_DTYPE_F16, 2, s16, -1, 1),
+                  bench_rand(ctx, 4, LOOM_DTYPE_F16, 2, s16, -1, 1), NULL, false};
+    double plain =
+        report("matmul f16 8192^2", 8192, bench_time_ms(ctx, once, &w16, 9, 10, NULL), 1.39);
+    w16.bias = bench_rand(ctx, 5, LOOM_DTYPE_F16, 1, sb, -1, 1);
     w16.relu = true;
-    double fused = report("matmul f16 8192^2 + bias + relu", 8192, time_ms(&w16, 9, 10), 1.39);
+    double fused = report("matmul f16 8192^2 + bias + relu", 8192,
+                          bench_time_ms(ctx, once, &w16, 9, 10, NULL), 1.39);
     printf("%-32s %9.3fx the plain matmul (goal <= 1.03x)\n", "epilogue overhead", fused / plain);
     loom_array_release(w16.a);
     loom_array_release(w16.b);

@@ -11,16 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend/fe.h"
+#include "bench_util.h"
 
 #define COPY_TBPS 4.17
 
 static loom_ctx_t *ctx;
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct work {
     loom_array_t *x, *g, *b;
@@ -51,60 +46,24 @@ static loom_array_t *build(const work_t *w) {
     }
 }
 
-static void once(const work_t *w) {
+static void once(void *arg) {
+    const work_t *w = arg;
     loom_scope_begin(ctx);
     loom_array_t *a = build(w);
     loom_eval(ctx, 1, &a);
     loom_scope_end(ctx);
 }
 
-/* Median µs per call over reps batches of inner calls, timed with CUDA events. */
-static double time_us(const work_t *w, int reps, int inner, double *kernels) {
-    rt_event_t *e0, *e1;
-    rt_event_create(ctx->rt, &e0);
-    rt_event_create(ctx->rt, &e1);
-    for (int i = 0; i < 3; i++) once(w);
-    loom_sync(ctx);
-    loom_stats_t s0, s1;
-    loom_ctx_stats(ctx, &s0);
-    double t[64];
-    for (int r = 0; r < reps; r++) {
-        rt_event_record(ctx->rt, e0);
-        for (int i = 0; i < inner; i++) once(w);
-        rt_event_record(ctx->rt, e1);
-        float ms = 0;
-        rt_event_elapsed_ms(ctx->rt, e0, e1, &ms);
-        t[r] = ms * 1e3 / inner;
-    }
-    loom_ctx_stats(ctx, &s1);
-    *kernels = (double)(s1.kernels_launched - s0.kernels_launched) / (reps * inner);
-    rt_event_destroy(ctx->rt, e0);
-    rt_event_destroy(ctx->rt, e1);
-    qsort(t, (size_t)reps, sizeof *t, cmp);
-    if (loom_ctx_status(ctx)) {
-        fprintf(stderr, "error: %s\n", loom_ctx_message(ctx));
-        exit(1);
-    }
-    return t[reps / 2];
-}
-
-static loom_array_t *device_rand(uint64_t seed, int32_t nd, const int64_t *shape) {
-    loom_array_t *a = loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape, -1, 1);
-    loom_array_retain(a);
-    loom_eval(ctx, 1, &a);
-    return a;
-}
-
 /* One workload over x of shape rows × cols; bytes: what must move at the least. */
 static void bench(const char *name, int kind, int64_t rows, int64_t cols, int32_t axis,
                   double bytes) {
     int64_t shape[2] = {rows, cols};
-    work_t w = {device_rand(1, 2, shape), NULL, NULL, axis, kind};
+    work_t w = {bench_rand(ctx, 1, LOOM_DTYPE_F32, 2, shape, -1, 1), NULL, NULL, axis, kind};
     if (kind == W_LAYERNORM) {
-        w.g = device_rand(2, 1, &cols);
-        w.b = device_rand(3, 1, &cols);
+        w.g = bench_rand(ctx, 2, LOOM_DTYPE_F32, 1, &cols, -1, 1);
+        w.b = bench_rand(ctx, 3, LOOM_DTYPE_F32, 1, &cols, -1, 1);
     }
-    double k, us = time_us(&w, 9, 10, &k);
+    double k, us = bench_time_ms(ctx, once, &w, 9, 10, &k) * 1e3;
     double floor_us = bytes / (COPY_TBPS * 1e12) * 1e6;
     printf("%-28s %10.1f us  %6.3f TB/s  %5.1f%% of copy  %5.2fx floor  %.0f kernel%s\n", name, us,
            bytes / (us * 1e-6) / 1e12, 100.0 * floor_us / us, us / floor_us, k, k == 1 ? "" : "s");

@@ -1,0 +1,68 @@
+/* bench_util.h — what the benchmarks share: medians, the timing of a call with CUDA events on
+ * the context's stream (3 warm-up calls, then `reps` batches of `inner` calls; the median
+ * batch, per call), and realised uniform random device arrays. Header-only: include it in one
+ * file of each benchmark. */
+#ifndef LOOM_BENCH_UTIL_H
+#define LOOM_BENCH_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "frontend/fe.h"
+
+typedef void (*bench_fn)(void *arg);
+
+static inline int bench_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorts v). */
+static inline double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, bench_cmp);
+    return v[n / 2];
+}
+
+/* Median milliseconds per call of fn(arg) (reps ≤ 64); kernels (may be NULL) receives the
+ * kernels launched per call in the timed batches. Exits with the message on a loom error. */
+static inline double bench_time_ms(loom_ctx_t *ctx, bench_fn fn, void *arg, int reps, int inner,
+                                   double *kernels) {
+    rt_event_t *e0, *e1;
+    rt_event_create(ctx->rt, &e0);
+    rt_event_create(ctx->rt, &e1);
+    for (int i = 0; i < 3; i++) fn(arg);
+    loom_sync(ctx);
+    loom_stats_t s0, s1;
+    loom_ctx_stats(ctx, &s0);
+    double t[64];
+    for (int r = 0; r < reps; r++) {
+        rt_event_record(ctx->rt, e0);
+        for (int i = 0; i < inner; i++) fn(arg);
+        rt_event_record(ctx->rt, e1);
+        float ms = 0;
+        rt_event_elapsed_ms(ctx->rt, e0, e1, &ms);
+        t[r] = (double)ms / inner;
+    }
+    loom_ctx_stats(ctx, &s1);
+    if (kernels) *kernels = (double)(s1.kernels_launched - s0.kernels_launched) / (reps * inner);
+    rt_event_destroy(ctx->rt, e0);
+    rt_event_destroy(ctx->rt, e1);
+    if (loom_ctx_status(ctx)) {
+        fprintf(stderr, "error: %s\n", loom_ctx_message(ctx));
+        exit(1);
+    }
+    return bench_median(t, reps);
+}
+
+/* A realised device array of uniform random values in [lo, hi) of dtype d (drawn in float32,
+ * then cast), retained: the caller releases it. */
+static inline loom_array_t *bench_rand(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t d, int32_t nd,
+                                       const int64_t *shape, double lo, double hi) {
+    loom_array_t *a = loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape, lo, hi);
+    if (d != LOOM_DTYPE_F32) a = loom_astype(ctx, a, d);
+    loom_array_retain(a);
+    loom_eval(ctx, 1, &a);
+    return a;
+}
+
+#endif
