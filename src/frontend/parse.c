@@ -1649,7 +1649,7 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
             break;
         }
         case F_LINSPACE: {
-            double start, stop;
+            double start = 0, stop = 0;
             int64_t num, endpoint;
             loom_dtype_t d;
             if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, 0, &stop) ||
@@ -1799,15 +1799,33 @@ static binary_fn array_binop(int op) {
     }
 }
 
+/* NumPy's `**` on a float array and a Python number (array_power's fast_scalar_power, not
+ * np.power): exponent int 2 is np.square, int -1 np.reciprocal, float 0.5 np.sqrt. NULL where
+ * the general power applies. */
+static loom_array_t *fast_power(loom_ctx_t *ctx, loom_array_t *base, const value_t *e) {
+    loom_dtype_t d = loom_array_dtype(base);
+    if (d != LOOM_DTYPE_F16 && d != LOOM_DTYPE_F32 && d != LOOM_DTYPE_F64) return NULL;
+    if (e->kind == V_INT && e->i == 2) return loom_square(ctx, base);
+    if (e->kind == V_INT && e->i == -1) return loom_reciprocal(ctx, base);
+    if (e->kind == V_FLOAT && e->f == 0.5) return loom_sqrt(ctx, base);
+    return NULL;
+}
+
 static bool eval_binary(parser_t *P, const node_t *x, value_t *out) {
     value_t a, b;
     if (!eval_node(P, x->kids[0], &a) || !eval_node(P, x->kids[1], &b)) return false;
     if (is_num(&a) && is_num(&b)) return py_binary(P, x->op, x->pos, &a, &b, out);
     loom_array_t *l = as_array(P, &a, x->kids[0]->pos, "an operand");
     if (loom_array_is_nil(l)) return false;
+    loom_array_t *res = x->op == OP_POW && !is_num(&a) ? fast_power(P->ctx, l, &b) : NULL;
+    if (res) {
+        if (loom_array_is_nil(res)) return lib_fail(P, x->pos);
+        *out = (value_t){.kind = V_ARRAY, .a = res};
+        return true;
+    }
     loom_array_t *r = as_array(P, &b, x->kids[1]->pos, "an operand");
     if (loom_array_is_nil(r)) return false;
-    loom_array_t *res = array_binop(x->op)(P->ctx, l, r);
+    res = array_binop(x->op)(P->ctx, l, r);
     if (loom_array_is_nil(res)) return lib_fail(P, x->pos);
     *out = (value_t){.kind = V_ARRAY, .a = res};
     return true;

@@ -206,6 +206,32 @@ static void test_parse_weak_scalars(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* `**` of a float array and a Python number takes NumPy's fast paths (array_power): int 2 is
+ * square, int -1 reciprocal, float 0.5 sqrt, which differ from np.power where the signs of zero
+ * and infinity matter: (-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5 NaN, but power gives +0.0 and
+ * inf; np.power itself (and ** of integers or 2.0) keeps the general op. */
+static void test_parse_power_fast_paths(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t n = 3;
+    float xf[3] = {-0.0f, -INFINITY, 4.0f};
+    loom_array_t *arrs[1] = {loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, xf)};
+    const char *names[1] = {"x"};
+    float out[3];
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** 0.5", 1, names, arrs), out, sizeof out), 0);
+    assert_true(out[0] == 0.0f && signbit(out[0]));
+    assert_true(isnan(out[1]));
+    assert_true(out[2] == 2.0f);
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "power(x, 0.5)", 1, names, arrs), out, sizeof out), 0);
+    assert_true(out[0] == 0.0f && !signbit(out[0]));
+    assert_true(out[1] == INFINITY);
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** 2", 1, names, arrs), out, sizeof out), 0);
+    assert_true(out[0] == 0.0f && !signbit(out[0]) && out[1] == INFINITY && out[2] == 16.0f);
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** -1", 1, names, arrs), out, sizeof out), 0);
+    assert_true(out[0] == -INFINITY && out[1] == 0.0f && signbit(out[1]) && out[2] == 0.25f);
+    loom_ctx_destroy(ctx);
+}
+
 static void test_parse_calls_and_constructors(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
@@ -526,6 +552,7 @@ int main(void) {
         cmocka_unit_test(test_parse_precedence_table),
         cmocka_unit_test(test_parse_literals),
         cmocka_unit_test(test_parse_weak_scalars),
+        cmocka_unit_test(test_parse_power_fast_paths),
         cmocka_unit_test(test_parse_calls_and_constructors),
         cmocka_unit_test(test_parse_named_outputs),
         cmocka_unit_test(test_parse_errors_with_carets),
