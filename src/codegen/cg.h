@@ -14,7 +14,9 @@
 
 /* STRIDED_V: strided, but contiguous and aligned along the innermost axis, so that a vector
  * step reads it with one 16-byte load. */
-enum { CG_FULL, CG_SCALAR, CG_STRIDED, CG_STRIDED_V };
+/* STRIDED_V: innermost stride 1, vector loads; STRIDED_B: innermost stride 0, one load per
+ * vector step */
+enum { CG_FULL, CG_SCALAR, CG_STRIDED, CG_STRIDED_V, CG_STRIDED_B };
 
 typedef struct cg_kernel {
     const ir_graph_t *g;
@@ -47,13 +49,18 @@ base_hash128_t cg_kernel_key(const cg_kernel_t *k);
 void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name);
 /* Number of 64-bit parameter words the kernel takes. */
 uint32_t cg_kernel_n_params(const cg_kernel_t *k);
+/* Magic number m of the divisor d (1 <= d < 2^31) such that, for 0 <= r < 2^31,
+ * r / d == __umulhi(r, m) >> (ceil(log2 d) - 1) when d >= 2 (0 for d == 1, which the kernel
+ * handles by selecting r). Packed into the high word of a strided kernel's extent param. */
+uint32_t cg_fastdiv_magic(uint32_t d);
 /* Fills the parameter words: extents, input and output addresses, strides, scalars. */
 void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const uint64_t *out_addr,
                       uint64_t *words);
 /* Threads per block of every elementwise kernel. */
 #define CG_BLOCK 256
-/* Launch shape: enough blocks for the work, at most one resident wave (sm_count ×
- * blocks_per_sm; 0 = unknown, then 8 per multiprocessor), since the loops are grid-stride. */
+/* Launch shape: a thread per step of the work for flat kernels; at most one resident wave
+ * (sm_count × blocks_per_sm; 0 = unknown, then 8 per multiprocessor) for strided ones, whose
+ * loops are grid-stride; 32-bit kernels keep size + grid × block × vec below 2^31. */
 void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_sm, uint32_t *grid,
                             uint32_t *block);
 

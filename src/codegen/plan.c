@@ -149,5 +149,7 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
         if (ok && addr % ((uint64_t)k->vec * ir_dtypes[n->dtype].size) == 0)
             k->layout[j] = CG_STRIDED_V;
     }
+    for (uint32_t j = 0; j < k->n_nodes && k->vec > 1 && !k->flat; j++)
+        if (k->layout[j] == CG_STRIDED && k->strides[j][nd - 1] == 0) k->layout[j] = CG_STRIDED_B;
     return true;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../support/check.h"
+#include "codegen/cg.h"
 
 #ifndef GOLDEN_DIR
 #define GOLDEN_DIR "tests/compile/golden"
@@ -283,6 +284,43 @@ static void test_index_width_headroom(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Strided kernels divide coordinates by multiply-high and shift: the quotient must equal r / d
+ * for every r < 2^31 and 2 <= d < 2^31 (checked at the edges: powers of two and their
+ * neighbours, dividends next to multiples of d and next to 2^31, plus random pairs). */
+static uint32_t fastdiv(uint32_t r, uint32_t d) {
+    if (d == 1) return r;
+    uint32_t m = cg_fastdiv_magic(d);
+    unsigned s = 31u - (unsigned)__builtin_clz(d - 1);
+    return (uint32_t)(((uint64_t)r * m) >> 32) >> s;
+}
+
+static void check_divisor(uint32_t d) {
+    const uint32_t top = (uint32_t)INT32_MAX;
+    uint32_t rs[] = {0, 1, d - 1, d, d + 1, 2 * (d % (top / 2)), top, top - 1, top - d + 1,
+                     (top / d) * d, (top / d) * d - 1, (top / d) * d + 1};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+        uint32_t r = rs[i] > top ? top : rs[i];
+        if (fastdiv(r, d) != r / d) fail_msg("fastdiv(%u, %u) = %u, want %u", r, d, fastdiv(r, d), r / d);
+    }
+}
+
+static void test_fastdiv_exact(void **state) {
+    (void)state;
+    for (uint32_t d = 1; d < 70000; d++) check_divisor(d);
+    for (int p = 1; p < 31; p++)
+        for (int dd = -3; dd <= 3; dd++) {
+            int64_t d = (INT64_C(1) << p) + dd;
+            if (d >= 1 && d <= INT32_MAX) check_divisor((uint32_t)d);
+        }
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 2000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t d = (uint32_t)(x >> 33) % (uint32_t)INT32_MAX + 1, r = (uint32_t)x & INT32_MAX;
+        if (fastdiv(r, d) != r / d) fail_msg("fastdiv(%u, %u) = %u, want %u", r, d, fastdiv(r, d), r / d);
+        if (i % 64 == 0) check_divisor(d);
+    }
+}
+
 static void test_golden_hypot(void **s) {
     (void)s;
     golden_case("hypot", g_hypot);
@@ -300,6 +338,7 @@ int main(void) {
     snprintf(root, sizeof root, "/tmp/loom-codegen-XXXXXX");
     if (!mkdtemp(root)) return 1;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fastdiv_exact),
         cmocka_unit_test(test_every_op_dtype_compiles),
         cmocka_unit_test(test_variants_compile),
         cmocka_unit_test(test_golden_hypot),
