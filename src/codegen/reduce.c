@@ -447,7 +447,7 @@ size_t cg_reduce_scratch_bytes(const cg_reduce_t *r) {
 
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7231); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7232); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25);
@@ -930,51 +930,41 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
         }
     }
     if (G <= 32 || !any) return;
-    /* Across warps: warp 0 combines the slots in order, slot 0 broadcasts. */
-    base_str_printf(o, "%s__syncthreads();\n%sif (threadIdx.x < 32) {\n", ind, ind);
-    char in2[64], in3[72];
-    snprintf(in2, sizeof in2, "%s    ", ind);
-    snprintf(in3, sizeof in3, "%s        ", ind);
+    /* Across warps: after one barrier every warp combines the slots in order (the same tree
+     * in every warp, so all get the same bits) and broadcasts its lane 0's result. The slots
+     * are next written by the following row, after the barrier that ends each row. */
+    base_str_printf(o, "%s__syncthreads();\n", ind);
+    char in3[72];
+    snprintf(in3, sizeof in3, "%s    ", ind);
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
         if (!is_reduce(n) || r->stage[j] != p + 1) continue;
         char acc[24];
         snprintf(acc, sizeof acc, "a%u", j);
         if (is_arg(n)) {
-            base_str_printf(o, "%sa%uv = s%uv[threadIdx.x < %d ? threadIdx.x : 0];\n", in2, j, j,
-                            nw);
-            base_str_printf(o, "%sa%ui = threadIdx.x < %d ? s%ui[threadIdx.x] : -1;\n", in2, j, nw,
-                            j);
+            base_str_printf(o, "%sa%uv = s%uv[(threadIdx.x & 31) < %d ? (threadIdx.x & 31) : 0];\n",
+                            ind, j, j, nw);
+            base_str_printf(o, "%sa%ui = (threadIdx.x & 31) < %d ? s%ui[threadIdx.x & 31] : -1;\n",
+                            ind, j, nw, j);
         } else {
-            base_str_printf(o, "%sa%u = threadIdx.x < %d ? s%u[threadIdx.x] : ", in2, j, nw, j);
+            base_str_printf(o, "%sa%u = (threadIdx.x & 31) < %d ? s%u[threadIdx.x & 31] : ", ind, j,
+                            nw, j);
             emit_identity(r, n, o);
             base_str_cat(o, ";\n");
         }
-        base_str_printf(o, "%sfor (int m = 16; m > 0; m >>= 1) {\n", in2);
+        base_str_printf(o, "%sfor (int m = 16; m > 0; m >>= 1) {\n", ind);
         if (is_arg(n)) {
             base_str_printf(o, "%sconst auto ov = lmr_down(a%uv, m, 32);\n", in3, j);
             base_str_printf(o, "%sconst lm_i64 oi = lmr_down(a%ui, m, 32);\n", in3, j);
             emit_combine(r, n, acc, "ov", "oi", o, in3);
-            base_str_printf(o,
-                            "%s}\n%sif (threadIdx.x == 0) {\n%s    s%uv[0] = a%uv;\n"
-                            "%s    s%ui[0] = a%ui;\n%s}\n",
-                            in2, in2, in2, j, j, in2, j, j, in2);
+            base_str_printf(o, "%s}\n%sa%uv = lmr_first(a%uv, 32);\n%sa%ui = lmr_first(a%ui, 32);\n",
+                            ind, ind, j, j, ind, j, j);
         } else {
             base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m, 32);\n", in3, j);
             emit_combine(r, n, acc, "ov", "", o, in3);
-            base_str_printf(o, "%s}\n%sif (threadIdx.x == 0) s%u[0] = a%u;\n", in2, in2, j, j);
+            base_str_printf(o, "%s}\n%sa%u = lmr_first(a%u, 32);\n", ind, ind, j, j);
         }
     }
-    base_str_printf(o, "%s}\n%s__syncthreads();\n", ind, ind);
-    for (uint32_t j = 0; j < r->n_nodes; j++) {
-        const ir_node_t *n = node(r, j);
-        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
-        if (is_arg(n))
-            base_str_printf(o, "%sa%uv = s%uv[0];\n%sa%ui = s%ui[0];\n", ind, j, j, ind, j, j);
-        else
-            base_str_printf(o, "%sa%u = s%u[0];\n", ind, j, j);
-    }
-    base_str_printf(o, "%s__syncthreads();\n", ind);
 }
 
 /* The results v<j> of the REDUCE nodes of pass p, in their dtype. */
@@ -1143,6 +1133,8 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
             base_str_cat(o, "        }\n");
         }
     }
+    if (G > 32) /* the cross-warp slots are rewritten by the next row */
+        base_str_cat(o, "        __syncthreads();\n");
     base_str_cat(o, "    }\n}\n");
 }
 
