@@ -67,6 +67,9 @@ enum {
     X(Heuristic, "cublasLtMatmulAlgoGetHeuristic",                                             \
       (lt_handle_t h, lt_desc_t op, lt_layout_t a, lt_layout_t b, lt_layout_t c, lt_layout_t d, \
        lt_pref_t pref, int requested, lt_heuristic_t *results, int *returned))                 \
+    X(AlgoCheck, "cublasLtMatmulAlgoCheck",                                                    \
+      (lt_handle_t h, lt_desc_t op, lt_layout_t a, lt_layout_t b, lt_layout_t c, lt_layout_t d, \
+       const lt_algo_t *algo, lt_heuristic_t *result))                                         \
     X(Matmul, "cublasLtMatmul",                                                                \
       (lt_handle_t h, lt_desc_t op, const void *alpha, const void *a, lt_layout_t adesc,       \
        const void *b, lt_layout_t bdesc, const void *beta, const void *c, lt_layout_t cdesc,    \
@@ -96,6 +99,9 @@ static const char *const lib_names[] = {"libcublasLt.so.13", "libcublasLt.so.12"
 
 #define ALGO_SLOTS      256
 #define ALGO_CANDIDATES 16
+/* Timed per tuning: the heuristic's candidates, plus for a fused epilogue the plain product's
+ * candidates that accept it (cuBLASLt's heuristic for RELU_BIAS misses fast tile configs). */
+#define ALGO_TIMED (2 * ALGO_CANDIDATES)
 /* The workspace: cuBLAS's own default on Hopper is 32 MiB (cublasSetWorkspace's documentation;
  * CuPy keeps that default), allocated at create. Candidates may ask for up to
  * WORKSPACE_MAX_BYTES; the buffer grows (from the pool) to what the chosen ones need. */
@@ -117,7 +123,7 @@ struct rt_blas {
     lt_handle_t handle;
     uint64_t workspace;
     size_t workspace_bytes;
-    rt_event_t *ev[ALGO_CANDIDATES + 1]; /* for timing candidates; made on the first tuning */
+    rt_event_t *ev[ALGO_TIMED + 1]; /* for timing candidates; made on the first tuning */
     algo_slot_t algos[ALGO_SLOTS]; /* direct-mapped by key */
 };
 
@@ -207,7 +213,7 @@ loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out) {
 
 void rt_blas_destroy(rt_device_t *d, rt_blas_t *b) {
     if (!b) return;
-    for (int i = 0; i <= ALGO_CANDIDATES; i++) rt_event_destroy(d, b->ev[i]);
+    for (int i = 0; i <= ALGO_TIMED; i++) rt_event_destroy(d, b->ev[i]);
     if (b->workspace) rt_free(d, b->workspace);
     if (b->handle && rt_bind(d) == LOOM_STATUS_OK) b->lt.Destroy(b->handle);
     if (b->dl) dlclose(b->dl);
@@ -370,24 +376,55 @@ static lt_status_t matmul(rt_device_t *d, const rt_blas_t *b, const rt_gemm_t *g
  * time is its best round. The heuristic's first choice stays unless another is 1% faster.
  * Failures to time leave the first choice; a candidate that fails to run is skipped. One
  * stream synchronisation per round, on the first call of a structure only. */
+/* Appends to h (room entries) the plain product's heuristic candidates for g (g without bias
+ * and activation) that cuBLASLt accepts with g's epilogue descriptors x; returns how many. */
+static int plain_candidates(rt_blas_t *b, const rt_gemm_t *g, const descs_t *x, lt_heuristic_t *h,
+                            int room) {
+    rt_gemm_t g0 = *g;
+    g0.bias = 0;
+    g0.act = RT_GEMM_ACT_NONE;
+    descs_t x0;
+    const char *call;
+    lt_heuristic_t hp[ALGO_CANDIDATES];
+    int np = 0, n = 0;
+    memset(hp, 0, sizeof hp);
+    if (!descs_make(b, &g0, &x0, &call) &&
+        !b->lt.Heuristic(b->handle, x0.op, x0.a, x0.b, x0.d, x0.d, x0.pref, ALGO_CANDIDATES, hp,
+                         &np))
+        for (int i = 0; i < np && n < room; i++) {
+            lt_heuristic_t r;
+            memset(&r, 0, sizeof r);
+            if (hp[i].state ||
+                b->lt.AlgoCheck(b->handle, x->op, x->a, x->b, x->d, x->d, &hp[i].algo, &r) ||
+                r.state)
+                continue;
+            r.algo = hp[i].algo;
+            h[n++] = r;
+        }
+    descs_free(b, &x0);
+    return n;
+}
+
 static void tune(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g, const descs_t *x,
                  algo_slot_t *slot) {
     slot->tuned = true;
-    lt_heuristic_t h[ALGO_CANDIDATES];
+    lt_heuristic_t h[ALGO_TIMED];
     int n = 0;
     memset(h, 0, sizeof h);
     if (b->lt.Heuristic(b->handle, x->op, x->a, x->b, x->d, x->d, x->pref, ALGO_CANDIDATES, h,
-                        &n) ||
-        n < 2)
+                        &n))
         return;
+    int n_own = n;
+    if (g->bias || g->act != RT_GEMM_ACT_NONE) n += plain_candidates(b, g, x, h + n, ALGO_TIMED - n);
+    if (n < 2) return;
     for (int i = 0; i <= n; i++)
         if (!b->ev[i] && rt_event_create(d, &b->ev[i]) != LOOM_STATUS_OK) return;
     size_t need = 0;
     for (int i = 0; i < n; i++)
         if (!h[i].state && h[i].workspace_size > need) need = h[i].workspace_size;
     if (workspace_reserve(d, b, need) != LOOM_STATUS_OK) return;
-    int cand[ALGO_CANDIDATES], nc = 0;
-    float best[ALGO_CANDIDATES];
+    int cand[ALGO_TIMED], nc = 0;
+    float best[ALGO_TIMED];
     for (int i = 0; i < n; i++)
         if (!h[i].state && h[i].workspace_size <= b->workspace_bytes &&
             !matmul(d, b, g, x, &h[i].algo)) /* warm-up; refused: not a candidate */
@@ -414,9 +451,10 @@ static void tune(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g, const descs_t
     slot->algo = h[cand[win]].algo;
     slot->workspace = h[cand[win]].workspace_size;
     base_log(d->log, LOOM_LOG_INFO,
-             "cuBLASLt: m=%lld n=%lld k=%lld: heuristic candidate %d of %d, %.3f ms (first: %.3f ms)",
-             (long long)g->m, (long long)g->n, (long long)g->k, cand[win], n, (double)best[win],
-             (double)best[0]);
+             "cuBLASLt: m=%lld n=%lld k=%lld: candidate %d of %d (%d from the heuristic%s), %.3f ms "
+             "(first: %.3f ms)",
+             (long long)g->m, (long long)g->n, (long long)g->k, cand[win], n, n_own,
+             n > n_own ? ", the rest the plain product's" : "", (double)best[win], (double)best[0]);
 }
 
 bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g) {
