@@ -141,8 +141,6 @@ static void bench_compile(void) {
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
     loom_options_t o = {0};
     o.device = LOOM_DEVICE_CUDA;
     char cache[] = "/tmp/loom-bench-XXXXXX";
@@ -167,6 +165,10 @@ int main(int argc, char **argv) {
         report("outer_8192x8192", time_us(outer_once, &p, 9, 10), 4.0 * 8192 * 8192);
         loom_array_release(p.x);
         loom_array_release(p.y);
+    }
+    if (argc > 1 && !strcmp(argv[1], "bw")) { /* bandwidth workloads only */
+        loom_ctx_destroy(ctx);
+        return 0;
     }
     {
         int64_t n = 1024;

@@ -23,7 +23,7 @@ typedef struct work {
     int kind;
 } work_t;
 
-enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_CUMSUM };
+enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_LAYERNORM_AFFINE, W_CUMSUM };
 
 static loom_array_t *build(const work_t *w) {
     loom_array_t *x = w->x;
@@ -35,10 +35,12 @@ static loom_array_t *build(const work_t *w) {
             loom_array_t *e = loom_exp(ctx, loom_subtract(ctx, x, loom_max(ctx, x, 1, &ax, 1)));
             return loom_true_divide(ctx, e, loom_sum(ctx, e, 1, &ax, 1));
         }
-        case W_LAYERNORM: {
+        case W_LAYERNORM:
+        case W_LAYERNORM_AFFINE: { /* without affine: the peers' (x - mu) / sqrt(var + 1e-5) */
             loom_array_t *m = loom_mean(ctx, x, 1, &ax, 1), *v = loom_var(ctx, x, 1, &ax, 1, 0);
             loom_array_t *y = loom_true_divide(ctx, loom_subtract(ctx, x, m),
                                                loom_sqrt(ctx, loom_add_f(ctx, v, 1e-5)));
+            if (w->kind == W_LAYERNORM) return y;
             return loom_add(ctx, loom_multiply(ctx, y, w->g), w->b);
         }
         default:
@@ -59,7 +61,7 @@ static void bench(const char *name, int kind, int64_t rows, int64_t cols, int32_
                   double bytes) {
     int64_t shape[2] = {rows, cols};
     work_t w = {bench_rand(ctx, 1, LOOM_DTYPE_F32, 2, shape, -1, 1), NULL, NULL, axis, kind};
-    if (kind == W_LAYERNORM) {
+    if (kind == W_LAYERNORM_AFFINE) {
         w.g = bench_rand(ctx, 2, LOOM_DTYPE_F32, 1, &cols, -1, 1);
         w.b = bench_rand(ctx, 3, LOOM_DTYPE_F32, 1, &cols, -1, 1);
     }
@@ -92,6 +94,7 @@ int main(int argc, char **argv) {
     bench("sum_256M", W_SUM, 1, 256 * m, INT32_MIN, f * 256 * m);
     bench("softmax_rows_8192x8192", W_SOFTMAX, 8192, 8192, 1, 2 * f * 8192 * 8192);
     bench("layernorm_rows_8192x8192", W_LAYERNORM, 8192, 8192, 1, 2 * f * 8192 * 8192);
+    bench("layernorm_affine_8192x8192", W_LAYERNORM_AFFINE, 8192, 8192, 1, 2 * f * 8192 * 8192);
     bench("sum_rows_8192x8192", W_SUM, 8192, 8192, 1, f * 8192 * 8192);
     bench("sum_cols_8192x8192", W_SUM, 8192, 8192, 0, f * 8192 * 8192);
     bench("sum_cols_65536x64", W_SUM, 65536, 64, 0, f * 65536 * 64);
