@@ -791,18 +791,44 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
             snprintf(fm, sizeof fm, "lm_cast_%s_%s(m)", sfx(d), sfx(a));
         }
         /* s, a sum of exp(x - mi), as a sum of exp(x - m) for m = max(mi, ...): s itself
-         * where m = mi; 0 where mi = -inf < m (its terms, exp(-inf - -inf) = NaN so far,
-         * are exp(-inf - m) = 0); else s * exp(mi - m). A NaN max never compares equal,
-         * so it makes the sum NaN, as the reference's exp(x - NaN) does. */
+         * where m = mi (so a max of +-inf keeps its sum), else s * exp(mi - m) (0 for mi =
+         * -inf, whose sum is 0 anyway). A NaN max never compares equal, so it makes the sum
+         * NaN, as the reference's exp(x - NaN) does. */
         base_str_printf(o,
                         "static __device__ __forceinline__ %s lmr_oterm_%s(%s s, %s mi, %s m) {\n"
                         "    const %s fi = %s, fm = %s;\n"
                         "    if (fi == fm) return s;\n"
-                        "    if (fi == %s) return (%s)0;\n"
                         "    return lm_multiply_%s(s, lm_exp_%s(lm_subtract_%s(fi, fm)));\n"
                         "}\n",
-                        ty(a), sfx(d), ty(a), ty(d), ty(d), ty(a), fi, fm, extreme(a, true), ty(a),
-                        sfx(a), sfx(a), sfx(a));
+                        ty(a), sfx(d), ty(a), ty(d), ty(d), ty(a), fi, fm, sfx(a), sfx(a), sfx(a));
+        /* Kernel 0's element loop, without a branch (one there would keep the compiler
+         * from issuing the next vector loads before this step's arithmetic): s rescaled
+         * from max mi to m >= mi; under the max -inf the sum is 0 (its terms are taken as
+         * exp(-inf - 0), lmr_oeff), so exp(-inf - m) = 0 rescales it right. */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_oscale_%s(%s s, %s mi, %s m) {\n"
+                        "    const %s fi = %s, fm = %s;\n"
+                        "    return lm_multiply_%s(s, lm_exp_%s(fi == fm ? (%s)0 : "
+                        "lm_subtract_%s(fi, fm)));\n"
+                        "}\n",
+                        ty(a), sfx(d), ty(a), ty(d), ty(d), ty(a), fi, fm, sfx(a), sfx(a), ty(a),
+                        sfx(a));
+        /* The max the terms exp(x - m) read: 0 for -inf, so that a chunk of -inf sums to 0
+         * (the NaN of an all -inf row comes back in lmr_ofin). */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_oeff_%s(%s m) {\n"
+                        "    return %s == %s ? (%s)0 : m;\n"
+                        "}\n",
+                        ty(d), sfx(d), ty(d), a == d ? "m" : fm, extreme(a, true), ty(d));
+        /* The row's sum: NaN where the max is -inf (every element -inf: the reference's
+         * exp(-inf - -inf) terms), else s. */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_ofin_%s(%s s, %s m) {\n"
+                        "    return %s == %s ? %s : s;\n"
+                        "}\n",
+                        ty(a), sfx(d), ty(a), ty(d), a == d ? "m" : fm, extreme(a, true),
+                        a == LOOM_DTYPE_F64 ? "__longlong_as_double(0x7ff8000000000000ll)"
+                                            : "__uint_as_float(0x7fc00000u)");
         /* (m, s) combined with (m2, s2): the larger max, both sums rescaled to it. */
         base_str_printf(o,
                         "static __device__ __forceinline__ void lmr_opair_%s(%s &m, %s &s, %s m2, "
@@ -1028,34 +1054,38 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
         if (V > 1 && r->xout[i] && xpass(r, i) == p)
             base_str_printf(o, "%slm_vec<%s, %d> w%u;\n", ind, ty(dt(&r->g->nodes[r->outs[i]])), V,
                             i);
+    for (uint32_t j = 0; j < r->n_nodes && r->online && p == 0; j++)
+        if (online_sum(r, j) != NO_NODE)
+            base_str_printf(o, "%sconst %s om%u = a%u;\n", ind, ty(dt(node(r, j))), j, j);
     base_str_printf(o, "%s#pragma unroll\n%sfor (int e = 0; e < %d; e++) {\n", ind, ind, V);
     base_str_printf(o, "%sconst LM_I r = t * %d + e;\n%s(void)r;\n", in2, V, in2);
     if (__builtin_popcount(red) > 1) emit_coords(r, red, "r", "rc", o, in2);
     if (r->online && p == 0) {
-        /* Online: the first stage's nodes and reductions; each online sum rescaled to its
-         * max's new value; the max's running value read as the max; the sums' operands
-         * (exp(a - m)) accumulated. */
+        /* Online: the first stage's nodes and reductions over the vector step (so the
+         * maxes take the step's values); each online sum rescaled once to its max's new
+         * value, which the sums' operands (exp(a - m)) then read, over the step again. */
         emit_x_nodes(r, p, o, in2, it, 0, 0);
-        for (uint32_t j = 0; j < r->n_nodes; j++) {
-            uint32_t sj = online_sum(r, j);
-            if (sj != NO_NODE)
-                base_str_printf(o, "%sconst %s om%u = a%u;\n", in2, ty(dt(node(r, j))), j, j);
-        }
         emit_accumulate(r, p, o, in2, false);
+        emit_x_outputs(r, p, o, in2);
+        base_str_printf(o, "%s}\n", ind);
         for (uint32_t j = 0; j < r->n_nodes; j++) {
             uint32_t sj = online_sum(r, j);
             if (sj == NO_NODE) continue;
-            base_str_printf(o, "%sa%u = lmr_oterm_%s(a%u, om%u, a%u);\n", in2, sj,
+            base_str_printf(o, "%sa%u = lmr_oscale_%s(a%u, om%u, a%u);\n", ind, sj,
                             sfx(dt(node(r, j))), sj, j, j);
-            base_str_printf(o, "%sconst %s v%u = a%u;\n", in2, ty(dt(node(r, j))), j, j);
+            base_str_printf(o, "%sconst %s v%u = lmr_oeff_%s(a%u);\n", ind, ty(dt(node(r, j))), j,
+                            sfx(dt(node(r, j))), j);
         }
-        emit_x_nodes(r, p, o, in2, it, 1, UINT8_MAX);
+        base_str_printf(o, "%s#pragma unroll\n%sfor (int e = 0; e < %d; e++) {\n", ind, ind, V);
+        base_str_printf(o, "%sconst LM_I r = t * %d + e;\n%s(void)r;\n", in2, V, in2);
+        if (__builtin_popcount(red) > 1) emit_coords(r, red, "r", "rc", o, in2);
+        emit_x_nodes(r, p, o, in2, it, 0, UINT8_MAX);
         emit_accumulate(r, p, o, in2, true);
     } else {
         emit_x_nodes(r, p, o, in2, it, 0, UINT8_MAX);
         emit_accumulate(r, p, o, in2, false);
+        emit_x_outputs(r, p, o, in2);
     }
-    emit_x_outputs(r, p, o, in2);
     base_str_printf(o, "%s}\n", ind);
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && xpass(r, i) == p)
@@ -1189,7 +1219,16 @@ static void emit_finish(const cg_reduce_t *r, int p, base_str_t *o, const char *
         const ir_node_t *n = node(r, j);
         if (!is_reduce(n) || fin(r, j) != p) continue;
         loom_dtype_t a = acc_dtype(r->g, n), d = dt(n);
-        if (is_arg(n))
+        uint32_t mk = online_max(r, j);
+        if (mk != NO_NODE) {
+            char fin_s[64];
+            snprintf(fin_s, sizeof fin_s, "lmr_ofin_%s(a%u, a%u)", sfx(dt(node(r, mk))), j, mk);
+            if (a == d)
+                base_str_printf(o, "%sconst %s v%u = %s;\n", ind, ty(d), j, fin_s);
+            else
+                base_str_printf(o, "%sconst %s v%u = lm_cast_%s_%s(%s);\n", ind, ty(d), j, sfx(a),
+                                sfx(d), fin_s);
+        } else if (is_arg(n))
             base_str_printf(o, "%sconst %s v%u = (%s)a%ui;\n", ind, ty(d), j, ty(d), j);
         else if (a == d)
             base_str_printf(o, "%sconst %s v%u = a%u;\n", ind, ty(d), j, j);

@@ -17,6 +17,9 @@
  *   - Requested results whose expression reads the step's reductions are written by the
  *     step: in the reduced shape (epilogues: mean = sum * 1/n) and, for stageable shapes,
  *     in the operand's shape (softmax's result). So row softmax and layernorm are one step.
+ *     Rows split across blocks cannot stage, but the sum of exp(a - m) for a max m = max(a)
+ *     of the step still joins it (online, cg_reduce_online_max), and the step writes the
+ *     operand-shaped results too: split row softmax is one step of two kernels.
  *   - A matrix product absorbs the epilogue chain gemm.c accepts (bias, scale, relu, gelu).
  *   - Everything else requested is grouped by shape into fused elementwise kernels.
  * A reduction's value is materialised (its own small buffer) whenever a later step reads it.
