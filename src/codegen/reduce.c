@@ -1173,7 +1173,8 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
             emit_identity(r, n, o);
             base_str_cat(o, ";\n");
             if (sj != NO_NODE) {
-                base_str_printf(o, "%sa%u = threadIdx.x < %d ? s%u[threadIdx.x] : ", in2, sj, nw, sj);
+                base_str_printf(o, "%sa%u = threadIdx.x < %d ? s%u[threadIdx.x] : ", in2, sj, nw,
+                                sj);
                 emit_identity(r, node(r, sj), o);
                 base_str_cat(o, ";\n");
             }

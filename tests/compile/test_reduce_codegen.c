@@ -469,8 +469,9 @@ static void test_online_softmax(void **state) {
             x = in_c(&b, LOOM_DTYPE_F32, 3, mixed), axes = 5;
         else
             x = in_c(&b, LOOM_DTYPE_F32, 2, rows);
-        if (c == 4) x = bin(&b, IR_OP_ADD, bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2)),
-                            cst(&b, LOOM_DTYPE_F32, 1));
+        if (c == 4) /* x * 2 + 1 */
+            x = bin(&b, IR_OP_ADD, bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2)),
+                    cst(&b, LOOM_DTYPE_F32, 1));
         uint32_t m = red(&b, IR_OP_MAX, x, axes);
         uint32_t d = bin(&b, IR_OP_SUBTRACT, x, m);
         uint32_t sm = red(&b, IR_OP_SUM, un(&b, IR_OP_EXP, d), axes);
