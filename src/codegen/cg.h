@@ -70,7 +70,9 @@ void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_s
  *    input_addr[i]) and CONST only (the scheduler materialises generators first);
  *  - REDUCE nodes all have keepdims = 1, the same operand shape X and the same axis set A;
  *    a REDUCE's operand may depend on other REDUCE nodes of the step (staged: softmax's sum
- *    reads max broadcast back into X), but only when cg_reduce_can_stage said yes;
+ *    reads max broadcast back into X), but only when cg_reduce_can_stage said yes, or when
+ *    cg_reduce_can_online says yes and the dependent reductions are online sums
+ *    (cg_reduce_online_max): a split softmax, two kernels;
  *  - ELEM nodes have shapes that broadcast (NumPy, trailing-aligned) to X;
  *  - outs are nodes of shape X (written over the whole space, e.g. softmax's result) or of
  *    shape Y = X with the A axes at extent 1 (reduction results and their epilogues).
@@ -82,6 +84,14 @@ typedef struct cg_reduce cg_reduce_t;
  * other reductions of the same step (true for the one-CTA-per-row and one-thread-per-column
  * strategies; false when the strategy splits one reduction across blocks). */
 bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count);
+/* Whether such a step, split across blocks over rows, can still hold online sums: for a max
+ * m = max(a) of the step, the sum of exp(a - m) (kernel 0 keeps per chunk the running max
+ * and the sum rescaled to it; kernel 1 combines them and runs the final pass). */
+bool cg_reduce_can_online(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count);
+/* If node `sum` of g is SUM(EXP(SUBTRACT(a, m))) with m = MAX(a) (keepdims, the same axes)
+ * and a of a float dtype (every node of it in that dtype), the node m; else UINT32_MAX.
+ * Holds in the eval graph and in the step graph the scheduler builds from it alike. */
+uint32_t cg_reduce_online_max(const ir_graph_t *g, uint32_t sum);
 /* Describes the step (arena memory for everything it points to); false on out of memory. */
 cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_t *outs,
                             uint32_t n_outs, const uint64_t *input_addr, int sm_count);

@@ -5,8 +5,12 @@
  * their passes in sequence per output, each pass's results broadcast to the whole group;
  * short rows keep the values later passes re-read in registers. Few outputs with long
  * reductions split: kernel 0 writes partial results per chunk to scratch, kernel 1 combines
- * them in a fixed order and runs the epilogue. Launch shapes depend only on the shape and
- * the multiprocessor count, so results are the same bits on every run.
+ * them in a fixed order and runs the epilogue. A split softmax (a max, then the sum of
+ * exp(a - max) over the same operand a) runs online: kernel 0 keeps per chunk the running max
+ * m and the sum s of exp(a - m), rescaling s whenever m grows; kernel 1 combines the chunks'
+ * (m, s) pairs in a fixed order (every block of a row the same, so the same bits) and runs
+ * the final pass over its chunk. Launch shapes depend only on the shape and the
+ * multiprocessor count, so results are the same bits on every run.
  * Names come from node positions; extents, strides, addresses and scalars are parameters. */
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +18,7 @@
 #include "emit.h"
 
 enum { SP_Y, SP_X };                   /* per output (row level) or per element */
-enum { K_MAIN, K_PARTIAL, K_COMBINE }; /* what a generated kernel does */
+enum { K_MAIN, K_PARTIAL, K_COMBINE, K_FINAL }; /* what a generated kernel does */
 
 /* Strategy thresholds (elements of the reduced extent, counts of outputs). */
 #define WARP_ROW_MAX    1024  /* rows up to this: a warp per row (less under 32 vector steps) */
@@ -25,6 +29,8 @@ enum { K_MAIN, K_PARTIAL, K_COMBINE }; /* what a generated kernel does */
 #define SPLIT_COL_MIN   256   /* column splits: reduced extent at least this */
 #define SPLIT_COL_CHUNK 64    /* ... and chunks of at least this many reduced elements */
 #define MAX_CHUNKS      1024
+#define SPLIT_ONLINE_BLOCKS 16 /* online splits: blocks per multiprocessor (each kernel) */
+#define NO_NODE         UINT32_MAX
 #define COMBINE_BLOCK   256
 
 struct cg_reduce {
@@ -47,6 +53,7 @@ struct cg_reduce {
     int group, block, vec, items;
     int64_t chunks, clen; /* split: chunks per output (1: no split), vec steps per chunk */
     int group2;           /* split: threads per output of the combining kernel */
+    bool online;          /* split softmax: online (max, sum of exp) pairs; kernel 1 K_FINAL */
     bool idx64;
 };
 
@@ -72,6 +79,52 @@ static loom_dtype_t acc_dtype(const ir_graph_t *g, const ir_node_t *n) {
     return d;
 }
 
+uint32_t cg_reduce_online_max(const ir_graph_t *g, uint32_t sum) {
+    const ir_node_t *sn = &g->nodes[sum];
+    if (sn->op != IR_OP_SUM) return NO_NODE;
+    const ir_node_t *e = &g->nodes[sn->src[0]];
+    if (e->op != IR_OP_EXP) return NO_NODE;
+    const ir_node_t *d = &g->nodes[e->src[0]];
+    if (d->op != IR_OP_SUBTRACT) return NO_NODE;
+    uint32_t mx = d->src[1];
+    const ir_node_t *m = &g->nodes[mx];
+    if (m->op != IR_OP_MAX || !m->p.keepdims || m->p.axes != sn->p.axes || m->src[0] != d->src[0])
+        return NO_NODE;
+    uint8_t t = g->nodes[d->src[0]].dtype;
+    if (t != LOOM_DTYPE_F16 && t != LOOM_DTYPE_BF16 && t != LOOM_DTYPE_F32 && t != LOOM_DTYPE_F64)
+        return NO_NODE;
+    if (m->dtype != t || d->dtype != t || e->dtype != t || sn->dtype != t) return NO_NODE;
+    return mx;
+}
+
+/* Online steps: the kernel position of the MAX partnering online SUM j, or NO_NODE. */
+static uint32_t online_max(const cg_reduce_t *r, uint32_t j) {
+    if (!r->online || !is_reduce(node(r, j)) || r->stage[j] != 2) return NO_NODE;
+    uint32_t m = cg_reduce_online_max(r->g, r->nodes[j]);
+    return m == NO_NODE ? NO_NODE : pos(r, m);
+}
+
+/* Online steps: the kernel position of the online SUM partnering MAX k, or NO_NODE. */
+static uint32_t online_sum(const cg_reduce_t *r, uint32_t k) {
+    if (!r->online || node(r, k)->op != IR_OP_MAX) return NO_NODE;
+    for (uint32_t j = k + 1; j < r->n_nodes; j++)
+        if (online_max(r, j) == k) return j;
+    return NO_NODE;
+}
+
+/* The pass in which REDUCE node j is finished: its stage's, but online sums finish with
+ * their max in pass 0 (kernel 0 accumulates both). */
+static int fin(const cg_reduce_t *r, uint32_t j) {
+    return online_max(r, j) != NO_NODE ? 0 : r->stage[j] - 1;
+}
+
+/* The pass writing X output i: its stage's, but an online step writes every output that
+ * needs a reduction in its final pass (kernel 1). */
+static int xpass(const cg_reduce_t *r, uint32_t i) {
+    int st = r->stage[pos(r, r->outs[i])];
+    return r->online && st > 0 ? r->n_passes - 1 : st;
+}
+
 /* ---- Strategy from the shape alone ---- */
 
 static int sms(int sm_count) { return sm_count > 0 ? sm_count : 132; }
@@ -83,7 +136,9 @@ static bool splits(int64_t n_out, int64_t count, bool inner_kept, int sm_count) 
     return count >= SPLIT_ROW_MIN && n_out < 2 * (int64_t)sms(sm_count);
 }
 
-bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count) {
+/* Outputs, reduced count and whether the innermost non-unit axis is kept, of X over axes. */
+static void shape_class(int ndim, const int64_t *x_shape, uint32_t axes, int64_t *n_out_,
+                        int64_t *count_, bool *inner_kept_) {
     int64_t n_out = 1, count = 1;
     bool inner_kept = false, seen = false;
     for (int ax = ndim - 1; ax >= 0; ax--) {
@@ -97,7 +152,23 @@ bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm
             seen = true;
         }
     }
+    *n_out_ = n_out;
+    *count_ = count;
+    *inner_kept_ = inner_kept;
+}
+
+bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count) {
+    int64_t n_out, count;
+    bool inner_kept;
+    shape_class(ndim, x_shape, axes, &n_out, &count, &inner_kept);
     return !splits(n_out, count, inner_kept, sm_count);
+}
+
+bool cg_reduce_can_online(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count) {
+    int64_t n_out, count;
+    bool inner_kept;
+    shape_class(ndim, x_shape, axes, &n_out, &count, &inner_kept);
+    return !inner_kept && splits(n_out, count, inner_kept, sm_count);
 }
 
 /* Element strides of INPUT n read over X (rank nd, shape x): broadcast axes read stride 0. */
@@ -118,12 +189,9 @@ static void plan_passes(cg_reduce_t *r, const uint8_t *cand) {
     for (int p = 0; p < r->n_passes; p++) {
         uint8_t *need = r->need + (size_t)p * nn;
         for (uint32_t j = 0; j < nn; j++)
-            if (is_reduce(node(r, j)) && r->stage[j] == p + 1) need[pos(r, node(r, j)->src[0])] = 1;
+            if (is_reduce(node(r, j)) && fin(r, j) == p) need[pos(r, node(r, j)->src[0])] = 1;
         for (uint32_t i = 0; i < r->n_outs; i++)
-            if (r->xout[i]) {
-                uint32_t j = pos(r, r->outs[i]);
-                if (r->stage[j] == p) need[j] = 1;
-            }
+            if (r->xout[i] && xpass(r, i) == p) need[pos(r, r->outs[i])] = 1;
         for (uint32_t j = nn; j-- > 0;) {
             const ir_node_t *n = node(r, j);
             if (!need[j] || r->space[j] != SP_X || is_reduce(n)) continue;
@@ -275,6 +343,23 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
     for (uint32_t i = 0; i < n_outs; i++)
         if (r->xout[i] && r->stage[pos(r, outs[i])] > 0) late_xout = true;
     bool split = splits(r->n_out, r->count, inner_kept, sm_count) && r->n_stages == 1 && !late_xout;
+    /* A split softmax runs online: two stages, every second-stage reduction the sum of
+     * exp(a - m) for a max m = max(a) of the first stage (at most one sum per max). */
+    if (!inner_kept && nd > 0 && r->n_stages == 2 &&
+        splits(r->n_out, r->count, inner_kept, sm_count)) {
+        r->online = true;
+        bool ok = true;
+        for (uint32_t j = 0; j < nn; j++) {
+            if (!is_reduce(node(r, j)) || r->stage[j] != 2) continue;
+            uint32_t m = online_max(r, j);
+            ok = ok && m != NO_NODE && r->stage[m] == 1 && online_sum(r, m) == j;
+        }
+        r->online = ok;
+        if (ok) {
+            split = true;
+            r->n_passes = 3; /* pass 0: kernel 0; pass 1: empty; pass 2: kernel 1's X outputs */
+        }
+    }
     r->vec = 1;
     r->chunks = 1;
     if (r->n_out == 0 || r->count == 0 || inner_kept || nd == 0) {
@@ -327,10 +412,14 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
             want = (4 * (int64_t)sms(sm_count) + r->n_out - 1) / r->n_out;
             cap = r->count / SPLIT_ROW_CHUNK;
         }
+        if (r->online) /* both kernels stream the row: many blocks, few waves' tail */
+            want = ((int64_t)SPLIT_ONLINE_BLOCKS * sms(sm_count) + r->n_out - 1) / r->n_out;
         r->chunks = want < cap ? want : cap;
         if (r->chunks > MAX_CHUNKS) r->chunks = MAX_CHUNKS;
         if (r->chunks < 2) r->chunks = 2;
         r->clen = (nvec + r->chunks - 1) / r->chunks;
+        if (r->online && r->clen > r->group) /* whole block steps: no ragged last step */
+            r->clen = (r->clen + r->group - 1) / r->group * r->group;
         r->chunks = (nvec + r->clen - 1) / r->clen; /* no empty chunk */
         r->group2 = r->chunks > 64 ? COMBINE_BLOCK : 32;
     }
@@ -450,7 +539,7 @@ base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_init(&k, 0x6c6f7232); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
-                        (uint32_t)(r->chunks > 1) << 25);
+                        (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26);
     cg__key_put(&k, (uint32_t)r->group);
     cg__key_put(&k, (uint32_t)r->block);
     cg__key_put(&k, (uint32_t)r->vec | (uint32_t)r->items << 8);
@@ -532,20 +621,27 @@ void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_ad
 }
 
 uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i) {
-    return i == 0 ? (uint32_t)r->block : COMBINE_BLOCK;
+    return i == 0 || r->online ? (uint32_t)r->block : COMBINE_BLOCK;
+}
+
+/* Online steps: whether kernel 1 writes X outputs (then it runs over every chunk). */
+static bool online_xouts(const cg_reduce_t *r) {
+    for (uint32_t i = 0; i < r->n_outs; i++)
+        if (r->online && r->xout[i] && xpass(r, i) == r->n_passes - 1) return true;
+    return false;
 }
 
 void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int blocks_per_sm,
                             uint32_t grid[3], uint32_t block[3], uint32_t *smem) {
     (void)sm_count;
     (void)blocks_per_sm;
-    int g = i == 0 ? r->group : r->group2;
+    int g = i == 0 || r->online ? r->group : r->group2;
     int b = (int)cg_reduce_block_threads(r, i);
     int64_t rows = b / g; /* outputs per block */
     int64_t blocks = (r->n_out + rows - 1) / rows;
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further outputs */
     grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
-    grid[1] = i == 0 && r->chunks > 1 ? (uint32_t)r->chunks : 1;
+    grid[1] = r->chunks > 1 && (i == 0 || online_xouts(r)) ? (uint32_t)r->chunks : 1;
     grid[2] = 1;
     block[0] = (uint32_t)b;
     block[1] = block[2] = 1;
@@ -679,6 +775,70 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
             ir_ops[n->op].name, sfx(d), ty(d), ty(d), sfx(d), sfx(d), better, sfx(d), better,
             sfx(d));
     }
+    bool odone[LOOM_DTYPE_COUNT] = {false};
+    for (uint32_t k = 0; k < r->n_nodes; k++) {
+        uint32_t j = online_sum(r, k);
+        if (j == NO_NODE) continue;
+        loom_dtype_t d = dt(node(r, k)), a = acc_dtype(r->g, node(r, j));
+        if (odone[d]) continue;
+        odone[d] = true;
+        char fi[48], fm[48];
+        if (a == d) {
+            snprintf(fi, sizeof fi, "mi");
+            snprintf(fm, sizeof fm, "m");
+        } else {
+            snprintf(fi, sizeof fi, "lm_cast_%s_%s(mi)", sfx(d), sfx(a));
+            snprintf(fm, sizeof fm, "lm_cast_%s_%s(m)", sfx(d), sfx(a));
+        }
+        /* s, a sum of exp(x - mi), as a sum of exp(x - m) for m = max(mi, ...): s itself
+         * where m = mi (so a max of +-inf keeps its sum), else s * exp(mi - m) (0 for mi =
+         * -inf, whose sum is 0 anyway). A NaN max never compares equal, so it makes the sum
+         * NaN, as the reference's exp(x - NaN) does. */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_oterm_%s(%s s, %s mi, %s m) {\n"
+                        "    const %s fi = %s, fm = %s;\n"
+                        "    if (fi == fm) return s;\n"
+                        "    return lm_multiply_%s(s, lm_exp_%s(lm_subtract_%s(fi, fm)));\n"
+                        "}\n",
+                        ty(a), sfx(d), ty(a), ty(d), ty(d), ty(a), fi, fm, sfx(a), sfx(a), sfx(a));
+        /* Kernel 0's element loop, without a branch (one there would keep the compiler
+         * from issuing the next vector loads before this step's arithmetic): s rescaled
+         * from max mi to m >= mi; under the max -inf the sum is 0 (its terms are taken as
+         * exp(-inf - 0), lmr_oeff), so exp(-inf - m) = 0 rescales it right. */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_oscale_%s(%s s, %s mi, %s m) {\n"
+                        "    const %s fi = %s, fm = %s;\n"
+                        "    return lm_multiply_%s(s, lm_exp_%s(fi == fm ? (%s)0 : "
+                        "lm_subtract_%s(fi, fm)));\n"
+                        "}\n",
+                        ty(a), sfx(d), ty(a), ty(d), ty(d), ty(a), fi, fm, sfx(a), sfx(a), ty(a),
+                        sfx(a));
+        /* The max the terms exp(x - m) read: 0 for -inf, so that a chunk of -inf sums to 0
+         * (the NaN of an all -inf row comes back in lmr_ofin). */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_oeff_%s(%s m) {\n"
+                        "    return %s == %s ? (%s)0 : m;\n"
+                        "}\n",
+                        ty(d), sfx(d), ty(d), a == d ? "m" : fm, extreme(a, true), ty(d));
+        /* The row's sum: NaN where the max is -inf (every element -inf: the reference's
+         * exp(-inf - -inf) terms), else s. */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_ofin_%s(%s s, %s m) {\n"
+                        "    return %s == %s ? %s : s;\n"
+                        "}\n",
+                        ty(a), sfx(d), ty(a), ty(d), a == d ? "m" : fm, extreme(a, true),
+                        a == LOOM_DTYPE_F64 ? "__longlong_as_double(0x7ff8000000000000ll)"
+                                            : "__uint_as_float(0x7fc00000u)");
+        /* (m, s) combined with (m2, s2): the larger max, both sums rescaled to it. */
+        base_str_printf(o,
+                        "static __device__ __forceinline__ void lmr_opair_%s(%s &m, %s &s, %s m2, "
+                        "%s s2) {\n"
+                        "    const %s n = lm_maximum_%s(m, m2);\n"
+                        "    s = lm_add_%s(lmr_oterm_%s(s, m, n), lmr_oterm_%s(s2, m2, n));\n"
+                        "    m = n;\n"
+                        "}\n",
+                        sfx(d), ty(d), ty(a), ty(d), ty(a), ty(d), sfx(d), sfx(a), sfx(d), sfx(d));
+    }
 }
 
 static void emit_params(const cg_reduce_t *r, base_str_t *o) {
@@ -780,7 +940,7 @@ static void emit_y_nodes(const cg_reduce_t *r, int st, base_str_t *o, const char
 static void emit_acc_decls(const cg_reduce_t *r, int p, base_str_t *o, const char *ind) {
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
-        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        if (!is_reduce(n) || fin(r, j) != p) continue;
         if (is_arg(n)) {
             loom_dtype_t d = dt(&r->g->nodes[n->src[0]]);
             base_str_printf(o, "%s%s a%uv = (%s)0;\n%slm_i64 a%ui = -1;\n", ind, ty(d), j, ty(d),
@@ -793,31 +953,15 @@ static void emit_acc_decls(const cg_reduce_t *r, int p, base_str_t *o, const cha
     }
 }
 
-/* One pass's element loop body (element r = t * VEC + e of vec step t). */
-static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char *ind,
-                          const char *it) {
+/* The X-space nodes pass p needs of stages lo..hi, in order (element r of vec step t). */
+static void emit_x_nodes(const cg_reduce_t *r, int p, base_str_t *o, const char *in2,
+                         const char *it, uint8_t lo, uint8_t hi) {
     const uint8_t *need = r->need + (size_t)p * r->n_nodes;
     uint32_t red = r->red;
     int V = r->vec;
-    char in2[64];
-    snprintf(in2, sizeof in2, "%s    ", ind);
-    for (uint32_t j = 0; j < r->n_nodes; j++) { /* vector loads */
-        const ir_node_t *n = node(r, j);
-        if (V > 1 && n->op == IR_OP_INPUT && r->space[j] == SP_X && need[j] == 1)
-            base_str_printf(
-                o, "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
-                ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
-    }
-    for (uint32_t i = 0; i < r->n_outs; i++)
-        if (V > 1 && r->xout[i] && r->stage[pos(r, r->outs[i])] == p)
-            base_str_printf(o, "%slm_vec<%s, %d> w%u;\n", ind, ty(dt(&r->g->nodes[r->outs[i]])), V,
-                            i);
-    base_str_printf(o, "%s#pragma unroll\n%sfor (int e = 0; e < %d; e++) {\n", ind, ind, V);
-    base_str_printf(o, "%sconst LM_I r = t * %d + e;\n%s(void)r;\n", in2, V, in2);
-    if (__builtin_popcount(red) > 1) emit_coords(r, red, "r", "rc", o, in2);
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
-        if (!need[j] || r->space[j] != SP_X) continue;
+        if (!need[j] || r->space[j] != SP_X || r->stage[j] < lo || r->stage[j] > hi) continue;
         base_str_printf(o, "%sconst %s v%u = ", in2, ty(dt(n)), j);
         if (need[j] == 2) {
             base_str_printf(o, "c%u[%s].v[e]", j, it);
@@ -845,9 +989,16 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
         base_str_cat(o, ";\n");
         if (r->cached[j] == p + 1) base_str_printf(o, "%sc%u[%s].v[e] = v%u;\n", in2, j, it, j);
     }
-    for (uint32_t j = 0; j < r->n_nodes; j++) { /* accumulate */
+}
+
+/* Accumulates the element into the REDUCE nodes finished by pass p (the online sums alone,
+ * or all but them). */
+static void emit_accumulate(const cg_reduce_t *r, int p, base_str_t *o, const char *in2,
+                            bool online_sums) {
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
-        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        if (!is_reduce(n) || fin(r, j) != p || (online_max(r, j) != NO_NODE) != online_sums)
+            continue;
         uint32_t s = pos(r, n->src[0]);
         loom_dtype_t d = dt(node(r, s)), a = acc_dtype(r->g, n);
         char acc[24], x[64];
@@ -858,10 +1009,15 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
             snprintf(x, sizeof x, "lm_cast_%s_%s(v%u)", sfx(d), sfx(a), s);
         emit_combine(r, n, acc, x, "(lm_i64)r", o, in2);
     }
+}
+
+/* Stores the element of the X outputs pass p writes. */
+static void emit_x_outputs(const cg_reduce_t *r, int p, base_str_t *o, const char *in2) {
+    uint32_t red = r->red;
     for (uint32_t i = 0; i < r->n_outs; i++) { /* X outputs of this pass */
         uint32_t j = pos(r, r->outs[i]);
-        if (!r->xout[i] || r->stage[j] != p) continue;
-        if (V > 1) {
+        if (!r->xout[i] || xpass(r, i) != p) continue;
+        if (r->vec > 1) {
             base_str_printf(o, "%sw%u.v[e] = v%u;\n", in2, i, j);
         } else {
             base_str_printf(o, "%sif (live) out%u[kx + ", in2, i);
@@ -877,15 +1033,69 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
             base_str_printf(o, "] = v%u;\n", j);
         }
     }
+}
+
+/* One pass's element loop body (element r = t * VEC + e of vec step t). */
+static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char *ind,
+                          const char *it) {
+    const uint8_t *need = r->need + (size_t)p * r->n_nodes;
+    uint32_t red = r->red;
+    int V = r->vec;
+    char in2[64];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    for (uint32_t j = 0; j < r->n_nodes; j++) { /* vector loads */
+        const ir_node_t *n = node(r, j);
+        if (V > 1 && n->op == IR_OP_INPUT && r->space[j] == SP_X && need[j] == 1)
+            base_str_printf(
+                o, "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
+                ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+    }
+    for (uint32_t i = 0; i < r->n_outs; i++)
+        if (V > 1 && r->xout[i] && xpass(r, i) == p)
+            base_str_printf(o, "%slm_vec<%s, %d> w%u;\n", ind, ty(dt(&r->g->nodes[r->outs[i]])), V,
+                            i);
+    for (uint32_t j = 0; j < r->n_nodes && r->online && p == 0; j++)
+        if (online_sum(r, j) != NO_NODE)
+            base_str_printf(o, "%sconst %s om%u = a%u;\n", ind, ty(dt(node(r, j))), j, j);
+    base_str_printf(o, "%s#pragma unroll\n%sfor (int e = 0; e < %d; e++) {\n", ind, ind, V);
+    base_str_printf(o, "%sconst LM_I r = t * %d + e;\n%s(void)r;\n", in2, V, in2);
+    if (__builtin_popcount(red) > 1) emit_coords(r, red, "r", "rc", o, in2);
+    if (r->online && p == 0) {
+        /* Online: the first stage's nodes and reductions over the vector step (so the
+         * maxes take the step's values); each online sum rescaled once to its max's new
+         * value, which the sums' operands (exp(a - m)) then read, over the step again. */
+        emit_x_nodes(r, p, o, in2, it, 0, 0);
+        emit_accumulate(r, p, o, in2, false);
+        emit_x_outputs(r, p, o, in2);
+        base_str_printf(o, "%s}\n", ind);
+        for (uint32_t j = 0; j < r->n_nodes; j++) {
+            uint32_t sj = online_sum(r, j);
+            if (sj == NO_NODE) continue;
+            base_str_printf(o, "%sa%u = lmr_oscale_%s(a%u, om%u, a%u);\n", ind, sj,
+                            sfx(dt(node(r, j))), sj, j, j);
+            base_str_printf(o, "%sconst %s v%u = lmr_oeff_%s(a%u);\n", ind, ty(dt(node(r, j))), j,
+                            sfx(dt(node(r, j))), j);
+        }
+        base_str_printf(o, "%s#pragma unroll\n%sfor (int e = 0; e < %d; e++) {\n", ind, ind, V);
+        base_str_printf(o, "%sconst LM_I r = t * %d + e;\n%s(void)r;\n", in2, V, in2);
+        if (__builtin_popcount(red) > 1) emit_coords(r, red, "r", "rc", o, in2);
+        emit_x_nodes(r, p, o, in2, it, 0, UINT8_MAX);
+        emit_accumulate(r, p, o, in2, true);
+    } else {
+        emit_x_nodes(r, p, o, in2, it, 0, UINT8_MAX);
+        emit_accumulate(r, p, o, in2, false);
+        emit_x_outputs(r, p, o, in2);
+    }
     base_str_printf(o, "%s}\n", ind);
     for (uint32_t i = 0; i < r->n_outs; i++)
-        if (V > 1 && r->xout[i] && r->stage[pos(r, r->outs[i])] == p)
+        if (V > 1 && r->xout[i] && xpass(r, i) == p)
             base_str_printf(o, "%sif (live) *(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n", ind,
                             ty(dt(&r->g->nodes[r->outs[i]])), V, i, V, i);
 }
 
 /* Combines the accumulators of pass p across the group and leaves the result in every
- * thread of it (G threads: 1, part of a warp, a warp, or the block). */
+ * thread of it (G threads: 1, part of a warp, a warp, or the block). An online sum travels
+ * with its max (their pair combines as one); its own turn is skipped. */
 static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, base_str_t *o,
                               const char *ind) {
     if (G == 1) return;
@@ -893,8 +1103,9 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
     bool any = false;
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
-        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        if (!is_reduce(n) || fin(r, j) != p || online_max(r, j) != NO_NODE) continue;
         any = true;
+        uint32_t sj = online_sum(r, j);
         char acc[24], x[40], xi[40];
         snprintf(acc, sizeof acc, "a%u", j);
         base_str_printf(o, "%sfor (int m = %d; m > 0; m >>= 1) {\n", ind, w / 2);
@@ -910,7 +1121,12 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
         }
         char in2[64];
         snprintf(in2, sizeof in2, "%s    ", ind);
-        emit_combine(r, n, acc, x, xi, o, in2);
+        if (sj != NO_NODE) {
+            base_str_printf(o, "%sconst auto os = lmr_down(a%u, m, %d);\n", in2, sj, w);
+            base_str_printf(o, "%slmr_opair_%s(a%u, a%u, ov, os);\n", in2, sfx(dt(n)), j, sj);
+        } else {
+            emit_combine(r, n, acc, x, xi, o, in2);
+        }
         base_str_printf(o, "%s}\n", ind);
         if (G <= 32) { /* the group's first lane has it: broadcast */
             if (is_arg(n))
@@ -918,12 +1134,18 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
                                 ind, j, j, w, ind, j, j, w);
             else
                 base_str_printf(o, "%sa%u = lmr_first(a%u, %d);\n", ind, j, j, w);
+            if (sj != NO_NODE) base_str_printf(o, "%sa%u = lmr_first(a%u, %d);\n", ind, sj, sj, w);
         } else if (is_arg(n)) {
             base_str_printf(
                 o,
                 "%sif ((threadIdx.x & 31) == 0) {\n%s    s%uv[threadIdx.x >> 5] = a%uv;\n"
                 "%s    s%ui[threadIdx.x >> 5] = a%ui;\n%s}\n",
                 ind, ind, j, j, ind, j, j, ind);
+        } else if (sj != NO_NODE) {
+            base_str_printf(o,
+                            "%sif ((threadIdx.x & 31) == 0) {\n%s    s%u[threadIdx.x >> 5] = a%u;\n"
+                            "%s    s%u[threadIdx.x >> 5] = a%u;\n%s}\n",
+                            ind, ind, j, j, ind, sj, sj, ind);
         } else {
             base_str_printf(o, "%sif ((threadIdx.x & 31) == 0) s%u[threadIdx.x >> 5] = a%u;\n", ind,
                             j, j);
@@ -938,7 +1160,8 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
     snprintf(in3, sizeof in3, "%s    ", ind);
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
-        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        if (!is_reduce(n) || fin(r, j) != p || online_max(r, j) != NO_NODE) continue;
+        uint32_t sj = online_sum(r, j);
         char acc[24];
         snprintf(acc, sizeof acc, "a%u", j);
         if (is_arg(n)) {
@@ -951,6 +1174,12 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
                             nw, j);
             emit_identity(r, n, o);
             base_str_cat(o, ";\n");
+            if (sj != NO_NODE) {
+                base_str_printf(o, "%sa%u = (threadIdx.x & 31) < %d ? s%u[threadIdx.x & 31] : ",
+                                ind, sj, nw, sj);
+                emit_identity(r, node(r, sj), o);
+                base_str_cat(o, ";\n");
+            }
         }
         base_str_printf(o, "%sfor (int m = 16; m > 0; m >>= 1) {\n", ind);
         if (is_arg(n)) {
@@ -959,6 +1188,12 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
             emit_combine(r, n, acc, "ov", "oi", o, in3);
             base_str_printf(o, "%s}\n%sa%uv = lmr_first(a%uv, 32);\n%sa%ui = lmr_first(a%ui, 32);\n",
                             ind, ind, j, j, ind, j, j);
+        } else if (sj != NO_NODE) {
+            base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m, 32);\n", in3, j);
+            base_str_printf(o, "%sconst auto os = lmr_down(a%u, m, 32);\n", in3, sj);
+            base_str_printf(o, "%slmr_opair_%s(a%u, a%u, ov, os);\n", in3, sfx(dt(n)), j, sj);
+            base_str_printf(o, "%s}\n%sa%u = lmr_first(a%u, 32);\n%sa%u = lmr_first(a%u, 32);\n",
+                            ind, ind, j, j, ind, sj, sj);
         } else {
             base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m, 32);\n", in3, j);
             emit_combine(r, n, acc, "ov", "", o, in3);
@@ -971,9 +1206,18 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
 static void emit_finish(const cg_reduce_t *r, int p, base_str_t *o, const char *ind) {
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
-        if (!is_reduce(n) || r->stage[j] != p + 1) continue;
+        if (!is_reduce(n) || fin(r, j) != p) continue;
         loom_dtype_t a = acc_dtype(r->g, n), d = dt(n);
-        if (is_arg(n))
+        uint32_t mk = online_max(r, j);
+        if (mk != NO_NODE) {
+            char fin_s[64];
+            snprintf(fin_s, sizeof fin_s, "lmr_ofin_%s(a%u, a%u)", sfx(dt(node(r, mk))), j, mk);
+            if (a == d)
+                base_str_printf(o, "%sconst %s v%u = %s;\n", ind, ty(d), j, fin_s);
+            else
+                base_str_printf(o, "%sconst %s v%u = lm_cast_%s_%s(%s);\n", ind, ty(d), j, sfx(a),
+                                sfx(d), fin_s);
+        } else if (is_arg(n))
             base_str_printf(o, "%sconst %s v%u = (%s)a%ui;\n", ind, ty(d), j, ty(d), j);
         else if (a == d)
             base_str_printf(o, "%sconst %s v%u = a%u;\n", ind, ty(d), j, j);
@@ -1047,14 +1291,23 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
     emit_offset(r, kept, "kc", "xs", o);
     base_str_cat(o, ";\n        (void)kx;\n");
     emit_y_nodes(r, 0, o, ind);
-    if (kind == K_COMBINE) {
-        /* The partial results of every chunk, in chunk order per thread, then the group. */
+    if (kind == K_COMBINE || kind == K_FINAL) {
+        /* The partial results of every chunk, in chunk order per thread, then the group
+         * (K_FINAL: every block of the output the same, so they agree to the bit). */
         emit_acc_decls(r, 0, o, ind);
         base_str_cat(o, "        for (LM_I t = lane; t < nch; t += ");
         base_str_printf(o, "%d) {\n", G);
         for (uint32_t j = 0; j < r->n_nodes; j++) {
             const ir_node_t *n = node(r, j);
-            if (!is_reduce(n)) continue;
+            if (!is_reduce(n) || online_max(r, j) != NO_NODE) continue;
+            uint32_t sj = online_sum(r, j);
+            if (sj != NO_NODE) {
+                base_str_printf(o,
+                                "            lmr_opair_%s(a%u, a%u, p%u[t * n_out + o], "
+                                "p%u[t * n_out + o]);\n",
+                                sfx(dt(n)), j, sj, j, sj);
+                continue;
+            }
             char acc[24], x[48], xi[48];
             snprintf(acc, sizeof acc, "a%u", j);
             if (is_arg(n)) {
@@ -1070,6 +1323,17 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
         emit_group_reduce(r, 0, G, B, o, ind);
         emit_finish(r, 0, o, ind);
         for (int st = 1; st <= r->n_stages; st++) emit_y_nodes(r, st, o, ind);
+        if (kind == K_FINAL && online_xouts(r)) {
+            /* The final pass over this block's chunk, the last chunks first: kernel 0 read
+             * them last, so part of them is still in L2. */
+            int p = r->n_passes - 1;
+            base_str_cat(o, "        const LM_I tb = (nch - 1 - (LM_I)blockIdx.y) * clen;\n");
+            base_str_cat(o, "        const LM_I te = tb + clen < nvec ? tb + clen : nvec;\n");
+            base_str_printf(
+                o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n", G);
+            emit_elements(r, p, o, "            ", "0");
+            base_str_cat(o, "        }\n");
+        }
     } else {
         for (uint32_t j = 0; j < r->n_nodes; j++)
             if (r->cached[j])
@@ -1126,7 +1390,8 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
         bool any = false;
         for (uint32_t i = 0; i < r->n_outs; i++) any = any || !r->xout[i];
         if (any) {
-            base_str_cat(o, "        if (lane == 0 && live) {\n");
+            base_str_printf(o, "        if (lane == 0 && live%s) {\n",
+                            kind == K_FINAL ? " && blockIdx.y == 0" : "");
             for (uint32_t i = 0; i < r->n_outs; i++)
                 if (!r->xout[i])
                     base_str_printf(o, "            out%u[o] = v%u;\n", i, pos(r, r->outs[i]));
@@ -1143,7 +1408,7 @@ void cg_reduce_source(const cg_reduce_t *r, uint32_t i, base_str_t *out, char *n
     snprintf(name, 40, "loom_rd_%016llx", (unsigned long long)key.lo);
     base_str_t body;
     base_str_init(&body, out->al);
-    int kind = r->chunks > 1 ? (i == 0 ? K_PARTIAL : K_COMBINE) : K_MAIN;
+    int kind = r->chunks <= 1 ? K_MAIN : i == 0 ? K_PARTIAL : r->online ? K_FINAL : K_COMBINE;
     emit_kernel(r, kind, &body, name);
     cg__emit_finish(out, &body);
 }

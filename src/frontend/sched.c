@@ -17,6 +17,9 @@
  *   - Requested results whose expression reads the step's reductions are written by the
  *     step: in the reduced shape (epilogues: mean = sum * 1/n) and, for stageable shapes,
  *     in the operand's shape (softmax's result). So row softmax and layernorm are one step.
+ *     Rows split across blocks cannot stage, but the sum of exp(a - m) for a max m = max(a)
+ *     of the step still joins it (online, cg_reduce_online_max), and the step writes the
+ *     operand-shaped results too: split row softmax is one step of two kernels.
  *   - A matrix product absorbs the epilogue chain gemm.c accepts (bias, scale, relu, gelu).
  *   - Everything else requested is grouped by shape into fused elementwise kernels.
  * A reduction's value is materialised (its own small buffer) whenever a later step reads it.
@@ -75,6 +78,7 @@ typedef struct sched {
     /* the reduce step being assembled */
     struct {
         bool on, stage;
+        bool online;     /* holds an online sum (split softmax): writes X-shaped results */
         uint32_t serial; /* counts the steps opened */
         uint32_t *reds, n, cap;
         const ir_node_t *x; /* operand of its first reduction (shape X) */
@@ -608,7 +612,7 @@ static bool close_open(sched_t *s) {
         bool x_space = same_shape_v(on->ndim, on->shape, s->open.x->ndim, s->open.x->shape);
         bool y_space = is_yk(s, v) || same_shape_v(on->ndim, on->shape, s->open.x->ndim, s->open.yk);
         if (!x_space && !y_space) continue;
-        if (x_space && !s->open.stage) continue;
+        if (x_space && !s->open.stage && !s->open.online) continue;
         /* only nodes scheduled so far (in order: o's operands come before o) */
         if (s->val[o].kind == V_NONE) continue;
         uint32_t gen = s->gen;
@@ -651,18 +655,31 @@ static bool open_push(sched_t *s, uint32_t r) {
     return true;
 }
 
+/* Whether reduction i, reading the open step's reductions, joins the split step as an
+ * online sum: the sum of exp(a - m) for a max m = max(a) of the step (split softmax). */
+static bool online_joins(sched_t *s, uint32_t i) {
+    const ir_node_t *x = s->open.x;
+    if (!cg_reduce_can_online(x->ndim, x->shape, s->open.axes, s->sm)) return false;
+    uint32_t m = cg_reduce_online_max(s->g, i);
+    return m != NONE && s->val[m].kind == V_INSTEP;
+}
+
 static bool sched_reduce(sched_t *s, uint32_t i) {
     const ir_node_t *r = &s->g->nodes[i];
     const ir_node_t *x = &s->g->nodes[r->src[0]];
     if (s->open.on && r->p.axes == s->open.axes &&
         same_shape_v(x->ndim, x->shape, s->open.x->ndim, s->open.x->shape)) {
-        bool staged;
-        if (can_emit(s, r->src[0], true, &staged) && (!staged || s->open.stage))
+        bool staged, ok = can_emit(s, r->src[0], true, &staged);
+        if (ok && (!staged || s->open.stage)) return open_push(s, i);
+        if (ok && staged && !s->open.stage && online_joins(s, i)) {
+            s->open.online = true;
             return open_push(s, i);
+        }
     }
     if (!close_open(s)) return false;
     if (!can_emit(s, r->src[0], true, NULL) && !materialise(s, r->src[0])) return false;
     s->open.on = true;
+    s->open.online = false;
     s->open.n = 0;
     s->open.serial++;
     reduced_shapes(s, r);

@@ -1,6 +1,7 @@
 /* test_reduce_codegen — the reduction and scan code generators without a GPU: step graphs
  * built by hand for every reduce op × representative dtypes and every strategy (warp rows,
  * block rows, columns, splits, full and mixed-axis reductions, staged softmax/layernorm,
+ * online split softmax (every float dtype, log-softmax, prologues, 3-D, mixed axes, full),
  * empty reductions), and scans; every generated kernel compiles with NVRTC on a compile-only
  * device; source is deterministic; keys are structural (equal for value-only changes,
  * distinct for distinct structures). */
@@ -411,6 +412,100 @@ static void test_staged(void **state) {
     gb_fini(&b);
 }
 
+/* Whether kernel i of r contains text `what`. */
+static bool source_has(const cg_reduce_t *r, uint32_t i, const char *what) {
+    char name[40];
+    char *text = gen_reduce(r, i, name);
+    bool has = strstr(text, what) != NULL;
+    free(text);
+    return has;
+}
+
+/* Softmax over split rows: the max and the sum of exp(x - max) online in kernel 0, the
+ * combine and the output pass in kernel 1. */
+static void test_online_softmax(void **state) {
+    (void)state;
+    int64_t rows[2] = {64, 1 << 20};
+    assert_false(cg_reduce_can_stage(2, rows, 2, SM));
+    assert_true(cg_reduce_can_online(2, rows, 2, SM));
+    int64_t cols[2] = {1 << 20, 64}; /* columns split too, but not online */
+    assert_false(cg_reduce_can_online(2, cols, 1, SM));
+    int64_t fits[2] = {8192, 8192}; /* staged in one kernel, no split */
+    assert_false(cg_reduce_can_online(2, fits, 2, SM));
+    loom_dtype_t ds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_F16, LOOM_DTYPE_BF16, LOOM_DTYPE_F64};
+    for (size_t t = 0; t < BASE_ARRAY_LEN(ds); t++) {
+        gb_t b;
+        gb_init(&b);
+        uint32_t x = in_c(&b, ds[t], 2, rows), m;
+        uint32_t outs[3] = {softmax(&b, x, 2, &m), m, 0};
+        outs[2] = b.g.nodes[outs[0]].src[1]; /* the sum */
+        assert_true(cg_reduce_online_max(&b.g, outs[2]) == m);
+        char w[80];
+        snprintf(w, sizeof w, "online softmax + max + sum %s", ir_dtypes[ds[t]].name);
+        cg_reduce_t *r = check_step(&b, outs, 3, w);
+        assert_int_equal(cg_reduce_n_kernels(r), 2);
+        assert_true(source_has(r, 0, "lmr_oterm_"));
+        assert_true(source_has(r, 1, "lmr_opair_"));
+        uint32_t grid[3], block[3], smem;
+        cg_reduce_launch_shape(r, 1, SM, 0, grid, block, &smem);
+        assert_true(grid[1] > 1); /* the output pass runs over every chunk */
+        gb_fini(&b);
+    }
+    /* log-softmax (x - m - log(s)); the sum alone; a prologue; an X output needing only the
+     * max; odd rows (no vectors); a strided operand; 3-D rows; mixed axes; a full softmax */
+    for (int c = 0; c < 9; c++) {
+        gb_t b;
+        gb_init(&b);
+        int64_t odd[2] = {5, 100003}, r3[3] = {4, 16, 65536}, mixed[3] = {300, 40, 500},
+                full[1] = {1 << 24}, st[2] = {1 << 21, 2};
+        uint32_t x, axes = 2, outs[2], n = 1;
+        if (c == 5)
+            x = in_c(&b, LOOM_DTYPE_F32, 2, odd);
+        else if (c == 6)
+            x = in_s(&b, LOOM_DTYPE_F32, 2, rows, st, 1); /* every other element, offset 1 */
+        else if (c == 7)
+            x = in_c(&b, LOOM_DTYPE_F32, 3, r3), axes = 4;
+        else if (c == 8)
+            x = in_c(&b, LOOM_DTYPE_F32, 3, mixed), axes = 5;
+        else
+            x = in_c(&b, LOOM_DTYPE_F32, 2, rows);
+        if (c == 4) /* x * 2 + 1 */
+            x = bin(&b, IR_OP_ADD, bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2)),
+                    cst(&b, LOOM_DTYPE_F32, 1));
+        uint32_t m = red(&b, IR_OP_MAX, x, axes);
+        uint32_t d = bin(&b, IR_OP_SUBTRACT, x, m);
+        uint32_t sm = red(&b, IR_OP_SUM, un(&b, IR_OP_EXP, d), axes);
+        if (c == 0 || c == 4)
+            outs[0] = bin(&b, IR_OP_SUBTRACT, d, un(&b, IR_OP_LOG, sm));
+        else if (c == 1)
+            outs[0] = sm;
+        else if (c == 2)
+            outs[0] = d, outs[1] = sm, n = 2;
+        else
+            outs[0] = bin(&b, IR_OP_TRUE_DIVIDE, un(&b, IR_OP_EXP, d), sm);
+        if (c == 3) { /* the full softmax over a 1-D operand */
+            gb_fini(&b);
+            gb_init(&b);
+            x = in_c(&b, LOOM_DTYPE_F32, 1, full);
+            outs[0] = softmax(&b, x, 1, NULL);
+        }
+        char w[80];
+        snprintf(w, sizeof w, "online case %d", c);
+        cg_reduce_t *r = check_step(&b, outs, n, w);
+        assert_int_equal(cg_reduce_n_kernels(r), 2);
+        assert_true(source_has(r, 1, "lmr_opair_"));
+        gb_fini(&b);
+    }
+    /* not online: the sum of exp(x - max(y)) over another operand's max */
+    gb_t b;
+    gb_init(&b);
+    uint32_t x = in_c(&b, LOOM_DTYPE_F32, 2, rows), y = in_c(&b, LOOM_DTYPE_F32, 2, rows);
+    uint32_t m = red(&b, IR_OP_MAX, y, 2);
+    uint32_t sm = red(&b, IR_OP_SUM, un(&b, IR_OP_EXP, bin(&b, IR_OP_SUBTRACT, x, m)), 2);
+    assert_true(cg_reduce_online_max(&b.g, sm) == UINT32_MAX);
+    gb_fini(&b);
+}
+
 /* Keys: scalars and extents are parameters; structure is not. */
 static base_hash128_t key_of(int64_t rows, int64_t cols, double scale, loom_dtype_t d,
                              uint32_t axes, ir_op_t o) {
@@ -526,6 +621,7 @@ int main(void) {
         cmocka_unit_test(test_strategies),
         cmocka_unit_test(test_strided_operands),
         cmocka_unit_test(test_staged),
+        cmocka_unit_test(test_online_softmax),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_scans),
     };

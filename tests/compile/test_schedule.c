@@ -1,7 +1,9 @@
 /* test_schedule — how the CUDA device cuts graphs into steps, checked on the compile-only
  * NVRTC device (no GPU): the schedule each eval writes to the dump folder lists its steps.
  * Softmax and layernorm are one reduce step, mean/var one, sum((x-y)**2) one; views are
- * index rewrites (no step of their own); matmul is one library step; joins are copies. */
+ * index rewrites (no step of their own); matmul is one library step; joins are copies.
+ * Softmax over rows split across blocks (64 x 65536) is one step of two kernels (online
+ * max and sum, then the output pass). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,11 +22,12 @@ static int evals;
 
 typedef struct counts {
     int steps, elem, reduce, scan, matmul, concat;
+    int kernels; /* kernel names listed by the steps */
 } counts_t;
 
-/* Evaluates expr over x (8192 x 256 f32 input), y (same), v (256,) on the nvrtc device and
+/* Evaluates expr over x (rows x cols f32 input), y (same), v (cols,) on the nvrtc device and
  * parses the schedule it dumped. */
-static counts_t schedule_of(const char *expr) {
+static counts_t schedule_of_shape(const char *expr, int64_t rows, int64_t cols) {
     loom_options_t o = {0};
     o.device = LOOM_DEVICE_NVRTC;
     o.arch = "sm_90";
@@ -34,8 +37,9 @@ static counts_t schedule_of(const char *expr) {
     o.dump_dir = root;
     loom_ctx_t *ctx = NULL;
     assert_int_equal(loom_ctx_create(&o, &ctx), LOOM_STATUS_OK);
-    int64_t shape[2] = {512, 256};
-    static float data[512 * 256];
+    int64_t shape[2] = {rows, cols};
+    float *data = calloc((size_t)(rows * cols), sizeof *data);
+    assert_non_null(data);
     loom_array_t *in[3] = {loom_from_host(ctx, LOOM_DTYPE_F32, 2, shape, data),
                            loom_from_host(ctx, LOOM_DTYPE_F32, 2, shape, data),
                            loom_from_host(ctx, LOOM_DTYPE_F32, 1, shape + 1, data)};
@@ -45,6 +49,7 @@ static counts_t schedule_of(const char *expr) {
         fprintf(stderr, "%s: %s\n", expr, loom_ctx_message(ctx));
     assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
     loom_ctx_destroy(ctx);
+    free(data);
     char path[400];
     snprintf(path, sizeof path, "%s/schedule_%06d.txt", root, 1);
     FILE *f = fopen(path, "r");
@@ -61,6 +66,8 @@ static counts_t schedule_of(const char *expr) {
             c.scan += !strcmp(kind, "scan");
             c.matmul += !strcmp(kind, "matmul");
             c.concat += !strcmp(kind, "concat");
+            for (const char *q = strchr(line, ':'); q && (q = strstr(q, " loom_")); q++)
+                c.kernels++;
         }
     }
     fclose(f);
@@ -68,6 +75,8 @@ static counts_t schedule_of(const char *expr) {
     evals++;
     return c;
 }
+
+static counts_t schedule_of(const char *expr) { return schedule_of_shape(expr, 512, 256); }
 
 static void expect(const char *expr, int steps, int reduce) {
     counts_t c = schedule_of(expr);
@@ -94,6 +103,41 @@ static void test_fused_reductions(void **state) {
     expect("sum((x - y) ** 2)", 1, 1);
     expect("sum(exp(x), axis=0) + max(x, axis=0)", 1, 1); /* same operand shape and axes */
     expect("sum(x, axis=0) + sum(x, axis=1)[:256]", 3, 2);  /* different axes: two steps */
+}
+
+/* Rows of 65536: split across blocks. A softmax's max and sum of exp(x - max) run online in
+ * one step (partial (max, sum) per chunk, then combine + output pass): 2 kernels, not the
+ * max step, the sum step and an output kernel (5 kernels). */
+static void expect_split(const char *expr, int steps, int kernels) {
+    counts_t c = schedule_of_shape(expr, 64, 65536);
+    if (c.steps != steps || c.kernels != kernels)
+        fprintf(stderr, "%s (64 x 65536): %d steps (%d reduce, %d elementwise), %d kernels\n",
+                expr, c.steps, c.reduce, c.elem, c.kernels);
+    assert_int_equal(c.steps, steps);
+    assert_int_equal(c.kernels, kernels);
+}
+
+static void test_split_softmax(void **state) {
+    (void)state;
+    expect_split("m = max(x, axis=-1, keepdims=True); e = exp(x - m);"
+                 "e / sum(e, axis=-1, keepdims=True)",
+                 1, 2);
+    /* log-softmax, and the sum alone (no X-shaped result) */
+    expect_split("m = max(x, axis=1, keepdims=True);"
+                 "x - m - log(sum(exp(x - m), axis=1, keepdims=True))",
+                 1, 2);
+    expect_split("m = max(x, axis=1, keepdims=True); sum(exp(x - m), axis=1)", 1, 2);
+    /* a prologue: softmax of x * 2 + y */
+    expect_split("z = x * 2 + y; m = max(z, axis=1, keepdims=True); e = exp(z - m);"
+                 "e / sum(e, axis=1, keepdims=True)",
+                 1, 2);
+    /* not the pattern: the sum of exp(x - max) over another operand's max stays staged in
+     * separate steps (max; sum; output) */
+    expect_split("m = max(y, axis=1, keepdims=True); e = exp(x - m);"
+                 "e / sum(e, axis=1, keepdims=True)",
+                 3, 5);
+    /* split variance is not online: the mean, then the sum of squares */
+    expect_split("var(x, axis=1)", 2, 4);
 }
 
 static void test_views_are_index_rewrites(void **state) {
@@ -132,6 +176,7 @@ int main(void) {
     if (system(cmd) != 0) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_reductions),
+        cmocka_unit_test(test_split_softmax),
         cmocka_unit_test(test_views_are_index_rewrites),
         cmocka_unit_test(test_other_steps),
     };

@@ -2,7 +2,9 @@
  * through the public API: every reduction × dtype × axis set (all, none, negative, mixed),
  * non-contiguous operands (transposed, sliced, flipped), row lengths around warp and block
  * sizes up to 1M, the split shapes (65536 × 64, 64 × 1M, full reductions), softmax and
- * layernorm written with loom ops (and how many kernels they take), mean/var and
+ * layernorm written with loom ops (and how many kernels they take), softmax over rows split
+ * across blocks (online max and sum: two kernels; -inf, NaN, +inf, large and ascending rows,
+ * every float dtype; bit-identical repeats), mean/var and
  * sum((x - y)**2) in one kernel, empty reductions, scans, and bit-identical repeated sums.
  * Float sums may add in another order than the CPU's: they compare within a tolerance
  * scaled by the magnitude of what was summed. Exit 77 without a GPU. */
@@ -352,6 +354,129 @@ static void test_softmax_layernorm(void **state) {
     }
 }
 
+/* The bits of value v in float dtype d. */
+static uint64_t float_bits(loom_dtype_t d, double v) {
+    if (d == LOOM_DTYPE_F16) return loom_f64_to_f16(v);
+    if (d == LOOM_DTYPE_BF16) return loom_f64_to_bf16(v);
+    uint64_t b = 0;
+    if (d == LOOM_DTYPE_F32) {
+        float f = (float)v;
+        uint32_t fb;
+        memcpy(&fb, &f, 4);
+        b = fb;
+    } else {
+        memcpy(&b, &v, 8);
+    }
+    return b;
+}
+
+/* Rows of special cases for a split softmax (cols >= 40000, so the -inf prefix of row 2
+ * covers whole chunks): 0 random with every 1000th element -inf; 1 all -inf (NaN, as in
+ * NumPy: exp(-inf - -inf)); 2 a -inf prefix of 30000, then random; 3 one NaN; 4 one +inf
+ * (NaN); 5 large values (exp overflows without the max); 6 ascending (a new max at every
+ * element); 7 random with the max at the very end; further rows random. */
+static void softmax_rows(loom_dtype_t d, uint64_t *bits, int64_t rows, int64_t cols,
+                         uint32_t seed) {
+    uint32_t s = seed * 2654435761u + 1;
+    double big = d == LOOM_DTYPE_F16 ? 6000.0 : 1e4;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            s = s * 1664525u + 1013904223u;
+            double u = ((double)(s >> 8) / 16777216.0 - 0.5) * 20.0, v = u;
+            switch (i) {
+                case 0: v = j % 1000 == 999 ? -INFINITY : u; break;
+                case 1: v = -INFINITY; break;
+                case 2: v = j < 30000 ? -INFINITY : u; break;
+                case 3: v = j == cols / 2 + 7 ? NAN : u; break;
+                case 4: v = j == 100 ? INFINITY : u; break;
+                case 5: v = u * big / 10.0; break;
+                case 6: v = (double)j * 1e-4; break;
+                case 7: v = j == cols - 1 ? 50.0 : u; break;
+                default: break;
+            }
+            bits[i * cols + j] = float_bits(d, v);
+        }
+}
+
+/* Softmax over rows long enough to split across blocks: the online max-and-sum kernel and
+ * the output pass (two kernels), against the CPU reference, with its max and sum and a
+ * log-softmax; every float dtype; then 64 x 1M (the issue-4 shape), twice, bit-identical. */
+static void test_split_softmax(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {{8, 200000}, {9, 65537}, {8, 40000}, {1, 300000}};
+    static const loom_dtype_t fds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_F16, LOOM_DTYPE_BF16,
+                                       LOOM_DTYPE_F64};
+    int32_t ax = 1;
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+        for (size_t t = 0; t < sizeof fds / sizeof fds[0]; t++) {
+            if (k % 2 && t != 0) continue; /* odd rows (no vectors), one row: float32 only */
+            loom_dtype_t d = fds[t];
+            int64_t rows = shapes[k][0], cols = shapes[k][1], n = rows * cols;
+            uint64_t *bits = calloc((size_t)n, 8);
+            assert_non_null(bits);
+            softmax_rows(d, bits, rows, cols, 40 + (uint32_t)(k * 4 + t));
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *xg = check_from_bits(gpu, d, 2, shapes[k], bits, n);
+            loom_array_t *xc = check_from_bits(cpu, d, 2, shapes[k], bits, n);
+            free(bits);
+            assert_int_equal(loom_eval(gpu, 1, &xg), LOOM_STATUS_OK);
+            char what[96];
+            snprintf(what, sizeof what, "split softmax %lldx%lld", (long long)rows,
+                     (long long)cols);
+            uint64_t kn = eval_count(softmax(gpu, xg, 1), softmax(cpu, xc, 1), 1.0 / (double)cols,
+                                     what);
+            if (!self_check) assert_int_equal(kn, 2);
+            /* the max and the sum themselves, and the softmax, from one eval */
+            loom_array_t *mg = loom_max(gpu, xg, 1, &ax, 1), *mc = loom_max(cpu, xc, 1, &ax, 1);
+            loom_array_t *sg = loom_sum(gpu, loom_exp(gpu, loom_subtract(gpu, xg, mg)), 1, &ax, 1);
+            loom_array_t *sc = loom_sum(cpu, loom_exp(cpu, loom_subtract(cpu, xc, mc)), 1, &ax, 1);
+            loom_array_t *yg = loom_true_divide(gpu, loom_exp(gpu, loom_subtract(gpu, xg, mg)), sg);
+            loom_array_t *yc = loom_true_divide(cpu, loom_exp(cpu, loom_subtract(cpu, xc, mc)), sc);
+            static pairs_t p;
+            pairs_add(&p, mg, mc, 1.0, "%s: max", what);
+            pairs_add(&p, sg, sc, 1.0, "%s: sum", what);
+            pairs_add(&p, yg, yc, 1.0 / (double)cols, "%s: softmax", what);
+            uint64_t k0 = launched(gpu);
+            pairs_check(&p);
+            if (!self_check) assert_int_equal(launched(gpu) - k0, 2);
+            /* log-softmax: x - max - log(sum) */
+            loom_array_t *lg = loom_subtract(gpu, loom_subtract(gpu, xg, mg), loom_log(gpu, sg));
+            loom_array_t *lc = loom_subtract(cpu, loom_subtract(cpu, xc, mc), loom_log(cpu, sc));
+            snprintf(what + strlen(what), sizeof what - strlen(what), " log");
+            kn = eval_count(lg, lc, 10.0, what);
+            if (!self_check) assert_int_equal(kn, 2);
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+    /* 64 x 1M float32 over [-50, 50): two kernels, the same bits twice */
+    int64_t big[2] = {64, 1 << 20}, n = big[0] * big[1];
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    loom_array_t *xg, *xc;
+    rand_pair(2, big, 77, &xg, &xc);
+    xg = loom_multiply_f(gpu, xg, 50.0);
+    xc = loom_multiply_f(cpu, xc, 50.0);
+    assert_int_equal(loom_eval(gpu, 1, &xg), LOOM_STATUS_OK);
+    assert_int_equal(loom_eval(cpu, 1, &xc), LOOM_STATUS_OK);
+    uint64_t kn = eval_count(softmax(gpu, xg, 1), softmax(cpu, xc, 1), 1.0 / (double)big[1],
+                             "split softmax 64x1M");
+    if (!self_check) assert_int_equal(kn, 2);
+    float *first = malloc((size_t)n * 4), *again = malloc((size_t)n * 4);
+    assert_true(first && again);
+    for (int rep = 0; rep < 2; rep++) {
+        loom_scope_begin(gpu);
+        assert_int_equal(loom_read(gpu, softmax(gpu, xg, 1), rep ? again : first, (size_t)n * 4),
+                         LOOM_STATUS_OK);
+        loom_scope_end(gpu);
+    }
+    assert_memory_equal(first, again, (size_t)n * 4);
+    free(first);
+    free(again);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
+}
+
 /* mean, var and sum((x - y)**2): one kernel each (var: at most two). */
 static void test_fused_kernel_counts(void **state) {
     (void)state;
@@ -489,6 +614,7 @@ int main(void) {
         cmocka_unit_test(test_noncontiguous),
         cmocka_unit_test(test_row_lengths_and_splits),
         cmocka_unit_test(test_softmax_layernorm),
+        cmocka_unit_test(test_split_softmax),
         cmocka_unit_test(test_fused_kernel_counts),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_scans),
