@@ -23,7 +23,7 @@ base_hash128_t cg_kernel_key(const cg_kernel_t *k) {
     cg__key_t ka;
     cg__key_init(&ka, 0x6c6f6f70); /* format of this generator; bump when the text changes */
     cg__key_put(&ka, (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
-                     (uint32_t)k->idx64 << 13);
+                     (uint32_t)k->idx64 << 13 | (uint32_t)k->tail << 14);
     cg__key_put(&ka, k->n_nodes);
     cg__key_put(&ka, k->n_outs);
     for (uint32_t j = 0; j < k->n_nodes; j++) {
@@ -308,9 +308,10 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
     base_str_cat(o,
                  "    const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;\n");
     if (k->vec > 1) {
-        /* One body per whole step of vec elements, with 16-byte loads and stores; a flat
-         * kernel's last n % vec elements take one thread each after the loop (a strided
-         * kernel vectorises only when the inner extent is a multiple of vec, so it has none).
+        /* One body per whole step of vec elements, with 16-byte loads and stores; when the
+         * size is not a multiple of vec (k->tail, flat kernels only: a strided kernel
+         * vectorises only when the inner extent is a multiple), the last n % vec elements
+         * take one thread each after the loop.
          * unroll 1 keeps the loop as it was when every step tested for a partial one: NVVM
          * would otherwise unroll the now branch-free loop 4 times, doubling the code NVVM
          * and ptxas optimise (about a fifth of the compile of a small kernel). */
@@ -344,7 +345,7 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
             base_str_printf(o, "        *(lm_vec<%s, %d> *)(out%u + i0) = o%u;\n",
                             ty(&k->g->nodes[k->outs[i]]), v, i, i);
         base_str_cat(o, "    }\n");
-        if (k->flat) {
+        if (k->tail) {
             base_str_printf(o, "    if (tid < n - nv * %d) {\n", v);
             base_str_printf(o, "        const LM_I i = nv * %d + tid;\n", v);
             emit_body(k, o, "        ", false);

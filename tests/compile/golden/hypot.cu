@@ -33,15 +33,4 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_a19d801a70062962(const
         }
         *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;
     }
-    if (tid < n - nv * 4) {
-        const LM_I i = nv * 4 + tid;
-        const lm_f32 v0 = lm_random_uniform_f32(q0_0, (lm_i64)i, q0_1, q0_2);
-        const lm_f32 v1 = lm_multiply_f32(v0, v0);
-        const lm_f32 v2 = lm_random_normal_f32(q2_0, (lm_i64)i, q2_1, q2_2);
-        const lm_f32 v3 = lm_multiply_f32(v2, v2);
-        const lm_f32 v4 = lm_add_f32(v1, v3);
-        const lm_f32 v5 = lm_sqrt_f32(v4);
-        const lm_f32 v7 = lm_multiply_f32(v5, v6);
-        out0[i] = v7;
-    }
 }

@@ -32,14 +32,4 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_647bf4619d8e61f5(const
         }
         *(lm_vec<lm_i32, 4> *)(out0 + i0) = o0;
     }
-    if (tid < n - nv * 4) {
-        const LM_I i = nv * 4 + tid;
-        const lm_i32 v0 = lm_arange_i32(q0_0, q0_1, (lm_i64)i);
-        const lm_i32 v2 = lm_floor_divide_i32(v0, v1);
-        const lm_f16 v3 = lm_random_uniform_f16(q3_0, (lm_i64)i, q3_1, q3_2);
-        const lm_f16 v5 = lm_multiply_f16(v3, v4);
-        const lm_i32 v6 = lm_cast_f16_i32(v5);
-        const lm_i32 v7 = lm_add_i32(v2, v6);
-        out0[i] = v7;
-    }
 }
