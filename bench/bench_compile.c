@@ -43,8 +43,8 @@ static loom_array_t *gelu_kernel(loom_ctx_t *c) {
     int64_t n = N_ROWS * N_COLS;
     loom_array_t *x = loom_borrow_host(c, LOOM_DTYPE_F32, 1, &n, host_x);
     loom_array_t *x3 = loom_multiply(c, loom_multiply(c, x, x), x);
-    loom_array_t *in = loom_multiply_f(c, loom_add(c, x, loom_multiply_f(c, x3, 0.044715)),
-                                       0.7978845608028654);
+    loom_array_t *in =
+        loom_multiply_f(c, loom_add(c, x, loom_multiply_f(c, x3, 0.044715)), 0.7978845608028654);
     return loom_multiply(c, loom_multiply_f(c, x, 0.5), loom_add_f(c, loom_tanh(c, in), 1.0));
 }
 
@@ -69,10 +69,10 @@ static double minor_faults(void) {
 
 /* NVRTC ms per kernel of one eval of build() on a new context, and per kernel in *cpu the
  * eval's CPU ms and in *faults its minor page faults; -1 on error. */
-static double compile_once(loom_array_t *(*build)(loom_ctx_t *), const char *arch,
-                           const char *dump, double *cpu, double *faults) {
-    loom_options_t o = {.device = LOOM_DEVICE_NVRTC, .arch = arch, .disable_disk_cache = 1,
-                        .dump_dir = dump};
+static double compile_once(loom_array_t *(*build)(loom_ctx_t *), const char *arch, const char *dump,
+                           double *cpu, double *faults) {
+    loom_options_t o = {
+        .device = LOOM_DEVICE_NVRTC, .arch = arch, .disable_disk_cache = 1, .dump_dir = dump};
     loom_ctx_t *c = NULL;
     if (loom_ctx_create(&o, &c) != LOOM_STATUS_OK) {
         fprintf(stderr, "bench_compile: %s\n", loom_last_create_message());

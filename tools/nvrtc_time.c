@@ -123,7 +123,8 @@ int main(int argc, char **argv) {
         n_sets = 1;
     }
     if (n_files == 0 || reps < 1 || reps > 1000) {
-        fprintf(stderr, "usage: %s [-n REPS] [-w] FILE.cu... [-- [+] OPTION... [-- ...]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [-n REPS] [-w] FILE.cu... [-- [+] OPTION... [-- ...]]\n",
+                argv[0]);
         return 2;
     }
     char *src[MAX_FILES];

@@ -23,7 +23,7 @@ base_hash128_t cg_kernel_key(const cg_kernel_t *k) {
     cg__key_t ka;
     cg__key_init(&ka, 0x6c6f6f70); /* format of this generator; bump when the text changes */
     cg__key_put(&ka, (uint32_t)k->ndim | (uint32_t)k->flat << 8 | (uint32_t)k->vec << 9 |
-                     (uint32_t)k->idx64 << 13 | (uint32_t)k->tail << 14);
+                         (uint32_t)k->idx64 << 13 | (uint32_t)k->tail << 14);
     cg__key_put(&ka, k->n_nodes);
     cg__key_put(&ka, k->n_outs);
     for (uint32_t j = 0; j < k->n_nodes; j++) {
@@ -322,12 +322,11 @@ void cg_kernel_source(const cg_kernel_t *k, base_str_t *out, char *name) {
         if (!k->flat) emit_coords(k, o, "i0");
         for (uint32_t j = 0; j < k->n_nodes; j++) {
             const ir_node_t *n = node(k, j);
-            if (n->op != IR_OP_INPUT ||
-                (k->layout[j] != CG_FULL && k->layout[j] != CG_STRIDED_V))
+            if (n->op != IR_OP_INPUT || (k->layout[j] != CG_FULL && k->layout[j] != CG_STRIDED_V))
                 continue;
-            base_str_printf(
-                o, "        const lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + ", ty(n),
-                v, j, ty(n), v, j);
+            base_str_printf(o,
+                            "        const lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + ",
+                            ty(n), v, j, ty(n), v, j);
             if (k->layout[j] == CG_FULL)
                 base_str_cat(o, "i0");
             else

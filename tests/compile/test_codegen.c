@@ -266,9 +266,8 @@ static void test_tail_variant_keyed(void **state) {
         loom_scope_end(ctx);
     }
     loom_ctx_stats(ctx, &s1);
-    assert_int_equal(s1.kernel_compiles + s1.kernel_disk_hits - s0.kernel_compiles -
-                         s0.kernel_disk_hits,
-                     2);
+    assert_int_equal(
+        s1.kernel_compiles + s1.kernel_disk_hits - s0.kernel_compiles - s0.kernel_disk_hits, 2);
     assert_int_equal(s1.kernel_mem_hits - s0.kernel_mem_hits, 2); /* 2048 and 1029 */
     loom_ctx_destroy(ctx);
 }
