@@ -32,6 +32,7 @@ typedef struct cg_kernel {
     int64_t (*strides)[LOOM_MAX_DIMS];
     bool flat;        /* no operand is STRIDED: no index decomposition */
     int vec;          /* elements per thread step in the flat loop (1, 2, 4, 8) */
+    bool tail;        /* flat, vec > 1 and size % vec != 0: a scalar tail after the loop */
     bool idx64;       /* 64-bit index arithmetic */
 } cg_kernel_t;
 
@@ -42,7 +43,7 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
                     uint32_t n_outs, const uint64_t *input_addr);
 
 /* ---- elementwise.c ---- */
-/* The structural key: ops, dtypes, layout classes, rank, vec, index width. Not values,
+/* The structural key: ops, dtypes, layout classes, rank, vec, tail, index width. Not values,
  * not extents, not addresses. Computed without generating source. */
 base_hash128_t cg_kernel_key(const cg_kernel_t *k);
 /* The kernel's CUDA C source and its extern "C" name (name: 40 bytes). */

@@ -138,6 +138,9 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
     int v = (int)(16 / widest);
     v = v > 8 ? 8 : v;
     if (aligned && (k->flat || (nd > 0 && shape[nd - 1] % v == 0))) k->vec = v;
+    /* Keyed like the index width: most sizes are multiples of vec, and their kernels then
+     * carry no second copy of the body for NVRTC to compile. */
+    k->tail = k->vec > 1 && k->flat && k->size % k->vec != 0;
     for (uint32_t j = 0; j < k->n_nodes && k->vec > 1 && !k->flat; j++) {
         const ir_node_t *n = &g->nodes[k->nodes[j]];
         if (n->op != IR_OP_INPUT || k->layout[j] != CG_STRIDED || k->strides[j][nd - 1] != 1)

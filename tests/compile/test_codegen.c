@@ -84,7 +84,7 @@ static void eval_ok(loom_ctx_t *ctx, loom_array_t *a, const char *what) {
 static void test_every_op_dtype_compiles(void **state) {
     (void)state;
     loom_ctx_t *ctx = nvrtc_ctx(NULL);
-    int64_t n = 1000;
+    int64_t n = 1001; /* not a multiple of any vector width: every op in the tail too */
     static batch_t b;
     for (int t = 0; t < N_DTYPES; t++) {
         loom_dtype_t d = all_dtypes[t];
@@ -167,6 +167,15 @@ static loom_array_t *g_hypot(loom_ctx_t *ctx, double s) {
         ctx, loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, x, x), loom_multiply(ctx, y, y))), s);
 }
 
+/* The same with a size that is not a multiple of 4: the scalar tail after the vector loop. */
+static loom_array_t *g_hypot_tail(loom_ctx_t *ctx, double s) {
+    int64_t n = 1027;
+    loom_array_t *x = loom_random_uniform(ctx, 1, LOOM_DTYPE_F32, 1, &n, 0, 1);
+    loom_array_t *y = loom_random_normal(ctx, 2, LOOM_DTYPE_F32, 1, &n, 0, 1);
+    return loom_multiply_f(
+        ctx, loom_sqrt(ctx, loom_add(ctx, loom_multiply(ctx, x, x), loom_multiply(ctx, y, y))), s);
+}
+
 static loom_array_t *g_outer(loom_ctx_t *ctx, double s) {
     int64_t row[2] = {1, 48};
     loom_array_t *e = loom_add_f(ctx, loom_eye(ctx, 64, 48, 0, LOOM_DTYPE_F32), s);
@@ -242,6 +251,27 @@ static void test_plan_cache(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A kernel without the scalar tail (size a multiple of vec) is not reused for a size that
+ * needs one: the tail is part of the key, like the index width. */
+static void test_tail_variant_keyed(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = nvrtc_ctx(NULL);
+    const int64_t sizes[4] = {1024, 2048, 1027, 1029};
+    loom_stats_t s0, s1;
+    loom_ctx_stats(ctx, &s0);
+    for (int i = 0; i < 4; i++) {
+        loom_scope_begin(ctx);
+        int64_t n = sizes[i];
+        eval_ok(ctx, loom_sqrt(ctx, loom_random_uniform(ctx, 1, LOOM_DTYPE_F32, 1, &n, 0, 1)),
+                "sqrt");
+        loom_scope_end(ctx);
+    }
+    loom_ctx_stats(ctx, &s1);
+    assert_int_equal(
+        s1.kernel_compiles + s1.kernel_disk_hits - s0.kernel_compiles - s0.kernel_disk_hits, 2);
+    assert_int_equal(s1.kernel_mem_hits - s0.kernel_mem_hits, 2); /* 2048 and 1029 */
+    loom_ctx_destroy(ctx);
+}
 
 /* Kernels of 256+ nodes hash every output slot (found by review: the key's fixed buffer
  * overflowed and dropped output positions, so swapped outputs reused the wrong kernel). */
@@ -325,6 +355,10 @@ static void test_golden_hypot(void **s) {
     (void)s;
     golden_case("hypot", g_hypot);
 }
+static void test_golden_hypot_tail(void **s) {
+    (void)s;
+    golden_case("hypot_tail", g_hypot_tail);
+}
 static void test_golden_outer(void **s) {
     (void)s;
     golden_case("outer", g_outer);
@@ -342,9 +376,11 @@ int main(void) {
         cmocka_unit_test(test_every_op_dtype_compiles),
         cmocka_unit_test(test_variants_compile),
         cmocka_unit_test(test_golden_hypot),
+        cmocka_unit_test(test_golden_hypot_tail),
         cmocka_unit_test(test_golden_outer),
         cmocka_unit_test(test_golden_mixed),
         cmocka_unit_test(test_plan_cache),
+        cmocka_unit_test(test_tail_variant_keyed),
         cmocka_unit_test(test_long_kernel_key),
         cmocka_unit_test(test_index_width_headroom),
     };

@@ -13,10 +13,10 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_25b56a5554a40e6d(const
     lm_f32 *__restrict__ out0 = (lm_f32 *)P.w[8];
     const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;
     const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;
-    const LM_I nv = (n + 3) / 4;
+    const LM_I nv = n / 4;
+#pragma unroll 1
     for (LM_I t = tid; t < nv; t += step) {
         const LM_I i0 = t * 4;
-        const bool whole = i0 + 4 <= n;
         lm_vec<lm_f32, 4> o0;
 #pragma unroll
         for (int e = 0; e < 4; e++) {
@@ -31,7 +31,6 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_25b56a5554a40e6d(const
             const lm_f32 v7 = lm_multiply_f32(v5, v6);
             o0.v[e] = v7;
         }
-        if (whole) *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;
-        else for (int e = 0; e < 4; e++) if (i0 + e < n) out0[i0 + e] = o0.v[e];
+        *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;
     }
 }

@@ -13,10 +13,10 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_20c9b80dd3f99c76(const
     lm_i32 *__restrict__ out0 = (lm_i32 *)P.w[8];
     const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;
     const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;
-    const LM_I nv = (n + 3) / 4;
+    const LM_I nv = n / 4;
+#pragma unroll 1
     for (LM_I t = tid; t < nv; t += step) {
         const LM_I i0 = t * 4;
-        const bool whole = i0 + 4 <= n;
         lm_vec<lm_i32, 4> o0;
 #pragma unroll
         for (int e = 0; e < 4; e++) {
@@ -30,7 +30,6 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_20c9b80dd3f99c76(const
             const lm_i32 v7 = lm_add_i32(v2, v6);
             o0.v[e] = v7;
         }
-        if (whole) *(lm_vec<lm_i32, 4> *)(out0 + i0) = o0;
-        else for (int e = 0; e < 4; e++) if (i0 + e < n) out0[i0 + e] = o0.v[e];
+        *(lm_vec<lm_i32, 4> *)(out0 + i0) = o0;
     }
 }

@@ -19,10 +19,10 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_480fa7058f877566(const
     lm_f32 *__restrict__ out0 = (lm_f32 *)P.w[12];
     const LM_I step = (LM_I)gridDim.x * (LM_I)blockDim.x;
     const LM_I tid = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x;
-    const LM_I nv = (n + 3) / 4;
+    const LM_I nv = n / 4;
+#pragma unroll 1
     for (LM_I t = tid; t < nv; t += step) {
         const LM_I i0 = t * 4;
-        const bool whole = i0 + 4 <= n;
         LM_I r = i0;
         const LM_I q1 = e1 == 1 ? r : (LM_I)(__umulhi((unsigned)r, m1) >> s1);
         const LM_I c1 = r - q1 * e1; r = q1;
@@ -41,7 +41,6 @@ extern "C" __global__ void __launch_bounds__(256) loom_ew_480fa7058f877566(const
             const lm_f32 v8 = lm_where_f32(v4, v6, v7);
             o0.v[e] = v8;
         }
-        if (whole) *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;
-        else for (int e = 0; e < 4; e++) if (i0 + e < n) out0[i0 + e] = o0.v[e];
+        *(lm_vec<lm_f32, 4> *)(out0 + i0) = o0;
     }
 }
