@@ -92,14 +92,16 @@ static bool scope_push(loom_ctx_t *ctx, loom_array_t *a) {
 }
 
 /* The structural hash: op, dtype, shape, the operands' hashes, and the params of ops whose
- * params shape the computation (axes, permutations, matmul mode) but not leaf values. */
+ * params shape the computation (axes, permutations, matmul mode) but not leaf values.
+ * Elementwise ops have no params (fe_shaped gets NULL for them): nothing to hash. */
 static uint64_t node_hash(const loom_array_t *a) {
     uint64_t h = base_hash_mix(0x6c6f6f6d, a->op);
     h = base_hash_mix(h, a->dtype);
     h = base_hash_mix(h, a->ndim);
     for (int i = 0; i < a->ndim; i++) h = base_hash_mix(h, (uint64_t)a->shape[i]);
     for (int i = 0; i < 3 && a->src[i]; i++) h = base_hash_mix(h, a->src[i]->hash);
-    if (ir_ops[a->op].kind != IR_KIND_LEAF)
+    ir_op_kind_t kind = ir_ops[a->op].kind;
+    if (kind != IR_KIND_LEAF && kind != IR_KIND_ELEM)
         h = base_hash_mix(h, base_hash64(&a->p, sizeof a->p, 0));
     return h;
 }
