@@ -226,7 +226,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
             uint32_t slot = st->out_slot[k];
             const fe_slot_t *sl = &p->slots[slot];
             if (sl->output) {
-                fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+                fe_buffer_t *b = fe_buffer_new(ctx);
                 if (!b) {
                     fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
                     break;
@@ -264,7 +264,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
                 continue;
             }
             /* a piece of the batch's buffer, which the pieces own together */
-            fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+            fe_buffer_t *b = fe_buffer_new(ctx);
             if (!b) {
                 fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
                 break;
@@ -277,7 +277,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
             obuf[slot]->block = NULL;
             if (!b->block) b->block = fe_devblock_new(ctx, obuf[slot]->dev, 0);
             if (!b->block) {
-                base_free(&ctx->al, b);
+                fe_buffer_free(ctx, b);
                 break;
             }
             fe_devblock_retain(b->block);
@@ -287,7 +287,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++) /* batch buffers: owned by the pieces */
         if (obuf[s] && p->slots[s].batched) {
             if (!obuf[s]->block) rt_free(ctx->rt, obuf[s]->dev); /* no piece was made */
-            base_free(&ctx->al, obuf[s]);
+            fe_buffer_free(ctx, obuf[s]);
             obuf[s] = NULL;
         }
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++)

@@ -211,7 +211,7 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
         if (ctx->device == LOOM_DEVICE_CPU) {
             if (ir_interp(&g, &ctx->al, host) == LOOM_STATUS_OK) {
                 for (int32_t i = 0; i < k; i++) {
-                    bufs[i] = base_calloc(&ctx->al, 1, sizeof *bufs[i]);
+                    bufs[i] = fe_buffer_new(ctx);
                     if (!bufs[i]) {
                         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
                         break;
