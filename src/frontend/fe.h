@@ -68,9 +68,16 @@ typedef struct fe_host_block {
     bool pinned; /* from rt_host_alloc; else from the ctx allocator */
 } fe_host_block_t;
 
+#define FE_SCOPE_CONSTS 4
 typedef struct fe_scope {
     loom_array_t **items;
     uint32_t n, cap;
+    /* The latest 0-d constants made from weak scalar operands in this scope (ops.c), shared
+     * by the elementwise ops that need the same one: a loop building x * 2 + 1 makes one
+     * CONST 2 and one CONST 1, not one of each per call. The scope holds their creation
+     * reference, so they live as long as the scope; a new scope starts with none. */
+    loom_array_t *consts[FE_SCOPE_CONSTS];
+    uint32_t next_const;
 } fe_scope_t;
 
 struct loom_ctx {
