@@ -25,7 +25,7 @@ void base_arena_fini(base_arena_t *a) {
     a->head = NULL;
 }
 
-void *base_arena_alloc(base_arena_t *a, size_t n, size_t size) {
+void *base_arena_alloc_raw(base_arena_t *a, size_t n, size_t size) {
     size_t bytes;
     if (!base_mul_size(n, size, &bytes) || bytes > SIZE_MAX / 2) {
         a->failed = true;
@@ -47,6 +47,11 @@ void *base_arena_alloc(base_arena_t *a, size_t n, size_t size) {
     }
     void *p = b->data + b->used;
     b->used += bytes;
-    memset(p, 0, bytes);
+    return p;
+}
+
+void *base_arena_alloc(base_arena_t *a, size_t n, size_t size) {
+    void *p = base_arena_alloc_raw(a, n, size);
+    if (p) memset(p, 0, n * size); /* n * size was checked */
     return p;
 }

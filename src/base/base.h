@@ -55,6 +55,8 @@ void base_arena_init(base_arena_t *a, base_alloc_t *al);
 void base_arena_fini(base_arena_t *a);
 /* Zeroed, 16-byte aligned memory, or NULL (and a->failed) on overflow or exhaustion. */
 void *base_arena_alloc(base_arena_t *a, size_t n, size_t size);
+/* The same, not zeroed: for arrays the caller fills before reading (the IR's node list). */
+void *base_arena_alloc_raw(base_arena_t *a, size_t n, size_t size);
 
 /* ---- strbuf.c: string builder with a sticky error (SQLite's sqlite3_str) ---- */
 typedef struct base_str {

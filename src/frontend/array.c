@@ -13,6 +13,13 @@ typedef struct fe_slab {
     loom_array_t nodes[SLAB_NODES];
 } fe_slab_t;
 
+/* Buffers live as long as the arrays that share them, and come and go with them (a host
+ * array's copy, each result of an eval): slabs and a free list too, not one malloc each. */
+typedef struct fe_buf_slab {
+    struct fe_buf_slab *next;
+    fe_buffer_t bufs[SLAB_NODES];
+} fe_buf_slab_t;
+
 void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape) {
     size_t n = 0;
     n += (size_t)snprintf(out + n, cap - n, "(");
@@ -92,14 +99,16 @@ static bool scope_push(loom_ctx_t *ctx, loom_array_t *a) {
 }
 
 /* The structural hash: op, dtype, shape, the operands' hashes, and the params of ops whose
- * params shape the computation (axes, permutations, matmul mode) but not leaf values. */
+ * params shape the computation (axes, permutations, matmul mode) but not leaf values.
+ * Elementwise ops have no params (fe_shaped gets NULL for them): nothing to hash. */
 static uint64_t node_hash(const loom_array_t *a) {
     uint64_t h = base_hash_mix(0x6c6f6f6d, a->op);
     h = base_hash_mix(h, a->dtype);
     h = base_hash_mix(h, a->ndim);
     for (int i = 0; i < a->ndim; i++) h = base_hash_mix(h, (uint64_t)a->shape[i]);
     for (int i = 0; i < 3 && a->src[i]; i++) h = base_hash_mix(h, a->src[i]->hash);
-    if (ir_ops[a->op].kind != IR_KIND_LEAF)
+    ir_op_kind_t kind = ir_ops[a->op].kind;
+    if (kind != IR_KIND_LEAF && kind != IR_KIND_ELEM)
         h = base_hash_mix(h, base_hash64(&a->p, sizeof a->p, 0));
     return h;
 }
@@ -155,6 +164,29 @@ loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t
     return finish(r);
 }
 
+fe_buffer_t *fe_buffer_new(loom_ctx_t *ctx) {
+    if (!ctx->free_bufs) {
+        fe_buf_slab_t *slab = base_malloc(&ctx->al, 1, sizeof *slab);
+        if (!slab) return NULL;
+        slab->next = ctx->buf_slabs;
+        ctx->buf_slabs = slab;
+        for (int i = SLAB_NODES - 1; i >= 0; i--) {
+            slab->bufs[i].next_free = ctx->free_bufs;
+            ctx->free_bufs = &slab->bufs[i];
+        }
+    }
+    fe_buffer_t *b = ctx->free_bufs;
+    ctx->free_bufs = b->next_free;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+void fe_buffer_free(loom_ctx_t *ctx, fe_buffer_t *b) {
+    if (!b) return;
+    b->next_free = ctx->free_bufs;
+    ctx->free_bufs = b;
+}
+
 void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {
     if (!b || --b->refcount > 0) return;
 #if LOOM_HAVE_CUDA
@@ -169,7 +201,7 @@ void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {
     if (b->release && b->on_device && ctx->rt && ctx->device == LOOM_DEVICE_CUDA) rt_sync(ctx->rt);
 #endif
     if (b->release) b->release(b->release_user);
-    base_free(&ctx->al, b);
+    fe_buffer_free(ctx, b);
 }
 
 LOOM_API loom_array_t *loom_array_retain(loom_array_t *a) {
@@ -221,6 +253,14 @@ void fe_node_free_all(loom_ctx_t *ctx) {
     }
     ctx->slabs = NULL;
     ctx->free_nodes = NULL;
+    fe_buf_slab_t *bs = ctx->buf_slabs; /* every buffer was released with its last array */
+    while (bs) {
+        fe_buf_slab_t *next = bs->next;
+        base_free(&ctx->al, bs);
+        bs = next;
+    }
+    ctx->buf_slabs = NULL;
+    ctx->free_bufs = NULL;
 }
 
 /* ---- facts ---- */
@@ -267,14 +307,14 @@ static loom_array_t *host_array(loom_ctx_t *ctx, const char *fn, loom_dtype_t dt
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: data is NULL for %zu bytes", fn, bytes);
         return &ctx->nil;
     }
-    fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+    fe_buffer_t *b = fe_buffer_new(ctx);
     void *copy = NULL;
     if (b && !borrow) {
         copy = base_malloc(&ctx->al, bytes ? bytes : 1, 1);
         if (copy && bytes) memcpy(copy, data, bytes);
     }
     if (!b || (!borrow && !copy)) {
-        base_free(&ctx->al, b);
+        fe_buffer_free(ctx, b);
         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory copying %zu bytes", fn, bytes);
         return &ctx->nil;
     }

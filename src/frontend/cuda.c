@@ -34,19 +34,26 @@ void fe_plans_destroy(loom_ctx_t *ctx) {
 }
 
 /* The plan key: every node's structure in order, and each input's strides and alignment
- * (vector loads depend on it). Values and addresses are not part of it. */
-static base_hash128_t plan_key(const ir_graph_t *g, const uint64_t *in_addr) {
-    /* Two independently seeded 64-bit chains over the same words: a 128-bit key. */
-    uint64_t lo = 0x706c616e, hi = 0x6b657931;
-    uint64_t h[4];
+ * (vector loads depend on it). Values and addresses are not part of it. The words are laid
+ * out in the eval's arena and hashed once (one call instead of two per node). False with
+ * the error recorded when the arena is out of memory. */
+static bool plan_key(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
+                     base_hash128_t *key) {
+    enum { NODE_WORDS = 4, INPUT_WORDS = LOOM_MAX_DIMS + 1 };
+    size_t n_words = (size_t)g->n_nodes * NODE_WORDS + (size_t)g->n_inputs * INPUT_WORDS +
+                     g->n_outputs + 1;
+    uint64_t *w = base_arena_alloc_raw(g->arena, n_words, sizeof *w), *at = w;
+    if (!w) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory keying %u IR nodes",
+                 g->n_nodes);
+        return false;
+    }
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const ir_node_t *n = &g->nodes[i];
-        h[0] = n->hash;
-        h[1] = (uint64_t)n->src[0] | (uint64_t)n->src[1] << 32;
-        h[2] = (uint64_t)n->src[2] | (uint64_t)(uint32_t)n->input << 32;
-        h[3] = n->op;
-        lo = base_hash64(h, sizeof h, lo);
-        hi = base_hash64(h, sizeof h, hi);
+        *at++ = n->hash;
+        *at++ = (uint64_t)n->src[0] | (uint64_t)n->src[1] << 32;
+        *at++ = (uint64_t)n->src[2] | (uint64_t)(uint32_t)n->input << 32;
+        *at++ = n->op;
     }
     for (uint32_t j = 0; j < g->n_nodes; j++) { /* each input through its INPUT node */
         const ir_node_t *n = &g->nodes[j];
@@ -54,14 +61,14 @@ static base_hash128_t plan_key(const ir_graph_t *g, const uint64_t *in_addr) {
         const ir_input_t *in = &g->inputs[n->input];
         uint64_t addr =
             in_addr[n->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[n->dtype].size);
-        /* alignment up to 64 bytes: vector steps can need 16, 32 or 64 */
-        h[0] = base_hash64(in->strides, sizeof in->strides, addr % 64);
-        lo = base_hash64(h, sizeof h[0], lo);
-        hi = base_hash64(h, sizeof h[0], hi);
+        memcpy(at, in->strides, sizeof in->strides);
+        at += LOOM_MAX_DIMS;
+        *at++ = addr % 64; /* alignment up to 64 bytes: vector steps can need 16, 32 or 64 */
     }
-    lo = base_hash64(g->outputs, g->n_outputs * sizeof *g->outputs, lo);
-    hi = base_hash64(g->outputs, g->n_outputs * sizeof *g->outputs, hi);
-    return (base_hash128_t){lo, hi ^ g->n_nodes};
+    for (uint32_t q = 0; q < g->n_outputs; q++) *at++ = g->outputs[q];
+    *at++ = g->n_nodes;
+    *key = base_hash128(w, (size_t)(at - w) * sizeof *w);
+    return true;
 }
 
 static fe_plan_t **plan_slot(struct fe_plans *ps, base_hash128_t key) {
@@ -219,7 +226,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
             uint32_t slot = st->out_slot[k];
             const fe_slot_t *sl = &p->slots[slot];
             if (sl->output) {
-                fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+                fe_buffer_t *b = fe_buffer_new(ctx);
                 if (!b) {
                     fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
                     break;
@@ -257,7 +264,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
                 continue;
             }
             /* a piece of the batch's buffer, which the pieces own together */
-            fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+            fe_buffer_t *b = fe_buffer_new(ctx);
             if (!b) {
                 fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
                 break;
@@ -270,7 +277,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
             obuf[slot]->block = NULL;
             if (!b->block) b->block = fe_devblock_new(ctx, obuf[slot]->dev, 0);
             if (!b->block) {
-                base_free(&ctx->al, b);
+                fe_buffer_free(ctx, b);
                 break;
             }
             fe_devblock_retain(b->block);
@@ -280,7 +287,7 @@ static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const u
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++) /* batch buffers: owned by the pieces */
         if (obuf[s] && p->slots[s].batched) {
             if (!obuf[s]->block) rt_free(ctx->rt, obuf[s]->dev); /* no piece was made */
-            base_free(&ctx->al, obuf[s]);
+            fe_buffer_free(ctx, obuf[s]);
             obuf[s] = NULL;
         }
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++)
@@ -315,8 +322,8 @@ loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results
     bool *temp = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *temp);
     if (!in_addr || !temp)
         return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling");
-    if (fe_place_inputs(ctx, g, in_addr, temp)) {
-        base_hash128_t key = plan_key(g, in_addr);
+    base_hash128_t key;
+    if (fe_place_inputs(ctx, g, in_addr, temp) && plan_key(ctx, g, in_addr, &key)) {
         fe_plan_t *p = plan_find(ctx, key);
         bool batch = true;
         if (p && !fe_sched_batches_hold(p, g, in_addr)) { /* the variant without batches */

@@ -129,7 +129,7 @@ static loom_array_t *wrap(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype, i
         base -= (uintptr_t)(-(offset + lo) * sz);
         offset = -lo;
     }
-    fe_buffer_t *b = base_calloc(&ctx->al, 1, sizeof *b);
+    fe_buffer_t *b = fe_buffer_new(ctx);
     if (!b) {
         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
         return &ctx->nil;

@@ -211,7 +211,7 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
         if (ctx->device == LOOM_DEVICE_CPU) {
             if (ir_interp(&g, &ctx->al, host) == LOOM_STATUS_OK) {
                 for (int32_t i = 0; i < k; i++) {
-                    bufs[i] = base_calloc(&ctx->al, 1, sizeof *bufs[i]);
+                    bufs[i] = fe_buffer_new(ctx);
                     if (!bufs[i]) {
                         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
                         break;
@@ -265,15 +265,23 @@ static bool is_c_contiguous(const loom_array_t *a) {
     return true;
 }
 
+/* " array i:" naming loom_read_many's array i in a message, "" for loom_read (i = -1). */
+static const char *which_array(char *buf, size_t cap, int32_t i) {
+    if (i < 0) return "";
+    snprintf(buf, cap, " array %d:", i);
+    return buf;
+}
+
 /* Checks that a can be read into a buffer of dst_bytes at dst (i: its index for
- * loom_read_many, -1 for loom_read); false with the error recorded. */
+ * loom_read_many, -1 for loom_read); false with the error recorded. Messages are formatted
+ * only on failure: loom_read_many checks every array of a batch. */
 static bool check_read(loom_ctx_t *ctx, const char *fn, int32_t i, loom_array_t *a,
                        const void *dst, size_t dst_bytes) {
-    char which[32] = "";
-    if (i >= 0) snprintf(which, sizeof which, " array %d:", i);
+    char which[32];
     if (!fe_check_arg(ctx, fn, a)) {
-        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s:%s array is nil",
-                                       fn, i >= 0 ? which : "");
+        if (!ctx->err.status)
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s:%s array is nil", fn,
+                     which_array(which, sizeof which, i));
         return false;
     }
     size_t need = loom_array_nbytes(a);
@@ -281,11 +289,13 @@ static bool check_read(loom_ctx_t *ctx, const char *fn, int32_t i, loom_array_t 
         char s[200];
         fe_format_shape(s, sizeof s, a->ndim, a->shape);
         fe_error(ctx, LOOM_STATUS_BUFFER_TOO_SMALL, "%s:%s %zu bytes needed for %s %s, buffer has %zu",
-                 fn, which, need, ir_dtypes[a->dtype].name, s, dst_bytes);
+                 fn, which_array(which, sizeof which, i), need, ir_dtypes[a->dtype].name, s,
+                 dst_bytes);
         return false;
     }
     if (need && !dst) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s:%s dst is NULL", fn, which);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s:%s dst is NULL", fn,
+                 which_array(which, sizeof which, i));
         return false;
     }
     return true;

@@ -28,6 +28,7 @@ typedef struct fe_buffer {
     fe_devblock_t *block; /* host data: the shared block dev lies in (transfer.c), or NULL */
     uint64_t host_hash;   /* borrowed host data: its contents when uploaded (debug checks) */
     bool queued;          /* transfer.c: already in this eval's upload list */
+    struct fe_buffer *next_free; /* on the ctx's free list (array.c) */
 } fe_buffer_t;
 
 enum fe_flags {
@@ -67,9 +68,16 @@ typedef struct fe_host_block {
     bool pinned; /* from rt_host_alloc; else from the ctx allocator */
 } fe_host_block_t;
 
+#define FE_SCOPE_CONSTS 4
 typedef struct fe_scope {
     loom_array_t **items;
     uint32_t n, cap;
+    /* The latest 0-d constants made from weak scalar operands in this scope (ops.c), shared
+     * by the elementwise ops that need the same one: a loop building x * 2 + 1 makes one
+     * CONST 2 and one CONST 1, not one of each per call. The scope holds their creation
+     * reference, so they live as long as the scope; a new scope starts with none. */
+    loom_array_t *consts[FE_SCOPE_CONSTS];
+    uint32_t next_const;
 } fe_scope_t;
 
 struct loom_ctx {
@@ -83,6 +91,8 @@ struct loom_ctx {
     uint32_t n_scopes, cap_scopes;
     loom_array_t *free_nodes; /* slab free list */
     struct fe_slab *slabs;
+    fe_buffer_t *free_bufs;   /* buffers: their own slabs and free list */
+    struct fe_buf_slab *buf_slabs;
     uint64_t n_live_nodes;
     uint64_t lower_epoch; /* one per lowering: marks which arrays it has lowered (eval.c) */
     loom_stats_t stats;
@@ -126,6 +136,11 @@ loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t
 /* A CONST node (every element = bits, in dtype's representation). */
 loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
                        uint64_t bits);
+/* A zeroed buffer (refcount 0) from the ctx's buffer slabs, or NULL when out of memory (the
+ * caller records the error). fe_buffer_free returns one that holds nothing; release drops a
+ * reference and frees what the buffer owns with the last one. */
+fe_buffer_t *fe_buffer_new(loom_ctx_t *ctx);
+void fe_buffer_free(loom_ctx_t *ctx, fe_buffer_t *b);
 void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b);
 void fe_node_free_all(loom_ctx_t *ctx);
 int64_t fe_size(const loom_array_t *a);

@@ -158,26 +158,42 @@ static bool broadcast(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *cons
     return true;
 }
 
-/* An operand converted to dtype d: weak scalars become strong constants of d (value cast as
- * NumPy casts a Python number), strong arrays get a CAST node when their dtype differs. */
-static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) {
-    if (is_weak(a)) {
-        uint64_t bits;
-        switch ((fe_weak_kind_t)a->weak_kind) {
-            case FE_WEAK_FLOAT:
-                bits = ir_bits_from_double(d, a->weak.f);
-                break;
-            case FE_WEAK_UINT:
-                bits = ir_bits_from_u64(d, a->weak.u);
-                break;
-            default:
-                bits = ir_bits_from_i64(d, a->weak.i);
-                break;
-        }
-        return fe_const(ctx, d, 0, NULL, bits);
+/* A weak scalar's value in dtype d (cast as NumPy casts a Python number). */
+static uint64_t weak_bits(const loom_array_t *a, loom_dtype_t d) {
+    switch ((fe_weak_kind_t)a->weak_kind) {
+        case FE_WEAK_FLOAT:
+            return ir_bits_from_double(d, a->weak.f);
+        case FE_WEAK_UINT:
+            return ir_bits_from_u64(d, a->weak.u);
+        default:
+            return ir_bits_from_i64(d, a->weak.i);
     }
+}
+
+/* An operand converted to dtype d: weak scalars become strong constants of d, strong arrays
+ * get a CAST node when their dtype differs. */
+static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) {
+    if (is_weak(a)) return fe_const(ctx, d, 0, NULL, weak_bits(a, d));
     if (a->dtype == d) return a;
     return fe_shaped(ctx, IR_OP_CAST, d, a->ndim, a->shape, 1, &a, NULL);
+}
+
+/* As to_dtype, for an operand that only the op being built will hold: a weak scalar's
+ * constant is shared with the scope's other ops that use the same one (fe_scope_t.consts).
+ * Lowering would merge the copies anyway (CSE), so the IR is the same; what is saved is a
+ * node built, lowered and freed per op. Such a constant never reaches the caller, and the
+ * scope keeps it alive; the op check is a guard should anything ever realise it. */
+static loom_array_t *operand(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) {
+    if (!is_weak(a)) return to_dtype(ctx, a, d);
+    uint64_t bits = weak_bits(a, d);
+    fe_scope_t *s = &ctx->scopes[ctx->n_scopes - 1];
+    for (int i = 0; i < FE_SCOPE_CONSTS; i++) {
+        loom_array_t *c = s->consts[i];
+        if (c && c->op == IR_OP_CONST && c->dtype == d && c->p.bits == bits) return c;
+    }
+    loom_array_t *c = fe_const(ctx, d, 0, NULL, bits);
+    if (!(c->flags & FE_NIL)) s->consts[s->next_const++ % FE_SCOPE_CONSTS] = c;
+    return c;
 }
 
 static bool args_ok(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
@@ -328,7 +344,7 @@ static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_
     for (int i = 0; i < n; i++) {
         cast[i] = truthy[i] ? fe_const(ctx, (loom_dtype_t)loop, 0, NULL,
                                        ir_bits_from_i64((loom_dtype_t)loop, ops[i]->weak.i != 0))
-                            : to_dtype(ctx, ops[i], (loom_dtype_t)loop);
+                            : operand(ctx, ops[i], (loom_dtype_t)loop);
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
     }
     loom_dtype_t out = ir_ops[op].out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : (loom_dtype_t)loop;
@@ -449,8 +465,8 @@ LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_arra
     int32_t ndim;
     int64_t shape[LOOM_MAX_DIMS];
     if (!broadcast(ctx, "where", 3, ops, &ndim, shape)) return &ctx->nil;
-    loom_array_t *cast[3] = {to_dtype(ctx, cond, LOOM_DTYPE_BOOL),
-                             to_dtype(ctx, x, (loom_dtype_t)d), to_dtype(ctx, y, (loom_dtype_t)d)};
+    loom_array_t *cast[3] = {operand(ctx, cond, LOOM_DTYPE_BOOL),
+                             operand(ctx, x, (loom_dtype_t)d), operand(ctx, y, (loom_dtype_t)d)};
     for (int i = 0; i < 3; i++)
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
     return fe_shaped(ctx, IR_OP_WHERE, (loom_dtype_t)d, ndim, shape, 3, cast, NULL);

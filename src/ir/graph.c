@@ -17,13 +17,14 @@ int64_t ir_node_size(const ir_node_t *n) {
     return s;
 }
 
-/* Makes room for element n of *arr, and for at least `want` elements in all. */
+/* Makes room for element n of *arr, and for at least `want` elements in all. The new room
+ * is not zeroed: every element is written before it is read. */
 static bool grow_to(ir_graph_t *g, void **arr, uint32_t *cap, uint32_t n, uint32_t want,
                     size_t size) {
     if (n < *cap && want <= *cap) return true;
     uint32_t nc = *cap ? *cap * 2 : 64;
     if (nc < want) nc = want;
-    void *p = base_arena_alloc(g->arena, nc, size);
+    void *p = base_arena_alloc_raw(g->arena, nc, size);
     if (!p) {
         base_error_set(g->err, LOOM_STATUS_OUT_OF_MEMORY,
                        "out of memory building the IR (%u nodes)", n);
