@@ -4,7 +4,8 @@
  * CUDA events around `inner` evals after warm-up, median of `reps` batches. Each line: µs per
  * call, TB/s of the bytes that must move (read once, write once), the ratio to the copy floor
  * (those bytes at 4.17 TB/s, the H200's measured device-to-device copy rate) and kernels per
- * call. Targets: softmax and layernorm of 8192² within 1.25× of the floor (~129 µs). */
+ * call. Targets: softmax and layernorm of 8192² within 1.25× of the floor (~129 µs).
+ * bench_reduce [NAME]: only the workloads whose names contain NAME. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +58,11 @@ static void once(void *arg) {
 }
 
 /* One workload over x of shape rows × cols; bytes: what must move at the least. */
+static const char *only; /* argv[1]: run the workloads whose names contain it */
+
 static void bench(const char *name, int kind, int64_t rows, int64_t cols, int32_t axis,
                   double bytes) {
+    if (only && !strstr(name, only)) return;
     int64_t shape[2] = {rows, cols};
     work_t w = {bench_rand(ctx, 1, LOOM_DTYPE_F32, 2, shape, -1, 1), NULL, NULL, axis, kind};
     if (kind == W_LAYERNORM_AFFINE) {
@@ -76,8 +80,7 @@ static void bench(const char *name, int kind, int64_t rows, int64_t cols, int32_
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    only = argc > 1 ? argv[1] : NULL;
     loom_options_t o = {0};
     o.device = LOOM_DEVICE_CUDA;
     char cache[] = "/tmp/loom-bench-XXXXXX";
