@@ -188,12 +188,6 @@ typedef struct loom_options {
     void *cuda_stream;
 } loom_options_t;
 
-/* Process-wide side effect: the first context that compiles kernels (CUDA or NVRTC device)
- * raises glibc's malloc trim threshold to 1 GiB with mallopt, so that the heap NVRTC grows is
- * reused by the next compile rather than returned and faulted in again (in a process holding a
- * CUDA context that made cold compiles 4-5x slower on the H200). Skipped when the process set
- * MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_, MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES, or when
- * LOOM_KEEP_HEAP=0. */
 /* Creates a context. On success *out is the new context and LOOM_STATUS_OK is returned. On
  * failure *out is NULL, and the status says why (e.g. LOOM_STATUS_NOT_AVAILABLE when CUDA is
  * asked for and this build or machine has none); loom_last_create_message() has details. */

@@ -65,7 +65,7 @@ static const char usage_text[] =
     "\n"
     "ENVIRONMENT\n"
     "    LOOM_DEVICE, LOOM_CACHE_DIR, LOOM_DUMP, LOOM_LOG=error|info|debug, LOOM_ALLOW_FMA,\n"
-    "    LOOM_COPY_THREADS, LOOM_GEMM_TUNE, LOOM_KEEP_HEAP (see README.md, loom.h, docs/)\n"
+    "    LOOM_COPY_THREADS, LOOM_GEMM_TUNE (see loom.h and docs/)\n"
     "\n"
     "EXIT STATUS\n"
     "    0 on success, 1 when loom reports an error (printed with its status), 2 on bad usage.\n"

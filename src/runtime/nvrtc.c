@@ -3,11 +3,7 @@
  * PTX for the newest arch it knows, for the driver to JIT. */
 #include <nvrtc.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "driver.h"
 
@@ -16,33 +12,8 @@
  * allow_fma (opt-in) lets NVRTC contract a * b + c, as XLA and Triton do. */
 static const char *const fixed_opts[] = {"--std=c++17", "-default-device"};
 
-/* NVRTC grows the heap by tens of MB per compile, and glibc hands the top of it back to the
- * kernel on free (its trim threshold adapts to at most 32 MiB); the next compile faults every
- * page in again, which in a process holding a CUDA context costs far more than elsewhere (H200,
- * bench_elementwise: a cold compile took 41.8 ms, 7.4 ms with MALLOC_TRIM_THRESHOLD_=1e9;
- * 10.5 ms in a process without a context). So loom raises the trim threshold once, process
- * wide, unless the process chose its own malloc settings or LOOM_KEEP_HEAP=0: freed heap up to
- * that size stays mapped for reuse instead of going back to the system. */
-static void keep_heap(rt_device_t *d) {
-#ifdef __GLIBC__
-    static const char *const own[] = {"MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
-                                      "MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES"};
-    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-        if (getenv(own[i])) return;
-    const char *e = getenv("LOOM_KEEP_HEAP");
-    if (e && *e == '0') return;
-    static int done;
-    if (__atomic_exchange_n(&done, 1, __ATOMIC_RELAXED)) return;
-    if (mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1)
-        base_log(d->log, LOOM_LOG_INFO, "malloc trim threshold raised to 1 GiB (LOOM_KEEP_HEAP=0: off)");
-#else
-    (void)d;
-#endif
-}
-
 loom_status_t rt_nvrtc_init(rt_device_t *d, int cc, bool allow_fma) {
     rt_nvrtc_t *nv = &d->nvrtc;
-    keep_heap(d);
     int n = 0, best = 0;
     if (nvrtcVersion(&nv->major, &nv->minor) != NVRTC_SUCCESS ||
         nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 256)
