@@ -348,6 +348,14 @@ static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
     }
     loom_dtype_t out = ir_ops[op].out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : (loom_dtype_t)loop;
+    /* NumPy's float32/float64 power loops take sqrt for a scalar exponent of 0.5 (the other
+     * exponents they special-case, -1, 0, 1 and 2, give pow's values anyway); sqrt differs
+     * from pow at -0.0 and -inf. Decided here for a Python-number exponent; an exponent array
+     * keeps pow, whatever its values. */
+    if (op == IR_OP_POWER && is_weak(ops[1]) && !is_weak(ops[0]) &&
+        ops[1]->weak_kind == FE_WEAK_FLOAT && ops[1]->weak.f == 0.5 &&
+        (loop == LOOM_DTYPE_F32 || loop == LOOM_DTYPE_F64))
+        return fe_shaped(ctx, IR_OP_SQRT, out, ndim, shape, 1, cast, NULL);
     return fe_shaped(ctx, op, out, ndim, shape, n, cast, NULL);
 }
 

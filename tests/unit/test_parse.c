@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -206,28 +207,44 @@ static void test_parse_weak_scalars(void **state) {
     loom_ctx_destroy(ctx);
 }
 
-/* `**` of a float array and a Python number takes NumPy's fast paths (array_power): int 2 is
- * square, int -1 reciprocal, float 0.5 sqrt, which differ from np.power where the signs of zero
- * and infinity matter: (-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5 NaN, but power gives +0.0 and
- * inf; np.power itself (and ** of integers or 2.0) keeps the general op. */
+/* NumPy 2's power at -0.0 and -inf, where sqrt and pow differ: `**` of a float array and a
+ * Python number takes array_power's fast paths (int 2 square, int -1 reciprocal, float 0.5
+ * sqrt) for every float dtype; np.power itself takes sqrt for a scalar 0.5 in its float32 and
+ * float64 loops only, so float16 and an exponent array keep pow (NumPy 2.4.6:
+ * power(float16 x, 0.5) = [0, inf], x ** 0.5 = [-0, nan], power(x, full(3, 0.5)) = [0, inf]). */
 static void test_parse_power_fast_paths(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
     int64_t n = 3;
-    float xf[3] = {-0.0f, -INFINITY, 4.0f};
-    loom_array_t *arrs[1] = {loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, xf)};
-    const char *names[1] = {"x"};
+    float xf[3] = {-0.0f, -INFINITY, 4.0f}, half[3] = {0.5f, 0.5f, 0.5f};
+    loom_array_t *arrs[3] = {loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, xf),
+                             loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, half), NULL};
+    arrs[2] = loom_astype(ctx, arrs[0], LOOM_DTYPE_F16);
+    const char *names[3] = {"x", "h", "x16"};
+    static const struct {
+        const char *expr;
+        bool sqrt_like; /* -0.0 -> -0.0 and -inf -> NaN; else pow's +0.0 and +inf */
+    } cases[] = {
+        {"x ** 0.5", true},           {"power(x, 0.5)", true},     {"x16 ** 0.5", true},
+        {"power(x16, 0.5)", false},   {"power(x, h)", false},      {"x ** h", false},
+        {"(x * 1.0) ** 0.5", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        loom_array_t *r = loom_astype(ctx, loom_expr(ctx, cases[i].expr, 3, names, arrs),
+                                      LOOM_DTYPE_F32);
+        float out[3];
+        if (loom_read(ctx, r, out, sizeof out)) fail_msg("%s: %s", cases[i].expr, loom_ctx_message(ctx));
+        bool sq = out[0] == 0.0f && signbit(out[0]) && isnan(out[1]);
+        bool pw = out[0] == 0.0f && !signbit(out[0]) && out[1] == INFINITY;
+        if (cases[i].sqrt_like ? !sq : !pw)
+            fail_msg("%s: %g %g, expected %s", cases[i].expr, (double)out[0], (double)out[1],
+                     cases[i].sqrt_like ? "-0 nan" : "0 inf");
+        assert_true(out[2] == 2.0f);
+    }
     float out[3];
-    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** 0.5", 1, names, arrs), out, sizeof out), 0);
-    assert_true(out[0] == 0.0f && signbit(out[0]));
-    assert_true(isnan(out[1]));
-    assert_true(out[2] == 2.0f);
-    assert_int_equal(loom_read(ctx, loom_expr(ctx, "power(x, 0.5)", 1, names, arrs), out, sizeof out), 0);
-    assert_true(out[0] == 0.0f && !signbit(out[0]));
-    assert_true(out[1] == INFINITY);
-    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** 2", 1, names, arrs), out, sizeof out), 0);
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** 2", 3, names, arrs), out, sizeof out), 0);
     assert_true(out[0] == 0.0f && !signbit(out[0]) && out[1] == INFINITY && out[2] == 16.0f);
-    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** -1", 1, names, arrs), out, sizeof out), 0);
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "x ** -1", 3, names, arrs), out, sizeof out), 0);
     assert_true(out[0] == -INFINITY && out[1] == 0.0f && signbit(out[1]) && out[2] == 0.25f);
     loom_ctx_destroy(ctx);
 }
