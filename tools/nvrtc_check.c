@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read_file.h"
+
 #include "codegen/prelude.h"
 
 #define STR2(x) #x
@@ -45,22 +47,6 @@ static const char kernel[] =
         LM_DTYPE_LIST(CALL_LEAF) CALL_RANDOM(f16) CALL_RANDOM(bf16) CALL_RANDOM(f32)
             CALL_RANDOM(f64) "    y[i] = acc;\n"
                              "}\n";
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    if (p) p[n] = 0;
-    fclose(f);
-    return p;
-}
 
 int main(int argc, char **argv) {
     const char *arch = argc > 1 ? argv[1] : "sm_90";

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "read_file.h"
+
 /* CPU time of the process (NVRTC compiles on the calling thread): other load on the machine
  * stretches wall time much more than this. -w times wall-clock instead. */
 static clockid_t clock_id = CLOCK_PROCESS_CPUTIME_ID;
@@ -27,22 +29,6 @@ static double now_ms(void) {
     struct timespec t;
     clock_gettime(clock_id, &t);
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    if (p) p[n] = 0;
-    fclose(f);
-    return p;
 }
 
 /* Compiles src once; returns the ms, or -1 with the log printed. *size gets the binary's. */
