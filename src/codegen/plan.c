@@ -143,6 +143,10 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
     k->tail = k->vec > 1 && k->flat && k->size % k->vec != 0;
     for (uint32_t j = 0; j < k->n_nodes && k->vec > 1 && !k->flat; j++) {
         const ir_node_t *n = &g->nodes[k->nodes[j]];
+        if (k->layout[j] == CG_STRIDED && k->strides[j][nd - 1] == 0) {
+            k->layout[j] = CG_STRIDED_B;
+            continue;
+        }
         if (n->op != IR_OP_INPUT || k->layout[j] != CG_STRIDED || k->strides[j][nd - 1] != 1)
             continue;
         bool ok = true;
@@ -152,7 +156,5 @@ bool cg_kernel_init(cg_kernel_t *k, const ir_graph_t *g, base_arena_t *ar, const
         if (ok && addr % ((uint64_t)k->vec * ir_dtypes[n->dtype].size) == 0)
             k->layout[j] = CG_STRIDED_V;
     }
-    for (uint32_t j = 0; j < k->n_nodes && k->vec > 1 && !k->flat; j++)
-        if (k->layout[j] == CG_STRIDED && k->strides[j][nd - 1] == 0) k->layout[j] = CG_STRIDED_B;
     return true;
 }
