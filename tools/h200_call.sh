@@ -3,7 +3,7 @@
 # carries with .gpu): .gpu/call.sh build suite final peers2 ... Logs go to $OUT, packed into all.tgz
 # (the tool returns at most 8 files). See ../shared/gpu/README.md. The experiment modes of the
 # session (knobs since removed) are left out; docs/status.md lists what to run first.
-# usage: .gpu/call.sh <what...>   (build, suite, bench, peers, sanit)
+# usage: .gpu/call.sh <what...>   (build, suite, bench, peers, red, psl, ...)
 set -o pipefail
 source .gpu/env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee $OUT/gpu.txt
@@ -23,5 +23,6 @@ tr) timeout 90 $B/bench/bench_transfer 8 2>&1 | tee $OUT/tr.txt ;;
 pm) timeout 150 python3 bench/peers_matmul.py 2>&1 | tee $OUT/pm.txt ;;
 red) $B/bench/bench_reduce 2>&1 | tee $OUT/red.txt ;;
 peers2) PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/peers.py $PEERS > $OUT/peers.txt 2>&1; sed -n '/== table ==/,$p' $OUT/peers.txt ;;
+psl) timeout 150 python3 bench/peers_softmax_long.py 2>&1 | tee $OUT/psl.txt ;;
 esac; done
 (cd $OUT && tar czf all.tgz --exclude=all.tgz . && find . -type f ! -name all.tgz -delete)

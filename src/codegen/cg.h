@@ -87,7 +87,8 @@ typedef struct cg_reduce cg_reduce_t;
 bool cg_reduce_can_stage(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count);
 /* Whether such a step, split across blocks over rows, can still hold online sums: for a max
  * m = max(a) of the step, the sum of exp(a - m) (kernel 0 keeps per chunk the running max
- * and the sum rescaled to it; kernel 1 combines them and runs the final pass). */
+ * and the sum rescaled to it; kernel 1 combines them and runs the final pass; with X outputs
+ * both are tasks of one kernel, the output pass re-reading chunks while they are in L2). */
 bool cg_reduce_can_online(int ndim, const int64_t *x_shape, uint32_t axes, int sm_count);
 /* If node `sum` of g is SUM(EXP(SUBTRACT(a, m))) with m = MAX(a) (keepdims, the same axes)
  * and a of a float dtype (every node of it in that dtype), the node m; else UINT32_MAX.
@@ -104,6 +105,9 @@ void cg_reduce_free(cg_reduce_t *r, base_alloc_t *al);
 void cg_reduce_set_graph(cg_reduce_t *r, const ir_graph_t *g);
 uint32_t cg_reduce_n_kernels(const cg_reduce_t *r);
 size_t cg_reduce_scratch_bytes(const cg_reduce_t *r);
+/* Whether bytes of the scratch from offset must be zero before the step's first kernel (the
+ * counters of a one-kernel online split: its blocks take tickets and wait on chunk counts). */
+bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes);
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i);
 void cg_reduce_source(const cg_reduce_t *r, uint32_t i, base_str_t *out, char *name);
 uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i);

@@ -18,7 +18,7 @@
 #include "emit.h"
 
 enum { SP_Y, SP_X };                   /* per output (row level) or per element */
-enum { K_MAIN, K_PARTIAL, K_COMBINE, K_FINAL }; /* what a generated kernel does */
+enum { K_MAIN, K_PARTIAL, K_COMBINE, K_FINAL, K_FUSED }; /* what a generated kernel does */
 
 /* Strategy thresholds (elements of the reduced extent, counts of outputs). */
 #define WARP_ROW_MAX    1024  /* rows up to this: a warp per row (less under 32 vector steps) */
@@ -31,6 +31,12 @@ enum { K_MAIN, K_PARTIAL, K_COMBINE, K_FINAL }; /* what a generated kernel does 
 #define MAX_CHUNKS      1024
 #define SPLIT_ONLINE_BLOCKS 16 /* online splits: blocks per multiprocessor (each kernel) */
 #define ONLINE_BLOCK        256 /* online splits: threads per block */
+/* Fused online splits (H200, 64 x 1M float32 softmax, bench_reduce: 8/8/3 193-196 us; 4 steps
+ * 220-226, 16 steps 208-215; lag 2 219, lag 4-5 215-218; 4 blocks 224): */
+#define FUSED_STEPS  8 /* vector steps per thread in a chunk (32 KB of float32 per task) */
+#define FUSED_BLOCKS 8 /* blocks per multiprocessor looping over tickets (occupancy: 6) */
+#define FUSED_LAG    3 /* output tasks trail their row's last chunk task by this many tasks
+                        * per multiprocessor (beyond nch), about half the resident blocks */
 #define NO_NODE         UINT32_MAX
 #define COMBINE_BLOCK   256
 
@@ -55,6 +61,9 @@ struct cg_reduce {
     int64_t chunks, clen; /* split: chunks per output (1: no split), vec steps per chunk */
     int group2;           /* split: threads per output of the combining kernel */
     bool online;          /* split softmax: online (max, sum of exp) pairs; kernel 1 K_FINAL */
+    bool fused;           /* online with X outputs: one kernel of tickets (K_FUSED) */
+    int lag;              /* fused: the output tasks' lag behind the chunk tasks, in tasks */
+    int fused_blocks;     /* fused: resident blocks per multiprocessor taking tickets */
     bool idx64;
 };
 
@@ -124,6 +133,13 @@ static int fin(const cg_reduce_t *r, uint32_t j) {
 static int xpass(const cg_reduce_t *r, uint32_t i) {
     int st = r->stage[pos(r, r->outs[i])];
     return r->online && st > 0 ? r->n_passes - 1 : st;
+}
+
+/* Online steps: whether the final pass writes X outputs (then it runs over every chunk). */
+static bool online_xouts(const cg_reduce_t *r) {
+    for (uint32_t i = 0; i < r->n_outs; i++)
+        if (r->online && r->xout[i] && xpass(r, i) == r->n_passes - 1) return true;
+    return false;
 }
 
 /* ---- Strategy from the shape alone ---- */
@@ -426,6 +442,16 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
             r->clen = (r->clen + r->group - 1) / r->group * r->group;
         r->chunks = (nvec + r->clen - 1) / r->clen; /* no empty chunk */
         r->group2 = r->chunks > 64 ? COMBINE_BLOCK : 32;
+        if (r->online && online_xouts(r)) {
+            /* One kernel: small chunks, each read a second time for the output pass a few
+             * waves after it was first read, while it is still in L2 (K_FUSED). */
+            r->fused = true;
+            r->lag = FUSED_LAG * sms(sm_count);
+            r->fused_blocks = FUSED_BLOCKS;
+            r->clen = (int64_t)FUSED_STEPS * r->group;
+            while ((nvec + r->clen - 1) / r->clen > MAX_CHUNKS) r->clen *= 2;
+            r->chunks = (nvec + r->clen - 1) / r->clen;
+        }
     }
     r->need = base_arena_alloc(ar, (size_t)(r->n_passes ? r->n_passes : 1) * nn, 1);
     if (!r->need) return NULL;
@@ -513,18 +539,24 @@ void cg_reduce_free(cg_reduce_t *r, base_alloc_t *al) {
 }
 
 void cg_reduce_set_graph(cg_reduce_t *r, const ir_graph_t *g) { r->g = g; }
-uint32_t cg_reduce_n_kernels(const cg_reduce_t *r) { return r->chunks > 1 ? 2 : 1; }
+uint32_t cg_reduce_n_kernels(const cg_reduce_t *r) { return r->chunks > 1 && !r->fused ? 2 : 1; }
 
 /* Scratch: per REDUCE node, chunks × n_out partial accumulators (ARG: values, then int64
- * indices), each region 16-byte aligned. */
+ * indices), each region 16-byte aligned; fused steps add n_out for the combined results. */
 static size_t region_bytes(const cg_reduce_t *r, size_t elem) {
-    size_t b = (size_t)r->chunks * (size_t)r->n_out * elem;
+    size_t b = (size_t)(r->chunks + r->fused) * (size_t)r->n_out * elem;
     return (b + 15) & ~(size_t)15;
+}
+
+/* Fused steps: the ticket counter and per output the count of its chunks done, after the
+ * partial results; zero before every launch. */
+static size_t counter_bytes(const cg_reduce_t *r) {
+    return r->fused ? ((size_t)r->n_out + 1) * 4 : 0;
 }
 
 size_t cg_reduce_scratch_bytes(const cg_reduce_t *r) {
     if (r->chunks <= 1) return 0;
-    size_t total = 0;
+    size_t total = counter_bytes(r);
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
         if (!is_reduce(n)) continue;
@@ -538,12 +570,20 @@ size_t cg_reduce_scratch_bytes(const cg_reduce_t *r) {
     return total;
 }
 
+bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes) {
+    *bytes = counter_bytes(r);
+    *offset = cg_reduce_scratch_bytes(r) - *bytes;
+    return *bytes > 0;
+}
+
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7232); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7233); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
-                        (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26);
+                        (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
+                        (uint32_t)r->fused << 27);
+    cg__key_put(&k, (uint32_t)r->lag | (uint32_t)r->fused_blocks << 24);
     cg__key_put(&k, (uint32_t)r->group);
     cg__key_put(&k, (uint32_t)r->block);
     cg__key_put(&k, (uint32_t)r->vec | (uint32_t)r->items << 8);
@@ -581,7 +621,7 @@ uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i) {
         if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)r->nd;
         if (n->op == IR_OP_CONST) w += 1;
     }
-    return w + r->n_outs + n_regions(r);
+    return w + r->n_outs + n_regions(r) + r->fused;
 }
 
 void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_addr,
@@ -621,6 +661,7 @@ void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_ad
                 at += region_bytes(r, ir_dtypes[acc_dtype(r->g, nd)].size);
             }
         }
+        if (r->fused) w[n++] = at; /* the counters */
     }
 }
 
@@ -628,16 +669,8 @@ uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i) {
     return i == 0 || r->online ? (uint32_t)r->block : COMBINE_BLOCK;
 }
 
-/* Online steps: whether kernel 1 writes X outputs (then it runs over every chunk). */
-static bool online_xouts(const cg_reduce_t *r) {
-    for (uint32_t i = 0; i < r->n_outs; i++)
-        if (r->online && r->xout[i] && xpass(r, i) == r->n_passes - 1) return true;
-    return false;
-}
-
 void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int blocks_per_sm,
                             uint32_t grid[3], uint32_t block[3], uint32_t *smem) {
-    (void)sm_count;
     (void)blocks_per_sm;
     int g = i == 0 || r->online ? r->group : r->group2;
     int b = (int)cg_reduce_block_threads(r, i);
@@ -646,6 +679,11 @@ void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int 
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further outputs */
     grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     grid[1] = r->chunks > 1 && (i == 0 || online_xouts(r)) ? (uint32_t)r->chunks : 1;
+    if (r->fused) { /* resident blocks taking tickets: every chunk twice */
+        int64_t want = (int64_t)r->fused_blocks * sms(sm_count), all = 2 * r->n_out * r->chunks;
+        grid[0] = (uint32_t)(want < all && want > 0 ? want : all);
+        grid[1] = 1;
+    }
     grid[2] = 1;
     block[0] = (uint32_t)b;
     block[1] = block[2] = 1;
@@ -737,12 +775,37 @@ static void emit_combine(const cg_reduce_t *r, const ir_node_t *n, const char *a
 
 /* Shuffles, and the arg step of every ARG node's dtype (once each). */
 static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
+    if (r->fused) { /* partial results other blocks wrote: from L2, not a stale L1 line */
+        base_str_cat(o, "template <typename T> static __device__ __forceinline__ T lmr_cg(const T *p) {\n"
+                        "    return *(const volatile T *)p;\n"
+                        "}\n");
+        /* evict-first loads and stores of whole vectors */
+        base_str_cat(o,
+                     "template <typename V> static __device__ __forceinline__ V lmr_ldcs(const V *p) {\n"
+                     "    V v;\n"
+                     "    if constexpr (sizeof(V) == 16) *(uint4 *)&v = __ldcs((const uint4 *)p);\n"
+                     "    else if constexpr (sizeof(V) == 8) *(uint2 *)&v = __ldcs((const uint2 *)p);\n"
+                     "    else if constexpr (sizeof(V) == 4) *(unsigned *)&v = __ldcs((const unsigned *)p);\n"
+                     "    else v = *p;\n"
+                     "    return v;\n"
+                     "}\n"
+                     "template <typename V> static __device__ __forceinline__ void lmr_stcs(V *p, const V &v) {\n"
+                     "    if constexpr (sizeof(V) == 16) __stcs((uint4 *)p, *(const uint4 *)&v);\n"
+                     "    else if constexpr (sizeof(V) == 8) __stcs((uint2 *)p, *(const uint2 *)&v);\n"
+                     "    else if constexpr (sizeof(V) == 4) __stcs((unsigned *)p, *(const unsigned *)&v);\n"
+                     "    else *p = v;\n"
+                     "}\n");
+    }
     /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
     base_str_cat(
         o, "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m, "
            "int w) {\n"
            "    if constexpr (sizeof(T) >= 4) return __shfl_down_sync(0xffffffffu, v, m, w);\n"
            "    else return (T)__shfl_down_sync(0xffffffffu, (int)v, m, w);\n"
+           "}\n"
+           "template <typename T> static __device__ __forceinline__ T lmr_xor(T v, int m, int w) {\n"
+           "    if constexpr (sizeof(T) >= 4) return __shfl_xor_sync(0xffffffffu, v, m, w);\n"
+           "    else return (T)__shfl_xor_sync(0xffffffffu, (int)v, m, w);\n"
            "}\n"
            "template <typename T> static __device__ __forceinline__ T lmr_first(T v, int w) {\n"
            "    if constexpr (sizeof(T) >= 4) return __shfl_sync(0xffffffffu, v, 0, w);\n"
@@ -889,6 +952,7 @@ static void emit_params(const cg_reduce_t *r, base_str_t *o) {
                                 w++);
             }
         }
+    if (r->fused) base_str_printf(o, "    unsigned *__restrict__ lmf_ctr = (unsigned *)P.w[%u];\n", w++);
 }
 
 /* Sum over the axes in `set` of coordinate <c><ax> times stride <s><ax>, or "0". */
@@ -1045,14 +1109,20 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     const uint8_t *need = r->need + (size_t)p * r->n_nodes;
     uint32_t red = r->red;
     int V = r->vec;
+    /* fused steps' output pass: the last read of its chunk and a store nothing re-reads
+     * (evict first, so L2 keeps the chunks still to be re-read) */
+    bool last = r->fused && p == r->n_passes - 1;
     char in2[64];
     snprintf(in2, sizeof in2, "%s    ", ind);
     for (uint32_t j = 0; j < r->n_nodes; j++) { /* vector loads */
         const ir_node_t *n = node(r, j);
-        if (V > 1 && n->op == IR_OP_INPUT && r->space[j] == SP_X && need[j] == 1)
-            base_str_printf(
-                o, "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
-                ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+        if (!(V > 1 && n->op == IR_OP_INPUT && r->space[j] == SP_X && need[j] == 1)) continue;
+        base_str_printf(
+            o,
+            last ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + k%u + "
+                   "t * %d));\n"
+                 : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
+            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
     }
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && xpass(r, i) == p)
@@ -1093,8 +1163,49 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     base_str_printf(o, "%s}\n", ind);
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && xpass(r, i) == p)
-            base_str_printf(o, "%sif (live) *(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n", ind,
+            base_str_printf(o,
+                            last ? "%sif (live) lmr_stcs((lm_vec<%s, %d> *)(out%u + kx + t * %d), w%u);\n"
+                                 : "%sif (live) *(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n",
+                            ind,
                             ty(dt(&r->g->nodes[r->outs[i]])), V, i, V, i);
+}
+
+/* An online pair (max a<k>, sum a<j>) across w lanes: the max by butterfly (every lane has
+ * it), each lane's sum rescaled to it once (lmr_oterm: itself where its max is the group's),
+ * then the sums added down to the first lane. One exp per lane per level, instead of one
+ * per shuffle step of a pairwise tree. */
+static void emit_online_pair_reduce(const cg_reduce_t *r, uint32_t k, uint32_t j, int w,
+                                    base_str_t *o, const char *ind) {
+    loom_dtype_t d = dt(node(r, k)), a = acc_dtype(r->g, node(r, j));
+    base_str_printf(o, "%s{\n%s    const %s om = a%u;\n", ind, ind, ty(d), k);
+    base_str_printf(o, "%s    for (int m = %d; m > 0; m >>= 1) a%u = lm_maximum_%s(a%u, lmr_xor(a%u, m, %d));\n",
+                    ind, w / 2, k, sfx(d), k, k, w);
+    base_str_printf(o, "%s    a%u = lmr_oterm_%s(a%u, om, a%u);\n", ind, j, sfx(d), j, k);
+    base_str_printf(o, "%s    for (int m = %d; m > 0; m >>= 1) a%u = lm_add_%s(a%u, lmr_down(a%u, m, %d));\n",
+                    ind, w / 2, j, sfx(a), j, j, w);
+    base_str_printf(o, "%s}\n", ind);
+}
+
+/* REDUCE node j (not an online pair) across w lanes by shuffling down: lane 0 has it. */
+static void emit_tree(const cg_reduce_t *r, const ir_node_t *n, uint32_t j, int w, base_str_t *o,
+                      const char *ind) {
+    char acc[24], x[40], xi[40];
+    snprintf(acc, sizeof acc, "a%u", j);
+    base_str_printf(o, "%sfor (int m = %d; m > 0; m >>= 1) {\n", ind, w / 2);
+    if (is_arg(n)) {
+        base_str_printf(o, "%s    const auto ov = lmr_down(a%uv, m, %d);\n", ind, j, w);
+        base_str_printf(o, "%s    const lm_i64 oi = lmr_down(a%ui, m, %d);\n", ind, j, w);
+        snprintf(x, sizeof x, "ov");
+        snprintf(xi, sizeof xi, "oi");
+    } else {
+        base_str_printf(o, "%s    const auto ov = lmr_down(a%u, m, %d);\n", ind, j, w);
+        snprintf(x, sizeof x, "ov");
+        xi[0] = 0;
+    }
+    char in2[64];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    emit_combine(r, n, acc, x, xi, o, in2);
+    base_str_printf(o, "%s}\n", ind);
 }
 
 /* Combines the accumulators of pass p across the group and leaves the result in every
@@ -1110,28 +1221,10 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
         if (!is_reduce(n) || fin(r, j) != p || online_max(r, j) != NO_NODE) continue;
         any = true;
         uint32_t sj = online_sum(r, j);
-        char acc[24], x[40], xi[40];
-        snprintf(acc, sizeof acc, "a%u", j);
-        base_str_printf(o, "%sfor (int m = %d; m > 0; m >>= 1) {\n", ind, w / 2);
-        if (is_arg(n)) {
-            base_str_printf(o, "%s    const auto ov = lmr_down(a%uv, m, %d);\n", ind, j, w);
-            base_str_printf(o, "%s    const lm_i64 oi = lmr_down(a%ui, m, %d);\n", ind, j, w);
-            snprintf(x, sizeof x, "ov");
-            snprintf(xi, sizeof xi, "oi");
-        } else {
-            base_str_printf(o, "%s    const auto ov = lmr_down(a%u, m, %d);\n", ind, j, w);
-            snprintf(x, sizeof x, "ov");
-            xi[0] = 0;
-        }
-        char in2[64];
-        snprintf(in2, sizeof in2, "%s    ", ind);
-        if (sj != NO_NODE) {
-            base_str_printf(o, "%sconst auto os = lmr_down(a%u, m, %d);\n", in2, sj, w);
-            base_str_printf(o, "%slmr_opair_%s(a%u, a%u, ov, os);\n", in2, sfx(dt(n)), j, sj);
-        } else {
-            emit_combine(r, n, acc, x, xi, o, in2);
-        }
-        base_str_printf(o, "%s}\n", ind);
+        if (sj != NO_NODE)
+            emit_online_pair_reduce(r, j, sj, w, o, ind);
+        else
+            emit_tree(r, n, j, w, o, ind);
         if (G <= 32) { /* the group's first lane has it: broadcast */
             if (is_arg(n))
                 base_str_printf(o, "%sa%uv = lmr_first(a%uv, %d);\n%sa%ui = lmr_first(a%ui, %d);\n",
@@ -1193,11 +1286,10 @@ static void emit_group_reduce(const cg_reduce_t *r, int p, int G, int block, bas
             base_str_printf(o, "%s}\n%sa%uv = lmr_first(a%uv, 32);\n%sa%ui = lmr_first(a%ui, 32);\n",
                             ind, ind, j, j, ind, j, j);
         } else if (sj != NO_NODE) {
-            base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m, 32);\n", in3, j);
-            base_str_printf(o, "%sconst auto os = lmr_down(a%u, m, 32);\n", in3, sj);
-            base_str_printf(o, "%slmr_opair_%s(a%u, a%u, ov, os);\n", in3, sfx(dt(n)), j, sj);
-            base_str_printf(o, "%s}\n%sa%u = lmr_first(a%u, 32);\n%sa%u = lmr_first(a%u, 32);\n",
-                            ind, ind, j, j, ind, sj, sj);
+            base_str_printf(o, "%s}\n", ind); /* (an empty loop: the pair's own tree below) */
+            emit_online_pair_reduce(r, j, sj, 32, o, ind);
+            base_str_printf(o, "%sa%u = lmr_first(a%u, 32);\n%sa%u = lmr_first(a%u, 32);\n", ind,
+                            j, j, ind, sj, sj);
         } else {
             base_str_printf(o, "%sconst auto ov = lmr_down(a%u, m, 32);\n", in3, j);
             emit_combine(r, n, acc, "ov", "", o, in3);
@@ -1229,6 +1321,210 @@ static void emit_finish(const cg_reduce_t *r, int p, base_str_t *o, const char *
             base_str_printf(o, "%sconst %s v%u = lm_cast_%s_%s(a%u);\n", ind, ty(d), j, sfx(a),
                             sfx(d), j);
     }
+}
+
+/* Chunk t's partial result of REDUCE node j (suffix: "v"/"i" for an ARG's value/index). */
+static void partial_at(char *buf, size_t size, bool fused, uint32_t j, const char *suffix) {
+    if (fused)
+        snprintf(buf, size, "lmr_cg(p%u%s + (o * nch + t))", j, suffix);
+    else
+        snprintf(buf, size, "p%u%s[t * n_out + o]", j, suffix);
+}
+
+/* The partial results of every chunk, in chunk order per thread, then the group (every
+ * block of the output the same, so they agree to the bit): the accumulators a<j>. */
+static void emit_combine_partials(const cg_reduce_t *r, bool fused, int G, int B, base_str_t *o,
+                                  const char *ind) {
+    emit_acc_decls(r, 0, o, ind);
+    base_str_printf(o, "%sfor (LM_I t = lane; t < nch; t += %d) {\n", ind, G);
+    char in2[64];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n) || online_max(r, j) != NO_NODE) continue;
+        uint32_t sj = online_sum(r, j);
+        char x[48], xi[48], xs[48];
+        partial_at(x, sizeof x, fused, j, is_arg(n) ? "v" : "");
+        partial_at(xi, sizeof xi, fused, j, "i");
+        if (!is_arg(n)) xi[0] = 0;
+        if (sj != NO_NODE) {
+            partial_at(xs, sizeof xs, fused, sj, "");
+            base_str_printf(o, "%slmr_opair_%s(a%u, a%u, %s, %s);\n", in2, sfx(dt(n)), j, sj, x,
+                            xs);
+            continue;
+        }
+        char acc[24];
+        snprintf(acc, sizeof acc, "a%u", j);
+        emit_combine(r, n, acc, x, xi, o, in2);
+    }
+    base_str_printf(o, "%s}\n", ind);
+    emit_group_reduce(r, 0, G, B, o, ind);
+}
+
+/* One output's (or one task's) work inside the kernel: output o = ob, or a row of outputs
+ * from ob. Fused tasks (K_FUSED's two halves, kind K_PARTIAL or K_FINAL) take chunk cy of
+ * output ob, keep the partial results per output in chunk order (read back past L1) and
+ * count the chunks done. */
+static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, base_str_t *o) {
+    int rows = B / G;
+    const char *ind = "        ";
+    const char *cy = fused ? "cy" : "(LM_I)blockIdx.y";
+    if (rows > 1 && G > 1 && G < 32) {
+        /* Groups past the last output compute it again without storing, so that every
+         * warp's shuffles keep all their lanes. */
+        base_str_printf(o, "        const LM_I o_ = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows,
+                        G);
+        base_str_cat(o, "        const bool live = o_ < n_out;\n");
+        base_str_cat(o, "        const LM_I o = live ? o_ : n_out - 1;\n");
+    } else if (rows > 1) {
+        base_str_printf(o, "        const LM_I o = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows, G);
+        base_str_cat(o, "        if (o >= n_out) break;\n        const bool live = true;\n");
+    } else {
+        base_str_cat(o, "        const LM_I o = ob;\n        const bool live = true;\n");
+    }
+    uint32_t kept = ((1u << r->nd) - 1) & ~r->red;
+    emit_coords(r, kept, "o", "kc", o, ind);
+    for (uint32_t j = 0; j < r->n_nodes; j++)
+        if (node(r, j)->op == IR_OP_INPUT) {
+            char s[16];
+            snprintf(s, sizeof s, "t%u_", j);
+            base_str_printf(o, "        const LM_I k%u = ", j);
+            emit_offset(r, kept, "kc", s, o);
+            base_str_printf(o, ";\n        (void)k%u;\n", j);
+        }
+    base_str_cat(o, "        const LM_I kx = ");
+    emit_offset(r, kept, "kc", "xs", o);
+    base_str_cat(o, ";\n        (void)kx;\n");
+    emit_y_nodes(r, 0, o, ind);
+    if (kind == K_COMBINE || kind == K_FINAL) {
+        if (fused) { /* the output's results, combined once by its last chunk task */
+            emit_acc_decls(r, 0, o, ind);
+            for (uint32_t j = 0; j < r->n_nodes; j++) {
+                const ir_node_t *n = node(r, j);
+                if (!is_reduce(n)) continue;
+                if (is_arg(n))
+                    base_str_printf(o,
+                                    "        a%uv = lmr_cg(p%uv + (n_out * nch + o));\n"
+                                    "        a%ui = lmr_cg(p%ui + (n_out * nch + o));\n",
+                                    j, j, j, j);
+                else
+                    base_str_printf(o, "        a%u = lmr_cg(p%u + (n_out * nch + o));\n", j, j);
+            }
+        } else {
+            emit_combine_partials(r, false, G, B, o, ind);
+        }
+        emit_finish(r, 0, o, ind);
+        for (int st = 1; st <= r->n_stages; st++) emit_y_nodes(r, st, o, ind);
+        if (kind == K_FINAL && online_xouts(r)) {
+            /* The final pass over this block's chunk; two kernels: the last chunks first
+             * (kernel 0 read them last, so part of them is still in L2). */
+            int p = r->n_passes - 1;
+            if (fused)
+                base_str_cat(o, "        const LM_I tb = cy * clen;\n");
+            else
+                base_str_cat(o, "        const LM_I tb = (nch - 1 - (LM_I)blockIdx.y) * clen;\n");
+            base_str_cat(o, "        const LM_I te = tb + clen < nvec ? tb + clen : nvec;\n");
+            base_str_printf(
+                o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n", G);
+            emit_elements(r, p, o, "            ", "0");
+            base_str_cat(o, "        }\n");
+        }
+    } else {
+        for (uint32_t j = 0; j < r->n_nodes; j++)
+            if (r->cached[j])
+                base_str_printf(o, "        lm_vec<%s, %d> c%u[%d];\n", ty(dt(node(r, j))), r->vec,
+                                j, r->items);
+        if (kind == K_PARTIAL) { /* this block's chunk of the reduced elements */
+            base_str_printf(o, "        const LM_I tb = %s * clen;\n", cy);
+            base_str_cat(o, "        const LM_I te = tb + clen < nvec ? tb + clen : nvec;\n");
+        } else if (!r->items) {
+            base_str_cat(o, "        const LM_I tb = 0, te = nvec;\n");
+        }
+        for (int p = 0; p < r->n_passes; p++) {
+            emit_acc_decls(r, p, o, ind);
+            if (r->items) {
+                base_str_printf(o, "#pragma unroll\n        for (int it = 0; it < %d; it++) {\n",
+                                r->items);
+                base_str_printf(o, "            const LM_I t = lane + (LM_I)it * %d;\n", G);
+                base_str_cat(o, "            if (t < nvec) {\n");
+                emit_elements(r, p, o, "                ", "it");
+                base_str_cat(o, "            }\n        }\n");
+            } else {
+                base_str_printf(
+                    o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n",
+                    G);
+                emit_elements(r, p, o, "            ", "0");
+                base_str_cat(o, "        }\n");
+            }
+            if (kind == K_PARTIAL) {
+                emit_group_reduce(r, p, G, B, o, ind);
+                char at[40];
+                if (fused)
+                    snprintf(at, sizeof at, "o * nch + cy");
+                else
+                    snprintf(at, sizeof at, "(LM_I)blockIdx.y * n_out + o");
+                base_str_cat(o, "        if (lane == 0 && live) {\n");
+                for (uint32_t j = 0; j < r->n_nodes; j++) {
+                    const ir_node_t *n = node(r, j);
+                    if (!is_reduce(n)) continue;
+                    if (is_arg(n))
+                        base_str_printf(o,
+                                        "            p%uv[%s] = a%uv;\n"
+                                        "            p%ui[%s] = a%ui;\n",
+                                        j, at, j, j, at, j);
+                    else
+                        base_str_printf(o, "            p%u[%s] = a%u;\n", j, at, j);
+                }
+                if (fused) /* the results, then the count that publishes them */
+                    base_str_cat(o, "            __threadfence();\n"
+                                    "            lmf_last = atomicAdd(lmf_ctr + 1 + o, 1u) == "
+                                    "(unsigned)nch - 1;\n");
+                base_str_cat(o, "        }\n");
+                if (fused) {
+                    /* The output's last chunk task combines every chunk once, for all its
+                     * output tasks, and publishes the result with one more count. */
+                    base_str_cat(o, "        __syncthreads();\n        if (lmf_last) {\n");
+                    emit_combine_partials(r, true, G, B, o, "            ");
+                    base_str_cat(o, "            if (lane == 0) {\n");
+                    for (uint32_t j = 0; j < r->n_nodes; j++) {
+                        const ir_node_t *n = node(r, j);
+                        if (!is_reduce(n)) continue;
+                        if (is_arg(n))
+                            base_str_printf(o,
+                                            "                p%uv[n_out * nch + o] = a%uv;\n"
+                                            "                p%ui[n_out * nch + o] = a%ui;\n",
+                                            j, j, j, j);
+                        else
+                            base_str_printf(o, "                p%u[n_out * nch + o] = a%u;\n", j,
+                                            j);
+                    }
+                    base_str_cat(o, "                __threadfence();\n"
+                                    "                atomicAdd(lmf_ctr + 1 + o, 1u);\n"
+                                    "            }\n        }\n");
+                }
+                break;
+            }
+            if (p < r->n_stages) {
+                emit_group_reduce(r, p, G, B, o, ind);
+                emit_finish(r, p, o, ind);
+                emit_y_nodes(r, p + 1, o, ind);
+            }
+        }
+    }
+    if (kind != K_PARTIAL) {
+        bool any = false;
+        for (uint32_t i = 0; i < r->n_outs; i++) any = any || !r->xout[i];
+        if (any) {
+            base_str_printf(o, "        if (lane == 0 && live%s) {\n",
+                            kind == K_FINAL ? fused ? " && cy == 0" : " && blockIdx.y == 0" : "");
+            for (uint32_t i = 0; i < r->n_outs; i++)
+                if (!r->xout[i])
+                    base_str_printf(o, "            out%u[o] = v%u;\n", i, pos(r, r->outs[i]));
+            base_str_cat(o, "        }\n");
+        }
+    }
+    if (G > 32) /* the cross-warp slots are rewritten by the next row */
+        base_str_cat(o, "        __syncthreads();\n");
 }
 
 static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const char *name) {
@@ -1265,146 +1561,44 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                                 B / 32);
             }
         }
-    base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
-    base_str_cat(o, "    for (LM_I ob = blockIdx.x; ob < nob; ob += gridDim.x) {\n");
-    const char *ind = "        ";
-    if (rows > 1 && G > 1 && G < 32) {
-        /* Groups past the last output compute it again without storing, so that every
-         * warp's shuffles keep all their lanes. */
-        base_str_printf(o, "        const LM_I o_ = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows,
-                        G);
-        base_str_cat(o, "        const bool live = o_ < n_out;\n");
-        base_str_cat(o, "        const LM_I o = live ? o_ : n_out - 1;\n");
-    } else if (rows > 1) {
-        base_str_printf(o, "        const LM_I o = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows, G);
-        base_str_cat(o, "        if (o >= n_out) break;\n        const bool live = true;\n");
-    } else {
-        base_str_cat(o, "        const LM_I o = ob;\n        const bool live = true;\n");
+    if (kind != K_FUSED) {
+        base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
+        base_str_cat(o, "    for (LM_I ob = blockIdx.x; ob < nob; ob += gridDim.x) {\n");
+        emit_task(r, kind, false, G, B, o);
+        base_str_cat(o, "    }\n}\n");
+        return;
     }
-    uint32_t kept = ((1u << r->nd) - 1) & ~r->red;
-    emit_coords(r, kept, "o", "kc", o, ind);
-    for (uint32_t j = 0; j < r->n_nodes; j++)
-        if (node(r, j)->op == IR_OP_INPUT) {
-            char s[16];
-            snprintf(s, sizeof s, "t%u_", j);
-            base_str_printf(o, "        const LM_I k%u = ", j);
-            emit_offset(r, kept, "kc", s, o);
-            base_str_printf(o, ";\n        (void)k%u;\n", j);
-        }
-    base_str_cat(o, "        const LM_I kx = ");
-    emit_offset(r, kept, "kc", "xs", o);
-    base_str_cat(o, ";\n        (void)kx;\n");
-    emit_y_nodes(r, 0, o, ind);
-    if (kind == K_COMBINE || kind == K_FINAL) {
-        /* The partial results of every chunk, in chunk order per thread, then the group
-         * (K_FINAL: every block of the output the same, so they agree to the bit). */
-        emit_acc_decls(r, 0, o, ind);
-        base_str_cat(o, "        for (LM_I t = lane; t < nch; t += ");
-        base_str_printf(o, "%d) {\n", G);
-        for (uint32_t j = 0; j < r->n_nodes; j++) {
-            const ir_node_t *n = node(r, j);
-            if (!is_reduce(n) || online_max(r, j) != NO_NODE) continue;
-            uint32_t sj = online_sum(r, j);
-            if (sj != NO_NODE) {
-                base_str_printf(o,
-                                "            lmr_opair_%s(a%u, a%u, p%u[t * n_out + o], "
-                                "p%u[t * n_out + o]);\n",
-                                sfx(dt(n)), j, sj, j, sj);
-                continue;
-            }
-            char acc[24], x[48], xi[48];
-            snprintf(acc, sizeof acc, "a%u", j);
-            if (is_arg(n)) {
-                snprintf(x, sizeof x, "p%uv[t * n_out + o]", j);
-                snprintf(xi, sizeof xi, "p%ui[t * n_out + o]", j);
-            } else {
-                snprintf(x, sizeof x, "p%u[t * n_out + o]", j);
-                xi[0] = 0;
-            }
-            emit_combine(r, n, acc, x, xi, o, "            ");
-        }
-        base_str_cat(o, "        }\n");
-        emit_group_reduce(r, 0, G, B, o, ind);
-        emit_finish(r, 0, o, ind);
-        for (int st = 1; st <= r->n_stages; st++) emit_y_nodes(r, st, o, ind);
-        if (kind == K_FINAL && online_xouts(r)) {
-            /* The final pass over this block's chunk, the last chunks first: kernel 0 read
-             * them last, so part of them is still in L2. */
-            int p = r->n_passes - 1;
-            base_str_cat(o, "        const LM_I tb = (nch - 1 - (LM_I)blockIdx.y) * clen;\n");
-            base_str_cat(o, "        const LM_I te = tb + clen < nvec ? tb + clen : nvec;\n");
-            base_str_printf(
-                o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n", G);
-            emit_elements(r, p, o, "            ", "0");
-            base_str_cat(o, "        }\n");
-        }
-    } else {
-        for (uint32_t j = 0; j < r->n_nodes; j++)
-            if (r->cached[j])
-                base_str_printf(o, "        lm_vec<%s, %d> c%u[%d];\n", ty(dt(node(r, j))), r->vec,
-                                j, r->items);
-        if (kind == K_PARTIAL) { /* this block's chunk of the reduced elements */
-            base_str_cat(o, "        const LM_I tb = (LM_I)blockIdx.y * clen;\n");
-            base_str_cat(o, "        const LM_I te = tb + clen < nvec ? tb + clen : nvec;\n");
-        } else if (!r->items) {
-            base_str_cat(o, "        const LM_I tb = 0, te = nvec;\n");
-        }
-        for (int p = 0; p < r->n_passes; p++) {
-            emit_acc_decls(r, p, o, ind);
-            if (r->items) {
-                base_str_printf(o, "#pragma unroll\n        for (int it = 0; it < %d; it++) {\n",
-                                r->items);
-                base_str_printf(o, "            const LM_I t = lane + (LM_I)it * %d;\n", G);
-                base_str_cat(o, "            if (t < nvec) {\n");
-                emit_elements(r, p, o, "                ", "it");
-                base_str_cat(o, "            }\n        }\n");
-            } else {
-                base_str_printf(
-                    o, "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += %d) {\n",
-                    G);
-                emit_elements(r, p, o, "            ", "0");
-                base_str_cat(o, "        }\n");
-            }
-            if (kind == K_PARTIAL) {
-                emit_group_reduce(r, p, G, B, o, ind);
-                base_str_cat(o, "        if (lane == 0 && live) {\n");
-                for (uint32_t j = 0; j < r->n_nodes; j++) {
-                    const ir_node_t *n = node(r, j);
-                    if (!is_reduce(n)) continue;
-                    if (is_arg(n))
-                        base_str_printf(o,
-                                        "            p%uv[(LM_I)blockIdx.y * n_out + o] = a%uv;\n"
-                                        "            p%ui[(LM_I)blockIdx.y * n_out + o] = a%ui;\n",
-                                        j, j, j, j);
-                    else
-                        base_str_printf(o, "            p%u[(LM_I)blockIdx.y * n_out + o] = a%u;\n",
-                                        j, j);
-                }
-                base_str_cat(o, "        }\n");
-                break;
-            }
-            if (p < r->n_stages) {
-                emit_group_reduce(r, p, G, B, o, ind);
-                emit_finish(r, p, o, ind);
-                emit_y_nodes(r, p + 1, o, ind);
-            }
-        }
-    }
-    if (kind != K_PARTIAL) {
-        bool any = false;
-        for (uint32_t i = 0; i < r->n_outs; i++) any = any || !r->xout[i];
-        if (any) {
-            base_str_printf(o, "        if (lane == 0 && live%s) {\n",
-                            kind == K_FINAL ? " && blockIdx.y == 0" : "");
-            for (uint32_t i = 0; i < r->n_outs; i++)
-                if (!r->xout[i])
-                    base_str_printf(o, "            out%u[o] = v%u;\n", i, pos(r, r->outs[i]));
-            base_str_cat(o, "        }\n");
-        }
-    }
-    if (G > 32) /* the cross-warp slots are rewritten by the next row */
-        base_str_cat(o, "        __syncthreads();\n");
-    base_str_cat(o, "    }\n}\n");
+    /* Tickets taken in a loop by a resident grid, in order: first chunk tasks alone, then
+     * chunk and output tasks in turn, then the last output tasks. Output task i comes 2 * lag
+     * tickets after the last chunk task of its row (d >= nch), so it waits only on tickets
+     * taken before it, whose chunk tasks never wait: no deadlock however few blocks are
+     * resident, and by then the chunk it re-reads was read about a resident wave ago (still
+     * in L2). Partial results are per (output, chunk), combined in chunk order: the same bits
+     * as two kernels, for any grid. */
+    base_str_cat(o, "    __shared__ unsigned lmf_tk;\n"
+                    "    __shared__ bool lmf_last;\n");
+    base_str_printf(o, "    const LM_I tasks = n_out * nch, lag = nch + %d;\n", r->lag);
+    base_str_cat(o, "    const LM_I d = tasks < lag ? tasks : lag;\n"
+                    "    for (;;) {\n"
+                    "    if (threadIdx.x == 0) lmf_tk = atomicAdd(lmf_ctr, 1u);\n"
+                    "    __syncthreads();\n"
+                    "    const LM_I k = (LM_I)lmf_tk, rel = k - d;\n"
+                    "    if (k >= 2 * tasks) break;\n"
+                    "    const bool out_pass = k >= d && (k >= 2 * tasks - d || (rel & 1));\n"
+                    "    const LM_I task = k < d ? k : k >= 2 * tasks - d ? k - tasks\n"
+                    "                    : (rel & 1) ? rel >> 1 : d + (rel >> 1);\n"
+                    "    const LM_I ob = task / nch, cy = task - ob * nch;\n"
+                    "    if (!out_pass) {\n");
+    emit_task(r, K_PARTIAL, true, G, B, o);
+    base_str_cat(o, "    } else {\n");
+    base_str_cat(o, "        if (threadIdx.x == 0) { /* the chunks combined (count nch + 1) */\n"
+                    "            while (*(volatile unsigned *)(lmf_ctr + 1 + ob) <= (unsigned)nch) {\n"
+                    "            }\n"
+                    "            __threadfence();\n"
+                    "        }\n"
+                    "        __syncthreads();\n");
+    emit_task(r, K_FINAL, true, G, B, o);
+    base_str_cat(o, "    }\n    }\n}\n");
 }
 
 void cg_reduce_source(const cg_reduce_t *r, uint32_t i, base_str_t *out, char *name) {
@@ -1412,7 +1606,11 @@ void cg_reduce_source(const cg_reduce_t *r, uint32_t i, base_str_t *out, char *n
     snprintf(name, 40, "loom_rd_%016llx", (unsigned long long)key.lo);
     base_str_t body;
     base_str_init(&body, out->al);
-    int kind = r->chunks <= 1 ? K_MAIN : i == 0 ? K_PARTIAL : r->online ? K_FINAL : K_COMBINE;
+    int kind = r->chunks <= 1 ? K_MAIN
+               : r->fused     ? K_FUSED
+               : i == 0       ? K_PARTIAL
+               : r->online    ? K_FINAL
+                              : K_COMBINE;
     emit_kernel(r, kind, &body, name);
     cg__emit_finish(out, &body);
 }

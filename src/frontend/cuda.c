@@ -158,6 +158,12 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
             size_t sb = cg_reduce_scratch_bytes(st->red);
             uint64_t scratch = 0;
             if (sb && rt_alloc(rt, sb, &scratch) != LOOM_STATUS_OK) return;
+            size_t zoff, zbytes;
+            if (cg_reduce_zeroed(st->red, &zoff, &zbytes) &&
+                rt_memset(rt, scratch + zoff, 0, zbytes) != LOOM_STATUS_OK) {
+                rt_free(rt, scratch);
+                return;
+            }
             for (uint32_t i = 0; i < st->n_kerns && !ctx->err.status; i++) {
                 uint32_t nw = cg_reduce_n_params(st->red, i);
                 uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);

@@ -190,6 +190,12 @@ static cg_reduce_t *check_step(gb_t *b, const uint32_t *outs, uint32_t n_outs, c
     uint32_t nk = cg_reduce_n_kernels(r);
     assert_true(nk == 1 || nk == 2);
     if (nk == 2) assert_true(cg_reduce_scratch_bytes(r) > 0);
+    size_t zoff, zbytes;
+    if (cg_reduce_zeroed(r, &zoff, &zbytes)) { /* the counters: the end of the scratch */
+        assert_int_equal(nk, 1);
+        assert_int_equal(zoff + zbytes, cg_reduce_scratch_bytes(r));
+        assert_true(zoff % 16 == 0 && zbytes >= 8);
+    }
     for (uint32_t i = 0; i < nk; i++) {
         char n1[40], n2[40];
         char *a = gen_reduce(r, i, n1), *c = gen_reduce(r, i, n2);
@@ -443,12 +449,18 @@ static void test_online_softmax(void **state) {
         char w[80];
         snprintf(w, sizeof w, "online softmax + max + sum %s", ir_dtypes[ds[t]].name);
         cg_reduce_t *r = check_step(&b, outs, 3, w);
-        assert_int_equal(cg_reduce_n_kernels(r), 2);
+        /* one kernel: chunk tasks (online pairs) and output tasks (their combine) */
+        assert_int_equal(cg_reduce_n_kernels(r), 1);
         assert_true(source_has(r, 0, "lmr_oterm_"));
-        assert_true(source_has(r, 1, "lmr_opair_"));
+        assert_true(source_has(r, 0, "lmr_opair_"));
+        assert_true(source_has(r, 0, "atomicAdd(lmf_ctr + 1 + o, 1u)"));
+        size_t zoff, zbytes;
+        assert_true(cg_reduce_zeroed(r, &zoff, &zbytes));
+        assert_int_equal(zbytes, 4 * (1 + rows[0])); /* the ticket, a count per row */
         uint32_t grid[3], block[3], smem;
-        cg_reduce_launch_shape(r, 1, SM, 0, grid, block, &smem);
-        assert_true(grid[1] > 1); /* the output pass runs over every chunk */
+        cg_reduce_launch_shape(r, 0, SM, 0, grid, block, &smem);
+        /* a resident grid taking tickets (fewer than the 2 * 64 * chunks tickets) */
+        assert_true(grid[0] >= SM && grid[0] % SM == 0 && grid[0] < 2 * 64 * 64 && grid[1] == 1);
         gb_fini(&b);
     }
     /* log-softmax (x - m - log(s)); the sum alone; a prologue; an X output needing only the
@@ -492,8 +504,11 @@ static void test_online_softmax(void **state) {
         char w[80];
         snprintf(w, sizeof w, "online case %d", c);
         cg_reduce_t *r = check_step(&b, outs, n, w);
-        assert_int_equal(cg_reduce_n_kernels(r), 2);
-        assert_true(source_has(r, 1, "lmr_opair_"));
+        /* the sum alone writes no X output: a combining kernel after the chunks' kernel */
+        assert_int_equal(cg_reduce_n_kernels(r), c == 1 ? 2 : 1);
+        assert_true(source_has(r, c == 1, "lmr_opair_"));
+        size_t zoff, zbytes;
+        assert_true(cg_reduce_zeroed(r, &zoff, &zbytes) == (c != 1));
         gb_fini(&b);
     }
     /* not online: the sum of exp(x - max(y)) over another operand's max */
