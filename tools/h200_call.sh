@@ -24,5 +24,11 @@ pm) timeout 150 python3 bench/peers_matmul.py 2>&1 | tee $OUT/pm.txt ;;
 red) $B/bench/bench_reduce 2>&1 | tee $OUT/red.txt ;;
 peers2) PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/peers.py $PEERS > $OUT/peers.txt 2>&1; sed -n '/== table ==/,$p' $OUT/peers.txt ;;
 psl) timeout 150 python3 bench/peers_softmax_long.py 2>&1 | tee $OUT/psl.txt ;;
+race) python3 -c "
+import numpy as np; r=np.random.default_rng(1)
+np.save('/tmp/b.npy', r.standard_normal((8,200000)).astype(np.float32)); np.save('/tmp/d.npy', r.standard_normal((3,1<<20)).astype(np.float32))"
+   L=$B/src/cli/loom; export LOOM_POOL=0
+   for t in racecheck memcheck; do for e in "e=exp(x-max(x,axis=1,keepdims=True)); e/sum(e,axis=1,keepdims=True)" "m=max(x,axis=1,keepdims=True); x-m-log(sum(exp(x-m),axis=1,keepdims=True))"; do
+     for f in /tmp/b.npy /tmp/d.npy; do timeout 100 compute-sanitizer --tool $t --error-exitcode 9 $L eval "$e" x=$f --device cuda -o /tmp/o.npy > /tmp/rc.txt 2>&1; echo "$t rc=$? $f $e" | cut -c1-120; grep -m3 "hazard\|ERROR\|Invalid" /tmp/rc.txt; done; done; done 2>&1 | tee $OUT/race.txt ;;
 esac; done
 (cd $OUT && tar czf all.tgz --exclude=all.tgz . && find . -type f ! -name all.tgz -delete)
