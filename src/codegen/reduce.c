@@ -1361,6 +1361,23 @@ static void emit_combine_partials(const cg_reduce_t *r, bool fused, int G, int B
     emit_group_reduce(r, 0, G, B, o, ind);
 }
 
+/* Fused steps: output o's combined accumulators, stored after the chunks' partial results
+ * (store) or read back from there past L1. */
+static void emit_row_results(const cg_reduce_t *r, bool store, base_str_t *o, const char *ind) {
+    for (uint32_t j = 0; j < r->n_nodes; j++) {
+        const ir_node_t *n = node(r, j);
+        if (!is_reduce(n)) continue;
+        for (int h = 0; h < (is_arg(n) ? 2 : 1); h++) {
+            const char *x = is_arg(n) ? h ? "i" : "v" : "";
+            if (store)
+                base_str_printf(o, "%sp%u%s[n_out * nch + o] = a%u%s;\n", ind, j, x, j, x);
+            else
+                base_str_printf(o, "%sa%u%s = lmr_cg(p%u%s + (n_out * nch + o));\n", ind, j, x, j,
+                                x);
+        }
+    }
+}
+
 /* One output's (or one task's) work inside the kernel: output o = ob, or a row of outputs
  * from ob. Fused tasks (K_FUSED's two halves, kind K_PARTIAL or K_FINAL) take chunk cy of
  * output ob, keep the partial results per output in chunk order (read back past L1) and
@@ -1399,17 +1416,7 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
     if (kind == K_COMBINE || kind == K_FINAL) {
         if (fused) { /* the output's results, combined once by its last chunk task */
             emit_acc_decls(r, 0, o, ind);
-            for (uint32_t j = 0; j < r->n_nodes; j++) {
-                const ir_node_t *n = node(r, j);
-                if (!is_reduce(n)) continue;
-                if (is_arg(n))
-                    base_str_printf(o,
-                                    "        a%uv = lmr_cg(p%uv + (n_out * nch + o));\n"
-                                    "        a%ui = lmr_cg(p%ui + (n_out * nch + o));\n",
-                                    j, j, j, j);
-                else
-                    base_str_printf(o, "        a%u = lmr_cg(p%u + (n_out * nch + o));\n", j, j);
-            }
+            emit_row_results(r, false, o, ind);
         } else {
             emit_combine_partials(r, false, G, B, o, ind);
         }
@@ -1486,18 +1493,7 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
                     base_str_cat(o, "        __syncthreads();\n        if (lmf_last) {\n");
                     emit_combine_partials(r, true, G, B, o, "            ");
                     base_str_cat(o, "            if (lane == 0) {\n");
-                    for (uint32_t j = 0; j < r->n_nodes; j++) {
-                        const ir_node_t *n = node(r, j);
-                        if (!is_reduce(n)) continue;
-                        if (is_arg(n))
-                            base_str_printf(o,
-                                            "                p%uv[n_out * nch + o] = a%uv;\n"
-                                            "                p%ui[n_out * nch + o] = a%ui;\n",
-                                            j, j, j, j);
-                        else
-                            base_str_printf(o, "                p%u[n_out * nch + o] = a%u;\n", j,
-                                            j);
-                    }
+                    emit_row_results(r, true, o, "                ");
                     base_str_cat(o, "                __threadfence();\n"
                                     "                atomicAdd(lmf_ctr + 1 + o, 1u);\n"
                                     "            }\n        }\n");
