@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Row softmax of 64 x 1M float32 (issue 4's few-long-rows shape) in the peers, timed as
-bench_reduce times loom: 3 warm-up calls, then the median over 7 repeats of 10 back-to-back
+bench_reduce times loom: 3 warm-up calls, then the median over 9 batches of 10 back-to-back
 calls bracketed by CUDA events (torch) or wall time with block_until_ready (JAX)."""
 import statistics
 import time
@@ -30,7 +30,7 @@ try:
             f(x)
         torch.cuda.synchronize()
         times = []
-        for _ in range(7):
+        for _ in range(9):
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             s.record()
             for _ in range(10):
@@ -51,7 +51,7 @@ try:
     for _ in range(3):
         f(xj).block_until_ready()
     times = []
-    for _ in range(7):
+    for _ in range(9):
         t0 = time.perf_counter()
         for _ in range(10):
             y = f(xj)
