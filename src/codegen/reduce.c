@@ -9,8 +9,11 @@
  * exp(a - max) over the same operand a) runs online: kernel 0 keeps per chunk the running max
  * m and the sum s of exp(a - m), rescaling s whenever m grows; kernel 1 combines the chunks'
  * (m, s) pairs in a fixed order (every block of a row the same, so the same bits) and runs
- * the final pass over its chunk. Launch shapes depend only on the shape and the
- * multiprocessor count, so results are the same bits on every run.
+ * the final pass over its chunk. With an X-shaped result both are tasks of one kernel
+ * (K_FUSED): resident blocks take tickets, chunk tasks and, a fixed lag later, output tasks
+ * re-reading the chunk while it is still in L2; the row's last chunk task combines its pairs
+ * once. Chunk boundaries depend only on the shape and the multiprocessor count, and partials
+ * combine in chunk order, so results are the same bits on every run.
  * Names come from node positions; extents, strides, addresses and scalars are parameters. */
 #include <stdio.h>
 #include <string.h>
