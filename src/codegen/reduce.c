@@ -66,7 +66,6 @@ struct cg_reduce {
     bool online;          /* split softmax: online (max, sum of exp) pairs; kernel 1 K_FINAL */
     bool fused;           /* online with X outputs: one kernel of tickets (K_FUSED) */
     int lag;              /* fused: the output tasks' lag behind the chunk tasks, in tasks */
-    int fused_blocks;     /* fused: resident blocks per multiprocessor taking tickets */
     bool idx64;
 };
 
@@ -450,7 +449,6 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
              * waves after it was first read, while it is still in L2 (K_FUSED). */
             r->fused = true;
             r->lag = FUSED_LAG * sms(sm_count);
-            r->fused_blocks = FUSED_BLOCKS;
             r->clen = (int64_t)FUSED_STEPS * r->group;
             while ((nvec + r->clen - 1) / r->clen > MAX_CHUNKS) r->clen *= 2;
             r->chunks = (nvec + r->clen - 1) / r->clen;
@@ -586,7 +584,7 @@ base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
                         (uint32_t)r->fused << 27);
-    cg__key_put(&k, (uint32_t)r->lag | (uint32_t)r->fused_blocks << 24);
+    cg__key_put(&k, (uint32_t)r->lag);
     cg__key_put(&k, (uint32_t)r->group);
     cg__key_put(&k, (uint32_t)r->block);
     cg__key_put(&k, (uint32_t)r->vec | (uint32_t)r->items << 8);
@@ -683,8 +681,8 @@ void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int 
     grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     grid[1] = r->chunks > 1 && (i == 0 || online_xouts(r)) ? (uint32_t)r->chunks : 1;
     if (r->fused) { /* resident blocks taking tickets: every chunk twice */
-        int64_t want = (int64_t)r->fused_blocks * sms(sm_count), all = 2 * r->n_out * r->chunks;
-        grid[0] = (uint32_t)(want < all && want > 0 ? want : all);
+        int64_t want = (int64_t)FUSED_BLOCKS * sms(sm_count), all = 2 * r->n_out * r->chunks;
+        grid[0] = (uint32_t)(want < all ? want : all);
         grid[1] = 1;
     }
     grid[2] = 1;
