@@ -22,6 +22,9 @@ last) $B/bench/bench_elementwise bw 2>&1 | tee $OUT/bw.txt; PYTHONUNBUFFERED=1 t
 tr) timeout 90 $B/bench/bench_transfer 8 2>&1 | tee $OUT/tr.txt ;;
 pm) timeout 150 python3 bench/peers_matmul.py 2>&1 | tee $OUT/pm.txt ;;
 red) $B/bench/bench_reduce 2>&1 | tee $OUT/red.txt ;;
+redt) timeout 300 meson test -C $B reduce views batch --print-errorlogs --num-processes 1 2>&1 | tee $OUT/redt.log | grep -E "^ *[0-9]+/[0-9]+|Ok:|Fail:" ;;
+stash) for rep in 1 2; do for c in $STASHC; do
+     echo "== $c"; env ${c//,/ } timeout 60 $B/bench/bench_reduce softmax_rows_64x1M 2>&1 | grep -v "^loom info" | tail -2; done; done 2>&1 | tee $OUT/stash.txt ;;
 peers2) PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/peers.py $PEERS > $OUT/peers.txt 2>&1; sed -n '/== table ==/,$p' $OUT/peers.txt ;;
 psl) timeout 150 python3 bench/peers_softmax_long.py 2>&1 | tee $OUT/psl.txt ;;
 race) python3 -c "

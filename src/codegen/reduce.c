@@ -10,8 +10,11 @@
  * m and the sum s of exp(a - m), rescaling s whenever m grows; kernel 1 combines the chunks'
  * (m, s) pairs in a fixed order (every block of a row the same, so the same bits) and runs
  * the final pass over its chunk. With an X-shaped result both are tasks of one kernel
- * (K_FUSED): resident blocks take tickets, chunk tasks and, a fixed lag later, output tasks
- * re-reading the chunk while it is still in L2; the row's last chunk task combines its pairs
+ * (K_FUSED): resident blocks take tickets; where a row has at most two chunks per
+ * multiprocessor, a ticket is one chunk, kept in shared memory by its chunk task until the
+ * block's next ticket is done and the row's pair is known, then written from there (every
+ * element read once); for longer rows, chunk tasks and, a fixed lag later, output tasks
+ * re-reading the chunk while it is still in L2. The row's last chunk task combines its pairs
  * once. Chunk boundaries depend only on the shape and the multiprocessor count, and partials
  * combine in chunk order, so results are the same bits on every run.
  * Names come from node positions; extents, strides, addresses and scalars are parameters. */
@@ -40,6 +43,17 @@ enum { K_MAIN, K_PARTIAL, K_COMBINE, K_FINAL, K_FUSED }; /* what a generated ker
 #define FUSED_BLOCKS 8 /* blocks per multiprocessor looping over tickets (occupancy: 6) */
 #define FUSED_LAG    3 /* output tasks trail their row's last chunk task by this many tasks
                         * per multiprocessor (beyond nch), about half the resident blocks */
+/* Fused online splits of at most 2 chunks per multiprocessor per row stash: a task keeps its
+ * chunk's vectors in shared memory until its row's pair is known, so every element is read
+ * from DRAM once (H200, 64 x 1M float32 softmax, bench_reduce: 182.7-185.3 us against
+ * 193-194 re-reading from L2; one slot per block 188-189; cp.async copies 204; at most 4 or 5
+ * blocks per multiprocessor 207-210 / 190-193; evict-normal chunk loads 184-185, within noise
+ * of evict-first). */
+#define STASH_STEPS  4     /* vector steps per thread in a chunk (16 KB of float32 per task) */
+#define STASH_BYTES  32768 /* shared memory per block: two slots of a chunk (static, <= 48 KB) */
+#define STASH_BLOCKS 6     /* blocks per multiprocessor: what the shared memory allows on sm_90 */
+#define CTR_WORDS    32    /* fused counters 128 bytes apart (one line each; stash one slot: 199
+                            * us with them adjacent, 189.5 padded; no change re-reading) */
 #define NO_NODE         UINT32_MAX
 #define COMBINE_BLOCK   256
 
@@ -66,6 +80,7 @@ struct cg_reduce {
     bool online;          /* split softmax: online (max, sum of exp) pairs; kernel 1 K_FINAL */
     bool fused;           /* online with X outputs: one kernel of tickets (K_FUSED) */
     int lag;              /* fused: the output tasks' lag behind the chunk tasks, in tasks */
+    bool stash;           /* fused: one ticket per chunk, its vectors kept in shared memory */
     bool idx64;
 };
 
@@ -142,6 +157,14 @@ static bool online_xouts(const cg_reduce_t *r) {
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (r->online && r->xout[i] && xpass(r, i) == r->n_passes - 1) return true;
     return false;
+}
+
+/* Stashing fused steps: whether INPUT j is read in vectors by both the chunk pass and the
+ * output pass (the latter reads the chunk pass's copy in shared memory). */
+static bool stashed(const cg_reduce_t *r, uint32_t j) {
+    const uint8_t *first = r->need, *last = r->need + (size_t)(r->n_passes - 1) * r->n_nodes;
+    return r->vec > 1 && r->n_passes >= 2 && node(r, j)->op == IR_OP_INPUT &&
+           r->space[j] == SP_X && first[j] == 1 && last[j] == 1;
 }
 
 /* ---- Strategy from the shape alone ---- */
@@ -476,6 +499,22 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
         if (n_multi > 0 && regs <= ITEMS_REGS) r->items = items;
     }
     plan_passes(r, r->items ? cand : NULL);
+    if (r->fused && r->vec > 1) {
+        /* Stash where two slots of a chunk fit and a row has at most two chunks per
+         * multiprocessor: one resident block per multiprocessor (what always fits) then
+         * cannot stall (emit_kernel), and the chunk is read once. */
+        int64_t clen = (int64_t)STASH_STEPS * r->group, nch = (nvec + clen - 1) / clen;
+        size_t b = 0;
+        for (uint32_t j = 0; j < nn; j++)
+            if (stashed(r, j))
+                b += 2 * (size_t)clen * (size_t)r->vec * ir_dtypes[node(r, j)->dtype].size;
+        if (b > 0 && b <= STASH_BYTES && nch <= 2 * (int64_t)sms(sm_count)) {
+            r->stash = true;
+            r->lag = 0;
+            r->clen = clen;
+            r->chunks = nch;
+        }
+    }
 
     /* 32-bit indices need headroom (plan.c's rule). */
     const int64_t lim = INT32_MAX - (INT64_C(1) << 24);
@@ -552,7 +591,7 @@ static size_t region_bytes(const cg_reduce_t *r, size_t elem) {
 /* Fused steps: the ticket counter and per output the count of its chunks done, after the
  * partial results; zero before every launch. */
 static size_t counter_bytes(const cg_reduce_t *r) {
-    return r->fused ? ((size_t)r->n_out + 1) * 4 : 0;
+    return r->fused ? ((size_t)r->n_out + 1) * 4 * CTR_WORDS : 0;
 }
 
 size_t cg_reduce_scratch_bytes(const cg_reduce_t *r) {
@@ -579,12 +618,13 @@ bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes) {
 
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7233); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7234); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
-                        (uint32_t)r->fused << 27);
+                        (uint32_t)r->fused << 27 | (uint32_t)r->stash << 28);
     cg__key_put(&k, (uint32_t)r->lag);
+    if (r->stash) cg__key_put(&k, (uint32_t)r->clen); /* the shared arrays' length */
     cg__key_put(&k, (uint32_t)r->group);
     cg__key_put(&k, (uint32_t)r->block);
     cg__key_put(&k, (uint32_t)r->vec | (uint32_t)r->items << 8);
@@ -672,7 +712,6 @@ uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i) {
 
 void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int blocks_per_sm,
                             uint32_t grid[3], uint32_t block[3], uint32_t *smem) {
-    (void)blocks_per_sm;
     int g = i == 0 || r->online ? r->group : r->group2;
     int b = (int)cg_reduce_block_threads(r, i);
     int64_t rows = b / g; /* outputs per block */
@@ -680,8 +719,12 @@ void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int 
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further outputs */
     grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     grid[1] = r->chunks > 1 && (i == 0 || online_xouts(r)) ? (uint32_t)r->chunks : 1;
-    if (r->fused) { /* resident blocks taking tickets: every chunk twice */
+    if (r->fused) { /* resident blocks taking tickets: every chunk twice (stash: once) */
         int64_t want = (int64_t)FUSED_BLOCKS * sms(sm_count), all = 2 * r->n_out * r->chunks;
+        if (r->stash) { /* resident blocks only: a task waits for its row's other chunks */
+            want = (int64_t)(blocks_per_sm > 0 ? blocks_per_sm : STASH_BLOCKS) * sms(sm_count);
+            all = r->n_out * r->chunks;
+        }
         grid[0] = (uint32_t)(want < all ? want : all);
         grid[1] = 1;
     }
@@ -1118,12 +1161,19 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     for (uint32_t j = 0; j < r->n_nodes; j++) { /* vector loads */
         const ir_node_t *n = node(r, j);
         if (!(V > 1 && n->op == IR_OP_INPUT && r->space[j] == SP_X && need[j] == 1)) continue;
+        bool kept = r->stash && stashed(r, j); /* stash: loaded once, by the chunk pass */
+        if (kept && p == r->n_passes - 1) {
+            base_str_printf(o, "%sconst lm_vec<%s, %d> l%u = lmx%u[t - tb];\n", ind, ty(dt(n)), V,
+                            j, j);
+            continue;
+        }
         base_str_printf(
             o,
-            last ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + k%u + "
+            last || kept ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + k%u + "
                    "t * %d));\n"
                  : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
             ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+        if (kept) base_str_printf(o, "%slmx%u[t - tb] = l%u;\n", ind, j, j);
     }
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && xpass(r, i) == p)
@@ -1484,9 +1534,10 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
                         base_str_printf(o, "            p%u[%s] = a%u;\n", j, at, j);
                 }
                 if (fused) /* the results, then the count that publishes them */
-                    base_str_cat(o, "            __threadfence();\n"
-                                    "            lmf_last = atomicAdd(lmf_ctr + 1 + o, 1u) == "
-                                    "(unsigned)nch - 1;\n");
+                    base_str_printf(o, "            __threadfence();\n"
+                                       "            lmf_last = atomicAdd(lmf_ctr + %d * (1 + o), 1u) == "
+                                       "(unsigned)nch - 1;\n",
+                                    CTR_WORDS);
                 base_str_cat(o, "        }\n");
                 if (fused) {
                     /* The output's last chunk task combines every chunk once, for all its
@@ -1495,9 +1546,10 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
                     emit_combine_partials(r, true, G, B, o, "            ");
                     base_str_cat(o, "            if (lane == 0) {\n");
                     emit_row_results(r, true, o, "                ");
-                    base_str_cat(o, "                __threadfence();\n"
-                                    "                atomicAdd(lmf_ctr + 1 + o, 1u);\n"
-                                    "            }\n        }\n");
+                    base_str_printf(o, "                __threadfence();\n"
+                                       "                atomicAdd(lmf_ctr + %d * (1 + o), 1u);\n"
+                                       "            }\n        }\n",
+                                    CTR_WORDS);
                 }
                 break;
             }
@@ -1524,6 +1576,18 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
         base_str_cat(o, "        __syncthreads();\n");
 }
 
+/* Fused steps: the block waits until output ob's chunks are combined (count nch + 1). */
+static void emit_row_wait(base_str_t *o) {
+    base_str_printf(o,
+                    "        if (threadIdx.x == 0) { /* the chunks combined (count nch + 1) */\n"
+                    "            while (*(volatile unsigned *)(lmf_ctr + %d * (1 + ob)) <= (unsigned)nch) {\n"
+                    "            }\n"
+                    "            __threadfence();\n"
+                    "        }\n"
+                    "        __syncthreads();\n",
+                    CTR_WORDS);
+}
+
 static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const char *name) {
     int G = kind == K_COMBINE ? r->group2 : r->group;
     int B = kind == K_COMBINE ? COMBINE_BLOCK : r->block;
@@ -1532,10 +1596,12 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
     emit_helpers(r, o);
     /* At least 1024 resident threads per multiprocessor (64 registers a thread at most):
      * the loads of one row or column alone do not hide the memory latency. */
+    int minb = B < 1024 ? 1024 / B : 1;
+    if (r->stash) minb = STASH_BLOCKS; /* (40 registers a thread: 4 blocks ran 207-210 us) */
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
                     "P) {\n",
-                    B, B < 1024 ? 1024 / B : 1, name, name);
+                    B, minb, name, name);
     emit_params(r, o);
     base_str_printf(o, "    const LM_I nvec = count / %d;\n    (void)nvec;\n", r->vec);
     if (G == 1)
@@ -1574,6 +1640,49 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
      * as two kernels, for any grid. */
     base_str_cat(o, "    __shared__ unsigned lmf_tk;\n"
                     "    __shared__ bool lmf_last;\n");
+    if (r->stash) {
+        /* One ticket per chunk, in row order, and two slots of shared memory per block:
+         * ticket k's chunk task keeps its vectors in one slot (each thread re-reads only
+         * what it wrote) and publishes its pair; then the output task of the block's previous
+         * ticket waits for that row's combined pair and runs from the other slot. A block
+         * waits only once every chunk it holds is published, so blocks all waiting would
+         * hold two chunks each of one row: with nch <= 2 * multiprocessors that needs fewer
+         * resident blocks than one per multiprocessor, which always fits. */
+        for (uint32_t j = 0; j < r->n_nodes; j++)
+            if (stashed(r, j))
+                base_str_printf(o, "    __shared__ lm_vec<%s, %d> lmx%u_s[%lld];\n",
+                                ty(dt(node(r, j))), r->vec, j, 2 * (long long)r->clen);
+        base_str_cat(o, "    const LM_I tasks = n_out * nch;\n"
+                        "    LM_I pend = -1;\n"
+                        "    int slot = 0;\n"
+                        "    for (;;) {\n"
+                        "    if (threadIdx.x == 0) lmf_tk = atomicAdd(lmf_ctr, 1u);\n"
+                        "    __syncthreads();\n"
+                        "    const LM_I k = (LM_I)lmf_tk;\n"
+                        "    if (k < tasks) {\n"
+                        "        const LM_I ob = k / nch, cy = k - ob * nch;\n");
+        for (uint32_t j = 0; j < r->n_nodes; j++)
+            if (stashed(r, j))
+                base_str_printf(o, "        lm_vec<%s, %d> *const lmx%u = lmx%u_s + slot * clen;\n",
+                                ty(dt(node(r, j))), r->vec, j, j);
+        emit_task(r, K_PARTIAL, true, G, B, o);
+        base_str_cat(o, "    }\n"
+                        "    if (pend >= 0) {\n"
+                        "        const LM_I ob = pend / nch, cy = pend - ob * nch;\n");
+        for (uint32_t j = 0; j < r->n_nodes; j++)
+            if (stashed(r, j))
+                base_str_printf(o,
+                                "        const lm_vec<%s, %d> *const lmx%u = lmx%u_s + (slot ^ 1) * clen;\n",
+                                ty(dt(node(r, j))), r->vec, j, j);
+        emit_row_wait(o);
+        emit_task(r, K_FINAL, true, G, B, o);
+        base_str_cat(o, "    }\n"
+                        "    if (k >= tasks) break;\n"
+                        "    pend = k;\n"
+                        "    slot ^= 1;\n"
+                        "    }\n}\n");
+        return;
+    }
     base_str_printf(o, "    const LM_I tasks = n_out * nch, lag = nch + %d;\n", r->lag);
     base_str_cat(o, "    const LM_I d = tasks < lag ? tasks : lag;\n"
                     "    for (;;) {\n"
@@ -1588,12 +1697,7 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                     "    if (!out_pass) {\n");
     emit_task(r, K_PARTIAL, true, G, B, o);
     base_str_cat(o, "    } else {\n");
-    base_str_cat(o, "        if (threadIdx.x == 0) { /* the chunks combined (count nch + 1) */\n"
-                    "            while (*(volatile unsigned *)(lmf_ctr + 1 + ob) <= (unsigned)nch) {\n"
-                    "            }\n"
-                    "            __threadfence();\n"
-                    "        }\n"
-                    "        __syncthreads();\n");
+    emit_row_wait(o);
     emit_task(r, K_FINAL, true, G, B, o);
     base_str_cat(o, "    }\n    }\n}\n");
 }

@@ -401,7 +401,7 @@ static void softmax_rows(loom_dtype_t d, uint64_t *bits, int64_t rows, int64_t c
 /* Softmax over rows long enough to split across blocks: online max-and-sum chunk tasks and
  * output tasks of one kernel, against the CPU reference, with its max and sum, a log-softmax
  * and the sum alone (two kernels); every float dtype; then 64 x 1M (the issue-4 shape),
- * twice, bit-identical. */
+ * twice, bit-identical, and 2 x 4M (rows too long to keep their chunks on chip). */
 static void test_split_softmax(void **state) {
     (void)state;
     static const int64_t shapes[][2] = {{8, 200000}, {9, 65537}, {8, 40000}, {1, 300000}};
@@ -488,6 +488,17 @@ static void test_split_softmax(void **state) {
     assert_memory_equal(first, again, (size_t)n * 4);
     free(first);
     free(again);
+    /* 2 x 4M: rows too long for chunks kept in shared memory (more than two per
+     * multiprocessor), so output tasks re-read theirs; still one kernel */
+    int64_t longer[2] = {2, 1 << 22};
+    rand_pair(2, longer, 78, &xg, &xc);
+    xg = loom_multiply_f(gpu, xg, 50.0);
+    xc = loom_multiply_f(cpu, xc, 50.0);
+    assert_int_equal(loom_eval(gpu, 1, &xg), LOOM_STATUS_OK);
+    assert_int_equal(loom_eval(cpu, 1, &xc), LOOM_STATUS_OK);
+    kn = eval_count(softmax(gpu, xg, 1), softmax(cpu, xc, 1), 1.0 / (double)longer[1],
+                    "split softmax 2x4M");
+    if (!self_check) assert_int_equal(kn, 1);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
 }
