@@ -365,6 +365,15 @@ static uint32_t layernorm(gb_t *b, uint32_t x, uint32_t gamma, uint32_t beta, in
     return bin(b, IR_OP_ADD, bin(b, IR_OP_MULTIPLY, y, gamma), beta);
 }
 
+/* Whether kernel i of r contains text `what`. */
+static bool source_has(const cg_reduce_t *r, uint32_t i, const char *what) {
+    char name[40];
+    char *text = gen_reduce(r, i, name);
+    bool has = strstr(text, what) != NULL;
+    free(text);
+    return has;
+}
+
 static void test_staged(void **state) {
     (void)state;
     int64_t shapes[][2] = {{8192, 8192}, {4096, 1000}, {100, 31},
@@ -378,13 +387,23 @@ static void test_staged(void **state) {
             uint32_t x = in_c(&b, ds[t], 2, shapes[k]);
             assert_true(cg_reduce_can_stage(2, shapes[k], 2, SM));
             uint32_t out = softmax(&b, x, 2, NULL);
-            check_step(&b, &out, 1, "softmax");
+            cg_reduce_t *r = check_step(&b, &out, 1, "softmax");
+            /* values read by several passes, in registers: a block per row (8192) keeps x
+             * alone and recomputes x - max; a warp per row (31) keeps x - max too */
+            if (t == 0 && (k == 0 || k == 2)) {
+                assert_true(source_has(r, 0, " c0["));
+                assert_true(source_has(r, 0, " c3[") == (k == 2));
+            }
             gb_fini(&b);
             gb_init(&b);
             x = in_c(&b, ds[t], 2, shapes[k]);
             uint32_t gm = in_c(&b, ds[t], 1, &shapes[k][1]), bt = in_c(&b, ds[t], 1, &shapes[k][1]);
             out = layernorm(&b, x, gm, bt, shapes[k][1]);
-            check_step(&b, &out, 1, "layernorm");
+            r = check_step(&b, &out, 1, "layernorm");
+            if (t == 0 && (k == 0 || k == 2)) { /* x alone, or x and x - mean */
+                assert_true(source_has(r, 0, " c0["));
+                assert_true(source_has(r, 0, " c8[") == (k == 2));
+            }
             gb_fini(&b);
         }
     /* column softmax (axis 0) of a short column: one thread per column, staged */
@@ -416,15 +435,6 @@ static void test_staged(void **state) {
                       red(&b, IR_OP_SUM, bin(&b, IR_OP_MULTIPLY, dd, dd), 2)};
     check_step(&b, o2, 2, "sum and sum of squares");
     gb_fini(&b);
-}
-
-/* Whether kernel i of r contains text `what`. */
-static bool source_has(const cg_reduce_t *r, uint32_t i, const char *what) {
-    char name[40];
-    char *text = gen_reduce(r, i, name);
-    bool has = strstr(text, what) != NULL;
-    free(text);
-    return has;
 }
 
 /* Softmax over split rows: the max and the sum of exp(x - max) online in kernel 0, the
