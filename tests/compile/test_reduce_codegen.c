@@ -477,6 +477,14 @@ static void test_online_softmax(void **state) {
         /* a resident grid taking tickets (stash: 6 blocks per multiprocessor when the
          * occupancy is not known, fewer than the 64 * 256 tickets) */
         if (kept) {
+            /* float32 rows take 256 chunks (16-bit ones 128): on fewer than nch / 2
+             * multiprocessors blocks that all wait could stall, so the step re-reads from L2 */
+            int64_t nch = ds[t] == LOOM_DTYPE_F32 ? 256 : 128;
+            cg_reduce_t *few = cg_reduce_init(&b.g, &b.ar, outs, 3, b.addr, (int)nch / 2 - 1);
+            assert_non_null(few);
+            assert_false(source_has(few, 0, "int slot = 0;"));
+            few = cg_reduce_init(&b.g, &b.ar, outs, 3, b.addr, (int)nch / 2);
+            assert_true(source_has(few, 0, "int slot = 0;"));
             assert_true(grid[0] == 6 * SM && grid[1] == 1);
             cg_reduce_launch_shape(r, 0, SM, 2, grid, block, &smem);
             assert_true(grid[0] == 2 * SM && grid[1] == 1);
