@@ -258,6 +258,19 @@ static void plan_passes(cg_reduce_t *r, const uint8_t *cand) {
                         r->cached[j] = (uint8_t)(q + 1);
 }
 
+/* Registers (4-byte) that the values plan_passes caches from candidates cand take per thread
+ * at `items` vector steps each; INT32_MAX where it caches none. */
+static int cached_regs(cg_reduce_t *r, const uint8_t *cand, int items) {
+    plan_passes(r, cand);
+    int regs = 0, n = 0;
+    for (uint32_t j = 0; j < r->n_nodes; j++)
+        if (r->cached[j]) {
+            n++;
+            regs += items * r->vec * (int)((ir_dtypes[node(r, j)->dtype].size + 3) / 4);
+        }
+    return n ? regs : INT32_MAX;
+}
+
 cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_t *outs,
                             uint32_t n_outs, const uint64_t *input_addr, int sm_count) {
     cg_reduce_t *r = base_arena_alloc(ar, 1, sizeof *r);
@@ -280,8 +293,9 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
     r->stage = base_arena_alloc(ar, nn, 1);
     r->cached = base_arena_alloc(ar, nn, 1);
     r->strides = base_arena_alloc(ar, nn, sizeof *r->strides);
-    uint8_t *cand = base_arena_alloc(ar, nn, 1);
-    if (!r->nodes || !r->space || !r->stage || !r->cached || !r->strides || !cand) return NULL;
+    uint8_t *cand = base_arena_alloc(ar, nn, 1), *cand_in = base_arena_alloc(ar, nn, 1);
+    if (!r->nodes || !r->space || !r->stage || !r->cached || !r->strides || !cand || !cand_in)
+        return NULL;
     for (uint32_t i = 0, j = 0; i < g->n_nodes; i++)
         if (mark[i]) r->nodes[j++] = i;
 
@@ -483,26 +497,28 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
     r->items = 0;
     if (r->group > 1 && r->chunks == 1 && r->n_passes >= 2 && r->count <= ITEMS_ROW_MAX) {
         plan_passes(r, NULL);
-        int regs = 0, n_multi = 0;
         int items = (int)((nvec + r->group - 1) / r->group);
         for (uint32_t j = 0; j < nn; j++) {
             int uses = 0;
             for (int p = 0; p < r->n_passes; p++) uses += r->need[(size_t)p * nn + j] != 0;
             cand[j] = uses >= 2 && r->space[j] == SP_X;
         }
-        plan_passes(r, cand);
-        for (uint32_t j = 0; j < nn; j++)
-            if (r->cached[j]) {
-                n_multi++;
-                regs += items * r->vec * (int)((ir_dtypes[node(r, j)->dtype].size + 3) / 4);
+        /* Where the values fit the budget, a block per row keeps only the loaded inputs
+         * (if they fit too), recomputing what derives from them: fewer registers, more
+         * resident blocks (H200, softmax 8192^2: 54 -> 40 registers, 3 blocks of 512 per
+         * multiprocessor, 138 -> 133-134 us; layernorm unchanged). Warps per row keep their
+         * derived values too (softmax 65536 x 64: 10.3 us, 11.4 without), as do block rows
+         * with several inputs under one derived value. (The budget is judged on every value
+         * read by several passes: float64 8192-element rows keeping x alone would fit it but
+         * spill 112-440 bytes at 64 registers, so they keep nothing, as before.) */
+        if (cached_regs(r, cand, items) <= ITEMS_REGS) {
+            r->items = items;
+            if (r->group == r->block) {
+                for (uint32_t j = 0; j < nn; j++)
+                    cand_in[j] = cand[j] && node(r, j)->op == IR_OP_INPUT;
+                if (cached_regs(r, cand_in, items) <= ITEMS_REGS) memcpy(cand, cand_in, nn);
             }
-        if (n_multi > 0 && regs <= ITEMS_REGS) r->items = items;
-        /* A block per row keeps only the loaded inputs, recomputing what derives from them:
-         * fewer registers, more resident blocks (H200, softmax 8192^2: 54 -> 40 registers, 3
-         * blocks of 512 per multiprocessor, 138 -> 133-134 us; layernorm unchanged). Warps
-         * per row keep their derived values too (softmax 65536 x 64: 10.3 us, 11.4 without). */
-        if (r->group == r->block)
-            for (uint32_t j = 0; j < nn; j++) cand[j] = cand[j] && node(r, j)->op == IR_OP_INPUT;
+        }
     }
     plan_passes(r, r->items ? cand : NULL);
     if (r->fused && r->vec > 1) {

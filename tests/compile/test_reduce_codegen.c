@@ -406,6 +406,25 @@ static void test_staged(void **state) {
             }
             gb_fini(&b);
         }
+    /* softmax(x * y + z) over 8192-element rows: the three inputs would take 48 registers,
+     * over the budget, so the block keeps x * y + z and its difference from the max (32) */
+    {
+        int64_t sh[2] = {4096, 8192};
+        gb_t b;
+        gb_init(&b);
+        uint32_t x = in_c(&b, LOOM_DTYPE_F32, 2, sh), y = in_c(&b, LOOM_DTYPE_F32, 2, sh),
+                 z = in_c(&b, LOOM_DTYPE_F32, 2, sh);
+        uint32_t out = softmax(&b, bin(&b, IR_OP_ADD, bin(&b, IR_OP_MULTIPLY, x, y), z), 2, NULL);
+        cg_reduce_t *r = check_step(&b, &out, 1, "softmax(x * y + z)");
+        char name[40];
+        char *text = gen_reduce(r, 0, name);
+        int arrays = 0;
+        for (const char *q = text; (q = strstr(q, "lm_vec<lm_f32, 4> c")) != NULL; q++) arrays++;
+        free(text);
+        assert_int_equal(arrays, 2);
+        assert_false(source_has(r, 0, " c0[")); /* x */
+        gb_fini(&b);
+    }
     /* column softmax (axis 0) of a short column: one thread per column, staged */
     int64_t cs[2] = {1000, 200000};
     assert_true(cg_reduce_can_stage(2, cs, 1, SM));
