@@ -1610,6 +1610,16 @@ static void emit_row_wait(base_str_t *o) {
                     CTR_WORDS);
 }
 
+/* Stashing fused steps: lmx<j>, the slot of each kept input this task writes (the chunk task)
+ * or reads (the output task of the previous ticket: the other slot). */
+static void emit_slot_ptrs(const cg_reduce_t *r, bool other, base_str_t *o) {
+    for (uint32_t j = 0; j < r->n_nodes; j++)
+        if (stashed(r, j))
+            base_str_printf(o, "        %slm_vec<%s, %d> *const lmx%u = lmx%u_s + %s * clen;\n",
+                            other ? "const " : "", ty(dt(node(r, j))), r->vec, j, j,
+                            other ? "(slot ^ 1)" : "slot");
+}
+
 static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const char *name) {
     int G = kind == K_COMBINE ? r->group2 : r->group;
     int B = kind == K_COMBINE ? COMBINE_BLOCK : r->block;
@@ -1683,19 +1693,12 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                         "    const LM_I k = (LM_I)lmf_tk;\n"
                         "    if (k < tasks) {\n"
                         "        const LM_I ob = k / nch, cy = k - ob * nch;\n");
-        for (uint32_t j = 0; j < r->n_nodes; j++)
-            if (stashed(r, j))
-                base_str_printf(o, "        lm_vec<%s, %d> *const lmx%u = lmx%u_s + slot * clen;\n",
-                                ty(dt(node(r, j))), r->vec, j, j);
+        emit_slot_ptrs(r, false, o);
         emit_task(r, K_PARTIAL, true, G, B, o);
         base_str_cat(o, "    }\n"
                         "    if (pend >= 0) {\n"
                         "        const LM_I ob = pend / nch, cy = pend - ob * nch;\n");
-        for (uint32_t j = 0; j < r->n_nodes; j++)
-            if (stashed(r, j))
-                base_str_printf(o,
-                                "        const lm_vec<%s, %d> *const lmx%u = lmx%u_s + (slot ^ 1) * clen;\n",
-                                ty(dt(node(r, j))), r->vec, j, j);
+        emit_slot_ptrs(r, true, o);
         emit_row_wait(o);
         emit_task(r, K_FINAL, true, G, B, o);
         base_str_cat(o, "    }\n"
