@@ -81,6 +81,8 @@ struct cg_reduce {
     bool fused;           /* online with X outputs: one kernel of tickets (K_FUSED) */
     int lag;              /* fused: the output tasks' lag behind the chunk tasks, in tasks */
     bool stash;           /* fused: one ticket per chunk, its vectors kept in shared memory */
+    bool lean;            /* a block of 512 per row keeping only its 4-byte inputs in registers */
+    bool stream;          /* lean, no transcendental op: evict-first loads and stores */
     bool idx64;
 };
 
@@ -93,6 +95,11 @@ static uint32_t pos(const cg_reduce_t *r, uint32_t ir) {
 }
 
 static bool is_reduce(const ir_node_t *n) { return ir_ops[n->op].kind == IR_KIND_REDUCE; }
+/* exp ... arctanh, power, arctan2, hypot, cbrt: evaluated by multi-instruction sequences */
+static bool transcendental(ir_op_t op) {
+    return (op >= IR_OP_EXP && op <= IR_OP_ARCTANH) || op == IR_OP_POWER ||
+           op == IR_OP_ARCTAN2 || op == IR_OP_HYPOT || op == IR_OP_CBRT;
+}
 static bool is_arg(const ir_node_t *n) { return n->op == IR_OP_ARGMAX || n->op == IR_OP_ARGMIN; }
 
 /* The dtype a reduction accumulates in (the reference's): float32 for 16-bit float sums
@@ -516,11 +523,26 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
             if (r->group == r->block) {
                 for (uint32_t j = 0; j < nn; j++)
                     cand_in[j] = cand[j] && node(r, j)->op == IR_OP_INPUT;
-                if (cached_regs(r, cand_in, items) <= ITEMS_REGS) memcpy(cand, cand_in, nn);
+                if (cached_regs(r, cand_in, items) <= ITEMS_REGS) {
+                    memcpy(cand, cand_in, nn);
+                    /* lean (measured so: float32, 512 threads; float16 rows spill 8-16 bytes
+                     * at 40 registers) */
+                    r->lean = r->block == 512;
+                    for (uint32_t j = 0; j < nn; j++)
+                        if (cand[j] && ir_dtypes[node(r, j)->dtype].size != 4) r->lean = false;
+                }
             }
         }
     }
     plan_passes(r, r->items ? cand : NULL);
+    /* Lean block rows without transcendental ops load and store evict-first (H200, 8192^2
+     * float32 layernorm with launch bounds for 3 blocks: 134.6-135.4 -> 132.3-134.3 us, with
+     * gamma and beta 142.6 -> 136.4-138.1). Softmax's rows, whose exp is evaluated twice, ran
+     * 165-170 us so, against 132-133 with plain loads and stores; loads alone or stores alone
+     * did not help layernorm either (141 / 134 us). */
+    r->stream = r->lean && r->items;
+    for (uint32_t j = 0; j < nn && r->stream; j++)
+        r->stream = !transcendental(node(r, j)->op);
     if (r->fused && r->vec > 1) {
         /* Stash where two slots of a chunk fit and a row has at most two chunks per
          * multiprocessor: one resident block per multiprocessor (what always fits) then
@@ -645,7 +667,7 @@ base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
                         (uint32_t)r->fused << 27 | (uint32_t)r->stash << 28);
-    cg__key_put(&k, (uint32_t)r->lag);
+    cg__key_put(&k, (uint32_t)r->lag | (uint32_t)r->lean << 16 | (uint32_t)r->stream << 17);
     if (r->stash) cg__key_put(&k, (uint32_t)r->clen); /* the shared arrays' length */
     cg__key_put(&k, (uint32_t)r->group);
     cg__key_put(&k, (uint32_t)r->block);
@@ -841,11 +863,11 @@ static void emit_combine(const cg_reduce_t *r, const ir_node_t *n, const char *a
 
 /* Shuffles, and the arg step of every ARG node's dtype (once each). */
 static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
-    if (r->fused) { /* partial results other blocks wrote: from L2, not a stale L1 line */
+    if (r->fused) /* partial results other blocks wrote: from L2, not a stale L1 line */
         base_str_cat(o, "template <typename T> static __device__ __forceinline__ T lmr_cg(const T *p) {\n"
                         "    return *(const volatile T *)p;\n"
                         "}\n");
-        /* evict-first loads and stores of whole vectors */
+    if (r->fused || r->stream) { /* evict-first loads and stores of whole vectors */
         base_str_cat(o,
                      "template <typename V> static __device__ __forceinline__ V lmr_ldcs(const V *p) {\n"
                      "    V v;\n"
@@ -1191,7 +1213,7 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
         }
         base_str_printf(
             o,
-            last || kept ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + k%u + "
+            last || kept || (r->stream && r->cached[j]) ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + k%u + "
                    "t * %d));\n"
                  : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
             ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
@@ -1237,7 +1259,7 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && xpass(r, i) == p)
             base_str_printf(o,
-                            last ? "%sif (live) lmr_stcs((lm_vec<%s, %d> *)(out%u + kx + t * %d), w%u);\n"
+                            last || r->stream ? "%sif (live) lmr_stcs((lm_vec<%s, %d> *)(out%u + kx + t * %d), w%u);\n"
                                  : "%sif (live) *(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n",
                             ind,
                             ty(dt(&r->g->nodes[r->outs[i]])), V, i, V, i);
@@ -1629,6 +1651,9 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
     /* At least 1024 resident threads per multiprocessor (64 registers a thread at most):
      * the loads of one row or column alone do not hide the memory latency. */
     int minb = B < 1024 ? 1024 / B : 1;
+    /* Lean rows: 3 blocks (40 registers; 8192-element float32 rows keep 16 of them; layernorm
+     * at 2 blocks took 54) */
+    if (r->lean) minb = 3;
     if (r->stash) minb = STASH_BLOCKS; /* (40 registers a thread: 4 blocks ran 207-210 us) */
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "

@@ -394,6 +394,11 @@ static void test_staged(void **state) {
                 assert_true(source_has(r, 0, " c0["));
                 assert_true(source_has(r, 0, " c3[") == (k == 2));
             }
+            /* a lean float32 row of 512 threads: 3 blocks; exp keeps plain loads and stores */
+            if (k == 0) {
+                assert_true(source_has(r, 0, "__launch_bounds__(512, 3)") == (t == 0));
+                assert_false(source_has(r, 0, "lmr_stcs("));
+            }
             gb_fini(&b);
             gb_init(&b);
             x = in_c(&b, ds[t], 2, shapes[k]);
@@ -403,6 +408,14 @@ static void test_staged(void **state) {
             if (t == 0 && (k == 0 || k == 2)) { /* x alone, or x and x - mean */
                 assert_true(source_has(r, 0, " c0["));
                 assert_true(source_has(r, 0, " c8[") == (k == 2));
+            }
+            /* float32 8192-element rows: 3 blocks of 512, evict-first loads of x and stores
+             * (gamma and beta, re-read by every row, plain); other dtypes and rows as before */
+            assert_true(source_has(r, 0, "__launch_bounds__(512, 3)") == (t == 0 && k == 0));
+            assert_true(source_has(r, 0, "lmr_stcs((lm_vec") == (t == 0 && k == 0));
+            if (t == 0 && k == 0) {
+                assert_true(source_has(r, 0, "= lmr_ldcs((const lm_vec<lm_f32, 4> *)(in0"));
+                assert_false(source_has(r, 0, "lmr_ldcs((const lm_vec<lm_f32, 4> *)(in1"));
             }
             gb_fini(&b);
         }
