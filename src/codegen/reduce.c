@@ -540,7 +540,7 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
      * gamma and beta 142.6 -> 136.4-138.1). Softmax's rows, whose exp is evaluated twice, ran
      * 165-170 us so, against 132-133 with plain loads and stores; loads alone or stores alone
      * did not help layernorm either (141 / 134 us). */
-    r->stream = r->lean && r->items;
+    r->stream = r->lean; /* (lean rows keep items) */
     for (uint32_t j = 0; j < nn && r->stream; j++)
         r->stream = !transcendental(node(r, j)->op);
     if (r->fused && r->vec > 1) {
@@ -1200,6 +1200,7 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     /* fused steps' output pass: the last read of its chunk and a store nothing re-reads
      * (evict first, so L2 keeps the chunks still to be re-read) */
     bool last = r->fused && p == r->n_passes - 1;
+    bool ef_store = last || r->stream; /* evict-first stores */
     char in2[64];
     snprintf(in2, sizeof in2, "%s    ", ind);
     for (uint32_t j = 0; j < r->n_nodes; j++) { /* vector loads */
@@ -1211,12 +1212,13 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
                             j, j);
             continue;
         }
-        base_str_printf(
-            o,
-            last || kept || (r->stream && r->cached[j]) ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + k%u + "
-                   "t * %d));\n"
-                 : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + t * %d);\n",
-            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+        bool ef = last || kept || (r->stream && r->cached[j]); /* evict-first: read once */
+        base_str_printf(o,
+                        ef ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + "
+                             "k%u + t * %d));\n"
+                           : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + "
+                             "t * %d);\n",
+                        ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
         if (kept) base_str_printf(o, "%slmx%u[t - tb] = l%u;\n", ind, j, j);
     }
     for (uint32_t i = 0; i < r->n_outs; i++)
@@ -1259,8 +1261,9 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
     for (uint32_t i = 0; i < r->n_outs; i++)
         if (V > 1 && r->xout[i] && xpass(r, i) == p)
             base_str_printf(o,
-                            last || r->stream ? "%sif (live) lmr_stcs((lm_vec<%s, %d> *)(out%u + kx + t * %d), w%u);\n"
-                                 : "%sif (live) *(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n",
+                            ef_store ? "%sif (live) lmr_stcs((lm_vec<%s, %d> *)(out%u + kx + t * "
+                                       "%d), w%u);\n"
+                                     : "%sif (live) *(lm_vec<%s, %d> *)(out%u + kx + t * %d) = w%u;\n",
                             ind,
                             ty(dt(&r->g->nodes[r->outs[i]])), V, i, V, i);
 }
