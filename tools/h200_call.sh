@@ -35,4 +35,5 @@ np.save('/tmp/b.npy', r.standard_normal((8,200000)).astype(np.float32)); np.save
    for t in racecheck memcheck; do for e in "e=exp(x-max(x,axis=1,keepdims=True)); e/sum(e,axis=1,keepdims=True)" "m=max(x,axis=1,keepdims=True); x-m-log(sum(exp(x-m),axis=1,keepdims=True))"; do
      for f in /tmp/b.npy /tmp/d.npy; do timeout 100 compute-sanitizer --tool $t --error-exitcode 9 $L eval "$e" x=$f --device cuda -o /tmp/o.npy > /tmp/rc.txt 2>&1; echo "$t rc=$? $f $e" | cut -c1-120; grep -m3 "hazard\|ERROR\|Invalid" /tmp/rc.txt; done; done; done 2>&1 | tee $OUT/race.txt ;;
 esac; done
-(cd $OUT && tar czf all.tgz --exclude=all.tgz . && find . -type f ! -name all.tgz -delete)
+# (the archive is written outside $OUT: tar exits 1 on a file that changes under it)
+(tar czf /tmp/all.tgz -C $OUT . && mv /tmp/all.tgz $OUT/ && cd $OUT && find . -type f ! -name all.tgz -delete)
