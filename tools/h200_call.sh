@@ -3,7 +3,7 @@
 # carries with .gpu): .gpu/call.sh build suite final peers2 ... Logs go to $OUT, packed into all.tgz
 # (the tool returns at most 8 files). See ../shared/gpu/README.md. The experiment modes of the
 # session (knobs since removed) are left out; docs/status.md lists what to run first.
-# usage: .gpu/call.sh <what...>   (build, suite, bench, peers, red, psl, redt, ab, ...)
+# usage: .gpu/call.sh <what...>   (build, suite, bench, peers, red, psl, redt, ab, ss, ...)
 # ab: ABC="X=0 K1=1,K2=3" ABF="softmax_rows layernorm": bench_reduce filters under each set of
 # environment knobs (comma-separated), twice, alternating.
 set -o pipefail
@@ -27,6 +27,7 @@ red) $B/bench/bench_reduce 2>&1 | tee $OUT/red.txt ;;
 ab) for rep in 1 2; do for c in $ABC; do for f in $ABF; do echo "== $c $f"; env ${c//,/ } timeout 60 $B/bench/bench_reduce $f 2>&1 | grep -v "^loom" | grep "us "; done; done; done 2>&1 | tee $OUT/ab.txt ;;
 redt) timeout 300 meson test -C $B reduce views batch --print-errorlogs --num-processes 1 2>&1 | tee $OUT/redt.log | grep -E "^ *[0-9]+/[0-9]+|Ok:|Fail:" ;;
 peers2) PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/peers.py $PEERS > $OUT/peers.txt 2>&1; sed -n '/== table ==/,$p' $OUT/peers.txt ;;
+ss) timeout 200 python3 bench/same_stream.py $B/libloom.so 2>&1 | tee -a $OUT/ss.txt | grep -v Warning ;;
 psl) timeout 150 python3 bench/peers_softmax_long.py 2>&1 | tee $OUT/psl.txt ;;
 race) python3 -c "
 import numpy as np; r=np.random.default_rng(1)

@@ -83,6 +83,8 @@ struct cg_reduce {
     bool stash;           /* fused: one ticket per chunk, its vectors kept in shared memory */
     bool lean;            /* a block of 512 per row keeping only its 4-byte inputs in registers */
     bool stream;          /* lean, no transcendental op: evict-first loads and stores */
+    bool reread;          /* stream, every input read by several passes: keeps nothing in
+                           * registers, re-reads the row from L2 */
     bool idx64;
 };
 
@@ -534,15 +536,28 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
             }
         }
     }
-    plan_passes(r, r->items ? cand : NULL);
     /* Lean block rows without transcendental ops load and store evict-first (H200, 8192^2
      * float32 layernorm with launch bounds for 3 blocks: 134.6-135.4 -> 132.3-134.3 us, with
      * gamma and beta 142.6 -> 136.4-138.1). Softmax's rows, whose exp is evaluated twice, ran
      * 165-170 us so, against 132-133 with plain loads and stores; loads alone or stores alone
      * did not help layernorm either (141 / 134 us). */
-    r->stream = r->lean; /* (lean rows keep items) */
+    r->stream = r->lean;
     for (uint32_t j = 0; j < nn && r->stream; j++)
         r->stream = !transcendental(node(r, j)->op);
+    /* Where every vector input is read by several passes, such rows keep nothing in registers:
+     * each pass reads the row again, the reads before its last from L2, where the first read
+     * keeps it (an evict_last policy); 4 blocks of 512 per multiprocessor (32 registers).
+     * H200, 8192^2 float32 layernorm: 127.8-128.4 us, the rate of cudaMemcpy, against
+     * 130.9-131.7 keeping x in registers (standalone kernels, bench/experiments/
+     * layernorm_l2.cu); with 8 blocks of 256 the rows in flight (34 MB) crowd L2: 146 us;
+     * without the policy 133 us; 129.4-129.6 returning the lines to normal priority after
+     * the last read (lmr_unkeep), which kernels after this one need. Inputs read once (layernorm's gamma and beta) would take
+     * the registers for their loads: 8-68 bytes of spills at 32 or 40, so those rows stay. */
+    r->reread = r->stream && r->vec > 1;
+    for (uint32_t j = 0; j < nn && r->reread; j++)
+        if (node(r, j)->op == IR_OP_INPUT && r->space[j] == SP_X && !cand[j]) r->reread = false;
+    if (r->reread) r->items = 0;
+    plan_passes(r, r->items ? cand : NULL);
     if (r->fused && r->vec > 1) {
         /* Stash where two slots of a chunk fit and a row has at most two chunks per
          * multiprocessor: one resident block per multiprocessor (what always fits) then
@@ -667,7 +682,8 @@ base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
                         (uint32_t)r->fused << 27 | (uint32_t)r->stash << 28);
-    cg__key_put(&k, (uint32_t)r->lag | (uint32_t)r->lean << 16 | (uint32_t)r->stream << 17);
+    cg__key_put(&k, (uint32_t)r->lag | (uint32_t)r->lean << 16 | (uint32_t)r->stream << 17 |
+                       (uint32_t)r->reread << 18);
     if (r->stash) cg__key_put(&k, (uint32_t)r->clen); /* the shared arrays' length */
     cg__key_put(&k, (uint32_t)r->group);
     cg__key_put(&k, (uint32_t)r->block);
@@ -884,6 +900,41 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
                      "    else *p = v;\n"
                      "}\n");
     }
+    if (r->reread) /* a load that keeps its line in L2 (evict_last) for the row's next pass */
+        base_str_cat(o,
+                     "template <typename V> static __device__ __forceinline__ V lmr_ldkeep(const V *p, lm_u64 pol) {\n"
+                     "#if __CUDA_ARCH__ >= 800\n"
+                     "    if constexpr (sizeof(V) == 16) {\n"
+                     "        uint4 u;\n"
+                     "        asm volatile(\"ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;\"\n"
+                     "                     : \"=r\"(u.x), \"=r\"(u.y), \"=r\"(u.z), \"=r\"(u.w) : \"l\"(p), \"l\"(pol));\n"
+                     "        return *(const V *)&u;\n"
+                     "    }\n"
+                     "    if constexpr (sizeof(V) == 4) {\n"
+                     "        unsigned u;\n"
+                     "        asm volatile(\"ld.global.L2::cache_hint.u32 %0, [%1], %2;\" : \"=r\"(u) : \"l\"(p), \"l\"(pol));\n"
+                     "        return *(const V *)&u;\n"
+                     "    }\n"
+                     "    if constexpr (sizeof(V) == 8) {\n"
+                     "        uint2 u;\n"
+                     "        asm volatile(\"ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;\"\n"
+                     "                     : \"=r\"(u.x), \"=r\"(u.y) : \"l\"(p), \"l\"(pol));\n"
+                     "        return *(const V *)&u;\n"
+                     "    }\n"
+                     "#endif\n"
+                     "    (void)pol;\n"
+                     "    return *p;\n"
+                     "}\n"
+                     /* after the last read, the line back to normal priority: lines left
+                      * evict_last would crowd out what later kernels re-read from L2 (the
+                      * gamma and beta of a layernorm after this one: 136 -> 143 us) */
+                     "template <typename V> static __device__ __forceinline__ void lmr_unkeep(const V *p) {\n"
+                     "#if __CUDA_ARCH__ >= 800\n"
+                     "    if (((unsigned long long)p & 127) == 0)\n"
+                     "        asm volatile(\"applypriority.global.L2::evict_normal [%0], 128;\" ::\"l\"(p) : \"memory\");\n"
+                     "#endif\n"
+                     "    (void)p;\n"
+                     "}\n");
     /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
     base_str_cat(
         o, "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m, "
@@ -1212,13 +1263,28 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
                             j, j);
             continue;
         }
-        bool ef = last || kept || (r->stream && r->cached[j]); /* evict-first: read once */
-        base_str_printf(o,
-                        ef ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + "
-                             "k%u + t * %d));\n"
-                           : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + "
-                             "t * %d);\n",
-                        ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+        /* re-read rows: the input stays in L2 from its first read to its last */
+        int final = -1;
+        for (int q = 0; q < r->n_passes && r->reread; q++)
+            if (r->need[(size_t)q * r->n_nodes + j] == 1) final = q;
+        bool keep = r->reread && p < final;
+        /* evict-first: read once, or for the last time */
+        bool ef = last || kept || (r->stream && r->cached[j]) || (r->reread && p == final);
+        if (keep)
+            base_str_printf(o,
+                            "%sconst lm_vec<%s, %d> l%u = lmr_ldkeep((const lm_vec<%s, %d> *)(in%u + "
+                            "k%u + t * %d), lm_keep);\n",
+                            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+        else
+            base_str_printf(o,
+                            ef ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + "
+                                 "k%u + t * %d));\n"
+                               : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + "
+                                 "t * %d);\n",
+                            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+        if (r->reread && p == final)
+            base_str_printf(o, "%slmr_unkeep((const lm_vec<%s, %d> *)(in%u + k%u + t * %d));\n", ind,
+                            ty(dt(n)), V, j, j, V);
         if (kept) base_str_printf(o, "%slmx%u[t - tb] = l%u;\n", ind, j, j);
     }
     for (uint32_t i = 0; i < r->n_outs; i++)
@@ -1655,8 +1721,8 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
      * the loads of one row or column alone do not hide the memory latency. */
     int minb = B < 1024 ? 1024 / B : 1;
     /* Lean rows: 3 blocks (40 registers; 8192-element float32 rows keep 16 of them; layernorm
-     * at 2 blocks took 54) */
-    if (r->lean) minb = 3;
+     * at 2 blocks took 54); re-read rows keep none: 4 blocks (32 registers) */
+    if (r->lean) minb = r->reread ? 4 : 3;
     if (r->stash) minb = STASH_BLOCKS; /* (40 registers a thread: 4 blocks ran 207-210 us) */
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
@@ -1664,6 +1730,12 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                     B, minb, name, name);
     emit_params(r, o);
     base_str_printf(o, "    const LM_I nvec = count / %d;\n    (void)nvec;\n", r->vec);
+    if (r->reread) /* the L2 policy of the reads a later pass repeats */
+        base_str_cat(o, "    lm_u64 lm_keep = 0;\n"
+                        "#if __CUDA_ARCH__ >= 800\n"
+                        "    asm volatile(\"createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\" : \"=l\"(lm_keep));\n"
+                        "#endif\n"
+                        "    (void)lm_keep;\n");
     if (G == 1)
         base_str_cat(o, "    const LM_I lane = 0;\n");
     else if (G == B)

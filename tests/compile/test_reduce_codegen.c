@@ -362,6 +362,7 @@ static uint32_t layernorm(gb_t *b, uint32_t x, uint32_t gamma, uint32_t beta, in
                            cst(b, LOOM_DTYPE_F64, (double)n)));
     uint32_t den = un(b, IR_OP_SQRT, bin(b, IR_OP_ADD, var, cst(b, d, 1e-5)));
     uint32_t y = bin(b, IR_OP_TRUE_DIVIDE, bin(b, IR_OP_SUBTRACT, x, mean), den);
+    if (gamma == UINT32_MAX) return y; /* without gamma and beta */
     return bin(b, IR_OP_ADD, bin(b, IR_OP_MULTIPLY, y, gamma), beta);
 }
 
@@ -372,6 +373,16 @@ static bool source_has(const cg_reduce_t *r, uint32_t i, const char *what) {
     bool has = strstr(text, what) != NULL;
     free(text);
     return has;
+}
+
+/* How many times kernel i of r contains text `what`. */
+static int count_of(const cg_reduce_t *r, uint32_t i, const char *what) {
+    char name[40];
+    char *text = gen_reduce(r, i, name);
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+    free(text);
+    return n;
 }
 
 static void test_staged(void **state) {
@@ -417,6 +428,25 @@ static void test_staged(void **state) {
                 assert_true(source_has(r, 0, "= lmr_ldcs((const lm_vec<lm_f32, 4> *)(in0"));
                 assert_false(source_has(r, 0, "lmr_ldcs((const lm_vec<lm_f32, 4> *)(in1"));
             }
+            assert_false(source_has(r, 0, "lmr_ldkeep(")); /* gamma and beta are read once */
+            gb_fini(&b);
+            /* without gamma and beta, float32 8192-element rows keep nothing in registers:
+             * x is read by three passes, the first two keeping it in L2, the last evict-first,
+             * at 4 blocks of 512; other dtypes and rows as with gamma and beta */
+            gb_init(&b);
+            x = in_c(&b, ds[t], 2, shapes[k]);
+            out = layernorm(&b, x, UINT32_MAX, UINT32_MAX, shapes[k][1]);
+            r = check_step(&b, &out, 1, "layernorm without gamma and beta");
+            bool l2 = t == 0 && k == 0;
+            assert_true(source_has(r, 0, "__launch_bounds__(512, 4)") == l2);
+            assert_true(source_has(r, 0, "createpolicy.fractional.L2::evict_last") == l2);
+            assert_true(count_of(r, 0, "= lmr_ldkeep((const lm_vec<lm_f32, 4> *)(in0") == (l2 ? 2 : 0));
+            assert_true(count_of(r, 0, "= lmr_ldcs((const lm_vec<lm_f32, 4> *)(in0") == (l2 ? 1 : 0));
+            /* after the last read, x's lines back to normal priority in L2 */
+            assert_true(count_of(r, 0, "lmr_unkeep((const lm_vec<lm_f32, 4> *)(in0") == (l2 ? 1 : 0));
+            assert_true(source_has(r, 0, "lmr_stcs((lm_vec") == l2);
+            if (l2) assert_false(source_has(r, 0, " c0["));
+            if (t == 0 && k == 2) assert_true(source_has(r, 0, " c0[")); /* 31: a warp per row */
             gb_fini(&b);
         }
     /* softmax(x * y + z) over 8192-element rows: the three inputs would take 48 registers,
