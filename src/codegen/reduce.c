@@ -553,7 +553,9 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
      * without the policy 133 us; 129.4-129.6 returning the lines to normal priority after
      * the last read (lmr_unkeep), which kernels after this one need. Inputs read once (layernorm's gamma and beta) would take
      * the registers for their loads: 8-68 bytes of spills at 32 or 40, so those rows stay. */
-    r->reread = r->stream && r->vec > 1;
+    /* (Measured at 8192 elements; the rows in flight must stay well inside L2, so longer
+     * rows, 528 of them at 64 KB for 16384 elements, keep their registers.) */
+    r->reread = r->stream && r->vec > 1 && r->count <= 8192;
     for (uint32_t j = 0; j < nn && r->reread; j++)
         if (node(r, j)->op == IR_OP_INPUT && r->space[j] == SP_X && !cand[j]) r->reread = false;
     if (r->reread) r->items = 0;
