@@ -544,17 +544,17 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
     r->stream = r->lean;
     for (uint32_t j = 0; j < nn && r->stream; j++)
         r->stream = !transcendental(node(r, j)->op);
-    /* Where every vector input is read by several passes, such rows keep nothing in registers:
-     * each pass reads the row again, the reads before its last from L2, where the first read
-     * keeps it (an evict_last policy); 4 blocks of 512 per multiprocessor (32 registers).
-     * H200, 8192^2 float32 layernorm: 127.8-128.4 us, the rate of cudaMemcpy, against
-     * 130.9-131.7 keeping x in registers (standalone kernels, bench/experiments/
-     * layernorm_l2.cu); with 8 blocks of 256 the rows in flight (34 MB) crowd L2: 146 us;
-     * without the policy 133 us; 129.4-129.6 returning the lines to normal priority after
-     * the last read (lmr_unkeep), which kernels after this one need. Inputs read once (layernorm's gamma and beta) would take
-     * the registers for their loads: 8-68 bytes of spills at 32 or 40, so those rows stay. */
-    /* (Measured at 8192 elements; the rows in flight must stay well inside L2, so longer
-     * rows, 528 of them at 64 KB for 16384 elements, keep their registers.) */
+    /* Where every vector input is read by several passes, such rows of up to 8192 elements
+     * keep nothing in registers: each pass reads the row again, from L2 after the first read,
+     * which keeps it there (an evict_last policy); the last read is evict-first and returns
+     * the lines to normal priority (lmr_unkeep), which later kernels need; 4 blocks of 512
+     * per multiprocessor (28 registers). H200, 8192^2 float32 layernorm, standalone
+     * (bench/experiments/layernorm_l2.cu): 127.8-128.4 us (cudaMemcpy's rate), 129.4-129.6
+     * with the priority reset, against 131.1-131.4 keeping x in registers; without the
+     * policy 132.4-132.8; at 8 blocks of 256 the rows in flight (34 MB) crowd L2: 146 us, so
+     * longer rows (528 of 64 KB at 16384 elements) keep their registers. Inputs read by one
+     * pass (layernorm's gamma and beta) would take registers for their loads and spill 8-68
+     * bytes at 32 or 40, so those rows keep theirs too. */
     r->reread = r->stream && r->vec > 1 && r->count <= 8192;
     for (uint32_t j = 0; j < nn && r->reread; j++)
         if (node(r, j)->op == IR_OP_INPUT && r->space[j] == SP_X && !cand[j]) r->reread = false;
@@ -903,40 +903,46 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
                      "}\n");
     }
     if (r->reread) /* a load that keeps its line in L2 (evict_last) for the row's next pass */
-        base_str_cat(o,
-                     "template <typename V> static __device__ __forceinline__ V lmr_ldkeep(const V *p, lm_u64 pol) {\n"
-                     "#if __CUDA_ARCH__ >= 800\n"
-                     "    if constexpr (sizeof(V) == 16) {\n"
-                     "        uint4 u;\n"
-                     "        asm volatile(\"ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;\"\n"
-                     "                     : \"=r\"(u.x), \"=r\"(u.y), \"=r\"(u.z), \"=r\"(u.w) : \"l\"(p), \"l\"(pol));\n"
-                     "        return *(const V *)&u;\n"
-                     "    }\n"
-                     "    if constexpr (sizeof(V) == 4) {\n"
-                     "        unsigned u;\n"
-                     "        asm volatile(\"ld.global.L2::cache_hint.u32 %0, [%1], %2;\" : \"=r\"(u) : \"l\"(p), \"l\"(pol));\n"
-                     "        return *(const V *)&u;\n"
-                     "    }\n"
-                     "    if constexpr (sizeof(V) == 8) {\n"
-                     "        uint2 u;\n"
-                     "        asm volatile(\"ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;\"\n"
-                     "                     : \"=r\"(u.x), \"=r\"(u.y) : \"l\"(p), \"l\"(pol));\n"
-                     "        return *(const V *)&u;\n"
-                     "    }\n"
-                     "#endif\n"
-                     "    (void)pol;\n"
-                     "    return *p;\n"
-                     "}\n"
-                     /* after the last read, the line back to normal priority: lines left
-                      * evict_last would crowd out what later kernels re-read from L2 (the
-                      * gamma and beta of a layernorm after this one: 136 -> 143 us) */
-                     "template <typename V> static __device__ __forceinline__ void lmr_unkeep(const V *p) {\n"
-                     "#if __CUDA_ARCH__ >= 800\n"
-                     "    if (((unsigned long long)p & 127) == 0)\n"
-                     "        asm volatile(\"applypriority.global.L2::evict_normal [%0], 128;\" ::\"l\"(p) : \"memory\");\n"
-                     "#endif\n"
-                     "    (void)p;\n"
-                     "}\n");
+        base_str_cat(
+            o, "template <typename V>\n"
+               "static __device__ __forceinline__ V lmr_ldkeep(const V *p, lm_u64 pol) {\n"
+               "#if __CUDA_ARCH__ >= 800\n"
+               "    if constexpr (sizeof(V) == 16) {\n"
+               "        uint4 u;\n"
+               "        asm volatile(\"ld.global.L2::cache_hint.v4.u32 \"\n"
+               "                     \"{%0, %1, %2, %3}, [%4], %5;\"\n"
+               "                     : \"=r\"(u.x), \"=r\"(u.y), \"=r\"(u.z), \"=r\"(u.w)\n"
+               "                     : \"l\"(p), \"l\"(pol));\n"
+               "        return *(const V *)&u;\n"
+               "    }\n"
+               "    if constexpr (sizeof(V) == 8) {\n"
+               "        uint2 u;\n"
+               "        asm volatile(\"ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;\"\n"
+               "                     : \"=r\"(u.x), \"=r\"(u.y) : \"l\"(p), \"l\"(pol));\n"
+               "        return *(const V *)&u;\n"
+               "    }\n"
+               "    if constexpr (sizeof(V) == 4) {\n"
+               "        unsigned u;\n"
+               "        asm volatile(\"ld.global.L2::cache_hint.u32 %0, [%1], %2;\"\n"
+               "                     : \"=r\"(u) : \"l\"(p), \"l\"(pol));\n"
+               "        return *(const V *)&u;\n"
+               "    }\n"
+               "#endif\n"
+               "    (void)pol;\n"
+               "    return *p;\n"
+               "}\n"
+               /* after the last read, the line back to normal priority: lines left
+                * evict_last would crowd out what later kernels re-read from L2 (the
+                * gamma and beta of a layernorm after this one: 136 -> 143 us) */
+               "template <typename V>\n"
+               "static __device__ __forceinline__ void lmr_unkeep(const V *p) {\n"
+               "#if __CUDA_ARCH__ >= 800\n"
+               "    if (((unsigned long long)p & 127) == 0)\n"
+               "        asm volatile(\"applypriority.global.L2::evict_normal [%0], 128;\"\n"
+               "                     :: \"l\"(p) : \"memory\");\n"
+               "#endif\n"
+               "    (void)p;\n"
+               "}\n");
     /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
     base_str_cat(
         o, "template <typename T> static __device__ __forceinline__ T lmr_down(T v, int m, "
@@ -1274,8 +1280,8 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
         bool ef = last || kept || (r->stream && r->cached[j]) || (r->reread && p == final);
         if (keep)
             base_str_printf(o,
-                            "%sconst lm_vec<%s, %d> l%u = lmr_ldkeep((const lm_vec<%s, %d> *)(in%u + "
-                            "k%u + t * %d), lm_keep);\n",
+                            "%sconst lm_vec<%s, %d> l%u = lmr_ldkeep((const lm_vec<%s, %d> *)"
+                            "(in%u + k%u + t * %d), lm_keep);\n",
                             ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
         else
             base_str_printf(o,
@@ -1285,8 +1291,8 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
                                  "t * %d);\n",
                             ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
         if (r->reread && p == final)
-            base_str_printf(o, "%slmr_unkeep((const lm_vec<%s, %d> *)(in%u + k%u + t * %d));\n", ind,
-                            ty(dt(n)), V, j, j, V);
+            base_str_printf(o, "%slmr_unkeep((const lm_vec<%s, %d> *)(in%u + k%u + t * %d));\n",
+                            ind, ty(dt(n)), V, j, j, V);
         if (kept) base_str_printf(o, "%slmx%u[t - tb] = l%u;\n", ind, j, j);
     }
     for (uint32_t i = 0; i < r->n_outs; i++)
@@ -1735,7 +1741,8 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
     if (r->reread) /* the L2 policy of the reads a later pass repeats */
         base_str_cat(o, "    lm_u64 lm_keep = 0;\n"
                         "#if __CUDA_ARCH__ >= 800\n"
-                        "    asm volatile(\"createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\" : \"=l\"(lm_keep));\n"
+                        "    asm volatile(\"createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\"\n"
+                        "                 : \"=l\"(lm_keep));\n"
                         "#endif\n"
                         "    (void)lm_keep;\n");
     if (G == 1)
