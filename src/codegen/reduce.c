@@ -548,7 +548,7 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
      * keep nothing in registers: each pass reads the row again, from L2 after the first read,
      * which keeps it there (an evict_last policy); the last read is evict-first and returns
      * the lines to normal priority (lmr_unkeep), which later kernels need; 4 blocks of 512
-     * per multiprocessor (28 registers). H200, 8192^2 float32 layernorm, standalone
+     * per multiprocessor (28-32 registers). H200, 8192^2 float32 layernorm, standalone
      * (bench/experiments/layernorm_l2.cu): 127.8-128.4 us (cudaMemcpy's rate), 129.4-129.6
      * with the priority reset, against 131.1-131.4 keeping x in registers; without the
      * policy 132.4-132.8; at 8 blocks of 256 the rows in flight (34 MB) crowd L2: 146 us, so
@@ -933,15 +933,20 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
                "}\n"
                /* after the last read, the line back to normal priority: lines left
                 * evict_last would crowd out what later kernels re-read from L2 (the
-                * gamma and beta of a layernorm after this one: 136 -> 143 us) */
+                * gamma and beta of a layernorm after this one: 136 -> 143 us). The thread
+                * whose vector starts a line resets it, and the row's first vector resets
+                * its line too: where rows do not start on a line, the line they share
+                * with the row before is read by both blocks, each resetting it after its
+                * own reads. */
                "template <typename V>\n"
-               "static __device__ __forceinline__ void lmr_unkeep(const V *p) {\n"
+               "static __device__ __forceinline__ void lmr_unkeep(const V *p, bool head) {\n"
                "#if __CUDA_ARCH__ >= 800\n"
-               "    if (((unsigned long long)p & 127) == 0)\n"
+               "    const unsigned long long a = (unsigned long long)p;\n"
+               "    if (head || (a & 127) == 0)\n"
                "        asm volatile(\"applypriority.global.L2::evict_normal [%0], 128;\"\n"
-               "                     :: \"l\"(p) : \"memory\");\n"
+               "                     :: \"l\"(a & ~127ull) : \"memory\");\n"
                "#endif\n"
-               "    (void)p;\n"
+               "    (void)p, (void)head;\n"
                "}\n");
     /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
     base_str_cat(
@@ -1291,7 +1296,9 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
                                  "t * %d);\n",
                             ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
         if (r->reread && p == final)
-            base_str_printf(o, "%slmr_unkeep((const lm_vec<%s, %d> *)(in%u + k%u + t * %d));\n",
+            base_str_printf(o,
+                            "%slmr_unkeep((const lm_vec<%s, %d> *)(in%u + k%u + t * %d), "
+                            "t == 0);\n",
                             ind, ty(dt(n)), V, j, j, V);
         if (kept) base_str_printf(o, "%slmx%u[t - tb] = l%u;\n", ind, j, j);
     }
@@ -1729,7 +1736,7 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
      * the loads of one row or column alone do not hide the memory latency. */
     int minb = B < 1024 ? 1024 / B : 1;
     /* Lean rows: 3 blocks (40 registers; 8192-element float32 rows keep 16 of them; layernorm
-     * at 2 blocks took 54); re-read rows keep none: 4 blocks (32 registers) */
+     * at 2 blocks took 54); re-read rows keep none: 4 blocks (at most 32 registers) */
     if (r->lean) minb = r->reread ? 4 : 3;
     if (r->stash) minb = STASH_BLOCKS; /* (40 registers a thread: 4 blocks ran 207-210 us) */
     base_str_printf(o,

@@ -358,6 +358,40 @@ static void test_softmax_layernorm(void **state) {
     }
 }
 
+/* Layernorm without gamma and beta where float32 rows are re-read from L2: more rows than
+ * resident blocks (1000 x 8192), rows that do not start on a 128-byte line (2000 x 5000), and
+ * rows of a view 16 bytes into its buffer (x[4:] of a flat array, reshaped). */
+static void test_layernorm_rows_reread(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {{1000, 8192}, {2000, 5000}, {4000, 1000}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg, *xc;
+        rand_pair(2, shapes[s], 41 + s, &xg, &xc);
+        char what[80];
+        snprintf(what, sizeof what, "layernorm without gamma/beta %lldx%lld",
+                 (long long)shapes[s][0], (long long)shapes[s][1]);
+        uint64_t k = eval_count(layernorm(gpu, xg, NULL, NULL), layernorm(cpu, xc, NULL, NULL),
+                                1e-2, what);
+        if (!self_check) assert_true(k >= 1 && k <= 2);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    int64_t n = 1000 * 8192 + 4, start = 4, stop = n, step = 1, shape[2] = {1000, 8192};
+    loom_array_t *fg, *fc;
+    rand_pair(1, &n, 51, &fg, &fc);
+    loom_array_t *xg = loom_reshape(gpu, loom_slice(gpu, fg, 1, &start, &stop, &step), 2, shape);
+    loom_array_t *xc = loom_reshape(cpu, loom_slice(cpu, fc, 1, &start, &stop, &step), 2, shape);
+    uint64_t k = eval_count(layernorm(gpu, xg, NULL, NULL), layernorm(cpu, xc, NULL, NULL), 1e-2,
+                            "layernorm without gamma/beta, rows 16 bytes into the buffer");
+    if (!self_check) assert_true(k >= 1 && k <= 2);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
+}
+
 /* The bits of value v in float dtype d. */
 static uint64_t float_bits(loom_dtype_t d, double v) {
     if (d == LOOM_DTYPE_F16) return loom_f64_to_f16(v);
@@ -644,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_noncontiguous),
         cmocka_unit_test(test_row_lengths_and_splits),
         cmocka_unit_test(test_softmax_layernorm),
+        cmocka_unit_test(test_layernorm_rows_reread),
         cmocka_unit_test(test_split_softmax),
         cmocka_unit_test(test_fused_kernel_counts),
         cmocka_unit_test(test_empty),
