@@ -902,7 +902,9 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
                      "    else *p = v;\n"
                      "}\n");
     }
-    if (r->reread) /* a load that keeps its line in L2 (evict_last) for the row's next pass */
+    /* a load that keeps its line in L2 (evict_last) for the row's next pass (whole vectors of
+     * 4-byte elements: 8 or 16 bytes) */
+    if (r->reread)
         base_str_cat(
             o, "template <typename V>\n"
                "static __device__ __forceinline__ V lmr_ldkeep(const V *p, lm_u64 pol) {\n"
@@ -921,12 +923,7 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
                "                     : \"=r\"(u.x), \"=r\"(u.y) : \"l\"(p), \"l\"(pol));\n"
                "        return *(const V *)&u;\n"
                "    }\n"
-               "    if constexpr (sizeof(V) == 4) {\n"
-               "        unsigned u;\n"
-               "        asm volatile(\"ld.global.L2::cache_hint.u32 %0, [%1], %2;\"\n"
-               "                     : \"=r\"(u) : \"l\"(p), \"l\"(pol));\n"
-               "        return *(const V *)&u;\n"
-               "    }\n"
+
                "#endif\n"
                "    (void)pol;\n"
                "    return *p;\n"
@@ -1283,18 +1280,11 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
         bool keep = r->reread && p < final;
         /* evict-first: read once, or for the last time */
         bool ef = last || kept || (r->stream && r->cached[j]) || (r->reread && p == final);
-        if (keep)
-            base_str_printf(o,
-                            "%sconst lm_vec<%s, %d> l%u = lmr_ldkeep((const lm_vec<%s, %d> *)"
-                            "(in%u + k%u + t * %d), lm_keep);\n",
-                            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
-        else
-            base_str_printf(o,
-                            ef ? "%sconst lm_vec<%s, %d> l%u = lmr_ldcs((const lm_vec<%s, %d> *)(in%u + "
-                                 "k%u + t * %d));\n"
-                               : "%sconst lm_vec<%s, %d> l%u = *(const lm_vec<%s, %d> *)(in%u + k%u + "
-                                 "t * %d);\n",
-                            ind, ty(dt(n)), V, j, ty(dt(n)), V, j, j, V);
+        const char *ld = keep ? "lmr_ldkeep(" : ef ? "lmr_ldcs(" : "*";
+        base_str_printf(o, "%sconst lm_vec<%s, %d> l%u = %s(const lm_vec<%s, %d> *)(in%u + k%u + "
+                           "t * %d)%s;\n",
+                        ind, ty(dt(n)), V, j, ld, ty(dt(n)), V, j, j, V,
+                        keep ? ", lm_keep)" : ef ? ")" : "");
         if (r->reread && p == final)
             base_str_printf(o,
                             "%slmr_unkeep((const lm_vec<%s, %d> *)(in%u + k%u + t * %d), "
