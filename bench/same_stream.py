@@ -11,7 +11,8 @@ after a long warm-up of both, in alternating batches (which goes first alternate
 usage: same_stream.py [LIBLOOM] [--rounds N] [--only NAME] [--solo] [--rounds-out]
 Prints per workload: median, min and max µs per call of each system over the rounds, the rounds
 in which loom was no slower (a tie counts), and the largest difference between the two results;
---solo: then each system alone, N batches in a row; --rounds-out: every round's figure.
+--solo: then each system alone, N batches in a row, and a device-to-device copy of the same bytes
+(torch's copy_, the rate both are bound by); --rounds-out: every round's figure.
 Each batch starts behind a ~1.5 ms GPU spin (torch.cuda._sleep), so that the events time the
 GPU work and not the host's latency of the batch's first call.
 Local self-check without a GPU or torch: same_stream.py LIBLOOM --cpu-check
@@ -194,6 +195,11 @@ def main():
                 v = [batch(f) for _ in range(rounds)]
                 print(f"{kind}_8192x8192  {k:14s} alone: median {statistics.median(v):7.1f} us  "
                       f"min {min(v):7.1f}  max {max(v):7.1f}")
+            yc = torch.empty_like(xt)
+            v = [batch(lambda: yc.copy_(xt)) for _ in range(rounds)]
+            print(f"{kind}_8192x8192  {'copy (d2d)':14s} alone: median {statistics.median(v):7.1f} us  "
+                  f"min {min(v):7.1f}  max {max(v):7.1f}")
+            del yc
         print(f"{kind}_8192x8192  loom no slower in {wins} of {rounds} rounds; "
               f"max |loom - torch.compile| = {diff:.3g}", flush=True)
     lm.L.loom_array_release(x)

@@ -546,15 +546,17 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
         r->stream = !transcendental(node(r, j)->op);
     /* Where every vector input is read by several passes, such rows of up to 8192 elements
      * keep nothing in registers: each pass reads the row again, from L2 after the first read,
-     * which keeps it there (an evict_last policy); the last read is evict-first and returns
-     * the lines to normal priority (lmr_unkeep), which later kernels need; 4 blocks of 512
-     * per multiprocessor (28-32 registers). H200, 8192^2 float32 layernorm, standalone
-     * (bench/experiments/layernorm_l2.cu): 127.8-128.4 us (cudaMemcpy's rate), 129.4-129.6
-     * with the priority reset, against 131.1-131.4 keeping x in registers; without the
-     * policy 132.4-132.8; at 8 blocks of 256 the rows in flight (34 MB) crowd L2: 146 us, so
-     * longer rows (528 of 64 KB at 16384 elements) keep their registers. Inputs read by one
-     * pass (layernorm's gamma and beta) would take registers for their loads and spill 8-68
-     * bytes at 32 or 40, so those rows keep theirs too. */
+     * which keeps it there (an evict_last policy); the last read is evict-first; 4 blocks of
+     * 512 per multiprocessor (28-32 registers). H200, 8192^2 float32 layernorm, standalone
+     * (bench/experiments/layernorm_l2.cu, loomk/forms.py): 128.4-128.9 us (cudaMemcpy
+     * 126.7-127.2), against 131.1-131.4 keeping x in registers; without the policy
+     * 132.4-132.8; at 8 blocks of 256 the rows in flight (34 MB) crowd L2: 146 us, so longer
+     * rows (528 of 64 KB at 16384 elements) keep their registers. The lines are not reset to
+     * normal priority after the last read (applypriority, session 7): that cost 1.8 us, and
+     * an affine layernorm run right after took the same time either way (142.3-142.9 us,
+     * loomk/reset.py). Inputs read by one pass (layernorm's gamma and beta) would take
+     * registers for their loads and spill 8-68 bytes at 32 or 40, so those rows keep theirs
+     * too. */
     r->reread = r->stream && r->vec > 1 && r->count <= 8192;
     for (uint32_t j = 0; j < nn && r->reread; j++)
         if (node(r, j)->op == IR_OP_INPUT && r->space[j] == SP_X && !cand[j]) r->reread = false;
@@ -679,7 +681,7 @@ bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes) {
 
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7234); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7235); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
@@ -927,23 +929,6 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
                "#endif\n"
                "    (void)pol;\n"
                "    return *p;\n"
-               "}\n"
-               /* after the last read, the line back to normal priority: lines left
-                * evict_last would crowd out what later kernels re-read from L2 (the
-                * gamma and beta of a layernorm after this one: 136 -> 143 us). The thread
-                * whose vector starts a line resets it, and the row's first vector resets
-                * its line too: where rows do not start on a line, the line they share
-                * with the row before is read by both blocks, each resetting it after its
-                * own reads. */
-               "template <typename V>\n"
-               "static __device__ __forceinline__ void lmr_unkeep(const V *p, bool head) {\n"
-               "#if __CUDA_ARCH__ >= 800\n"
-               "    const unsigned long long a = (unsigned long long)p;\n"
-               "    if (head || (a & 127) == 0)\n"
-               "        asm volatile(\"applypriority.global.L2::evict_normal [%0], 128;\"\n"
-               "                     :: \"l\"(a & ~127ull) : \"memory\");\n"
-               "#endif\n"
-               "    (void)p, (void)head;\n"
                "}\n");
     /* __shfl_*_sync has overloads for every 4- and 8-byte type; narrower ones widen. */
     base_str_cat(
@@ -1285,11 +1270,6 @@ static void emit_elements(const cg_reduce_t *r, int p, base_str_t *o, const char
                            "t * %d)%s;\n",
                         ind, ty(dt(n)), V, j, ld, ty(dt(n)), V, j, j, V,
                         keep ? ", lm_keep)" : ef ? ")" : "");
-        if (r->reread && p == final)
-            base_str_printf(o,
-                            "%slmr_unkeep((const lm_vec<%s, %d> *)(in%u + k%u + t * %d), "
-                            "t == 0);\n",
-                            ind, ty(dt(n)), V, j, j, V);
         if (kept) base_str_printf(o, "%slmx%u[t - tb] = l%u;\n", ind, j, j);
     }
     for (uint32_t i = 0; i < r->n_outs; i++)
