@@ -567,6 +567,41 @@ static void reduced_shapes(sched_t *s, const ir_node_t *r) {
     }
 }
 
+/* Whether anything after the open step reads its reduction r: a node that depends on r
+ * (through any chain of nodes) and is not computed inside the step, that is a requested
+ * result the step does not write (wr[0..nw)), a node of another kind than elementwise or view
+ * (a reduction or scan of a later step, a matrix product, a join), or an elementwise node a
+ * matrix product absorbs. Elementwise and view nodes are recomputed by whichever step reads
+ * them, so they only pass the dependence on. */
+static bool read_later(sched_t *s, uint32_t r, const uint32_t *wr, uint32_t nw) {
+    const ir_graph_t *g = s->g;
+    for (uint32_t q = 0; q < g->n_outputs; q++)
+        if (g->outputs[q] == r) return true;
+    bool *dep = base_arena_alloc(s->tmp, g->n_nodes, sizeof *dep);
+    if (!dep) return true; /* keeping the buffer is always correct */
+    dep[r] = true;
+    for (uint32_t u = r + 1; u < g->n_nodes; u++) {
+        const ir_node_t *n = &g->nodes[u];
+        bool d = false;
+        for (int k = 0; k < ir_ops[n->op].arity && !d; k++) d = dep[n->src[k]];
+        dep[u] = d;
+        if (!d) continue;
+        bool own = false; /* a reduction of this step */
+        for (uint32_t k = 0; k < s->open.n && !own; k++) own = s->open.reds[k] == u;
+        if (own) continue;
+        ir_op_kind_t kind = ir_ops[n->op].kind;
+        if ((kind != IR_KIND_ELEM && kind != IR_KIND_VIEW) || s->val[u].kind == V_ABSORBED)
+            return true;
+        for (uint32_t q = 0; q < g->n_outputs; q++) {
+            if (g->outputs[q] != u) continue;
+            bool written = false;
+            for (uint32_t k = 0; k < nw && !written; k++) written = wr[k] == u;
+            if (!written) return true;
+        }
+    }
+    return false;
+}
+
 /* Finishes the reduce step being assembled: its graph, the requested results it can also
  * write, its kernels; its reductions become buffers. */
 static bool close_open(sched_t *s) {
@@ -582,7 +617,10 @@ static bool close_open(sched_t *s) {
     uint32_t *slots = base_arena_alloc(s->tmp, s->open.n + g->n_outputs, sizeof *slots);
     uint32_t *nodes = base_arena_alloc(s->tmp, s->open.n + g->n_outputs, sizeof *nodes);
     if (!slots || !nodes) return oom(s);
-    uint32_t nout = 0;
+    uint32_t nout = 0, nw = 0;
+    uint32_t *red_j = base_arena_alloc(s->tmp, s->open.n, sizeof *red_j);
+    uint32_t *wr = base_arena_alloc(s->tmp, g->n_outputs + 1, sizeof *wr);
+    if (!red_j || !wr) return oom(s);
     for (uint32_t k = 0; k < s->open.n; k++) {
         uint32_t r = s->open.reds[k];
         const ir_node_t *rn = &g->nodes[r];
@@ -595,9 +633,7 @@ static bool close_open(sched_t *s) {
         uint32_t j = emit_copy(s, &keep, src, &keep);
         if (j == NONE) return false;
         s->red_sg[r] = j;
-        nodes[nout] = r;
-        slots[nout] = step_output(s, j, rn);
-        if (slots[nout++] == NONE) return false;
+        red_j[k] = j;
     }
     /* requested results that read the step's reductions and nothing later */
     uint32_t first = s->open.reds[0];
@@ -606,7 +642,7 @@ static bool close_open(sched_t *s) {
         const val_t *v = &s->val[o];
         if (o <= first || (v->kind != V_LAZY && v->kind != V_VIEW)) continue;
         bool dup = false;
-        for (uint32_t k = 0; k < nout; k++) dup = dup || nodes[k] == o;
+        for (uint32_t k = 0; k < nw; k++) dup = dup || wr[k] == o;
         if (dup) continue;
         const ir_node_t *on = &g->nodes[o];
         bool x_space = same_shape_v(on->ndim, on->shape, s->open.x->ndim, s->open.x->shape);
@@ -620,13 +656,31 @@ static bool close_open(sched_t *s) {
         s->gen = ++s->gen_top;
         bool ok = emit(s, o, c0, true) != NONE && s->used_instep;
         s->gen = gen; /* back to the step graph's memo */
-        if (!ok) continue;
+        if (ok) wr[nw++] = o;
+    }
+    /* The step's outputs: first its reductions that anything after it reads, then the
+     * results it writes. A reduction that only this step's own results read (layernorm's
+     * mean and variance) gets no buffer and no store. */
+    bool *dead = base_arena_alloc(s->tmp, s->open.n, sizeof *dead);
+    if (!dead) return oom(s);
+    for (uint32_t k = 0; k < s->open.n; k++) {
+        uint32_t r = s->open.reds[k];
+        dead[k] = !read_later(s, r, wr, nw);
+        if (dead[k]) continue;
+        nodes[nout] = r;
+        slots[nout] = step_output(s, red_j[k], &g->nodes[r]);
+        if (slots[nout++] == NONE) return false;
+    }
+    for (uint32_t k = 0; k < nw; k++) {
+        uint32_t o = wr[k];
         uint32_t j = emit(s, o, c0, false);
         if (j == NONE) goto internal;
         nodes[nout] = o;
-        slots[nout] = step_output(s, j, on);
+        slots[nout] = step_output(s, j, &g->nodes[o]);
         if (slots[nout++] == NONE) return false;
     }
+    for (uint32_t k = 0; k < s->open.n; k++) /* nothing may read these: emit fails loudly */
+        if (dead[k]) s->val[s->open.reds[k]].kind = V_NONE;
     s->open.on = false;
     uint64_t *addr = plan_addrs(s, st);
     if (!addr) return false;

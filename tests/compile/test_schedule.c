@@ -3,7 +3,8 @@
  * Softmax and layernorm are one reduce step, mean/var one, sum((x-y)**2) one; views are
  * index rewrites (no step of their own); matmul is one library step; joins are copies.
  * Softmax over rows split across blocks (64 x 65536) is one step of one kernel (online
- * max and sum per chunk, then the output pass, as tasks of the same kernel). */
+ * max and sum per chunk, then the output pass, as tasks of the same kernel). A reduction
+ * gets a buffer only where something after its step reads it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@ static int evals;
 typedef struct counts {
     int steps, elem, reduce, scan, matmul, concat;
     int kernels; /* kernel names listed by the steps */
+    int written; /* buffers the steps write */
 } counts_t;
 
 /* Evaluates expr over x (rows x cols f32 input), y (same), v (cols,) on the nvrtc device and
@@ -69,6 +71,8 @@ static counts_t schedule_of_shape(const char *expr, int64_t rows, int64_t cols) 
             for (const char *q = strchr(line, ':'); q && (q = strstr(q, " loom_")); q++)
                 c.kernels++;
         }
+        if (strstr(line, " writes "))
+            for (const char *q = line; (q = strstr(q, " slot ")); q++) c.written++;
     }
     fclose(f);
     unlink(path);
@@ -103,6 +107,32 @@ static void test_fused_reductions(void **state) {
     expect("sum((x - y) ** 2)", 1, 1);
     expect("sum(exp(x), axis=0) + max(x, axis=0)", 1, 1); /* same operand shape and axes */
     expect("sum(x, axis=0) + sum(x, axis=1)[:256]", 3, 2);  /* different axes: two steps */
+}
+
+/* Buffers the steps write: a reduction read only by its own step's results (softmax's max
+ * and sum, layernorm's mean and variance) gets none; one a later step reads keeps its own. */
+static void expect_written(const char *expr, int steps, int written) {
+    counts_t c = schedule_of(expr);
+    if (c.steps != steps || c.written != written)
+        fprintf(stderr, "%s: %d steps, %d buffers written\n", expr, c.steps, c.written);
+    assert_int_equal(c.steps, steps);
+    assert_int_equal(c.written, written);
+}
+
+static void test_reduction_buffers(void **state) {
+    (void)state;
+    expect_written("m = max(x, axis=-1, keepdims=True); e = exp(x - m);"
+                   "e / sum(e, axis=-1, keepdims=True)", 1, 1);
+    expect_written("mu = mean(x, axis=-1, keepdims=True); d = x - mu;"
+                   "d / sqrt(mean(d * d, axis=-1, keepdims=True) + 1e-5)", 1, 1);
+    expect_written("(x - mean(x, axis=1, keepdims=True)) / std(x, axis=1, keepdims=True)", 1, 1);
+    expect_written("mean(x, axis=1)", 1, 1); /* the result itself */
+    /* the mean is read by the second step (columns split across blocks): its buffer stays */
+    expect_written("var(x, axis=0)", 2, 2);
+    expect_written("m = mean(x, axis=1, keepdims=True); sum((x - m) ** 2, axis=0)", 2, 2);
+    /* read by a matrix product's operand (materialised) and by a scan */
+    expect_written("s = sum(x, axis=1, keepdims=True); (x / s) @ y.T", 3, 3);
+    expect_written("s = sum(x, axis=1, keepdims=True); cumsum(x - s, axis=1)", 2, 2);
 }
 
 /* Rows of 65536: split across blocks. A softmax's max and sum of exp(x - max) run online in
@@ -177,6 +207,7 @@ int main(void) {
     if (system(cmd) != 0) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_reductions),
+        cmocka_unit_test(test_reduction_buffers),
         cmocka_unit_test(test_split_softmax),
         cmocka_unit_test(test_views_are_index_rewrites),
         cmocka_unit_test(test_other_steps),
