@@ -9,6 +9,7 @@ second pass (torch's R0_BLOCK = 8192 form: one re-read from L2) and the exact di
 value of mdiv.h. Run from the repository root:
 python3 bench/experiments/loomk/forms.py [hybrid] > fm.cu && nvcc -O3 -arch=sm_90 -o fm fm.cu -lcuda && ./fm"""
 import os
+import re
 import sys
 
 import reset as rs
@@ -116,6 +117,35 @@ def xor_red(k):  # butterfly reductions: every lane ends with the sum, no broadc
     return k
 
 
+def hoist(passes, g=4):  # the loads of an unrolled group of g first, then their math
+    hd = "#pragma unroll 4\n        for (LM_I t = tb + lane; t < te; t += 512) {\n"
+    ldre = re.compile(r"            const lm_vec<lm_f32, 4> l0 = (.*);\n")
+
+    def f(k):
+        out, i, q = "", 0, 0
+        while (j := k.find(hd, i)) >= 0:
+            e = k.index("\n        }\n", j + len(hd))
+            body = k[j + len(hd):e + 1]
+            out += k[i:j]
+            if q in passes:
+                m = ldre.search(body)
+                body = body.replace(m.group(0), "            const lm_vec<lm_f32, 4> l0 = lb0[u];\n")
+                out += (f"#pragma unroll {4 // g}\n        for (LM_I t0 = tb + lane; t0 < te; t0 += {512 * g}) {{\n"
+                        f"        lm_vec<lm_f32, 4> lb0[{g}];\n"
+                        f"#pragma unroll\n        for (int u = 0; u < {g}; u++) {{\n"
+                        "            const LM_I t = t0 + u * 512;\n"
+                        f"            if (t < te) lb0[u] = {m.group(1)};\n        }}\n"
+                        f"#pragma unroll\n        for (int u = 0; u < {g}; u++) {{\n"
+                        "        const LM_I t = t0 + u * 512;\n        if (t < te) {\n"
+                        + body + "        }}}\n")
+            else:
+                out += hd + body + "        }\n"
+            i = e + len("\n        }\n")
+            q += 1
+        return out + k[i:]
+    return f
+
+
 def mdiv(k):
     k = k.replace("        const lm_f32 v14 = lm_sqrt_f32(v13);\n",
                   "        const lm_f32 v14 = lm_sqrt_f32(v13);\n        const lm_f32 v14r = __frcp_rn(v14);\n")
@@ -129,6 +159,32 @@ T = [("loom as generated", lambda k: k),
      ("no reset + f32 row math", lambda k: f32_row(rs.no_reset(k))),
      ("B + f32 row math + div.full", lambda k: approx_div(f32_row(base(k)))),
      ("hybrid 3 + torch forms + f32 row + div.full", lambda k: approx_div(f32_row(torch_forms(hybrid(3)(base(k))))))]
+def rowptr(k):  # a vector pointer per row and input, computed once; loads and stores index it
+    k = k.replace("        (void)k0;\n", "        (void)k0;\n"
+                  "        const lm_vec<lm_f32, 4> *const xr0 = (const lm_vec<lm_f32, 4> *)(in0 + k0);\n", 1)
+    k = k.replace("        (void)kx;\n", "        (void)kx;\n"
+                  "        lm_vec<lm_f32, 4> *const yr2 = (lm_vec<lm_f32, 4> *)(out2 + kx);\n", 1)
+    k = k.replace(X, "(xr0 + t)")
+    return k.replace("(lm_vec<lm_f32, 4> *)(out2 + kx + t * 4)", "(yr2 + t)")
+
+
+def now(k):  # what the codegen emits since 4e6a149 (no reset, no per-row stats)
+    return rs.no_stats(rs.no_reset(k))
+
+
+def bounds(n):
+    return lambda k: k.replace("__launch_bounds__(512, 4)", f"__launch_bounds__(512, {n})")
+
+
+P = [("loom as generated", lambda k: k),
+     ("no reset (HEAD)", rs.no_reset),
+     ("HEAD + last pass 4 loads first (spills)", lambda k: hoist((2,))(rs.no_reset(k))),
+     ("HEAD + last pass 2 loads first", lambda k: hoist((2,), 2)(rs.no_reset(k))),
+     ("HEAD + last pass 2 loads first, no stats", lambda k: rs.no_stats(hoist((2,), 2)(rs.no_reset(k)))),
+     ("HEAD + last pass 4 loads first, 512 x 3", lambda k: bounds(3)(hoist((2,))(rs.no_reset(k)))),
+     ("B = no reset, no stats, fixed trip", base),
+     ("B + div.full", lambda k: approx_div(base(k))),
+     ("HEAD + last loads first + div.full", lambda k: approx_div(hoist((2,))(rs.no_reset(k))))]
 W = [("loom as generated", lambda k: k),
      ("B = no reset, no stats, fixed trip", base),
      ("B + butterfly reductions", lambda k: xor_red(base(k))),
@@ -152,7 +208,17 @@ V = [("loom as generated", lambda k: k),
      ("B + torch forms + div.full", lambda k: approx_div(torch_forms(base(k)))),
      ("B + div.full", lambda k: approx_div(base(k)))]
 rs.EXTRA = EXTRA
-if sys.argv[1:] == ["welford"]:  # hand-written kernels of welford.inc too
+A = [("HEAD 4e6a149 (no reset, no stats)", now),
+     ("HEAD + row pointers", lambda k: rowptr(now(k))),
+     ("HEAD + row pointers + fixed trip", lambda k: rowptr(rs.fixed_trip(now(k)))),
+     ("HEAD + fixed trip", lambda k: rs.fixed_trip(now(k))),
+     ("HEAD + row pointers + div.full", lambda k: approx_div(rowptr(now(k)))),
+     ("HEAD + div.full", lambda k: approx_div(now(k)))]
+if sys.argv[1:] == ["addr"]:
+    rs.emit(A, ["bench/experiments/loomk/torch_ln_8192.ptx"], reps=9)
+elif sys.argv[1:] == ["hoist"]:
+    rs.emit(P, ["bench/experiments/loomk/torch_ln_8192.ptx"], reps=7)
+elif sys.argv[1:] == ["welford"]:  # hand-written kernels of welford.inc too
     rs.EXTRA += (open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "welford.inc")).read()
                  .replace("LMP", "lm_params_" + rs.name))
     rs.emit(W + [("hand: welford, 2 passes, L2 re-read", None), ("hand: welford, registers, 512 x 3", None)],
