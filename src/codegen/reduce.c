@@ -681,7 +681,7 @@ bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes) {
 
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7235); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7236); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
@@ -1631,10 +1631,15 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
                     else
                         base_str_printf(o, "            p%u[%s] = a%u;\n", j, at, j);
                 }
-                if (fused) /* the results, then the count that publishes them */
+                /* the results, then the count that publishes them (fence, then the atomic);
+                 * the task that counts last reads every chunk's results: the atomic, then a
+                 * fence, then (after the barrier) the reads, so that the PTX memory model
+                 * orders them after the other tasks' writes (fence-fence synchronisation) */
+                if (fused)
                     base_str_printf(o, "            __threadfence();\n"
                                        "            lmf_last = atomicAdd(lmf_ctr + %d * (1 + o), 1u) == "
-                                       "(unsigned)nch - 1;\n",
+                                       "(unsigned)nch - 1;\n"
+                                       "            if (lmf_last) __threadfence();\n",
                                     CTR_WORDS);
                 base_str_cat(o, "        }\n");
                 if (fused) {

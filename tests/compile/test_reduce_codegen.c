@@ -527,6 +527,8 @@ static void test_online_softmax(void **state) {
         assert_true(source_has(r, 0, "lmr_oterm_"));
         assert_true(source_has(r, 0, "lmr_opair_"));
         assert_true(source_has(r, 0, "atomicAdd(lmf_ctr + 32 * (1 + o), 1u)"));
+        /* the task counting last fences after its atomic, before it reads the partials */
+        assert_true(source_has(r, 0, "== (unsigned)nch - 1;\n            if (lmf_last) __threadfence();"));
         /* 1M-element rows: chunks (16 KB) kept in two slots of shared memory, one ticket
          * each; float64 rows need 512 chunks, more than 2 * SM: re-read from L2 */
         bool kept = ds[t] != LOOM_DTYPE_F64;

@@ -185,7 +185,7 @@ P = [("loom as generated", lambda k: k),
      ("B = no reset, no stats, fixed trip", base),
      ("B + div.full", lambda k: approx_div(base(k))),
      ("HEAD + last loads first + div.full", lambda k: approx_div(hoist((2,))(rs.no_reset(k))))]
-W = [("loom as generated", lambda k: k),
+W = [("HEAD 4e6a149 (no reset, no stats)", lambda k: rs.no_stats(rs.no_reset(k))),
      ("B = no reset, no stats, fixed trip", base),
      ("B + butterfly reductions", lambda k: xor_red(base(k))),
      ("B + butterfly + f32 row + div.full", lambda k: approx_div(f32_row(xor_red(base(k)))))]
@@ -221,7 +221,9 @@ elif sys.argv[1:] == ["hoist"]:
 elif sys.argv[1:] == ["welford"]:  # hand-written kernels of welford.inc too
     rs.EXTRA += (open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "welford.inc")).read()
                  .replace("LMP", "lm_params_" + rs.name))
-    rs.emit(W + [("hand: welford, 2 passes, L2 re-read", None), ("hand: welford, registers, 512 x 3", None)],
+    rs.emit(W + [("hand: welford, 2 passes, L2 re-read", None), ("hand: welford, registers, 512 x 3", None),
+                 ("hand: welford, registers, 512 x 4", None), ("hand: welford, L2, unfused ops", None),
+                 ("hand: welford, registers 512 x 4, unfused", None)],
             ["bench/experiments/loomk/torch_ln_8192.ptx"], reps=7)
 elif sys.argv[1:] == ["row"]:
     rs.emit(T, ["bench/experiments/loomk/torch_ln_8192.ptx"], reps=7)
