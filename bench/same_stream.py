@@ -8,11 +8,12 @@ ctypes, libloom.so, on torch's current stream via loom_options_t.cuda_stream, re
 tensor in place via loom_wrap_device) and torch.compile run the same workload on the same input,
 after a long warm-up of both, in alternating batches (which goes first alternates too).
 
-usage: same_stream.py [LIBLOOM] [--rounds N] [--only NAME] [--solo] [--rounds-out]
+usage: same_stream.py [LIBLOOM] [--rounds N] [--only NAME] [--solo] [--rounds-out] [--fma]
 Prints per workload: median, min and max µs per call of each system over the rounds, the rounds
 in which loom was no slower (a tie counts), and the largest difference between the two results;
 --solo: then each system alone, N batches in a row, and a device-to-device copy of the same bytes
-(torch's copy_, the rate both are bound by); --rounds-out: every round's figure.
+(torch's copy_, the rate both are bound by); --rounds-out: every round's figure; --fma: loom
+with loom_options_t.allow_fma (contracted multiply-adds, as torch.compile's kernels use).
 Each batch starts behind a ~1.5 ms GPU spin (torch.cuda._sleep), so that the events time the
 GPU work and not the host's latency of the batch's first call.
 Local self-check without a GPU or torch: same_stream.py LIBLOOM --cpu-check
@@ -37,7 +38,7 @@ class Options(C.Structure):
 
 
 class Loom:
-    def __init__(self, lib, device, stream=None):
+    def __init__(self, lib, device, stream=None, fma=False):
         L = self.L = C.CDLL(lib)
         P = C.c_void_p
         for name, res, args in (
@@ -64,6 +65,7 @@ class Loom:
         o.device = device
         o.disable_disk_cache = 1
         o.cuda_stream = stream
+        o.allow_fma = int(fma)  # --fma: loom_options_t.allow_fma (not NumPy-exact; opt-in)
         self.ctx = P()
         if L.loom_ctx_create(C.byref(o), C.byref(self.ctx)) != 0:
             raise RuntimeError(L.loom_last_create_message().decode())
@@ -132,8 +134,9 @@ def main():
     stream = torch.cuda.Stream()  # not the default stream: its handle is 0, which loom reads as
     torch.cuda.set_stream(stream)  # "no stream given" and would then run on a stream of its own
     assert stream.cuda_stream, "a stream handle of 0 would leave loom on its own stream"
-    lm = Loom(lib, DEV_CUDA, C.c_void_p(stream.cuda_stream))
-    print(f"{torch.cuda.get_device_name()} torch {torch.__version__}; one stream, CUDA events, "
+    lm = Loom(lib, DEV_CUDA, C.c_void_p(stream.cuda_stream), fma="--fma" in args)
+    print(f"{torch.cuda.get_device_name()} torch {torch.__version__}; loom allow_fma={int('--fma' in args)}; "
+          "one stream, CUDA events, "
           f"batches of 10 calls, {rounds} rounds alternating", flush=True)
     R = Cn = 8192
     xt = torch.randn(R, Cn, device="cuda", dtype=torch.float32)

@@ -13,6 +13,25 @@ static int fn_cmp(const void *key, const void *elem) {
     return c ? c : (f->name[k->len] ? -1 : 0);
 }
 
+/* The elementwise float add/subtract/multiply (prelude.h, LM_OP_*): rounded once each, or,
+ * with loom_options_t.allow_fma (NVRTC gets -DLM_ALLOW_FMA), plain operators it may contract. */
+static const char fma_ops[] =
+    "#ifdef LM_ALLOW_FMA\n"
+    "#define LM_OP_FMUL(a, b) ((a) * (b))\n"
+    "#define LM_OP_FADD(a, b) ((a) + (b))\n"
+    "#define LM_OP_FSUB(a, b) ((a) - (b))\n"
+    "#define LM_OP_DMUL(a, b) ((a) * (b))\n"
+    "#define LM_OP_DADD(a, b) ((a) + (b))\n"
+    "#define LM_OP_DSUB(a, b) ((a) - (b))\n"
+    "#else\n"
+    "#define LM_OP_FMUL(a, b) __fmul_rn((a), (b))\n"
+    "#define LM_OP_FADD(a, b) __fadd_rn((a), (b))\n"
+    "#define LM_OP_FSUB(a, b) __fsub_rn((a), (b))\n"
+    "#define LM_OP_DMUL(a, b) __dmul_rn((a), (b))\n"
+    "#define LM_OP_DADD(a, b) __dadd_rn((a), (b))\n"
+    "#define LM_OP_DSUB(a, b) __dsub_rn((a), (b))\n"
+    "#endif\n";
+
 void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al) {
     uint8_t *want = base_calloc(al, cg_prelude_n_fns, 1);
     uint32_t *stack = base_malloc(al, cg_prelude_n_fns + 1, sizeof *stack);
@@ -49,6 +68,7 @@ void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al) {
         }
     }
     base_str_cat(o, cg_prelude_preamble);
+    base_str_cat(o, fma_ops);
     for (uint32_t pos = 0; pos < cg_prelude_n_fns; pos++)
         if (want[pos]) {
             const cg_prelude_fn_t *f = &cg_prelude_fns[cg_prelude_by_pos[pos]];

@@ -44,6 +44,12 @@
 #define LM_FMUL(a, b) ((a) * (b))
 #define LM_FADD(a, b) ((a) + (b))
 #define LM_FSUB(a, b) ((a) - (b))
+#define LM_OP_FMUL(a, b) ((a) * (b))
+#define LM_OP_FADD(a, b) ((a) + (b))
+#define LM_OP_FSUB(a, b) ((a) - (b))
+#define LM_OP_DMUL(a, b) ((a) * (b))
+#define LM_OP_DADD(a, b) ((a) + (b))
+#define LM_OP_DSUB(a, b) ((a) - (b))
 #endif
 
 typedef unsigned char lm_b; /* 0 or 1 */
@@ -518,20 +524,25 @@ LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
 #define LM__INV_S(T, W) return (T)~(W)a;
 #define LM__INV_U(T, W) return (T)~(W)a;
 
-/* Float add/subtract/multiply through the rounding macros: no FMA contraction on the GPU,
- * even after inlining a multiply into an add. */
-#define LM__MUL_F(T, x, y) (sizeof(T) == 4 ? (T)LM_FMUL((lm_f32)(x), (lm_f32)(y)) : (T)LM_DMUL((lm_f64)(x), (lm_f64)(y)))
+/* The float add/subtract/multiply ops go through LM_OP_*. On the host they are plain
+ * operators (built with -ffp-contract=off). For NVRTC they are left undefined here, so they
+ * reach the kernel text as names, and the kernel's own preamble (cg__emit_prelude) defines
+ * them: __fadd_rn and the like, which are never contracted, even after inlining a multiply
+ * into an add; or, where loom_options_t.allow_fma is set (-DLM_ALLOW_FMA), plain operators
+ * that NVRTC (--fmad=true) may contract. The prelude's own arithmetic keeps LM_FMUL etc.,
+ * which always round once each. */
+#define LM__MUL_F(T, x, y) (sizeof(T) == 4 ? (T)LM_OP_FMUL((lm_f32)(x), (lm_f32)(y)) : (T)LM_OP_DMUL((lm_f64)(x), (lm_f64)(y)))
 #define LM__OP_add(C, s, T, W, N) LM__ADD_##C(T, W)
 #define LM__ADD_B(T, W) return a | b;
 #define LM__ADD_S(T, W) return (T)((W)a + (W)b);
 #define LM__ADD_U(T, W) return (T)((W)a + (W)b);
 #define LM__ADD_F(T, W)                                                                        \
-    return sizeof(T) == 4 ? (T)LM_FADD((lm_f32)a, (lm_f32)b) : (T)LM_DADD((lm_f64)a, (lm_f64)b);
+    return sizeof(T) == 4 ? (T)LM_OP_FADD((lm_f32)a, (lm_f32)b) : (T)LM_OP_DADD((lm_f64)a, (lm_f64)b);
 #define LM__OP_subtract(C, s, T, W, N) LM__SUB_##C(T, W)
 #define LM__SUB_S(T, W) return (T)((W)a - (W)b);
 #define LM__SUB_U(T, W) return (T)((W)a - (W)b);
 #define LM__SUB_F(T, W)                                                                        \
-    return sizeof(T) == 4 ? (T)LM_FSUB((lm_f32)a, (lm_f32)b) : (T)LM_DSUB((lm_f64)a, (lm_f64)b);
+    return sizeof(T) == 4 ? (T)LM_OP_FSUB((lm_f32)a, (lm_f32)b) : (T)LM_OP_DSUB((lm_f64)a, (lm_f64)b);
 #define LM__OP_multiply(C, s, T, W, N) LM__MULT_##C(T, W)
 #define LM__MULT_B(T, W) return a & b;
 #define LM__MULT_S(T, W) return (T)((W)a * (W)b);

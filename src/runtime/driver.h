@@ -143,7 +143,7 @@ typedef struct rt_binary {
 
 /* The fixed NVRTC options for the device's arch, and NVRTC's version, used by compiles and in
  * the disk cache key. Filled once by rt_nvrtc_init. */
-#define RT_NVRTC_MAX_OPTS 6
+#define RT_NVRTC_MAX_OPTS 8
 typedef struct rt_nvrtc {
     int major, minor;
     bool ptx; /* the arch is unknown to NVRTC: PTX for the newest arch it knows */

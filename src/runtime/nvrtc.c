@@ -43,6 +43,7 @@ loom_status_t rt_nvrtc_init(rt_device_t *d, int cc, bool allow_fma) {
     nv->opts[nv->n_opts++] = nv->arch_opt;
     for (size_t i = 0; i < BASE_ARRAY_LEN(fixed_opts); i++) nv->opts[nv->n_opts++] = fixed_opts[i];
     nv->opts[nv->n_opts++] = allow_fma ? "--fmad=true" : "--fmad=false";
+    if (allow_fma) nv->opts[nv->n_opts++] = "-DLM_ALLOW_FMA"; /* prelude.h's LM_OP_* */
     /* NVRTC 12.4+: leave out the runtime-API declarations generated code never uses (texture
      * objects, device-side launches, cudart types): about a tenth of a small kernel's compile */
     if (nv->major > 12 || (nv->major == 12 && nv->minor >= 4)) nv->opts[nv->n_opts++] = "--minimal";

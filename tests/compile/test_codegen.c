@@ -351,6 +351,68 @@ static void test_fastdiv_exact(void **state) {
     }
 }
 
+/* Whether some file under dir (the disk cache) contains needle. */
+static bool tree_has(const char *dir, const char *needle) {
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            found = tree_has(path, needle);
+            continue;
+        }
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        char *buf = malloc((size_t)st.st_size + 1);
+        size_t n = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
+        fclose(f);
+        if (buf) {
+            buf[n] = 0;
+            for (size_t i = 0; i + strlen(needle) <= n && !found; i++)
+                found = !memcmp(buf + i, needle, strlen(needle));
+        }
+        free(buf);
+    }
+    closedir(d);
+    return found;
+}
+
+/* allow_fma: x * y + z becomes one FMA per element; by default the multiply and the add
+ * round on their own, as NumPy does. An arch newer than NVRTC knows makes it compile PTX,
+ * which the disk cache then holds as text. */
+static void test_allow_fma(void **state) {
+    (void)state;
+    for (int fma = 0; fma < 2; fma++) {
+        char cache[300];
+        snprintf(cache, sizeof cache, "%s/fma%d", root, fma);
+        loom_options_t o = {0};
+        o.device = LOOM_DEVICE_NVRTC;
+        o.arch = "sm_999";
+        o.cache_dir = cache;
+        o.allow_fma = fma;
+        loom_ctx_t *ctx = NULL;
+        loom_status_t st = loom_ctx_create(&o, &ctx);
+        if (st != LOOM_STATUS_OK) print_error("nvrtc ctx: %s\n", loom_last_create_message());
+        assert_int_equal(st, LOOM_STATUS_OK);
+        int64_t n = 1000;
+        float data[1000] = {0};
+        loom_array_t *x = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, data);
+        loom_array_t *y = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, data);
+        loom_array_t *r = loom_add(ctx, loom_multiply(ctx, x, y), x);
+        eval_ok(ctx, r, "x * y + x");
+        loom_ctx_destroy(ctx);
+        assert_true(tree_has(cache, ".version")); /* PTX text */
+        assert_true(tree_has(cache, "fma.rn.f32") == (fma == 1));
+        assert_true(tree_has(cache, "mul.rn.f32") == (fma == 0));
+    }
+}
+
 static void test_golden_hypot(void **s) {
     (void)s;
     golden_case("hypot", g_hypot);
@@ -383,6 +445,7 @@ int main(void) {
         cmocka_unit_test(test_tail_variant_keyed),
         cmocka_unit_test(test_long_kernel_key),
         cmocka_unit_test(test_index_width_headroom),
+        cmocka_unit_test(test_allow_fma),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

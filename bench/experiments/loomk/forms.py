@@ -27,6 +27,24 @@ template <typename V> static __device__ __forceinline__ V tk_ldef(const V *p, lm
                  : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p), "l"(pol));
     return *(const V *)&u;
 }
+template <typename V> static __device__ __forceinline__ V tk_ldnc(const V *p, lm_u64 pol) {
+    uint4 u;
+    asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p), "l"(pol));
+    return *(const V *)&u;
+}
+template <typename V> static __device__ __forceinline__ V tk_ld256(const V *p, lm_u64 pol) {
+    uint4 u;
+    asm volatile("ld.global.L2::cache_hint.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p), "l"(pol));
+    return *(const V *)&u;
+}
+template <typename V> static __device__ __forceinline__ V tk_ldna(const V *p) {
+    uint4 u;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
+    return *(const V *)&u;
+}
 static __device__ __forceinline__ float tk_div(float a, float b) {
     float r;
     asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
@@ -208,13 +226,32 @@ V = [("loom as generated", lambda k: k),
      ("B + torch forms + div.full", lambda k: approx_div(torch_forms(base(k)))),
      ("B + div.full", lambda k: approx_div(base(k)))]
 rs.EXTRA = EXTRA
+def nc_keep(k):
+    return k.replace(f"lmr_ldkeep({X}, lm_keep)", f"tk_ldnc({X}, lm_keep)")
+
+
+def first256(k):
+    return k.replace(f"lmr_ldkeep({X}, lm_keep)", f"tk_ld256({X}, lm_keep)", 1)
+
+
+def na_last(k):
+    return k.replace(f"lmr_ldcs({X})", f"tk_ldna({X})")
+
+
+L = [("HEAD 4e6a149 (no reset, no stats)", now),
+     ("HEAD + .nc kept reads", lambda k: nc_keep(now(k))),
+     ("HEAD + first read L2::256B", lambda k: first256(now(k))),
+     ("HEAD + last read .nc.L1::no_allocate", lambda k: na_last(now(k))),
+     ("HEAD + .nc kept + last no_allocate", lambda k: na_last(nc_keep(now(k))))]
 A = [("HEAD 4e6a149 (no reset, no stats)", now),
      ("HEAD + row pointers", lambda k: rowptr(now(k))),
      ("HEAD + row pointers + fixed trip", lambda k: rowptr(rs.fixed_trip(now(k)))),
      ("HEAD + fixed trip", lambda k: rs.fixed_trip(now(k))),
      ("HEAD + row pointers + div.full", lambda k: approx_div(rowptr(now(k)))),
      ("HEAD + div.full", lambda k: approx_div(now(k)))]
-if sys.argv[1:] == ["addr"]:
+if sys.argv[1:] == ["loads"]:
+    rs.emit(L, ["bench/experiments/loomk/torch_ln_8192.ptx"], reps=9)
+elif sys.argv[1:] == ["addr"]:
     rs.emit(A, ["bench/experiments/loomk/torch_ln_8192.ptx"], reps=9)
 elif sys.argv[1:] == ["hoist"]:
     rs.emit(P, ["bench/experiments/loomk/torch_ln_8192.ptx"], reps=7)
