@@ -30,19 +30,25 @@ static const loom_dtype_t all_dtypes[] = {
 
 static char root[256];
 
-static loom_ctx_t *nvrtc_ctx(const char *dump) {
-    char cache[300];
-    snprintf(cache, sizeof cache, "%s/cache", root);
+/* A compile-only NVRTC context for arch, caching under cache. */
+static loom_ctx_t *nvrtc_ctx_with(const char *arch, const char *cache, const char *dump, int fma) {
     loom_options_t o = {0};
     o.device = LOOM_DEVICE_NVRTC;
-    o.arch = "sm_90";
+    o.arch = arch;
     o.cache_dir = cache;
     o.dump_dir = dump;
+    o.allow_fma = fma;
     loom_ctx_t *ctx = NULL;
     loom_status_t st = loom_ctx_create(&o, &ctx);
     if (st != LOOM_STATUS_OK) print_error("nvrtc ctx: %s\n", loom_last_create_message());
     assert_int_equal(st, LOOM_STATUS_OK);
     return ctx;
+}
+
+static loom_ctx_t *nvrtc_ctx(const char *dump) {
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", root);
+    return nvrtc_ctx_with("sm_90", cache, dump, 0);
 }
 
 /* Collects a for one batched eval; a dtype the op refuses (nil) is fine, other failures not. */
@@ -391,15 +397,7 @@ static void test_allow_fma(void **state) {
     for (int fma = 0; fma < 2; fma++) {
         char cache[300];
         snprintf(cache, sizeof cache, "%s/fma%d", root, fma);
-        loom_options_t o = {0};
-        o.device = LOOM_DEVICE_NVRTC;
-        o.arch = "sm_999";
-        o.cache_dir = cache;
-        o.allow_fma = fma;
-        loom_ctx_t *ctx = NULL;
-        loom_status_t st = loom_ctx_create(&o, &ctx);
-        if (st != LOOM_STATUS_OK) print_error("nvrtc ctx: %s\n", loom_last_create_message());
-        assert_int_equal(st, LOOM_STATUS_OK);
+        loom_ctx_t *ctx = nvrtc_ctx_with("sm_999", cache, NULL, fma);
         int64_t n = 1000;
         float data[1000] = {0};
         loom_array_t *x = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, data);
