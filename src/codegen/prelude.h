@@ -32,6 +32,16 @@
 #define LM_FMUL(a, b) __fmul_rn((a), (b))
 #define LM_FADD(a, b) __fadd_rn((a), (b))
 #define LM_FSUB(a, b) __fsub_rn((a), (b))
+#ifndef LM_SHAKE
+/* Read by NVRTC as it is (tools/nvrtc_check.c): the default LM_OP_*. shake.py leaves them
+ * undefined, for each kernel's preamble to define (see LM__MUL_F). */
+#define LM_OP_FMUL(a, b) __fmul_rn((a), (b))
+#define LM_OP_FADD(a, b) __fadd_rn((a), (b))
+#define LM_OP_FSUB(a, b) __fsub_rn((a), (b))
+#define LM_OP_DMUL(a, b) __dmul_rn((a), (b))
+#define LM_OP_DADD(a, b) __dadd_rn((a), (b))
+#define LM_OP_DSUB(a, b) __dsub_rn((a), (b))
+#endif
 #else
 #include <math.h>
 #define LM_FN static inline

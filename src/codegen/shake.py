@@ -52,7 +52,7 @@ def split_items(text):
 def main():
     sep = sys.argv.index("--")
     cc, (prelude, output) = sys.argv[1:sep], sys.argv[sep + 1:]
-    pre = subprocess.run(cc + ["-E", "-P", "-undef", "-D__CUDACC_RTC__", "-x", "c", prelude],
+    pre = subprocess.run(cc + ["-E", "-P", "-undef", "-D__CUDACC_RTC__", "-DLM_SHAKE", "-x", "c", prelude],
                          check=True, capture_output=True, text=True).stdout
     items = split_items(pre)
     fns = [(name, body) for kind, name, body in items if kind == "fn"]

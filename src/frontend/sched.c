@@ -572,13 +572,13 @@ static void reduced_shapes(sched_t *s, const ir_node_t *r) {
  * result the step does not write (wr[0..nw)), a node of another kind than elementwise or view
  * (a reduction or scan of a later step, a matrix product, a join), or an elementwise node a
  * matrix product absorbs. Elementwise and view nodes are recomputed by whichever step reads
- * them, so they only pass the dependence on. */
-static bool read_later(sched_t *s, uint32_t r, const uint32_t *wr, uint32_t nw) {
+ * them, so they only pass the dependence on. Another reduction of the same step does not:
+ * whatever reads it after the step reads its own buffer. dep: n_nodes flags of scratch. */
+static bool read_later(sched_t *s, uint32_t r, const uint32_t *wr, uint32_t nw, bool *dep) {
     const ir_graph_t *g = s->g;
     for (uint32_t q = 0; q < g->n_outputs; q++)
         if (g->outputs[q] == r) return true;
-    bool *dep = base_arena_alloc(s->tmp, g->n_nodes, sizeof *dep);
-    if (!dep) return true; /* keeping the buffer is always correct */
+    memset(dep, 0, g->n_nodes * sizeof *dep);
     dep[r] = true;
     for (uint32_t u = r + 1; u < g->n_nodes; u++) {
         const ir_node_t *n = &g->nodes[u];
@@ -586,9 +586,12 @@ static bool read_later(sched_t *s, uint32_t r, const uint32_t *wr, uint32_t nw) 
         for (int k = 0; k < ir_ops[n->op].arity && !d; k++) d = dep[n->src[k]];
         dep[u] = d;
         if (!d) continue;
-        bool own = false; /* a reduction of this step */
+        bool own = false; /* a reduction of this step: it has its own buffer if read later */
         for (uint32_t k = 0; k < s->open.n && !own; k++) own = s->open.reds[k] == u;
-        if (own) continue;
+        if (own) {
+            dep[u] = false;
+            continue;
+        }
         ir_op_kind_t kind = ir_ops[n->op].kind;
         if ((kind != IR_KIND_ELEM && kind != IR_KIND_VIEW) || s->val[u].kind == V_ABSORBED)
             return true;
@@ -662,10 +665,11 @@ static bool close_open(sched_t *s) {
      * results it writes. A reduction that only this step's own results read (layernorm's
      * mean and variance) gets no buffer and no store. */
     bool *dead = base_arena_alloc(s->tmp, s->open.n, sizeof *dead);
-    if (!dead) return oom(s);
+    bool *dep = base_arena_alloc(s->tmp, g->n_nodes, sizeof *dep);
+    if (!dead || !dep) return oom(s);
     for (uint32_t k = 0; k < s->open.n; k++) {
         uint32_t r = s->open.reds[k];
-        dead[k] = !read_later(s, r, wr, nw);
+        dead[k] = !read_later(s, r, wr, nw, dep);
         if (dead[k]) continue;
         nodes[nout] = r;
         slots[nout] = step_output(s, red_j[k], &g->nodes[r]);

@@ -133,6 +133,9 @@ static void test_reduction_buffers(void **state) {
     /* read by a matrix product's operand (materialised) and by a scan */
     expect_written("s = sum(x, axis=1, keepdims=True); (x / s) @ y.T", 3, 3);
     expect_written("s = sum(x, axis=1, keepdims=True); cumsum(x - s, axis=1)", 2, 2);
+    /* the scan reads the sum, not the max under it: the max gets no buffer */
+    expect_written("m = max(x, axis=-1, keepdims=True); s = sum(exp(x - m), axis=-1, keepdims=True);"
+                   "cumsum(s, axis=0)", 2, 2);
 }
 
 /* Rows of 65536: split across blocks. A softmax's max and sum of exp(x - max) run online in
