@@ -4,10 +4,16 @@ own kernels (torch_ln_<R0_BLOCK>.ptx, the three configs inductor autotuned, from
 cache of bench/experiments/torch_ln_dump.py) in one harness, and variants of loom's kernel with
 each of the forms torch's uses: L1::evict_last on the kept reads, the last read L1::evict_first
 with an L2 evict_first policy, plain stores, approximate division (diagnostic only: loom's
-division is IEEE); with argument `hybrid`, the row kept in registers from the first read to the
-second pass (torch's R0_BLOCK = 8192 form: one re-read from L2) and the exact division by a row
-value of mdiv.h. Run from the repository root:
-python3 bench/experiments/loomk/forms.py [hybrid] > fm.cu && nvcc -O3 -arch=sm_90 -o fm fm.cu -lcuda && ./fm"""
+division is IEEE). Other sets, by argument (RESULTS.md, "Session 8", calls 3-12):
+  hybrid   the row in registers from the first read to the second pass (torch's R0_BLOCK 8192
+           form: one re-read from L2), the exact division by a row value of mdiv.h (call 3)
+  row      float32 mean/variance divisions, torch's forms all at once (call 4)
+  welford  butterfly reductions; hand-written one-pass Welford rows of welford.inc (5, 10)
+  hoist    the last pass's loads issued before its math (call 7)
+  addr     row pointers, fixed trip counts (call 9)
+  loads    ld.global.nc, L2::256B, L1::no_allocate (call 12)
+Run from the repository root:
+python3 bench/experiments/loomk/forms.py [SET] > fm.cu && nvcc -O3 -arch=sm_90 -o fm fm.cu -lcuda && ./fm"""
 import os
 import re
 import sys
