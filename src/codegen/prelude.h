@@ -32,16 +32,6 @@
 #define LM_FMUL(a, b) __fmul_rn((a), (b))
 #define LM_FADD(a, b) __fadd_rn((a), (b))
 #define LM_FSUB(a, b) __fsub_rn((a), (b))
-#ifndef LM_SHAKE
-/* Read by NVRTC as it is (tools/nvrtc_check.c): the default LM_OP_*. shake.py leaves them
- * undefined, for each kernel's preamble to define (see LM__MUL_F). */
-#define LM_OP_FMUL(a, b) __fmul_rn((a), (b))
-#define LM_OP_FADD(a, b) __fadd_rn((a), (b))
-#define LM_OP_FSUB(a, b) __fsub_rn((a), (b))
-#define LM_OP_DMUL(a, b) __dmul_rn((a), (b))
-#define LM_OP_DADD(a, b) __dadd_rn((a), (b))
-#define LM_OP_DSUB(a, b) __dsub_rn((a), (b))
-#endif
 #else
 #include <math.h>
 #define LM_FN static inline
@@ -54,12 +44,17 @@
 #define LM_FMUL(a, b) ((a) * (b))
 #define LM_FADD(a, b) ((a) + (b))
 #define LM_FSUB(a, b) ((a) - (b))
-#define LM_OP_FMUL(a, b) ((a) * (b))
-#define LM_OP_FADD(a, b) ((a) + (b))
-#define LM_OP_FSUB(a, b) ((a) - (b))
-#define LM_OP_DMUL(a, b) ((a) * (b))
-#define LM_OP_DADD(a, b) ((a) + (b))
-#define LM_OP_DSUB(a, b) ((a) - (b))
+#endif
+/* The elementwise ops' LM_OP_* (see LM__MUL_F): the rounding macros, on the host and where
+ * NVRTC reads this file as it is (tools/nvrtc_check.c). shake.py (LM_SHAKE) leaves them
+ * undefined, for each kernel's preamble to define. */
+#if !defined(__CUDACC_RTC__) || !defined(LM_SHAKE)
+#define LM_OP_FMUL(a, b) LM_FMUL(a, b)
+#define LM_OP_FADD(a, b) LM_FADD(a, b)
+#define LM_OP_FSUB(a, b) LM_FSUB(a, b)
+#define LM_OP_DMUL(a, b) LM_DMUL(a, b)
+#define LM_OP_DADD(a, b) LM_DADD(a, b)
+#define LM_OP_DSUB(a, b) LM_DSUB(a, b)
 #endif
 
 typedef unsigned char lm_b; /* 0 or 1 */

@@ -925,7 +925,6 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
                "                     : \"=r\"(u.x), \"=r\"(u.y) : \"l\"(p), \"l\"(pol));\n"
                "        return *(const V *)&u;\n"
                "    }\n"
-
                "#endif\n"
                "    (void)pol;\n"
                "    return *p;\n"
