@@ -1,6 +1,7 @@
 /* bench_reduce — issue 4's reduction workloads on the CUDA device: a full sum of 256M float32,
  * row softmax and row layernorm of 8192², column sums of 8192², 65536 × 64 and 64 × 1M, row
- * softmax of 65536 × 64 and 64 × 1M, cumsum along rows and columns. Timing as bench_elementwise:
+ * softmax of 65536 × 64 and 64 × 1M, row variances of 8192² and 1024 × 65536, cumsum along rows
+ * and columns. Timing as bench_elementwise:
  * CUDA events around `inner` evals after warm-up, median of `reps` batches. Each line: µs per
  * call, TB/s of the bytes that must move (read once, write once), the ratio to the copy floor
  * (those bytes at 4.17 TB/s, the H200's measured device-to-device copy rate) and kernels per
@@ -24,7 +25,7 @@ typedef struct work {
     int kind;
 } work_t;
 
-enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_LAYERNORM_AFFINE, W_CUMSUM };
+enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_LAYERNORM_AFFINE, W_VAR, W_CUMSUM };
 
 static loom_array_t *build(const work_t *w) {
     loom_array_t *x = w->x;
@@ -44,6 +45,8 @@ static loom_array_t *build(const work_t *w) {
             if (w->kind == W_LAYERNORM) return y;
             return loom_add(ctx, loom_multiply(ctx, y, w->g), w->b);
         }
+        case W_VAR:
+            return loom_var(ctx, x, 1, &ax, 0, 0);
         default:
             return loom_cumsum(ctx, x, ax);
     }
@@ -98,6 +101,8 @@ int main(int argc, char **argv) {
     bench("softmax_rows_8192x8192", W_SOFTMAX, 8192, 8192, 1, 2 * f * 8192 * 8192);
     bench("layernorm_rows_8192x8192", W_LAYERNORM, 8192, 8192, 1, 2 * f * 8192 * 8192);
     bench("layernorm_affine_8192x8192", W_LAYERNORM_AFFINE, 8192, 8192, 1, 2 * f * 8192 * 8192);
+    bench("var_rows_8192x8192", W_VAR, 8192, 8192, 1, f * 8192 * 8192);
+    bench("var_rows_1024x65536", W_VAR, 1024, 64 * 1024, 1, f * 1024 * 64 * 1024);
     bench("sum_rows_8192x8192", W_SUM, 8192, 8192, 1, f * 8192 * 8192);
     bench("sum_cols_8192x8192", W_SUM, 8192, 8192, 0, f * 8192 * 8192);
     bench("sum_cols_65536x64", W_SUM, 65536, 64, 0, f * 65536 * 64);

@@ -9,11 +9,15 @@ tensor in place via loom_wrap_device) and torch.compile run the same workload on
 after a long warm-up of both, in alternating batches (which goes first alternates too).
 
 usage: same_stream.py [LIBLOOM] [--rounds N] [--only NAME] [--solo] [--rounds-out] [--fma]
+                      [--also LIBLOOM2] [--two-inputs]
 Prints per workload: median, min and max µs per call of each system over the rounds, the rounds
 in which loom was no slower (a tie counts), and the largest difference between the two results;
 --solo: then each system alone, N batches in a row, and a device-to-device copy of the same bytes
 (torch's copy_, the rate both are bound by); --rounds-out: every round's figure; --fma: loom
-with loom_options_t.allow_fma (contracted multiply-adds, as torch.compile's kernels use).
+with loom_options_t.allow_fma (contracted multiply-adds, as torch.compile's kernels use);
+--also: a second libloom (another tree's build) as a third system in the same rounds, each
+system first, second and last equally often; --two-inputs: each system's calls alternate
+between two inputs, so that nothing a call reads is left in L2 by the call before.
 Each batch starts behind a ~1.5 ms GPU spin (torch.cuda._sleep), so that the events time the
 GPU work and not the host's latency of the batch's first call.
 Local self-check without a GPU or torch: same_stream.py LIBLOOM --cpu-check
@@ -135,12 +139,27 @@ def main():
     torch.cuda.set_stream(stream)  # "no stream given" and would then run on a stream of its own
     assert stream.cuda_stream, "a stream handle of 0 would leave loom on its own stream"
     lm = Loom(lib, DEV_CUDA, C.c_void_p(stream.cuda_stream), fma="--fma" in args)
+    # --also LIB: a second build of loom (another tree) in the same rounds, for an A/B
+    also = args[args.index("--also") + 1] if "--also" in args else None
+    lm2 = Loom(also, DEV_CUDA, C.c_void_p(stream.cuda_stream), fma="--fma" in args) if also else None
     print(f"{torch.cuda.get_device_name()} torch {torch.__version__}; loom allow_fma={int('--fma' in args)}; "
           "one stream, CUDA events, "
           f"batches of 10 calls, {rounds} rounds alternating", flush=True)
     R = Cn = 8192
     xt = torch.randn(R, Cn, device="cuda", dtype=torch.float32)
     x = lm.wrap(R, Cn, xt.data_ptr())
+    x2 = lm2.wrap(R, Cn, xt.data_ptr()) if lm2 else None
+    # --two-inputs: every system's calls alternate between two inputs, so that no call finds
+    # in L2 what the call before read (each input's last pass was two calls ago)
+    two = "--two-inputs" in args
+    xt_b = torch.randn(R, Cn, device="cuda", dtype=torch.float32) if two else xt
+    x_b = lm.wrap(R, Cn, xt_b.data_ptr()) if two else x
+    x2_b = (lm2.wrap(R, Cn, xt_b.data_ptr()) if two else x2) if lm2 else None
+    flip = [0]
+
+    def alt(a, b):  # a, then b, then a ... (only a without --two-inputs)
+        flip[0] ^= 1
+        return a if flip[0] or not two else b
 
     def tln(a):
         mu = a.mean(dim=1, keepdim=True); v = ((a - mu) ** 2).mean(dim=1, keepdim=True)
@@ -171,22 +190,33 @@ def main():
             continue
         tc = torch.compile(tf)
         enq.clear()
-        sysf = {"loom": lambda: lm.call(kind, x), "torch.compile": lambda: tc(xt)}
+        sysf = {"loom": lambda: lm.call(kind, alt(x, x_b)), "torch.compile": lambda: tc(alt(xt, xt_b))}
+        if lm2:
+            sysf["loom (--also)"] = lambda: lm2.call(kind, alt(x2, x2_b))
         yt = tc(xt)
         out = np.empty((R, Cn), np.float32)
         lm.call(kind, x, out)
         diff = float(np.abs(out - yt.cpu().numpy()).max())
+        if lm2:
+            out2 = np.empty((R, Cn), np.float32)
+            lm2.call(kind, x2, out2)
+            print(f"{kind}: max |loom - loom (--also)| = {float(np.abs(out - out2).max()):.3g}")
         for f in sysf.values():  # warm-up: about 1 s of GPU work each
             for _ in range(75):
                 batch(f, 100)
         ts = {k: [] for k in sysf}
-        wins = 0
+        wins = wins2 = 0
         for r in range(rounds):
-            order = list(sysf) if r % 2 == 0 else list(sysf)[::-1]
+            names = list(sysf)
+            if len(names) == 2:
+                order = names if r % 2 == 0 else names[::-1]
+            else:  # every system first, second and last equally often
+                order = names[r % 3:] + names[:r % 3]
             got = {k: batch(sysf[k], key=k) for k in order}
             for k in sysf:
                 ts[k].append(got[k])
             wins += got["loom"] <= got["torch.compile"]
+            wins2 += lm2 is not None and got["loom (--also)"] <= got["torch.compile"]
         for k, v in ts.items():
             print(f"{kind}_8192x8192  {k:14s} median {statistics.median(v):7.1f} us  "
                   f"min {min(v):7.1f}  max {max(v):7.1f}  (host enqueue per call: median "
@@ -205,9 +235,15 @@ def main():
             del yc
         print(f"{kind}_8192x8192  loom no slower in {wins} of {rounds} rounds; "
               f"max |loom - torch.compile| = {diff:.3g}", flush=True)
-    lm.L.loom_array_release(x)
-    lm.L.loom_sync(lm.ctx)
-    lm.L.loom_ctx_destroy(lm.ctx)
+        if lm2:
+            print(f"{kind}_8192x8192  loom (--also) no slower in {wins2} of {rounds} rounds", flush=True)
+    for m, a, b in ((lm, x, x_b), (lm2, x2, x2_b)):
+        if m:
+            m.L.loom_array_release(a)
+            if two:
+                m.L.loom_array_release(b)
+            m.L.loom_sync(m.ctx)
+            m.L.loom_ctx_destroy(m.ctx)
 
 
 if __name__ == "__main__":

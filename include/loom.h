@@ -395,6 +395,10 @@ typedef struct loom_stats {
      * download together). LOOM_LOG=info logs them after each of these calls. */
     uint64_t last_eval_h2d_copies, last_eval_h2d_bytes;
     uint64_t last_eval_d2h_copies, last_eval_d2h_bytes;
+    /* Reductions launched taking their outputs in reverse order: the latest kernel over their
+     * largest input went forward, so its last lines may still be in L2
+     * (docs/design-notes.md, "Traversal order"). The results are the same bits either way. */
+    uint64_t kernels_reversed;
 } loom_stats_t;
 
 /* Fills *out with the context's counters since creation. */

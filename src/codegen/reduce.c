@@ -681,7 +681,7 @@ bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes) {
 
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7236); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7237); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
@@ -726,11 +726,13 @@ uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i) {
         if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)r->nd;
         if (n->op == IR_OP_CONST) w += 1;
     }
-    return w + r->n_outs + n_regions(r) + r->fused;
+    return w + r->n_outs + n_regions(r) + r->fused + (r->chunks <= 1);
 }
 
+bool cg_reduce_reversible(const cg_reduce_t *r) { return r->chunks <= 1; }
+
 void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_addr,
-                      const uint64_t *out_addr, uint64_t scratch, uint64_t *w) {
+                      const uint64_t *out_addr, uint64_t scratch, bool reverse, uint64_t *w) {
     (void)i;
     uint32_t n = 0;
     w[n++] = (uint64_t)r->n_out;
@@ -768,6 +770,7 @@ void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_ad
         }
         if (r->fused) w[n++] = at; /* the counters */
     }
+    if (r->chunks <= 1) w[n++] = reverse;
 }
 
 uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i) {
@@ -1086,6 +1089,8 @@ static void emit_params(const cg_reduce_t *r, base_str_t *o) {
             }
         }
     if (r->fused) base_str_printf(o, "    unsigned *__restrict__ lmf_ctr = (unsigned *)P.w[%u];\n", w++);
+    if (r->chunks <= 1) /* the blocks take their outputs in reverse order */
+        base_str_printf(o, "    const bool lm_rev = P.w[%u] != 0;\n", w++);
 }
 
 /* Sum over the axes in `set` of coordinate <c><ax> times stride <s><ax>, or "0". */
@@ -1746,6 +1751,14 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                                 B / 32);
             }
         }
+    if (kind == K_MAIN) {
+        base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
+        base_str_cat(o, "    for (LM_I ob_ = blockIdx.x; ob_ < nob; ob_ += gridDim.x) {\n"
+                        "        const LM_I ob = lm_rev ? nob - 1 - ob_ : ob_;\n");
+        emit_task(r, kind, false, G, B, o);
+        base_str_cat(o, "    }\n}\n");
+        return;
+    }
     if (kind != K_FUSED) {
         base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
         base_str_cat(o, "    for (LM_I ob = blockIdx.x; ob < nob; ob += gridDim.x) {\n");

@@ -80,6 +80,8 @@ typedef struct fe_scope {
     uint32_t next_const;
 } fe_scope_t;
 
+#define FE_TRAIL 16 /* buffers whose last traversal direction the ctx remembers */
+
 struct loom_ctx {
     base_alloc_t al;
     base_error_t err;
@@ -103,6 +105,13 @@ struct loom_ctx {
     int cuda_ordinal;       /* rt's device index (DLPack's device_id) */
     struct fe_plans *plans; /* the dispatch fast path's schedules (cuda.c) */
     struct fe_gemm *gemm;   /* cuBLASLt state, created on the first matmul (gemm.c) */
+    /* The direction (1 forward, -1 reverse) the latest kernels took over each buffer they
+     * touched, by base address, the least recent replaced (cuda.c, "Traversal order"). */
+    struct {
+        uint64_t addr, seq;
+        int dir;
+    } trail[FE_TRAIL];
+    uint64_t trail_seq;
 #endif
     bool allow_tf32;        /* options.allow_tf32: float32 matmuls may use TF32 */
     fe_host_block_t *host_blocks; /* loom_host_alloc's live blocks (unordered) */

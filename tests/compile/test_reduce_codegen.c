@@ -205,7 +205,7 @@ static cg_reduce_t *check_step(gb_t *b, const uint32_t *outs, uint32_t n_outs, c
         uint64_t *w = calloc(np + 1, sizeof *w), out_addr[16];
         for (int o = 0; o < 16; o++) out_addr[o] = 0x9000000 + 0x100000 * (uint64_t)o;
         w[np] = 0xdeadbeef;
-        cg_reduce_params(r, i, b->addr, out_addr, 0x7000000, w);
+        cg_reduce_params(r, i, b->addr, out_addr, 0x7000000, true, w);
         assert_true(w[np] == 0xdeadbeef); /* wrote no more than it said */
         free(w);
         uint32_t grid[3], block[3], smem;
@@ -452,6 +452,9 @@ static void test_staged(void **state) {
             }
             assert_true(source_has(r, 0, "lmr_stcs((lm_vec") == l2);
             if (l2) assert_false(source_has(r, 0, " c0["));
+            /* one kernel: the blocks take their rows in either order, by a parameter */
+            assert_true(cg_reduce_reversible(r));
+            assert_true(source_has(r, 0, "const LM_I ob = lm_rev ? nob - 1 - ob_ : ob_;"));
             if (t == 0 && k == 2) assert_true(source_has(r, 0, " c0[")); /* 31: a warp per row */
             gb_fini(&b);
         }
@@ -526,6 +529,8 @@ static void test_online_softmax(void **state) {
         assert_int_equal(cg_reduce_n_kernels(r), 1);
         assert_true(source_has(r, 0, "lmr_oterm_"));
         assert_true(source_has(r, 0, "lmr_opair_"));
+        assert_false(source_has(r, 0, "lm_rev")); /* split: chunks in order, not reversible */
+        assert_false(cg_reduce_reversible(r));
         assert_true(source_has(r, 0, "atomicAdd(lmf_ctr + 32 * (1 + o), 1u)"));
         /* the task counting last fences after its atomic, before it reads the partials */
         assert_true(source_has(r, 0, "== (unsigned)nch - 1;\n            if (lmf_last) __threadfence();"));

@@ -542,6 +542,120 @@ static void test_split_softmax(void **state) {
     loom_scope_end(cpu);
 }
 
+/* Row r's element i of the variance test: the kinds of row a two-pass variance handles and a
+ * one-pass formula like E[x^2] - E[x]^2 does not (a mean `mean` times the spread, an outlier, a
+ * constant row, huge values), and rows with inf or NaN (NaN results). */
+static double var_value(int64_t r, int64_t i, int64_t n, double mean) {
+    uint32_t h = (uint32_t)(r * 2654435761u) ^ (uint32_t)(i * 2246822519u);
+    h ^= h >> 15;
+    h *= 2654435761u;
+    h ^= h >> 13;
+    double u = (double)(h & 0xffffff) / 8388608.0 - 1.0; /* [-1, 1) */
+    switch (r % 7) {
+        case 0: return mean + u;
+        case 1: return i == (r * 7) % n ? 1e6 : u * 1e-3; /* one outlier */
+        case 2: return 0.1;                                  /* constant */
+        case 3: return u;
+        case 4: return i == (r * 5) % n ? INFINITY : u;      /* NaN variance */
+        case 5: return i == (r * 3) % n ? NAN : u;
+        default: return 1e17 * (10.0 + u);                   /* squares near 10^36 */
+    }
+}
+
+/* var, std (ddof 1) and layernorm of hard rows (var_value) against the CPU reference's
+ * NumPy formula: float32 and float64, vector and scalar steps (odd row lengths), rows kept in
+ * L2 (8192), in registers and neither (40000). The variances take rows of mean 10^4 times
+ * their spread; layernorm takes 16 times: its output moves by (error of the mean) / spread,
+ * about 10^4 * 2^-24 * log2(n) for a float32 mean of such rows in either summation order
+ * (1e-3 against the reference at 70 x 1025, a matter of conditioning, not of loom). */
+static void test_var_rows(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {{70, 1025}, {70, 4097}, {70, 8192}, {35, 16384},
+                                        {300, 40000}};
+    static const loom_dtype_t ds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+    static pairs_t p;
+    int32_t ax = 1;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t t = 0; t < 2; t++) {
+            if (t && s == 4) continue;
+            int64_t n = shapes[s][0] * shapes[s][1];
+            uint64_t *bits = calloc((size_t)n, 8);
+            assert_non_null(bits);
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *xg[2], *xc[2];
+            for (int h = 0; h < 2; h++) {
+                for (int64_t k = 0; k < n; k++) {
+                    double v = var_value(k / shapes[s][1], k % shapes[s][1], shapes[s][1],
+                                         h ? 16.0 : 1e4);
+                    if (ds[t] == LOOM_DTYPE_F32) {
+                        float f = (float)v;
+                        uint32_t u;
+                        memcpy(&u, &f, 4);
+                        bits[k] = u;
+                    } else {
+                        memcpy(&bits[k], &v, 8);
+                    }
+                }
+                xg[h] = check_from_bits(gpu, ds[t], 2, shapes[s], bits, n);
+                xc[h] = check_from_bits(cpu, ds[t], 2, shapes[s], bits, n);
+            }
+            free(bits);
+            const char *dn = loom_dtype_name(ds[t]);
+            long long rr = (long long)shapes[s][0], cc = (long long)shapes[s][1];
+            pairs_add(&p, loom_var(gpu, xg[0], 1, &ax, 0, 0), loom_var(cpu, xc[0], 1, &ax, 0, 0),
+                      1e-6, "hard rows: var %s %lldx%lld", dn, rr, cc);
+            pairs_add(&p, loom_std(gpu, xg[0], 1, &ax, 1, 1), loom_std(cpu, xc[0], 1, &ax, 1, 1),
+                      1e-3, "hard rows: std ddof 1 %s %lldx%lld", dn, rr, cc);
+            pairs_add(&p, layernorm(gpu, xg[1], NULL, NULL), layernorm(cpu, xc[1], NULL, NULL), 1.0,
+                      "hard rows: layernorm %s %lldx%lld", dn, rr, cc);
+            pairs_check(&p);
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+}
+
+/* A one-kernel reduction over an input that the latest kernel went forward over takes its
+ * outputs in reverse order (cuda.c, "Traversal order"): x made by a forward elementwise kernel,
+ * then three reductions over it in turn go in reverse, forward, reverse. The same bits each
+ * time, the reference's values, and the stats count the two reversed launches. */
+static void test_traversal_order(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {{1000, 8192}, {65536, 64}, {300, 3000}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg, *xc;
+        rand_pair(2, shapes[s], 61 + s, &xg, &xc);
+        int64_t n = shapes[s][0] * shapes[s][1];
+        uint64_t *bits[3];
+        loom_stats_t a, b;
+        loom_ctx_stats(gpu, &a);
+        char what[80];
+        snprintf(what, sizeof what, "traversal order: %s %lldx%lld", s == 1 ? "softmax" : "layernorm",
+                 (long long)shapes[s][0], (long long)shapes[s][1]);
+        for (int k = 0; k < 3; k++) {
+            loom_array_t *yg = s == 1 ? softmax(gpu, xg, 1) : layernorm(gpu, xg, NULL, NULL);
+            assert_int_equal(loom_eval(gpu, 1, &yg), LOOM_STATUS_OK);
+            bits[k] = calloc((size_t)n, 8);
+            assert_non_null(bits[k]);
+            assert_int_equal(check_read_bits(gpu, yg, bits[k], n), LOOM_STATUS_OK);
+            if (k == 0) {
+                loom_array_t *yc = s == 1 ? softmax(cpu, xc, 1) : layernorm(cpu, xc, NULL, NULL);
+                assert_int_equal(loom_eval(cpu, 1, &yc), LOOM_STATUS_OK);
+                compare_scaled(yg, yc, what, 1.0);
+            }
+        }
+        loom_ctx_stats(gpu, &b);
+        if (!self_check) assert_int_equal(b.kernels_reversed - a.kernels_reversed, 2);
+        assert_memory_equal(bits[0], bits[1], (size_t)n * 8);
+        assert_memory_equal(bits[0], bits[2], (size_t)n * 8);
+        for (int k = 0; k < 3; k++) free(bits[k]);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+}
+
 /* mean, var and sum((x - y)**2): one kernel each (var: at most two). */
 static void test_fused_kernel_counts(void **state) {
     (void)state;
@@ -680,6 +794,8 @@ int main(void) {
         cmocka_unit_test(test_row_lengths_and_splits),
         cmocka_unit_test(test_softmax_layernorm),
         cmocka_unit_test(test_layernorm_rows_reread),
+        cmocka_unit_test(test_var_rows),
+        cmocka_unit_test(test_traversal_order),
         cmocka_unit_test(test_split_softmax),
         cmocka_unit_test(test_fused_kernel_counts),
         cmocka_unit_test(test_empty),
