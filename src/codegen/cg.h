@@ -111,8 +111,8 @@ bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes);
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i);
 void cg_reduce_source(const cg_reduce_t *r, uint32_t i, base_str_t *out, char *name);
 uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i);
-/* Whether the step's kernel can take its outputs in either order (one kernel, no split): the
- * `reverse` of cg_reduce_params, the same results in both. */
+/* Whether the step's kernel can take its outputs in either order (one kernel, no split, a
+ * block per output block): the `reverse` of cg_reduce_params, the same results in both. */
 bool cg_reduce_reversible(const cg_reduce_t *r);
 void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_addr,
                       const uint64_t *out_addr, uint64_t scratch, bool reverse, uint64_t *words);

@@ -729,7 +729,15 @@ uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i) {
     return w + r->n_outs + n_regions(r) + r->fused + (r->chunks <= 1);
 }
 
-bool cg_reduce_reversible(const cg_reduce_t *r) { return r->chunks <= 1; }
+bool cg_reduce_reversible(const cg_reduce_t *r) {
+    /* One kernel, whose grid has a block per output block (launch shape: at most 2^30). Threads
+     * past the last output leave the grid-stride loop (break in emit_task): in reverse order
+     * the partial last block comes first, so with fewer blocks than output blocks they would
+     * skip the output blocks still to come (found in review). */
+    int64_t rows = r->group > 0 ? r->block / r->group : 1;
+    int64_t nob = (r->n_out + rows - 1) / (rows > 0 ? rows : 1);
+    return r->chunks <= 1 && nob <= (INT64_C(1) << 30);
+}
 
 void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_addr,
                       const uint64_t *out_addr, uint64_t scratch, bool reverse, uint64_t *w) {
@@ -1548,6 +1556,7 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
         base_str_cat(o, "        const LM_I o = live ? o_ : n_out - 1;\n");
     } else if (rows > 1) {
         base_str_printf(o, "        const LM_I o = ob * %d + (LM_I)(threadIdx.x / %d);\n", rows, G);
+        /* (break: this block's last output; cg_reduce_reversible) */
         base_str_cat(o, "        if (o >= n_out) break;\n        const bool live = true;\n");
     } else {
         base_str_cat(o, "        const LM_I o = ob;\n        const bool live = true;\n");

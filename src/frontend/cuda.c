@@ -152,7 +152,8 @@ static void trail_step(loom_ctx_t *ctx, const ir_graph_t *sg, const uint64_t *in
 }
 
 /* Whether a reversible reduction over step graph sg goes in reverse: its largest input with a
- * remembered traversal was last traversed forward. */
+ * remembered traversal was last traversed forward. Largest: the bytes its strides span (a
+ * broadcast operand, stride 0 along the axes it is repeated over, spans its own bytes). */
 static bool trail_reverse(const loom_ctx_t *ctx, const ir_graph_t *sg, const uint64_t *in) {
     int64_t best = -1;
     bool rev = false;
@@ -160,7 +161,11 @@ static bool trail_reverse(const loom_ctx_t *ctx, const ir_graph_t *sg, const uin
         const ir_node_t *n = &sg->nodes[j];
         if (n->op != IR_OP_INPUT) continue;
         int i = trail_at(ctx, in[n->input]);
-        int64_t bytes = ir_node_size(n) * (int64_t)ir_dtypes[n->dtype].size;
+        const int64_t *st = sg->inputs[n->input].strides;
+        int64_t span = ir_node_size(n) > 0;
+        for (int ax = 0; ax < n->ndim && span; ax++)
+            span += (n->shape[ax] - 1) * (st[ax] < 0 ? -st[ax] : st[ax]);
+        int64_t bytes = span * (int64_t)ir_dtypes[n->dtype].size;
         if (i >= 0 && bytes > best) {
             best = bytes;
             rev = ctx->trail[i].dir > 0;
@@ -226,7 +231,11 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
             for (uint32_t i = 0; i < st->n_kerns && !ctx->err.status; i++) {
                 uint32_t nw = cg_reduce_n_params(st->red, i);
                 uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);
-                if (!words) break;
+                if (!words) { /* (a break alone would skip the launch without an error) */
+                    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY,
+                             "eval: out of memory launching a kernel");
+                    break;
+                }
                 cg_reduce_params(st->red, i, in, out, scratch, rev, words);
                 uint32_t grid[3], block[3], smem;
                 int bps = rt_kernel_blocks_per_sm(rt, st->kerns[i],

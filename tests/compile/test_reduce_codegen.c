@@ -207,6 +207,14 @@ static cg_reduce_t *check_step(gb_t *b, const uint32_t *outs, uint32_t n_outs, c
         w[np] = 0xdeadbeef;
         cg_reduce_params(r, i, b->addr, out_addr, 0x7000000, true, w);
         assert_true(w[np] == 0xdeadbeef); /* wrote no more than it said */
+        if (cg_reduce_reversible(r)) { /* the order word last, read from there */
+            char name[40], want[48];
+            assert_true(w[np - 1] == 1);
+            snprintf(want, sizeof want, "lm_rev = P.w[%u] != 0;", np - 1);
+            char *text = gen_reduce(r, i, name);
+            assert_non_null(strstr(text, want));
+            free(text);
+        }
         free(w);
         uint32_t grid[3], block[3], smem;
         cg_reduce_launch_shape(r, i, SM, 0, grid, block, &smem);
@@ -379,6 +387,32 @@ static int count_of(const cg_reduce_t *r, uint32_t i, const char *what) {
 /* Whether kernel i of r contains text `what`. */
 static bool source_has(const cg_reduce_t *r, uint32_t i, const char *what) {
     return count_of(r, i, what) > 0;
+}
+
+/* Steps whose blocks take several outputs (columns: a thread each; rows up to a warp's: a warp
+ * each) reverse only where the grid has a block per output block: threads past the last output
+ * leave the loop (break), and in reverse order the partial last block comes first, so with
+ * fewer blocks (the grid stops at 2^30) they would skip outputs (found in review). */
+static void test_reverse_order(void **state) {
+    (void)state;
+    int64_t cols[2] = {100, 300}, rows[2] = {1001, 1000}, huge[2] = {(INT64_C(1) << 33) + 5, 1000};
+    gb_t b;
+    gb_init(&b);
+    uint32_t x = in_c(&b, LOOM_DTYPE_F32, 2, cols), out = red(&b, IR_OP_SUM, x, 1u);
+    cg_reduce_t *r = check_step(&b, &out, 1, "column sum 100 x 300");
+    assert_true(cg_reduce_reversible(r));
+    assert_true(source_has(r, 0, "if (o >= n_out) break;"));
+    gb_fini(&b);
+    for (int h = 0; h < 2; h++) { /* 1001 rows: reversible; 2^33 + 5: 2^30 + 1 blocks of 8 */
+        gb_init(&b);
+        x = in_c(&b, LOOM_DTYPE_F32, 2, h ? huge : rows);
+        out = red(&b, IR_OP_SUM, x, 2u);
+        r = check_step(&b, &out, 1, h ? "row sum (2^33 + 5) x 1000" : "row sum 1001 x 1000");
+        assert_true(source_has(r, 0, "const LM_I o = ob * 8 + (LM_I)(threadIdx.x / 32);"));
+        assert_true(source_has(r, 0, "if (o >= n_out) break;"));
+        assert_true(cg_reduce_reversible(r) == !h);
+        gb_fini(&b);
+    }
 }
 
 static void test_staged(void **state) {
@@ -742,6 +776,7 @@ int main(void) {
         cmocka_unit_test(test_every_op_dtype_column_split_full),
         cmocka_unit_test(test_strategies),
         cmocka_unit_test(test_strided_operands),
+        cmocka_unit_test(test_reverse_order),
         cmocka_unit_test(test_staged),
         cmocka_unit_test(test_online_softmax),
         cmocka_unit_test(test_keys),

@@ -615,33 +615,46 @@ static void test_var_rows(void **state) {
         }
 }
 
+/* Reduction s of test_traversal_order: layernorm, softmax, row sums (a warp per row, the last
+ * block partial) or column sums (a thread per column, the last block partial). */
+static loom_array_t *traversal_op(loom_ctx_t *c, loom_array_t *x, size_t s) {
+    int32_t ax = s == 4 ? 0 : 1;
+    switch (s) {
+        case 1: return softmax(c, x, 1);
+        case 3:
+        case 4: return loom_sum(c, x, 1, &ax, 0);
+        default: return layernorm(c, x, NULL, NULL);
+    }
+}
+
 /* A one-kernel reduction over an input that the latest kernel went forward over takes its
  * outputs in reverse order (cuda.c, "Traversal order"): x made by a forward elementwise kernel,
  * then three reductions over it in turn go in reverse, forward, reverse. The same bits each
  * time, the reference's values, and the stats count the two reversed launches. */
 static void test_traversal_order(void **state) {
     (void)state;
-    static const int64_t shapes[][2] = {{1000, 8192}, {65536, 64}, {300, 3000}};
+    static const int64_t shapes[][2] = {{1000, 8192}, {65536, 64}, {300, 3000}, {1001, 1000},
+                                        {100, 5003}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
         loom_array_t *xg, *xc;
         rand_pair(2, shapes[s], 61 + s, &xg, &xc);
-        int64_t n = shapes[s][0] * shapes[s][1];
         uint64_t *bits[3];
         loom_stats_t a, b;
         loom_ctx_stats(gpu, &a);
         char what[80];
-        snprintf(what, sizeof what, "traversal order: %s %lldx%lld", s == 1 ? "softmax" : "layernorm",
+        snprintf(what, sizeof what, "traversal order: op %zu %lldx%lld", s,
                  (long long)shapes[s][0], (long long)shapes[s][1]);
+        int64_t n = loom_array_size(traversal_op(gpu, xg, s));
         for (int k = 0; k < 3; k++) {
-            loom_array_t *yg = s == 1 ? softmax(gpu, xg, 1) : layernorm(gpu, xg, NULL, NULL);
+            loom_array_t *yg = traversal_op(gpu, xg, s);
             assert_int_equal(loom_eval(gpu, 1, &yg), LOOM_STATUS_OK);
             bits[k] = calloc((size_t)n, 8);
             assert_non_null(bits[k]);
             assert_int_equal(check_read_bits(gpu, yg, bits[k], n), LOOM_STATUS_OK);
             if (k == 0) {
-                loom_array_t *yc = s == 1 ? softmax(cpu, xc, 1) : layernorm(cpu, xc, NULL, NULL);
+                loom_array_t *yc = traversal_op(cpu, xc, s);
                 assert_int_equal(loom_eval(cpu, 1, &yc), LOOM_STATUS_OK);
                 compare_scaled(yg, yc, what, 1.0);
             }
