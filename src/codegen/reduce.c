@@ -54,6 +54,7 @@ enum { K_MAIN, K_PARTIAL, K_COMBINE, K_FINAL, K_FUSED }; /* what a generated ker
 #define STASH_BLOCKS 6     /* blocks per multiprocessor: what the shared memory allows on sm_90 */
 #define CTR_WORDS    32    /* fused counters 128 bytes apart (one line each; stash one slot: 199
                             * us with them adjacent, 189.5 padded; no change re-reading) */
+#define MAX_GRID        (INT64_C(1) << 30) /* blocks of a launch; the kernels loop over more */
 #define NO_NODE         UINT32_MAX
 #define COMBINE_BLOCK   256
 
@@ -734,9 +735,8 @@ bool cg_reduce_reversible(const cg_reduce_t *r) {
      * past the last output leave the grid-stride loop (break in emit_task): in reverse order
      * the partial last block comes first, so with fewer blocks than output blocks they would
      * skip the output blocks still to come (found in review). */
-    int64_t rows = r->group > 0 ? r->block / r->group : 1;
-    int64_t nob = (r->n_out + rows - 1) / (rows > 0 ? rows : 1);
-    return r->chunks <= 1 && nob <= (INT64_C(1) << 30);
+    int64_t rows = r->block / r->group;
+    return r->chunks <= 1 && (r->n_out + rows - 1) / rows <= MAX_GRID;
 }
 
 void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_addr,
@@ -791,8 +791,7 @@ void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int 
     int b = (int)cg_reduce_block_threads(r, i);
     int64_t rows = b / g; /* outputs per block */
     int64_t blocks = (r->n_out + rows - 1) / rows;
-    const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further outputs */
-    grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+    grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > MAX_GRID ? MAX_GRID : blocks);
     grid[1] = r->chunks > 1 && (i == 0 || online_xouts(r)) ? (uint32_t)r->chunks : 1;
     if (r->fused) { /* resident blocks taking tickets: every chunk twice (stash: once) */
         int64_t want = (int64_t)FUSED_BLOCKS * sms(sm_count), all = 2 * r->n_out * r->chunks;
@@ -1760,17 +1759,13 @@ static void emit_kernel(const cg_reduce_t *r, int kind, base_str_t *o, const cha
                                 B / 32);
             }
         }
-    if (kind == K_MAIN) {
-        base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
-        base_str_cat(o, "    for (LM_I ob_ = blockIdx.x; ob_ < nob; ob_ += gridDim.x) {\n"
-                        "        const LM_I ob = lm_rev ? nob - 1 - ob_ : ob_;\n");
-        emit_task(r, kind, false, G, B, o);
-        base_str_cat(o, "    }\n}\n");
-        return;
-    }
     if (kind != K_FUSED) {
         base_str_printf(o, "    const LM_I nob = (n_out + %d) / %d;\n", rows - 1, rows);
-        base_str_cat(o, "    for (LM_I ob = blockIdx.x; ob < nob; ob += gridDim.x) {\n");
+        if (kind == K_MAIN) /* in either order (lm_rev) */
+            base_str_cat(o, "    for (LM_I ob_ = blockIdx.x; ob_ < nob; ob_ += gridDim.x) {\n"
+                            "        const LM_I ob = lm_rev ? nob - 1 - ob_ : ob_;\n");
+        else
+            base_str_cat(o, "    for (LM_I ob = blockIdx.x; ob < nob; ob += gridDim.x) {\n");
         emit_task(r, kind, false, G, B, o);
         base_str_cat(o, "    }\n}\n");
         return;

@@ -161,12 +161,13 @@ static bool trail_reverse(const loom_ctx_t *ctx, const ir_graph_t *sg, const uin
         const ir_node_t *n = &sg->nodes[j];
         if (n->op != IR_OP_INPUT) continue;
         int i = trail_at(ctx, in[n->input]);
+        if (i < 0) continue;
         const int64_t *st = sg->inputs[n->input].strides;
         int64_t span = ir_node_size(n) > 0;
         for (int ax = 0; ax < n->ndim && span; ax++)
             span += (n->shape[ax] - 1) * (st[ax] < 0 ? -st[ax] : st[ax]);
         int64_t bytes = span * (int64_t)ir_dtypes[n->dtype].size;
-        if (i >= 0 && bytes > best) {
+        if (bytes > best) {
             best = bytes;
             rev = ctx->trail[i].dir > 0;
         }

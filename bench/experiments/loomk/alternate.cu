@@ -10,38 +10,7 @@
 // loom's kernel: layernorm_8192_head.inc (28b01bd); torch.compile's: torch_ln_8192.ptx.
 // CUDA events, ~0.4 s warm-up, median of 9 batches of 10; 5 sweeps in turn.
 // nvcc -O3 -arch=sm_90 -o alt bench/experiments/loomk/alternate.cu -lcuda && ./alt
-#include <cstdio>
-#include <cstdint>
-#include <cstring>
-#include <vector>
-#include <algorithm>
-#include <cuda.h>
-#include <cuda_runtime.h>
-#include "layernorm_8192_head.inc"
-#define R 8192
-#define C 8192
-#define CK(x) do { int e_ = (int)(x); if (e_) { printf("%s:%d: %s: error %d\n", __FILE__, __LINE__, #x, e_); return 1; } } while (0)
-typedef lm_params_loom_rd_1c2c71b620caf35e LP;
-template <class F> static float med9(F f) {
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  for (int i = 0; i < 20; i++) f(i);
-  std::vector<float> t;
-  for (int r = 0; r < 9; r++) {
-    cudaEventRecord(a); for (int i = 0; i < 10; i++) f(i); cudaEventRecord(b); cudaEventSynchronize(b);
-    float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms * 100.f);
-  }
-  cudaEventDestroy(a); cudaEventDestroy(b);
-  std::sort(t.begin(), t.end()); return t[4];
-}
-static LP params(const float *x, float *y, bool rev) {
-  double n = C; float eps = 1e-5f;
-  long long rs = rev ? -C : C;
-  unsigned long long w[14] = {R, C, C, 1, R, C, C, 1, (unsigned long long)(rev ? x + (size_t)(R - 1) * C : x),
-                              (unsigned long long)rs, 1, 0, 0, (unsigned long long)(rev ? y + (size_t)(R - 1) * C : y)};
-  w[6] = (unsigned long long)rs; /* xs0: the output's row stride */
-  memcpy(&w[11], &n, 8); memcpy(&w[12], &eps, 4);
-  LP p = {}; memcpy(p.w, w, sizeof w); return p;
-}
+#include "l2_harness.inc"
 int main() {
   setvbuf(stdout, NULL, _IONBF, 0);
   const size_t bytes = (size_t)R * C * 4;
