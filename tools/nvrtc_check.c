@@ -1,4 +1,4 @@
-/* nvrtc_check.c - compiles src/codegen/prelude.h with NVRTC, together with a kernel that calls
+/* nvrtc_check.c - compiles src/ir/prelude.h with NVRTC, together with a kernel that calls
  * every function the prelude generates (all ops x loop dtypes, all casts, where, leaves,
  * random), so that a prelude that gcc accepts but NVRTC does not is caught without a GPU.
  *
@@ -13,7 +13,7 @@
 
 #include "read_file.h"
 
-#include "codegen/prelude.h"
+#include "ir/prelude.h"
 
 #define STR2(x) #x
 #define STR(x)  STR2(x)
@@ -50,7 +50,7 @@ static const char kernel[] =
 
 int main(int argc, char **argv) {
     const char *arch = argc > 1 ? argv[1] : "sm_90";
-    const char *path = argc > 2 ? argv[2] : "src/codegen/prelude.h";
+    const char *path = argc > 2 ? argv[2] : "src/ir/prelude.h";
     char *prelude = read_file(path);
     if (!prelude) {
         fprintf(stderr, "cannot read %s\n", path);

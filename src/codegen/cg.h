@@ -140,19 +140,4 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
 void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
                           uint32_t *smem);
 
-/* The prelude (op semantics shared with the CPU interpreter) as NVRTC reads it, split at
- * build time by shake.py into declarations emitted always and functions emitted on use. */
-typedef struct cg_prelude_fn {
-    const char *name;
-    uint32_t pos;               /* position in the prelude (definitions precede uses) */
-    uint32_t off, len;          /* its text in cg_prelude_text */
-    uint32_t dep_start, n_deps; /* positions of the prelude functions it calls */
-} cg_prelude_fn_t;
-extern const char cg_prelude_preamble[];
-extern const char cg_prelude_text[];
-extern const uint32_t cg_prelude_deps[];
-extern const cg_prelude_fn_t cg_prelude_fns[]; /* sorted by name */
-extern const uint32_t cg_prelude_by_pos[];     /* position -> index in cg_prelude_fns */
-extern const uint32_t cg_prelude_n_fns;
-
 #endif

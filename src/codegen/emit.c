@@ -8,7 +8,7 @@
 
 static int fn_cmp(const void *key, const void *elem) {
     const base_str_t *k = key;
-    const cg_prelude_fn_t *f = elem;
+    const ir_prelude_fn_t *f = elem;
     int c = strncmp(k->p, f->name, k->len);
     return c ? c : (f->name[k->len] ? -1 : 0);
 }
@@ -33,8 +33,8 @@ static const char fma_ops[] =
     "#endif\n";
 
 void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al) {
-    uint8_t *want = base_calloc(al, cg_prelude_n_fns, 1);
-    uint32_t *stack = base_malloc(al, cg_prelude_n_fns + 1, sizeof *stack);
+    uint8_t *want = base_calloc(al, ir_prelude_n_fns, 1);
+    uint32_t *stack = base_malloc(al, ir_prelude_n_fns + 1, sizeof *stack);
     if (!want || !stack) {
         o->failed = true;
         goto out;
@@ -49,8 +49,8 @@ void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al) {
         const char *e = p;
         while (*e == '_' || isalnum((unsigned char)*e)) e++;
         base_str_t key = {.p = (char *)p, .len = (size_t)(e - p)};
-        const cg_prelude_fn_t *f =
-            bsearch(&key, cg_prelude_fns, cg_prelude_n_fns, sizeof *f, fn_cmp);
+        const ir_prelude_fn_t *f =
+            bsearch(&key, ir_prelude_fns, ir_prelude_n_fns, sizeof *f, fn_cmp);
         if (f && !want[f->pos]) {
             want[f->pos] = 1;
             stack[sp++] = f->pos;
@@ -58,21 +58,21 @@ void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al) {
         p = e;
     }
     while (sp) { /* and what they call */
-        const cg_prelude_fn_t *f = &cg_prelude_fns[cg_prelude_by_pos[stack[--sp]]];
+        const ir_prelude_fn_t *f = &ir_prelude_fns[ir_prelude_by_pos[stack[--sp]]];
         for (uint32_t d = 0; d < f->n_deps; d++) {
-            uint32_t pos = cg_prelude_deps[f->dep_start + d];
+            uint32_t pos = ir_prelude_deps[f->dep_start + d];
             if (!want[pos]) {
                 want[pos] = 1;
                 stack[sp++] = pos;
             }
         }
     }
-    base_str_cat(o, cg_prelude_preamble);
+    base_str_cat(o, ir_prelude_preamble);
     base_str_cat(o, fma_ops);
-    for (uint32_t pos = 0; pos < cg_prelude_n_fns; pos++)
+    for (uint32_t pos = 0; pos < ir_prelude_n_fns; pos++)
         if (want[pos]) {
-            const cg_prelude_fn_t *f = &cg_prelude_fns[cg_prelude_by_pos[pos]];
-            base_str_catn(o, cg_prelude_text + f->off, f->len);
+            const ir_prelude_fn_t *f = &ir_prelude_fns[ir_prelude_by_pos[pos]];
+            base_str_catn(o, ir_prelude_text + f->off, f->len);
         }
 out:
     base_free(al, want);

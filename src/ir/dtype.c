@@ -3,7 +3,7 @@
  * Names and sizes come from LOOM_DTYPE_LIST, suffixes and C types from the prelude. */
 #include <string.h>
 
-#include "../codegen/prelude.h"
+#include "prelude.h"
 #include "ir.h"
 
 /* X(TAG, kind, bits, npchar): bits are value bits for ints (sign excluded), total for floats. */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ir.h"
-#include "../codegen/prelude.h"
+#include "prelude.h"
 
 /* ---- Shapes and plans ---- */
 

@@ -6,7 +6,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "../codegen/prelude.h"
+#include "prelude.h"
 
 /* ---- LM_ELEM_OPS must be IR_OP_LIST's elementwise ops (less CAST and WHERE) ---- */
 enum {

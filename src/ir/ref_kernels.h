@@ -1,5 +1,5 @@
 /* ref_kernels.h - the CPU reference interpreter's kernels: one strided loop per op and dtype,
- * each calling the prelude's function (src/codegen/prelude.h), so the CPU and the generated
+ * each calling the prelude's function (src/ir/prelude.h), so the CPU and the generated
  * CUDA code compute the same thing. */
 #ifndef LOOM_IR_REF_KERNELS_H
 #define LOOM_IR_REF_KERNELS_H

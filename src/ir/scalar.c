@@ -3,7 +3,7 @@
  * converted here is bit-identical to the same conversion inside a kernel. */
 #include <string.h>
 
-#include "../codegen/prelude.h"
+#include "prelude.h"
 #include "ir.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

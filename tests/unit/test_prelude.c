@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen/prelude.h"
+#include "ir/prelude.h"
 #include "ir/ref_kernels.h"
 
 static uint32_t fbits(float x) {
