@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
                (double)mib256 * 4 / (down * 1e-3) / 1e9);
         if (c == 0) { /* pinned reference: direct DMA from rt_host_alloc memory */
             void *pin;
-            uint64_t dev = dev_src->buf->dev;
+            uint64_t dev = dev_src->buf->m.dev;
             rt_host_alloc(ctx->rt, (size_t)mib256 * 4, &pin);
             double best = 1e30;
             for (int r = 0; r < 5; r++) {

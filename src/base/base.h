@@ -42,6 +42,10 @@ loom_status_t base_error_set(base_error_t *err, loom_status_t status, const char
 loom_status_t base_error_setv(base_error_t *err, loom_status_t status, const char *fmt,
                               va_list ap);
 void base_error_clear(base_error_t *err);
+/* base_error_setv, and the message logged (LOOM_LOG_ERROR) when it is the first error. */
+struct base_log;
+loom_status_t base_error_report(base_error_t *err, const struct base_log *log,
+                                loom_status_t status, const char *fmt, va_list ap);
 
 /* ---- arena.c: per-eval memory, freed at once ---- */
 typedef struct base_arena_block base_arena_block_t;

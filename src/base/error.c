@@ -23,3 +23,10 @@ void base_error_clear(base_error_t *err) {
     err->status = LOOM_STATUS_OK;
     err->message[0] = '\0';
 }
+
+loom_status_t base_error_report(base_error_t *err, const base_log_t *log, loom_status_t status,
+                                const char *fmt, va_list ap) {
+    loom_status_t s = base_error_setv(err, status, fmt, ap);
+    if (s == status) base_log(log, LOOM_LOG_ERROR, "%s", err->message);
+    return s;
+}

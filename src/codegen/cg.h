@@ -140,4 +140,58 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
 void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
                           uint32_t *smem);
 
+/* ---- gemm.c: the kernels of matrix-product steps ----
+ * The gather (a strided view, optionally times a CONST's bits, into C order) and the generic
+ * tiled GEMM with its epilogue nodes. Signatures are zeroed before they are filled: they are
+ * hashed whole into the key. Parameters are one struct, laid out as the kernel text declares. */
+#define CG_GEMM_MAX_EPILOGUE 16 /* epilogue nodes a product step can absorb */
+#define CG_GEMM_MAX_IN       4  /* epilogue operands read from memory */
+#define CG_GEMM_MAX_CONST    16 /* epilogue constants */
+typedef struct cg_gather_params {
+    int64_t size, ndim;
+    int64_t shape[LOOM_MAX_DIMS], strides[LOOM_MAX_DIMS];
+    uint64_t src, dst, scale;
+} cg_gather_params_t;
+
+typedef struct cg_gather_sig {
+    uint32_t kind; /* 'g' */
+    uint32_t dtype;
+    uint32_t scaled;
+} cg_gather_sig_t;
+typedef struct cg_gemm_params {
+    int64_t m, n, k, sam, sak, sbk, sbn, scm, scn;
+    int64_t nb, nbt;
+    int64_t be[2 * LOOM_MAX_DIMS], ba[2 * LOOM_MAX_DIMS], bb[2 * LOOM_MAX_DIMS],
+        bc[2 * LOOM_MAX_DIMS];
+    int64_t nk, nkt;
+    int64_t ke[LOOM_MAX_DIMS], ka[LOOM_MAX_DIMS], kb[LOOM_MAX_DIMS];
+    uint64_t a, b, c;
+    uint64_t ein[CG_GEMM_MAX_IN];
+    int64_t estr[CG_GEMM_MAX_IN];
+    uint64_t cst[CG_GEMM_MAX_CONST];
+} cg_gemm_params_t;
+
+/* The kernel's structure: dtype, and the epilogue's nodes (op and each operand's kind: the
+ * product, an earlier epilogue node, a constant slot or an input slot). */
+typedef struct cg_gemm_sig {
+    uint32_t kind; /* 'm' */
+    uint32_t dtype;
+    uint32_t n_epi;
+    struct {
+        uint32_t op, dtype;
+        uint32_t src[2]; /* 0: the product; 1 + j: epilogue node j; 0x100 + c: constant c;
+                          * 0x200 + i: input i */
+    } epi[CG_GEMM_MAX_EPILOGUE];
+} cg_gemm_sig_t;
+base_hash128_t cg_gather_key(const cg_gather_sig_t *s);
+/* Source and extern "C" name (name: 48 bytes) of the kernel of s. */
+void cg_gather_source(const cg_gather_sig_t *s, base_str_t *out, char *name);
+/* A grid-stride launch over size elements (the resident-wave cap of cg__grid_stride_blocks). */
+void cg_gather_launch_shape(int64_t size, int sm_count, uint32_t *grid, uint32_t *block);
+base_hash128_t cg_gemm_key(const cg_gemm_sig_t *s);
+void cg_gemm_source(const cg_gemm_sig_t *s, base_str_t *out, char *name);
+/* 16 x 16 threads per 16 x 16 tile of the result; the kernel loops over tiles and batches past
+ * the grid's 65535 limit per axis. */
+void cg_gemm_launch_shape(const cg_gemm_params_t *p, uint32_t grid[3], uint32_t block[3]);
+
 #endif

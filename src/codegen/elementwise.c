@@ -143,8 +143,7 @@ void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_s
      * resident wave looping on hypot and gelu 64M, bench_elementwise on the H200); strided ones
      * at most a resident wave (one step per thread was 24 % slower on the outer broadcast, two
      * or four waves 1-3 % slower). */
-    int64_t cap =
-        (int64_t)(sm_count > 0 ? sm_count : 132) * (blocks_per_sm > 0 ? blocks_per_sm : 8);
+    int64_t cap = cg__wave(sm_count, blocks_per_sm);
     if (!k->flat && blocks > cap) blocks = cap;
     if (!k->idx64) { /* a thread's index reaches size + grid * BLOCK * vec: keep it in int */
         int64_t room = ((int64_t)INT32_MAX - k->size) / ((int64_t)BLOCK * k->vec);

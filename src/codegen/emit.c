@@ -92,6 +92,15 @@ void cg__emit_finish(base_str_t *out, base_str_t *body) {
     base_str_fini(body);
 }
 
+int64_t cg__wave(int sm_count, int blocks_per_sm) {
+    return (int64_t)(sm_count > 0 ? sm_count : 132) * (blocks_per_sm > 0 ? blocks_per_sm : 8);
+}
+
+uint32_t cg__grid_stride_blocks(int64_t work, uint32_t block, int sm_count, int blocks_per_sm) {
+    int64_t blocks = (work + block - 1) / block, cap = cg__wave(sm_count, blocks_per_sm);
+    return (uint32_t)(blocks < 1 ? 1 : blocks < cap ? blocks : cap);
+}
+
 void cg__key_init(cg__key_t *k, uint32_t format) {
     k->n = 0;
     k->acc = 0x6c6f6f6d;

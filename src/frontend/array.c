@@ -190,18 +190,36 @@ void fe_buffer_free(loom_ctx_t *ctx, fe_buffer_t *b) {
 void fe_buffer_release(loom_ctx_t *ctx, fe_buffer_t *b) {
     if (!b || --b->refcount > 0) return;
 #if LOOM_HAVE_CUDA
-    if (b->block)
-        fe_devblock_release(ctx, b->block); /* a host array's upload, packed with others */
-    else if (b->dev && ctx->rt && !(b->borrowed && b->on_device))
-        rt_free(ctx->rt, b->dev); /* a result, or a host array's upload */
+    en_mem_drop(ctx->engine, &b->m); /* a result, or a host array's upload */
 #endif
-    if (!b->borrowed) base_free(&ctx->al, b->host);
+    if (!b->m.borrowed) base_free(&ctx->al, b->m.host);
 #if LOOM_HAVE_CUDA
     /* External device memory goes back to its owner only after queued kernels stop reading */
-    if (b->release && b->on_device && ctx->rt && ctx->device == LOOM_DEVICE_CUDA) rt_sync(ctx->rt);
+    if (b->release && b->m.on_device && ctx->rt && ctx->device == LOOM_DEVICE_CUDA) rt_sync(ctx->rt);
 #endif
     if (b->release) b->release(b->release_user);
     fe_buffer_free(ctx, b);
+}
+
+LOOM_API loom_status_t loom_array_host_changed(loom_ctx_t *ctx, loom_array_t *a) {
+    static const char fn[] = "loom_array_host_changed";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (ctx->err.status) return ctx->err.status;
+    if (!fe_check_arg(ctx, fn, a)) {
+        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array is nil", fn);
+        return ctx->err.status;
+    }
+    fe_buffer_t *b = a->flags & FE_REALISED ? a->buf : NULL;
+    if (!b || !b->m.borrowed || b->m.on_device)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: the array is not borrowed host memory (only arrays from "
+                        "loom_borrow_host, loom_wrap_host or a host DLPack import can change; "
+                        "loom_from_host copies are immutable)",
+                        fn);
+#if LOOM_HAVE_CUDA
+    en_mem_drop(ctx->engine, &b->m); /* the next eval uploads it again */
+#endif
+    return LOOM_STATUS_OK;
 }
 
 LOOM_API loom_array_t *loom_array_retain(loom_array_t *a) {
@@ -319,9 +337,9 @@ static loom_array_t *host_array(loom_ctx_t *ctx, const char *fn, loom_dtype_t dt
         return &ctx->nil;
     }
     b->refcount = 1;
-    b->borrowed = borrow;
-    b->host = borrow ? (void *)(uintptr_t)data : copy;
-    b->bytes = bytes;
+    b->m.borrowed = borrow;
+    b->m.host = borrow ? (void *)(uintptr_t)data : copy;
+    b->m.bytes = bytes;
     loom_array_t *a = fe_node_new(ctx, IR_OP_INPUT, dtype, ndim, shape);
     if (a->flags & FE_NIL) {
         fe_buffer_release(ctx, b);

@@ -14,9 +14,8 @@ LOOM_API const char *loom_last_create_message(void) { return create_message; }
 loom_status_t fe_error(loom_ctx_t *ctx, loom_status_t status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    loom_status_t s = base_error_setv(&ctx->err, status, fmt, ap);
+    loom_status_t s = base_error_report(&ctx->err, &ctx->log, status, fmt, ap);
     va_end(ap);
-    if (s == status) base_log(&ctx->log, LOOM_LOG_ERROR, "%s", ctx->err.message);
     return s;
 }
 
@@ -105,7 +104,6 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
         if (!ctx->log.fn) ctx->log.fn = log_stderr;
     }
     ctx->disable_disk_cache = o.disable_disk_cache != 0;
-    ctx->allow_tf32 = o.allow_tf32 != 0;
     if (!dup_opt(ctx, &ctx->cache_dir, o.cache_dir, "LOOM_CACHE_DIR") ||
         !dup_opt(ctx, &ctx->dump_dir, o.dump_dir, "LOOM_DUMP") ||
         !dup_opt(ctx, &ctx->arch, arch, "LOOM_ARCH"))
@@ -132,6 +130,18 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
         if (st == LOOM_STATUS_OK) {
             ctx->cuda_ordinal = o.cuda_ordinal;
             ctx->device = o.device == LOOM_DEVICE_NVRTC ? LOOM_DEVICE_NVRTC : LOOM_DEVICE_CUDA;
+            en_options_t eo = {
+                .rt = ctx->rt,
+                .al = &ctx->al,
+                .err = &ctx->err,
+                .log = &ctx->log,
+                .stats = &ctx->stats,
+                .dump_dir = ctx->dump_dir,
+                .compile_only = ctx->device == LOOM_DEVICE_NVRTC,
+                .allow_tf32 = o.allow_tf32 != 0,
+            };
+            if (!(ctx->engine = en_engine_create(&eo)))
+                return create_fail(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_ctx_create: out of memory");
         } else if (o.device == LOOM_DEVICE_AUTO &&
                    (st == LOOM_STATUS_NO_DRIVER || st == LOOM_STATUS_NO_DEVICE)) {
             base_log(&ctx->log, LOOM_LOG_INFO,
@@ -175,8 +185,7 @@ LOOM_API void loom_ctx_destroy(loom_ctx_t *ctx) {
     fe_node_free_all(ctx);
     fe_host_free_all(ctx); /* pinned blocks: before the device goes */
 #if LOOM_HAVE_CUDA
-    fe_gemm_destroy(ctx); /* before the device: its workspace is pool memory */
-    fe_plans_destroy(ctx);
+    en_engine_destroy(ctx->engine); /* before the device: its cuBLAS workspace is pool memory */
     if (ctx->rt) rt_device_destroy(ctx->rt);
 #endif
     base_free(&ctx->al, ctx->scopes);

@@ -135,13 +135,13 @@ static loom_array_t *wrap(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype, i
         return &ctx->nil;
     }
     b->refcount = 1;
-    b->borrowed = true;
-    b->on_device = on_device;
+    b->m.borrowed = true;
+    b->m.on_device = on_device;
     if (on_device)
-        b->dev = (uint64_t)base;
+        b->m.dev = (uint64_t)base;
     else
-        b->host = (void *)base;
-    b->bytes = n > 0 ? (size_t)((offset + hi + 1) * sz) : 0; /* what a CUDA eval uploads */
+        b->m.host = (void *)base;
+    b->m.bytes = n > 0 ? (size_t)((offset + hi + 1) * sz) : 0; /* what a CUDA eval uploads */
     loom_array_t *a = fe_shaped(ctx, IR_OP_INPUT, dtype, ndim, shape, 0, NULL, NULL);
     if (a->flags & FE_NIL) {
         fe_buffer_release(ctx, b); /* release is not set yet: the caller keeps the memory */
@@ -186,36 +186,36 @@ static bool realised(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
     }
     if (loom_eval(ctx, 1, &a) != LOOM_STATUS_OK) return false;
     if (!(a->flags & FE_REALISED) || !a->buf ||
-        (ctx->device == LOOM_DEVICE_NVRTC && a->buf->on_device)) {
+        (ctx->device == LOOM_DEVICE_NVRTC && a->buf->m.on_device)) {
         fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                  "%s: the compile-only device (nvrtc) computes no values", fn);
         return false;
     }
     /* A pointer handed out must not race the kernels still writing it (no stream in the API) */
-    if (a->buf->on_device && loom_sync(ctx) != LOOM_STATUS_OK) return false;
+    if (a->buf->m.on_device && loom_sync(ctx) != LOOM_STATUS_OK) return false;
     return true;
 }
 
 LOOM_API uint64_t loom_array_device_ptr(loom_ctx_t *ctx, loom_array_t *a) {
     if (!ctx || !realised(ctx, "loom_array_device_ptr", a)) return 0;
-    if (!a->buf->on_device) {
+    if (!a->buf->m.on_device) {
         fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                  "loom_array_device_ptr: the array lives in host memory (device %s)",
                  ctx->device_name);
         return 0;
     }
-    return a->buf->dev + (uint64_t)(a->offset * (int64_t)ir_dtypes[a->dtype].size);
+    return a->buf->m.dev + (uint64_t)(a->offset * (int64_t)ir_dtypes[a->dtype].size);
 }
 
 LOOM_API const void *loom_array_host_ptr(loom_ctx_t *ctx, loom_array_t *a) {
     if (!ctx || !realised(ctx, "loom_array_host_ptr", a)) return NULL;
-    if (a->buf->on_device) {
+    if (a->buf->m.on_device) {
         fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                  "loom_array_host_ptr: the array lives in device memory; use loom_read");
         return NULL;
     }
-    if (!a->buf->host) return NULL; /* empty */
-    return (const char *)a->buf->host + a->offset * (int64_t)ir_dtypes[a->dtype].size;
+    if (!a->buf->m.host) return NULL; /* empty */
+    return (const char *)a->buf->m.host + a->offset * (int64_t)ir_dtypes[a->dtype].size;
 }
 
 /* ---- DLPack import ---- */
@@ -315,10 +315,10 @@ LOOM_API loom_status_t loom_to_dlpack(loom_ctx_t *ctx, loom_array_t *a, int vers
     if (!e) return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_to_dlpack: out of memory");
     dl_tensor_t t = {0};
     fe_buffer_t *b = a->buf;
-    t.data = b->on_device ? (void *)(uintptr_t)b->dev : b->host;
-    t.device.device_type = b->on_device ? DL_CUDA : DL_CPU;
+    t.data = b->m.on_device ? (void *)(uintptr_t)b->m.dev : b->m.host;
+    t.device.device_type = b->m.on_device ? DL_CUDA : DL_CPU;
 #if LOOM_HAVE_CUDA
-    if (b->on_device) t.device.device_id = ctx->cuda_ordinal;
+    if (b->m.on_device) t.device.device_id = ctx->cuda_ordinal;
 #endif
     t.ndim = a->ndim;
     t.dtype = dl_types[a->dtype];

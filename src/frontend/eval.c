@@ -1,10 +1,12 @@
 /* eval.c — the eval driver. Straight-line passes with the verifier between them:
  *
  *   roots ──► lower (DAG → flat IR, CSE on emit) ──► fold ──► verify ──┬─► CPU: ir_interp
- *                                                                      └─► CUDA: fe_cuda_eval
+ *                                                                      └─► CUDA: en_eval
  *        ──► realise each root in place (buffer in, operands dropped)
  *
- * Everything per-eval lives in one arena freed at the end. */
+ * en_eval (src/engine) does the device's work: uploads (transfer.c), the plan cache and the
+ * step runner (run.c), fusion into kernels (schedule.c), code generation (src/codegen) and
+ * compiles (src/runtime/nvrtc.c). Everything per-eval lives in one arena freed at the end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -32,6 +34,75 @@ void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf) {
     memset(&a->p, 0, sizeof a->p);
 }
 
+/* ---- transfer statistics of one API call (eval, read) ----
+ * begin notes the counters; end stores the difference as the stats' last_eval_* fields and
+ * logs it (INFO) under `what`. */
+typedef struct transfer_mark {
+    uint64_t h2d_copies, h2d_bytes, d2h_copies, d2h_bytes;
+} transfer_mark_t;
+
+static void transfer_begin(loom_ctx_t *ctx, transfer_mark_t *m) {
+    memset(m, 0, sizeof *m);
+#if LOOM_HAVE_CUDA
+    if (!ctx->rt || ctx->device != LOOM_DEVICE_CUDA) return;
+    rt_stats_t r;
+    rt_device_stats(ctx->rt, &r);
+    *m = (transfer_mark_t){r.h2d_copies, r.h2d_bytes, r.d2h_copies, r.d2h_bytes};
+#else
+    (void)ctx;
+#endif
+}
+
+static void transfer_end(loom_ctx_t *ctx, const transfer_mark_t *m, const char *what) {
+    transfer_mark_t now;
+    transfer_begin(ctx, &now);
+    loom_stats_t *s = &ctx->stats;
+    s->last_eval_h2d_copies = now.h2d_copies - m->h2d_copies;
+    s->last_eval_h2d_bytes = now.h2d_bytes - m->h2d_bytes;
+    s->last_eval_d2h_copies = now.d2h_copies - m->d2h_copies;
+    s->last_eval_d2h_bytes = now.d2h_bytes - m->d2h_bytes;
+    base_log(&ctx->log, LOOM_LOG_INFO,
+             "%s: h2d %llu copies %llu bytes, d2h %llu copies %llu bytes (total h2d %llu / %llu, "
+             "d2h %llu / %llu)",
+             what, (unsigned long long)s->last_eval_h2d_copies,
+             (unsigned long long)s->last_eval_h2d_bytes,
+             (unsigned long long)s->last_eval_d2h_copies,
+             (unsigned long long)s->last_eval_d2h_bytes, (unsigned long long)now.h2d_copies,
+             (unsigned long long)now.h2d_bytes, (unsigned long long)now.d2h_copies,
+             (unsigned long long)now.d2h_bytes);
+}
+
+#if LOOM_HAVE_CUDA
+/* The CUDA device's eval: the engine runs g; its results become buffers (bufs[i], refcount 1,
+ * or shared with an earlier result that is the same node). */
+static void cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **bufs) {
+    en_mem_t *res = base_arena_alloc(g->arena, g->n_outputs + 1, sizeof *res);
+    uint32_t *same_as = base_arena_alloc(g->arena, g->n_outputs + 1, sizeof *same_as);
+    if (!res || !same_as) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
+        return;
+    }
+    if (en_eval(ctx->engine, g, res, same_as) != LOOM_STATUS_OK) return;
+    for (uint32_t q = 0; q < g->n_outputs; q++) {
+        if (same_as[q] != q) {
+            bufs[q] = bufs[same_as[q]];
+            if (bufs[q]) bufs[q]->refcount++;
+            continue;
+        }
+        if (!res[q].dev) continue; /* the compile-only device computes nothing */
+        fe_buffer_t *b = ctx->err.status ? NULL : fe_buffer_new(ctx);
+        if (!b) {
+            if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
+            en_mem_drop(ctx->engine, &res[q]);
+            continue;
+        }
+        b->refcount = 1;
+        b->m = res[q];
+        bufs[q] = b;
+    }
+}
+#endif
+
 /* Lowering memo: an array lowered in the current lowering carries its epoch and IR index. */
 static bool lowered(const loom_array_t *a, uint64_t epoch) { return a->lowered == epoch; }
 
@@ -48,9 +119,9 @@ static uint32_t lower_one(ir_graph_t *g, const loom_array_t *a) {
     n.hash = 0;
     if (a->flags & FE_REALISED) {
         ir_input_t in;
-        in.owner = (void *)(uintptr_t)a;
-        in.host = a->buf->on_device ? NULL : a->buf->host;
-        in.dev = a->buf->on_device ? a->buf->dev : 0;
+        in.owner = &a->buf->m;
+        in.host = a->buf->m.on_device ? NULL : a->buf->m.host;
+        in.dev = a->buf->m.on_device ? a->buf->m.dev : 0;
         memcpy(in.strides, a->strides, sizeof in.strides);
         in.offset = a->offset;
         uint32_t k = ir_add_input(g, &in);
@@ -195,8 +266,8 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
         return ctx->err.status;
     }
     for (int32_t i = 0; i < k; i++) loom_array_retain(roots[i]); /* alive through realising */
-    fe_transfer_mark_t xfer;
-    fe_transfer_begin(ctx, &xfer);
+    transfer_mark_t xfer;
+    transfer_begin(ctx, &xfer);
     double t0 = base_now_ms();
     base_arena_t arena;
     base_arena_init(&arena, &ctx->al);
@@ -217,15 +288,15 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
                         break;
                     }
                     bufs[i]->refcount = 1;
-                    bufs[i]->host = host[i];
-                    bufs[i]->bytes = loom_array_nbytes(roots[i]);
+                    bufs[i]->m.host = host[i];
+                    bufs[i]->m.bytes = loom_array_nbytes(roots[i]);
                     host[i] = NULL;
                 }
             }
             for (int32_t i = 0; i < k; i++) base_free(&ctx->al, host[i]);
         } else {
 #if LOOM_HAVE_CUDA
-            fe_cuda_eval(ctx, &g, bufs);
+            cuda_eval(ctx, &g, bufs);
 #else
             fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "loom_eval: no CUDA in this build");
 #endif
@@ -248,7 +319,7 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
     base_log(&ctx->log, LOOM_LOG_DEBUG, "eval of %d arrays (%u IR nodes): %.3f ms", k, g.n_nodes,
              base_now_ms() - t0);
     base_arena_fini(&arena);
-    fe_transfer_end(ctx, &xfer, "eval");
+    transfer_end(ctx, &xfer, "eval");
     return ctx->err.status;
 }
 
@@ -320,23 +391,23 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
         if (need == 0) continue;
         bool contig = is_c_contiguous(a);
 #if LOOM_HAVE_CUDA
-        if (a->buf->on_device && contig) {
+        if (a->buf->m.on_device && contig) {
             dd[n_dev] = dsts[i];
-            src[n_dev] = a->buf->dev;
+            src[n_dev] = a->buf->m.dev;
             len[n_dev++] = need;
             continue;
         }
 #endif
-        if (a->buf->on_device)
+        if (a->buf->m.on_device)
             fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                      "%s: a strided device array (wrapped or imported) cannot be read yet; use it "
                      "in an expression and read the result",
                      fn);
         else if (contig)
-            memcpy(dsts[i], a->buf->host, need);
+            memcpy(dsts[i], a->buf->m.host, need);
         else
             ir_copy_strided((loom_dtype_t)a->dtype, a->ndim, a->shape,
-                            (const char *)a->buf->host +
+                            (const char *)a->buf->m.host +
                                 a->offset * (int64_t)ir_dtypes[a->dtype].size,
                             a->strides, dsts[i]);
     }
@@ -353,10 +424,10 @@ LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, si
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (ctx->err.status) return ctx->err.status;
     if (!check_read(ctx, "loom_read", -1, a, dst, dst_bytes)) return ctx->err.status;
-    fe_transfer_mark_t xfer;
-    fe_transfer_begin(ctx, &xfer);
+    transfer_mark_t xfer;
+    transfer_begin(ctx, &xfer);
     if (loom_eval(ctx, 1, &a) == LOOM_STATUS_OK) read_out(ctx, "loom_read", 1, &a, &dst);
-    fe_transfer_end(ctx, &xfer, "loom_read");
+    transfer_end(ctx, &xfer, "loom_read");
     return ctx->err.status;
 }
 
@@ -372,10 +443,10 @@ LOOM_API loom_status_t loom_read_many(loom_ctx_t *ctx, int32_t n, loom_array_t *
     for (int32_t i = 0; i < n; i++)
         if (!check_read(ctx, fn, i, arrays[i], dsts[i], dst_bytes[i])) return ctx->err.status;
     if (n == 0) return LOOM_STATUS_OK;
-    fe_transfer_mark_t xfer;
-    fe_transfer_begin(ctx, &xfer);
+    transfer_mark_t xfer;
+    transfer_begin(ctx, &xfer);
     if (loom_eval(ctx, n, arrays) == LOOM_STATUS_OK) read_out(ctx, fn, n, arrays, dsts);
-    fe_transfer_end(ctx, &xfer, fn);
+    transfer_end(ctx, &xfer, fn);
     return ctx->err.status;
 }
 

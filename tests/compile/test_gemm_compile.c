@@ -1,4 +1,4 @@
-/* test_gemm_compile — fe_gemm_run on the compile-only NVRTC device (no GPU): the generated
+/* test_gemm_compile — en_matmul_run on the compile-only NVRTC device (no GPU): the generated
  * matmul kernel compiles for every dtype (ints, bool, and the float k == 0 path) with and
  * without epilogues (bias, scales, relu, gelu), and the gather kernel that makes operands
  * cuBLAS cannot take contiguous compiles; nothing is launched. */
@@ -42,7 +42,7 @@ static void run_step(loom_ctx_t *ctx, loom_dtype_t d, int64_t k, const int64_t *
     if (epi == 3) out = tb_gelu(&t, tb_op(&t, IR_OP_MULTIPLY, mm, out, tb_const(&t, d, 0.5)));
     ir_add_output(&t.g, out);
     uint64_t addr[4] = {0x10000, 0x20000, 0x30000, 0x40000};
-    loom_status_t st = fe_gemm_run(ctx, &t.g, addr, 0x50000);
+    loom_status_t st = en_matmul_run(ctx->engine, &t.g, addr, 0x50000);
     if (st) print_error("%s k=%lld epi %d: %s\n", loom_dtype_name(d), (long long)k, epi,
                         loom_ctx_message(ctx));
     assert_int_equal(st, LOOM_STATUS_OK);

@@ -40,8 +40,8 @@ static void fill(void *p, size_t n, unsigned seed) {
 /* The device bytes of a realised host array's upload (device memory is host memory here). */
 static const void *dev_bytes(loom_array_t *a) {
     assert_non_null(a->buf);
-    assert_true(a->buf->dev != 0);
-    return (const void *)(uintptr_t)a->buf->dev;
+    assert_true(a->buf->m.dev != 0);
+    return (const void *)(uintptr_t)a->buf->m.dev;
 }
 
 /* ---- evals ---- */
@@ -70,7 +70,7 @@ static void test_transfer_small_inputs_one_copy(void **state) {
     loom_sync(ctx);
     for (int i = 0; i < 3; i++) {
         assert_memory_equal(dev_bytes(a[i]), x[i], (size_t)n[i] * 4);
-        assert_int_equal(a[i]->buf->dev % 256, 0);
+        assert_int_equal(a[i]->buf->m.dev % 256, 0);
     }
     /* The same copied inputs again: nothing moves. */
     loom_array_t *q = loom_add(ctx, loom_add(ctx, a[0], a[0]), loom_negative(ctx, a[0]));
@@ -148,13 +148,13 @@ static void test_transfer_read_then_reuse(void **state) {
     loom_array_t *r = loom_add_f(ctx, a, 1.0);
     assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_OK);
     loom_sync(ctx);
-    fill((void *)(uintptr_t)r->buf->dev, sizeof got, 5); /* the "kernel's" result */
+    fill((void *)(uintptr_t)r->buf->m.dev, sizeof got, 5); /* the "kernel's" result */
     assert_int_equal(loom_read(ctx, r, got, sizeof got), LOOM_STATUS_OK);
     loom_stats_t s = stats(ctx);
     assert_int_equal(s.last_eval_h2d_copies, 0);
     assert_int_equal(s.last_eval_d2h_copies, 1);
     assert_int_equal(s.last_eval_d2h_bytes, sizeof got);
-    assert_memory_equal(got, (void *)(uintptr_t)r->buf->dev, sizeof got);
+    assert_memory_equal(got, (void *)(uintptr_t)r->buf->m.dev, sizeof got);
     loom_array_t *q = loom_multiply_f(ctx, r, 2.0); /* read back, used again: no upload */
     assert_int_equal(loom_eval(ctx, 1, &q), LOOM_STATUS_OK);
     assert_int_equal(stats(ctx).last_eval_h2d_copies, 0);
@@ -180,7 +180,7 @@ static void test_transfer_read_many(void **state) {
         bytes[i] = (size_t)n[i] * 8;
         total += bytes[i];
         dst[i] = malloc(bytes[i] + 1);
-        fill((void *)(uintptr_t)r[i]->buf->dev, bytes[i], (unsigned)(10 + i));
+        fill((void *)(uintptr_t)r[i]->buf->m.dev, bytes[i], (unsigned)(10 + i));
     }
     void *odd[3] = {(char *)dst[0] + 1, dst[1], dst[2]}; /* an unaligned destination */
     assert_int_equal(loom_read_many(ctx, 3, r, odd, bytes), LOOM_STATUS_OK);
@@ -188,7 +188,7 @@ static void test_transfer_read_many(void **state) {
     assert_int_equal(s.last_eval_d2h_bytes, total);
     assert_int_equal(s.last_eval_d2h_copies, 3); /* three allocations: a DMA each, one wait */
     for (int i = 0; i < 3; i++)
-        assert_memory_equal(odd[i], (void *)(uintptr_t)r[i]->buf->dev, bytes[i]);
+        assert_memory_equal(odd[i], (void *)(uintptr_t)r[i]->buf->m.dev, bytes[i]);
     bytes[1] -= 1; /* one short buffer: nothing is read */
     assert_int_equal(loom_read_many(ctx, 3, r, odd, bytes), LOOM_STATUS_BUFFER_TOO_SMALL);
     assert_non_null(strstr(loom_ctx_message(ctx), "array 1"));

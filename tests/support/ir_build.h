@@ -1,11 +1,12 @@
 /* ir_build — hand-built flat IR graphs for tests that reach src/ (header-only helpers):
  * inputs, constants and operator nodes by shape, and the n_users counts the scheduler gives
- * fe_gemm_epilogue. */
+ * en_matmul_epilogue. */
 #ifndef LOOM_TESTS_IR_BUILD_H
 #define LOOM_TESTS_IR_BUILD_H
 
 #include <string.h>
 
+#include "engine/internal.h"
 #include "frontend/fe.h"
 
 typedef struct tb {

@@ -169,6 +169,12 @@ static loom_ctx_t *mock_ctx(void) {
         return NULL;
     }
     ctx->device = LOOM_DEVICE_CUDA;
+    en_options_t eo = {.rt = ctx->rt, .al = &ctx->al, .err = &ctx->err, .log = &ctx->log,
+                       .stats = &ctx->stats};
+    if (!(ctx->engine = en_engine_create(&eo))) {
+        loom_ctx_destroy(ctx);
+        return NULL;
+    }
     return ctx;
 }
 

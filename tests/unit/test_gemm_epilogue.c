@@ -1,4 +1,4 @@
-/* test_gemm_epilogue — fe_gemm_epilogue on hand-built IR graphs (no device): which bias, scale,
+/* test_gemm_epilogue — en_matmul_epilogue on hand-built IR graphs (no device): which bias, scale,
  * relu and gelu chains a matmul step absorbs, where a chain stops (a node used elsewhere, a
  * bias that is not along the last axis, a dtype cuBLASLt's epilogues do not keep), and the
  * absorbed node lists the scheduler copies into the step graph. */
@@ -24,12 +24,12 @@ static void mm_init(mm_case_t *c, loom_dtype_t d, int64_t m, int64_t k, int64_t 
     assert_true(c->mm != UINT32_MAX);
 }
 
-/* fe_gemm_epilogue with `out` the graph's only output. */
+/* en_matmul_epilogue with `out` the graph's only output. */
 static uint32_t absorbed(mm_case_t *c, uint32_t out) {
     ir_add_output(&c->t.g, out);
     assert_true(c->t.g.n_nodes <= 256);
     tb_users(&c->t, c->nu);
-    return fe_gemm_epilogue(&c->t.g, c->mm, c->nu);
+    return en_matmul_epilogue(&c->t.g, c->mm, c->nu);
 }
 
 static uint32_t bias_of(mm_case_t *c, int nd) {
@@ -43,8 +43,8 @@ static void test_gemm_epilogue_none(void **state) {
     mm_case_t c;
     mm_init(&c, LOOM_DTYPE_F32, 4, 5, 6);
     assert_int_equal(absorbed(&c, c.mm), c.mm);
-    uint32_t nodes[FE_GEMM_MAX_EPILOGUE];
-    assert_int_equal(fe_gemm_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes), 0);
+    uint32_t nodes[CG_GEMM_MAX_EPILOGUE];
+    assert_int_equal(en_matmul_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes), 0);
     tb_fini(&c.t);
 }
 
@@ -60,8 +60,8 @@ static void test_gemm_epilogue_bias_relu(void **state) {
             uint32_t relu =
                 tb_op(&c.t, IR_OP_MAXIMUM, c.mm, add, tb_const(&c.t, ds[i], 0.0));
             assert_int_equal(absorbed(&c, relu), relu);
-            uint32_t nodes[FE_GEMM_MAX_EPILOGUE];
-            assert_int_equal(fe_gemm_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes), 2);
+            uint32_t nodes[CG_GEMM_MAX_EPILOGUE];
+            assert_int_equal(en_matmul_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes), 2);
             assert_int_equal(nodes[0], add);
             assert_int_equal(nodes[1], relu);
             tb_fini(&c.t);
@@ -77,8 +77,8 @@ static void test_gemm_epilogue_scales(void **state) {
     uint32_t s2 = tb_op(&c.t, IR_OP_MULTIPLY, c.mm, add, tb_const(&c.t, LOOM_DTYPE_F16, 0.5));
     uint32_t relu = tb_op(&c.t, IR_OP_MAXIMUM, c.mm, s2, tb_const(&c.t, LOOM_DTYPE_F16, 0.0));
     assert_int_equal(absorbed(&c, relu), relu);
-    uint32_t nodes[FE_GEMM_MAX_EPILOGUE];
-    assert_int_equal(fe_gemm_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes), 4);
+    uint32_t nodes[CG_GEMM_MAX_EPILOGUE];
+    assert_int_equal(en_matmul_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes), 4);
     tb_fini(&c.t);
 
     mm_init(&c, LOOM_DTYPE_F32, 8, 3, 5); /* a scale alone */
@@ -102,8 +102,8 @@ static void test_gemm_epilogue_gelu(void **state) {
         uint32_t add = tb_op(&c.t, IR_OP_ADD, c.mm, c.mm, bias_of(&c, 1));
         uint32_t g = tb_gelu(&c.t, add);
         assert_int_equal(absorbed(&c, g), g);
-        uint32_t nodes[FE_GEMM_MAX_EPILOGUE];
-        uint32_t n = fe_gemm_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes);
+        uint32_t nodes[CG_GEMM_MAX_EPILOGUE];
+        uint32_t n = en_matmul_epilogue_nodes(&c.t.g, c.mm, c.nu, nodes);
         assert_int_equal(n, 10); /* add, and gelu's 9 nodes */
         assert_int_equal(nodes[0], add);
         assert_int_equal(nodes[n - 1], g);

@@ -1,4 +1,4 @@
-/* test_gemm_layout — fe_gemm_layout without a device: the cuBLAS calls it describes (op flags,
+/* test_gemm_layout — en_matmul_layout without a device: the cuBLAS calls it describes (op flags,
  * leading dimensions, strided batches, loops over the other batch axes, gathered operands)
  * are run by a column-major emulation of cublasLtMatmul on float64 operands holding small
  * integers, and must give the CPU reference's result exactly: matmul with transposed and
@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "frontend/fe.h"
+#include "engine/internal.h"
 
 #define CAP 4096
 
@@ -56,7 +56,7 @@ static void gather(int nd, const int64_t *sh, const int64_t *st, const double *x
 }
 
 /* What cublasLtMatmul computes for l (alpha 1, beta 0), with cuBLAS's A = b, B = a. */
-static void emulate(const fe_gemm_layout_t *l, const double *a, const double *b, double *c) {
+static void emulate(const en_matmul_layout_t *l, const double *a, const double *b, double *c) {
     int64_t idx[2 * LOOM_MAX_DIMS] = {0};
     for (;;) {
         int64_t oa = 0, ob = 0, oc = 0;
@@ -85,7 +85,7 @@ static void emulate(const fe_gemm_layout_t *l, const double *a, const double *b,
 
 /* Plans c, maps it to cuBLAS calls (gathering as gemm.c does), emulates them and compares
  * with ir_ref_matmul. Returns the layout used. */
-static fe_gemm_layout_t run_case(const mm_case_t *c, bool *gathered) {
+static en_matmul_layout_t run_case(const mm_case_t *c, bool *gathered) {
     static double a[CAP], b[CAP], ga[CAP], gb[CAP], want[CAP], got[CAP];
     int64_t ast[4], bst[4];
     bool ac = !c->ast[0] && !c->ast[c->an - 1], bc = !c->bst[0] && !c->bst[c->bn - 1];
@@ -109,11 +109,11 @@ static fe_gemm_layout_t run_case(const mm_case_t *c, bool *gathered) {
     assert_true(ir_ref_matmul(&out, &an, a, ast, &bn, b, bst, want, &al));
 
     ir_matmul_plan_t p;
-    fe_gemm_layout_t l;
+    en_matmul_layout_t l;
     const double *pa = a, *pb = b;
     assert_true(ir_matmul_plan(&out, &an, ast, &bn, bst, &p));
     *gathered = false;
-    if (!fe_gemm_layout(&p, &l)) {
+    if (!en_matmul_layout(&p, &l)) {
         assert_true(l.gather_a || l.gather_b); /* results are always writable */
         *gathered = true;
         if (l.gather_a) {
@@ -127,7 +127,7 @@ static fe_gemm_layout_t run_case(const mm_case_t *c, bool *gathered) {
             pb = gb;
         }
         assert_true(ir_matmul_plan(&out, &an, ast, &bn, bst, &p));
-        assert_true(fe_gemm_layout(&p, &l));
+        assert_true(en_matmul_layout(&p, &l));
     }
     assert_true(l.ldd >= l.m);
     for (int64_t i = 0; i < size; i++) got[i] = 1e300; /* unwritten elements show */
@@ -155,7 +155,7 @@ static void test_gemm_layout_matmul(void **state) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bool g;
-        fe_gemm_layout_t l = run_case(&cases[i], &g);
+        en_matmul_layout_t l = run_case(&cases[i], &g);
         assert_false(g);
         if (i == 7) assert_int_equal(l.batch * (l.n_loop ? l.loop[0].n : 1), 6);
     }
@@ -167,7 +167,7 @@ static void test_gemm_layout_dot_nd(void **state) {
     (void)state;
     mm_case_t c = {IR_MATMUL_DOT, 3, 3, {3, 4, 5}, {2, 5, 6}, {0}, {0}};
     bool g;
-    fe_gemm_layout_t l = run_case(&c, &g);
+    en_matmul_layout_t l = run_case(&c, &g);
     assert_false(g);
     assert_int_equal(l.ldd, 2 * 6); /* result (3, 4, 2, 6): rows of m are 12 apart */
     mm_case_t c2 = {IR_MATMUL_DOT, 2, 3, {2, 3}, {4, 3, 5}, {0}, {0}};
@@ -192,7 +192,7 @@ static void test_gemm_layout_strided_slice(void **state) {
     (void)state;
     mm_case_t c = {IR_MATMUL_MATMUL, 2, 2, {16, 20}, {20, 12}, {40, 2}, {0}};
     bool g;
-    fe_gemm_layout_t l = run_case(&c, &g);
+    en_matmul_layout_t l = run_case(&c, &g);
     assert_true(g);
     assert_int_equal(l.ldb, 20);
     assert_int_equal(l.lda, 12);

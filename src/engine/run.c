@@ -1,13 +1,14 @@
-/* cuda.c — evaluation on the CUDA device (and the compile-only NVRTC device):
+/* run.c — evaluation on the CUDA device (and the compile-only NVRTC device): the plan cache,
+ * the step runner and the traversal order.
  *
  *   flat IR ──► plan key (structure, shapes, input layouts; not values, not addresses)
  *           ──► plan cache hit: the schedule (steps, their kernels, buffer slots), ready
- *               miss: sched.c cuts the IR into steps (fused elementwise kernels, reduce
+ *               miss: schedule.c cuts the IR into steps (fused elementwise kernels, reduce
  *               steps with prologue/epilogue, scans, matrix products, joins), codegen
  *               describes each, structural keys ──► kernel cache ──► (miss) source ──► NVRTC
  *           ──► H2D transfer of each host input once (transfer.c)
  *           ──► per step: slots from the pool, scalars refreshed from this eval's graph,
- *               launch (or cuBLAS, or a 2-D copy) on the ctx's stream; temps freed after
+ *               launch (or cuBLAS, or a 2-D copy) on the device's stream; temps freed after
  *               their last reader (stream-ordered pool: no waiting)
  *
  * The plan cache is the dispatch fast path: evaluating a graph of the same structure again
@@ -15,36 +16,37 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sched.h"
+#include "internal.h"
 
-struct fe_plans {
-    fe_plan_t **slots; /* open addressing by key */
+struct en_plans {
+    en_plan_t **slots; /* open addressing by key */
     uint32_t cap, n;
 };
 
 #define MAX_PLANS 4096
 
-void fe_plans_destroy(loom_ctx_t *ctx) {
-    struct fe_plans *ps = ctx->plans;
+/* Frees every cached plan (and the table). */
+void en_plans_clear(en_engine_t *e) {
+    struct en_plans *ps = e->plans;
     if (!ps) return;
-    for (uint32_t i = 0; i < ps->cap; i++) fe_sched_free(ctx, ps->slots[i]);
-    base_free(&ctx->al, ps->slots);
-    base_free(&ctx->al, ps);
-    ctx->plans = NULL;
+    for (uint32_t i = 0; i < ps->cap; i++) en_schedule_free(e, ps->slots[i]);
+    base_free(e->al, ps->slots);
+    base_free(e->al, ps);
+    e->plans = NULL;
 }
 
 /* The plan key: every node's structure in order, and each input's strides and alignment
  * (vector loads depend on it). Values and addresses are not part of it. The words are laid
  * out in the eval's arena and hashed once (one call instead of two per node). False with
  * the error recorded when the arena is out of memory. */
-static bool plan_key(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
+static bool plan_key(en_engine_t *e, const ir_graph_t *g, const uint64_t *in_addr,
                      base_hash128_t *key) {
     enum { NODE_WORDS = 4, INPUT_WORDS = LOOM_MAX_DIMS + 1 };
     size_t n_words = (size_t)g->n_nodes * NODE_WORDS + (size_t)g->n_inputs * INPUT_WORDS +
                      g->n_outputs + 1;
     uint64_t *w = base_arena_alloc_raw(g->arena, n_words, sizeof *w), *at = w;
     if (!w) {
-        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory keying %u IR nodes",
+        en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory keying %u IR nodes",
                  g->n_nodes);
         return false;
     }
@@ -71,42 +73,42 @@ static bool plan_key(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_ad
     return true;
 }
 
-static fe_plan_t **plan_slot(struct fe_plans *ps, base_hash128_t key) {
+static en_plan_t **plan_slot(struct en_plans *ps, base_hash128_t key) {
     uint32_t j = (uint32_t)key.lo & (ps->cap - 1);
     while (ps->slots[j] && (ps->slots[j]->key.lo != key.lo || ps->slots[j]->key.hi != key.hi))
         j = (j + 1) & (ps->cap - 1);
     return &ps->slots[j];
 }
 
-static fe_plan_t *plan_find(loom_ctx_t *ctx, base_hash128_t key) {
-    struct fe_plans *ps = ctx->plans;
+static en_plan_t *plan_find(en_engine_t *e, base_hash128_t key) {
+    struct en_plans *ps = e->plans;
     return ps ? *plan_slot(ps, key) : NULL;
 }
 
 /* Remembers p (the cache owns it from here, even on failure, when it is freed). */
-static void plan_insert(loom_ctx_t *ctx, fe_plan_t *p) {
-    struct fe_plans *ps = ctx->plans;
+static void plan_insert(en_engine_t *e, en_plan_t *p) {
+    struct en_plans *ps = e->plans;
     if (ps && ps->n >= MAX_PLANS) { /* bounded: start over rather than grow without limit */
-        fe_plans_destroy(ctx);
+        en_plans_clear(e);
         ps = NULL;
     }
     if (!ps) {
-        ps = base_calloc(&ctx->al, 1, sizeof *ps);
-        fe_plan_t **slots = base_calloc(&ctx->al, 2 * MAX_PLANS, sizeof *slots);
+        ps = base_calloc(e->al, 1, sizeof *ps);
+        en_plan_t **slots = base_calloc(e->al, 2 * MAX_PLANS, sizeof *slots);
         if (!ps || !slots) {
-            base_free(&ctx->al, ps);
-            base_free(&ctx->al, slots);
-            fe_sched_free(ctx, p);
-            fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory caching a plan");
+            base_free(e->al, ps);
+            base_free(e->al, slots);
+            en_schedule_free(e, p);
+            en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory caching a plan");
             return;
         }
         ps->slots = slots;
         ps->cap = 2 * MAX_PLANS;
-        ctx->plans = ps;
+        e->plans = ps;
     }
-    fe_plan_t **slot = plan_slot(ps, p->key);
+    en_plan_t **slot = plan_slot(ps, p->key);
     if (*slot) {
-        fe_sched_free(ctx, p);
+        en_schedule_free(e, p);
         return;
     }
     *slot = p;
@@ -119,48 +121,48 @@ static void plan_insert(loom_ctx_t *ctx, fe_plan_t *p) {
  * over the same buffer that starts where that one ended finds them there, where one starting
  * from the other end finds them evicted by the time it gets to them. So a one-kernel reduction
  * takes its outputs in reverse order when the latest kernel over its largest input that the
- * ctx remembers went forward, and forward after a reverse one (every output is computed the
+ * engine remembers went forward, and forward after a reverse one (every output is computed the
  * same way in either order: the same bits). H200, layernorm of 8192 x 8192 float32 called
  * again and again on one input: 125.1 us alternating, 129.1 always forward, 128.9 forward on
  * two inputs in turn (bench/experiments/loomk/alternate.cu); after an elementwise kernel or a
  * matrix product that wrote the input, the reduction starts on the lines they wrote last.
  * Every other kernel goes forward. */
-static int trail_at(const loom_ctx_t *ctx, uint64_t addr) {
-    for (int i = 0; i < FE_TRAIL; i++)
-        if (ctx->trail[i].seq && ctx->trail[i].addr == addr) return i;
+static int trail_at(const en_engine_t *e, uint64_t addr) {
+    for (int i = 0; i < EN_TRAIL; i++)
+        if (e->trail[i].seq && e->trail[i].addr == addr) return i;
     return -1;
 }
 
-static void trail_note(loom_ctx_t *ctx, uint64_t addr, int dir) {
+static void trail_note(en_engine_t *e, uint64_t addr, int dir) {
     if (!addr) return;
-    int i = trail_at(ctx, addr);
+    int i = trail_at(e, addr);
     if (i < 0) { /* a free entry, else the least recent */
         i = 0;
-        for (int k = 1; k < FE_TRAIL; k++)
-            if (ctx->trail[k].seq < ctx->trail[i].seq) i = k;
+        for (int k = 1; k < EN_TRAIL; k++)
+            if (e->trail[k].seq < e->trail[i].seq) i = k;
     }
-    ctx->trail[i].addr = addr;
-    ctx->trail[i].dir = dir;
-    ctx->trail[i].seq = ++ctx->trail_seq;
+    e->trail[i].addr = addr;
+    e->trail[i].dir = dir;
+    e->trail[i].seq = ++e->trail_seq;
 }
 
 /* Step graph sg's buffers (inputs in, outputs out) traversed in direction dir. */
-static void trail_step(loom_ctx_t *ctx, const ir_graph_t *sg, const uint64_t *in,
+static void trail_step(en_engine_t *e, const ir_graph_t *sg, const uint64_t *in,
                        const uint64_t *out, int dir) {
-    for (uint32_t k = 0; k < sg->n_inputs; k++) trail_note(ctx, in[k], dir);
-    for (uint32_t k = 0; k < sg->n_outputs; k++) trail_note(ctx, out[k], dir);
+    for (uint32_t k = 0; k < sg->n_inputs; k++) trail_note(e, in[k], dir);
+    for (uint32_t k = 0; k < sg->n_outputs; k++) trail_note(e, out[k], dir);
 }
 
 /* Whether a reversible reduction over step graph sg goes in reverse: its largest input with a
  * remembered traversal was last traversed forward. Largest: the bytes its strides span (a
  * broadcast operand, stride 0 along the axes it is repeated over, spans its own bytes). */
-static bool trail_reverse(const loom_ctx_t *ctx, const ir_graph_t *sg, const uint64_t *in) {
+static bool trail_reverse(const en_engine_t *e, const ir_graph_t *sg, const uint64_t *in) {
     int64_t best = -1;
     bool rev = false;
     for (uint32_t j = 0; j < sg->n_nodes; j++) {
         const ir_node_t *n = &sg->nodes[j];
         if (n->op != IR_OP_INPUT) continue;
-        int i = trail_at(ctx, in[n->input]);
+        int i = trail_at(e, in[n->input]);
         if (i < 0) continue;
         const int64_t *st = sg->inputs[n->input].strides;
         int64_t span = ir_node_size(n) > 0;
@@ -169,14 +171,14 @@ static bool trail_reverse(const loom_ctx_t *ctx, const ir_graph_t *sg, const uin
         int64_t bytes = span * (int64_t)ir_dtypes[n->dtype].size;
         if (bytes > best) {
             best = bytes;
-            rev = ctx->trail[i].dir > 0;
+            rev = e->trail[i].dir > 0;
         }
     }
     return rev;
 }
 
 /* Runs step st: its graph's scalars and input offsets refreshed from this eval's graph g. */
-static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, fe_step_t *st,
+static void run_step(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p, en_step_t *st,
                      const uint64_t *slot_addr) {
     ir_graph_t *sg = &st->sg;
     for (uint32_t k = 0; k < st->n_leaves; k++) {
@@ -188,7 +190,7 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
     uint64_t *in = base_arena_alloc(g->arena, sg->n_inputs + 1, sizeof *in);
     uint64_t *out = base_arena_alloc(g->arena, sg->n_outputs + 1, sizeof *out);
     if (!in || !out) {
-        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory launching a kernel");
+        en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory launching a kernel");
         return;
     }
     for (uint32_t k = 0; k < sg->n_inputs; k++) {
@@ -197,10 +199,10 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
         in[k] = slot_addr[slot];
     }
     for (uint32_t k = 0; k < sg->n_outputs; k++) out[k] = slot_addr[st->out_slot[k]];
-    rt_device_t *rt = ctx->rt;
+    rt_device_t *rt = e->rt;
     int sm = rt_device_sm_count(rt);
     switch (st->kind) {
-        case FE_STEP_ELEM: {
+        case EN_STEP_ELEM: {
             cg_kernel_t k = st->k;
             k.g = sg;
             if (k.size == 0) return;
@@ -213,10 +215,10 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
                                    &grid, &block);
             void *params[1] = {words};
             rt_launch(rt, st->kerns[0], grid, block, params);
-            trail_step(ctx, sg, in, out, 1);
+            trail_step(e, sg, in, out, 1);
             return;
         }
-        case FE_STEP_REDUCE: {
+        case EN_STEP_REDUCE: {
             cg_reduce_set_graph(st->red, sg);
             size_t sb = cg_reduce_scratch_bytes(st->red);
             uint64_t scratch = 0;
@@ -227,13 +229,13 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
                 rt_free(rt, scratch);
                 return;
             }
-            bool rev = cg_reduce_reversible(st->red) && trail_reverse(ctx, sg, in);
-            ctx->stats.kernels_reversed += rev;
-            for (uint32_t i = 0; i < st->n_kerns && !ctx->err.status; i++) {
+            bool rev = cg_reduce_reversible(st->red) && trail_reverse(e, sg, in);
+            e->stats->kernels_reversed += rev;
+            for (uint32_t i = 0; i < st->n_kerns && !e->err->status; i++) {
                 uint32_t nw = cg_reduce_n_params(st->red, i);
                 uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);
                 if (!words) { /* (a break alone would skip the launch without an error) */
-                    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY,
+                    en_error(e, LOOM_STATUS_OUT_OF_MEMORY,
                              "eval: out of memory launching a kernel");
                     break;
                 }
@@ -247,10 +249,10 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
                 rt_launch_ex(rt, st->kerns[i], grid, block, smem, params);
             }
             if (scratch) rt_free(rt, scratch);
-            trail_step(ctx, sg, in, out, rev ? -1 : 1);
+            trail_step(e, sg, in, out, rev ? -1 : 1);
             return;
         }
-        case FE_STEP_SCAN: {
+        case EN_STEP_SCAN: {
             cg_scan_set_graph(st->scan, sg);
             uint32_t nw = cg_scan_n_params(st->scan);
             uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);
@@ -261,131 +263,114 @@ static void run_step(loom_ctx_t *ctx, const ir_graph_t *g, const fe_plan_t *p, f
             if (!grid[0] || !grid[1] || !grid[2]) return;
             void *params[1] = {words};
             rt_launch_ex(rt, st->kerns[0], grid, block, smem, params);
-            trail_step(ctx, sg, in, out, 1);
+            trail_step(e, sg, in, out, 1);
             return;
         }
-        case FE_STEP_GEMM:
-            fe_gemm_run(ctx, sg, in, out[0]);
-            trail_step(ctx, sg, in, out, 1);
+        case EN_STEP_GEMM:
+            en_matmul_run(e, sg, in, out[0]);
+            trail_step(e, sg, in, out, 1);
             return;
-        case FE_STEP_CONCAT: {
+        case EN_STEP_CONCAT: {
             const ir_node_t *n = &sg->nodes[sg->outputs[0]];
             size_t es = ir_dtypes[n->dtype].size;
             size_t outer = 1;
             for (int ax = 0; ax < st->concat_axis; ax++) outer *= (size_t)n->shape[ax];
             size_t pitch = outer ? (size_t)ir_node_size(n) * es / (outer ? outer : 1) : 0;
             size_t at = 0;
-            for (int k = 0; k < 2 && !ctx->err.status; k++) {
+            for (int k = 0; k < 2 && !e->err->status; k++) {
                 const ir_node_t *a = &sg->nodes[n->src[k]];
                 size_t w = outer ? (size_t)ir_node_size(a) * es / outer : 0;
                 uint64_t src = in[a->input] + (uint64_t)(sg->inputs[a->input].offset * (int64_t)es);
                 rt_d2d_2d(rt, out[0] + at, pitch, src, w, w, outer);
                 at += w;
             }
-            trail_step(ctx, sg, in, out, 1);
+            trail_step(e, sg, in, out, 1);
             return;
         }
     }
-    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory launching a kernel");
+    en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory launching a kernel");
 }
 
-/* Runs plan p: slots allocated as steps need them, results handed to the eval's roots. */
-static void run_plan(loom_ctx_t *ctx, const ir_graph_t *g, fe_plan_t *p, const uint64_t *in_addr,
-                     fe_buffer_t **results) {
+/* Hands slot allocations to the eval's outputs (see en_eval): a plain slot to the first output
+ * that is it, a batch's slot in pieces that share it through a block. False (nothing handed
+ * out: results zeroed) when out of memory. */
+static bool hand_out(en_engine_t *e, const en_plan_t *p, const uint64_t *addr, uint32_t *taken,
+                     en_devblock_t **blk, en_mem_t *results, uint32_t *same_as) {
+    for (uint32_t q = 0; q < p->n_outputs; q++) {
+        uint32_t slot = p->out_slot[q];
+        same_as[q] = q;
+        if (!p->slots[slot].batched) {
+            if (taken[slot] != UINT32_MAX) { /* two requested arrays that are one node */
+                same_as[q] = taken[slot];
+                continue;
+            }
+            taken[slot] = q;
+            results[q] = (en_mem_t){.dev = addr[slot], .bytes = p->slots[slot].bytes, .on_device = true};
+            continue;
+        }
+        if (p->out_first[q] != q) { /* asked twice */
+            same_as[q] = p->out_first[q];
+            continue;
+        }
+        if (!blk[slot] && !(blk[slot] = en_devblock_new(e, addr[slot], 0))) break;
+        en_devblock_retain(blk[slot]);
+        results[q] = (en_mem_t){.dev = addr[slot] + p->out_off[q], .bytes = p->out_bytes[q],
+                                .on_device = true, .block = blk[slot]};
+    }
+    if (!e->err->status) return true;
+    for (uint32_t q = 0; q < p->n_outputs; q++) { /* undo: the caller gets nothing */
+        if (same_as[q] == q && results[q].block) en_mem_drop(e, &results[q]);
+        results[q] = (en_mem_t){0};
+        same_as[q] = q;
+    }
+    for (uint32_t s = 0; s < p->n_slots; s++) taken[s] = UINT32_MAX;
+    return false;
+}
+
+/* Runs plan p: slots allocated as steps need them, results handed to the eval's outputs. */
+static void run_plan(en_engine_t *e, const ir_graph_t *g, en_plan_t *p, const uint64_t *in_addr,
+                     en_mem_t *results, uint32_t *same_as) {
     uint64_t *addr = base_arena_alloc(g->arena, p->n_slots + 1, sizeof *addr);
-    fe_buffer_t **obuf = base_arena_alloc(g->arena, p->n_slots + 1, sizeof *obuf);
-    if (!addr || !obuf) {
-        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory running a schedule");
+    uint32_t *taken = base_arena_alloc(g->arena, p->n_slots + 1, sizeof *taken);
+    en_devblock_t **blk = base_arena_alloc(g->arena, p->n_slots + 1, sizeof *blk);
+    if (!addr || !taken || !blk) {
+        en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory running a schedule");
         return;
     }
     for (uint32_t k = 0; k < p->n_inputs; k++) addr[k] = in_addr[k];
-    for (uint32_t i = 0; i < p->n_steps && !ctx->err.status; i++) {
-        fe_step_t *st = &p->steps[i];
-        for (uint32_t k = 0; k < st->sg.n_outputs && !ctx->err.status; k++) {
-            uint32_t slot = st->out_slot[k];
-            const fe_slot_t *sl = &p->slots[slot];
-            if (sl->output) {
-                fe_buffer_t *b = fe_buffer_new(ctx);
-                if (!b) {
-                    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
-                    break;
-                }
-                obuf[slot] = b;
-                b->on_device = true;
-                b->bytes = sl->bytes;
-                if (rt_alloc(ctx->rt, sl->bytes ? sl->bytes : 1, &b->dev) != LOOM_STATUS_OK) break;
-                addr[slot] = b->dev;
-            } else if (rt_alloc(ctx->rt, sl->bytes ? sl->bytes : 1, &addr[slot]) != LOOM_STATUS_OK) {
+    for (uint32_t s = 0; s < p->n_slots; s++) taken[s] = UINT32_MAX;
+    for (uint32_t i = 0; i < p->n_steps && !e->err->status; i++) {
+        en_step_t *st = &p->steps[i];
+        for (uint32_t k = 0; k < st->sg.n_outputs && !e->err->status; k++) {
+            const en_slot_t *sl = &p->slots[st->out_slot[k]];
+            if (rt_alloc(e->rt, sl->bytes ? sl->bytes : 1, &addr[st->out_slot[k]]) != LOOM_STATUS_OK)
                 break;
-            }
         }
-        if (ctx->err.status) break;
-        run_step(ctx, g, p, st, addr);
+        if (e->err->status) break;
+        run_step(e, g, p, st, addr);
         for (uint32_t k = 0; k < st->n_free; k++) { /* temps nobody reads later */
             uint32_t s = st->free_after[k];
-            if (addr[s]) rt_free(ctx->rt, addr[s]);
+            if (addr[s]) rt_free(e->rt, addr[s]);
             addr[s] = 0;
         }
     }
-    for (uint32_t s = p->n_inputs; s < p->n_slots; s++) /* on failure: temps not yet freed */
-        if (!p->slots[s].output && addr[s]) rt_free(ctx->rt, addr[s]);
-    if (!ctx->err.status)
-        for (uint32_t q = 0; q < p->n_outputs; q++) {
-            uint32_t slot = p->out_slot[q];
-            if (!p->slots[slot].batched) {
-                results[q] = obuf[slot];
-                if (results[q]) results[q]->refcount++;
-                continue;
-            }
-            if (p->out_first[q] != q) results[q] = results[p->out_first[q]]; /* asked twice */
-            if (results[q]) {
-                results[q]->refcount++;
-                continue;
-            }
-            /* a piece of the batch's buffer, which the pieces own together */
-            fe_buffer_t *b = fe_buffer_new(ctx);
-            if (!b) {
-                fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory");
-                break;
-            }
-            b->refcount = 1;
-            b->on_device = true;
-            b->dev = obuf[slot]->dev + p->out_off[q];
-            b->bytes = p->out_bytes[q];
-            b->block = obuf[slot]->block;
-            obuf[slot]->block = NULL;
-            if (!b->block) b->block = fe_devblock_new(ctx, obuf[slot]->dev, 0);
-            if (!b->block) {
-                fe_buffer_free(ctx, b);
-                break;
-            }
-            fe_devblock_retain(b->block);
-            obuf[slot]->block = b->block; /* later pieces find it here */
-            results[q] = b;
-        }
-    for (uint32_t s = p->n_inputs; s < p->n_slots; s++) /* batch buffers: owned by the pieces */
-        if (obuf[s] && p->slots[s].batched) {
-            if (!obuf[s]->block) rt_free(ctx->rt, obuf[s]->dev); /* no piece was made */
-            fe_buffer_free(ctx, obuf[s]);
-            obuf[s] = NULL;
-        }
-    for (uint32_t s = p->n_inputs; s < p->n_slots; s++)
-        if (obuf[s] && obuf[s]->refcount == 0) { /* no root took it */
-            obuf[s]->refcount = 1;
-            fe_buffer_release(ctx, obuf[s]);
-        }
+    if (!e->err->status) hand_out(e, p, addr, taken, blk, results, same_as);
+    for (uint32_t s = p->n_inputs; s < p->n_slots; s++) { /* what no output took */
+        bool kept = p->slots[s].batched ? blk[s] != NULL : taken[s] != UINT32_MAX;
+        if (addr[s] && !kept) rt_free(e->rt, addr[s]);
+    }
 }
 
-static void dump_schedule(loom_ctx_t *ctx, const fe_plan_t *p, const ir_graph_t *g) {
+static void dump_schedule(en_engine_t *e, const en_plan_t *p, const ir_graph_t *g) {
     base_str_t s;
-    base_str_init(&s, &ctx->al);
-    fe_sched_print(p, g, &s);
+    base_str_init(&s, e->al);
+    en_schedule_print(p, g, &s);
     if (!s.failed) {
-        base_log(&ctx->log, LOOM_LOG_DEBUG, "%s", base_str_get(&s));
-        if (ctx->dump_dir) {
+        base_log(e->log, LOOM_LOG_DEBUG, "%s", base_str_get(&s));
+        if (e->dump_dir) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/schedule_%06llu.txt", ctx->dump_dir,
-                     (unsigned long long)ctx->stats.evals + 1);
+            snprintf(path, sizeof path, "%s/schedule_%06llu.txt", e->dump_dir,
+                     (unsigned long long)e->stats->evals + 1);
             FILE *f = fopen(path, "w");
             if (f) {
                 fputs(base_str_get(&s), f);
@@ -396,37 +381,34 @@ static void dump_schedule(loom_ctx_t *ctx, const fe_plan_t *p, const ir_graph_t 
     base_str_fini(&s);
 }
 
-loom_status_t fe_cuda_eval(loom_ctx_t *ctx, ir_graph_t *g, fe_buffer_t **results) {
+loom_status_t en_eval(en_engine_t *e, ir_graph_t *g, en_mem_t *results, uint32_t *same_as) {
     uint64_t *in_addr = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *in_addr);
-    bool *temp = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *temp);
-    if (!in_addr || !temp)
-        return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling");
+    if (!in_addr) return en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling");
+    for (uint32_t q = 0; q < g->n_outputs; q++) same_as[q] = q;
     base_hash128_t key;
-    if (fe_place_inputs(ctx, g, in_addr, temp) && plan_key(ctx, g, in_addr, &key)) {
-        fe_plan_t *p = plan_find(ctx, key);
+    if (en_place_inputs(e, g, in_addr) && plan_key(e, g, in_addr, &key)) {
+        en_plan_t *p = plan_find(e, key);
         bool batch = true;
-        if (p && !fe_sched_batches_hold(p, g, in_addr)) { /* the variant without batches */
+        if (p && !en_schedule_batches_hold(p, g, in_addr)) { /* the variant without batches */
             key.hi ^= 0x6e6f6261746368;
-            p = plan_find(ctx, key);
+            p = plan_find(e, key);
             batch = false;
         }
         if (p) {
-            ctx->stats.plan_hits++;
-            base_log(&ctx->log, LOOM_LOG_DEBUG, "plan hit: %u steps, %u IR nodes", p->n_steps,
+            e->stats->plan_hits++;
+            base_log(e->log, LOOM_LOG_DEBUG, "plan hit: %u steps, %u IR nodes", p->n_steps,
                      g->n_nodes);
         } else {
-            ctx->stats.plan_misses++;
-            base_log(&ctx->log, LOOM_LOG_INFO, "plan miss: scheduling %u IR nodes", g->n_nodes);
-            p = fe_sched_build(ctx, g, in_addr, key, batch);
+            e->stats->plan_misses++;
+            base_log(e->log, LOOM_LOG_INFO, "plan miss: scheduling %u IR nodes", g->n_nodes);
+            p = en_schedule(e, g, in_addr, key, batch);
             if (p) {
-                dump_schedule(ctx, p, g);
-                plan_insert(ctx, p);
+                dump_schedule(e, p, g);
+                plan_insert(e, p);
             }
-            p = plan_find(ctx, key);
+            p = plan_find(e, key);
         }
-        if (p && ctx->device == LOOM_DEVICE_CUDA) run_plan(ctx, g, p, in_addr, results);
+        if (p && !e->compile_only) run_plan(e, g, p, in_addr, results, same_as);
     }
-    for (uint32_t i = 0; i < g->n_inputs; i++)
-        if (temp[i]) rt_free(ctx->rt, in_addr[i]);
-    return ctx->err.status;
+    return e->err->status;
 }

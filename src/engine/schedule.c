@@ -1,4 +1,4 @@
-/* sched.c — cuts an eval's flat IR into steps for the CUDA device.
+/* schedule.c — the scheduler, where fusion happens: cuts an eval's flat IR into steps for the CUDA device.
  *
  * Walking the nodes in order, each node gets a value form:
  *   BUF     a slot read through element strides and an offset (eval inputs, step results,
@@ -20,7 +20,7 @@
  *     Rows split across blocks cannot stage, but the sum of exp(a - m) for a max m = max(a)
  *     of the step still joins it (online, cg_reduce_online_max), and the step writes the
  *     operand-shaped results too: split row softmax is one step of two kernels.
- *   - A matrix product absorbs the epilogue chain gemm.c accepts (bias, scale, relu, gelu).
+ *   - A matrix product absorbs the epilogue chain matmul_plan.c accepts (bias, scale, relu, gelu).
  *   - Everything else requested is grouped by shape into fused elementwise kernels.
  * A reduction's value is materialised (its own small buffer) whenever a later step reads it.
  * Values are materialised (copied to a C-contiguous temp) only where an index rewrite cannot
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "../ir/ref_kernels.h"
-#include "sched.h"
+#include "internal.h"
 
 #define NONE UINT32_MAX
 
@@ -61,16 +61,16 @@ typedef struct memo_e {
 } memo_e_t;
 
 typedef struct sched {
-    loom_ctx_t *ctx;
+    en_engine_t *e;
     const ir_graph_t *g;
     const uint64_t *in_addr;
-    fe_plan_t *p;
+    en_plan_t *p;
     base_arena_t *ar;  /* the plan's arena */
     base_arena_t *tmp; /* the eval's arena: scratch */
     val_t *val;
     uint32_t *n_users;
     uint32_t *gemm_at; /* last node of a matmul's epilogue -> the matmul node */
-    uint32_t **gemm_ep; /* matmul node -> its epilogue nodes (fe_gemm_epilogue_nodes) */
+    uint32_t **gemm_ep; /* matmul node -> its epilogue nodes (en_matmul_epilogue_nodes) */
     uint32_t *gemm_n;
     uint32_t cap_steps, cap_slots;
     uint32_t cap_leaves, cap_in, cap_out; /* of the step being built (s->cur) */
@@ -88,7 +88,7 @@ typedef struct sched {
         int64_t yk[LOOM_MAX_DIMS]; /* keepdims = 1 shape */
     } open;
     /* emission */
-    fe_step_t *cur;      /* step whose graph receives nodes */
+    en_step_t *cur;      /* step whose graph receives nodes */
     bool in_reduce;      /* the open reduce step's context: INSTEP readable, no generators */
     bool no_generators;
     bool used_instep;
@@ -102,7 +102,7 @@ typedef struct sched {
 } sched_t;
 
 static bool oom(sched_t *s) {
-    fe_error(s->ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
+    en_error(s->e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
     return false;
 }
 
@@ -240,17 +240,17 @@ static bool is_yk(const sched_t *s, const val_t *v) {
 static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry);
 
 static uint32_t add_leaf_ref(sched_t *s, uint32_t node, uint32_t origin) {
-    fe_step_t *st = s->cur;
+    en_step_t *st = s->cur;
     if (!grow(s, s->ar, (void **)&st->leaves, &s->cap_leaves, st->n_leaves, sizeof *st->leaves))
         return NONE;
-    st->leaves[st->n_leaves++] = (fe_leaf_ref_t){node, origin};
+    st->leaves[st->n_leaves++] = (en_leaf_ref_t){node, origin};
     return node;
 }
 
 /* An INPUT node of the step graph reading slot through strides st, offset delta. */
 static uint32_t emit_input(sched_t *s, uint32_t slot, int64_t delta, const int64_t *st,
                            loom_dtype_t dtype, int ndim, const int64_t *shape) {
-    fe_step_t *stp = s->cur;
+    en_step_t *stp = s->cur;
     ir_graph_t *sg = &stp->sg;
     for (uint32_t j = 0; j < sg->n_nodes; j++) { /* the same read already there */
         const ir_node_t *n = &sg->nodes[j];
@@ -422,22 +422,22 @@ static bool can_emit(sched_t *s, uint32_t i, bool in_reduce, bool *used_instep) 
 /* ---- steps and slots ---- */
 
 static uint32_t new_slot(sched_t *s, size_t bytes, uint32_t producer) {
-    fe_plan_t *p = s->p;
+    en_plan_t *p = s->p;
     if (!grow(s, s->ar, (void **)&p->slots, &s->cap_slots, p->n_slots, sizeof *p->slots))
         return NONE;
-    p->slots[p->n_slots] = (fe_slot_t){bytes, producer, NONE, false, false};
+    p->slots[p->n_slots] = (en_slot_t){bytes, producer, NONE, false, false};
     return p->n_slots++;
 }
 
-static fe_step_t *new_step(sched_t *s, fe_step_kind_t kind) {
-    fe_plan_t *p = s->p;
-    /* step graphs point into their own arrays, not into fe_step: moving steps is fine */
+static en_step_t *new_step(sched_t *s, en_step_kind_t kind) {
+    en_plan_t *p = s->p;
+    /* step graphs point into their own arrays, not into en_step: moving steps is fine */
     if (!grow(s, s->ar, (void **)&p->steps, &s->cap_steps, p->n_steps, sizeof *p->steps))
         return NULL;
-    fe_step_t *st = &p->steps[p->n_steps++];
+    en_step_t *st = &p->steps[p->n_steps++];
     memset(st, 0, sizeof *st);
     st->kind = kind;
-    ir_graph_init(&st->sg, s->ar, &s->ctx->err);
+    ir_graph_init(&st->sg, s->ar, s->e->err);
     s->cur = st;
     s->cap_leaves = s->cap_in = s->cap_out = 0;
     s->gen = ++s->gen_top; /* a fresh memo for the new step graph */
@@ -446,7 +446,7 @@ static fe_step_t *new_step(sched_t *s, fe_step_kind_t kind) {
 
 /* Adds sg node j as the step's next output, writing a new slot; the slot. */
 static uint32_t step_output(sched_t *s, uint32_t j, const ir_node_t *shape_of) {
-    fe_step_t *st = s->cur;
+    en_step_t *st = s->cur;
     ir_graph_t *sg = &st->sg;
     if (j == NONE || !ir_add_output(sg, j)) return NONE;
     size_t bytes = (size_t)ir_node_size(shape_of) * ir_dtypes[shape_of->dtype].size;
@@ -470,28 +470,12 @@ static void set_buf(sched_t *s, uint32_t i, uint32_t slot) {
 
 /* Device addresses of the step graph's inputs at planning time (alignment choices): eval
  * inputs' real addresses, temps a 256-aligned stand-in (the pool aligns to 256). */
-static uint64_t *plan_addrs(sched_t *s, const fe_step_t *st) {
+static uint64_t *plan_addrs(sched_t *s, const en_step_t *st) {
     uint64_t *a = base_arena_alloc(s->tmp, st->sg.n_inputs + 1, sizeof *a);
     if (!a) return oom(s), NULL;
     for (uint32_t k = 0; k < st->sg.n_inputs; k++)
         a[k] = st->in_slot[k] < s->p->n_inputs ? s->in_addr[st->in_slot[k]] : (uint64_t)1 << 20;
     return a;
-}
-
-static rt_kernel_t *kernel_for(sched_t *s, base_hash128_t key, void (*src)(const void *, uint32_t, base_str_t *, char *),
-                               const void *obj, uint32_t idx) {
-    rt_kernel_t *kern = rt_kernel_find(s->ctx->rt, key);
-    if (kern) return kern;
-    base_str_t text;
-    base_str_init(&text, &s->ctx->al);
-    char name[40];
-    src(obj, idx, &text, name);
-    if (text.failed)
-        fe_error(s->ctx, LOOM_STATUS_OUT_OF_MEMORY, "codegen: out of memory generating %s", name);
-    else
-        rt_kernel_build(s->ctx->rt, key, name, base_str_get(&text), &kern);
-    base_str_fini(&text);
-    return s->ctx->err.status ? NULL : kern;
 }
 
 static void src_elem(const void *o, uint32_t i, base_str_t *t, char *name) {
@@ -506,25 +490,25 @@ static void src_scan(const void *o, uint32_t i, base_str_t *t, char *name) {
     cg_scan_source(o, t, name);
 }
 
-static bool alloc_kerns(sched_t *s, fe_step_t *st, uint32_t n) {
+static bool alloc_kerns(sched_t *s, en_step_t *st, uint32_t n) {
     st->kerns = base_arena_alloc(s->ar, n, sizeof *st->kerns);
     st->n_kerns = n;
     return st->kerns || oom(s);
 }
 
 /* The kernel of an elementwise step whose graph is complete. */
-static bool finish_elem(sched_t *s, fe_step_t *st) {
+static bool finish_elem(sched_t *s, en_step_t *st) {
     uint64_t *addr = plan_addrs(s, st);
     if (!addr || !cg_kernel_init(&st->k, &st->sg, s->ar, st->sg.outputs, st->sg.n_outputs, addr))
         return oom(s);
     if (!alloc_kerns(s, st, 1)) return false;
-    st->kerns[0] = kernel_for(s, cg_kernel_key(&st->k), src_elem, &st->k, 0);
+    st->kerns[0] = en_kernel(s->e, cg_kernel_key(&st->k), src_elem, &st->k, 0);
     return st->kerns[0] != NULL;
 }
 
 /* One fused elementwise kernel writing eval nodes outs[0..n) (one shape), each to a slot. */
 static bool elem_step(sched_t *s, const uint32_t *outs, uint32_t n, uint32_t *slots) {
-    fe_step_t *st = new_step(s, FE_STEP_ELEM);
+    en_step_t *st = new_step(s, EN_STEP_ELEM);
     if (!st) return false;
     s->in_reduce = false;
     s->no_generators = false;
@@ -532,8 +516,8 @@ static bool elem_step(sched_t *s, const uint32_t *outs, uint32_t n, uint32_t *sl
     for (uint32_t k = 0; k < n; k++) {
         uint32_t j = emit(s, outs[k], c0, false);
         if (j == NONE) {
-            if (!s->ctx->err.status)
-                fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: cannot emit node %u", outs[k]);
+            if (!s->e->err->status)
+                en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: cannot emit node %u", outs[k]);
             return false;
         }
         slots[k] = step_output(s, j, &s->g->nodes[outs[k]]);
@@ -611,7 +595,7 @@ static bool close_open(sched_t *s) {
     if (!s->open.on) return true;
     const ir_graph_t *g = s->g;
     s->open.on = false;
-    fe_step_t *st = new_step(s, FE_STEP_REDUCE);
+    en_step_t *st = new_step(s, EN_STEP_REDUCE);
     if (!st) return false;
     s->in_reduce = true;
     s->no_generators = true;
@@ -692,7 +676,7 @@ static bool close_open(sched_t *s) {
     if (!st->red) return oom(s);
     if (!alloc_kerns(s, st, cg_reduce_n_kernels(st->red))) return false;
     for (uint32_t k = 0; k < st->n_kerns; k++) {
-        st->kerns[k] = kernel_for(s, cg_reduce_key(st->red, k), src_reduce, st->red, k);
+        st->kerns[k] = en_kernel(s->e, cg_reduce_key(st->red, k), src_reduce, st->red, k);
         if (!st->kerns[k]) return false;
     }
     for (uint32_t k = 0; k < nout; k++) set_buf(s, nodes[k], slots[k]);
@@ -700,8 +684,8 @@ static bool close_open(sched_t *s) {
     return true;
 internal:
     s->open.on = false;
-    if (!s->ctx->err.status)
-        fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: reduce step emission failed");
+    if (!s->e->err->status)
+        en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: reduce step emission failed");
     return false;
 }
 
@@ -751,14 +735,14 @@ static bool sched_scan(sched_t *s, uint32_t i) {
     const ir_node_t *n = &s->g->nodes[i];
     if (!close_open(s)) return false;
     if (!can_emit(s, n->src[0], true, NULL) && !materialise(s, n->src[0])) return false;
-    fe_step_t *st = new_step(s, FE_STEP_SCAN);
+    en_step_t *st = new_step(s, EN_STEP_SCAN);
     if (!st) return false;
     s->in_reduce = true;
     s->no_generators = true;
     chain_t c0 = {0};
     uint32_t src[3] = {emit(s, n->src[0], c0, false)};
     if (src[0] == NONE)
-        return fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: scan operand"), false;
+        return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: scan operand"), false;
     uint32_t j = emit_copy(s, n, src, n);
     uint32_t slot = step_output(s, j, n);
     if (slot == NONE) return false;
@@ -767,7 +751,7 @@ static bool sched_scan(sched_t *s, uint32_t i) {
     st->scan = cg_scan_init(&st->sg, s->ar, j, addr, s->sm);
     if (!st->scan) return oom(s);
     if (!alloc_kerns(s, st, 1)) return false;
-    st->kerns[0] = kernel_for(s, cg_scan_key(st->scan), src_scan, st->scan, 0);
+    st->kerns[0] = en_kernel(s->e, cg_scan_key(st->scan), src_scan, st->scan, 0);
     if (!st->kerns[0]) return false;
     set_buf(s, i, slot);
     return true;
@@ -778,7 +762,7 @@ static bool as_buffer(sched_t *s, uint32_t o) {
     return s->val[o].kind == V_BUF || materialise(s, o);
 }
 
-/* The matrix product mm and the epilogue nodes gemm.c absorbs (ep[0..n), increasing, the
+/* The matrix product mm and the epilogue nodes matmul_plan.c absorbs (ep[0..n), increasing, the
  * last one the step's result): one step. */
 static bool sched_gemm(sched_t *s, uint32_t mm, const uint32_t *ep, uint32_t n) {
     const ir_graph_t *g = s->g;
@@ -793,7 +777,7 @@ static bool sched_gemm(sched_t *s, uint32_t mm, const uint32_t *ep, uint32_t n) 
             if (!as_buffer(s, o)) return false;
         }
     }
-    fe_step_t *st = new_step(s, FE_STEP_GEMM);
+    en_step_t *st = new_step(s, EN_STEP_GEMM);
     if (!st) return false;
     s->in_reduce = false;
     s->no_generators = true;
@@ -811,7 +795,7 @@ static bool sched_gemm(sched_t *s, uint32_t mm, const uint32_t *ep, uint32_t n) 
                 if (ep[e] == o) src[k] = map[e + 1];
             if (src[k] == NONE) src[k] = emit(s, o, c0, false);
             if (src[k] == NONE)
-                return fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: matmul operand"), false;
+                return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: matmul operand"), false;
         }
         map[c] = emit_copy(s, nd, src, nd);
         if (map[c] == NONE) return false;
@@ -832,7 +816,7 @@ static bool sched_concat(sched_t *s, uint32_t i) {
         if (s->val[o].kind == V_BUF && is_contig(on->ndim, on->shape, s->val[o].st)) continue;
         if (!materialise(s, o)) return false;
     }
-    fe_step_t *st = new_step(s, FE_STEP_CONCAT);
+    en_step_t *st = new_step(s, EN_STEP_CONCAT);
     if (!st) return false;
     st->concat_axis = (int)n->p.axis;
     chain_t c0 = {0};
@@ -881,7 +865,7 @@ static bool sched_view(sched_t *s, uint32_t i) {
         }
         if (!materialise(s, o)) return false; /* a contiguous copy takes any view */
     }
-    return fe_error(s->ctx, LOOM_STATUS_INTERNAL, "schedule: view of node %u", o), false;
+    return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: view of node %u", o), false;
 }
 
 
@@ -949,7 +933,7 @@ static uint64_t input_addr_of(const sched_t *s, uint32_t node) {
 /* One kernel for members[0..nm) (their canonical walks lists[k], len nodes each). */
 static bool batch_step(sched_t *s, uint32_t **lists, uint32_t nm, uint32_t len, uint32_t *slot) {
     const ir_graph_t *g = s->g;
-    fe_plan_t *p = s->p;
+    en_plan_t *p = s->p;
     const ir_node_t *out = &g->nodes[lists[0][len - 1]];
     int R = out->ndim;
     if (R + 1 > LOOM_MAX_DIMS) return true; /* no room for the batch axis: not batched */
@@ -975,7 +959,7 @@ static bool batch_step(sched_t *s, uint32_t **lists, uint32_t nm, uint32_t len, 
         for (uint32_t k = 0; k < nm; k++) leaf[(size_t)k * nl + j] = lists[k][q];
         j++;
     }
-    fe_step_t *st = new_step(s, FE_STEP_ELEM);
+    en_step_t *st = new_step(s, EN_STEP_ELEM);
     if (!st) return false;
     canon(s, lists[0][len - 1], lists[0], &len); /* member 0's positions, for operands */
     for (uint32_t q = 0, j = 0; q < len; q++) {
@@ -1012,14 +996,14 @@ static bool batch_step(sched_t *s, uint32_t **lists, uint32_t nm, uint32_t len, 
     p->slots[*slot].output = p->slots[*slot].batched = true;
     if (!grow(s, s->ar, (void **)&p->batches, &s->cap_batches, p->n_batches, sizeof *p->batches))
         return false;
-    p->batches[p->n_batches++] = (fe_batch_t){nm, nl, leaf, stride};
+    p->batches[p->n_batches++] = (en_batch_t){nm, nl, leaf, stride};
     return true;
 }
 
 /* Batches the pending results that share an expression; marks them done. */
 static bool batch_outputs(sched_t *s, bool *done) {
     const ir_graph_t *g = s->g;
-    fe_plan_t *p = s->p;
+    en_plan_t *p = s->p;
     uint32_t no = g->n_outputs;
     if (no < BATCH_MIN) return true;
     uint32_t **lists = base_arena_alloc(s->tmp, no, sizeof *lists);
@@ -1079,7 +1063,7 @@ static bool batch_outputs(sched_t *s, bool *done) {
 
 static bool final_outputs(sched_t *s) {
     const ir_graph_t *g = s->g;
-    fe_plan_t *p = s->p;
+    en_plan_t *p = s->p;
     uint32_t no = g->n_outputs;
     bool *done = base_arena_alloc(s->tmp, no, sizeof *done);
     uint32_t *group = base_arena_alloc(s->tmp, no, sizeof *group);
@@ -1143,7 +1127,7 @@ static bool final_outputs(sched_t *s) {
 
 static bool schedule(sched_t *s) {
     const ir_graph_t *g = s->g;
-    for (uint32_t i = 0; i < g->n_nodes && !s->ctx->err.status; i++) {
+    for (uint32_t i = 0; i < g->n_nodes && !s->e->err->status; i++) {
         const ir_node_t *n = &g->nodes[i];
         val_t *v = &s->val[i];
         if (s->gemm_at[i] != NONE) {
@@ -1189,11 +1173,11 @@ static bool schedule(sched_t *s) {
                 if (!sched_concat(s, i)) return false;
                 break;
             case IR_KIND_MATMUL: {
-                uint32_t *ep = base_arena_alloc(s->tmp, FE_GEMM_MAX_EPILOGUE + 1, sizeof *ep);
+                uint32_t *ep = base_arena_alloc(s->tmp, CG_GEMM_MAX_EPILOGUE + 1, sizeof *ep);
                 if (!ep) return oom(s);
                 uint32_t n_ep = 0;
-                if (fe_gemm_epilogue(g, i, s->n_users) != i)
-                    n_ep = fe_gemm_epilogue_nodes(g, i, s->n_users, ep);
+                if (en_matmul_epilogue(g, i, s->n_users) != i)
+                    n_ep = en_matmul_epilogue_nodes(g, i, s->n_users, ep);
                 if (n_ep == 0) {
                     if (!sched_gemm(s, i, NULL, 0)) return false;
                     break;
@@ -1208,23 +1192,23 @@ static bool schedule(sched_t *s) {
             }
         }
     }
-    if (s->ctx->err.status) return false;
+    if (s->e->err->status) return false;
     return close_open(s) && final_outputs(s);
 }
 
 /* Each step's list of temps to free after it: those it is the last to read, or writes
  * without anyone reading them. Computed once per plan, not per run. */
 static bool free_lists(sched_t *s) {
-    fe_plan_t *p = s->p;
+    en_plan_t *p = s->p;
     uint32_t *at = base_arena_alloc(s->tmp, p->n_slots + 1, sizeof *at);
     if (!at) return oom(s);
     for (uint32_t k = p->n_inputs; k < p->n_slots; k++) {
-        const fe_slot_t *sl = &p->slots[k];
+        const en_slot_t *sl = &p->slots[k];
         at[k] = sl->output ? NONE : sl->last_use != NONE ? sl->last_use : sl->producer;
         if (at[k] != NONE) p->steps[at[k]].n_free++;
     }
     for (uint32_t i = 0; i < p->n_steps; i++) {
-        fe_step_t *st = &p->steps[i];
+        en_step_t *st = &p->steps[i];
         if (!st->n_free) continue;
         st->free_after = base_arena_alloc(s->ar, st->n_free, sizeof *st->free_after);
         if (!st->free_after) return oom(s);
@@ -1235,31 +1219,31 @@ static bool free_lists(sched_t *s) {
     return true;
 }
 
-fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *in_addr,
-                          base_hash128_t key, bool batch) {
-    fe_plan_t *p = base_calloc(&ctx->al, 1, sizeof *p);
+en_plan_t *en_schedule(en_engine_t *e, const ir_graph_t *g, const uint64_t *in_addr,
+                       base_hash128_t key, bool batch) {
+    en_plan_t *p = base_calloc(e->al, 1, sizeof *p);
     if (!p) {
-        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
+        en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling kernels");
         return NULL;
     }
-    base_arena_init(&p->arena, &ctx->al);
+    base_arena_init(&p->arena, e->al);
     p->key = key;
     p->n_outputs = g->n_outputs;
     sched_t s = {0};
-    s.ctx = ctx;
+    s.e = e;
     s.g = g;
     s.in_addr = in_addr;
     s.p = p;
     s.ar = &p->arena;
     s.tmp = g->arena;
-    s.sm = rt_device_sm_count(ctx->rt);
+    s.sm = rt_device_sm_count(e->rt);
     s.val = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.val);
     s.n_users = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.n_users);
     s.gemm_at = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_at);
     s.red_sg = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.red_sg);
     s.gemm_ep = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_ep);
     s.gemm_n = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_n);
-    s.batch = batch && ctx->device == LOOM_DEVICE_CUDA; /* addresses decide it */
+    s.batch = batch && !e->compile_only; /* addresses decide it */
     s.pos_gen = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.pos_gen);
     s.pos_val = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.pos_val);
     s.cap_memo = 64;
@@ -1268,7 +1252,7 @@ fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *
     if (!s.val || !s.n_users || !s.gemm_at || !s.red_sg || !s.memo || !s.gemm_ep || !s.gemm_n ||
         !s.pos_gen || !s.pos_val) {
         oom(&s);
-        fe_sched_free(ctx, p);
+        en_schedule_free(e, p);
         return NULL;
     }
     s.gen = s.gen_top = 1;
@@ -1280,16 +1264,16 @@ fe_plan_t *fe_sched_build(loom_ctx_t *ctx, const ir_graph_t *g, const uint64_t *
     p->n_inputs = g->n_inputs;
     for (uint32_t k = 0; k < g->n_inputs; k++)
         if (new_slot(&s, 0, NONE) == NONE) break;
-    if (ctx->err.status || !schedule(&s) || !free_lists(&s)) {
-        fe_sched_free(ctx, p);
+    if (e->err->status || !schedule(&s) || !free_lists(&s)) {
+        en_schedule_free(e, p);
         return NULL;
     }
     return p;
 }
 
-bool fe_sched_batches_hold(const fe_plan_t *p, const ir_graph_t *g, const uint64_t *in_addr) {
+bool en_schedule_batches_hold(const en_plan_t *p, const ir_graph_t *g, const uint64_t *in_addr) {
     for (uint32_t b = 0; b < p->n_batches; b++) {
-        const fe_batch_t *bt = &p->batches[b];
+        const en_batch_t *bt = &p->batches[b];
         for (uint32_t j = 0; j < bt->n_leaves; j++) {
             const ir_node_t *n0 = &g->nodes[bt->leaf[j]];
             uint64_t a0 = 0;
@@ -1311,15 +1295,15 @@ bool fe_sched_batches_hold(const fe_plan_t *p, const ir_graph_t *g, const uint64
     return true;
 }
 
-void fe_sched_free(loom_ctx_t *ctx, fe_plan_t *p) {
+void en_schedule_free(en_engine_t *e, en_plan_t *p) {
     if (!p) return;
     base_arena_fini(&p->arena);
-    base_free(&ctx->al, p);
+    base_free(e->al, p);
 }
 
 static const char *const kind_names[] = {"elementwise", "reduce", "scan", "matmul", "concat"};
 
-void fe_sched_print(const fe_plan_t *p, const ir_graph_t *g, base_str_t *out) {
+void en_schedule_print(const en_plan_t *p, const ir_graph_t *g, base_str_t *out) {
     uint32_t host = 0;
     for (uint32_t k = 0; k < p->n_inputs; k++)
         if (g->inputs[k].host) host++;
@@ -1329,7 +1313,7 @@ void fe_sched_print(const fe_plan_t *p, const ir_graph_t *g, base_str_t *out) {
         if (g->inputs[k].host)
             base_str_printf(out, "  h2d  slot %u\n", k);
     for (uint32_t i = 0; i < p->n_steps; i++) {
-        const fe_step_t *st = &p->steps[i];
+        const en_step_t *st = &p->steps[i];
         base_str_printf(out, "  step %u %s:", i, kind_names[st->kind]);
         for (uint32_t k = 0; k < st->n_kerns; k++)
             base_str_printf(out, " %s", st->kerns[k] ? rt_kernel_name(st->kerns[k]) : "?");
