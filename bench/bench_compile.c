@@ -2,7 +2,7 @@
  * gelu in its tanh form, a row sum of a 1024x1024 matrix), on the compile-only device, so it
  * runs without a GPU. Each rep is a new context with the disk cache off, so every kernel is a
  * fresh NVRTC program; one compile comes first so that NVRTC's one-time start-up is not counted
- * (issue 3 asks for <= 40 ms "after the first NVRTC call of the process"). Prints the median
+ * (the target is <= 40 ms after the first NVRTC call of the process). Prints the median
  * NVRTC wall time (loom's compile_ms) and the median CPU time of the eval, which other load on
  * a shared machine stretches much less (NVRTC compiles on the calling thread), and the minor
  * page faults per compile (glibc trims the heap NVRTC grew, so each compile faults its memory

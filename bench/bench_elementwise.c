@@ -1,4 +1,4 @@
-/* bench_elementwise — issue 3's workloads on the CUDA device: fused elementwise bandwidth
+/* bench_elementwise — elementwise workloads on the CUDA device: fused elementwise bandwidth
  * (hypot 20M / 64M, gelu 64M, outer exp(a+b)*a 8192²), dispatch cost of a cached 15-op chain
  * on 1024 floats, compile latencies (cold NVRTC, disk hit, memory hit) and the pool's peak.
  * Timing: CUDA events on the context's stream around `inner` evals, warm-up first, median of

@@ -1,8 +1,8 @@
 /* bench_host — loom's host-side cost per eval, without a GPU: the CUDA path (lowering, plan
  * cache, scheduler run, uploads through staging, result buffers) on a mock driver whose
  * kernels do not run and whose device memory is host memory (tests/support/mock_driver.h).
- * Two workloads: dispatch of a cached 15-op chain on 1024 floats (issue 3), and 1000 separate
- * 32x32 images through `x * 2 + 1` read back with loom_read_many (issue 5; its copies are
+ * Two workloads: dispatch of a cached 15-op chain on 1024 floats, and 1000 separate
+ * 32x32 images through `x * 2 + 1` read back with loom_read_many (its copies are
  * memcpys here, so that part reads as host memcpy time). Median of 7 runs. Run it on the
  * machine whose host you want to know; the GPU figures add the driver's own costs. */
 #include <time.h>

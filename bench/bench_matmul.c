@@ -1,10 +1,11 @@
-/* bench_matmul — issue 6's matrix-product workloads on the CUDA device: float32 10000²
- * (TF32 off: NumPy-exact accumulation), float16 8192², and float16 8192² + bias + relu fused
+/* bench_matmul — matrix-product workloads on the CUDA device: float32 10000²
+ * (TF32 off: float32 accumulation), float16 8192², and float16 8192² + bias + relu fused
  * into the cuBLASLt call. Timing as bench_elementwise: CUDA events on the ctx's stream around
  * `inner` evals, warm-up first, median of `reps` batches. Prints ms, TFLOP/s and the ratio to
- * CuPy's FLOORS.md times (41 ms and 1.39 ms, short bursts on a cool GPU). Sustained tensor-core
- * work runs slower (power and clocks), so compare with bench/peers_matmul.py, which repeats this
- * program's order, counts and input ranges with CuPy and PyTorch, run in the same call. */
+ * cuBLAS's floor times (41 ms and 1.39 ms, short bursts on a cool GPU; bench/README.md).
+ * Sustained tensor-core work runs slower (power and clocks), so compare with
+ * bench/peers_matmul.py, which repeats this program's order, counts and input ranges with CuPy
+ * and PyTorch, run right after it. */
 #include <string.h>
 
 #include "bench_util.h"
@@ -28,7 +29,7 @@ static void once(void *arg) {
 
 static double report(const char *name, double n, double ms, double cupy_ms) {
     printf("%-32s %9.3f ms  %7.1f TFLOP/s", name, ms, 2 * n * n * n / (ms * 1e-3) / 1e12);
-    if (cupy_ms > 0) printf("  %.3fx CuPy's FLOORS.md %.2f ms", cupy_ms / ms, cupy_ms);
+    if (cupy_ms > 0) printf("  %.3fx the cuBLAS floor %.2f ms", cupy_ms / ms, cupy_ms);
     printf("\n");
     fflush(stdout);
     return ms;

@@ -1,4 +1,4 @@
-/* bench_reduce — issue 4's reduction workloads on the CUDA device: a full sum of 256M float32,
+/* bench_reduce — reduction workloads on the CUDA device: a full sum of 256M float32,
  * row softmax and row layernorm of 8192², column sums of 8192², 65536 × 64 and 64 × 1M, row
  * softmax of 65536 × 64 and 64 × 1M, row variances of 8192² and 1024 × 65536, cumsum along rows
  * and columns. Timing as bench_elementwise:

@@ -1,7 +1,7 @@
 """CuPy and PyTorch on bench_matmul's workloads with bench_matmul's protocol, for the same call.
 
 Sustained tensor-core work slows the H200 down (power and clocks), so a time depends on how long
-the GPU has been busy: peers.py's short bursts (5 x 5 calls) time float16 8192^2 at ~1.37 ms,
+the GPU has been busy: short bursts (5 x 5 calls) time float16 8192^2 at ~1.37 ms,
 while 9 x 10 calls after a float32 10000^2 product give ~1.56-1.68 ms for CuPy and loom alike.
 This script repeats bench_matmul's order and counts: float32 10000^2 first (7 x 3 timed), then
 float16 8192^2 plain and + bias + relu (9 x 10 timed), 3 warm-up calls each, median of the

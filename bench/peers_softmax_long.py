@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Row softmax of 64 x 1M float32 (issue 4's few-long-rows shape) in the peers, timed as
+"""Row softmax of 64 x 1M float32 (few long rows) in the peers, timed as
 bench_reduce times loom: 3 warm-up calls, then the median over 9 batches of 10 back-to-back
 calls bracketed by CUDA events (torch) or wall time with block_until_ready (JAX)."""
 import statistics

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """loom and torch.compile in one process, on one CUDA stream, timed by the same CUDA events.
 
-peers.py times each peer in its own process after a short warm-up (3 calls), and bench_reduce
-times loom in another; on the H200 the first ~0.5 s of GPU work in a process runs up to 5 %
-slower than the rest, which is as large as the differences being judged. Here loom (through
+Timing each peer in its own process after a short warm-up (3 calls), and loom in another
+(bench_reduce), is not enough here: on the H200 the first ~0.5 s of GPU work in a process runs
+up to 5 % slower than the rest, which is as large as the differences being judged. Here loom (through
 ctypes, libloom.so, on torch's current stream via loom_options_t.cuda_stream, reading torch's
 tensor in place via loom_wrap_device) and torch.compile run the same workload on the same input,
 after a long warm-up of both, in alternating batches (which goes first alternates too).

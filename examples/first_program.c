@@ -1,4 +1,4 @@
-/* first_program — loom's first program, after the seeds' first CuPy program: host data in
+/* first_program — loom's first program: host data in
  * (like np.arange(6).reshape(2, 3)), y = x * 2 + 1 on the device, the result back, checked
  * against the same arithmetic on the host. Runs on the GPU if there is one, else on the CPU
  * reference device (with a notice). */
