@@ -79,7 +79,7 @@ KNOWN = [
     # NumPy's ufunc.reduce/accumulate (sum, prod, max, min, any, all, cumsum, cumprod) and
     # argmax/argmin take an int axis 0 or -1 on a 0-d operand (np.sum(np.float64(1), axis=0) is
     # 1.0, np.cumsum(.., axis=0) has shape (1,)); mean/var/std and axis tuples refuse, as loom
-    # does. loom_sum & co. refuse every axis of a 0-d array (src/runtime reductions, issue 4).
+    # does. loom_sum & co. refuse every axis of a 0-d array (the runtime's reductions).
     # np.dot with a 0-d zero operand scales by 0 and gives 0 even for NaN/inf elements
     # (np.dot(np.array(False), [nan]) is [0.]); loom_dot multiplies (0 * nan = nan).
     ("dot(0-d zero, array holding NaN/inf): NumPy 0, loom_dot NaN",

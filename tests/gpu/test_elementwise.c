@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "../support/check.h"
+#include "../support/gpu_ref.h"
 
-static loom_ctx_t *gpu, *cpu;
-static bool
-    self_check; /* LOOM_TEST_SELF_CHECK=1: "gpu" is a second CPU context (checks the harness) */
+static gpu_ref_t ref;         /* LOOM_TEST_SELF_CHECK=1: ref.gpu is a second CPU context */
+static loom_ctx_t *gpu, *cpu; /* ref.gpu and ref.cpu */
 
 static const loom_dtype_t all_dtypes[] = {
     LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64,
@@ -34,17 +34,7 @@ static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed) {
         s = s * 1664525u + 1013904223u;
         if (check_is_float(d)) {
             double v = i < 16 ? edges[i] : ((double)(s >> 8) / 16777216.0 - 0.5) * 20.0;
-            float f = (float)v;
-            uint32_t fb;
-            memcpy(&fb, &f, 4);
-            if (d == LOOM_DTYPE_F16)
-                bits[i] = loom_f64_to_f16(v);
-            else if (d == LOOM_DTYPE_BF16)
-                bits[i] = loom_f64_to_bf16(v);
-            else if (d == LOOM_DTYPE_F32)
-                bits[i] = fb;
-            else
-                memcpy(&bits[i], &v, 8);
+            bits[i] = check_float_bits(d, v);
         } else if (d == LOOM_DTYPE_BOOL) {
             bits[i] = (s >> 16) & 1;
         } else {
@@ -59,54 +49,9 @@ static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed) {
     }
 }
 
-static int tolerance(loom_dtype_t d) {
-    /* CUDA's and glibc's float functions differ by a few ulps; 16-bit results computed in
-     * float32 may then round to neighbouring values. Arithmetic is exact on both. */
-    switch (d) {
-        case LOOM_DTYPE_F16:
-        case LOOM_DTYPE_BF16:
-            return 1;
-        case LOOM_DTYPE_F32:
-            return 4;
-        case LOOM_DTYPE_F64:
-            return 4;
-        default:
-            return 0;
-    }
-}
-
-/* Reads a from both contexts and compares element by element, within ulps (-1: the dtype's
- * tolerance for math functions). */
-static void compare_ulps(loom_array_t *g, loom_array_t *c, const char *what, int ulps) {
-    assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
-    if (loom_array_is_nil(c)) {
-        assert_int_equal(loom_ctx_status(gpu), loom_ctx_status(cpu));
-        loom_ctx_clear_error(gpu);
-        loom_ctx_clear_error(cpu);
-        return;
-    }
-    loom_dtype_t d = loom_array_dtype(c);
-    assert_int_equal(loom_array_dtype(g), d);
-    int64_t n = loom_array_size(c);
-    uint64_t *eg = calloc((size_t)n + 1, 8), *ec = calloc((size_t)n + 1, 8);
-    assert_int_equal(check_read_bits(gpu, g, eg, n), LOOM_STATUS_OK);
-    assert_int_equal(check_read_bits(cpu, c, ec, n), LOOM_STATUS_OK);
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (!check_bits_match(d, ec[i], eg[i], ulps < 0 ? tolerance(d) : ulps) && bad++ < 3) {
-            char a[64], b[64];
-            check_format_bits(d, ec[i], a, sizeof a);
-            check_format_bits(d, eg[i], b, sizeof b);
-            print_error("%s %s [%lld]: cpu %s gpu %s\n", what, loom_dtype_name(d), (long long)i, a,
-                        b);
-        }
-    free(eg);
-    free(ec);
-    assert_int_equal(bad, 0);
-}
-
+/* Math functions within the dtype's tolerance (arithmetic is exact on both devices). */
 static void compare(loom_array_t *g, loom_array_t *c, const char *what) {
-    compare_ulps(g, c, what, -1);
+    gpu_ref_compare(&ref, g, c, gpu_ref_math_ulps(), what);
 }
 
 /* The random streams are specified bit for bit (docs/random.md): no tolerance. */
@@ -118,60 +63,30 @@ static void test_random_bit_identical(void **state) {
     for (size_t t = 0; t < 4; t++) {
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
-        compare_ulps(loom_random_uniform(gpu, 1234, fl[t], 2, shape, -2, 5),
-                     loom_random_uniform(cpu, 1234, fl[t], 2, shape, -2, 5), "uniform", 0);
-        compare_ulps(loom_random_normal(gpu, 99, fl[t], 2, shape, 1, 3),
-                     loom_random_normal(cpu, 99, fl[t], 2, shape, 1, 3), "normal", 0);
+        gpu_ref_compare(&ref, loom_random_uniform(gpu, 1234, fl[t], 2, shape, -2, 5),
+                        loom_random_uniform(cpu, 1234, fl[t], 2, shape, -2, 5), gpu_ref_ulps(0),
+                        "uniform");
+        gpu_ref_compare(&ref, loom_random_normal(gpu, 99, fl[t], 2, shape, 1, 3),
+                        loom_random_normal(cpu, 99, fl[t], 2, shape, 1, 3), gpu_ref_ulps(0),
+                        "normal");
         loom_scope_end(gpu);
         loom_scope_end(cpu);
     }
 }
 
-/* Evaluates the non-nil arrays of a batch on ctx in one eval: one multi-output kernel per
- * shape, so each dtype's ops compile once, not once per op. */
-static void eval_batch(loom_ctx_t *c, loom_array_t **arr, int n) {
-    loom_array_t *live[256];
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!loom_array_is_nil(arr[i])) live[k++] = arr[i];
-    assert_int_equal(loom_eval(c, k, live), LOOM_STATUS_OK);
+/* Adds a pair of op results to a batch (gpu_ref_batch_t: one eval per side, so each dtype's
+ * ops compile once, not once per op), compared with the math-function tolerance. */
+static void pairs_add(gpu_ref_batch_t *p, loom_array_t *g, loom_array_t *c, const char *what) {
+    gpu_ref_batch_add(&ref, p, g, c, gpu_ref_math_ulps(), "%s", what);
 }
 
-/* Builds op results on both devices (clearing expected dtype errors), evaluates each side in one
- * batch, then compares them one by one. */
-typedef struct pairs {
-    loom_array_t *g[256], *c[256];
-    const char *what[256];
-    bool nil[256];
-    int n;
-} pairs_t;
-
-static void pairs_add(pairs_t *p, loom_array_t *g, loom_array_t *c, const char *what) {
-    assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
-    p->nil[p->n] = loom_array_is_nil(c);
-    if (p->nil[p->n]) {
-        assert_int_equal(loom_ctx_status(gpu), loom_ctx_status(cpu));
-        loom_ctx_clear_error(gpu);
-        loom_ctx_clear_error(cpu);
-    }
-    p->g[p->n] = g;
-    p->c[p->n] = c;
-    p->what[p->n++] = what;
-}
-
-static void pairs_check(pairs_t *p) {
-    eval_batch(gpu, p->g, p->n);
-    eval_batch(cpu, p->c, p->n);
-    for (int i = 0; i < p->n; i++)
-        if (!p->nil[i]) compare(p->g[i], p->c[i], p->what[i]);
-    p->n = 0;
-}
+static void pairs_check(gpu_ref_batch_t *p) { gpu_ref_batch_check(&ref, p); }
 
 static void test_unary_all_dtypes(void **state) {
     (void)state;
     const int64_t n = 1027;
     uint64_t *bits = calloc(n, 8);
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     for (int t = 0; t < N_DTYPES; t++) {
         loom_dtype_t d = all_dtypes[t];
         fill(d, bits, n, (uint32_t)t);
@@ -193,7 +108,7 @@ static void test_binary_all_dtypes(void **state) {
     (void)state;
     const int64_t n = 515;
     uint64_t *a = calloc(n, 8), *b = calloc(n, 8), *bp = calloc(n, 8);
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     for (int t = 0; t < N_DTYPES; t++) {
         loom_dtype_t d = all_dtypes[t];
         fill(d, a, n, (uint32_t)t);
@@ -230,7 +145,7 @@ static void test_mixed_and_where(void **state) {
     (void)state;
     const int64_t n = 4099;
     uint64_t *a = calloc(n, 8), *b = calloc(n, 8);
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     for (int s = 0; s < N_DTYPES; s++) {
         loom_dtype_t da = all_dtypes[s];
         fill(da, a, n, 3);
@@ -303,7 +218,7 @@ static void test_sizes(void **state) {
             loom_scope_begin(cpu);
             loom_array_t *g = loom_random_uniform(gpu, 42, LOOM_DTYPE_F32, 1, &n, -3, 3);
             loom_array_t *c = loom_random_uniform(cpu, 42, LOOM_DTYPE_F32, 1, &n, -3, 3);
-            compare_ulps(g, c, "random_uniform", 0);
+            gpu_ref_compare(&ref, g, c, gpu_ref_ulps(0), "random_uniform");
             compare(
                 loom_sqrt(gpu, loom_add(gpu, loom_square(gpu, g), loom_multiply_f(gpu, g, 0.5))),
                 loom_sqrt(cpu, loom_add(cpu, loom_square(cpu, c), loom_multiply_f(cpu, c, 0.5))),
@@ -313,7 +228,7 @@ static void test_sizes(void **state) {
         }
     }
     static const int big[] = {25, 28, 31};
-    for (size_t b = 0; b < sizeof big / sizeof big[0] && !self_check; b++)
+    for (size_t b = 0; b < sizeof big / sizeof big[0] && !ref.self_check; b++)
         for (int64_t dn = -1; dn <= 1; dn++) {
             int64_t n = ((int64_t)1 << big[b]) + dn + (big[b] == 31 ? 4 : 0); /* 2^31+3..+5 */
             loom_scope_begin(gpu);
@@ -333,7 +248,7 @@ static void test_sizes(void **state) {
 /* Two outputs of one space share one kernel; a second eval of the same graph compiles nothing. */
 static void test_multi_output_and_cache(void **state) {
     (void)state;
-    if (self_check) skip(); /* kernel and plan counters exist on the CUDA device only */
+    if (ref.self_check) skip(); /* kernel and plan counters exist on the CUDA device only */
     const int64_t n = 100003;
     loom_stats_t s0, s1, s2;
     loom_ctx_stats(gpu, &s0);
@@ -384,15 +299,10 @@ static void test_zero_size_and_zero_d(void **state) {
 }
 
 int main(void) {
-    loom_options_t o = {0};
-    self_check = getenv("LOOM_TEST_SELF_CHECK") != NULL;
-    o.device = self_check ? LOOM_DEVICE_CPU : LOOM_DEVICE_CUDA;
-    if (loom_ctx_create(&o, &gpu) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s (skipped)\n", loom_last_create_message());
-        return 77;
-    }
-    o.device = LOOM_DEVICE_CPU;
-    if (loom_ctx_create(&o, &cpu) != LOOM_STATUS_OK) return 1;
+    int opened = gpu_ref_open(&ref);
+    if (opened != 0) return opened; /* 77: no CUDA device (skipped) */
+    gpu = ref.gpu;
+    cpu = ref.cpu;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unary_all_dtypes),
         cmocka_unit_test(test_binary_all_dtypes),
@@ -404,7 +314,6 @@ int main(void) {
         cmocka_unit_test(test_random_bit_identical),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    loom_ctx_destroy(gpu);
-    loom_ctx_destroy(cpu);
+    gpu_ref_close(&ref);
     return rc;
 }

@@ -20,9 +20,10 @@
 #include <string.h>
 
 #include "../support/check.h"
+#include "../support/gpu_ref.h"
 
-static loom_ctx_t *gpu, *cpu;
-static bool self_check; /* LOOM_TEST_SELF_CHECK=1: "gpu" is a second CPU context */
+static gpu_ref_t ref;         /* LOOM_TEST_SELF_CHECK=1: ref.gpu is a second CPU context */
+static loom_ctx_t *gpu, *cpu; /* ref.gpu and ref.cpu */
 
 static const loom_dtype_t dtypes[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_I32,
                                       LOOM_DTYPE_I64,  LOOM_DTYPE_U64, LOOM_DTYPE_F16,
@@ -40,17 +41,7 @@ static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed, bool 
         if (check_is_float(d)) {
             double v = i < 16 && (nan || i != 12) ? edges[i]
                                                   : ((double)(s >> 8) / 16777216.0 - 0.5) * 20.0;
-            float f = (float)v;
-            uint32_t fb;
-            memcpy(&fb, &f, 4);
-            if (d == LOOM_DTYPE_F16)
-                bits[i] = loom_f64_to_f16(v);
-            else if (d == LOOM_DTYPE_BF16)
-                bits[i] = loom_f64_to_bf16(v);
-            else if (d == LOOM_DTYPE_F32)
-                bits[i] = fb;
-            else
-                memcpy(&bits[i], &v, 8);
+            bits[i] = check_float_bits(d, v);
         } else if (d == LOOM_DTYPE_BOOL) {
             bits[i] = (s >> 16) % 5 != 0; /* mostly true, so all() varies too */
         } else {
@@ -62,101 +53,35 @@ static void fill(loom_dtype_t d, uint64_t *bits, int64_t n, uint32_t seed, bool 
     }
 }
 
-/* Relative tolerance of a float reduction result of dtype d (summation order differs). */
-static double rtol(loom_dtype_t d) {
-    switch (d) {
-        case LOOM_DTYPE_F16:
-        case LOOM_DTYPE_BF16:
-            return 2e-2;
-        case LOOM_DTYPE_F32:
-            return 1e-4;
-        default:
-            return 1e-10;
-    }
+/* Float results within a tolerance scaled by the magnitude of what was summed
+ * (GPU_REF_SCALED: rtol(d) * max(|expected|, scale)); ints and bools exactly. Products (names
+ * starting "prod") may also turn 0, inf and NaN into one another (order_specials). */
+static gpu_ref_tol_t scaled(double scale, const char *what) {
+    gpu_ref_tol_t tol = gpu_ref_scaled(scale);
+    tol.order_specials = !strncmp(what, "prod", 4);
+    return tol;
 }
 
-/* Compares gpu array g with cpu array c: ints and bools exactly, floats within
- * rtol(d) * max(|expected|, scale) (NaN matches NaN). */
 static void compare_scaled(loom_array_t *g, loom_array_t *c, const char *what, double scale) {
-    assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
-    if (loom_array_is_nil(c)) {
-        assert_int_equal(loom_ctx_status(gpu), loom_ctx_status(cpu));
-        loom_ctx_clear_error(gpu);
-        loom_ctx_clear_error(cpu);
-        return;
-    }
-    loom_dtype_t d = loom_array_dtype(c);
-    assert_int_equal(loom_array_dtype(g), d);
-    assert_int_equal(loom_array_ndim(g), loom_array_ndim(c));
-    int64_t n = loom_array_size(c);
-    assert_int_equal(loom_array_size(g), n);
-    uint64_t *eg = calloc((size_t)n + 1, 8), *ec = calloc((size_t)n + 1, 8);
-    assert_int_equal(check_read_bits(gpu, g, eg, n), LOOM_STATUS_OK);
-    assert_int_equal(check_read_bits(cpu, c, ec, n), LOOM_STATUS_OK);
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        bool ok;
-        if (check_is_float(d)) {
-            double a = check_bits_to_double(d, ec[i]), b = check_bits_to_double(d, eg[i]);
-            double m = fabs(a) > scale ? fabs(a) : scale;
-            ok = (isnan(a) && isnan(b)) || a == b || fabs(a - b) <= rtol(d) * m;
-            /* A product that overflows or underflows part-way depends on the order of the
-             * multiplications (NumPy multiplies in order, the GPU in a tree): 0 * inf in one
-             * order is inf * 0 = NaN in another. Documented in docs/status.md. */
-            bool special_a = a == 0 || isinf(a) || isnan(a), special_b = b == 0 || isinf(b) || isnan(b);
-            ok = ok || (!strncmp(what, "prod", 4) && special_a && special_b);
-        } else {
-            ok = ec[i] == eg[i];
-        }
-        if (!ok && bad++ < 3) {
-            char a[64], b[64];
-            check_format_bits(d, ec[i], a, sizeof a);
-            check_format_bits(d, eg[i], b, sizeof b);
-            print_error("%s %s [%lld of %lld]: cpu %s gpu %s\n", what, loom_dtype_name(d),
-                        (long long)i, (long long)n, a, b);
-        }
-    }
-    free(eg);
-    free(ec);
-    assert_int_equal(bad, 0);
+    gpu_ref_compare(&ref, g, c, scaled(scale, what), what);
 }
 
 /* Pairs of results built on both devices, evaluated in one batch per side, then compared. */
-typedef struct pairs {
-    loom_array_t *g[512], *c[512];
-    char what[512][80];
-    double scale[512];
-    int n;
-} pairs_t;
-
-static void pairs_add(pairs_t *p, loom_array_t *g, loom_array_t *c, double scale, const char *fmt,
-                      ...) {
-    assert_true(p->n < 512);
-    assert_int_equal(loom_array_is_nil(g), loom_array_is_nil(c));
-    if (loom_array_is_nil(c)) { /* refused on both (e.g. argmax over two axes) */
-        assert_int_equal(loom_ctx_status(gpu), loom_ctx_status(cpu));
-        loom_ctx_clear_error(gpu);
-        loom_ctx_clear_error(cpu);
-        return;
-    }
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void
+pairs_add(gpu_ref_batch_t *p, loom_array_t *g, loom_array_t *c, double scale, const char *fmt,
+          ...) {
+    char what[sizeof p->what[0]];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->what[p->n], sizeof p->what[p->n], fmt, ap);
+    vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    p->g[p->n] = g;
-    p->c[p->n] = c;
-    p->scale[p->n++] = scale;
+    gpu_ref_batch_add(&ref, p, g, c, scaled(scale, what), "%s", what);
 }
 
-static void pairs_check(pairs_t *p) {
-    if (!p->n) return;
-    loom_status_t st = loom_eval(gpu, p->n, p->g);
-    if (st) print_error("gpu eval: %s\n", loom_ctx_message(gpu));
-    assert_int_equal(st, LOOM_STATUS_OK);
-    assert_int_equal(loom_eval(cpu, p->n, p->c), LOOM_STATUS_OK);
-    for (int i = 0; i < p->n; i++) compare_scaled(p->g[i], p->c[i], p->what[i], p->scale[i]);
-    p->n = 0;
-}
+static void pairs_check(gpu_ref_batch_t *p) { gpu_ref_batch_check(&ref, p); }
 
 typedef loom_array_t *(*reduce_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int);
 static const reduce_fn reduce_fns[] = {loom_sum,    loom_prod, loom_max, loom_min, loom_argmax,
@@ -176,7 +101,7 @@ static void test_ops_dtypes_axes(void **state) {
     (void)state;
     int64_t shape[3] = {6, 33, 17}, n = 6 * 33 * 17;
     uint64_t *bits = calloc((size_t)n, 8);
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     for (int t = 0; t < N_DTYPES; t++) {
         loom_dtype_t d = dtypes[t];
         for (int nan = 0; nan < 2; nan++) {
@@ -214,7 +139,7 @@ static void test_noncontiguous(void **state) {
     (void)state;
     int64_t shape[2] = {300, 130}, n = 300 * 130;
     uint64_t *bits = calloc((size_t)n, 8);
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     loom_dtype_t ds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_I32, LOOM_DTYPE_F16, LOOM_DTYPE_F64};
     for (size_t t = 0; t < 4; t++) {
         fill(ds[t], bits, n, 3, false);
@@ -260,7 +185,7 @@ static void test_row_lengths_and_splits(void **state) {
                                         {67, 1023},  {67, 1024},   {67, 1025},   {40, 8192},
                                         {20, 16385}, {4, 1 << 20}, {1, 1 << 20}, {65536, 64},
                                         {64, 65536}, {3, 100000},  {1000, 4096}, {300, 300}};
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
@@ -331,7 +256,7 @@ static loom_array_t *layernorm(loom_ctx_t *c, loom_array_t *x, loom_array_t *gm,
 /* Layernorm without gamma and beta on the GPU against the CPU reference: one or two kernels. */
 static void check_plain_layernorm(loom_array_t *xg, loom_array_t *xc, const char *what) {
     uint64_t k = eval_count(layernorm(gpu, xg, NULL, NULL), layernorm(cpu, xc, NULL, NULL), 1e-2, what);
-    if (!self_check) assert_true(k >= 1 && k <= 2);
+    if (!ref.self_check) assert_true(k >= 1 && k <= 2);
 }
 
 static void test_softmax_layernorm(void **state) {
@@ -349,11 +274,11 @@ static void test_softmax_layernorm(void **state) {
         snprintf(what, sizeof what, "softmax %lldx%lld", (long long)shapes[s][0],
                  (long long)shapes[s][1]);
         uint64_t k = eval_count(softmax(gpu, xg, -1), softmax(cpu, xc, -1), 1e-3, what);
-        if (!self_check) assert_true(k >= 1 && k <= 2);
+        if (!ref.self_check) assert_true(k >= 1 && k <= 2);
         snprintf(what, sizeof what, "layernorm %lldx%lld", (long long)shapes[s][0],
                  (long long)shapes[s][1]);
         k = eval_count(layernorm(gpu, xg, gg, bg), layernorm(cpu, xc, gc, bc), 1e-2, what);
-        if (!self_check) assert_true(k >= 1 && k <= 2);
+        if (!ref.self_check) assert_true(k >= 1 && k <= 2);
         /* without gamma and beta (8192: rows re-read from L2, nothing kept in registers) */
         check_plain_layernorm(xg, xc, what);
         /* softmax over axis 0 (columns) */
@@ -393,22 +318,6 @@ static void test_layernorm_rows_reread(void **state) {
     loom_scope_end(cpu);
 }
 
-/* The bits of value v in float dtype d. */
-static uint64_t float_bits(loom_dtype_t d, double v) {
-    if (d == LOOM_DTYPE_F16) return loom_f64_to_f16(v);
-    if (d == LOOM_DTYPE_BF16) return loom_f64_to_bf16(v);
-    uint64_t b = 0;
-    if (d == LOOM_DTYPE_F32) {
-        float f = (float)v;
-        uint32_t fb;
-        memcpy(&fb, &f, 4);
-        b = fb;
-    } else {
-        memcpy(&b, &v, 8);
-    }
-    return b;
-}
-
 /* Rows of special cases for a split softmax (cols >= 40000, so the -inf prefix of row 2
  * covers whole chunks): 0 random with every 1000th element -inf; 1 all -inf (NaN, as in
  * NumPy: exp(-inf - -inf)); 2 a -inf prefix of 30000, then random; 3 one NaN; 4 one +inf
@@ -433,14 +342,14 @@ static void softmax_rows(loom_dtype_t d, uint64_t *bits, int64_t rows, int64_t c
                 case 7: v = j == cols - 1 ? 50.0 : u; break;
                 default: break;
             }
-            bits[i * cols + j] = float_bits(d, v);
+            bits[i * cols + j] = check_float_bits(d, v);
         }
 }
 
 /* Softmax over rows long enough to split across blocks: online max-and-sum chunk tasks and
  * output tasks of one kernel, against the CPU reference, with its max and sum, a log-softmax
- * and the sum alone (two kernels); every float dtype; then 64 x 1M (the issue-4 shape),
- * twice, bit-identical, and 2 x 4M (rows too long to keep their chunks on chip). */
+ * and the sum alone (two kernels); every float dtype; then 64 x 1M (one kernel of chunk and
+ * output tasks), twice, bit-identical, and 2 x 4M (rows too long to keep their chunks on chip). */
 static void test_split_softmax(void **state) {
     (void)state;
     static const int64_t shapes[][2] = {{8, 200000}, {9, 65537}, {8, 40000}, {1, 300000}};
@@ -466,20 +375,20 @@ static void test_split_softmax(void **state) {
                      (long long)cols);
             uint64_t kn = eval_count(softmax(gpu, xg, 1), softmax(cpu, xc, 1), 1.0 / (double)cols,
                                      what);
-            if (!self_check) assert_int_equal(kn, 1);
+            if (!ref.self_check) assert_int_equal(kn, 1);
             /* the max and the sum themselves, and the softmax, from one eval */
             loom_array_t *mg = loom_max(gpu, xg, 1, &ax, 1), *mc = loom_max(cpu, xc, 1, &ax, 1);
             loom_array_t *sg = loom_sum(gpu, loom_exp(gpu, loom_subtract(gpu, xg, mg)), 1, &ax, 1);
             loom_array_t *sc = loom_sum(cpu, loom_exp(cpu, loom_subtract(cpu, xc, mc)), 1, &ax, 1);
             loom_array_t *yg = loom_true_divide(gpu, loom_exp(gpu, loom_subtract(gpu, xg, mg)), sg);
             loom_array_t *yc = loom_true_divide(cpu, loom_exp(cpu, loom_subtract(cpu, xc, mc)), sc);
-            static pairs_t p;
+            static gpu_ref_batch_t p;
             pairs_add(&p, mg, mc, 1.0, "%s: max", what);
             pairs_add(&p, sg, sc, 1.0, "%s: sum", what);
             pairs_add(&p, yg, yc, 1.0 / (double)cols, "%s: softmax", what);
             uint64_t k0 = launched(gpu);
             pairs_check(&p);
-            if (!self_check) assert_int_equal(launched(gpu) - k0, 1);
+            if (!ref.self_check) assert_int_equal(launched(gpu) - k0, 1);
             /* log-softmax: x - max - log(sum), from a max and sum not yet computed (the ones
              * above are realised now: reading them is one elementwise kernel) */
             mg = loom_max(gpu, xg, 1, &ax, 1);
@@ -490,7 +399,7 @@ static void test_split_softmax(void **state) {
             loom_array_t *lc = loom_subtract(cpu, loom_subtract(cpu, xc, mc), loom_log(cpu, sc));
             snprintf(what + strlen(what), sizeof what - strlen(what), " log");
             kn = eval_count(lg, lc, 10.0, what);
-            if (!self_check) assert_int_equal(kn, 1);
+            if (!ref.self_check) assert_int_equal(kn, 1);
             /* the sum alone (no X-shaped result): the chunks' kernel, then the combine */
             mg = loom_max(gpu, xg, 1, &ax, 1);
             mc = loom_max(cpu, xc, 1, &ax, 1);
@@ -498,7 +407,7 @@ static void test_split_softmax(void **state) {
             sc = loom_sum(cpu, loom_exp(cpu, loom_subtract(cpu, xc, mc)), 1, &ax, 0);
             snprintf(what + strlen(what), sizeof what - strlen(what), " sum");
             kn = eval_count(sg, sc, 1.0, what);
-            if (!self_check) assert_int_equal(kn, 2);
+            if (!ref.self_check) assert_int_equal(kn, 2);
             loom_scope_end(gpu);
             loom_scope_end(cpu);
         }
@@ -515,7 +424,7 @@ static void test_split_softmax(void **state) {
     assert_int_equal(loom_eval(cpu, 1, &xc), LOOM_STATUS_OK);
     uint64_t kn = eval_count(softmax(gpu, xg, 1), softmax(cpu, xc, 1), 1.0 / (double)big[1],
                              "split softmax 64x1M");
-    if (!self_check) assert_int_equal(kn, 1);
+    if (!ref.self_check) assert_int_equal(kn, 1);
     float *first = malloc((size_t)n * 4), *again = malloc((size_t)n * 4);
     assert_true(first && again);
     for (int rep = 0; rep < 2; rep++) {
@@ -537,7 +446,7 @@ static void test_split_softmax(void **state) {
     assert_int_equal(loom_eval(cpu, 1, &xc), LOOM_STATUS_OK);
     kn = eval_count(softmax(gpu, xg, 1), softmax(cpu, xc, 1), 1.0 / (double)longer[1],
                     "split softmax 2x4M");
-    if (!self_check) assert_int_equal(kn, 1);
+    if (!ref.self_check) assert_int_equal(kn, 1);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
 }
@@ -573,7 +482,7 @@ static void test_var_rows(void **state) {
     static const int64_t shapes[][2] = {{70, 1025}, {70, 4097}, {70, 8192}, {35, 16384},
                                         {300, 40000}};
     static const loom_dtype_t ds[] = {LOOM_DTYPE_F32, LOOM_DTYPE_F64};
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     int32_t ax = 1;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (size_t t = 0; t < 2; t++) {
@@ -588,14 +497,7 @@ static void test_var_rows(void **state) {
                 for (int64_t k = 0; k < n; k++) {
                     double v = var_value(k / shapes[s][1], k % shapes[s][1], shapes[s][1],
                                          h ? 16.0 : 1e4);
-                    if (ds[t] == LOOM_DTYPE_F32) {
-                        float f = (float)v;
-                        uint32_t u;
-                        memcpy(&u, &f, 4);
-                        bits[k] = u;
-                    } else {
-                        memcpy(&bits[k], &v, 8);
-                    }
+                    bits[k] = check_float_bits(ds[t], v);
                 }
                 xg[h] = check_from_bits(gpu, ds[t], 2, shapes[s], bits, n);
                 xc[h] = check_from_bits(cpu, ds[t], 2, shapes[s], bits, n);
@@ -661,7 +563,7 @@ static void test_traversal_order(void **state) {
             }
         }
         loom_ctx_stats(gpu, &b);
-        if (!self_check) assert_int_equal(b.kernels_reversed - a.kernels_reversed, 2);
+        if (!ref.self_check) assert_int_equal(b.kernels_reversed - a.kernels_reversed, 2);
         assert_memory_equal(bits[0], bits[1], (size_t)n * 8);
         assert_memory_equal(bits[0], bits[2], (size_t)n * 8);
         for (int k = 0; k < 3; k++) free(bits[k]);
@@ -682,16 +584,16 @@ static void test_fused_kernel_counts(void **state) {
     rand_pair(2, shape, 42, &yg, &yc);
     uint64_t k =
         eval_count(loom_mean(gpu, xg, 1, &ax, 0), loom_mean(cpu, xc, 1, &ax, 0), 1e-2, "mean");
-    if (!self_check) assert_int_equal(k, 1);
+    if (!ref.self_check) assert_int_equal(k, 1);
     k = eval_count(loom_var(gpu, xg, 1, &ax, 0, 0), loom_var(cpu, xc, 1, &ax, 0, 0), 1e-2, "var");
-    if (!self_check) assert_true(k >= 1 && k <= 2);
+    if (!ref.self_check) assert_true(k >= 1 && k <= 2);
     loom_array_t *dg = loom_subtract(gpu, xg, yg), *dc = loom_subtract(cpu, xc, yc);
     k = eval_count(loom_sum(gpu, loom_multiply(gpu, dg, dg), -1, NULL, 0),
                    loom_sum(cpu, loom_multiply(cpu, dc, dc), -1, NULL, 0), 1e3, "sum((x-y)**2)");
-    if (!self_check) assert_true(k >= 1 && k <= 2); /* a split full reduction: two launches */
+    if (!ref.self_check) assert_true(k >= 1 && k <= 2); /* a split full reduction: two launches */
     k = eval_count(loom_sum(gpu, loom_multiply(gpu, dg, dg), 1, &ax, 0),
                    loom_sum(cpu, loom_multiply(cpu, dc, dc), 1, &ax, 0), 1e2, "row sum((x-y)**2)");
-    if (!self_check) assert_int_equal(k, 1);
+    if (!ref.self_check) assert_int_equal(k, 1);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
 }
@@ -699,7 +601,7 @@ static void test_fused_kernel_counts(void **state) {
 /* Empty reductions: the identities; empty outputs. */
 static void test_empty(void **state) {
     (void)state;
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     int64_t shapes[][2] = {{0, 5}, {5, 0}};
     for (int s = 0; s < 2; s++) {
         loom_scope_begin(gpu);
@@ -725,7 +627,7 @@ static void test_scans(void **state) {
     (void)state;
     int64_t shape[3] = {5, 300, 7}, n = 5 * 300 * 7;
     uint64_t *bits = calloc((size_t)n, 8);
-    static pairs_t p;
+    static gpu_ref_batch_t p;
     for (int t = 0; t < N_DTYPES; t++) {
         loom_dtype_t d = dtypes[t];
         fill(d, bits, n, (uint32_t)t + 5, false);
@@ -793,15 +695,10 @@ static void test_deterministic(void **state) {
 }
 
 int main(void) {
-    loom_options_t o = {0};
-    self_check = getenv("LOOM_TEST_SELF_CHECK") != NULL;
-    o.device = self_check ? LOOM_DEVICE_CPU : LOOM_DEVICE_CUDA;
-    if (loom_ctx_create(&o, &gpu) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s (skipped)\n", loom_last_create_message());
-        return 77;
-    }
-    o.device = LOOM_DEVICE_CPU;
-    if (loom_ctx_create(&o, &cpu) != LOOM_STATUS_OK) return 1;
+    int opened = gpu_ref_open(&ref);
+    if (opened != 0) return opened; /* 77: no CUDA device (skipped) */
+    gpu = ref.gpu;
+    cpu = ref.cpu;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ops_dtypes_axes),
         cmocka_unit_test(test_noncontiguous),
@@ -817,7 +714,6 @@ int main(void) {
         cmocka_unit_test(test_deterministic),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    loom_ctx_destroy(gpu);
-    loom_ctx_destroy(cpu);
+    gpu_ref_close(&ref);
     return rc;
 }

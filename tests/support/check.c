@@ -184,6 +184,22 @@ double check_bits_to_double(loom_dtype_t d, uint64_t bits) {
     }
 }
 
+uint64_t check_float_bits(loom_dtype_t d, double v) {
+    assert_true(check_is_float(d));
+    if (d == LOOM_DTYPE_F16) return loom_f64_to_f16(v);
+    if (d == LOOM_DTYPE_BF16) return loom_f64_to_bf16(v);
+    uint64_t b = 0;
+    if (d == LOOM_DTYPE_F32) {
+        float f = (float)v;
+        uint32_t fb;
+        memcpy(&fb, &f, 4);
+        b = fb;
+    } else {
+        memcpy(&b, &v, 8);
+    }
+    return b;
+}
+
 void check_format_bits(loom_dtype_t d, uint64_t bits, char *buf, size_t cap) {
     switch (d) {
         case LOOM_DTYPE_I8:

@@ -38,6 +38,8 @@ int check_bits_match(loom_dtype_t d, uint64_t expected, uint64_t got, int ulps);
 void check_format_bits(loom_dtype_t d, uint64_t bits, char *buf, size_t cap);
 /* The value as a double (ints may round). */
 double check_bits_to_double(loom_dtype_t d, uint64_t bits);
+/* The bits of v rounded to float dtype d (F16, BF16, F32 or F64): the inverse for floats. */
+uint64_t check_float_bits(loom_dtype_t d, double v);
 
 /* ---- messages ---- */
 

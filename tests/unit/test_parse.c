@@ -1,8 +1,8 @@
 /* test_parse — loom_parse and loom_expr: Python's precedence and associativity (checked by
  * value, with Python numbers folded as Python folds them), literals, NEP 50 weak scalars next
  * to arrays, calls and keywords, statements and named outputs, and errors: a caret under the
- * column, unknown names listing the bound ones, reductions, views and indexing
- * (issue 4), and constructs refused with "not supported yet". */
+ * column, unknown names listing the bound ones, reductions, views and indexing, and
+ * constructs refused with "not supported yet". */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -393,7 +393,7 @@ static void test_parse_errors_with_carets(void **state) {
     loom_ctx_destroy(ctx);
 }
 
-/* Reductions, views, joins and indexing (issue 4) against NumPy's answers, over
+/* Reductions, views, joins and indexing against NumPy's answers, over
  * x = arange(24).reshape(2, 3, 4) (float64) and y = arange(5) (int32): shape, dtype and the
  * whole result in C order (at most 12 elements checked; results are written out exactly). */
 static void test_parse_views_and_reductions(void **state) {

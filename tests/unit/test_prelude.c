@@ -1,9 +1,5 @@
-/* test_prelude - the prelude's conversions, random stream and tables, on the host.
- *
- * Not wired into meson yet; build and run from the repository root with
- *   gcc -std=gnu11 -O1 -ffp-contract=off -fno-math-errno -Isrc -Iinclude \
- *       tests/unit/test_prelude.c src/ir/ref_kernels.c src/ir/scalar.c src/ir/dtype.c \
- *       src/ir/ops.c -lcmocka -lm -o /tmp/test_prelude && /tmp/test_prelude
+/* test_prelude - the prelude's (src/ir/prelude.h) conversions, random stream and tables, on
+ * the host, against the IR's op table and reference kernels (reaches src/; no device).
  * The value-by-value comparison with NumPy is tests/unit/prelude_check.py. */
 #include <stdarg.h>
 #include <stddef.h>
