@@ -124,7 +124,7 @@ static void plan_insert(en_engine_t *e, en_plan_t *p) {
  * engine remembers went forward, and forward after a reverse one (every output is computed the
  * same way in either order: the same bits). H200, layernorm of 8192 x 8192 float32 called
  * again and again on one input: 125.1 us alternating, 129.1 always forward, 128.9 forward on
- * two inputs in turn (bench/experiments/loomk/alternate.cu); after an elementwise kernel or a
+ * two inputs in turn (a standalone harness: git tag lab-notebook); after an elementwise kernel or a
  * matrix product that wrote the input, the reduction starts on the lines they wrote last.
  * Every other kernel goes forward. */
 static int trail_at(const en_engine_t *e, uint64_t addr) {

@@ -28,7 +28,6 @@
  * of matrix products and joins that are expressions. */
 #include <string.h>
 
-#include "../ir/ref_kernels.h"
 #include "internal.h"
 
 #define NONE UINT32_MAX

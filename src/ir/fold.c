@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "ir.h"
-#include "ref_kernels.h"
 
 void ir_fold(ir_graph_t *g) {
     for (uint32_t i = 0; i < g->n_nodes; i++) {

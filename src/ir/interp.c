@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include "ir.h"
-#include "ref_kernels.h"
 
 typedef struct view {
     char *base;
     int64_t strides[LOOM_MAX_DIMS]; /* elements */
     bool owned;
     bool handed_out;
-    bool alias; /* a view node reading its operand's buffer (issue 4) */
+    bool alias; /* a view node reading its operand's buffer */
 } view_t;
 
 static void contiguous_strides(const ir_node_t *n, int64_t *st) {
@@ -100,7 +99,7 @@ static void release_operands(const ir_graph_t *g, view_t *views, const uint32_t 
     }
 }
 
-/* Runs node i when it is a view, concatenation, reduction or scan (issue 4); returns false for
+/* Runs node i when it is a view, concatenation, reduction or scan; returns false for
  * the other ops. *st: OUT_OF_MEMORY (recorded) or OK. */
 static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc_t *al,
                       loom_status_t *st) {

@@ -1,7 +1,7 @@
 /* ref_kernels.c - the CPU interpreter's kernel tables, generated from the prelude's op and
  * dtype lists (LM_ELEM_OPS, LM_LOOPS_*, LM_DTYPE_LIST). The op list of the prelude is checked
  * against ir.h's IR_OP_LIST at compile time, so the two cannot drift apart. */
-#include "ref_kernels.h"
+#include "ir.h"
 
 #include <assert.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* shape_ref.c - the CPU reference device's movement ops, concatenation, reductions and scans
- * (issue 4). Views are stride rewrites (no copy); reductions gather each output's elements in
+/* shape_ref.c - the CPU reference device's movement ops, concatenation, reductions and scans.
+ * Views are stride rewrites (no copy); reductions gather each output's elements in
  * C order into a scratch row of the accumulator dtype and combine them with the prelude's own
  * op functions (ir_ref_elem), so the arithmetic is the elementwise ops', element for element.
  *
@@ -10,7 +10,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "ref_kernels.h"
+#include "ir.h"
 
 /* NumPy's _attempt_nocopy_reshape (C order): strides for the new shape over old strides, or
  * false when no strides express the reshape. */

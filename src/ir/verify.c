@@ -31,7 +31,7 @@ static bool verify_matmul(const ir_graph_t *g, uint32_t i) {
     return true;
 }
 
-/* Views, concatenation, reductions and scans (issue 4): operand order, dtypes, params, shape. */
+/* Views, concatenation, reductions and scans: operand order, dtypes, params, shape. */
 static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
     const ir_node_t *n = &g->nodes[i];
     for (int s = 0; s < ir_ops[n->op].arity; s++)

@@ -1,4 +1,4 @@
-/* kcache.c — the two-level kernel cache (DESIGN §6).
+/* kcache.c — the two-level kernel cache.
  *
  * Memory: the caller's 128-bit structural key -> rt_kernel_t, open addressing; a lookup hashes
  * nothing and allocates nothing. Disk: one file per compiled binary,

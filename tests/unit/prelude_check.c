@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/ref_kernels.h"
+#include "ir/ir.h"
 
 static int op_from_name(const char *name) {
     for (int op = 0; op < IR_OP_COUNT; op++)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ir/prelude.h"
-#include "ir/ref_kernels.h"
+#include "ir/ir.h"
 
 static uint32_t fbits(float x) {
     uint32_t u;

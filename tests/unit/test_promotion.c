@@ -51,7 +51,7 @@ static void test_promotion_result_type_table(void **state) {
     assert_int_equal(bad, 0);
 }
 
-/* bfloat16 is not a NumPy dtype; loom promotes it like JAX (DESIGN.md §2). */
+/* bfloat16 is not a NumPy dtype; loom promotes it like JAX (docs/guide.md). */
 static void test_promotion_bfloat16(void **state) {
     (void)state;
     assert_int_equal(loom_dtype_promote(LOOM_DTYPE_BF16, LOOM_DTYPE_BF16), LOOM_DTYPE_BF16);
