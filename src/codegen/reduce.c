@@ -223,17 +223,6 @@ bool cg_reduce_can_online(int ndim, const int64_t *x_shape, uint32_t axes, int s
     return !inner_kept && splits(n_out, count, inner_kept, sm_count);
 }
 
-/* Element strides of INPUT n read over X (rank nd, shape x): broadcast axes read stride 0. */
-static void x_strides(const ir_graph_t *g, const ir_node_t *n, int nd, const int64_t *x,
-                      int64_t *out) {
-    const int64_t *own = g->inputs[n->input].strides;
-    int lead = nd - n->ndim;
-    for (int ax = 0; ax < nd; ax++) {
-        int j = ax - lead;
-        out[ax] = (j < 0 || (n->shape[j] == 1 && x[ax] != 1)) ? 0 : own[j];
-    }
-}
-
 /* Which nodes each pass computes, and which it reads back from registers (cache set). */
 static void plan_passes(cg_reduce_t *r, const uint8_t *cand) {
     uint32_t nn = r->n_nodes;
@@ -284,30 +273,22 @@ static int cached_regs(cg_reduce_t *r, const uint8_t *cand, int items) {
 cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_t *outs,
                             uint32_t n_outs, const uint64_t *input_addr, int sm_count) {
     cg_reduce_t *r = base_arena_alloc(ar, 1, sizeof *r);
-    bool *mark = base_arena_alloc(ar, g->n_nodes, sizeof *mark);
-    if (!r || !mark) return NULL;
+    if (!r) return NULL;
     r->g = g;
     r->outs = base_arena_alloc(ar, n_outs, sizeof *r->outs);
     r->xout = base_arena_alloc(ar, n_outs, 1);
     if (!r->outs || !r->xout) return NULL;
     memcpy(r->outs, outs, n_outs * sizeof *outs);
     r->n_outs = n_outs;
-    for (uint32_t i = 0; i < n_outs; i++) mark[outs[i]] = true;
-    for (uint32_t i = g->n_nodes; i-- > 0;)
-        if (mark[i])
-            for (int s = 0; s < ir_ops[g->nodes[i].op].arity; s++) mark[g->nodes[i].src[s]] = true;
-    for (uint32_t i = 0; i < g->n_nodes; i++) r->n_nodes += mark[i];
+    r->nodes = cg__collect(g, ar, outs, n_outs, &r->n_nodes);
+    if (!r->nodes) return NULL;
     uint32_t nn = r->n_nodes;
-    r->nodes = base_arena_alloc(ar, nn, sizeof *r->nodes);
     r->space = base_arena_alloc(ar, nn, 1);
     r->stage = base_arena_alloc(ar, nn, 1);
     r->cached = base_arena_alloc(ar, nn, 1);
     r->strides = base_arena_alloc(ar, nn, sizeof *r->strides);
     uint8_t *cand = base_arena_alloc(ar, nn, 1), *cand_in = base_arena_alloc(ar, nn, 1);
-    if (!r->nodes || !r->space || !r->stage || !r->cached || !r->strides || !cand || !cand_in)
-        return NULL;
-    for (uint32_t i = 0, j = 0; i < g->n_nodes; i++)
-        if (mark[i]) r->nodes[j++] = i;
+    if (!r->space || !r->stage || !r->cached || !r->strides || !cand || !cand_in) return NULL;
 
     /* X and the reduced axes: from the first REDUCE node (all share them). */
     const ir_node_t *x = &g->nodes[outs[0]];
@@ -330,7 +311,7 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
         const ir_node_t *n = node(r, j);
         uint8_t sp = SP_Y, st = 0;
         if (n->op == IR_OP_INPUT) {
-            x_strides(g, n, xnd, xs, full);
+            cg__leaf_strides(g, n, xnd, xs, full);
             for (int ax = 0; ax < xnd; ax++)
                 if (((axes >> ax) & 1u) && xs[ax] != 1 && full[ax] != 0) sp = SP_X;
         }
@@ -357,38 +338,11 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
     }
     r->n_passes = r->n_stages + final_pass;
 
-    /* The collapsed space: extent-1 axes dropped, adjacent axes of one class merged where
-     * every input's strides allow (outputs are contiguous). */
-    int nd = 0, keep[LOOM_MAX_DIMS];
+    /* The collapsed space: reduced and kept axes never merged together (outputs are
+     * contiguous). */
     int64_t xsize = ir_node_size(x);
-    for (int ax = 0; ax < xnd; ax++)
-        if (xs[ax] != 1 || xsize == 0) {
-            keep[nd] = ax;
-            r->shape[nd] = xs[ax];
-            if ((axes >> ax) & 1u) r->red |= 1u << nd;
-            nd++;
-        }
-    for (uint32_t j = 0; j < nn; j++)
-        if (node(r, j)->op == IR_OP_INPUT) {
-            x_strides(g, node(r, j), xnd, xs, full);
-            for (int ax = 0; ax < nd; ax++) r->strides[j][ax] = full[keep[ax]];
-        }
-    for (int ax = nd - 2; ax >= 0; ax--) {
-        bool ok = ((r->red >> ax) & 1u) == ((r->red >> (ax + 1)) & 1u);
-        for (uint32_t j = 0; j < nn && ok; j++)
-            if (node(r, j)->op == IR_OP_INPUT)
-                ok = r->strides[j][ax] == r->strides[j][ax + 1] * r->shape[ax + 1];
-        if (!ok) continue;
-        r->shape[ax] *= r->shape[ax + 1];
-        for (int b = ax + 1; b < nd - 1; b++) r->shape[b] = r->shape[b + 1];
-        for (uint32_t j = 0; j < nn; j++) {
-            r->strides[j][ax] = r->strides[j][ax + 1];
-            for (int b = ax + 1; b < nd - 1; b++) r->strides[j][b] = r->strides[j][b + 1];
-        }
-        uint32_t low = r->red & ((1u << (ax + 1)) - 1), high = r->red >> (ax + 2);
-        r->red = low | high << (ax + 1);
-        nd--;
-    }
+    r->red = axes;
+    int nd = cg__collapse(g, r->nodes, nn, x, 0, &r->red, r->shape, r->strides);
     r->nd = nd;
     r->n_out = 1;
     r->count = 1;
@@ -580,19 +534,10 @@ cg_reduce_t *cg_reduce_init(const ir_graph_t *g, base_arena_t *ar, const uint32_
         }
     }
 
-    /* 32-bit indices need headroom (plan.c's rule). */
-    const int64_t lim = INT32_MAX - (INT64_C(1) << 24);
-    int64_t reach = xsize;
-    bool big = reach > lim || r->n_out * r->chunks > lim;
-    for (uint32_t j = 0; j < nn; j++) {
-        if (node(r, j)->op != IR_OP_INPUT) continue;
-        int64_t rr = 0;
-        for (int ax = 0; ax < nd; ax++) {
-            int64_t st = r->strides[j][ax] < 0 ? -r->strides[j][ax] : r->strides[j][ax];
-            rr += (r->shape[ax] - 1) * st;
-        }
-        if (rr > lim) big = true;
-    }
+    bool big = xsize > CG__IDX32_MAX || r->n_out * r->chunks > CG__IDX32_MAX;
+    for (uint32_t j = 0; j < nn; j++)
+        if (node(r, j)->op == IR_OP_INPUT && cg__reach(r->strides[j], r->shape, nd) > CG__IDX32_MAX)
+            big = true;
     r->idx64 = big;
     return r;
 }
