@@ -94,8 +94,8 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
 void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_sm, uint32_t *grid,
                             uint32_t *block);
 
-/* ---- reduce.c: a reduction step ----
- * The scheduler (frontend/cuda.c) hands the code generator a self-contained step graph g:
+/* ---- reduce_plan.c, reduce_emit.c: a reduction step ----
+ * The scheduler (frontend/sched.c) hands the code generator a self-contained step graph g:
  *  - leaves are INPUT (any element strides and offset; input i's device address is
  *    input_addr[i]) and CONST only (the scheduler materialises generators first);
  *  - REDUCE nodes all have keepdims = 1, the same operand shape X and the same axis set A;

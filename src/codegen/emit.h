@@ -1,4 +1,4 @@
-/* emit.h — text and key helpers shared by the code generators (elementwise.c, reduce.c,
+/* emit.h — text and key helpers shared by the code generators (elementwise.c, reduce_emit.c,
  * scan.c, and gemm.c's kernels). */
 #ifndef LOOM_CG_EMIT_H
 #define LOOM_CG_EMIT_H
