@@ -13,9 +13,8 @@
 #include "../ir/ir.h"
 
 /* STRIDED_V: strided, but contiguous and aligned along the innermost axis, so that a vector
- * step reads it with one 16-byte load. */
-/* STRIDED_V: innermost stride 1, vector loads; STRIDED_B: innermost stride 0, one load per
- * vector step */
+ * step reads it with one 16-byte load; STRIDED_B: innermost stride 0, one load per vector
+ * step. */
 enum { CG_FULL, CG_SCALAR, CG_STRIDED, CG_STRIDED_V, CG_STRIDED_B };
 
 typedef struct cg_kernel {
@@ -35,6 +34,36 @@ typedef struct cg_kernel {
     bool tail;        /* flat, vec > 1 and size % vec != 0: a scalar tail after the loop */
     bool idx64;       /* 64-bit index arithmetic */
 } cg_kernel_t;
+
+/* ---- collect.c: what every kernel description starts from (internal to codegen) ---- */
+/* The nodes computing outs in g, operands first (leaves included), in graph order: an arena
+ * array of *n_nodes entries; NULL on out of memory. */
+uint32_t *cg__collect(const ir_graph_t *g, base_arena_t *ar, const uint32_t *outs,
+                      uint32_t n_outs, uint32_t *n_nodes);
+/* Whether node n is read through strides: an INPUT or a generator leaf (not a CONST). The
+ * step graphs of reductions and scans hold no generators: there it means INPUT. */
+bool cg__strided(const ir_node_t *n);
+/* Element strides of strided node n read over a space of rank nd and shape `shape`
+ * (trailing-aligned): an INPUT's own, a generator's contiguous in its own shape; axes that n
+ * broadcasts along read stride 0. */
+void cg__leaf_strides(const ir_graph_t *g, const ir_node_t *n, int nd, const int64_t *shape,
+                      int64_t *out);
+/* Collapses the iteration space of shape x over kernel nodes `nodes`: extent-1 axes dropped
+ * (but those in `pinned`, and none where the space is empty), then adjacent axes merged where
+ * both are of one class (in *classes or both not) and every strided node's strides allow.
+ * Writes the collapsed extents to shape and each strided node's strides in that space to
+ * strides[j] (nodes parallel; other rows only shifted); returns the collapsed rank and sets
+ * *classes to the classes of the collapsed axes. Merging never crosses a class boundary:
+ * reductions pass their reduced axes, scans their scanned axis (pinned too). */
+int cg__collapse(const ir_graph_t *g, const uint32_t *nodes, uint32_t n_nodes,
+                 const ir_node_t *x, uint32_t pinned, uint32_t *classes, int64_t *shape,
+                 int64_t (*strides)[LOOM_MAX_DIMS]);
+/* 32-bit index arithmetic needs headroom: a thread's index runs up to the size plus one grid
+ * step (grid × block × vec) before the loop test, and must not overflow on the way. Spaces
+ * whose size or any operand's reach exceeds this take 64-bit indices. */
+#define CG__IDX32_MAX (INT32_MAX - (INT64_C(1) << 24))
+/* The furthest element offset from the first that strides reach over shape (rank nd). */
+int64_t cg__reach(const int64_t *strides, const int64_t *shape, int nd);
 
 /* ---- plan.c: builds a kernel description for outputs of one shape ----
  * nodes/outs are arena arrays; input_aligned(i) says whether input i's device address is
@@ -65,8 +94,8 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
 void cg_kernel_launch_shape(const cg_kernel_t *k, int sm_count, int blocks_per_sm, uint32_t *grid,
                             uint32_t *block);
 
-/* ---- reduce.c: a reduction step (issue 4) ----
- * The scheduler (frontend/cuda.c) hands the code generator a self-contained step graph g:
+/* ---- reduce_plan.c, reduce_emit.c: a reduction step ----
+ * The scheduler (engine/schedule.c) hands the code generator a self-contained step graph g:
  *  - leaves are INPUT (any element strides and offset; input i's device address is
  *    input_addr[i]) and CONST only (the scheduler materialises generators first);
  *  - REDUCE nodes all have keepdims = 1, the same operand shape X and the same axis set A;

@@ -92,8 +92,10 @@ void cg__emit_finish(base_str_t *out, base_str_t *body) {
     base_str_fini(body);
 }
 
+int cg__sms(int sm_count) { return sm_count > 0 ? sm_count : 132; }
+
 int64_t cg__wave(int sm_count, int blocks_per_sm) {
-    return (int64_t)(sm_count > 0 ? sm_count : 132) * (blocks_per_sm > 0 ? blocks_per_sm : 8);
+    return (int64_t)cg__sms(sm_count) * (blocks_per_sm > 0 ? blocks_per_sm : 8);
 }
 
 uint32_t cg__grid_stride_blocks(int64_t work, uint32_t block, int sm_count, int blocks_per_sm) {

@@ -1,4 +1,4 @@
-/* emit.h — text and key helpers shared by the code generators (elementwise.c, reduce.c,
+/* emit.h — text and key helpers shared by the code generators (elementwise.c, reduce_emit.c,
  * scan.c, gemm.c), and the launch-shape policy they share. */
 #ifndef LOOM_CG_EMIT_H
 #define LOOM_CG_EMIT_H
@@ -15,9 +15,11 @@ void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t 
 /* Appends to out the prelude functions body calls, then body; releases body. */
 void cg__emit_finish(base_str_t *out, base_str_t *body);
 
-/* The launch-shape policy every generated kernel shares: a resident wave is sm_count x
- * blocks_per_sm blocks (unknown counts: 132 multiprocessors, 8 blocks each); a grid-stride
+/* The launch-shape policy every generated kernel shares: cg__sms is the multiprocessor count
+ * (132, an H200's, where it is unknown); a resident wave is sm_count x blocks_per_sm blocks
+ * (8 per multiprocessor where the occupancy is unknown); a grid-stride
  * kernel gets a block per `block` units of work, at most one wave (at least one block). */
+int cg__sms(int sm_count);
 int64_t cg__wave(int sm_count, int blocks_per_sm);
 uint32_t cg__grid_stride_blocks(int64_t work, uint32_t block, int sm_count, int blocks_per_sm);
 

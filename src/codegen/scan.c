@@ -39,57 +39,20 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
     (void)input_addr;
     (void)sm_count;
     cg_scan_t *s = base_arena_alloc(ar, 1, sizeof *s);
-    bool *mark = base_arena_alloc(ar, g->n_nodes, sizeof *mark);
-    if (!s || !mark) return NULL;
+    if (!s) return NULL;
     s->g = g;
-    mark[out] = true;
-    for (uint32_t i = g->n_nodes; i-- > 0;)
-        if (mark[i])
-            for (int k = 0; k < ir_ops[g->nodes[i].op].arity; k++) mark[g->nodes[i].src[k]] = true;
-    for (uint32_t i = 0; i < g->n_nodes; i++) s->n_nodes += mark[i];
-    s->nodes = base_arena_alloc(ar, s->n_nodes, sizeof *s->nodes);
+    s->nodes = cg__collect(g, ar, &out, 1, &s->n_nodes);
+    if (!s->nodes) return NULL;
     s->strides = base_arena_alloc(ar, s->n_nodes, sizeof *s->strides);
-    if (!s->nodes || !s->strides) return NULL;
-    for (uint32_t i = 0, j = 0; i < g->n_nodes; i++)
-        if (mark[i]) s->nodes[j++] = i;
+    if (!s->strides) return NULL;
 
-    /* The space: the scan's shape without extent-1 axes (the scanned axis stays), adjacent
-     * unscanned axes merged where every input's strides allow. */
+    /* The space: the scan's shape collapsed, the scanned axis kept (even at extent 1) and
+     * never merged with another. */
     const ir_node_t *x = &g->nodes[out];
-    int nd = 0, keep[LOOM_MAX_DIMS];
     int64_t size = ir_node_size(x);
-    s->axis = 0;
-    for (int ax = 0; ax < x->ndim; ax++)
-        if (x->shape[ax] != 1 || size == 0 || ax == x->p.axis) {
-            if (ax == x->p.axis) s->axis = nd;
-            keep[nd] = ax;
-            s->shape[nd++] = x->shape[ax];
-        }
-    for (uint32_t j = 0; j < s->n_nodes; j++) {
-        const ir_node_t *n = node(s, j);
-        if (n->op != IR_OP_INPUT) continue;
-        const int64_t *own = g->inputs[n->input].strides;
-        int lead = x->ndim - n->ndim;
-        for (int a = 0; a < nd; a++) {
-            int ax = keep[a], k = ax - lead;
-            s->strides[j][a] = (k < 0 || (n->shape[k] == 1 && x->shape[ax] != 1)) ? 0 : own[k];
-        }
-    }
-    for (int ax = nd - 2; ax >= 0; ax--) {
-        bool ok = ax != s->axis && ax + 1 != s->axis;
-        for (uint32_t j = 0; j < s->n_nodes && ok; j++)
-            if (node(s, j)->op == IR_OP_INPUT)
-                ok = s->strides[j][ax] == s->strides[j][ax + 1] * s->shape[ax + 1];
-        if (!ok) continue;
-        s->shape[ax] *= s->shape[ax + 1];
-        for (int b = ax + 1; b < nd - 1; b++) s->shape[b] = s->shape[b + 1];
-        for (uint32_t j = 0; j < s->n_nodes; j++) {
-            s->strides[j][ax] = s->strides[j][ax + 1];
-            for (int b = ax + 1; b < nd - 1; b++) s->strides[j][b] = s->strides[j][b + 1];
-        }
-        if (s->axis > ax) s->axis--;
-        nd--;
-    }
+    uint32_t scanned = x->p.axis >= 0 && x->p.axis < x->ndim ? 1u << x->p.axis : 0;
+    int nd = cg__collapse(g, s->nodes, s->n_nodes, x, scanned, &scanned, s->shape, s->strides);
+    s->axis = scanned ? __builtin_ctz(scanned) : 0;
     s->nd = nd;
     int64_t st = 1;
     for (int ax = nd - 1; ax >= 0; ax--) {
@@ -98,17 +61,10 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
     }
     s->len = nd ? s->shape[s->axis] : 1;
     s->lines = s->len ? size / s->len : 0;
-    const int64_t lim = INT32_MAX - (INT64_C(1) << 24);
-    bool big = size > lim;
-    for (uint32_t j = 0; j < s->n_nodes; j++) {
-        if (node(s, j)->op != IR_OP_INPUT) continue;
-        int64_t reach = 0;
-        for (int ax = 0; ax < nd; ax++) {
-            int64_t a = s->strides[j][ax] < 0 ? -s->strides[j][ax] : s->strides[j][ax];
-            reach += (s->shape[ax] - 1) * a;
-        }
-        if (reach > lim) big = true;
-    }
+    bool big = size > CG__IDX32_MAX;
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT && cg__reach(s->strides[j], s->shape, nd) > CG__IDX32_MAX)
+            big = true;
     s->idx64 = big;
     s->tile = s->axis == nd - 1 && s->len >= TILE_MIN_LEN;
     return s;
