@@ -7,7 +7,12 @@
  * scalars), so `-2**2` is -4 and `x + 2**3` adds a weak 8, exactly as NumPy sees them. Every
  * error names the line and puts a caret under the column; the builders' own errors (shapes,
  * dtypes) get the same caret appended. Functions come from one table: a function the library
- * cannot evaluate yet is a LATER entry with the issue that brings it. */
+ * cannot evaluate yet is a LATER entry with the issue that brings it.
+ *
+ * Neither the parser nor the evaluator recurses along a chain (x+x+...+x, -(-(-x)), a**b**c,
+ * x[0][0]..., x.T.T, x.sum().sum()): both loop, so a chain may be as long as the program.
+ * Recursion is left to nesting (parentheses, brackets, calls, subscripts), which is refused
+ * past MAX_NESTING levels so that a program cannot exhaust the stack. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +123,14 @@ typedef struct var {
     value_t v;
 } var_t;
 
+/* A step waiting for an operand's value (eval_node): the node, and for a binary operator the
+ * value of its left operand once it is in. */
+typedef struct frame {
+    const struct node *x;
+    bool has_left;
+    value_t left;
+} frame_t;
+
 typedef struct parser {
     loom_ctx_t *ctx;
     const char *src;
@@ -130,6 +143,10 @@ typedef struct parser {
     loom_array_t *const *arrays;
     var_t *vars;
     int32_t n_vars, cap_vars;
+    int32_t depth;   /* nesting of the construct being parsed (MAX_NESTING) */
+    frame_t *frames; /* eval_node's pending steps, innermost last */
+    int32_t n_frames, cap_frames;
+    struct bound *free_bounds; /* call_func's argument slots, for reuse */
 } parser_t;
 
 /* ---- Errors ---------------------------------------------------------------------------- */
@@ -306,6 +323,13 @@ static bool tokenize(parser_t *P) {
 
 /* ---- Parser ---------------------------------------------------------------------------- */
 
+/* How deep parentheses, brackets, calls and subscripts may nest. Each level costs the parser
+ * and the evaluator a few recursive frames: measured, at most 1.3 KiB of stack per level (a
+ * call) in an ASan debug build and 0.8 KiB optimised, so 256 levels need under 400 KiB even
+ * there, and a thread with a small stack can parse any program. Python's own parser stops at
+ * 200 parentheses. */
+#define MAX_NESTING 256
+
 static const tok_t *peek(const parser_t *P) { return &P->toks[P->at]; }
 static const tok_t *peek2(const parser_t *P) {
     return &P->toks[P->at + 1 < P->n_toks ? P->at + 1 : P->at];
@@ -361,6 +385,16 @@ static bool expect(parser_t *P, int op) {
                 (int)(t->len > 40 ? 40 : t->len), P->src + t->pos);
 }
 
+/* Enters one more level of nesting at the bracket t; false past MAX_NESTING. The caller
+ * leaves it (P->depth--) once the bracket is closed. */
+static bool nest(parser_t *P, const tok_t *t) {
+    if (++P->depth <= MAX_NESTING) return true;
+    return perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                "expression nests deeper than %d levels (parentheses, brackets, calls, "
+                "subscripts)",
+                MAX_NESTING);
+}
+
 static node_t *new_node(parser_t *P, nkind_t kind, int32_t pos, int32_t n) {
     node_t *x = base_arena_alloc(&P->arena, 1, sizeof *x);
     if (x && n) x->kids = base_arena_alloc(&P->arena, (size_t)n, sizeof *x->kids);
@@ -403,10 +437,9 @@ static node_t *from_list(parser_t *P, nkind_t kind, int32_t pos, node_t *first, 
 }
 
 static node_t *parse_expr(parser_t *P);
-static node_t *parse_unary(parser_t *P);
 
 /* An int literal as a Python int (arbitrary size; beyond 2**127 is an error). */
-static node_t *int_literal(parser_t *P, const tok_t *t) {
+__attribute__((noinline)) static node_t *int_literal(parser_t *P, const tok_t *t) {
     const char *s = P->src + t->pos;
     unsigned base = 10;
     int32_t i = 0;
@@ -452,7 +485,7 @@ static node_t *int_literal(parser_t *P, const tok_t *t) {
     return x;
 }
 
-static node_t *float_literal(parser_t *P, const tok_t *t) {
+__attribute__((noinline)) static node_t *float_literal(parser_t *P, const tok_t *t) {
     char buf[128];
     int32_t n = 0;
     for (int32_t i = 0; i < t->len && n < (int32_t)sizeof buf - 1; i++)
@@ -580,8 +613,12 @@ static node_t *parse_atom(parser_t *P) {
             return x;
         }
         case T_OP:
-            if (t->op == OP_LPAR) return parse_paren(P, t, OP_RPAR);
-            if (t->op == OP_LBRK) return parse_paren(P, t, OP_RBRK);
+            if (t->op == OP_LPAR || t->op == OP_LBRK) {
+                if (!nest(P, t)) return NULL;
+                node_t *x = parse_paren(P, t, t->op == OP_LPAR ? OP_RPAR : OP_RBRK);
+                P->depth--;
+                return x;
+            }
             if (t->op == OP_ELLIPSIS) return new_node(P, N_ELLIPSIS, t->pos, 0);
             break;
         default:
@@ -592,14 +629,18 @@ static node_t *parse_atom(parser_t *P) {
     return NULL;
 }
 
-/* atom, then calls, subscripts and attributes. */
+/* atom, then calls, subscripts and attributes: a chain, parsed with a loop (the arguments and
+ * subscripts nest). */
 static node_t *parse_primary(parser_t *P) {
     node_t *x = parse_atom(P);
     while (x) {
         const tok_t *t = peek(P);
         if (accept(P, OP_LPAR)) {
+            if (!nest(P, t)) return NULL;
             x = parse_call(P, x, x->kind == N_ATTR ? x->tpos : x->pos);
+            P->depth--;
         } else if (accept(P, OP_LBRK)) {
+            if (!nest(P, t)) return NULL;
             nlist_t items = {0};
             while (!is_op(peek(P), OP_RBRK)) {
                 node_t *it = parse_subscript(P);
@@ -607,6 +648,7 @@ static node_t *parse_primary(parser_t *P) {
                 if (!accept(P, OP_COMMA)) break;
             }
             if (!expect(P, OP_RBRK)) return NULL;
+            P->depth--;
             if (items.n == 0) {
                 perr(P, t->pos + 1, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: empty subscript");
                 return NULL;
@@ -632,36 +674,42 @@ static node_t *parse_primary(parser_t *P) {
     return x;
 }
 
-/* power: primary ['**' unary] — right-associative, and tighter than a unary minus on its
- * left (-2**2 == -4) but not on its right (2**-1 == 0.5). */
-static node_t *parse_power(parser_t *P) {
-    node_t *x = parse_primary(P);
-    if (!x || !is_op(peek(P), OP_POW)) return x;
-    const tok_t *t = peek(P);
-    P->at++;
-    node_t *b = new_node(P, N_BINARY, t->pos, 2);
-    if (!b) return NULL;
-    b->op = OP_POW;
-    b->kids[0] = x;
-    return (b->kids[1] = parse_unary(P)) ? b : NULL;
-}
-
+/* unary: a run of prefix - + ~, then power: primary ['**' unary]. `**` is right-associative,
+ * and tighter than a unary minus on its left (-2**2 == -4) but not on its right (2**-1 ==
+ * 0.5). Runs of signs and chains of `**` may be as long as the program, so they are parsed
+ * with a loop: each prefix operator and each `primary **` waits in `open` for the operand
+ * that completes it (its last kid), innermost last. */
 static node_t *parse_unary(parser_t *P) {
-    const tok_t *t = peek(P);
-    if (is_op(t, OP_MINUS) || is_op(t, OP_PLUS) || is_op(t, OP_TILDE)) {
+    nlist_t open = {0};
+    node_t *x;
+    for (;;) {
+        const tok_t *t = peek(P);
+        if (is_op(t, OP_MINUS) || is_op(t, OP_PLUS) || is_op(t, OP_TILDE)) {
+            P->at++;
+            node_t *u = new_node(P, N_UNARY, t->pos, 1);
+            if (!u || !nlist_push(P, &open, u)) return NULL;
+            u->op = t->op;
+            continue;
+        }
+        if (!(x = parse_primary(P))) return NULL;
+        t = peek(P);
+        if (!is_op(t, OP_POW)) break;
         P->at++;
-        node_t *u = new_node(P, N_UNARY, t->pos, 1);
-        if (!u) return NULL;
-        u->op = t->op;
-        return (u->kids[0] = parse_unary(P)) ? u : NULL;
+        node_t *b = new_node(P, N_BINARY, t->pos, 2);
+        if (!b || !nlist_push(P, &open, b)) return NULL;
+        b->op = OP_POW;
+        b->kids[0] = x;
     }
-    return parse_power(P);
+    for (int32_t i = open.n - 1; i >= 0; i--) {
+        open.p[i]->kids[open.p[i]->n - 1] = x;
+        x = open.p[i];
+    }
+    return x;
 }
 
-/* Binary precedence of an operator token (Python's), 0 if it is not one. */
-static int binary_prec(const tok_t *t) {
-    if (t->kind != T_OP) return 0;
-    switch (t->op) {
+/* Binary precedence of an operator (Python's), 0 if it is not one. */
+static int op_prec(int op) {
+    switch (op) {
         case OP_LT:
         case OP_LE:
         case OP_GT:
@@ -692,16 +740,25 @@ static int binary_prec(const tok_t *t) {
     }
 }
 
-/* Precedence climbing over the left-associative binary levels. Comparisons do not chain: a
- * Python chain `a < b < c` means `a < b and b < c`, which arrays cannot do. */
-static node_t *parse_binary(parser_t *P, int min_prec) {
-    node_t *x = parse_unary(P);
+/* The left-associative binary levels, with an explicit stack: `open` holds the operators
+ * still waiting for their right operand, looser ones first; an operator closes those of its
+ * own or tighter precedence on its left. Chains of any length, at any mix of levels, cost no
+ * recursion. Comparisons do not chain: a Python chain `a < b < c` means `a < b and b < c`,
+ * which arrays cannot do. */
+static node_t *parse_expr(parser_t *P) {
+    nlist_t open = {0};
     bool compared = false;
+    node_t *x = parse_unary(P);
     for (;;) {
         if (!x) return NULL;
         const tok_t *t = peek(P);
-        int prec = binary_prec(t);
-        if (prec == 0 || prec < min_prec) return x;
+        int prec = t->kind == T_OP ? op_prec(t->op) : 0;
+        while (open.n && op_prec(open.p[open.n - 1]->op) >= (prec ? prec : 1)) {
+            node_t *b = open.p[--open.n];
+            b->kids[1] = x;
+            x = b;
+        }
+        if (prec == 0) return x;
         if (prec == 1 && compared) {
             perr(P, t->pos, LOOM_STATUS_INVALID_ARGUMENT,
                  "chained comparisons are not supported: write (a < b) & (b < c)");
@@ -710,15 +767,12 @@ static node_t *parse_binary(parser_t *P, int min_prec) {
         compared = compared || prec == 1;
         P->at++;
         node_t *b = new_node(P, N_BINARY, t->pos, 2);
-        if (!b) return NULL;
+        if (!b || !nlist_push(P, &open, b)) return NULL;
         b->op = t->op;
         b->kids[0] = x;
-        if (!(b->kids[1] = parse_binary(P, prec + 1))) return NULL;
-        x = b;
+        x = parse_unary(P);
     }
 }
-
-static node_t *parse_expr(parser_t *P) { return parse_binary(P, 1); }
 
 /* program: statements separated by ';' or newlines; NAME = expr or expr. */
 static bool parse_program(parser_t *P, stmt_t **out, int32_t *n_out) {
@@ -830,8 +884,8 @@ static void py_fdivmod(double vx, double wx, double *div_out, double *mod_out) {
 }
 
 /* a OP b on two Python numbers, with Python's rules (exact ints, ZeroDivisionError, ...). */
-static bool py_binary(parser_t *P, int op, int32_t pos, const value_t *a, const value_t *b,
-                      value_t *out) {
+__attribute__((noinline)) static bool py_binary(parser_t *P, int op, int32_t pos, const value_t *a,
+                                                const value_t *b, value_t *out) {
     const char *o = op_text[op];
     bool fl = a->kind == V_FLOAT || b->kind == V_FLOAT;
     switch (op) {
@@ -1182,7 +1236,28 @@ typedef struct bound {
     bool given[MAX_PARAMS];
     char names[MAX_PARAMS][24];
     int n;
+    struct bound *next; /* on P->free_bounds */
 } bound_t;
+
+/* A bound_t for one call. Calls nest, each holding its bound_t while its arguments (more
+ * calls) are evaluated, so they come from the arena through a LIFO free list rather than the
+ * stack: nesting then costs little stack, and a chain of calls reuses one. NULL (with an
+ * error) when out of memory. */
+static bound_t *bound_get(parser_t *P, int32_t pos) {
+    bound_t *b = P->free_bounds;
+    if (b) {
+        P->free_bounds = b->next;
+        return b;
+    }
+    if (!(b = base_arena_alloc(&P->arena, 1, sizeof *b)))
+        perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    return b;
+}
+
+static void bound_put(parser_t *P, bound_t *b) {
+    b->next = P->free_bounds;
+    P->free_bounds = b;
+}
 
 static bool eval_node(parser_t *P, const node_t *x, value_t *out);
 
@@ -1449,12 +1524,11 @@ static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array
     return true;
 }
 
-static bool call_func(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
-                      value_t *out) {
+/* f on its bound arguments; fpos is the call's caret. Not inlined into call_func: its locals
+ * would then be on the stack while bind evaluates arguments, once per level of nesting. */
+__attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, int32_t fpos,
+                                                 const bound_t *b, value_t *out) {
     loom_ctx_t *ctx = P->ctx;
-    int32_t fpos = call->pos;
-    bound_t b;
-    if (!bind(P, f, call, self, &b)) return false;
     loom_array_t *r = NULL;
     loom_array_t *x[3];
     switch (f->kind) {
@@ -1467,14 +1541,14 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
             int32_t naxes, axes[LOOM_MAX_DIMS];
             int keep;
             double ddof = 0;
-            x[0] = arg_array(P, &b.v[0], b.pos[0]);
-            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, &b, "dtype") ||
-                !refuse_given(P, f, &b, "out") ||
-                !get_axes(P, &b, 1, f->kind != F_ARGRED, &naxes, axes) ||
-                !get_flag(P, &b, slot_of(&b, "keepdims"), &keep))
+            x[0] = arg_array(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "dtype") ||
+                !refuse_given(P, f, b, "out") ||
+                !get_axes(P, b, 1, f->kind != F_ARGRED, &naxes, axes) ||
+                !get_flag(P, b, slot_of(b, "keepdims"), &keep))
                 return false;
             if (f->kind == F_MOMENTS) {
-                if (!get_number(P, &b, slot_of(&b, "ddof"), 0, &ddof)) return false;
+                if (!get_number(P, b, slot_of(b, "ddof"), 0, &ddof)) return false;
                 r = f->m(ctx, x[0], naxes, axes, keep, ddof);
             } else {
                 r = f->r(ctx, x[0], naxes, axes, keep);
@@ -1483,9 +1557,9 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
         }
         case F_SCAN: {
             int32_t naxes, axis;
-            x[0] = arg_array(P, &b.v[0], b.pos[0]);
-            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, &b, "dtype") ||
-                !refuse_given(P, f, &b, "out") || !get_axes(P, &b, 1, false, &naxes, &axis))
+            x[0] = arg_array(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "dtype") ||
+                !refuse_given(P, f, b, "out") || !get_axes(P, b, 1, false, &naxes, &axis))
                 return false;
             r = f->s(ctx, x[0], naxes < 0 ? LOOM_AXIS_NONE : axis);
             break;
@@ -1493,26 +1567,26 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
         case F_SHAPE: {
             int32_t nd;
             int64_t shape[LOOM_MAX_DIMS];
-            x[0] = arg_array(P, &b.v[0], b.pos[0]);
-            if (loom_array_is_nil(x[0]) || !get_shape(P, &b, 1, &nd, shape)) return false;
+            x[0] = arg_array(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(x[0]) || !get_shape(P, b, 1, &nd, shape)) return false;
             r = f->sh(ctx, x[0], nd, shape);
             break;
         }
         case F_AXES: {
             int32_t naxes, axes[LOOM_MAX_DIMS];
-            x[0] = arg_array(P, &b.v[0], b.pos[0]);
-            if (loom_array_is_nil(x[0]) || !get_axes(P, &b, 1, true, &naxes, axes)) return false;
+            x[0] = arg_array(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(x[0]) || !get_axes(P, b, 1, true, &naxes, axes)) return false;
             if (naxes < 0 && f->ax == loom_expand_dims)
-                return perr(P, b.pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
                             "expand_dims: 'axis' must be an integer or a tuple of integers");
             r = f->ax(ctx, x[0], naxes < 0 ? 0 : naxes, naxes < 0 ? NULL : axes);
             break;
         }
         case F_MOVEAXIS: {
             int32_t ns, nd, src[LOOM_MAX_DIMS], dst[LOOM_MAX_DIMS];
-            x[0] = arg_array(P, &b.v[0], b.pos[0]);
-            if (loom_array_is_nil(x[0]) || !get_axes(P, &b, 1, true, &ns, src) ||
-                !get_axes(P, &b, 2, true, &nd, dst))
+            x[0] = arg_array(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(x[0]) || !get_axes(P, b, 1, true, &ns, src) ||
+                !get_axes(P, b, 2, true, &nd, dst))
                 return false;
             if (ns < 0 || nd < 0 || ns != nd)
                 return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
@@ -1523,56 +1597,56 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
         }
         case F_RAVEL: {
             int64_t all = -1;
-            x[0] = arg_array(P, &b.v[0], b.pos[0]);
+            x[0] = arg_array(P, &b->v[0], b->pos[0]);
             if (loom_array_is_nil(x[0])) return false;
             r = loom_reshape(ctx, x[0], 1, &all);
             break;
         }
         case F_JOIN:
-            if (!join_call(P, f, &b, &r)) return false;
+            if (!join_call(P, f, b, &r)) return false;
             break;
         case F_UNARY:
-            x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
             if (loom_array_is_nil(x[0])) return false;
             r = f->u(ctx, x[0]);
             break;
         case F_BINARY:
         case F_WHERE:
             for (int i = 0; i < (f->kind == F_WHERE ? 3 : 2); i++) {
-                x[i] = as_array(P, &b.v[i], b.pos[i], "an argument");
+                x[i] = as_array(P, &b->v[i], b->pos[i], "an argument");
                 if (loom_array_is_nil(x[i])) return false;
             }
             r = f->kind == F_WHERE ? loom_where(ctx, x[0], x[1], x[2]) : f->b(ctx, x[0], x[1]);
             break;
         case F_CLIP: {
-            int lo = b.given[3] ? 3 : 1, hi = b.given[4] ? 4 : 2;
-            if ((b.given[3] && b.given[1]) || (b.given[4] && b.given[2]))
+            int lo = b->given[3] ? 3 : 1, hi = b->given[4] ? 4 : 2;
+            if ((b->given[3] && b->given[1]) || (b->given[4] && b->given[2]))
                 return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
                             "clip: give a_min or min (a_max or max), not both");
-            bool has_lo = b.given[lo] && b.v[lo].kind != V_NONE;
-            bool has_hi = b.given[hi] && b.v[hi].kind != V_NONE;
+            bool has_lo = b->given[lo] && b->v[lo].kind != V_NONE;
+            bool has_hi = b->given[hi] && b->v[hi].kind != V_NONE;
             if (!has_lo && !has_hi)
                 return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
                             "clip: one of a_min and a_max must be given");
-            r = as_array(P, &b.v[0], b.pos[0], "the argument");
+            r = as_array(P, &b->v[0], b->pos[0], "the argument");
             if (loom_array_is_nil(r)) return false;
             /* NumPy 2 clips an integer array by a Python int beyond its dtype's range without
              * an overflow error: such a bound on the side it cannot bind is dropped. */
             loom_dtype_t ad = loom_array_dtype(r);
-            bool int_arr = b.v[0].kind == V_ARRAY && ad != LOOM_DTYPE_BOOL && ad < LOOM_DTYPE_F16;
-            if (int_arr && has_lo && b.v[lo].kind == V_INT && !int_fits(b.v[lo].i, ad) &&
-                b.v[lo].i < 0)
+            bool int_arr = b->v[0].kind == V_ARRAY && ad != LOOM_DTYPE_BOOL && ad < LOOM_DTYPE_F16;
+            if (int_arr && has_lo && b->v[lo].kind == V_INT && !int_fits(b->v[lo].i, ad) &&
+                b->v[lo].i < 0)
                 has_lo = false;
-            if (int_arr && has_hi && b.v[hi].kind == V_INT && !int_fits(b.v[hi].i, ad) &&
-                b.v[hi].i > 0)
+            if (int_arr && has_hi && b->v[hi].kind == V_INT && !int_fits(b->v[hi].i, ad) &&
+                b->v[hi].i > 0)
                 has_hi = false;
             if (has_lo) {
-                loom_array_t *l = as_array(P, &b.v[lo], b.pos[lo], "a_min");
+                loom_array_t *l = as_array(P, &b->v[lo], b->pos[lo], "a_min");
                 if (loom_array_is_nil(l)) return false;
                 r = loom_maximum(ctx, r, l);
             }
             if (has_hi && !loom_array_is_nil(r)) {
-                loom_array_t *h = as_array(P, &b.v[hi], b.pos[hi], "a_max");
+                loom_array_t *h = as_array(P, &b->v[hi], b->pos[hi], "a_max");
                 if (loom_array_is_nil(h)) return false;
                 r = loom_minimum(ctx, r, h);
             }
@@ -1580,13 +1654,13 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
         }
         case F_ASTYPE: {
             loom_dtype_t d;
-            if (b.v[0].kind != V_ARRAY)
-                return perr(P, b.pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+            if (b->v[0].kind != V_ARRAY)
+                return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
                             "astype needs an array, not %s (Python numbers have no astype; write "
                             "float32(x) for a 0-d array)",
-                            kind_text(&b.v[0]));
-            x[0] = as_array(P, &b.v[0], b.pos[0], "the argument");
-            if (loom_array_is_nil(x[0]) || !get_dtype(P, &b, 1, 0, &d)) return false;
+                            kind_text(&b->v[0]));
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !get_dtype(P, b, 1, 0, &d)) return false;
             r = loom_astype(ctx, x[0], d);
             break;
         }
@@ -1597,30 +1671,30 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
             int64_t shape[LOOM_MAX_DIMS];
             loom_dtype_t d;
             int dslot = f->kind == F_FULL ? 2 : 1;
-            if (!get_shape(P, &b, 0, &nd, shape)) return false;
+            if (!get_shape(P, b, 0, &nd, shape)) return false;
             if (f->kind != F_FULL) {
-                if (!get_dtype(P, &b, dslot, LOOM_DTYPE_F64, &d)) return false;
+                if (!get_dtype(P, b, dslot, LOOM_DTYPE_F64, &d)) return false;
                 r = f->kind == F_ZEROS ? loom_zeros(ctx, d, nd, shape)
                                        : loom_ones(ctx, d, nd, shape);
                 break;
             }
-            const value_t *fill = &b.v[1];
+            const value_t *fill = &b->v[1];
             if (!is_num(fill))
                 return perr(
-                    P, b.pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                    P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
                     "full: fill_value must be a number (array fill values are not supported)");
             int dflt = fill->kind == V_BOOL    ? LOOM_DTYPE_BOOL
                        : fill->kind == V_FLOAT ? LOOM_DTYPE_F64
                        : fill->i > INT64_MAX   ? LOOM_DTYPE_U64
                                                : LOOM_DTYPE_I64;
-            if (!get_dtype(P, &b, dslot, dflt, &d)) return false;
+            if (!get_dtype(P, b, dslot, dflt, &d)) return false;
             if (fill->kind == V_FLOAT) {
                 r = loom_full(ctx, d, nd, shape, fill->f);
             } else if (loom_dtype_size(d) && d != LOOM_DTYPE_BOOL && d < LOOM_DTYPE_F16 &&
                        !int_fits(fill->i, d)) {
                 char t[48];
                 i128_text(fill->i, t, sizeof t);
-                return perr(P, b.pos[1], LOOM_STATUS_OVERFLOW,
+                return perr(P, b->pos[1], LOOM_STATUS_OVERFLOW,
                             "Python integer %s out of bounds for %s", t, loom_dtype_name(d));
             } else if (fill->i >= INT64_MIN && fill->i <= INT64_MAX) {
                 r = loom_full_int(ctx, d, nd, shape, (int64_t)fill->i);
@@ -1633,18 +1707,18 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
             double start, stop, step;
             bool any_float = false;
             for (int i = 0; i < 3; i++)
-                any_float = any_float || (b.given[i] && b.v[i].kind == V_FLOAT);
-            if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, NAN, &stop) ||
-                !get_number(P, &b, 2, 1, &step))
+                any_float = any_float || (b->given[i] && b->v[i].kind == V_FLOAT);
+            if (!get_number(P, b, 0, 0, &start) || !get_number(P, b, 1, NAN, &stop) ||
+                !get_number(P, b, 2, 1, &step))
                 return false;
-            if (isnan(stop) && !(b.given[1] && b.v[1].kind != V_NONE)) {
+            if (isnan(stop) && !(b->given[1] && b->v[1].kind != V_NONE)) {
                 stop = start;
                 start = 0;
             }
             if (step == 0)
-                return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT, "arange: step is zero");
+                return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT, "arange: step is zero");
             loom_dtype_t d;
-            if (!get_dtype(P, &b, 3, any_float ? LOOM_DTYPE_F64 : LOOM_DTYPE_I64, &d)) return false;
+            if (!get_dtype(P, b, 3, any_float ? LOOM_DTYPE_F64 : LOOM_DTYPE_I64, &d)) return false;
             r = loom_arange(ctx, start, stop, step, d);
             break;
         }
@@ -1652,12 +1726,12 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
             double start = 0, stop = 0;
             int64_t num, endpoint;
             loom_dtype_t d;
-            if (!get_number(P, &b, 0, 0, &start) || !get_number(P, &b, 1, 0, &stop) ||
-                !get_int(P, &b, 2, 50, &num) || !get_int(P, &b, 3, 1, &endpoint) ||
-                !get_dtype(P, &b, 4, LOOM_DTYPE_F64, &d))
+            if (!get_number(P, b, 0, 0, &start) || !get_number(P, b, 1, 0, &stop) ||
+                !get_int(P, b, 2, 50, &num) || !get_int(P, b, 3, 1, &endpoint) ||
+                !get_dtype(P, b, 4, LOOM_DTYPE_F64, &d))
                 return false;
             if (num < 0)
-                return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
                             "linspace: number of samples, %lld, must be non-negative",
                             (long long)num);
             r = loom_linspace(ctx, start, stop, num, endpoint != 0, d);
@@ -1666,8 +1740,8 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
         case F_EYE: {
             int64_t n, m, k;
             loom_dtype_t d;
-            if (!get_int(P, &b, 0, 0, &n) || !get_int(P, &b, 1, n, &m) ||
-                !get_int(P, &b, 2, 0, &k) || !get_dtype(P, &b, 3, LOOM_DTYPE_F64, &d))
+            if (!get_int(P, b, 0, 0, &n) || !get_int(P, b, 1, n, &m) || !get_int(P, b, 2, 0, &k) ||
+                !get_dtype(P, b, 3, LOOM_DTYPE_F64, &d))
                 return false;
             r = loom_eye(ctx, n, m, k, d);
             break;
@@ -1676,6 +1750,14 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
     if (loom_array_is_nil(r)) return lib_fail(P, fpos);
     *out = (value_t){.kind = V_ARRAY, .a = r};
     return true;
+}
+
+static bool call_func(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
+                      value_t *out) {
+    bound_t *b = bound_get(P, call->pos);
+    bool ok = b && bind(P, f, call, self, b) && apply_func(P, f, call->pos, b, out);
+    if (b) bound_put(P, b);
+    return ok;
 }
 
 /* ---- Names ----------------------------------------------------------------------------- */
@@ -1708,7 +1790,7 @@ static void bound_list(const parser_t *P, char *buf, size_t cap) {
                               P->src + P->vars[i].tpos);
 }
 
-static bool eval_name(parser_t *P, const node_t *x, value_t *out) {
+__attribute__((noinline)) static bool eval_name(parser_t *P, const node_t *x, value_t *out) {
     const char *s = P->src + x->tpos;
     int32_t n = x->tlen;
     if (!x->np) {
@@ -1811,9 +1893,10 @@ static loom_array_t *fast_power(loom_ctx_t *ctx, loom_array_t *base, const value
     return NULL;
 }
 
-static bool eval_binary(parser_t *P, const node_t *x, value_t *out) {
-    value_t a, b;
-    if (!eval_node(P, x->kids[0], &a) || !eval_node(P, x->kids[1], &b)) return false;
+/* a OP b, the operands' values given. */
+__attribute__((noinline)) static bool apply_binary(parser_t *P, const node_t *x, const value_t *pa,
+                                                   const value_t *pb, value_t *out) {
+    value_t a = *pa, b = *pb;
     if (is_num(&a) && is_num(&b)) return py_binary(P, x->op, x->pos, &a, &b, out);
     loom_array_t *l = as_array(P, &a, x->kids[0]->pos, "an operand");
     if (loom_array_is_nil(l)) return false;
@@ -1831,9 +1914,10 @@ static bool eval_binary(parser_t *P, const node_t *x, value_t *out) {
     return true;
 }
 
-static bool eval_unary(parser_t *P, const node_t *x, value_t *out) {
-    value_t a;
-    if (!eval_node(P, x->kids[0], &a)) return false;
+/* OP a, the operand's value given. */
+__attribute__((noinline)) static bool apply_unary(parser_t *P, const node_t *x, const value_t *pa,
+                                                  value_t *out) {
+    value_t a = *pa;
     if (is_num(&a)) {
         if (a.kind == V_FLOAT && x->op == OP_TILDE)
             return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "bad operand type for ~: a float");
@@ -1858,7 +1942,8 @@ static bool eval_unary(parser_t *P, const node_t *x, value_t *out) {
 }
 
 /* Python's int(), float(), bool() of a number. */
-static bool py_convert(parser_t *P, const node_t *call, loom_dtype_t d, value_t *out) {
+__attribute__((noinline)) static bool py_convert(parser_t *P, const node_t *call, loom_dtype_t d,
+                                                 value_t *out) {
     if (call->n != 2 || call->kids[1]->kind == N_KWARG)
         return perr(P, call->pos, LOOM_STATUS_INVALID_ARGUMENT, "%s() takes one argument",
                     d == LOOM_DTYPE_BOOL  ? "bool"
@@ -1885,37 +1970,54 @@ static bool py_convert(parser_t *P, const node_t *call, loom_dtype_t d, value_t 
     return true;
 }
 
+/* The method x calls (x.name(...)), or NULL when x is not a method call or names no method
+ * loom has (eval_call then says which). */
+static const func_t *method_of(const parser_t *P, const node_t *x) {
+    const node_t *callee = x->kids[0];
+    if (callee->kind != N_ATTR) return NULL;
+    const char *s = P->src + callee->tpos;
+    int32_t n = callee->tlen;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(later_methods); i++)
+        if (name_eq(s, n, later_methods[i])) return NULL;
+    const func_t *f = find_func(s, n);
+    return f && f->method ? f : NULL;
+}
+
+/* The method call x of f (method_of) on self, the receiver's value. */
+static bool apply_method(parser_t *P, const node_t *x, const func_t *f, const value_t *self,
+                         value_t *out) {
+    const node_t *callee = x->kids[0];
+    if (self->kind != V_ARRAY)
+        return perr(P, callee->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s has no method '%s' (only arrays do)", kind_text(self), f->name);
+    /* x.reshape(2, 3), x.transpose(1, 0): the positional arguments are the tuple. */
+    bool pack = (f->kind == F_SHAPE || f->kind == F_AXES) && x->n > 2;
+    for (int32_t i = 1; i < x->n && pack; i++) pack = x->kids[i]->kind != N_KWARG;
+    if (pack) {
+        node_t *t = new_node(P, N_TUPLE, x->kids[1]->pos, x->n - 1);
+        node_t *c = new_node(P, N_CALL, x->pos, 2);
+        if (!t || !c) return false;
+        memcpy(t->kids, x->kids + 1, (size_t)(x->n - 1) * sizeof *t->kids);
+        c->kids[0] = x->kids[0];
+        c->kids[1] = t;
+        return call_func(P, f, c, self, out);
+    }
+    return call_func(P, f, x, self, out);
+}
+
+/* A call of a function by name; a method call only reaches here when it names no method
+ * (eval_node runs the others through apply_method). */
 static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
     const node_t *callee = x->kids[0];
     if (callee->kind == N_ATTR) {
         const char *s = P->src + callee->tpos;
         int32_t n = callee->tlen;
-        const func_t *f = find_func(s, n);
         for (size_t i = 0; i < BASE_ARRAY_LEN(later_methods); i++)
             if (name_eq(s, n, later_methods[i]))
                 return perr(P, callee->tpos, LOOM_STATUS_NOT_AVAILABLE,
                             "'.%s()' is not supported yet", later_methods[i]);
-        if (!f || !f->method)
-            return perr(P, callee->tpos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "arrays have no method '%.*s' here", (int)(n > 60 ? 60 : n), s);
-        value_t self;
-        if (!eval_node(P, callee->kids[0], &self)) return false;
-        if (self.kind != V_ARRAY)
-            return perr(P, callee->tpos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "%s has no method '%s' (only arrays do)", kind_text(&self), f->name);
-        /* x.reshape(2, 3), x.transpose(1, 0): the positional arguments are the tuple. */
-        bool pack = (f->kind == F_SHAPE || f->kind == F_AXES) && x->n > 2;
-        for (int32_t i = 1; i < x->n && pack; i++) pack = x->kids[i]->kind != N_KWARG;
-        if (pack) {
-            node_t *t = new_node(P, N_TUPLE, x->kids[1]->pos, x->n - 1);
-            node_t *c = new_node(P, N_CALL, x->pos, 2);
-            if (!t || !c) return false;
-            memcpy(t->kids, x->kids + 1, (size_t)(x->n - 1) * sizeof *t->kids);
-            c->kids[0] = x->kids[0];
-            c->kids[1] = t;
-            return call_func(P, f, c, &self, out);
-        }
-        return call_func(P, f, x, &self, out);
+        return perr(P, callee->tpos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "arrays have no method '%.*s' here", (int)(n > 60 ? 60 : n), s);
     }
     if (callee->kind != N_NAME)
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "only named functions can be called");
@@ -1933,10 +2035,11 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
             return py_convert(P, x, (loom_dtype_t)d, out);
         /* np.float32(x): x.astype(float32), a strong result. */
         static const func_t as = {.name = "dtype", .kind = F_ASTYPE, .params = "x"};
-        bound_t b;
-        if (!bind(P, &as, x, NULL, &b)) return false;
-        loom_array_t *a = as_array(P, &b.v[0], b.pos[0], "the argument");
-        if (loom_array_is_nil(a)) return false;
+        bound_t *b = bound_get(P, x->pos);
+        bool ok = b && bind(P, &as, x, NULL, b);
+        loom_array_t *a = ok ? as_array(P, &b->v[0], b->pos[0], "the argument") : NULL;
+        if (b) bound_put(P, b);
+        if (!ok || loom_array_is_nil(a)) return false;
         loom_array_t *r = loom_astype(P->ctx, a, (loom_dtype_t)d);
         if (loom_array_is_nil(r)) return lib_fail(P, x->pos);
         *out = (value_t){.kind = V_ARRAY, .a = r};
@@ -1947,10 +2050,10 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
                 (int)(n > 60 ? 60 : n), s);
 }
 
-/* x.T (all axes reversed) and x.mT (the last two swapped). */
-static bool eval_attr(parser_t *P, const node_t *x, value_t *out) {
-    value_t obj;
-    if (!eval_node(P, x->kids[0], &obj)) return false;
+/* x.T (all axes reversed) and x.mT (the last two swapped), the object's value given. */
+__attribute__((noinline)) static bool apply_attr(parser_t *P, const node_t *x, const value_t *pobj,
+                                                 value_t *out) {
+    value_t obj = *pobj;
     const char *s = P->src + x->tpos;
     bool t = name_eq(s, x->tlen, "T"), mt = name_eq(s, x->tlen, "mT");
     if (!t && !mt)
@@ -1980,6 +2083,13 @@ static bool eval_attr(parser_t *P, const node_t *x, value_t *out) {
     return true;
 }
 
+/* What an index item is (apply_index). */
+enum { I_INT, I_SLICE, I_NONE, I_ELLIPSIS };
+
+static bool index_view(parser_t *P, const node_t *x, loom_array_t *arr, const node_t *const *items,
+                       int32_t n, const int *kind, const value_t *vals, const int64_t *bounds,
+                       int32_t extra, value_t *out);
+
 /* A slice bound: None (LOOM_NONE) or a Python int, clipped to int64 as Python clips. */
 static bool slice_bound(parser_t *P, const node_t *k, int64_t *out) {
     *out = LOOM_NONE;
@@ -1996,10 +2106,10 @@ static bool slice_bound(parser_t *P, const node_t *k, int64_t *out) {
 
 /* Basic indexing: x[i, a:b:c, None, ...]. The whole index becomes one loom_slice (an integer
  * is a slice of length 1), then loom_squeeze drops the integer-indexed axes and
- * loom_expand_dims inserts the None axes. Boolean and integer-array indexing are refused. */
-static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
-    value_t obj;
-    if (!eval_node(P, x->kids[0], &obj)) return false;
+ * loom_expand_dims inserts the None axes. Boolean and integer-array indexing are refused.
+ * The object's value is given; the items are evaluated here. */
+static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value_t *out) {
+    value_t obj = *pobj;
     if (obj.kind != V_ARRAY)
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "%s cannot be indexed",
                     kind_text(&obj));
@@ -2009,16 +2119,19 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
         items = (const node_t *const *)items[0]->kids;
         n = x->kids[1]->n;
     }
-    enum { I_INT, I_SLICE, I_NONE, I_ELLIPSIS };
     int *kind = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *kind) : NULL;
     value_t *vals = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *vals) : NULL;
-    if (n && (!kind || !vals)) return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    int64_t *bounds = n ? base_arena_alloc(&P->arena, 3 * (size_t)n, sizeof *bounds) : NULL;
+    if (n && (!kind || !vals || !bounds))
+        return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
     int32_t nd = loom_array_ndim(obj.a), used = 0, ellipsis = -1;
     for (int32_t i = 0; i < n; i++) {
         const node_t *it = items[i];
         if (it->kind == N_SLICE) {
             kind[i] = I_SLICE;
             used++;
+            for (int k = 0; k < 3; k++)
+                if (!slice_bound(P, it->kids[k], &bounds[3 * i + k])) return false;
             continue;
         }
         if (!eval_node(P, it, &vals[i])) return false;
@@ -2052,6 +2165,18 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
                     "too many indices for array: array is %d-dimensional, but %d were indexed",
                     (int)nd, (int)used);
+    return index_view(P, x, obj.a, items, n, kind, vals, bounds, nd - used, out);
+}
+
+/* The view of arr that the evaluated index items select (apply_index): kind and vals per
+ * item, the three bounds of each slice; `extra` axes taken by an ellipsis. Not inlined: its
+ * arrays would be on the stack while apply_index evaluates items, once per nesting level. */
+__attribute__((noinline)) static bool index_view(parser_t *P, const node_t *x, loom_array_t *arr,
+                                                 const node_t *const *items, int32_t n,
+                                                 const int *kind, const value_t *vals,
+                                                 const int64_t *bounds, int32_t extra,
+                                                 value_t *out) {
+    int32_t nd = loom_array_ndim(arr);
     int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS], steps[LOOM_MAX_DIMS];
     int32_t drop[LOOM_MAX_DIMS], add[2 * LOOM_MAX_DIMS + 1];
     int32_t n_drop = 0, n_add = 0, ia = 0, ra = 0; /* input axis, result axis */
@@ -2060,8 +2185,8 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
         const node_t *it = items[i];
         switch (kind[i]) {
             case I_ELLIPSIS:
-                ia += nd - used;
-                ra += nd - used;
+                ia += extra;
+                ra += extra;
                 break;
             case I_NONE:
                 if (n_add == (int32_t)BASE_ARRAY_LEN(add) || ra >= LOOM_MAX_DIMS)
@@ -2070,10 +2195,9 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
                 add[n_add++] = ra++;
                 break;
             case I_SLICE:
-                if (!slice_bound(P, it->kids[0], &starts[ia]) ||
-                    !slice_bound(P, it->kids[1], &stops[ia]) ||
-                    !slice_bound(P, it->kids[2], &steps[ia]))
-                    return false;
+                starts[ia] = bounds[3 * i];
+                stops[ia] = bounds[3 * i + 1];
+                steps[ia] = bounds[3 * i + 2];
                 if (steps[ia] == 0)
                     return perr(P, it->kids[2]->pos, LOOM_STATUS_INVALID_ARGUMENT,
                                 "slice step cannot be zero");
@@ -2081,7 +2205,7 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
                 ra++;
                 break;
             default: { /* I_INT */
-                int64_t d = loom_array_dim(obj.a, ia);
+                int64_t d = loom_array_dim(arr, ia);
                 i128 k = vals[i].i;
                 if (k < -(i128)d || k >= (i128)d) {
                     char t[48];
@@ -2098,7 +2222,7 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
             }
         }
     }
-    loom_array_t *r = obj.a;
+    loom_array_t *r = arr;
     if (nd > 0) r = loom_slice(P->ctx, r, nd, starts, stops, steps);
     if (n_drop && !loom_array_is_nil(r)) r = loom_squeeze(P->ctx, r, n_drop, drop);
     if (n_add && !loom_array_is_nil(r)) r = loom_expand_dims(P->ctx, r, n_add, add);
@@ -2107,7 +2231,8 @@ static bool eval_index(parser_t *P, const node_t *x, value_t *out) {
     return true;
 }
 
-static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
+/* A node that starts no chain (first_kid is NULL): literals, names, calls by name, tuples. */
+static bool eval_leaf(parser_t *P, const node_t *x, value_t *out) {
     switch (x->kind) {
         case N_INT:
             *out = mk_int(x->ival);
@@ -2129,10 +2254,6 @@ static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
             return true;
         case N_NAME:
             return eval_name(P, x, out);
-        case N_UNARY:
-            return eval_unary(P, x, out);
-        case N_BINARY:
-            return eval_binary(P, x, out);
         case N_CALL:
             return eval_call(P, x, out);
         case N_TUPLE: {
@@ -2143,15 +2264,95 @@ static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
             *out = (value_t){.kind = V_TUPLE, .items = items, .n = x->n};
             return true;
         }
-        case N_ATTR:
-            return eval_attr(P, x, out);
-        case N_INDEX:
-            return eval_index(P, x, out);
-        case N_SLICE:
-        case N_KWARG:
+        default:
             break;
     }
     return perr(P, x->pos, LOOM_STATUS_INTERNAL, "loom: unexpected syntax node %d", (int)x->kind);
+}
+
+/* The operand x evaluates first, when x is a step of a chain: the left operand of a binary
+ * operator, the operand of a unary one, the object of an attribute, an index or a method
+ * call. NULL for other nodes. */
+static const node_t *first_kid(const parser_t *P, const node_t *x) {
+    switch (x->kind) {
+        case N_UNARY:
+        case N_ATTR:
+        case N_INDEX:
+        case N_BINARY:
+            return x->kids[0];
+        case N_CALL:
+            return method_of(P, x) ? x->kids[0]->kids[0] : NULL;
+        default:
+            return NULL;
+    }
+}
+
+/* Step f->x, given the value v of its first_kid (of its right operand for a binary operator,
+ * whose left one is f->left). */
+static bool eval_step(parser_t *P, const frame_t *f, const value_t *v, value_t *out) {
+    const node_t *x = f->x;
+    switch (x->kind) {
+        case N_UNARY:
+            return apply_unary(P, x, v, out);
+        case N_ATTR:
+            return apply_attr(P, x, v, out);
+        case N_INDEX:
+            return apply_index(P, x, v, out);
+        case N_CALL:
+            return apply_method(P, x, method_of(P, x), v, out);
+        default: /* N_BINARY */
+            return apply_binary(P, x, &f->left, v, out);
+    }
+}
+
+static bool push_frame(parser_t *P, const node_t *x) {
+    if (P->n_frames == P->cap_frames) {
+        int32_t cap = P->cap_frames ? P->cap_frames * 2 : 64;
+        frame_t *fr = base_arena_alloc(&P->arena, (size_t)cap, sizeof *fr);
+        if (!fr) return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (P->n_frames) memcpy(fr, P->frames, (size_t)P->n_frames * sizeof *fr);
+        P->frames = fr;
+        P->cap_frames = cap;
+    }
+    P->frames[P->n_frames++] = (frame_t){.x = x};
+    return true;
+}
+
+/* Evaluates x in Python's order. Operators and postfix chains (x+x+...+x, -(-x), a**b**c,
+ * x[0][0], x.T.T, x.sum().sum()) may be as long as the program, so they are walked with an
+ * explicit stack of pending steps (P->frames) instead of recursion: down first_kid to a node
+ * that starts no chain, then up, applying steps; a binary operator whose left value is in
+ * sends the walk down its right operand first. eval_node recurses only into what nests:
+ * arguments, subscripts and tuple items, at most MAX_NESTING deep. */
+static bool eval_node(parser_t *P, const node_t *x, value_t *out) {
+    int32_t base = P->n_frames;
+    value_t v;
+    for (;;) {
+        for (const node_t *c; (c = first_kid(P, x)); x = c)
+            if (!push_frame(P, x)) goto fail;
+        if (!eval_leaf(P, x, &v)) goto fail;
+        for (;;) {
+            if (P->n_frames == base) {
+                *out = v;
+                return true;
+            }
+            frame_t *f = &P->frames[P->n_frames - 1];
+            if (f->x->kind == N_BINARY && !f->has_left) {
+                f->left = v;
+                f->has_left = true;
+                x = f->x->kids[1];
+                break;
+            }
+            frame_t step = *f;
+            value_t r;
+            P->n_frames--;
+            if (!eval_step(P, &step, &v, &r)) goto fail;
+            v = r;
+        }
+    }
+fail:
+    P->n_frames = base;
+    return false;
 }
 
 static bool set_var(parser_t *P, int32_t tpos, int32_t tlen, const value_t *v) {

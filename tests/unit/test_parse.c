@@ -2,7 +2,8 @@
  * value, with Python numbers folded as Python folds them), literals, NEP 50 weak scalars next
  * to arrays, calls and keywords, statements and named outputs, and errors: a caret under the
  * column, unknown names listing the bound ones, reductions, views and indexing, and
- * constructs refused with "not supported yet". */
+ * constructs refused with "not supported yet"; programs nested past the limit or chained
+ * hundreds of thousands deep, on a thread with a small stack. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,9 +11,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../support/check.h"
 
@@ -393,6 +398,173 @@ static void test_parse_errors_with_carets(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* ---- Deep and long programs ---------------------------------------------------------- */
+
+/* The nesting limit docs/guide.md states for parentheses, brackets, calls and subscripts. */
+#define NEST_LIMIT 256
+
+/* One program: open n times, then mid, then close n times. want OK: the first element of
+ * the result (as float64) is value; else the status, with phrase in the message. */
+typedef struct deep_case {
+    const char *open, *mid, *close;
+    int n;
+    loom_status_t want;
+    double value;
+    const char *phrase;
+} deep_case_t;
+
+typedef struct deep_run {
+    const deep_case_t *cases;
+    size_t n_cases;
+    int failed;
+} deep_run_t;
+
+static char *deep_text(const deep_case_t *c) {
+    size_t lo = strlen(c->open), lm = strlen(c->mid), lc = strlen(c->close);
+    char *s = malloc((lo + lc) * (size_t)c->n + lm + 1), *p = s;
+    if (!s) return NULL;
+    for (int i = 0; i < c->n; i++, p += lo) memcpy(p, c->open, lo);
+    memcpy(p, c->mid, lm);
+    p += lm;
+    for (int i = 0; i < c->n; i++, p += lc) memcpy(p, c->close, lc);
+    *p = '\0';
+    return s;
+}
+
+/* Runs each case on a fresh CPU context, over x = ones(2) float64 and y = ones(2) int64;
+ * reports mismatches on stderr (no cmocka calls: this runs in a forked child's thread). */
+static void *deep_thread(void *arg) {
+    deep_run_t *run = arg;
+    for (size_t i = 0; i < run->n_cases; i++) {
+        const deep_case_t *c = &run->cases[i];
+        loom_options_t o = {.device = LOOM_DEVICE_CPU};
+        loom_ctx_t *ctx = NULL;
+        char *text = deep_text(c);
+        if (!text || loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
+            fprintf(stderr, "case %zu: no context or no memory\n", i);
+            run->failed++;
+            free(text);
+            continue;
+        }
+        int64_t two = 2;
+        loom_array_t *in[2] = {loom_ones(ctx, LOOM_DTYPE_F64, 1, &two),
+                               loom_ones(ctx, LOOM_DTYPE_I64, 1, &two)};
+        const char *names[2] = {"x", "y"};
+        loom_array_t *r = loom_astype(ctx, loom_expr(ctx, text, 2, names, in), LOOM_DTYPE_F64);
+        double v[2] = {0, 0};
+        size_t nb = loom_array_nbytes(r);
+        loom_status_t st = loom_ctx_status(ctx);
+        if (st == LOOM_STATUS_OK) st = loom_read(ctx, r, v, nb <= sizeof v ? nb : sizeof v);
+        const char *msg = loom_ctx_message(ctx);
+        bool ok = st == c->want && (st != LOOM_STATUS_OK ? strstr(msg, c->phrase) != NULL
+                                                         : nb >= sizeof v[0] && v[0] == c->value);
+        if (!ok) {
+            fprintf(stderr, "case %zu (%s x %d, %s, %s x %d): %s, %g: %.300s\n", i, c->open, c->n,
+                    c->mid, c->close, c->n, loom_status_string(st), v[0], msg);
+            run->failed++;
+        }
+        loom_ctx_destroy(ctx);
+        free(text);
+    }
+    return NULL;
+}
+
+/* Runs the cases in a forked child, on a thread of stack_kib KiB: a stack overflow kills the
+ * child, not the test. */
+static void run_deep(const deep_case_t *cases, size_t n, size_t stack_kib) {
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        deep_run_t run = {cases, n, 0};
+        pthread_attr_t attr;
+        pthread_t t;
+        if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, stack_kib << 10) ||
+            pthread_create(&t, &attr, deep_thread, &run) || pthread_join(t, NULL))
+            _exit(3);
+        _exit(run.failed ? 1 : 0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status)) fail_msg("the child was killed by signal %d", WTERMSIG(status));
+    if (WEXITSTATUS(status)) fail_msg("%d: cases failed (see stderr)", WEXITSTATUS(status));
+}
+
+#define DEPTH_ERR "nests deeper than 256 levels"
+
+/* The programs that overflowed the stack: long chains work (loops, in the parser and the
+ * evaluator), deep nesting stops at the limit, on a 1 MiB stack. */
+static void test_parse_deep_programs_do_not_crash(void **state) {
+    (void)state;
+    static const deep_case_t cases[] = {
+        {"(", "x", ")", 30000, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
+        {"-", "x", "", 40000, LOOM_STATUS_OK, 1, NULL},
+        {"x+", "x", "", 39999, LOOM_STATUS_OK, 40000, NULL},
+        {"", "x", "[0]", 20000, LOOM_STATUS_INVALID_ARGUMENT, 0, "too many indices"},
+        {"", "x", "[:]", 5000, LOOM_STATUS_OK, 1, NULL},
+        {"", "x", "[None][0]", 1000, LOOM_STATUS_OK, 1, NULL},
+        {"", "x", ".T", 5000, LOOM_STATUS_OK, 1, NULL},
+        {"", "x", ".sum()", 20000, LOOM_STATUS_OK, 2, NULL},
+        {"x**", "x", "", 40000, LOOM_STATUS_OK, 1, NULL},
+        {"-x**-", "x", "", 40000, LOOM_STATUS_OK, -1, NULL},
+        {"~", "y", "", 40001, LOOM_STATUS_OK, -2, NULL},
+        {"1+", "0", "", 40000, LOOM_STATUS_OK, 40000, NULL},
+        {"sqrt(", "x", ")", 30000, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
+        {"[", "x", "]", 30000, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
+        {"x[", "0", "]", 30000, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
+        {"x.sum(axis=", "0", ")", 30000, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
+        {"x+", "x", "", 199999, LOOM_STATUS_OK, 200000, NULL},
+        {"-", "x", "", 200000, LOOM_STATUS_OK, 1, NULL},
+        {"(", "x", ")", 200000, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
+        {"x*", "x", "+x", 20000, LOOM_STATUS_OK, 20001, NULL},
+    };
+    run_deep(cases, sizeof cases / sizeof cases[0], 1024);
+}
+
+/* Nesting up to the limit works, one more level is refused with the caret under it; the
+ * deepest legal program, with every precedence level between its calls (the most stack per
+ * level), fits in 512 KiB. */
+static void test_parse_nesting_limit(void **state) {
+    (void)state;
+    static const deep_case_t cases[] = {
+        {"(", "x", ")", 200, LOOM_STATUS_OK, 1, NULL},
+        {"(", "x", ")", NEST_LIMIT, LOOM_STATUS_OK, 1, NULL},
+        {"(", "x", ")", NEST_LIMIT + 1, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
+        {"sqrt(", "x", ")", 200, LOOM_STATUS_OK, 1, NULL},
+        {"[", "x", "]", NEST_LIMIT, LOOM_STATUS_INVALID_ARGUMENT, 0, "not a tuple"},
+        {"x[", "0", "]", NEST_LIMIT, LOOM_STATUS_NOT_AVAILABLE, 0, "fancy"},
+        {"clip(x, a_min=", "x", ")", NEST_LIMIT, LOOM_STATUS_OK, 1, NULL},
+        {"y|y^y&y<<y+y*y**sum(", "y", ")", NEST_LIMIT, LOOM_STATUS_OK, 1, NULL},
+        {"y|y^y&y<<y+y*-y**-(y//y%y)%sum(", "y", ")", NEST_LIMIT - 1, LOOM_STATUS_OK, 1, NULL},
+        {"(y < -y.T[::-1]) | (", "y", ")", NEST_LIMIT - 1, LOOM_STATUS_OK, 1, NULL},
+    };
+    run_deep(cases, sizeof cases / sizeof cases[0], 512);
+
+    /* The message names the limit; the caret is under the bracket that goes past it (a long
+     * line shows a window around the column). */
+    loom_ctx_t *ctx = check_cpu_ctx();
+    deep_case_t over = {"(", "x", ")", NEST_LIMIT + 1, 0, 0, NULL};
+    char *text = deep_text(&over);
+    assert_non_null(text);
+    text[NEST_LIMIT + 1] = '1'; /* a '1' right after the paren that goes too deep */
+    assert_true(loom_array_is_nil(loom_expr(ctx, text, 0, NULL, NULL)));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_INVALID_ARGUMENT);
+    const char *msg = loom_ctx_message(ctx);
+    if (!strstr(msg, "expression nests deeper than 256 levels (parentheses, brackets, calls, "
+                     "subscripts)"))
+        fail_msg("message: %s", msg);
+    const char *src = strchr(msg, '\n'), *caret = src ? strchr(src + 1, '\n') : NULL;
+    assert_non_null(caret);
+    src += 1;
+    caret += 1;
+    const char *hat = strchr(caret, '^');
+    assert_non_null(hat);
+    assert_int_equal(src[hat - caret], '(');
+    assert_int_equal(src[hat - caret + 1], '1');
+    free(text);
+    loom_ctx_destroy(ctx);
+}
+
 /* Reductions, views, joins and indexing against NumPy's answers, over
  * x = arange(24).reshape(2, 3, 4) (float64) and y = arange(5) (int32): shape, dtype and the
  * whole result in C order (at most 12 elements checked; results are written out exactly). */
@@ -576,6 +748,8 @@ int main(void) {
         cmocka_unit_test(test_parse_views_and_reductions),
         cmocka_unit_test(test_parse_index_errors),
         cmocka_unit_test(test_parse_misuse),
+        cmocka_unit_test(test_parse_deep_programs_do_not_crash),
+        cmocka_unit_test(test_parse_nesting_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
