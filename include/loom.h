@@ -188,6 +188,12 @@ typedef struct loom_options {
     void *cuda_stream;
 } loom_options_t;
 
+/* The device a name stands for, as LOOM_DEVICE and `loom --device` spell it: "auto", "cpu",
+ * "cuda" (or "gpu"), "nvrtc" or "nvrtc:sm_XY", in any case. Returns the loom_device_kind_t,
+ * or -1 if name (NULL included) is none of these. If arch is not NULL, *arch is the text after
+ * "nvrtc:" (borrowed from name), else NULL. */
+LOOM_API int loom_device_from_name(const char *name, const char **arch);
+
 /* Creates a context. On success *out is the new context and LOOM_STATUS_OK is returned. On
  * failure *out is NULL, and the status says why (e.g. LOOM_STATUS_NOT_AVAILABLE when CUDA is
  * asked for and this build or machine has none); loom_last_create_message() has details. */

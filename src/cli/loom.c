@@ -21,9 +21,9 @@ static const char usage_text[] =
     "\n"
     "SYNOPSIS\n"
     "    loom eval EXPR [NAME=FILE.npy ...] [-o FILE.npy | -o NAME=FILE.npy ...]\n"
-    "              [--device auto|cuda|cpu|nvrtc] [--dump DIR] [--dot FILE] [--stats]\n"
-    "              [--repeat N]\n"
-    "    loom info [--device auto|cuda|cpu|nvrtc]\n"
+    "              [--device auto|cpu|cuda|gpu|nvrtc[:sm_XY]] [--dump DIR] [--dot FILE]\n"
+    "              [--stats] [--repeat N]\n"
+    "    loom info [--device auto|cpu|cuda|gpu|nvrtc[:sm_XY]]\n"
     "    loom cache stats|clear\n"
     "    loom --help | --version\n"
     "\n"
@@ -52,11 +52,14 @@ static const char usage_text[] =
     "    -o [NAME=]FILE  write an output as .npy (bfloat16 as '<V2')\n"
     "    --device D      auto (CUDA if present, else the CPU reference; default, or "
     "$LOOM_DEVICE),\n"
-    "                    cuda, cpu, or nvrtc (compile kernels only; computes no values)\n"
+    "                    cpu, cuda (or gpu), or nvrtc[:sm_XY] (compile kernels only, for that\n"
+    "                    arch, default sm_90; computes no values); in any case, as for\n"
+    "                    $LOOM_DEVICE\n"
     "    --dump DIR      write each kernel's .cu, compile log and the graph (text, DOT) to DIR\n"
     "    --dot FILE      write the evaluated graph as Graphviz DOT to FILE\n"
     "    --stats         print the context's counters (kernels, cache hits, copies) to stderr\n"
-    "    --repeat N      evaluate N times (new graph each time) and print timings to stderr\n"
+    "    --repeat N      evaluate N times, 1 <= N <= 1000000 (a new graph each time), and print\n"
+    "                    timings to stderr\n"
     "\n"
     "    loom info prints the loom and NVRTC versions, the CUDA driver, the device, and the "
     "kernel\n"
@@ -100,17 +103,29 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static bool parse_device(const char *s, loom_device_kind_t *out) {
-    if (!strcmp(s, "auto"))
-        *out = LOOM_DEVICE_AUTO;
-    else if (!strcmp(s, "cpu"))
-        *out = LOOM_DEVICE_CPU;
-    else if (!strcmp(s, "cuda"))
-        *out = LOOM_DEVICE_CUDA;
-    else if (!strcmp(s, "nvrtc"))
-        *out = LOOM_DEVICE_NVRTC;
-    else
-        return false;
+#define DEVICE_NAMES "auto, cpu, cuda, gpu, nvrtc, nvrtc:sm_XY"
+#define MAX_REPEAT   1000000
+
+/* --device VALUE (v NULL: missing), in the spellings LOOM_DEVICE accepts. Returns 0, or 2
+ * after a usage error. */
+static int device_option(const char *v, loom_options_t *o) {
+    int kind = loom_device_from_name(v, &o->arch);
+    if (kind >= 0) {
+        o->device = (loom_device_kind_t)kind;
+        return 0;
+    }
+    if (!v) return usage_error("--device needs one of %s", DEVICE_NAMES);
+    return usage_error("--device '%.100s' is not one of %s (in any case)", v, DEVICE_NAMES);
+}
+
+/* A decimal count in [lo, hi]: digits only (no sign, no spaces), without overflow. */
+static bool parse_count(const char *s, long long lo, long long hi, long long *out) {
+    if (!s || *s < '0' || *s > '9') return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return false;
+    *out = v;
     return true;
 }
 
@@ -359,7 +374,7 @@ static int eval_run(int argc, char **argv, eval_mem_t *m) {
     const char *expr = NULL, *dump = NULL, *dot = NULL;
     loom_options_t o = {0};
     bool stats = false;
-    long repeat = 1;
+    long long repeat = 1;
     int n_in = 0, n_out = 0;
     char **in_names = m->in_names = calloc((size_t)argc, sizeof *in_names);
     const char **in_files = m->in_files = calloc((size_t)argc, sizeof *in_files);
@@ -378,8 +393,7 @@ static int eval_run(int argc, char **argv, eval_mem_t *m) {
                 outs[n_out++] = (out_spec_t){NULL, v};
             }
         } else if (!strcmp(a, "--device")) {
-            if (!has_val || !parse_device(argv[i + 1], &o.device))
-                return usage_error("--device takes auto, cuda, cpu or nvrtc");
+            if (device_option(has_val ? argv[i + 1] : NULL, &o)) return 2;
             i++;
         } else if (!strcmp(a, "--dump")) {
             if (!has_val) return usage_error("%s needs a folder", a);
@@ -390,9 +404,10 @@ static int eval_run(int argc, char **argv, eval_mem_t *m) {
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--repeat")) {
-            char *end;
-            repeat = has_val ? strtol(argv[i + 1], &end, 10) : 0;
-            if (!has_val || *end || repeat < 1) return usage_error("%s takes a count >= 1", a);
+            if (!has_val) return usage_error("--repeat needs a count from 1 to %d", MAX_REPEAT);
+            if (!parse_count(argv[i + 1], 1, MAX_REPEAT, &repeat))
+                return usage_error("--repeat takes a count from 1 to %d, not '%.100s'", MAX_REPEAT,
+                                   argv[i + 1]);
             i++;
         } else if (a[0] == '-' && a[1] == '-' && a[2] &&
                    strspn(a + 2, "abcdefghijklmnopqrstuvwxyz-") == strlen(a + 2)) {
@@ -438,7 +453,7 @@ static int eval_run(int argc, char **argv, eval_mem_t *m) {
     double *times = m->times = calloc((size_t)repeat, sizeof *times);
     if (!res_names || !res || !times) return usage_error("%s", "out of memory");
     for (int k = 0; k < n_out; k++) res_names[k] = outs[k].name;
-    for (long r = 0; r < repeat; r++) {
+    for (long long r = 0; r < repeat; r++) {
         if (r) loom_scope_end(ctx);
         loom_scope_begin(ctx);
         double t0 = now_ms();
@@ -460,12 +475,12 @@ static int eval_run(int argc, char **argv, eval_mem_t *m) {
         if (loom_npy_save(ctx, res[k], outs[k].file) != LOOM_STATUS_OK) return fail(ctx);
     if (repeat > 1) {
         double best = times[0], sum = 0;
-        for (long r = 0; r < repeat; r++) {
+        for (long long r = 0; r < repeat; r++) {
             best = times[r] < best ? times[r] : best;
             sum += times[r];
         }
         fprintf(stderr,
-                "loom: %ld runs (parse + build + eval): first %.3f ms, best %.3f ms, "
+                "loom: %lld runs (parse + build + eval): first %.3f ms, best %.3f ms, "
                 "mean %.3f ms\n",
                 repeat, times[0], best, sum / (double)repeat);
     }
@@ -601,10 +616,10 @@ static void print_version(const char *what, int v) {
 static int cmd_info(int argc, char **argv) {
     loom_options_t o = {0};
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--device") && i + 1 < argc && parse_device(argv[i + 1], &o.device))
-            i++;
-        else
+        if (strcmp(argv[i], "--device"))
             return usage_error("info: unexpected argument '%s'", argv[i]);
+        if (device_option(i + 1 < argc ? argv[i + 1] : NULL, &o)) return 2;
+        i++;
     }
     loom_info_t info;
     loom_ctx_info(NULL, &info);

@@ -32,20 +32,15 @@ static loom_log_level_t parse_level(const char *s) {
     return LOOM_LOG_OFF;
 }
 
-/* LOOM_DEVICE=cpu|cuda|auto|nvrtc[:sm_XY] */
-static bool parse_device(const char *s, loom_device_kind_t *kind, const char **arch) {
-    if (!strcasecmp(s, "auto"))
-        *kind = LOOM_DEVICE_AUTO;
-    else if (!strcasecmp(s, "cpu"))
-        *kind = LOOM_DEVICE_CPU;
-    else if (!strcasecmp(s, "cuda") || !strcasecmp(s, "gpu"))
-        *kind = LOOM_DEVICE_CUDA;
-    else if (!strncasecmp(s, "nvrtc", 5)) {
-        *kind = LOOM_DEVICE_NVRTC;
-        if (s[5] == ':') *arch = s + 6;
-    } else
-        return false;
-    return true;
+LOOM_API int loom_device_from_name(const char *name, const char **arch) {
+    if (arch) *arch = NULL;
+    if (!name) return -1;
+    if (!strcasecmp(name, "auto")) return LOOM_DEVICE_AUTO;
+    if (!strcasecmp(name, "cpu")) return LOOM_DEVICE_CPU;
+    if (!strcasecmp(name, "cuda") || !strcasecmp(name, "gpu")) return LOOM_DEVICE_CUDA;
+    if (strncasecmp(name, "nvrtc", 5) || (name[5] && (name[5] != ':' || !name[6]))) return -1;
+    if (arch && name[5]) *arch = name + 6;
+    return LOOM_DEVICE_NVRTC;
 }
 
 static loom_status_t create_fail(loom_ctx_t *ctx, loom_status_t st, const char *msg) {
@@ -83,10 +78,16 @@ LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t
     const char *env;
     const char *arch = o.arch;
     if (o.device == LOOM_DEVICE_AUTO && (env = getenv("LOOM_DEVICE")) && *env) {
-        if (!parse_device(env, &o.device, &arch)) {
+        const char *env_arch;
+        int kind = loom_device_from_name(env, &env_arch);
+        if (env_arch) arch = env_arch;
+        if (kind >= 0) o.device = (loom_device_kind_t)kind;
+        if (kind < 0) {
             char msg[256];
-            snprintf(msg, sizeof msg,
-                     "LOOM_DEVICE=\"%.100s\" is not one of auto, cpu, cuda, nvrtc[:sm_XY]", env);
+            snprintf(
+                msg, sizeof msg,
+                "LOOM_DEVICE=\"%.100s\" is not one of auto, cpu, cuda, gpu, nvrtc, nvrtc:sm_XY",
+                env);
             return create_fail(ctx, LOOM_STATUS_INVALID_ARGUMENT, msg);
         }
     }
