@@ -1,5 +1,5 @@
 /* base — what every layer shares: the allocator, sticky errors, arena, string builder,
- * hashing and logging. Nothing here knows about arrays, the IR or CUDA. */
+ * hashing, logging and safe file writes. Nothing here knows about arrays, the IR or CUDA. */
 #ifndef LOOM_BASE_H
 #define LOOM_BASE_H
 
@@ -79,6 +79,34 @@ void base_str_vprintf(base_str_t *s, const char *fmt, va_list ap);
 /* The text so far ("" if empty); valid until the next change. */
 const char *base_str_get(const base_str_t *s);
 void base_str_reset(base_str_t *s);
+
+/* ---- file.c: files written whole or not at all; reading without blocking ---- */
+typedef struct base_span {
+    const void *p;
+    size_t n;
+} base_span_t;
+
+/* Writes the n_parts byte ranges, in order, to path (relative to the folder dirfd; AT_FDCWD
+ * for the working folder) atomically and safely: into a new temp file in the same folder
+ * (O_CREAT | O_EXCL | O_NOFOLLOW, created with mode less the umask), fsync'd, then renamed
+ * over path. Whatever is at path is replaced, not written through: a symbolic link there is
+ * replaced by the file and its target left alone (callers that must not replace some kinds of
+ * file look first). Returns 0, or the errno of the first failure (ENOMEM when al fails,
+ * EISDIR when path names no file); then path is as it was and no temp file remains. */
+int base_file_replace(base_alloc_t *al, int dirfd, const char *path, const base_span_t *parts,
+                      size_t n_parts, unsigned mode);
+/* Writes n bytes to fd, retrying short writes and EINTR. 0, or the errno (ENOSPC when a write
+ * takes nothing). */
+int base_write_all(int fd, const void *p, size_t n);
+/* Opens path (relative to dirfd) for reading if it is a regular file, never blocking on a
+ * FIFO or device: the type is checked before and, on the descriptor, after an O_NONBLOCK open
+ * (cleared again on success). follow: whether a symbolic link at path is followed; if not,
+ * the link itself counts as not regular. Returns the descriptor; -1 with errno when it cannot
+ * be opened; -2 when it is not a regular file, *st then saying what it is. */
+struct stat;
+int base_file_open_regular(int dirfd, const char *path, bool follow, struct stat *st);
+/* "a folder", "a FIFO", "a symbolic link", ... for a st_mode. */
+const char *base_file_kind(unsigned mode);
 
 /* ---- hash.c: xxHash wrappers ---- */
 uint64_t base_hash64(const void *data, size_t n, uint64_t seed);

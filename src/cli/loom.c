@@ -49,7 +49,8 @@ static const char usage_text[] =
     "OPTIONS\n"
     "    NAME=FILE.npy   bind NAME to the array in FILE.npy (any loom dtype, either byte order,\n"
     "                    C or Fortran order, format 1.0-3.0; bfloat16 as descr '<V2')\n"
-    "    -o [NAME=]FILE  write an output as .npy (bfloat16 as '<V2')\n"
+    "    -o [NAME=]FILE  write an output as .npy (bfloat16 as '<V2'); FILE - is stdout. An\n"
+    "                    existing file is replaced whole or, if the write fails, left as it was\n"
     "    --device D      auto (CUDA if present, else the CPU reference; default, or "
     "$LOOM_DEVICE),\n"
     "                    cpu, cuda (or gpu), or nvrtc[:sm_XY] (compile kernels only, for that\n"
@@ -349,6 +350,31 @@ static void remove_tree_files(const char *dir) {
     rmdir(dir);
 }
 
+/* -o -: the .npy to stdout, as a stream. loom_npy_save writes named files (replacing them whole),
+ * so the file is saved in a private temp folder and copied. 0, or the exit code (reported). */
+static int save_stdout(loom_ctx_t *ctx, loom_array_t *a) {
+    char dir[] = "/tmp/loom-out-XXXXXX", path[sizeof dir + 8], buf[1 << 14];
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "loom: -o -: cannot create a temporary folder: %s\n", strerror(errno));
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/o.npy", dir);
+    int rc = loom_npy_save(ctx, a, path) != LOOM_STATUS_OK ? fail(ctx) : 0;
+    FILE *in = rc ? NULL : fopen(path, "rb");
+    bool ok = in != NULL;
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, stdout) == n;
+    ok = ok && fflush(stdout) == 0;
+    if (!rc && !ok) {
+        fprintf(stderr, "loom: -o -: writing the .npy to stdout: %s\n", strerror(errno));
+        rc = 1;
+    }
+    if (in) fclose(in);
+    unlink(path);
+    rmdir(dir);
+    return rc;
+}
+
 /* ---- loom eval ---- */
 
 typedef struct out_spec {
@@ -425,9 +451,11 @@ static int eval_run(int argc, char **argv, eval_mem_t *m) {
         }
     }
     if (!expr) return usage_error("%s", "eval needs an expression");
-    int unnamed = 0;
+    int unnamed = 0, to_stdout = 0;
     for (int k = 0; k < n_out; k++) unnamed += outs[k].name == NULL;
+    for (int k = 0; k < n_out; k++) to_stdout += !strcmp(outs[k].file, "-");
     if (unnamed > 1) return usage_error("%s", "only one -o FILE may be unnamed (the last value)");
+    if (to_stdout > 1) return usage_error("%s", "only one -o may write to stdout (-)");
 
     char *tmpdir = m->tmpdir;
     snprintf(m->tmpdir, sizeof m->tmpdir, "/tmp/loom-dot-XXXXXX");
@@ -471,8 +499,14 @@ static int eval_run(int argc, char **argv, eval_mem_t *m) {
         if (p < 0) return fail(ctx);
         rc = p;
     }
-    for (int k = 0; k < n_out; k++)
-        if (loom_npy_save(ctx, res[k], outs[k].file) != LOOM_STATUS_OK) return fail(ctx);
+    for (int k = 0; k < n_out; k++) {
+        if (!strcmp(outs[k].file, "-")) {
+            int w = save_stdout(ctx, res[k]);
+            if (w) return w;
+        } else if (loom_npy_save(ctx, res[k], outs[k].file) != LOOM_STATUS_OK) {
+            return fail(ctx);
+        }
+    }
     if (repeat > 1) {
         double best = times[0], sum = 0;
         for (long long r = 0; r < repeat; r++) {

@@ -7,6 +7,8 @@
  * en_eval (src/engine) does the device's work: uploads (transfer.c), the plan cache and the
  * step runner (run.c), fusion into kernels (schedule.c), code generation (src/codegen) and
  * compiles (src/runtime/nvrtc.c). Everything per-eval lives in one arena freed at the end. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -222,7 +224,9 @@ static int32_t pending_roots(loom_ctx_t *ctx, const char *fn, int32_t n,
     return bad ? -1 : k;
 }
 
-/* LOOM_DUMP / options.dump_dir: the evaluated graph as text and as Graphviz DOT. */
+/* LOOM_DUMP / options.dump_dir: the evaluated graph as text and as Graphviz DOT. The names are
+ * predictable, so each file is written by base_file_replace: a symlink planted at a name is
+ * replaced, never followed. */
 static void dump_graph(loom_ctx_t *ctx, const ir_graph_t *g) {
     if (!ctx->dump_dir) return;
     mkdir(ctx->dump_dir, 0700);
@@ -236,13 +240,9 @@ static void dump_graph(loom_ctx_t *ctx, const ir_graph_t *g) {
         char path[4096];
         snprintf(path, sizeof path, "%s/graph_%06llu.%s", ctx->dump_dir,
                  (unsigned long long)ctx->stats.evals + 1, dot ? "dot" : "txt");
-        FILE *f = s.failed ? NULL : fopen(path, "w");
-        if (f) {
-            fputs(base_str_get(&s), f);
-            fclose(f);
-        } else {
-            base_log(&ctx->log, LOOM_LOG_INFO, "dump: cannot write %s", path);
-        }
+        base_span_t text = {base_str_get(&s), s.len};
+        int e = s.failed ? ENOMEM : base_file_replace(&ctx->al, AT_FDCWD, path, &text, 1, 0644);
+        if (e) base_log(&ctx->log, LOOM_LOG_INFO, "dump: cannot write %s: %s", path, strerror(e));
         base_str_fini(&s);
     }
 }

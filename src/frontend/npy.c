@@ -2,12 +2,23 @@
  * Fortran order, transposed into C order on the host) and save (version 1.0, little-endian, C
  * order). bfloat16, which NumPy lacks, is stored as '<V2' (two raw bytes), what np.save writes
  * for ml_dtypes.bfloat16; '<V2' and '|V2' load back as bfloat16. Every problem with a file is
- * an error that names the file and what is wrong. */
+ * an error that names the file and what is wrong.
+ *
+ * Loading follows a symbolic link (inputs often are links) but reads only regular files: a
+ * FIFO or device is refused at once, never waited on. Saving never damages what is there: the
+ * file is written whole to a temp file beside the target and renamed over it (base_file_replace),
+ * so a failed save leaves the old file as it was. A character device (/dev/null, a terminal) is
+ * written as a stream instead; anything else that is not a regular file (a folder, FIFO,
+ * socket, block device, or a symbolic link other than one to a character device) is refused
+ * and left alone: replacing a link would silently undo what the user set up (or, for
+ * /dev/stdout, break the system), following it lets a planted link aim the write. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fe.h"
 
@@ -212,12 +223,18 @@ LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_npy_load: path is NULL");
         return &ctx->nil;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) return load_fail(ctx, LOOM_STATUS_IO_ERROR, path, strerror(errno), NULL);
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return load_fail(ctx, LOOM_STATUS_IO_ERROR, path, "not a regular file", NULL);
+    int fd = base_file_open_regular(AT_FDCWD, path, true, &st);
+    if (fd == -2) {
+        char why[64];
+        snprintf(why, sizeof why, "not a regular file (%s)", base_file_kind(st.st_mode));
+        return load_fail(ctx, LOOM_STATUS_IO_ERROR, path, why, NULL);
+    }
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return load_fail(ctx, LOOM_STATUS_IO_ERROR, path, strerror(e), NULL);
     }
     size_t size = (size_t)st.st_size;
     unsigned char *buf = base_malloc(&ctx->al, size ? size : 1, 1);
@@ -301,6 +318,43 @@ LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path) {
     return a;
 }
 
+/* Writes a character device as a stream (opened without blocking, checked on the descriptor). */
+static int write_stream(const char *path, const base_span_t *parts) {
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), e = 0, fl;
+    if (fd < 0) return errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
+        e = EINVAL; /* swapped since we looked: the caller's check said a character device */
+    else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+        e = errno;
+    for (int i = 0; i < 3 && !e; i++) e = base_write_all(fd, parts[i].p, parts[i].n);
+    if (close(fd) != 0 && !e) e = errno;
+    return e;
+}
+
+/* Writes the file's three parts to path: replaced whole, or streamed to a character device;
+ * whatever else is there is refused and left. */
+static loom_status_t save_parts(loom_ctx_t *ctx, const char *path, const base_span_t *parts) {
+    struct stat st, to;
+    bool stream = false;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        bool is_link = S_ISLNK(st.st_mode);
+        stream = S_ISCHR(st.st_mode) || (is_link && stat(path, &to) == 0 && S_ISCHR(to.st_mode));
+        if (!stream)
+            return fe_error(ctx, LOOM_STATUS_IO_ERROR,
+                            "loom_npy_save: %s is %s, not a regular file: refusing to replace it",
+                            path, base_file_kind(st.st_mode));
+    }
+    int e = stream ? write_stream(path, parts)
+                   : base_file_replace(&ctx->al, AT_FDCWD, path, parts, 3, 0666);
+    if (e == ENOMEM)
+        return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_npy_save: %s: out of memory", path);
+    if (e)
+        return fe_error(ctx, LOOM_STATUS_IO_ERROR, "loom_npy_save: %s: write failed: %s%s", path,
+                        strerror(e), stream ? "" : " (the file there, if any, is unchanged)");
+    return LOOM_STATUS_OK;
+}
+
 LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const char *path) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (ctx->err.status) return ctx->err.status;
@@ -336,22 +390,8 @@ LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const cha
                              0,
                              (unsigned char)((total - 10) & 0xff),
                              (unsigned char)((total - 10) >> 8)};
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        base_free(&ctx->al, data);
-        return fe_error(ctx, LOOM_STATUS_IO_ERROR, "loom_npy_save: %s: %s", path, strerror(errno));
-    }
-    bool ok = fwrite(pre, 1, sizeof pre, f) == sizeof pre &&
-              fwrite(header, 1, (size_t)(total - 10), f) == (size_t)(total - 10) &&
-              fwrite(data, 1, nbytes, f) == nbytes;
-    int err = errno;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) err = err ? err : errno;
+    base_span_t parts[3] = {{pre, sizeof pre}, {header, (size_t)(total - 10)}, {data, nbytes}};
+    loom_status_t st = save_parts(ctx, path, parts);
     base_free(&ctx->al, data);
-    if (!ok) {
-        remove(path);
-        return fe_error(ctx, LOOM_STATUS_IO_ERROR, "loom_npy_save: %s: write failed: %s", path,
-                        strerror(err ? err : EIO));
-    }
-    return LOOM_STATUS_OK;
+    return st;
 }

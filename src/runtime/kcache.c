@@ -5,9 +5,12 @@
  *     <dir>/<2 hex>/<32 hex>.cubin    (32 hex = XXH3-128 of format, source, options, NVRTC, arch)
  * holding a disk_header_t then the payload. Entries are written to a temp file in the same
  * folder and renamed into place, so readers see whole files or none; every field is checked on
- * load and an entry that fails is deleted and recompiled. The folder is opened once (no
- * symlink, ours, not group/other-writable) and used through its descriptor, so it cannot be
- * swapped underneath us. Any disk trouble makes the cache memory-only; it is never an error. */
+ * load and an entry that fails is deleted and recompiled; entries are opened only if regular
+ * files and without blocking, so a FIFO planted at an entry's name is a bad entry, not a hang.
+ * The folder is opened once (no symlink, spelled with or without trailing slashes; ours; not
+ * group/other-writable) and used through its descriptor, so it cannot be swapped underneath
+ * us. Any disk trouble makes the cache memory-only; it is never an error. Dump files are
+ * written like entries (base_file_replace): a symlink planted at a dump name is replaced. */
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,14 +110,30 @@ static char *choose_dir(rt_device_t *d, const rt_options_t *opt) {
         base_str_printf(&s, "%s/loom/%s", env, LOOM_VERSION_STRING);
     else if ((env = getenv("HOME")) && env[0] == '/')
         base_str_printf(&s, "%s/.cache/loom/%s", env, LOOM_VERSION_STRING);
-    char *dir = s.failed || !s.len ? NULL : base_strdup(d->al, base_str_get(&s));
+    /* Without trailing slashes (and "/." ends): O_NOFOLLOW does not apply to "link/". */
+    const char *p = base_str_get(&s);
+    size_t n = s.len;
+    for (;;) {
+        if (n > 1 && p[n - 1] == '/')
+            n--;
+        else if (n > 2 && p[n - 1] == '.' && p[n - 2] == '/')
+            n -= 2;
+        else
+            break;
+    }
+    base_str_t t;
+    base_str_init(&t, d->al);
+    base_str_catn(&t, p, n);
+    char *dir = s.failed || t.failed || !n ? NULL : base_strdup(d->al, base_str_get(&t));
+    base_str_fini(&t);
     base_str_fini(&s);
     return dir;
 }
 
-/* Opens dir if it is safe to trust; -1 (and the reason in why) if not. */
+/* Opens dir if it is safe to trust; -1 (and the reason in why) if not. dir has no trailing
+ * slash, so that the no-symlink checks (lstat, O_NOFOLLOW) see its last component. */
 static int open_dir(const char *dir, char *why, size_t why_n) {
-    struct stat st;
+    struct stat st, named;
     if (lstat(dir, &st) != 0) {
         snprintf(why, why_n, "cannot create it: %s", strerror(errno));
         return -1;
@@ -123,13 +142,17 @@ static int open_dir(const char *dir, char *why, size_t why_n) {
         snprintf(why, why_n, "it is a symbolic link");
         return -1;
     }
+    named = st;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(why, why_n, "cannot open it: %s", strerror(errno));
+        snprintf(why, why_n, "cannot open it: %s",
+                 errno == ELOOP ? "it is a symbolic link" : strerror(errno));
         return -1;
     }
     if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(why, why_n, "it is not a folder");
+    } else if (st.st_dev != named.st_dev || st.st_ino != named.st_ino) {
+        snprintf(why, why_n, "it was replaced while being opened"); /* judged by the descriptor */
     } else if (st.st_uid != geteuid()) {
         snprintf(why, why_n, "it belongs to uid %u, not to us (uid %u)", (unsigned)st.st_uid,
                  (unsigned)geteuid());
@@ -227,34 +250,20 @@ static bool read_all(int fd, void *p, size_t n) {
     return true;
 }
 
-static bool write_all(int fd, const void *p, size_t n) {
-    for (size_t put = 0; put < n;) {
-        ssize_t r = write(fd, (const char *)p + put, n - put);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return false;
-        if (r == 0) {
-            errno = ENOSPC;
-            return false;
-        }
-        put += (size_t)r;
-    }
-    return true;
-}
-
 /* Reads the entry for key into *bin. false if there is none or it did not verify (then it is
  * deleted). */
 static bool disk_load(rt_device_t *d, base_hash128_t key, rt_binary_t *bin) {
     rt_kcache_t *kc = &d->kc;
     char rel[64];
     entry_path(key, rel, sizeof rel);
-    int fd = openat(kc->dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return false;
+    struct stat st;
+    int fd = base_file_open_regular(kc->dirfd, rel, false, &st); /* never blocks on a FIFO */
+    if (fd == -1) return false;
     const char *bad = NULL;
     disk_header_t h;
-    struct stat st;
     memset(bin, 0, sizeof *bin);
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        bad = "not a regular file";
+    if (fd < 0)
+        bad = base_file_kind(st.st_mode); /* a FIFO, a symbolic link, ...: not an entry */
     else if ((uint64_t)st.st_size < sizeof h || !read_all(fd, &h, sizeof h))
         bad = "truncated header";
     else if (memcmp(h.magic, magic, sizeof magic) != 0)
@@ -274,7 +283,7 @@ static bool disk_load(rt_device_t *d, base_hash128_t key, rt_binary_t *bin) {
         bad = "read failed";
     else if (XXH3_64bits(bin->data, (size_t)h.payload_size) != h.checksum)
         bad = "checksum mismatch";
-    close(fd);
+    if (fd >= 0) close(fd);
     if (!bad) {
         bin->size = (size_t)h.payload_size;
         bin->ptx = h.flags & 1u;
@@ -295,14 +304,13 @@ static void disk_drop(rt_device_t *d, base_hash128_t key) {
     if (d->kc.dirfd >= 0) unlinkat(d->kc.dirfd, rel, 0);
 }
 
-/* Writes the entry atomically (temp file, then rename). A failure that will repeat (full or
- * read-only disk, no permission) makes the cache memory-only; never an error. */
+/* Writes the entry atomically (base_file_replace: temp file, fsync, rename). A failure that
+ * will repeat (full or read-only disk, no permission) makes the cache memory-only; never an
+ * error. */
 static void disk_store(rt_device_t *d, base_hash128_t key, const rt_binary_t *bin) {
     rt_kcache_t *kc = &d->kc;
-    char rel[64], tmp[96];
+    char rel[64];
     entry_path(key, rel, sizeof rel);
-    snprintf(tmp, sizeof tmp, "%.2s/.%.32s.%ld.%u.tmp", rel, rel + 3, (long)getpid(),
-             kc->tmp_seq++);
     disk_header_t h;
     memcpy(h.magic, magic, sizeof magic);
     h.version = FORMAT_VERSION;
@@ -312,19 +320,11 @@ static void disk_store(rt_device_t *d, base_hash128_t key, const rt_binary_t *bi
     h.payload_size = bin->size;
     h.checksum = XXH3_64bits(bin->data, bin->size);
     char shard[3] = {rel[0], rel[1], '\0'};
-    int fd = -1, e = 0;
-    if (mkdirat(kc->dirfd, shard, 0700) != 0 && errno != EEXIST) goto fail;
-    fd = openat(kc->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) goto fail;
-    if (!write_all(fd, &h, sizeof h) || !write_all(fd, bin->data, bin->size)) goto fail;
-    int c = close(fd);
-    fd = -1;
-    if (c != 0 || renameat(kc->dirfd, tmp, kc->dirfd, rel) != 0) goto fail;
-    return;
-fail:
-    e = errno;
-    if (fd >= 0) close(fd);
-    unlinkat(kc->dirfd, tmp, 0);
+    base_span_t parts[2] = {{&h, sizeof h}, {bin->data, bin->size}};
+    int e = mkdirat(kc->dirfd, shard, 0700) != 0 && errno != EEXIST
+                ? errno
+                : base_file_replace(d->al, kc->dirfd, rel, parts, 2, 0600);
+    if (!e) return;
     if (e == ENOSPC || e == EROFS || e == EACCES || e == EPERM || e == EDQUOT || e == ENOTDIR) {
         base_log(d->log, LOOM_LOG_INFO, "kernel cache: cannot write %s/%s (%s); memory only",
                  kc->dir, rel, strerror(e));
@@ -341,13 +341,12 @@ static void dump_file(rt_device_t *d, const char *name, const char *ext, const c
     base_str_t path;
     base_str_init(&path, d->al);
     base_str_printf(&path, "%s/%s.%s", d->dump_dir, name, ext);
-    int fd = path.failed
-                 ? -1
-                 : open(base_str_get(&path), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || !write_all(fd, text, strlen(text)))
+    base_span_t part = {text, strlen(text)};
+    int e = path.failed ? ENOMEM
+                        : base_file_replace(d->al, AT_FDCWD, base_str_get(&path), &part, 1, 0644);
+    if (e)
         base_log(d->log, LOOM_LOG_INFO, "dump: cannot write %s: %s", base_str_get(&path),
-                 strerror(errno));
-    if (fd >= 0) close(fd);
+                 strerror(e));
     base_str_fini(&path);
 }
 

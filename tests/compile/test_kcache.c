@@ -1,7 +1,9 @@
 /* test_kcache.c — the kernel cache without a GPU: compile-only devices compile with NVRTC and
  * cache to a temp folder; a second process finds the entries; corrupt entries are detected,
- * deleted and recompiled; unsafe or unwritable folders make the cache memory-only; compile
- * errors carry the NVRTC log; a device without a driver says NO_DRIVER. */
+ * deleted and recompiled (a FIFO at an entry's name too, without hanging); unsafe or unwritable
+ * folders make the cache memory-only (a symlinked folder also when spelled with a trailing
+ * slash); dump files replace a planted symlink instead of writing through it; compile errors
+ * carry the NVRTC log; a device without a driver says NO_DRIVER. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -309,6 +311,48 @@ static void test_kcache_symlinked_folder_refused(void **state) {
     check_memory_only(f, link, "symbolic link");
 }
 
+/* O_NOFOLLOW does not apply to a path ending in '/': the folder is checked without it. */
+static void test_kcache_symlinked_folder_trailing_slash_refused(void **state) {
+    fx_t *f = *state;
+    char link[320];
+    assert_int_equal(mkdir(f->cache, 0700), 0);
+    snprintf(link, sizeof link, "%s/link", f->dir);
+    assert_int_equal(symlink(f->cache, link), 0);
+    snprintf(link, sizeof link, "%s/link/", f->dir);
+    check_memory_only(f, link, "symbolic link");
+    snprintf(link, sizeof link, "%s/link//", f->dir);
+    check_memory_only(f, link, "symbolic link");
+    /* A real folder spelled with trailing slashes is used, and named without them. */
+    snprintf(link, sizeof link, "%s//", f->cache);
+    rt_device_t *d = open_dev(f, link);
+    assert_string_equal(rt_kernel_cache_dir(d), f->cache);
+    rt_device_destroy(d);
+}
+
+/* A FIFO planted at an entry's name is a bad entry: dropped and recompiled, never a hang. */
+static void test_kcache_fifo_entry_recompiled(void **state) {
+    fx_t *f = *state;
+    rt_device_t *d = open_dev(f, f->cache);
+    rt_kernel_t *k = NULL;
+    assert_int_equal(rt_kernel_build(d, key_add1, "add1", src_add1, &k), LOOM_STATUS_OK);
+    rt_device_destroy(d);
+    char entry[600];
+    assert_true(find_entry(f->cache, entry, sizeof entry));
+    assert_int_equal(unlink(entry), 0);
+    assert_int_equal(mkfifo(entry, 0600), 0);
+
+    d = open_dev(f, f->cache);
+    alarm(120); /* opening the FIFO for reading blocks without a writer: the alarm fails it */
+    assert_int_equal(rt_kernel_build(d, key_add1, "add1", src_add1, &k), LOOM_STATUS_OK);
+    alarm(0);
+    assert_int_equal(f->err.status, LOOM_STATUS_OK);
+    assert_int_equal(stats_of(d).kernel_compiles, 1);
+    rt_device_destroy(d);
+    struct stat st;
+    assert_int_equal(lstat(entry, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+}
+
 static void test_kcache_world_writable_folder_refused(void **state) {
     fx_t *f = *state;
     assert_int_equal(mkdir(f->cache, 0700), 0);
@@ -468,6 +512,62 @@ static void test_kcache_dump_dir_gets_source_and_log(void **state) {
     rt_device_destroy(d);
 }
 
+/* Evaluates arange(64) * 2 + 1 on a compile-only context dumping to dump; 0 on success. */
+static int eval_dumping(fx_t *f, const char *dump) {
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_NVRTC;
+    o.cache_dir = f->cache;
+    o.dump_dir = dump;
+    loom_ctx_t *ctx = NULL;
+    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) return -1;
+    loom_array_t *x = loom_arange(ctx, 0, 64, 1, LOOM_DTYPE_F32);
+    loom_array_t *c = loom_add_f(ctx, loom_multiply_f(ctx, x, 2), 1);
+    loom_status_t st = loom_eval(ctx, 1, &c);
+    loom_ctx_destroy(ctx);
+    return st == LOOM_STATUS_OK ? 0 : -1;
+}
+
+/* Every dump file (graph text and DOT, schedule, kernel source and log) replaces a symlink
+ * planted at its name instead of writing through it. */
+static void test_kcache_dumps_replace_planted_symlinks(void **state) {
+    fx_t *f = *state;
+    char first[320], second[320], victim[320], path[700];
+    snprintf(first, sizeof first, "%s/dump1", f->dir);
+    snprintf(second, sizeof second, "%s/dump2", f->dir);
+    snprintf(victim, sizeof victim, "%s/victim", f->dir);
+    assert_int_equal(eval_dumping(f, first), 0); /* learns the names */
+    FILE *fp = fopen(victim, "w");
+    assert_non_null(fp);
+    fputs("precious", fp);
+    fclose(fp);
+    assert_int_equal(mkdir(second, 0700), 0);
+    DIR *dd = opendir(first);
+    assert_non_null(dd);
+    struct dirent *e;
+    int planted = 0;
+    while ((e = readdir(dd))) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", second, e->d_name);
+        assert_int_equal(symlink(victim, path), 0);
+        planted++;
+    }
+    closedir(dd);
+    assert_true(planted >= 5); /* graph .txt and .dot, schedule, a kernel's .cu and .log */
+    assert_int_equal(eval_dumping(f, second), 0);
+    assert_int_equal(file_size(victim), 8);
+    dd = opendir(second);
+    assert_non_null(dd);
+    while ((e = readdir(dd))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (e->d_name[0] == '.') fail_msg("temp file %s left in %s", e->d_name, second);
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", second, e->d_name);
+        assert_int_equal(lstat(path, &st), 0);
+        if (!S_ISREG(st.st_mode)) fail_msg("%s is still a symlink", path);
+    }
+    closedir(dd);
+}
+
 static void test_kcache_disabled_and_env_folders(void **state) {
     fx_t *f = *state;
     rt_options_t o = {0};
@@ -612,6 +712,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_kcache_flipped_checksum_byte_recompiled, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_kcache_symlinked_folder_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kcache_symlinked_folder_trailing_slash_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_kcache_fifo_entry_recompiled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_world_writable_folder_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_group_writable_folder_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_unwritable_folder_degrades, setup, teardown),
@@ -620,6 +723,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_kcache_memory_hit_does_not_touch_disk, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_kcache_dump_dir_gets_source_and_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kcache_dumps_replace_planted_symlinks, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_kcache_disabled_and_env_folders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_bad_name_and_arch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kcache_other_arch_other_entry, setup, teardown),

@@ -1,16 +1,26 @@
 /* test_npy — .npy files: NumPy-written fixtures (tests/data/npy, from tools/gen_npy_fixtures.py)
  * of every dtype in C and Fortran order, both byte orders and format versions 1.0-3.0; round
- * trips through loom_npy_save and loom_npy_load; and corrupt, truncated and unsupported files,
- * each a clear error naming the file. */
+ * trips through loom_npy_save and loom_npy_load; corrupt, truncated and unsupported files, each
+ * a clear error naming the file; and what is at the target of a save: a failed save leaves the
+ * old file whole, a FIFO, folder, socket or block device is refused (and left), a character
+ * device is written as a stream, a symbolic link is refused (its target untouched). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "../support/check.h"
@@ -278,6 +288,173 @@ static void test_npy_save_errors(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* ---- what is at the target ---- */
+
+/* The whole content of a file (at most cap bytes) and its length; -1 if it cannot be read. */
+static long slurp(const char *path, unsigned char *buf, size_t cap) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    return (long)n;
+}
+
+/* Fails the test if the temp folder holds a leftover temp file (a name starting with '.'). */
+static void expect_no_temp_files(void) {
+    DIR *d = opendir(tmpdir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            fail_msg("temp file %s/%s left behind", tmpdir, e->d_name);
+    closedir(d);
+}
+
+static mode_t kind_of(const char *path) {
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    return st.st_mode & S_IFMT;
+}
+
+static void test_npy_save_failure_keeps_old_file(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    char path[160];
+    snprintf(path, sizeof path, "%s/keep.npy", tmpdir);
+    int64_t three = 3, big = 1 << 16;
+    assert_int_equal(loom_npy_save(ctx, loom_ones(ctx, LOOM_DTYPE_F32, 1, &three), path),
+                     LOOM_STATUS_OK);
+    unsigned char before[256], after[256];
+    long n_before = slurp(path, before, sizeof before);
+    assert_true(n_before > 0);
+    /* A file size limit makes the write fail with EFBIG, even for root. */
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 4096;
+    void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    loom_status_t st = loom_npy_save(ctx, loom_ones(ctx, LOOM_DTYPE_F32, 1, &big), path);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, old_sig);
+    assert_int_equal(st, LOOM_STATUS_IO_ERROR);
+    const char *msg = loom_ctx_message(ctx);
+    if (!strstr(msg, path) || !strstr(msg, strerror(EFBIG)))
+        fail_msg("message \"%s\" lacks the path or \"%s\"", msg, strerror(EFBIG));
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(slurp(path, after, sizeof after), n_before);
+    assert_memory_equal(after, before, (size_t)n_before);
+    expect_no_temp_files();
+    loom_ctx_destroy(ctx);
+}
+
+/* Saving to path must fail with IO_ERROR, name the path and `what`, and leave the node. */
+static void expect_save_refused(loom_ctx_t *ctx, loom_array_t *a, const char *path,
+                                const char *what) {
+    mode_t kind = kind_of(path);
+    alarm(10); /* a save that opens a FIFO blocks for a reader: the alarm fails the test */
+    loom_status_t st = loom_npy_save(ctx, a, path);
+    alarm(0);
+    assert_int_equal(st, LOOM_STATUS_IO_ERROR);
+    const char *msg = loom_ctx_message(ctx);
+    if (!strstr(msg, path) || !strstr(msg, what))
+        fail_msg("message \"%s\" lacks the path or \"%s\"", msg, what);
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(kind_of(path), kind);
+}
+
+static void test_npy_save_refuses_non_regular_targets(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t three = 3;
+    loom_array_t *a = loom_ones(ctx, LOOM_DTYPE_F32, 1, &three);
+    char path[160];
+    snprintf(path, sizeof path, "%s/fifo.npy", tmpdir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    expect_save_refused(ctx, a, path, "is a FIFO");
+    snprintf(path, sizeof path, "%s/dir.npy", tmpdir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    expect_save_refused(ctx, a, path, "is a folder");
+    snprintf(path, sizeof path, "%s/sock.npy", tmpdir);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    assert_true(strlen(path) < sizeof sa.sun_path);
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(s >= 0);
+    assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+    expect_save_refused(ctx, a, path, "is a socket");
+    close(s);
+    /* Device nodes of our own (root only): a block device is refused; character devices are
+     * written as streams and never replaced or deleted, even when the write fails. */
+    snprintf(path, sizeof path, "%s/blk.npy", tmpdir);
+    if (mknod(path, S_IFBLK | 0600, makedev(240, 0)) == 0) {
+        expect_save_refused(ctx, a, path, "is a block device");
+        snprintf(path, sizeof path, "%s/null.npy", tmpdir);
+        assert_int_equal(mknod(path, S_IFCHR | 0600, makedev(1, 3)), 0);
+        assert_int_equal(loom_npy_save(ctx, a, path), LOOM_STATUS_OK);
+        assert_int_equal(kind_of(path), S_IFCHR);
+        snprintf(path, sizeof path, "%s/full.npy", tmpdir);
+        assert_int_equal(mknod(path, S_IFCHR | 0600, makedev(1, 7)), 0);
+        expect_save_refused(ctx, a, path, strerror(ENOSPC));
+    } else {
+        assert_int_equal(errno, EPERM);
+    }
+    expect_no_temp_files();
+    loom_ctx_destroy(ctx);
+}
+
+/* A symbolic link at the target is refused and left, and its target untouched (replacing it
+ * would undo what the user set up; following it lets a planted link aim the write), unless it
+ * leads to a character device, which is written as a stream. */
+static void test_npy_save_refuses_symlink_keeps_target(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    char victim[160], link[160], dangling[160];
+    snprintf(victim, sizeof victim, "%s/victim", tmpdir);
+    snprintf(link, sizeof link, "%s/link.npy", tmpdir);
+    snprintf(dangling, sizeof dangling, "%s/dangling.npy", tmpdir);
+    write_file("victim", "precious", 8);
+    assert_int_equal(symlink(victim, link), 0);
+    assert_int_equal(symlink("no_such_target", dangling), 0);
+    int64_t three = 3;
+    loom_array_t *a = loom_ones(ctx, LOOM_DTYPE_F32, 1, &three);
+    expect_save_refused(ctx, a, link, "is a symbolic link");
+    expect_save_refused(ctx, a, dangling, "is a symbolic link");
+    unsigned char buf[64];
+    assert_int_equal(slurp(victim, buf, sizeof buf), 8);
+    assert_memory_equal(buf, "precious", 8);
+    char dev[160], dev_link[160];
+    snprintf(dev, sizeof dev, "%s/null_dev", tmpdir);
+    snprintf(dev_link, sizeof dev_link, "%s/null_link.npy", tmpdir);
+    if (mknod(dev, S_IFCHR | 0600, makedev(1, 3)) == 0) { /* root only */
+        assert_int_equal(symlink(dev, dev_link), 0);
+        assert_int_equal(loom_npy_save(ctx, a, dev_link), LOOM_STATUS_OK);
+        assert_int_equal(kind_of(dev_link), S_IFLNK);
+        assert_int_equal(kind_of(dev), S_IFCHR);
+    }
+    expect_no_temp_files();
+    loom_ctx_destroy(ctx);
+}
+
+static void test_npy_load_fifo_fails_promptly(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    char path[160], link[160];
+    snprintf(path, sizeof path, "%s/in_fifo.npy", tmpdir);
+    snprintf(link, sizeof link, "%s/in_fifo_link.npy", tmpdir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(symlink(path, link), 0);
+    alarm(10); /* opening a FIFO without a writer blocks: the alarm fails the test */
+    expect_load_error(ctx, path, LOOM_STATUS_IO_ERROR, "not a regular file (a FIFO)");
+    expect_load_error(ctx, link, LOOM_STATUS_IO_ERROR, "not a regular file (a FIFO)");
+    alarm(0);
+    /* A symbolic link to a regular file is followed: user-named inputs often are links. */
+    snprintf(link, sizeof link, "%s/fixture_link.npy", tmpdir);
+    assert_int_equal(symlink(LOOM_TEST_NPY_DIR "/float32_c.npy", link), 0);
+    assert_false(loom_array_is_nil(loom_npy_load(ctx, link)));
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_npy_fixtures_every_dtype_and_layout),
@@ -285,6 +462,10 @@ int main(void) {
         cmocka_unit_test(test_npy_round_trip_every_dtype),
         cmocka_unit_test(test_npy_corrupt_files),
         cmocka_unit_test(test_npy_save_errors),
+        cmocka_unit_test(test_npy_save_failure_keeps_old_file),
+        cmocka_unit_test(test_npy_save_refuses_non_regular_targets),
+        cmocka_unit_test(test_npy_save_refuses_symlink_keeps_target),
+        cmocka_unit_test(test_npy_load_fifo_fails_promptly),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }
