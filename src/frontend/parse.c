@@ -1645,7 +1645,20 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
                 return perr(P, b.pos[2], LOOM_STATUS_INVALID_ARGUMENT, "arange: step is zero");
             loom_dtype_t d;
             if (!get_dtype(P, &b, 3, any_float ? LOOM_DTYPE_F64 : LOOM_DTYPE_I64, &d)) return false;
-            r = loom_arange(ctx, start, stop, step, d);
+            /* Python ints (within int64) keep their exact values past 2**53. */
+            i128 iv[3] = {0, 0, 1};
+            bool ints = !any_float;
+            for (int i = 0; i < 3 && ints; i++)
+                if (b.given[i] && b.v[i].kind != V_NONE) {
+                    iv[i] = b.v[i].i;
+                    ints = iv[i] >= INT64_MIN && iv[i] <= INT64_MAX;
+                }
+            if (ints && !(b.given[1] && b.v[1].kind != V_NONE)) { /* arange(stop) */
+                iv[1] = iv[0];
+                iv[0] = 0;
+            }
+            r = ints ? loom_arange_int(ctx, (int64_t)iv[0], (int64_t)iv[1], (int64_t)iv[2], d)
+                     : loom_arange(ctx, start, stop, step, d);
             break;
         }
         case F_LINSPACE: {
