@@ -1566,16 +1566,14 @@ static bool call_func(parser_t *P, const func_t *f, const node_t *call, const va
             if (int_arr && has_hi && b.v[hi].kind == V_INT && !int_fits(b.v[hi].i, ad) &&
                 b.v[hi].i > 0)
                 has_hi = false;
-            if (has_lo) {
-                loom_array_t *l = as_array(P, &b.v[lo], b.pos[lo], "a_min");
-                if (loom_array_is_nil(l)) return false;
-                r = loom_maximum(ctx, r, l);
-            }
-            if (has_hi && !loom_array_is_nil(r)) {
-                loom_array_t *h = as_array(P, &b.v[hi], b.pos[hi], "a_max");
-                if (loom_array_is_nil(h)) return false;
-                r = loom_minimum(ctx, r, h);
-            }
+            /* One bound is np.maximum or np.minimum; both, np.clip's own loop (signed zeros). */
+            loom_array_t *l = has_lo ? as_array(P, &b.v[lo], b.pos[lo], "a_min") : NULL;
+            loom_array_t *h = has_hi ? as_array(P, &b.v[hi], b.pos[hi], "a_max") : NULL;
+            if ((l && loom_array_is_nil(l)) || (h && loom_array_is_nil(h))) return false;
+            if (l || h)
+                r = l && h ? loom_clip(ctx, r, l, h)
+                    : l    ? loom_maximum(ctx, r, l)
+                           : loom_minimum(ctx, r, h);
             break;
         }
         case F_ASTYPE: {
@@ -1948,6 +1946,13 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
         static const func_t as = {.name = "dtype", .kind = F_ASTYPE, .params = "x"};
         bound_t b;
         if (!bind(P, &as, x, NULL, &b)) return false;
+        if (b.v[0].kind == V_INT && d != LOOM_DTYPE_BOOL && d < LOOM_DTYPE_F16 &&
+            !int_fits(b.v[0].i, (loom_dtype_t)d)) { /* np.int8(300) raises OverflowError */
+            char t[48];
+            i128_text(b.v[0].i, t, sizeof t);
+            return perr(P, b.pos[0], LOOM_STATUS_OVERFLOW, "Python integer %s out of bounds for %s",
+                        t, loom_dtype_name((loom_dtype_t)d));
+        }
         loom_array_t *a = as_array(P, &b.v[0], b.pos[0], "the argument");
         if (loom_array_is_nil(a)) return false;
         loom_array_t *r = loom_astype(P->ctx, a, (loom_dtype_t)d);

@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "../support/check.h"
@@ -101,10 +103,103 @@ static void test_numerics_arange_int_small_dtypes(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* NumPy 2's scalar constructors refuse a Python int their dtype cannot hold (np.int8(300),
+ * np.uint64(-1), np.int64(2**63): OverflowError); loom wrapped them. Arithmetic with an
+ * out-of-range Python int raises too, comparisons compare exactly, and np.where casts it
+ * unsafely (np.where(c, int8_array, 300) holds 44), as NumPy 2.4 does. */
+static void test_numerics_python_int_out_of_bounds(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const struct {
+        const char *expr, *phrase;
+    } refused[] = {
+        {"int8(300)", "Python integer 300 out of bounds for int8"},
+        {"np.int8(-129)", "Python integer -129 out of bounds for int8"},
+        {"uint64(-1)", "Python integer -1 out of bounds for uint64"},
+        {"int64(2**63)", "Python integer 9223372036854775808 out of bounds for int64"},
+        {"uint64(2**64)", "Python integer 18446744073709551616 out of bounds for uint64"},
+        {"arange(3, dtype='int8') + 300", "Python integer 300 out of bounds for int8"},
+        {"maximum(arange(3, dtype='uint8'), -1)", "Python integer -1 out of bounds for uint8"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        expect_error(ctx, loom_expr(ctx, refused[i].expr, 0, NULL, NULL), LOOM_STATUS_OVERFLOW,
+                     refused[i].phrase);
+    int64_t v;
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "int64(-2**63)", 0, NULL, NULL), &v, sizeof v),
+                     LOOM_STATUS_OK);
+    assert_true(v == INT64_MIN);
+    uint64_t u;
+    assert_int_equal(
+        loom_read(ctx, loom_expr(ctx, "uint64(2**64 - 1)", 0, NULL, NULL), &u, sizeof u),
+        LOOM_STATUS_OK);
+    assert_true(u == UINT64_MAX);
+    bool eq[3];
+    loom_array_t *x = loom_arange_int(ctx, 0, 3, 1, LOOM_DTYPE_I8);
+    assert_int_equal(loom_read(ctx, loom_equal_i(ctx, x, 300), eq, sizeof eq), LOOM_STATUS_OK);
+    assert_true(!eq[0] && !eq[1] && !eq[2]);
+    int64_t two = 2;
+    bool c[2] = {true, false};
+    loom_array_t *cond = loom_from_host(ctx, LOOM_DTYPE_BOOL, 1, &two, c);
+    int8_t w[2];
+    loom_array_t *y = loom_slice(ctx, x, 1, (int64_t[]){1}, (int64_t[]){3}, NULL); /* [1, 2] */
+    loom_array_t *r = loom_where(ctx, cond, y, loom_weak_int(ctx, 300));
+    assert_int_equal(loom_array_dtype(r), LOOM_DTYPE_I8);
+    assert_int_equal(loom_read(ctx, r, w, sizeof w), LOOM_STATUS_OK);
+    assert_true(w[0] == 1 && w[1] == 44);
+    r = loom_where(ctx, cond, loom_weak_int(ctx, -129), y);
+    assert_int_equal(loom_read(ctx, r, w, sizeof w), LOOM_STATUS_OK);
+    assert_true(w[0] == 127 && w[1] == 2);
+    loom_ctx_destroy(ctx);
+}
+
+/* np.clip keeps a where it equals a bound, so signed zeros survive (np.clip(-0.0, 0.0, 1.0) is
+ * -0.0; minimum(maximum(a, lo), hi) gave 0.0 for float32/64), takes hi where lo > hi, and
+ * gives NaN when any operand is NaN; float16 too. One bound is np.maximum / np.minimum. */
+static void test_numerics_clip_signed_zero(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const loom_dtype_t dts[] = {LOOM_DTYPE_F64, LOOM_DTYPE_F32, LOOM_DTYPE_F16,
+                                       LOOM_DTYPE_BF16};
+    static const struct {
+        double a, lo, hi, want;
+    } cases[] = {
+        {-0.0, 0.0, 1.0, -0.0}, {0.0, -0.0, 1.0, 0.0},   {-0.0, -1.0, 0.0, -0.0},
+        {0.0, -1.0, -0.0, 0.0}, {-1.0, -0.0, 1.0, -0.0}, {2.0, 0.0, -0.0, -0.0},
+        {0.5, 1.0, 0.0, 0.0},   {NAN, 0.0, 1.0, NAN},    {0.5, NAN, 1.0, NAN},
+        {0.5, 0.0, NAN, NAN},
+    };
+    for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            loom_dtype_t d = dts[t];
+            loom_array_t *a = loom_full(ctx, d, 0, NULL, cases[i].a);
+            loom_array_t *r = loom_clip(ctx, a, loom_full(ctx, d, 0, NULL, cases[i].lo),
+                                        loom_full(ctx, d, 0, NULL, cases[i].hi));
+            uint64_t got;
+            assert_int_equal(check_read_bits(ctx, r, &got, 1), LOOM_STATUS_OK);
+            uint64_t want = check_float_bits(d, cases[i].want);
+            if (!check_bits_match(d, want, got, 0)) {
+                char g[64], e[64];
+                check_format_bits(d, got, g, sizeof g);
+                check_format_bits(d, want, e, sizeof e);
+                fail_msg("clip(%g, %g, %g) %s: NumPy %s, loom %s", cases[i].a, cases[i].lo,
+                         cases[i].hi, loom_dtype_name(d), e, g);
+            }
+        }
+    /* The expression language's clip with both bounds is loom_clip. */
+    double got;
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "clip(-0.0, 0.0, 1.0)", 0, NULL, NULL), &got,
+                               sizeof got),
+                     LOOM_STATUS_OK);
+    assert_true(got == 0 && signbit(got));
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numerics_arange_int_exact),
         cmocka_unit_test(test_numerics_arange_int_small_dtypes),
+        cmocka_unit_test(test_numerics_python_int_out_of_bounds),
+        cmocka_unit_test(test_numerics_clip_signed_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
