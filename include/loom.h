@@ -287,9 +287,16 @@ LOOM_API loom_array_t *loom_full(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t nd
 /* Same for integer values that a double cannot hold exactly. */
 LOOM_API loom_array_t *loom_full_int(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                      const int64_t *shape, int64_t value);
-/* np.arange(start, stop, step, dtype): ceil((stop - start) / step) elements. */
+/* np.arange(start, stop, step, dtype): ceil((stop - start) / step) elements. Bounds past 2**53
+ * lose precision as doubles: give integer bounds to loom_arange_int. */
 LOOM_API loom_array_t *loom_arange(loom_ctx_t *ctx, double start, double stop, double step,
                                    loom_dtype_t dtype);
+/* np.arange with Python-int bounds: NumPy's length (the quotient rounded to a double, then its
+ * ceiling) and exact integer values. An integer dtype that cannot hold start (or start + step,
+ * when there are two elements or more) is an OVERFLOW error, as in NumPy; step 0 is
+ * INVALID_ARGUMENT. */
+LOOM_API loom_array_t *loom_arange_int(loom_ctx_t *ctx, int64_t start, int64_t stop, int64_t step,
+                                       loom_dtype_t dtype);
 /* np.linspace(start, stop, num, endpoint, dtype). */
 LOOM_API loom_array_t *loom_linspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
                                      int endpoint, loom_dtype_t dtype);

@@ -105,9 +105,14 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
             case IR_OP_CONST:
                 w[n++] = nd->p.bits;
                 break;
-            case IR_OP_ARANGE:
-                w[n++] = dbits(nd->p.a);
-                w[n++] = dbits(nd->p.b);
+            case IR_OP_ARANGE: /* integers for bool and integer dtypes (see lm_arange_*) */
+                if (ir_is_float((loom_dtype_t)nd->dtype)) {
+                    w[n++] = dbits(nd->p.a);
+                    w[n++] = dbits(nd->p.b);
+                } else {
+                    w[n++] = (uint64_t)nd->p.i0;
+                    w[n++] = (uint64_t)nd->p.di;
+                }
                 break;
             case IR_OP_LINSPACE:
                 w[n++] = dbits(nd->p.a);
@@ -192,9 +197,11 @@ static void emit_params(const cg_kernel_t *k, base_str_t *o) {
                     base_str_printf(o, "    const lm_u64 q%u_0 = P.w[%u];\n", j, w++);
                     first = 1;
                 }
+                bool ints = n->op == IR_OP_ARANGE && !ir_is_float((loom_dtype_t)n->dtype);
                 for (int p = first; p < np; p++) {
-                    if (n->op == IR_OP_LINSPACE && p == 3)
-                        base_str_printf(o, "    const lm_i64 q%u_3 = (lm_i64)P.w[%u];\n", j, w++);
+                    if ((n->op == IR_OP_LINSPACE && p == 3) || ints)
+                        base_str_printf(o, "    const lm_i64 q%u_%d = (lm_i64)P.w[%u];\n", j, p,
+                                        w++);
                     else
                         base_str_printf(o, "    const double q%u_%d = lm_word_f64(P.w[%u]);\n", j,
                                         p, w++);

@@ -6,6 +6,9 @@
 
 #include "fe.h"
 
+__extension__ typedef __int128 i128; /* arange_int: Python-int arithmetic on int64 bounds */
+__extension__ typedef unsigned __int128 u128;
+
 #define SLAB_NODES 256
 
 typedef struct fe_slab {
@@ -402,6 +405,30 @@ LOOM_API loom_array_t *loom_ones(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t nd
     return loom_full_int(ctx, dtype, ndim, shape, 1);
 }
 
+/* An element of bool or an integer dtype d, given as zero-extended bits, as an int64 (signed
+ * dtypes sign-extend; only the value mod 2**64 matters to lm_arange_*). */
+static int64_t elem_i64(loom_dtype_t d, uint64_t bits) {
+    unsigned width = 8u * ir_dtypes[d].size;
+    if (ir_dtypes[d].kind == IR_DKIND_INT && width < 64 && (bits >> (width - 1)) & 1u)
+        bits |= ~UINT64_C(0) << width;
+    return (int64_t)bits;
+}
+
+/* Sets an ARANGE node's parameters from its first two elements, v0 and v1, as NumPy stores
+ * them in the dtype: integers (v0, v1 - v0) for bool and integer dtypes, doubles for floats. */
+static void arange_params(loom_array_t *a, uint64_t v0_bits, uint64_t v1_bits, double start,
+                          double step) {
+    loom_dtype_t d = (loom_dtype_t)a->dtype;
+    if (ir_is_float(d)) {
+        a->p.a = start;
+        a->p.b = step;
+        return;
+    }
+    int64_t v0 = elem_i64(d, v0_bits), v1 = elem_i64(d, v1_bits);
+    a->p.i0 = v0;
+    a->p.di = (int64_t)((uint64_t)v1 - (uint64_t)v0);
+}
+
 LOOM_API loom_array_t *loom_arange(loom_ctx_t *ctx, double start, double stop, double step,
                                    loom_dtype_t dtype) {
     if (!ctx) return NULL;
@@ -418,10 +445,78 @@ LOOM_API loom_array_t *loom_arange(loom_ctx_t *ctx, double start, double stop, d
     }
     int64_t n = len > 0 ? (int64_t)len : 0;
     loom_array_t *a = leaf(ctx, "loom_arange", IR_OP_ARANGE, dtype, 1, &n);
-    if (!(a->flags & FE_NIL)) {
-        a->p.a = start;
-        a->p.b = step;
+    if (!(a->flags & FE_NIL))
+        arange_params(a, ir_bits_from_double(dtype, start),
+                      ir_bits_from_double(dtype, start + step), start, step);
+    return finish(a);
+}
+
+/* NumPy's length of an integer arange: ceil of (stop - start) / step, the exact quotient of
+ * Python ints rounded to a double first (so arange(0, 2**62, 2**62 - 1) has one element).
+ * Returns false when the length does not fit an int64. */
+static bool arange_int_len(int64_t start, int64_t stop, int64_t step, int64_t *n) {
+    i128 diff = (i128)stop - start;
+    *n = 0;
+    if (diff == 0 || (diff > 0) != (step > 0)) return true; /* the quotient is <= 0 */
+    u128 num = (u128)(diff < 0 ? -diff : diff);
+    u128 den = (u128)(step < 0 ? -(i128)step : (i128)step);
+    u128 q = num / den, r = num % den;
+    if (q >= (u128)INT64_MAX) return false;
+    bool up = r != 0; /* whether the rounded quotient is above q */
+    if (r != 0 && q != 0 && q < ((u128)1 << 53)) {
+        /* q + r/den rounds to q unless r/den exceeds half of q's ulp, 2**(e - 53) with
+         * e = floor(log2 q); a tie goes to the even significand, q's only when e == 52. */
+        int e = 63 - __builtin_clzll((unsigned long long)q);
+        u128 scaled = r << (53 - e);
+        up = scaled > den || (scaled == den && e == 52 && (q & 1u));
     }
+    *n = (int64_t)q + up;
+    return true;
+}
+
+/* Whether the Python int v fits integer dtype d. */
+static bool int_fits(i128 v, loom_dtype_t d) {
+    unsigned width = 8u * ir_dtypes[d].size;
+    if (ir_dtypes[d].kind == IR_DKIND_UINT) return v >= 0 && v < ((i128)1 << width);
+    return v >= -((i128)1 << (width - 1)) && v < ((i128)1 << (width - 1));
+}
+
+LOOM_API loom_array_t *loom_arange_int(loom_ctx_t *ctx, int64_t start, int64_t stop, int64_t step,
+                                       loom_dtype_t dtype) {
+    static const char fn[] = "loom_arange_int";
+    if (!ctx) return NULL;
+    int64_t n;
+    if (step == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: step is zero (start %lld, stop %lld)", fn, (long long)start,
+                 (long long)stop);
+        return &ctx->nil;
+    }
+    if (!arange_int_len(start, stop, step, &n)) {
+        fe_error(ctx, LOOM_STATUS_OVERFLOW,
+                 "%s: start %lld, stop %lld, step %lld give too many elements", fn,
+                 (long long)start, (long long)stop, (long long)step);
+        return &ctx->nil;
+    }
+    loom_array_t *a = leaf(ctx, fn, IR_OP_ARANGE, dtype, 1, &n);
+    if (a->flags & FE_NIL) return finish(a);
+    /* NumPy stores start and start + step (exact Python ints) in the dtype, refusing values
+     * out of an integer dtype's range, and only the elements the result has. */
+    i128 v1 = (i128)start + step;
+    if (ir_is_int(dtype)) {
+        i128 bad = n >= 1 && !int_fits(start, dtype) ? start
+                       : n >= 2 && !int_fits(v1, dtype)  ? v1
+                                                         : 0;
+        if (bad != 0) {
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: Python integer %lld out of bounds for %s",
+                     fn, (long long)bad, ir_dtypes[dtype].name);
+            return &ctx->nil;
+        }
+    }
+    /* v1 lies between start and stop when n >= 2, so it fits an int64 then. */
+    int64_t v1_64 = n >= 2 ? (int64_t)v1 : start;
+    arange_params(a, ir_bits_from_i64(dtype, start), ir_bits_from_i64(dtype, v1_64),
+                  (double)start, (double)v1_64 - (double)start);
     return finish(a);
 }
 

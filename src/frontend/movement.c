@@ -1,7 +1,7 @@
 /* movement.c — views (reshape, transpose, slice, broadcast_to, expand_dims, squeeze, flip,
  * moveaxis) and joins (concatenate, stack): NumPy 2's argument rules and messages, then one IR
- * view node (RESHAPE, PERMUTE, SLICE, EXPAND) or a chain of CONCAT nodes. Views never copy at
- * build time; the reference device reads them through strides. */
+ * view node (RESHAPE, PERMUTE, SLICE, EXPAND) or a balanced tree of binary CONCAT nodes. Views
+ * never copy at build time; the reference device reads them through strides. */
 #include <stdio.h>
 #include <string.h>
 
@@ -303,26 +303,50 @@ static bool arrays_ok(loom_ctx_t *ctx, const char *fn, int32_t n, loom_array_t *
     return true;
 }
 
-/* Joins along axis (already checked) arrays of one dtype and matching extents. */
-static loom_array_t *join(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays, int32_t axis,
-                          loom_dtype_t d) {
-    loom_array_t *acc = loom_astype(ctx, arrays[0], d);
+/* One binary CONCAT of a and b along axis; nil (with an error) when the joined extent does
+ * not fit. */
+static loom_array_t *concat2(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, int32_t axis,
+                             loom_dtype_t d) {
     ir_params_t p = {0};
     p.axis = axis;
-    for (int32_t i = 1; i < n && !(acc->flags & FE_NIL); i++) {
-        loom_array_t *ops[2] = {acc, loom_astype(ctx, arrays[i], d)};
-        if (ops[1]->flags & FE_NIL) return &ctx->nil;
-        int64_t shape[LOOM_MAX_DIMS];
-        memcpy(shape, acc->shape, sizeof shape);
-        if (__builtin_add_overflow(shape[axis], ops[1]->shape[axis], &shape[axis]) ||
-            !fe_check_shape(ctx, "concatenate", acc->ndim, shape, NULL)) {
-            if (!ctx->err.status)
-                fe_error(ctx, LOOM_STATUS_OVERFLOW, "concatenate: the joined extent overflows");
-            return &ctx->nil;
-        }
-        acc = fe_shaped(ctx, IR_OP_CONCAT, d, acc->ndim, shape, 2, ops, &p);
+    loom_array_t *ops[2] = {a, b};
+    int64_t shape[LOOM_MAX_DIMS];
+    memcpy(shape, a->shape, sizeof shape);
+    if (__builtin_add_overflow(shape[axis], b->shape[axis], &shape[axis]) ||
+        !fe_check_shape(ctx, "concatenate", a->ndim, shape, NULL)) {
+        if (!ctx->err.status)
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "concatenate: the joined extent overflows");
+        return &ctx->nil;
     }
-    return acc;
+    return fe_shaped(ctx, IR_OP_CONCAT, d, a->ndim, shape, 2, ops, &p);
+}
+
+/* Joins along axis (already checked) arrays of one dtype and matching extents, as a balanced
+ * tree of binary CONCATs: neighbours pair up level by level, so the tree is ceil(log2 n) deep
+ * and evaluating it copies each element once per level, O(n log n) in all. (A chain, each
+ * CONCAT appending one array to the previous result, copied O(n^2) elements and was n deep.) */
+static loom_array_t *join(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays, int32_t axis,
+                          loom_dtype_t d) {
+    loom_array_t **level = base_malloc(&ctx->al, (size_t)n, sizeof *level);
+    if (!level) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "concatenate: out of memory");
+        return &ctx->nil;
+    }
+    bool ok = true;
+    for (int32_t i = 0; i < n && ok; i++) {
+        level[i] = loom_astype(ctx, arrays[i], d);
+        ok = !(level[i]->flags & FE_NIL);
+    }
+    for (int32_t m = n; ok && m > 1; m = (m + 1) / 2) {
+        for (int32_t i = 0; i < m / 2 && ok; i++) {
+            level[i] = concat2(ctx, level[2 * i], level[2 * i + 1], axis, d);
+            ok = !(level[i]->flags & FE_NIL);
+        }
+        if (m % 2) level[m / 2] = level[m - 1];
+    }
+    loom_array_t *r = ok ? level[0] : &ctx->nil;
+    base_free(&ctx->al, level);
+    return r;
 }
 
 LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,

@@ -468,7 +468,15 @@ LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_arra
     if (!ctx) return NULL;
     loom_array_t *ops[3] = {cond, x, y};
     if (!args_ok(ctx, "where", 3, ops)) return &ctx->nil;
-    int d = result_type(ctx, "where", 2, ops + 1);
+    /* np.where takes a Python int as np.asarray does (int64) and casts it unsafely to the
+     * result dtype, so one out of that dtype's range wraps instead of raising (NumPy 2:
+     * np.where(c, int8_array, 300) holds 44): the dtype is resolved with such a value as 0. */
+    loom_array_t zero[2], *typed[2];
+    for (int i = 0; i < 2; i++)
+        typed[i] = is_weak(ops[1 + i]) && ops[1 + i]->weak_kind == FE_WEAK_INT
+                       ? weak_operand(ctx, &zero[i], FE_WEAK_INT, 0, 0)
+                       : ops[1 + i];
+    int d = result_type(ctx, "where", 2, typed);
     if (d < 0) return &ctx->nil;
     int32_t ndim;
     int64_t shape[LOOM_MAX_DIMS];
@@ -480,9 +488,22 @@ LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_arra
     return fe_shaped(ctx, IR_OP_WHERE, (loom_dtype_t)d, ndim, shape, 3, cast, NULL);
 }
 
+/* np.clip with both bounds: the three operands in their common dtype, then a kept where it
+ * equals a bound (NumPy 2: clip(-0.0, 0.0, 1.0) is -0.0), hi where lo > hi, NaN from any
+ * operand. maximum/minimum return their second operand on equal operands, except float16's,
+ * which return the first: the operand order below puts a (then the clipped value) there. */
 LOOM_API loom_array_t *loom_clip(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *lo,
                                  loom_array_t *hi) {
-    return loom_minimum(ctx, loom_maximum(ctx, a, lo), hi);
+    if (!ctx) return NULL;
+    loom_array_t *ops[3] = {a, lo, hi};
+    if (!args_ok(ctx, "clip", 3, ops)) return &ctx->nil;
+    int d = result_type(ctx, "clip", 3, ops);
+    if (d < 0) return &ctx->nil;
+    loom_array_t *x = operand(ctx, a, (loom_dtype_t)d), *l = operand(ctx, lo, (loom_dtype_t)d),
+                 *h = operand(ctx, hi, (loom_dtype_t)d);
+    if ((x->flags | l->flags | h->flags) & FE_NIL) return &ctx->nil;
+    if (d == LOOM_DTYPE_F16) return loom_minimum(ctx, loom_maximum(ctx, x, l), h);
+    return loom_minimum(ctx, h, loom_maximum(ctx, l, x));
 }
 
 LOOM_API loom_array_t *loom_astype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t dtype) {

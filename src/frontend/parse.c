@@ -1640,16 +1640,14 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             if (int_arr && has_hi && b->v[hi].kind == V_INT && !int_fits(b->v[hi].i, ad) &&
                 b->v[hi].i > 0)
                 has_hi = false;
-            if (has_lo) {
-                loom_array_t *l = as_array(P, &b->v[lo], b->pos[lo], "a_min");
-                if (loom_array_is_nil(l)) return false;
-                r = loom_maximum(ctx, r, l);
-            }
-            if (has_hi && !loom_array_is_nil(r)) {
-                loom_array_t *h = as_array(P, &b->v[hi], b->pos[hi], "a_max");
-                if (loom_array_is_nil(h)) return false;
-                r = loom_minimum(ctx, r, h);
-            }
+            /* One bound is np.maximum or np.minimum; both, np.clip's own loop (signed zeros). */
+            loom_array_t *l = has_lo ? as_array(P, &b->v[lo], b->pos[lo], "a_min") : NULL;
+            loom_array_t *h = has_hi ? as_array(P, &b->v[hi], b->pos[hi], "a_max") : NULL;
+            if ((l && loom_array_is_nil(l)) || (h && loom_array_is_nil(h))) return false;
+            if (l || h)
+                r = l && h ? loom_clip(ctx, r, l, h)
+                    : l    ? loom_maximum(ctx, r, l)
+                           : loom_minimum(ctx, r, h);
             break;
         }
         case F_ASTYPE: {
@@ -1719,7 +1717,20 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT, "arange: step is zero");
             loom_dtype_t d;
             if (!get_dtype(P, b, 3, any_float ? LOOM_DTYPE_F64 : LOOM_DTYPE_I64, &d)) return false;
-            r = loom_arange(ctx, start, stop, step, d);
+            /* Python ints (within int64) keep their exact values past 2**53. */
+            i128 iv[3] = {0, 0, 1};
+            bool ints = !any_float;
+            for (int i = 0; i < 3 && ints; i++)
+                if (b->given[i] && b->v[i].kind != V_NONE) {
+                    iv[i] = b->v[i].i;
+                    ints = iv[i] >= INT64_MIN && iv[i] <= INT64_MAX;
+                }
+            if (ints && !(b->given[1] && b->v[1].kind != V_NONE)) { /* arange(stop) */
+                iv[1] = iv[0];
+                iv[0] = 0;
+            }
+            r = ints ? loom_arange_int(ctx, (int64_t)iv[0], (int64_t)iv[1], (int64_t)iv[2], d)
+                     : loom_arange(ctx, start, stop, step, d);
             break;
         }
         case F_LINSPACE: {
@@ -2037,6 +2048,14 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
         static const func_t as = {.name = "dtype", .kind = F_ASTYPE, .params = "x"};
         bound_t *b = bound_get(P, x->pos);
         bool ok = b && bind(P, &as, x, NULL, b);
+        if (ok && b->v[0].kind == V_INT && d != LOOM_DTYPE_BOOL && d < LOOM_DTYPE_F16 &&
+            !int_fits(b->v[0].i, (loom_dtype_t)d)) { /* np.int8(300) raises OverflowError */
+            char t[48];
+            i128_text(b->v[0].i, t, sizeof t);
+            perr(P, b->pos[0], LOOM_STATUS_OVERFLOW, "Python integer %s out of bounds for %s", t,
+                 loom_dtype_name((loom_dtype_t)d));
+            ok = false;
+        }
         loom_array_t *a = ok ? as_array(P, &b->v[0], b->pos[0], "the argument") : NULL;
         if (b) bound_put(P, b);
         if (!ok || loom_array_is_nil(a)) return false;

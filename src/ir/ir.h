@@ -47,7 +47,7 @@ static inline bool ir_is_int(loom_dtype_t d) {
 #define IR_OP_LIST(X)                                                                          \
     X(INPUT, "input", LEAF, 0, ANY, SAME)          /* a realised buffer */                    \
     X(CONST, "const", LEAF, 0, ANY, SAME)          /* p.bits everywhere */                    \
-    X(ARANGE, "arange", LEAF, 0, ANY, SAME)        /* p.a + i * p.b (flat index i) */         \
+    X(ARANGE, "arange", LEAF, 0, ANY, SAME)        /* p.a + i * p.b; ints p.i0 + i * p.di */  \
     X(LINSPACE, "linspace", LEAF, 0, ANY, SAME)    /* NumPy's linspace formula */             \
     X(EYE, "eye", LEAF, 0, ANY, SAME)              /* col - row == p.k */                     \
     X(RAND_UNIFORM, "random_uniform", LEAF, 0, ANY, SAME)                                     \
@@ -176,7 +176,10 @@ int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common);
 /* ---- The flat IR (graph.c) ---- */
 typedef struct ir_params {
     uint64_t bits; /* CONST: the value, in the node's dtype, as raw bits (zero-extended) */
-    double a, b;   /* ARANGE: start, step; LINSPACE: start, step; RAND: low/high, mean/std */
+    double a, b;   /* ARANGE of a float dtype: start, step; LINSPACE: start, step; RAND:
+                      low/high, mean/std */
+    int64_t i0, di; /* ARANGE of bool or an integer dtype: element 0, and the difference between
+                       neighbours (mod 2**64; the dtype wraps them) */
     double c;      /* LINSPACE: stop (written at index k when endpoint) */
     int64_t k;     /* EYE: diagonal; LINSPACE: index of the endpoint or -1; MATMUL: mode */
     uint64_t seed; /* RAND */

@@ -647,13 +647,14 @@ LM_ELEM_OPS(LM__GEN_OP)
 
 /* ---- Leaf generators --------------------------------------------------------------------- */
 
-/* np.arange(start, stop, step, dtype): NumPy stores start and start + step (computed in
- * double) in the dtype, then fills element i >= 2 with v0 + i * (v1 - v0) in the dtype's
- * arithmetic (int64 wraparound for ints; float32 for float16/bfloat16). */
-#define LM__ARANGE_INT(s, T)                                               \
-    LM_FN T lm_arange_##s(lm_f64 start, lm_f64 step, lm_i64 i) {                               \
-        T v0 = lm_cast_f64_##s(start), v1 = lm_cast_f64_##s(LM_DADD(start, step));             \
-        return (T)((lm_u64)v0 + (lm_u64)i * (lm_u64)(T)(v1 - v0));                             \
+/* np.arange(start, stop, step, dtype): NumPy stores start and start + step in the dtype, then
+ * fills element i >= 2 with v0 + i * (v1 - v0) in the dtype's arithmetic (wraparound for ints;
+ * float32 for float16/bfloat16). Integer dtypes take v0 and d = v1 - v0 as integers (the
+ * frontend computes them, exactly, from integer or double bounds), so values past 2**53 stay
+ * exact; the others take the double start and step and form v1 = start + step here. */
+#define LM__ARANGE_INT(s, T)                                                                   \
+    LM_FN T lm_arange_##s(lm_i64 v0, lm_i64 d, lm_i64 i) {                                     \
+        return (T)((lm_u64)v0 + (lm_u64)i * (lm_u64)d);                                        \
     }
 LM__ARANGE_INT(i8, lm_i8)
 LM__ARANGE_INT(i16, lm_i16)
@@ -663,9 +664,8 @@ LM__ARANGE_INT(u8, lm_u8)
 LM__ARANGE_INT(u16, lm_u16)
 LM__ARANGE_INT(u32, lm_u32)
 LM__ARANGE_INT(u64, lm_u64)
-LM_FN lm_b lm_arange_b(lm_f64 start, lm_f64 step, lm_i64 i) {
-    lm_b v0 = lm_cast_f64_b(start), v1 = lm_cast_f64_b(LM_DADD(start, step));
-    return i == 0 ? v0 : ((lm_u64)v0 + (lm_u64)i * (lm_u64)(v1 - v0)) != 0;
+LM_FN lm_b lm_arange_b(lm_i64 v0, lm_i64 d, lm_i64 i) {
+    return ((lm_u64)v0 + (lm_u64)i * (lm_u64)d) != 0;
 }
 LM_FN lm_f32 lm_arange_f32(lm_f64 start, lm_f64 step, lm_i64 i) {
     lm_f32 v0 = lm_cast_f64_f32(start), v1 = lm_cast_f64_f32(LM_DADD(start, step));

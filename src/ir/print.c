@@ -58,7 +58,11 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
                 ir_print_scalar((loom_dtype_t)n->dtype, n->p.bits, out);
                 break;
             case IR_OP_ARANGE:
-                base_str_printf(out, " start=%.17g step=%.17g", n->p.a, n->p.b);
+                if (!ir_is_float((loom_dtype_t)n->dtype))
+                    base_str_printf(out, " start=%lld step=%lld", (long long)n->p.i0,
+                                    (long long)n->p.di);
+                else
+                    base_str_printf(out, " start=%.17g step=%.17g", n->p.a, n->p.b);
                 break;
             case IR_OP_LINSPACE:
                 base_str_printf(out, " start=%.17g step=%.17g stop=%.17g end=%lld", n->p.a, n->p.b,

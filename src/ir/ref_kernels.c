@@ -86,10 +86,16 @@ const ir_ref_fn ir_ref_elem[IR_OP_COUNT][LOOM_DTYPE_COUNT] = {LM_ELEM_OPS(ENTRY_
 const ir_ref_fn ir_ref_cast[LOOM_DTYPE_COUNT][LOOM_DTYPE_COUNT] = {LM_DTYPE_LIST(ENTRY_CAST_FROM)};
 
 /* ---- Leaves ---- */
+/* ARANGE's parameters by canonical type: integers (p->i0, p->di) for bool and the integer
+ * dtypes, doubles for the floats. */
+#define ARANGE_ARGS_i64(p)  (p)->i0, (p)->di
+#define ARANGE_ARGS_u64(p)  (p)->i0, (p)->di
+#define ARANGE_ARGS_f64(p)  (p)->a, (p)->b
+#define ARANGE_ARGS_f64h(p) (p)->a, (p)->b
 #define DEF_LEAVES(TAG, s, T, canon)                                                               \
     static void arange_##s(const ir_params_t *p, int64_t n, void *out) {                           \
         T *y = out;                                                                                \
-        for (int64_t i = 0; i < n; i++) y[i] = lm_arange_##s(p->a, p->b, i);                       \
+        for (int64_t i = 0; i < n; i++) y[i] = lm_arange_##s(ARANGE_ARGS_##canon(p), i);           \
     }                                                                                              \
     static void linspace_##s(const ir_params_t *p, int64_t n, void *out) {                         \
         T *y = out;                                                                                \

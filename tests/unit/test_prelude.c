@@ -207,8 +207,10 @@ static void test_prelude_leaves(void **state) {
     n.dtype = LOOM_DTYPE_I8;
     n.ndim = 1;
     n.shape[0] = 4;
-    n.p.a = -3;
-    n.p.b = 1.5; /* np.arange(-3, 3, 1.5, dtype=np.int8) == [-3, -1, 1, 3] */
+    /* np.arange(-3, 3, 1.5, dtype=np.int8) == [-3, -1, 1, 3]: the frontend stores int8(-3) and
+     * int8(-3 + 1.5) - int8(-3) as the integer parameters. */
+    n.p.i0 = -3;
+    n.p.di = 2;
     int8_t v[4];
     ir_ref_leaf(&n, v);
     assert_int_equal(v[0], -3);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../data/numpy_reduce.h"
@@ -204,6 +205,69 @@ static void test_views_concatenate_promotes(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Joining n arrays builds a balanced tree of binary CONCATs, ceil(log2 n) deep, not a chain n
+ * deep (whose evaluation copied O(n^2) elements: 32,000 arrays took 4 s on the CPU device).
+ * The depth is read from the IR dump, so the check does not depend on timing. */
+static int64_t concat_depth(const char *dump, int32_t *n_concat) {
+    enum { MAX_NODES = 4096 };
+    static int64_t depth[MAX_NODES];
+    int64_t deepest = 0;
+    *n_concat = 0;
+    for (const char *line = dump; *line;) {
+        unsigned k, a, b;
+        int op_end = 0;
+        sscanf(line, "%%%u = concatenate %n", &k, &op_end);
+        const char *shape_end = op_end ? strchr(line + op_end, ')') : NULL; /* dtype(shape) */
+        if (shape_end && sscanf(shape_end, ") %%%u %%%u", &a, &b) == 2) {
+            assert_true(k < MAX_NODES && a < k && b < k);
+            depth[k] = 1 + (depth[a] > depth[b] ? depth[a] : depth[b]);
+            if (depth[k] > deepest) deepest = depth[k];
+            (*n_concat)++;
+        } else if (sscanf(line, "%%%u =", &k) == 1) {
+            assert_true(k < MAX_NODES);
+            depth[k] = 0;
+        }
+        const char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    return deepest;
+}
+
+static void test_views_concatenate_balanced(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    enum { N = 1000 };
+    static loom_array_t *parts[N];
+    static int32_t vals[N][2];
+    int64_t two = 2;
+    for (int32_t i = 0; i < N; i++) {
+        vals[i][0] = 2 * i;
+        vals[i][1] = 2 * i + 1;
+        parts[i] = loom_from_host(ctx, LOOM_DTYPE_I32, 1, &two, vals[i]);
+    }
+    loom_array_t *joined[2] = {loom_concatenate(ctx, N, parts, 0), loom_stack(ctx, N, parts, 1)};
+    size_t cap = 1 << 20;
+    char *dump = malloc(cap);
+    assert_non_null(dump);
+    for (int j = 0; j < 2; j++) {
+        int64_t len = loom_dump_ir(ctx, 1, &joined[j], dump, cap);
+        assert_true(len > 0 && (size_t)len < cap);
+        int32_t n_concat;
+        assert_int_equal(concat_depth(dump, &n_concat), 10); /* ceil(log2(1000)) */
+        assert_int_equal(n_concat, N - 1);
+    }
+    free(dump);
+    static int32_t got[2 * N];
+    assert_int_equal(loom_read(ctx, joined[0], got, sizeof got), LOOM_STATUS_OK);
+    for (int32_t i = 0; i < 2 * N; i++) assert_int_equal(got[i], i);
+    assert_int_equal(loom_read(ctx, joined[1], got, sizeof got), LOOM_STATUS_OK); /* (2, N) */
+    for (int32_t i = 0; i < N; i++) {
+        assert_int_equal(got[i], 2 * i);
+        assert_int_equal(got[N + i], 2 * i + 1);
+    }
+    loom_ctx_destroy(ctx);
+}
+
 /* The IR dump shows the view and reduction params, deterministically. */
 static void test_views_ir_dump(void **state) {
     (void)state;
@@ -230,6 +294,7 @@ int main(void) {
         cmocka_unit_test(test_views_errors),
         cmocka_unit_test(test_views_concatenate_promotes),
         cmocka_unit_test(test_views_ir_dump),
+        cmocka_unit_test(test_views_concatenate_balanced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
