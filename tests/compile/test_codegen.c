@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../support/check.h"
+#include "../support/shard.h"
 #include "codegen/cg.h"
 
 #ifndef GOLDEN_DIR
@@ -428,7 +429,7 @@ static void test_golden_mixed(void **s) {
     golden_case("mixed", g_mixed);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     snprintf(root, sizeof root, "/tmp/loom-codegen-XXXXXX");
     if (!mkdtemp(root)) return 1;
     const struct CMUnitTest tests[] = {
@@ -445,7 +446,9 @@ int main(void) {
         cmocka_unit_test(test_index_width_headroom),
         cmocka_unit_test(test_allow_fma),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    struct CMUnitTest picked[BASE_ARRAY_LEN(tests)];
+    int n = shard_pick(argc, argv, tests, (int)BASE_ARRAY_LEN(tests), picked);
+    int rc = n < 0 ? 1 : _cmocka_run_group_tests("codegen", picked, (size_t)n, NULL, NULL);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0) rc = rc ? rc : 1;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../support/shard.h"
 #include "codegen/cg.h"
 #include "runtime/rt.h"
 
@@ -758,7 +759,7 @@ static void test_scans(void **state) {
     gb_fini(&b);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     snprintf(root, sizeof root, "/tmp/loom-redcg-XXXXXX");
     if (!mkdtemp(root)) return 1;
     char cache[300];
@@ -782,7 +783,9 @@ int main(void) {
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_scans),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    struct CMUnitTest picked[BASE_ARRAY_LEN(tests)];
+    int n = shard_pick(argc, argv, tests, (int)BASE_ARRAY_LEN(tests), picked);
+    int rc = n < 0 ? 1 : _cmocka_run_group_tests("reduce_codegen", picked, (size_t)n, NULL, NULL);
     rt_device_destroy(dev);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);

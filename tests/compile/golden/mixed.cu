@@ -3,8 +3,8 @@ typedef int LM_I;
 struct lm_params_loom_ew_20c9b80dd3f99c76 { unsigned long long w[9]; };
 extern "C" __global__ void __launch_bounds__(256) loom_ew_20c9b80dd3f99c76(const lm_params_loom_ew_20c9b80dd3f99c76 P) {
     const LM_I n = (LM_I)P.w[0];
-    const double q0_0 = lm_word_f64(P.w[1]);
-    const double q0_1 = lm_word_f64(P.w[2]);
+    const lm_i64 q0_0 = (lm_i64)P.w[1];
+    const lm_i64 q0_1 = (lm_i64)P.w[2];
     const lm_i32 v1 = lm_word_i32(P.w[3]);
     const lm_u64 q3_0 = P.w[4];
     const double q3_1 = lm_word_f64(P.w[5]);
