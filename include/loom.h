@@ -441,11 +441,16 @@ LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_na
 
 /* Reads a .npy file (format 1.0, 2.0 or 3.0; either byte order; C or Fortran order) into a new
  * array of the current scope. bfloat16 is read from descr '<V2' or '|V2'. A missing, corrupt or
- * truncated file, or a dtype loom lacks, gives nil and an error naming the file and the fault. */
+ * truncated file, a dtype loom lacks, or a path that is not a regular file (a FIFO, a folder)
+ * gives nil and an error naming the file and the fault. */
 LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path);
 /* Evaluates a and writes it to path as a .npy file (version 1.0, little-endian, C order;
  * bfloat16 as descr '<V2', which NumPy reads as raw 2-byte voids: view them as
- * ml_dtypes.bfloat16). Returns the status; IO_ERROR names the file (a partial file is removed). */
+ * ml_dtypes.bfloat16). The file is written to a temporary file beside it, synced and renamed
+ * over path, so path holds the old file or the whole new one, never a part; a character device
+ * (/dev/null, or a link to one such as /dev/stdout) is written as a stream. A folder, FIFO,
+ * socket, block device or other symbolic link at path is refused. Returns the status; IO_ERROR names the file and the system's
+ * reason ("No space left on device"). */
 LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const char *path);
 
 /* What a context runs on. Strings are static or owned by the context (valid while it lives). */

@@ -167,7 +167,6 @@ typedef struct rt_kcache {
     uint32_t cap, n;
     char *dir;           /* disk cache folder, or NULL: memory-only */
     int dirfd;           /* open on dir (O_DIRECTORY | O_NOFOLLOW), -1 if none */
-    uint32_t tmp_seq;    /* distinguishes our temp files */
 } rt_kcache_t;
 
 loom_status_t rt_kcache_init(rt_device_t *d, const rt_options_t *opt);
