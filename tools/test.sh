@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: a release build (suites unit, compile and gpu; gpu skips without a
-# device) and an AddressSanitizer + UBSan build of the same tests. Prints "N passed, N failed"
-# last and exits non-zero on any failure.
+# device), an AddressSanitizer + UBSan build of the same tests, and, where clang and its
+# libFuzzer runtime exist, a smoke run of each tests/fuzz target (LOOM_FUZZ_SECONDS each, 15 by
+# default; LOOM_FUZZ=0 leaves them out), one test each. Prints "N passed, N failed" last and
+# exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cuda_root=${CUDA_ROOT:-/usr/local/cuda}
@@ -32,5 +34,18 @@ PY
 }
 run_suite build-test -Dbuildtype=debugoptimized
 run_suite build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
+run_fuzz() { # each libFuzzer target for a short while (tools/fuzz.sh); 77: no clang/libFuzzer
+  local t rc
+  for t in fuzz_parse fuzz_npy fuzz_dlpack; do
+    LOOM_FUZZ_CLEAN=1 LOOM_FUZZ_BUILD="$PWD/build-fuzz" tools/fuzz.sh "$t" "${LOOM_FUZZ_SECONDS:-15}"
+    rc=$?
+    case $rc in
+      0) passed=$((passed + 1)) ;;
+      77) echo "fuzz: clang with libFuzzer not found; fuzz targets skipped"; return ;;
+      *) failed=$((failed + 1)) ;;
+    esac
+  done
+}
+[ "${LOOM_FUZZ:-1}" = 0 ] || run_fuzz
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
