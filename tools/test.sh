@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: a release build (suites unit, compile and gpu; gpu skips without a
 # device), an AddressSanitizer + UBSan build of the same tests, and, where clang and its
-# libFuzzer runtime exist, a smoke run of each tests/fuzz target (LOOM_FUZZ_SECONDS each, 15 by
+# libFuzzer runtime exist, a smoke run of each tests/fuzz target (LOOM_FUZZ_SECONDS each, 12 by
 # default; LOOM_FUZZ=0 leaves them out), one test each. Prints "N passed, N failed" last and
 # exits non-zero on any failure.
 set -uo pipefail
@@ -37,7 +37,7 @@ run_suite build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef
 run_fuzz() { # each libFuzzer target for a short while (tools/fuzz.sh); 77: no clang/libFuzzer
   local t rc
   for t in fuzz_parse fuzz_npy fuzz_dlpack; do
-    LOOM_FUZZ_CLEAN=1 LOOM_FUZZ_BUILD="$PWD/build-fuzz" tools/fuzz.sh "$t" "${LOOM_FUZZ_SECONDS:-15}"
+    LOOM_FUZZ_CLEAN=1 LOOM_FUZZ_BUILD="$PWD/build-fuzz" tools/fuzz.sh "$t" "${LOOM_FUZZ_SECONDS:-12}"
     rc=$?
     case $rc in
       0) passed=$((passed + 1)) ;;
