@@ -9,15 +9,22 @@ cd "$(dirname "$0")/.."
 cuda_root=${CUDA_ROOT:-/usr/local/cuda}
 werror=${LOOM_WERROR:-false}
 passed=0; failed=0
+# The compile suite's NVRTC sweeps share one kernel disk cache between the two builds: the first
+# compiles every kernel, the sanitizer build loads them (NVRTC behind ASan's allocator was most
+# of that build's time) and still runs all of loom's own code. Fresh for every run.
+export LOOM_TEST_KERNEL_CACHE="$PWD/build-kernel-cache"
+rm -rf "$LOOM_TEST_KERNEL_CACHE"
 run_suite() { # build-dir, meson options...
   local dir=$1; shift
   if [ ! -d "$dir" ]; then
     meson setup "$dir" -Dcudatoolkit="$cuda_root" -Dwerror="$werror" "$@" >"$dir.setup.log" 2>&1 ||
       { cat "$dir.setup.log"; failed=$((failed + 1)); return; }
   fi
+  echo "== $dir: building ($(date +%T))"
   if ! meson compile -C "$dir" >"$dir.compile.log" 2>&1; then
     tail -50 "$dir.compile.log"; failed=$((failed + 1)); return
   fi
+  echo "== $dir: testing ($(date +%T))"
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     meson test -C "$dir" --print-errorlogs --num-processes 2 || true
   read -r p f < <(python3 - "$dir/meson-logs/testlog.json" <<'PY'

@@ -46,10 +46,14 @@ static loom_ctx_t *nvrtc_ctx_with(const char *arch, const char *cache, const cha
     return ctx;
 }
 
+/* The kernel cache: the test's own, or LOOM_TEST_KERNEL_CACHE (tools/test.sh shares one between
+ * its two builds, so the sanitizer build loads what the first build compiled; counts below add
+ * compiles and disk hits, so they hold either way). */
 static loom_ctx_t *nvrtc_ctx(const char *dump) {
     char cache[300];
+    const char *shared = getenv("LOOM_TEST_KERNEL_CACHE");
     snprintf(cache, sizeof cache, "%s/cache", root);
-    return nvrtc_ctx_with("sm_90", cache, dump, 0);
+    return nvrtc_ctx_with("sm_90", shared && *shared ? shared : cache, dump, 0);
 }
 
 /* Collects a for one batched eval; a dtype the op refuses (nil) is fine, other failures not. */

@@ -767,7 +767,8 @@ int main(int argc, char **argv) {
     rt_options_t o = {0};
     o.compile_only = true;
     o.arch = "sm_90";
-    o.cache_dir = cache;
+    const char *shared = getenv("LOOM_TEST_KERNEL_CACHE"); /* see tools/test.sh */
+    o.cache_dir = shared && *shared ? shared : cache;
     if (rt_device_create(&al, &err, NULL, &o, &dev) != LOOM_STATUS_OK) {
         fprintf(stderr, "compile-only device: %s\n", err.message);
         return 1;
