@@ -88,13 +88,20 @@ typedef struct base_span {
 
 /* Writes the n_parts byte ranges, in order, to path (relative to the folder dirfd; AT_FDCWD
  * for the working folder) atomically and safely: into a new temp file in the same folder
- * (O_CREAT | O_EXCL | O_NOFOLLOW, created with mode less the umask), fsync'd, then renamed
- * over path. Whatever is at path is replaced, not written through: a symbolic link there is
- * replaced by the file and its target left alone (callers that must not replace some kinds of
+ * (O_CREAT | O_EXCL | O_NOFOLLOW, created with mode less the umask), fsync'd when durable (user
+ * data; not kernel-cache entries, which carry a checksum, nor dumps), then renamed over path.
+ * Whatever is at path is replaced, not written through: a symbolic link there is replaced by
+ * the file and its target left alone (callers that must not replace some kinds of
  * file look first). Returns 0, or the errno of the first failure (ENOMEM when al fails,
  * EISDIR when path names no file); then path is as it was and no temp file remains. */
 int base_file_replace(base_alloc_t *al, int dirfd, const char *path, const base_span_t *parts,
-                      size_t n_parts, unsigned mode);
+                      size_t n_parts, unsigned mode, bool durable);
+/* A diagnostic file (LOOM_DUMP): n bytes of text written to dir/name.ext by base_file_replace, so
+ * that a symlink planted at the predictable name is replaced, never followed; a failure is
+ * logged (INFO), never an error. */
+struct base_log;
+void base_file_dump(base_alloc_t *al, const struct base_log *log, const char *dir,
+                    const char *name, const char *ext, const char *text, size_t n);
 /* Writes n bytes to fd, retrying short writes and EINTR. 0, or the errno (ENOSPC when a write
  * takes nothing). */
 int base_write_all(int fd, const void *p, size_t n);

@@ -1,10 +1,10 @@
 /* file.c — files written whole or not at all, and files opened for reading without blocking.
  *
  * base_file_replace writes through a fresh temp file in the target's folder (O_CREAT | O_EXCL |
- * O_NOFOLLOW: nothing planted there is followed or reused), fsyncs it and renames it over the
- * name. Readers see the old file or the new one, never a part; whatever was at the name (a
- * symbolic link included) is replaced, never written through; on failure only the temp file
- * is removed. Temp files are named ".<name>.<pid>.<nonce>.tmp". */
+ * O_NOFOLLOW: nothing planted there is followed or reused), fsyncs it when asked and renames
+ * it over the name. Readers see the old file or the new one, never a part; whatever was at the
+ * name (a symbolic link included) is replaced, never written through; on failure only the temp
+ * file is removed. Temp files are named ".<name>.<pid>.<nonce>.tmp". */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -51,7 +51,7 @@ static int create_temp(int dirfd, const char *path, size_t dir_len, const char *
 }
 
 int base_file_replace(base_alloc_t *al, int dirfd, const char *path, const base_span_t *parts,
-                      size_t n_parts, unsigned mode) {
+                      size_t n_parts, unsigned mode, bool durable) {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
     if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) return EISDIR;
@@ -64,12 +64,24 @@ int base_file_replace(base_alloc_t *al, int dirfd, const char *path, const base_
         return e;
     }
     for (size_t i = 0; i < n_parts && !e; i++) e = base_write_all(fd, parts[i].p, parts[i].n);
-    if (!e && fsync(fd) != 0) e = errno;
+    if (!e && durable && fsync(fd) != 0) e = errno;
     if (close(fd) != 0 && !e) e = errno;
     if (!e && renameat(dirfd, base_str_get(&tmp), dirfd, path) != 0) e = errno;
     if (e) unlinkat(dirfd, base_str_get(&tmp), 0);
     base_str_fini(&tmp);
     return e;
+}
+
+void base_file_dump(base_alloc_t *al, const base_log_t *log, const char *dir, const char *name,
+                    const char *ext, const char *text, size_t n) {
+    base_str_t path;
+    base_str_init(&path, al);
+    base_str_printf(&path, "%s/%s.%s", dir, name, ext);
+    base_span_t part = {text, n};
+    const char *p = base_str_get(&path);
+    int e = path.failed ? ENOMEM : base_file_replace(al, AT_FDCWD, p, &part, 1, 0644, false);
+    if (e) base_log(log, LOOM_LOG_INFO, "dump: cannot write %s: %s", p, strerror(e));
+    base_str_fini(&path);
 }
 
 int base_file_open_regular(int dirfd, const char *path, bool follow, struct stat *st) {

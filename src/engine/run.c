@@ -13,7 +13,6 @@
  *
  * The plan cache is the dispatch fast path: evaluating a graph of the same structure again
  * (new data, new scalars) does no scheduling, planning, key hashing or codegen. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -362,8 +361,7 @@ static void run_plan(en_engine_t *e, const ir_graph_t *g, en_plan_t *p, const ui
     }
 }
 
-/* The schedule to the log and, with a dump folder, to schedule_<eval>.txt there (written by
- * base_file_replace: a symlink planted at the predictable name is replaced, never followed). */
+/* The schedule to the log and, with a dump folder, to schedule_<eval>.txt there. */
 static void dump_schedule(en_engine_t *e, const en_plan_t *p, const ir_graph_t *g) {
     base_str_t s;
     base_str_init(&s, e->al);
@@ -371,13 +369,10 @@ static void dump_schedule(en_engine_t *e, const en_plan_t *p, const ir_graph_t *
     if (!s.failed) {
         base_log(e->log, LOOM_LOG_DEBUG, "%s", base_str_get(&s));
         if (e->dump_dir) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/schedule_%06llu.txt", e->dump_dir,
-                     (unsigned long long)e->stats->evals + 1);
-            base_span_t text = {base_str_get(&s), s.len};
-            int err = base_file_replace(e->al, AT_FDCWD, path, &text, 1, 0644);
-            if (err)
-                base_log(e->log, LOOM_LOG_INFO, "dump: cannot write %s: %s", path, strerror(err));
+            char name[32];
+            unsigned long long serial = e->stats->evals + 1;
+            snprintf(name, sizeof name, "schedule_%06llu", serial);
+            base_file_dump(e->al, e->log, e->dump_dir, name, "txt", base_str_get(&s), s.len);
         }
     }
     base_str_fini(&s);

@@ -7,8 +7,6 @@
  * en_eval (src/engine) does the device's work: uploads (transfer.c), the plan cache and the
  * step runner (run.c), fusion into kernels (schedule.c), code generation (src/codegen) and
  * compiles (src/runtime/nvrtc.c). Everything per-eval lives in one arena freed at the end. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -224,9 +222,7 @@ static int32_t pending_roots(loom_ctx_t *ctx, const char *fn, int32_t n,
     return bad ? -1 : k;
 }
 
-/* LOOM_DUMP / options.dump_dir: the evaluated graph as text and as Graphviz DOT. The names are
- * predictable, so each file is written by base_file_replace: a symlink planted at a name is
- * replaced, never followed. */
+/* LOOM_DUMP / options.dump_dir: the evaluated graph as text and as Graphviz DOT. */
 static void dump_graph(loom_ctx_t *ctx, const ir_graph_t *g) {
     if (!ctx->dump_dir) return;
     mkdir(ctx->dump_dir, 0700);
@@ -237,12 +233,11 @@ static void dump_graph(loom_ctx_t *ctx, const ir_graph_t *g) {
             ir_print_dot(g, &s);
         else
             ir_print(g, &s);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/graph_%06llu.%s", ctx->dump_dir,
-                 (unsigned long long)ctx->stats.evals + 1, dot ? "dot" : "txt");
-        base_span_t text = {base_str_get(&s), s.len};
-        int e = s.failed ? ENOMEM : base_file_replace(&ctx->al, AT_FDCWD, path, &text, 1, 0644);
-        if (e) base_log(&ctx->log, LOOM_LOG_INFO, "dump: cannot write %s: %s", path, strerror(e));
+        char name[32];
+        snprintf(name, sizeof name, "graph_%06llu", (unsigned long long)ctx->stats.evals + 1);
+        if (!s.failed)
+            base_file_dump(&ctx->al, &ctx->log, ctx->dump_dir, name, dot ? "dot" : "txt",
+                           base_str_get(&s), s.len);
         base_str_fini(&s);
     }
 }

@@ -346,7 +346,7 @@ static loom_status_t save_parts(loom_ctx_t *ctx, const char *path, const base_sp
                             path, base_file_kind(st.st_mode));
     }
     int e = stream ? write_stream(path, parts)
-                   : base_file_replace(&ctx->al, AT_FDCWD, path, parts, 3, 0666);
+                   : base_file_replace(&ctx->al, AT_FDCWD, path, parts, 3, 0666, true);
     if (e == ENOMEM)
         return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_npy_save: %s: out of memory", path);
     if (e)

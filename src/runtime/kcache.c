@@ -323,7 +323,7 @@ static void disk_store(rt_device_t *d, base_hash128_t key, const rt_binary_t *bi
     base_span_t parts[2] = {{&h, sizeof h}, {bin->data, bin->size}};
     int e = mkdirat(kc->dirfd, shard, 0700) != 0 && errno != EEXIST
                 ? errno
-                : base_file_replace(d->al, kc->dirfd, rel, parts, 2, 0600);
+                : base_file_replace(d->al, kc->dirfd, rel, parts, 2, 0600, false);
     if (!e) return;
     if (e == ENOSPC || e == EROFS || e == EACCES || e == EPERM || e == EDQUOT || e == ENOTDIR) {
         base_log(d->log, LOOM_LOG_INFO, "kernel cache: cannot write %s/%s (%s); memory only",
@@ -337,24 +337,11 @@ static void disk_store(rt_device_t *d, base_hash128_t key, const rt_binary_t *bi
 
 /* ---- dumps ---- */
 
-static void dump_file(rt_device_t *d, const char *name, const char *ext, const char *text) {
-    base_str_t path;
-    base_str_init(&path, d->al);
-    base_str_printf(&path, "%s/%s.%s", d->dump_dir, name, ext);
-    base_span_t part = {text, strlen(text)};
-    int e = path.failed ? ENOMEM
-                        : base_file_replace(d->al, AT_FDCWD, base_str_get(&path), &part, 1, 0644);
-    if (e)
-        base_log(d->log, LOOM_LOG_INFO, "dump: cannot write %s: %s", base_str_get(&path),
-                 strerror(e));
-    base_str_fini(&path);
-}
-
 static void dump(rt_device_t *d, const char *name, const char *source, const char *log) {
     if (!d->dump_dir) return;
     make_dirs(d->al, d->dump_dir);
-    dump_file(d, name, "cu", source);
-    dump_file(d, name, "log", log);
+    base_file_dump(d->al, d->log, d->dump_dir, name, "cu", source, strlen(source));
+    base_file_dump(d->al, d->log, d->dump_dir, name, "log", log, strlen(log));
 }
 
 /* ---- building ---- */
