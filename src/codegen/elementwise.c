@@ -291,20 +291,8 @@ static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool
                 emit_index(k, j, o);
                 base_str_printf(o, ", q%u_1, q%u_2)", j, j);
                 break;
-            case IR_OP_CAST:
-                base_str_printf(o, "lm_cast_%s_%s(v%u)", sfx((loom_dtype_t)k->g->nodes[a].dtype), s,
-                                pos(k, a, j));
-                break;
-            case IR_OP_WHERE:
-                base_str_printf(o, "lm_where_%s(v%u, v%u, v%u)", s, pos(k, a, j), pos(k, b, j),
-                                pos(k, c, j));
-                break;
-            default: {
-                loom_dtype_t d = (loom_dtype_t)k->g->nodes[a].dtype;
-                base_str_printf(o, "lm_%s_%s(v%u", ir_ops[n->op].name, sfx(d), pos(k, a, j));
-                if (ir_ops[n->op].arity > 1) base_str_printf(o, ", v%u", pos(k, b, j));
-                base_str_cat(o, ")");
-            }
+            default: /* CAST, WHERE and the ops */
+                cg__emit_elem(o, k->g, n, pos(k, a, j), pos(k, b, j), pos(k, c, j));
         }
         base_str_cat(o, ";\n");
     }

@@ -12,7 +12,10 @@ void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al);
 /* The start of a kernel's text: the banner, the index type LM_I (int, or long long when
  * idx64) and the parameter struct lm_params_<name> of n_params 64-bit words. */
 void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t n_params);
-/* Appends to out the prelude functions body calls, then body; releases body. */
+/* Appends to out the prelude functions body calls, then body; releases body. A body that
+ * calls lm_raise (a node that raises, see cg__emit_elem) gets cg__raise_decl before it: the
+ * module's status word lm_status (RT_STATUS_WORD) and lm_raise. */
+extern const char cg__raise_decl[];
 void cg__emit_finish(base_str_t *out, base_str_t *body);
 
 /* The launch-shape policy every generated kernel shares: cg__sms is the multiprocessor count
@@ -35,7 +38,8 @@ void cg__key_put(cg__key_t *k, uint32_t w);
 base_hash128_t cg__key_done(cg__key_t *k);
 
 /* The right-hand side of elementwise node n (CAST, WHERE or an LM_ELEM_OPS op) whose
- * operands are the variables v<pa>, v<pb>, v<pc>. */
+ * operands are the variables v<pa>, v<pb>, v<pc>. A node that raises checks its operands,
+ * calling lm_raise(IR_RAISE_*) where NumPy would raise. */
 void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint32_t pa, uint32_t pb,
                    uint32_t pc);
 

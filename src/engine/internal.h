@@ -110,6 +110,8 @@ typedef struct en_plan {
     uint32_t *out_first;    /* per eval output: the first output of the same node */
     en_batch_t *batches;
     uint32_t n_batches;
+    uint64_t *status;       /* the status words of its kernels that raise (rt_kernel_status) */
+    uint32_t n_status;
 } en_plan_t;
 
 /* ---- schedule.c ---- */

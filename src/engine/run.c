@@ -327,6 +327,30 @@ static bool hand_out(en_engine_t *e, const en_plan_t *p, const uint64_t *addr, u
     return false;
 }
 
+/* Data-dependent errors: waits for the plan's kernels that can raise and reads their status
+ * words; a word that is set becomes the eval's error (no results), and is cleared for the
+ * next run. Only plans with such kernels wait here. */
+static void check_status(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p) {
+    uint32_t *bits = base_arena_alloc(g->arena, p->n_status, sizeof *bits);
+    void **dst = base_arena_alloc(g->arena, p->n_status, sizeof *dst);
+    size_t *bytes = base_arena_alloc(g->arena, p->n_status, sizeof *bytes);
+    if (!bits || !dst || !bytes) {
+        en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory reading kernel statuses");
+        return;
+    }
+    for (uint32_t i = 0; i < p->n_status; i++) {
+        dst[i] = &bits[i];
+        bytes[i] = sizeof *bits;
+    }
+    if (rt_d2h_batch(e->rt, p->n_status, dst, p->status, bytes) != LOOM_STATUS_OK) return;
+    uint32_t all = 0;
+    for (uint32_t i = 0; i < p->n_status; i++) {
+        all |= bits[i];
+        if (bits[i]) rt_memset(e->rt, p->status[i], 0, sizeof *bits);
+    }
+    if (all && !e->err->status) en_error(e, LOOM_STATUS_INVALID_ARGUMENT, "%s", ir_raise_message(all));
+}
+
 /* Runs plan p: slots allocated as steps need them, results handed to the eval's outputs. */
 static void run_plan(en_engine_t *e, const ir_graph_t *g, en_plan_t *p, const uint64_t *in_addr,
                      en_mem_t *results, uint32_t *same_as) {
@@ -354,6 +378,7 @@ static void run_plan(en_engine_t *e, const ir_graph_t *g, en_plan_t *p, const ui
             addr[s] = 0;
         }
     }
+    if (!e->err->status && p->n_status) check_status(e, g, p);
     if (!e->err->status) hand_out(e, p, addr, taken, blk, results, same_as);
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++) { /* what no output took */
         bool kept = p->slots[s].batched ? blk[s] != NULL : taken[s] != UINT32_MAX;

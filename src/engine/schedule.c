@@ -1218,6 +1218,23 @@ static bool free_lists(sched_t *s) {
     return true;
 }
 
+/* The plan's status words: one per distinct kernel that can raise (run.c reads them). */
+static bool status_words(sched_t *s) {
+    en_plan_t *p = s->p;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_steps; i++) n += p->steps[i].n_kerns;
+    if (!n) return true;
+    if (!(p->status = base_arena_alloc(s->ar, n, sizeof *p->status))) return oom(s);
+    for (uint32_t i = 0; i < p->n_steps; i++)
+        for (uint32_t k = 0; k < p->steps[i].n_kerns; k++) {
+            uint64_t w = p->steps[i].kerns[k] ? rt_kernel_status(p->steps[i].kerns[k]) : 0;
+            bool seen = !w;
+            for (uint32_t j = 0; j < p->n_status && !seen; j++) seen = p->status[j] == w;
+            if (!seen) p->status[p->n_status++] = w;
+        }
+    return true;
+}
+
 en_plan_t *en_schedule(en_engine_t *e, const ir_graph_t *g, const uint64_t *in_addr,
                        base_hash128_t key, bool batch) {
     en_plan_t *p = base_calloc(e->al, 1, sizeof *p);
@@ -1263,7 +1280,7 @@ en_plan_t *en_schedule(en_engine_t *e, const ir_graph_t *g, const uint64_t *in_a
     p->n_inputs = g->n_inputs;
     for (uint32_t k = 0; k < g->n_inputs; k++)
         if (new_slot(&s, 0, NONE) == NONE) break;
-    if (e->err->status || !schedule(&s) || !free_lists(&s)) {
+    if (e->err->status || !schedule(&s) || !free_lists(&s) || !status_words(&s)) {
         en_schedule_free(e, p);
         return NULL;
     }

@@ -1,7 +1,8 @@
 /* fold.c — constant folding: an elementwise node whose operands are all CONST becomes a
  * CONST of its own dtype and shape, its value computed by the reference kernels (so a folded
- * value is exactly what the interpreter and the GPU would compute). Structure-only: whether a
- * node folds never depends on the values, so the schedule of a graph is value-independent. */
+ * value is exactly what the interpreter and the GPU would compute). Nodes that raise stay (the
+ * eval reports their error). Structure-only: whether a node folds never depends on the values,
+ * so the schedule of a graph is value-independent. */
 #include <string.h>
 
 #include "ir.h"
@@ -10,7 +11,7 @@ void ir_fold(ir_graph_t *g) {
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         ir_node_t *n = &g->nodes[i];
         const ir_op_info_t *info = &ir_ops[n->op];
-        if (info->kind != IR_KIND_ELEM) continue;
+        if (info->kind != IR_KIND_ELEM || ir_node_raises(g, n)) continue;
         bool all_const = true;
         for (int s = 0; s < info->arity; s++)
             all_const = all_const && g->nodes[n->src[s]].op == IR_OP_CONST;

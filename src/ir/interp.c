@@ -73,6 +73,27 @@ void ir_copy_strided(loom_dtype_t dtype, int32_t ndim, const int64_t *shape, con
     run(&n, ir_ref_cast[dtype][dtype], dst, ost, 1, in, ist, &sz, sz);
 }
 
+/* Whether any element of operand `in` (element size sz, strides st in n's iteration space) is
+ * negative: the check of a node that raises (IR_RAISE_NEG_POWER), made before it runs. */
+static bool any_negative(const ir_node_t *n, const char *in, const int64_t *st, size_t sz) {
+    int64_t total = ir_node_size(n), idx[LOOM_MAX_DIMS] = {0};
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0;
+        for (int ax = 0; ax < n->ndim; ax++) off += idx[ax] * st[ax];
+        const char *p = in + off * (int64_t)sz;
+        int64_t v = sz == 1 ? *(const int8_t *)p
+                    : sz == 2 ? *(const int16_t *)p
+                    : sz == 4 ? *(const int32_t *)p
+                              : *(const int64_t *)p;
+        if (v < 0) return true;
+        for (int ax = n->ndim - 1; ax >= 0; ax--) {
+            if (++idx[ax] < n->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+    return false;
+}
+
 /* A contiguous copy of view v of node n (for results that are not owned buffers). */
 static void *gather(const ir_node_t *n, const view_t *v, base_alloc_t *al) {
     int64_t count = ir_node_size(n);
@@ -224,6 +245,11 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
                 st = base_error_set(g->err, LOOM_STATUS_INTERNAL,
                                     "reference device: no kernel for %s on %s", ir_ops[n->op].name,
                                     ir_dtypes[g->nodes[n->src[0]].dtype].name);
+                goto done;
+            }
+            if (ir_node_raises(g, n) && any_negative(n, in[1], ist[1], isz[1])) {
+                st = base_error_set(g->err, LOOM_STATUS_INVALID_ARGUMENT, "%s",
+                                    ir_raise_message(IR_RAISE_NEG_POWER));
                 goto done;
             }
             run(n, fn, v->base, v->strides, k, in, ist, isz, sz);

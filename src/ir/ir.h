@@ -239,8 +239,19 @@ int64_t ir_node_size(const ir_node_t *n);
 uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n);
 
 /* ---- fold.c: constant folding ----
- * An elementwise node whose operands are all CONST becomes a CONST of its own shape. */
+ * An elementwise node whose operands are all CONST becomes a CONST of its own shape (but not
+ * a node that raises: its error is the eval's, on the device that runs it). */
 void ir_fold(ir_graph_t *g);
+
+/* ---- ops.c: data-dependent errors ----
+ * A node raises when some operand values make it an error rather than a value, as NumPy
+ * raises: POWER of signed integers with a negative exponent. Each device checks the values
+ * it computes: the reference interpreter before the op, a generated kernel through
+ * lm_raise(IR_RAISE_*) into its module's status word, read after the eval (engine/run.c). */
+enum { IR_RAISE_NEG_POWER = 1u };
+bool ir_node_raises(const ir_graph_t *g, const ir_node_t *n);
+/* The error message of the first IR_RAISE_* bit set in bits. */
+const char *ir_raise_message(uint32_t bits);
 
 /* ---- verify.c: checks the invariants above; records INTERNAL and returns false if broken */
 bool ir_verify(const ir_graph_t *g);

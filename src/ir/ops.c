@@ -46,3 +46,13 @@ int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
             return (int)order[i];
     return -1;
 }
+
+bool ir_node_raises(const ir_graph_t *g, const ir_node_t *n) {
+    return n->op == IR_OP_POWER &&
+           ir_dtypes[g->nodes[n->src[0]].dtype].kind == IR_DKIND_INT;
+}
+
+const char *ir_raise_message(uint32_t bits) {
+    if (bits & IR_RAISE_NEG_POWER) return "power: integers to negative integer powers are not allowed";
+    return "a kernel reported an unknown error";
+}

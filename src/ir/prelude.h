@@ -570,7 +570,8 @@ LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
     return (T)((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);
 #define LM__REM_U(s, T, W) return b == 0 ? (T)0 : (T)(a % b);
 #define LM__REM_F(s, T, W) return lm__frem_##s(a, b);
-/* A negative integer exponent gives 0 (NumPy raises; the frontend rejects it where it can). */
+/* A negative integer exponent gives 0 here; NumPy raises, and so does every device: the
+ * node raises (ir_node_raises), checked before this runs. */
 #define LM__OP_power(C, s, T, W, N) LM__POW_##C(T, W)
 #define LM__POW_S(T, W) return b < 0 ? (T)0 : (T)lm__ipow((lm_u64)a, (lm_u64)b);
 #define LM__POW_U(T, W) return (T)lm__ipow((lm_u64)a, (lm_u64)b);

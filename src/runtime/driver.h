@@ -54,6 +54,8 @@
       NULL, (int *n, CUfunction fn, int block, size_t smem))                                   \
     X(ModuleGetFunction, "cuModuleGetFunction", NULL,                                          \
       (CUfunction * f, CUmodule m, const char *name))                                          \
+    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL,                                           \
+      (CUdeviceptr * p, size_t *bytes, CUmodule m, const char *name))                          \
     X(LaunchKernel, "cuLaunchKernel", NULL,                                                    \
       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,       \
        unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,       \
@@ -201,6 +203,7 @@ struct rt_kernel {
     CUfunction fn;
     char *name;
     size_t binary_size;
+    uint64_t status;    /* device address of the module's RT_STATUS_WORD, 0 if it has none */
     uint32_t occ_block; /* block size occ_blocks was computed for (0: not yet) */
     int occ_blocks;     /* resident blocks per multiprocessor at that block size */
 };

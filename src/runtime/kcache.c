@@ -78,6 +78,7 @@ rt_kernel_t *rt_kernel_find(rt_device_t *d, base_hash128_t key) {
 
 const char *rt_kernel_name(const rt_kernel_t *k) { return k->name; }
 size_t rt_kernel_binary_size(const rt_kernel_t *k) { return k->binary_size; }
+uint64_t rt_kernel_status(const rt_kernel_t *k) { return k->status; }
 const char *rt_kernel_cache_dir(const rt_device_t *d) { return d->kc.dir; }
 const char *rt_last_compile_log(const rt_device_t *d) { return d->nvrtc.log ? d->nvrtc.log : ""; }
 
@@ -355,15 +356,22 @@ static bool is_identifier(const char *s) {
     return true;
 }
 
-/* Loads the binary into a module and finds the function; both NULL in compile_only mode. */
+/* Loads the binary into a module and finds the function, and the status word when `status`
+ * is not NULL; all NULL in compile_only mode. */
 static CUresult load(rt_device_t *d, const rt_binary_t *bin, const char *name, CUmodule *mod,
-                     CUfunction *fn) {
+                     CUfunction *fn, uint64_t *status) {
     *mod = NULL;
     *fn = NULL;
     if (d->compile_only) return CUDA_SUCCESS;
     CUresult r = d->drv.ModuleLoadData(mod, bin->data);
     if (r) return r;
     r = d->drv.ModuleGetFunction(fn, *mod, name);
+    if (!r && status) {
+        CUdeviceptr p = 0;
+        size_t bytes = 0;
+        r = d->drv.ModuleGetGlobal(&p, &bytes, *mod, RT_STATUS_WORD);
+        *status = (uint64_t)p;
+    }
     if (r) {
         d->drv.ModuleUnload(*mod);
         *mod = NULL;
@@ -399,7 +407,8 @@ loom_status_t rt_kernel_build(rt_device_t *d, base_hash128_t key, const char *na
         } else {
             dump(d, name, source, "(loaded from the disk cache; not compiled)\n");
         }
-        CUresult r = load(d, &bin, name, &k->module, &k->fn);
+        CUresult r = load(d, &bin, name, &k->module, &k->fn,
+                          strstr(source, RT_STATUS_WORD) ? &k->status : NULL);
         if (r == CUDA_SUCCESS) break;
         base_free(d->al, bin.data);
         memset(&bin, 0, sizeof bin);

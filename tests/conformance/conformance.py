@@ -62,8 +62,6 @@ LOW = {"float16": ["float16", "bool", "int8", "uint8"], "float32": ["float32", "
 # Differences that are the library's, not the parser's: reported on every run as KNOWN (not
 # failures) until fixed; remove an entry when its fix lands and the suite still passes.
 KNOWN = [
-    ("int ** negative int arrays: NumPy raises ValueError on the values, loom cannot (lazy)",
-     lambda expr, np_err, loom_err, why: np_err is not None and "negative integer powers" in np_err),
     ("power(bool array, Python int): NumPy gives int8, loom int64",
      lambda expr, np_err, loom_err, why: why is not None and "dtype int64, NumPy int8" in why
      and ("**" in expr or "power(" in expr)),

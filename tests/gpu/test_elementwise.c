@@ -298,6 +298,51 @@ static void test_zero_size_and_zero_d(void **state) {
     loom_scope_end(gpu);
 }
 
+/* Integer arrays to negative integer powers raise on the device as NumPy raises (the status
+ * word of the kernel, read after the eval): in an elementwise kernel, a reduction's operand
+ * and a scan's; the word is cleared, so the same plans with exponents >= 0 then give the
+ * reference's values. */
+static void test_power_negative_exponent_raises(void **state) {
+    (void)state;
+    static const loom_dtype_t sints[] = {LOOM_DTYPE_I8, LOOM_DTYPE_I32, LOOM_DTYPE_I64};
+    const int64_t n = 1 << 20;
+    for (size_t t = 0; t < sizeof sints / sizeof sints[0]; t++) {
+        loom_dtype_t d = sints[t];
+        for (int bad = 1; bad >= 0; bad--) {
+            /* exponents 0..5, and one -1 far into the array when bad */
+            loom_ctx_t *cx[2] = {gpu, cpu};
+            loom_array_t *r[2][3];
+            for (int c = 0; c < 2; c++) {
+                loom_ctx_t *x = cx[c];
+                loom_array_t *e = loom_remainder(x, loom_arange_int(x, 0, n, 1, d),
+                                                 loom_weak_int(x, 6));
+                if (bad)
+                    e = loom_where(x, loom_equal(x, loom_arange_int(x, 0, n, 1, LOOM_DTYPE_I64),
+                                                 loom_weak_int(x, n - 77)),
+                                   loom_weak_int(x, -1), e);
+                loom_array_t *p = loom_power(x, loom_full(x, d, 0, NULL, 3), e);
+                int32_t ax = 0;
+                r[c][0] = loom_add(x, p, loom_weak_int(x, 1));
+                r[c][1] = loom_max(x, p, 1, &ax, 0);
+                r[c][2] = loom_cumsum(x, loom_astype(x, p, LOOM_DTYPE_I64), 0);
+            }
+            for (int k = 0; k < 3; k++) {
+                loom_status_t st = loom_eval(gpu, 1, &r[0][k]);
+                if (bad) {
+                    assert_int_equal(st, LOOM_STATUS_INVALID_ARGUMENT);
+                    assert_non_null(strstr(loom_ctx_message(gpu), "negative integer powers"));
+                    loom_ctx_clear_error(gpu);
+                    assert_int_equal(loom_eval(cpu, 1, &r[1][k]), LOOM_STATUS_INVALID_ARGUMENT);
+                    loom_ctx_clear_error(cpu);
+                } else {
+                    assert_int_equal(st, LOOM_STATUS_OK);
+                    gpu_ref_compare(&ref, r[0][k], r[1][k], gpu_ref_ulps(0), "power");
+                }
+            }
+        }
+    }
+}
+
 int main(void) {
     int opened = gpu_ref_open(&ref);
     if (opened != 0) return opened; /* 77: no CUDA device (skipped) */
@@ -312,6 +357,7 @@ int main(void) {
         cmocka_unit_test(test_multi_output_and_cache),
         cmocka_unit_test(test_zero_size_and_zero_d),
         cmocka_unit_test(test_random_bit_identical),
+        cmocka_unit_test(test_power_negative_exponent_raises),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     gpu_ref_close(&ref);

@@ -130,6 +130,13 @@ static CUresult mOcc(int *n, CUfunction f, int block, size_t smem) {
 static CUresult mGetFn(CUfunction *f, CUmodule mod, const char *name) {
     return (void)mod, (void)name, *f = (CUfunction)(uintptr_t)0x2000, CUDA_SUCCESS;
 }
+static unsigned int mock_status; /* every module's status word (kernels never set it) */
+static CUresult mGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const char *name) {
+    (void)mod, (void)name;
+    *p = (CUdeviceptr)&mock_status;
+    *bytes = sizeof mock_status;
+    return CUDA_SUCCESS;
+}
 static CUresult mLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned sh, CUstream s, void **p, void **e) {
     (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)sh, (void)s;
@@ -153,7 +160,7 @@ static void make_table(void) {
         .EventDestroy = mEventDestroy, .EventRecord = mEventRecord,
         .EventSynchronize = mEventSync, .EventElapsedTime = mElapsed, .ModuleLoadData = mLoad,
         .ModuleUnload = mUnload, .OccupancyMaxActiveBlocksPerMultiprocessor = mOcc,
-        .ModuleGetFunction = mGetFn, .LaunchKernel = mLaunch};
+        .ModuleGetFunction = mGetFn, .ModuleGetGlobal = mGetGlobal, .LaunchKernel = mLaunch};
     (void)ok0;
 }
 

@@ -1,6 +1,6 @@
 /* test_numerics — NumPy 2's numbers where loom's once differed: integer aranges past 2**53
  * (exact lengths and values), Python integers out of a dtype's range (OverflowError in NumPy),
- * and clip's signed zeros. Expected values are NumPy 2.4's, written out by hand. */
+ * clip's signed zeros, and integer arrays to negative integer powers (ValueError in NumPy). Expected values are NumPy 2.4's, written out by hand. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -194,12 +194,71 @@ static void test_numerics_clip_signed_zero(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* np.power(2, np.array([1, -1])) raises "Integers to negative integer powers are not allowed."
+ * loom returned 0. The check is on the values, so the eval fails: for every signed dtype, in
+ * a fused chain, in a reduction's operand and with both operands constant (not folded away);
+ * the context works again after loom_ctx_clear_error, and unsigned, float and non-negative
+ * exponents compute as before. */
+static void test_numerics_power_negative_int_exponent(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const loom_dtype_t sints[] = {LOOM_DTYPE_I8, LOOM_DTYPE_I16, LOOM_DTYPE_I32,
+                                         LOOM_DTYPE_I64};
+    const char *msg = "integers to negative integer powers are not allowed";
+    for (size_t t = 0; t < sizeof sints / sizeof sints[0]; t++) {
+        loom_dtype_t d = sints[t];
+        int64_t n = 5;
+        loom_array_t *y = loom_arange_int(ctx, -1, 4, 1, d);
+        loom_array_t *r = loom_power(ctx, loom_full(ctx, d, 1, &n, 2), y);
+        int64_t got[5];
+        assert_int_equal(loom_read(ctx, loom_astype(ctx, r, LOOM_DTYPE_I64), got, sizeof got),
+                         LOOM_STATUS_INVALID_ARGUMENT);
+        assert_non_null(strstr(loom_ctx_message(ctx), msg));
+        loom_ctx_clear_error(ctx);
+        /* in a reduction's operand */
+        loom_array_t *s = loom_sum(ctx, loom_multiply(ctx, r, r), 0, NULL, 0);
+        assert_int_equal(loom_eval(ctx, 1, &s), LOOM_STATUS_INVALID_ARGUMENT);
+        loom_ctx_clear_error(ctx);
+        /* the same structure with exponents >= 0 */
+        loom_array_t *ok = loom_power(ctx, loom_full(ctx, d, 1, &n, 2),
+                                      loom_arange_int(ctx, 0, 5, 1, d));
+        expect_i64(ctx, loom_astype(ctx, ok, LOOM_DTYPE_I64), (int64_t[]){1, 2, 4, 8, 16}, 5);
+    }
+    /* 0-d constants on both sides: not folded into a silent 0 */
+    loom_array_t *c = loom_power(ctx, loom_full(ctx, LOOM_DTYPE_I64, 0, NULL, 2),
+                                 loom_full(ctx, LOOM_DTYPE_I64, 0, NULL, -2));
+    int64_t v;
+    assert_int_equal(loom_read(ctx, c, &v, sizeof v), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    /* the expression language and a weak exponent (refused when the array is built) */
+    int64_t shp = 3;
+    loom_array_t *x = loom_arange_int(ctx, -1, 2, 1, LOOM_DTYPE_I32);
+    int32_t w[3];
+    assert_int_equal(loom_read(ctx, loom_expr(ctx, "2 ** x", 1, (const char *[]){"x"}, &x), w,
+                               sizeof w),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    expect_error(ctx, loom_power(ctx, x, loom_weak_int(ctx, -1)), LOOM_STATUS_INVALID_ARGUMENT,
+                 "negative integer powers");
+    /* unsigned exponents cannot be negative; float powers of negative exponents are values */
+    loom_array_t *u = loom_power(ctx, loom_full(ctx, LOOM_DTYPE_U8, 1, &shp, 3),
+                                 loom_arange_int(ctx, 0, 3, 1, LOOM_DTYPE_U8));
+    expect_i64(ctx, loom_astype(ctx, u, LOOM_DTYPE_I64), (int64_t[]){1, 3, 9}, 3);
+    double f[3];
+    loom_array_t *fl = loom_power(ctx, loom_full(ctx, LOOM_DTYPE_F64, 1, &shp, 2),
+                                  loom_astype(ctx, x, LOOM_DTYPE_F64));
+    assert_int_equal(loom_read(ctx, fl, f, sizeof f), LOOM_STATUS_OK);
+    assert_true(f[0] == 0.5 && f[1] == 1 && f[2] == 2);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numerics_arange_int_exact),
         cmocka_unit_test(test_numerics_arange_int_small_dtypes),
         cmocka_unit_test(test_numerics_python_int_out_of_bounds),
         cmocka_unit_test(test_numerics_clip_signed_zero),
+        cmocka_unit_test(test_numerics_power_negative_int_exponent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
