@@ -13,7 +13,11 @@ bool base_mul_size(size_t a, size_t b, size_t *out) { return !__builtin_mul_over
 
 static bool should_fail(base_alloc_t *al) {
     if (!al || al->fail_after < 0) return false;
-    if (al->fail_after == 0) return true;
+    if (al->fail_after == 0) {
+        al->n_failed++;
+        if (al->fail_once) al->fail_after = -1;
+        return true;
+    }
     al->fail_after--;
     return false;
 }

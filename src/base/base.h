@@ -12,10 +12,13 @@
 
 /* ---- alloc.c: the one allocator ----
  * Every allocation goes through a base_alloc, which checks n * size for overflow and which
- * tests can make fail (fail_after counts down successful allocations; 0 = fail now). */
+ * tests can make fail (fail_after counts down successful allocations; 0 = fail now, and every
+ * later allocation too unless fail_once, which fails just that one). */
 typedef struct base_alloc {
     int64_t fail_after; /* < 0: never fail */
+    bool fail_once;     /* a failure injected through fail_after ends the injection */
     uint64_t n_live;    /* outstanding allocations, for leak checks */
+    uint64_t n_failed;  /* failures injected so far */
 } base_alloc_t;
 
 void *base_malloc(base_alloc_t *al, size_t n, size_t size);

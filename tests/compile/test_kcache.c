@@ -178,7 +178,7 @@ static void test_kcache_compiles_and_counts(void **state) {
 /* The child's side of test_kcache_second_process: exit 0 iff it compiled nothing and found
  * the kernel on disk. */
 static int child_build(const char *cache) {
-    base_alloc_t al = {-1, 0};
+    base_alloc_t al = {.fail_after = -1};
     base_error_t err = {0};
     rt_options_t o = {0};
     o.compile_only = true;
@@ -370,7 +370,7 @@ static void test_kcache_group_writable_folder_refused(void **state) {
 /* Exit code 0 iff a device on the read-only folder `cache` starts with it, builds a kernel
  * without error and ends memory-only. */
 static int unwritable_scenario(const char *cache) {
-    base_alloc_t al = {-1, 0};
+    base_alloc_t al = {.fail_after = -1};
     base_error_t err = {0};
     rt_options_t o = {0};
     o.compile_only = true;

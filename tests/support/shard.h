@@ -17,9 +17,9 @@ static inline int shard_pick(int argc, char **argv, const struct CMUnitTest *tes
                 argv[1]);
         return -1;
     }
-    int m = 0;
-    for (int i = k; i < n; i += of) out[m++] = tests[i];
-    return m;
+    int picked = 0;
+    for (int i = k; i < n; i += of) out[picked++] = tests[i];
+    return picked;
 }
 
 #endif

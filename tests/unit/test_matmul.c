@@ -206,7 +206,7 @@ static void test_matmul_strided_operands(void **state) {
         int64_t ast[3] = {12345, 1, M};  /* transposed; batch broadcast */
         int64_t bst[3] = {K * N, -N, 1}; /* k reversed */
         const char *bbase = t ? (const char *)(bi + (K - 1) * N) : (const char *)(bs + (K - 1) * N);
-        base_alloc_t al = {-1, 0};
+        base_alloc_t al = {.fail_after = -1};
         const void *ab = t ? (const void *)ai : (const void *)at;
         void *ob = t ? (void *)oi : (void *)out;
         assert_true(ir_ref_matmul(&n, &an, ab, ast, &bn, bbase, bst, ob, &al));
