@@ -3,6 +3,7 @@
  * driver at all; only kernel builds work (they compile and cache, and load nothing). */
 #include <nvrtc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
@@ -108,6 +109,8 @@ loom_status_t rt_device_create(base_alloc_t *al, base_error_t *err, const base_l
     d->compile_only = opt->compile_only;
     d->kc.dirfd = -1;
     d->pool.spare = -1;
+    const char *pool_env = getenv("LOOM_POOL");
+    d->pool_off = pool_env && !strcmp(pool_env, "0");
     rt_stage_init(d, opt);
 
     loom_status_t st = LOOM_STATUS_OK;

@@ -191,6 +191,7 @@ struct rt_device {
     char name[160]; /* "NVIDIA H200 (sm_90)" */
     char *dump_dir;
     rt_pool_t pool;
+    bool pool_off;    /* $LOOM_POOL=0: exact-size blocks straight from and back to the driver */
     rt_stage_t stage;
     rt_nvrtc_t nvrtc;
     rt_kcache_t kc;

@@ -6,7 +6,11 @@
  * the same class without calling the driver. All work runs on the device's one stream, so stream
  * order makes that reuse safe: whatever used the block before was queued before whatever uses it
  * next. Invariants: in_use = sum of live blocks' classes; held = in_use + cached blocks; every
- * record with ptr != 0 is either live (in the `live` map) or on exactly one free list. */
+ * record with ptr != 0 is either live (in the `live` map) or on exactly one free list.
+ *
+ * With $LOOM_POOL=0 (for compute-sanitizer's memcheck, which sees driver allocations only) the
+ * pool caches nothing: each block has the exact size asked for (0 counts as 1) and goes back to
+ * the driver when freed, after the stream has drained. */
 #include <string.h>
 
 #include "driver.h"
@@ -171,7 +175,7 @@ loom_status_t rt_alloc(rt_device_t *d, size_t bytes, uint64_t *out) {
     rt_pool_t *p = &d->pool;
     *out = 0;
     if (d->compile_only) return rt_not_available(d, "rt_alloc");
-    size_t size = size_class(bytes);
+    size_t size = d->pool_off ? (bytes ? bytes : 1) : size_class(bytes);
     if (!size)
         return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY,
                               "device allocation of %zu bytes is too large", bytes);
@@ -238,10 +242,18 @@ void rt_free(rt_device_t *d, uint64_t ptr) {
                        (unsigned long long)ptr);
         return;
     }
+    p->in_use -= p->blocks[b].size;
+    if (d->pool_off) {
+        d->drv.StreamSynchronize(d->stream);
+        d->drv.MemFree((CUdeviceptr)p->blocks[b].ptr);
+        p->held -= p->blocks[b].size;
+        p->blocks[b] = (rt_block_t){0, 0, p->spare};
+        p->spare = b;
+        return;
+    }
     struct rt_class *c = class_find(p, p->blocks[b].size); /* made by rt_alloc */
     p->blocks[b].next = c->head;
     c->head = b;
-    p->in_use -= p->blocks[b].size;
 }
 
 void rt_trim(rt_device_t *d) {
