@@ -92,15 +92,16 @@ static void eval_ok(loom_ctx_t *ctx, loom_array_t *a, const char *what) {
 
 /* Every op × dtype, every cast, where and the generators: one multi-output kernel per dtype
  * and group (all outputs share the iteration space), so NVRTC compiles each op's code once. */
-/* Every op compiles in the dtypes t with t % 3 == part: the sweep is three cmocka tests, next
- * to each other in the list, so that the compile suite's shards (tests/support/shard.h) share
- * it. */
+/* Every op compiles in the dtypes t with t % SWEEP_PARTS == part: the sweep is SWEEP_PARTS
+ * cmocka tests, next to each other in the list, so that the compile suite's shards
+ * (tests/support/shard.h; as many as parts, see meson.build) share it. */
+#define SWEEP_PARTS 6
 static void every_op_dtype(int part) {
     loom_ctx_t *ctx = nvrtc_ctx(NULL);
     int64_t n = 1001; /* not a multiple of any vector width: every op in the tail too */
     static batch_t b;
     int done = 0;
-    for (int t = part; t < N_DTYPES; t += 3, done++) {
+    for (int t = part; t < N_DTYPES; t += SWEEP_PARTS, done++) {
         loom_dtype_t d = all_dtypes[t];
         loom_scope_begin(ctx);
         loom_array_t *x = loom_full(ctx, d, 1, &n, 1), *y = loom_full(ctx, d, 1, &n, 2);
@@ -129,20 +130,17 @@ static void every_op_dtype(int part) {
     loom_ctx_destroy(ctx);
 }
 
-static void test_every_op_dtype_compiles_0(void **state) {
-    (void)state;
-    every_op_dtype(0);
-}
-
-static void test_every_op_dtype_compiles_1(void **state) {
-    (void)state;
-    every_op_dtype(1);
-}
-
-static void test_every_op_dtype_compiles_2(void **state) {
-    (void)state;
-    every_op_dtype(2);
-}
+#define SWEEP_TEST(k)                                                                              \
+    static void test_every_op_dtype_compiles_##k(void **state) {                                   \
+        (void)state;                                                                               \
+        every_op_dtype(k);                                                                         \
+    }
+SWEEP_TEST(0)
+SWEEP_TEST(1)
+SWEEP_TEST(2)
+SWEEP_TEST(3)
+SWEEP_TEST(4)
+SWEEP_TEST(5)
 
 /* Strided (broadcast) operands, and a space over 2^31 elements (64-bit index variant). */
 static void test_variants_compile(void **state) {
@@ -455,9 +453,12 @@ int main(int argc, char **argv) {
     snprintf(root, sizeof root, "/tmp/loom-codegen-XXXXXX");
     if (!mkdtemp(root)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_op_dtype_compiles_0), /* three shards' worth, together */
+        cmocka_unit_test(test_every_op_dtype_compiles_0), /* SWEEP_PARTS shards' worth */
         cmocka_unit_test(test_every_op_dtype_compiles_1),
         cmocka_unit_test(test_every_op_dtype_compiles_2),
+        cmocka_unit_test(test_every_op_dtype_compiles_3),
+        cmocka_unit_test(test_every_op_dtype_compiles_4),
+        cmocka_unit_test(test_every_op_dtype_compiles_5),
         cmocka_unit_test(test_fastdiv_exact),
         cmocka_unit_test(test_variants_compile),
         cmocka_unit_test(test_golden_hypot),

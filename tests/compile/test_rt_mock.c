@@ -469,6 +469,30 @@ static void test_mock_pool_reuses_blocks(void **state) {
     assert_int_equal(f->err.status, LOOM_STATUS_INVALID_ARGUMENT);
 }
 
+/* LOOM_POOL=0 (for memcheck): exact sizes, every block from the driver and back at free. */
+static void test_mock_pool_off(void **state) {
+    fx_t *f = *state;
+    setenv("LOOM_POOL", "0", 1);
+    rt_device_t *d = NULL;
+    loom_status_t st = open_mock(f, &d);
+    unsetenv("LOOM_POOL");
+    assert_int_equal(st, LOOM_STATUS_OK);
+    uint64_t a, b;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(rt_alloc(d, 1000, &a), LOOM_STATUS_OK);
+        assert_int_equal(rt_alloc(d, 0, &b), LOOM_STATUS_OK);
+        rt_stats_t s = stats_of(d);
+        assert_int_equal(s.pool_in_use, 1001);
+        assert_int_equal(s.pool_held, 1001);
+        assert_int_equal(s.pool_driver_allocs, 2 * (i + 1));
+        assert_int_equal(s.pool_reuses, 0);
+        rt_free(d, a);
+        rt_free(d, b);
+        assert_int_equal(stats_of(d).pool_held, 0);
+    }
+    rt_device_destroy(d);
+}
+
 static void test_mock_pool_many_blocks(void **state) {
     fx_t *f = *state;
     enum { N = 3000 };
@@ -674,6 +698,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_mock_no_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mock_pool_reuses_blocks, setup_dev, teardown),
         cmocka_unit_test_setup_teardown(test_mock_pool_many_blocks, setup_dev, teardown),
+        cmocka_unit_test_setup_teardown(test_mock_pool_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mock_pool_oom_frees_cache_and_retries, setup_dev,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_mock_copies_round_trip, setup_dev, teardown),
