@@ -12,6 +12,7 @@ typedef struct view {
     bool owned;
     bool handed_out;
     bool alias; /* a view node reading its operand's buffer */
+    uint32_t owner; /* alias: the node that owns the buffer (the end of its chain of views) */
 } view_t;
 
 static void contiguous_strides(const ir_node_t *n, int64_t *st) {
@@ -102,21 +103,24 @@ static void *gather(const ir_node_t *n, const view_t *v, base_alloc_t *al) {
     return out;
 }
 
+static void release(view_t *v, bool last_use, base_alloc_t *al) {
+    if (last_use && v->owned) {
+        base_free(al, v->base);
+        v->base = NULL;
+        v->owned = false;
+    }
+}
+
 /* Frees the buffers node i used for the last time: its operands', and those its view operands
- * read through (views of views down to the buffer's owner). */
+ * read through (the owner at the end of a chain of views, whose last use covers the views':
+ * one step, so that a chain of n views is released in O(n), not O(n^2)). */
 static void release_operands(const ir_graph_t *g, view_t *views, const uint32_t *last, uint32_t i,
                              base_alloc_t *al) {
     const ir_node_t *n = &g->nodes[i];
     for (int s = 0; s < ir_ops[n->op].arity; s++) {
-        for (uint32_t o = n->src[s];; o = g->nodes[o].src[0]) {
-            view_t *v = &views[o];
-            if (last[o] == i && v->owned) {
-                base_free(al, v->base);
-                v->base = NULL;
-                v->owned = false;
-            }
-            if (!v->alias) break;
-        }
+        uint32_t o = n->src[s];
+        release(&views[o], last[o] == i, al);
+        if (views[o].alias) release(&views[views[o].owner], last[views[o].owner] == i, al);
     }
 }
 
@@ -139,6 +143,7 @@ static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc
         if (ir_ref_view(n, o, ov->strides, &off, v->strides)) {
             v->base = ov->base + off * (int64_t)sz;
             v->alias = true;
+            v->owner = ov->alias ? ov->owner : n->src[0];
             return true;
         }
         v->base = gather(o, ov, al); /* a reshape strides cannot express: copy */
