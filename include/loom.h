@@ -18,6 +18,11 @@
  * loom_scope_end() (or loom_ctx_destroy()). Call loom_array_retain() on what must outlive the
  * scope, and loom_array_release() when done with it. Functions borrow their arguments.
  *
+ * Threads: separate contexts run on separate threads at once, also sharing one kernel cache
+ * folder. One context, with its arrays, is used by one thread at a time: the caller serialises
+ * calls on it (a mutex); nothing checks, and overlapping calls corrupt it. Arrays never pass
+ * between contexts. docs/guide.md, "Threads", has the rules.
+ *
  * A complete program:
  *
  *     #include <loom.h>
@@ -196,7 +201,8 @@ LOOM_API int loom_device_from_name(const char *name, const char **arch);
 
 /* Creates a context. On success *out is the new context and LOOM_STATUS_OK is returned. On
  * failure *out is NULL, and the status says why (e.g. LOOM_STATUS_NOT_AVAILABLE when CUDA is
- * asked for and this build or machine has none); loom_last_create_message() has details. */
+ * asked for and this build or machine has none); loom_last_create_message() has details. Any
+ * thread may create one; its calls must then never overlap (see the top of this header). */
 LOOM_API loom_status_t loom_ctx_create(const loom_options_t *options, loom_ctx_t **out);
 /* Frees the context and everything it owns, arrays still retained included. NULL is a no-op. */
 LOOM_API void loom_ctx_destroy(loom_ctx_t *ctx);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: a release build (suites unit, compile and gpu; gpu skips without a
-# device), an AddressSanitizer + UBSan build of the same tests, and, where clang and its
-# libFuzzer runtime exist, a smoke run of each tests/fuzz target (LOOM_FUZZ_SECONDS each, 12 by
-# default; LOOM_FUZZ=0 leaves them out), one test each. Prints "N passed, N failed" last and
-# exits non-zero on any failure.
+# device), an AddressSanitizer + UBSan build of the same tests, a ThreadSanitizer build of the
+# threads tests alone (suite threads: several contexts on several threads; LOOM_TSAN=0 leaves
+# it out), and, where clang and its libFuzzer runtime exist, a smoke run of each tests/fuzz
+# target (LOOM_FUZZ_SECONDS each, 12 by default; LOOM_FUZZ=0 leaves them out), one test each.
+# Prints "N passed, N failed" last and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cuda_root=${CUDA_ROOT:-/usr/local/cuda}
@@ -27,7 +28,11 @@ run_suite() { # build-dir, meson options...
   echo "== $dir: testing ($(date +%T))"
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     meson test -C "$dir" --print-errorlogs --num-processes 2 || true
-  read -r p f < <(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+  tally "$dir"
+}
+tally() { # build-dir: adds its last meson test run to passed and failed
+  local p f
+  read -r p f < <(python3 - "$1/meson-logs/testlog.json" <<'PY'
 import json, sys
 p = f = 0
 for line in open(sys.argv[1]):
@@ -41,6 +46,29 @@ PY
 }
 run_suite build-test -Dbuildtype=debugoptimized
 run_suite build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
+# ThreadSanitizer on suite threads alone (tests/unit/test_threads.c on the CPU device and, with
+# NVRTC, the compile-only one; the CUDA one skips without a device): only the library and that
+# program are built, unoptimised (a third of -O2's build time; the run takes as long). Its
+# contexts compile their kernels at once into a fresh cache of their own (not the shared one:
+# concurrent compiles are part of what it checks). tests/tsan.supp names the CUDA libraries
+# ThreadSanitizer cannot see into.
+run_tsan() {
+  local dir=build-tsan
+  if [ ! -d "$dir" ]; then
+    meson setup "$dir" -Dcudatoolkit="$cuda_root" -Dwerror="$werror" -Dbuildtype=debug \
+      -Db_sanitize=thread -Db_lundef=false -Dbench=false >"$dir.setup.log" 2>&1 ||
+      { cat "$dir.setup.log"; failed=$((failed + 1)); return; }
+  fi
+  echo "== $dir: building the threads test ($(date +%T))"
+  if ! meson compile -C "$dir" tests/unit/test_threads >"$dir.compile.log" 2>&1; then
+    tail -50 "$dir.compile.log"; failed=$((failed + 1)); return
+  fi
+  echo "== $dir: testing suite threads under ThreadSanitizer ($(date +%T))"
+  env -u LOOM_TEST_KERNEL_CACHE TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" \
+    meson test -C "$dir" --no-rebuild --suite threads --print-errorlogs --num-processes 2 || true
+  tally "$dir"
+}
+[ "${LOOM_TSAN:-1}" = 0 ] || run_tsan
 run_fuzz() { # each libFuzzer target for a short while (tools/fuzz.sh); 77: no clang/libFuzzer
   local t rc
   for t in fuzz_parse fuzz_npy fuzz_dlpack; do

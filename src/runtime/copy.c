@@ -4,10 +4,12 @@
  * H200), so pageable bytes go through a ring of n_slots pinned buffers of `chunk` bytes. Every
  * copy, single or batched, is a list of pieces (host range, device range) walked in order: the
  * pieces are packed into the current slot one after another ("a fill"), and a full slot is
- * flushed as one DMA per run of adjacent device addresses. Each slot has an event recorded after
- * its DMA; the host touches a slot only after that event, so the memcpy of one fill overlaps the
- * DMA of the others. The memcpy itself is split across `threads` host threads (one thread copies
- * pageable memory at about 7 GB/s, which would bound any staged copy).
+ * flushed as one DMA per run of adjacent device addresses within one allocation (the driver
+ * refuses a copy spanning two, and separate allocations can be adjacent). Each slot has an event
+ * recorded after its DMA; the host touches a slot only after that event, so the memcpy of one
+ * fill overlaps the DMA of the others. The memcpy itself is split across `threads` host
+ * threads (one thread copies pageable memory at about 7 GB/s, which would bound any staged
+ * copy).
  *
  * Uploads return once every byte is in staging (the caller may reuse its buffer at once);
  * downloads keep up to n_slots fills in flight and copy each out when its slot comes round, and
@@ -249,6 +251,7 @@ typedef struct walk {
     uint32_t *n_segs;
     run_t *runs;
     uint32_t n_runs;
+    uint64_t block_end; /* the end of the allocation the last run lies in; 0: not looked up */
     uint64_t dmas;
 } walk_t;
 
@@ -277,6 +280,7 @@ static loom_status_t open_fill(walk_t *w) {
     w->open = true;
     w->used = 0;
     w->n_runs = 0;
+    w->block_end = 0;
     w->n_segs[i] = 0;
     return LOOM_STATUS_OK;
 }
@@ -304,13 +308,23 @@ static loom_status_t flush(walk_t *w) {
     return slot_mark(d, w->slot);
 }
 
+/* Whether dev, where the last run ends, lies in the same allocation as the run: one DMA must
+ * not span two, which the driver refuses (CUDA_ERROR_INVALID_VALUE), and it places separate
+ * small allocations side by side. Packed uploads go into one allocation by contract; other
+ * pieces merge only inside one block of the pool. */
+static bool same_allocation(walk_t *w, const run_t *last, uint64_t dev) {
+    if (w->fill_gaps) return true;
+    if (!w->block_end) w->block_end = rt_pool_block_end(w->d, last->dev);
+    return dev < w->block_end;
+}
+
 /* Adds (part of) a piece to the open fill; returns the bytes taken (0 on error). */
 static size_t add_part(walk_t *w, uint64_t dev, void *host, size_t len, loom_status_t *st) {
     size_t chunk = w->d->stage.chunk;
     if (!w->open && (*st = open_fill(w))) return 0;
     run_t *last = w->n_runs ? &w->runs[w->n_runs - 1] : NULL;
     uint64_t end = last ? last->dev + last->len : 0;
-    if (last && dev == end) {
+    if (last && dev == end && same_allocation(w, last, dev)) {
         /* adjacent: the run grows */
     } else if (last && w->fill_gaps && dev > end && dev - end <= GAP_MAX &&
                w->used + (dev - end) < chunk) {
@@ -321,6 +335,7 @@ static size_t add_part(walk_t *w, uint64_t dev, void *host, size_t len, loom_sta
         return add_part(w, dev, host, len, st);
     } else {
         w->runs[w->n_runs++] = (run_t){w->used, dev, 0};
+        w->block_end = 0;
         last = &w->runs[w->n_runs - 1];
     }
     size_t take = chunk - w->used < len ? chunk - w->used : len;
@@ -368,7 +383,7 @@ static loom_status_t staged(rt_device_t *d, bool up, bool fill_gaps, uint32_t n,
     seg_t seg_small[SMALL * RT_STAGE_MAX_SLOTS];
     run_t run_small[SMALL];
     uint32_t n_segs[RT_STAGE_MAX_SLOTS] = {0};
-    walk_t w = {d, up, fill_gaps, cap, 0, false, 0, seg_small, n_segs, run_small, 0, 0};
+    walk_t w = {d, up, fill_gaps, cap, 0, false, 0, seg_small, n_segs, run_small, 0, 0, 0};
     if (cap > SMALL) {
         w.segs = base_malloc(d->al, (size_t)cap * n_lists, sizeof *w.segs);
         w.runs = base_malloc(d->al, cap, sizeof *w.runs);

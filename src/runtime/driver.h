@@ -106,6 +106,10 @@ typedef struct rt_pool {
 } rt_pool_t;
 
 void rt_pool_fini(rt_device_t *d);
+/* The end of the pool block (one driver allocation) that holds addr, or 0 when no block of the
+ * pool does (wrapped or imported memory, module globals). A linear search: for copy.c's merging
+ * of adjacent pieces, once per run of them. */
+uint64_t rt_pool_block_end(const rt_device_t *d, uint64_t addr);
 
 /* ---- copy.c ---- */
 #define RT_STAGE_SLOTS 4                  /* default number of pinned staging buffers */

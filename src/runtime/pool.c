@@ -256,6 +256,15 @@ void rt_free(rt_device_t *d, uint64_t ptr) {
     c->head = b;
 }
 
+uint64_t rt_pool_block_end(const rt_device_t *d, uint64_t addr) {
+    const rt_pool_t *p = &d->pool;
+    for (int32_t i = 0; i < p->n_blocks; i++) {
+        const rt_block_t *b = &p->blocks[i];
+        if (b->ptr && addr >= b->ptr && addr - b->ptr < b->size) return b->ptr + b->size;
+    }
+    return 0;
+}
+
 void rt_trim(rt_device_t *d) {
     if (d->compile_only) return;
     if (rt_bind(d) == LOOM_STATUS_OK) release_cached(d);

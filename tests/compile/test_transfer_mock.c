@@ -3,7 +3,8 @@
  * stream is synchronised, so early reuse of a staging buffer shows up as wrong bytes; kernels
  * compile with NVRTC and launch as no-ops). Asserts how many DMAs and bytes each eval moves, and
  * that the bytes arrive intact: packed small inputs, chunked large ones, uploads kept across
- * evals, the borrowed-memory mark, reads that do not re-upload, batched reads. */
+ * evals, the borrowed-memory mark, reads that do not re-upload, batched reads, and no DMA
+ * spanning two allocations that lie side by side (the driver refuses one). */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -265,6 +266,117 @@ static void test_transfer_packed_and_batches_bit_exact(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* ---- separate allocations side by side ----
+ * The real driver places small allocations back to back and refuses a copy that spans two
+ * (CUDA_ERROR_INVALID_VALUE). An arena allocator and range-checking copies model that. */
+
+static struct {
+    _Alignas(256) unsigned char bytes[1 << 20];
+    size_t used;
+    struct {
+        uint64_t p;
+        size_t n;
+    } blocks[256];
+    int n;
+} arena;
+
+static CUresult arena_alloc(CUdeviceptr *p, size_t n) {
+    if (arena.used + n > sizeof arena.bytes || arena.n == 256) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = (CUdeviceptr)(uintptr_t)(arena.bytes + arena.used);
+    arena.blocks[arena.n].p = *p;
+    arena.blocks[arena.n++].n = n;
+    arena.used += (n + 255) / 256 * 256;
+    return CUDA_SUCCESS;
+}
+static CUresult arena_free(CUdeviceptr p) { return (void)p, CUDA_SUCCESS; }
+
+static bool in_one_allocation(uint64_t p, size_t n) {
+    for (int i = 0; i < arena.n; i++)
+        if (p >= arena.blocks[i].p && p + n <= arena.blocks[i].p + arena.blocks[i].n) return true;
+    return false;
+}
+static CUresult checked_h2d(CUdeviceptr d, const void *s, size_t n, CUstream st) {
+    return in_one_allocation(d, n) ? mH2D(d, s, n, st) : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult checked_d2h(void *d, CUdeviceptr s, size_t n, CUstream st) {
+    return in_one_allocation(s, n) ? mD2H(d, s, n, st) : CUDA_ERROR_INVALID_VALUE;
+}
+
+static loom_ctx_t *arena_ctx(void) {
+    loom_ctx_t *ctx = checked_mock_ctx();
+    arena.used = 0;
+    arena.n = 0;
+    ctx->rt->drv.MemAlloc = arena_alloc;
+    ctx->rt->drv.MemFree = arena_free;
+    ctx->rt->drv.MemcpyHtoDAsync = checked_h2d;
+    ctx->rt->drv.MemcpyDtoHAsync = checked_d2h;
+    return ctx;
+}
+
+/* Batched copies to and from two adjacent allocations: a DMA each, never one across both. */
+static void test_transfer_adjacent_allocations_copied_apart(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = arena_ctx();
+    rt_device_t *d = ctx->rt;
+    uint64_t dev[2];
+    assert_int_equal(rt_alloc(d, 2048, &dev[0]), LOOM_STATUS_OK);
+    assert_int_equal(rt_alloc(d, 4096, &dev[1]), LOOM_STATUS_OK);
+    assert_true(dev[1] == dev[0] + 2048); /* side by side */
+    unsigned char src[6144], back[6144];
+    fill(src, sizeof src, 3);
+    const void *from[2] = {src, src + 2048};
+    void *to[2] = {back, back + 2048};
+    size_t len[2] = {2048, 4096};
+    rt_stats_t s0, s1;
+    rt_device_stats(d, &s0);
+    assert_int_equal(rt_h2d_batch(d, 2, dev, from, len), LOOM_STATUS_OK);
+    assert_int_equal(rt_d2h_batch(d, 2, to, dev, len), LOOM_STATUS_OK);
+    rt_device_stats(d, &s1);
+    assert_memory_equal(back, src, sizeof src);
+    assert_int_equal(s1.h2d_copies - s0.h2d_copies, 2);
+    assert_int_equal(s1.d2h_copies - s0.d2h_copies, 2);
+    /* Pieces of one allocation still travel as one DMA. */
+    uint64_t halves[2] = {dev[1], dev[1] + 2048};
+    size_t half[2] = {2048, 2048};
+    assert_int_equal(rt_d2h_batch(d, 2, to, halves, half), LOOM_STATUS_OK);
+    rt_device_stats(d, &s0);
+    assert_int_equal(s0.d2h_copies - s1.d2h_copies, 1);
+    rt_free(d, dev[0]);
+    rt_free(d, dev[1]);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    loom_ctx_destroy(ctx);
+}
+
+/* loom_read_many of two results that the pool placed side by side (a float32 result of 2 KiB,
+ * then a float64 one): it failed with CUDA_ERROR_INVALID_VALUE when the two were one DMA. */
+static void test_transfer_read_many_adjacent_results(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = arena_ctx();
+    int64_t n = 512;
+    float x[512];
+    double y[512];
+    fill(x, sizeof x, 1);
+    fill(y, sizeof y, 2);
+    loom_array_t *r[2] = {
+        loom_sqrt(ctx, loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, x)),
+        loom_exp(ctx, loom_from_host(ctx, LOOM_DTYPE_F64, 1, &n, y)),
+    };
+    assert_int_equal(loom_eval(ctx, 2, r), LOOM_STATUS_OK);
+    uint64_t a = r[0]->buf->m.dev, b = r[1]->buf->m.dev;
+    if (b + 4096 == a) { /* read them in address order, so that they are adjacent pieces */
+        loom_array_t *t = r[0];
+        r[0] = r[1];
+        r[1] = t;
+    }
+    assert_true(r[0]->buf->m.dev + loom_array_nbytes(r[0]) == r[1]->buf->m.dev);
+    unsigned char out0[4096], out1[4096];
+    void *dst[2] = {out0, out1};
+    size_t bytes[2] = {loom_array_nbytes(r[0]), loom_array_nbytes(r[1])};
+    assert_int_equal(loom_read_many(ctx, 2, r, dst, bytes), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).last_eval_d2h_copies, 2);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transfer_small_inputs_one_copy),
@@ -273,6 +385,8 @@ int main(void) {
         cmocka_unit_test(test_transfer_read_then_reuse),
         cmocka_unit_test(test_transfer_read_many),
         cmocka_unit_test(test_transfer_packed_and_batches_bit_exact),
+        cmocka_unit_test(test_transfer_adjacent_allocations_copied_apart),
+        cmocka_unit_test(test_transfer_read_many_adjacent_results),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
