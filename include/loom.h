@@ -265,8 +265,9 @@ LOOM_API loom_array_t *loom_borrow_host(loom_ctx_t *ctx, loom_dtype_t dtype, int
  * take the direct path by themselves when the memory lies in a block of this ctx (pieces under
  * 64 KiB may still be staged); another ctx sees ordinary memory. loom_from_host gains nothing
  * (it copies into memory of its own first): borrow instead. The caller owns the block:
- * loom_host_free (or loom_ctx_destroy) frees it. NULL on failure, with OUT_OF_MEMORY recorded (the message names the bytes); works even
- * when the ctx already holds an error. NULL ctx: NULL.
+ * loom_host_free (or loom_ctx_destroy) frees it. NULL on failure, with OUT_OF_MEMORY recorded
+ * (the message names the bytes); works even when the ctx already holds an error. NULL ctx:
+ * NULL.
  * Caution: an eval reads borrowed pinned memory asynchronously (loom_eval returns before the
  * DMA has read it). Do not write memory handed to loom_borrow_host until the eval that reads
  * it has been synchronised (a loom_read or loom_sync on that ctx has returned); then mark the
@@ -455,8 +456,8 @@ LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path);
  * ml_dtypes.bfloat16). The file is written to a temporary file beside it, synced and renamed
  * over path, so path holds the old file or the whole new one, never a part; a character device
  * (/dev/null, or a link to one such as /dev/stdout) is written as a stream. A folder, FIFO,
- * socket, block device or other symbolic link at path is refused. Returns the status; IO_ERROR names the file and the system's
- * reason ("No space left on device"). */
+ * socket, block device or other symbolic link at path is refused. Returns the status; IO_ERROR
+ * names the file and the system's reason ("No space left on device"). */
 LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const char *path);
 
 /* What a context runs on. Strings are static or owned by the context (valid while it lives). */

@@ -82,7 +82,8 @@ out:
 const char cg__raise_decl[] =
     "/* Data-dependent errors: IR_RAISE_* bits, read and cleared by the engine after the eval. */\n"
     "__device__ unsigned int lm_status;\n"
-    "static __device__ __forceinline__ void lm_raise(unsigned int bits) { atomicOr(&lm_status, bits); "
+    "static __device__ __forceinline__ void lm_raise(unsigned int bits) {\n"
+    "    atomicOr(&lm_status, bits);\n"
     "}\n";
 
 void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t n_params) {
