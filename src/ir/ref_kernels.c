@@ -152,6 +152,7 @@ void ir_ref_leaf(const ir_node_t *node, void *out) {
     int64_t n = 1;
     for (int i = 0; i < node->ndim; i++) n *= node->shape[i];
     assert(node->dtype < LOOM_DTYPE_COUNT);
+    if (n == 0) return; /* eye's loop over rows would run even without columns */
     switch (node->op) {
         case IR_OP_CONST: {
             size_t size = ir_dtypes[node->dtype].size;
