@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer target of tests/fuzz (fuzz_parse, fuzz_npy, fuzz_dlpack) with clang,
-# AddressSanitizer and UBSan, in build-fuzz (or $LOOM_FUZZ_BUILD), and runs it for SECONDS on a
-# copy of its seed corpus in a fresh folder under /tmp. Extra arguments go to libFuzzer
+# Builds a libFuzzer target of tests/fuzz (fuzz_parse, fuzz_npy, fuzz_dlpack, fuzz_api) with
+# clang, AddressSanitizer and UBSan, in build-fuzz (or $LOOM_FUZZ_BUILD), and runs it for SECONDS
+# on a copy of its seed corpus in a fresh folder under /tmp. Extra arguments go to libFuzzer
 # (-jobs=N, -dict=..., -only_ascii=1). Prints the executed-run count; exits non-zero on a
 # finding, with the path of the input that triggers it (crash-*, leak-*, timeout-*, oom-*).
 # The folder (log, grown corpus) stays, unless LOOM_FUZZ_CLEAN=1 and the run found nothing.

@@ -71,7 +71,7 @@ run_tsan() {
 [ "${LOOM_TSAN:-1}" = 0 ] || run_tsan
 run_fuzz() { # each libFuzzer target for a short while (tools/fuzz.sh); 77: no clang/libFuzzer
   local t rc
-  for t in fuzz_parse fuzz_npy fuzz_dlpack; do
+  for t in fuzz_parse fuzz_npy fuzz_dlpack fuzz_api; do
     LOOM_FUZZ_CLEAN=1 LOOM_FUZZ_BUILD="$PWD/build-fuzz" tools/fuzz.sh "$t" "${LOOM_FUZZ_SECONDS:-12}"
     rc=$?
     case $rc in

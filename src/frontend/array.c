@@ -101,6 +101,16 @@ static bool scope_push(loom_ctx_t *ctx, loom_array_t *a) {
     return true;
 }
 
+loom_array_t *fe_scope_adopt(loom_ctx_t *ctx, loom_array_t *a) {
+    if (a->flags & FE_NIL) return a;
+    if (!scope_push(ctx, a)) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "out of memory recording an array in its scope");
+        return &ctx->nil;
+    }
+    a->refcount++;
+    return a;
+}
+
 /* The structural hash: op, dtype, shape, the operands' hashes, and the params of ops whose
  * params shape the computation (axes, permutations, matmul mode) but not leaf values.
  * Elementwise ops have no params (fe_shaped gets NULL for them): nothing to hash. */

@@ -214,7 +214,7 @@ LOOM_API const void *loom_array_host_ptr(loom_ctx_t *ctx, loom_array_t *a) {
                  "loom_array_host_ptr: the array lives in device memory; use loom_read");
         return NULL;
     }
-    if (!a->buf->m.host) return NULL; /* empty */
+    if (fe_size(a) == 0) return NULL; /* empty, whatever block (if any) its buffer holds */
     return (const char *)a->buf->m.host + a->offset * (int64_t)ir_dtypes[a->dtype].size;
 }
 

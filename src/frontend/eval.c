@@ -23,8 +23,7 @@ void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf) {
     fe_buffer_release(ctx, a->buf);
     a->buf = buf;
     a->op = IR_OP_INPUT;
-    a->flags |= FE_REALISED;
-    a->flags &= (uint8_t)~FE_WEAK;
+    a->flags |= FE_REALISED; /* a weak scalar stays weak: evaluating changes no promotion */
     a->offset = 0;
     int64_t s = 1;
     for (int ax = a->ndim - 1; ax >= 0; ax--) {

@@ -113,6 +113,9 @@ loom_array_t *fe_node_new(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32
 /* Validates a shape (ndim range, non-negative, product overflow); records and returns false. */
 bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t *shape,
                     int64_t *size_out);
+/* A reference to the live array a held by the current scope, as a builder's result is (for
+ * a result that is an existing array: loom_parse's bound names), or nil when out of memory. */
+loom_array_t *fe_scope_adopt(loom_ctx_t *ctx, loom_array_t *a);
 /* Checks that a builder argument is a live array of ctx; records the error otherwise. */
 bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
 /* A node of op over n operands (retained) with params p (NULL: none),

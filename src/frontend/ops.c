@@ -121,7 +121,8 @@ static int result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *con
     return d;
 }
 
-/* Broadcasts shapes (NumPy rules); records SHAPE_MISMATCH naming the shapes. */
+/* Broadcasts shapes (NumPy rules); records SHAPE_MISMATCH naming the shapes, or OVERFLOW when the
+ * result has too many elements. */
 static bool broadcast(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops,
                       int32_t *ndim, int64_t *shape) {
     int32_t nd = 0;
@@ -155,7 +156,7 @@ static bool broadcast(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *cons
         shape[ax] = ext;
     }
     *ndim = nd;
-    return true;
+    return fe_check_shape(ctx, fn, nd, shape, NULL); /* each operand fits; together they may not */
 }
 
 /* A weak scalar's value in dtype d (cast as NumPy casts a Python number). */

@@ -2450,6 +2450,12 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
         }
         outs[k] = as_output(P, &v, pos);
         if (loom_array_is_nil(outs[k])) return ctx->err.status ? false : lib_fail(P, pos);
+        for (int32_t i = 0; i < P->n_names; i++)
+            if (outs[k] == P->arrays[i]) { /* a bound array: the scope holds the result too */
+                outs[k] = fe_scope_adopt(ctx, outs[k]);
+                if (loom_array_is_nil(outs[k])) return false;
+                break;
+            }
     }
     return true;
 }

@@ -172,6 +172,10 @@ oom:
     return true;
 }
 
+/* What an empty input borrowed or wrapped from NULL is read through, so that it and its views
+ * offset a real address, as other empty arrays do (arithmetic on NULL is undefined). */
+static const unsigned char empty_input[8];
+
 loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
     uint32_t nn = g->n_nodes;
     view_t *views = base_calloc(al, nn ? nn : 1, sizeof *views);
@@ -204,7 +208,8 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
         size_t sz = ir_dtypes[n->dtype].size;
         if (n->op == IR_OP_INPUT) {
             const ir_input_t *in = &g->inputs[n->input];
-            v->base = (char *)(uintptr_t)in->host + in->offset * (int64_t)sz;
+            const void *host = in->host ? in->host : empty_input;
+            v->base = (char *)(uintptr_t)host + in->offset * (int64_t)sz;
             memcpy(v->strides, in->strides, sizeof v->strides);
             continue;
         }

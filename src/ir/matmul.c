@@ -28,11 +28,13 @@ static bool refuse(ir_matmul_why_t *why, ir_matmul_fault_t f, int operand, int a
     return false;
 }
 
+/* C-order strides of a result shape. ir_matmul_shape plans shapes the frontend then refuses
+ * as too large, so the product may pass INT64_MAX: the strides stop there (at 0), unused. */
 static void contiguous(int nd, const int64_t *shape, int64_t *st) {
     int64_t s = 1;
     for (int ax = nd - 1; ax >= 0; ax--) {
         st[ax] = s;
-        s *= shape[ax] ? shape[ax] : 1;
+        if (!base_mul_i64(s, shape[ax] ? shape[ax] : 1, &s)) s = 0;
     }
 }
 

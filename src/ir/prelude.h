@@ -103,12 +103,13 @@ typedef double lm_f64;
 
 /* X(TAG, sfx, ctype, canonical): the dtypes in LOOM_DTYPE_LIST order. A cast first widens
  * its source to the canonical type (u64, i64, f64; f64h = f64 from a float16 source, whose
- * cast to uint32 NumPy does differently), then narrows to the target. */
+ * cast to uint32 NumPy does differently; f64b = f64 from a bfloat16 source, which narrows back
+ * to bfloat16 bit for bit, NaN payloads included), then narrows to the target. */
 #define LM_DTYPE_LIST(X)                                                                       \
     X(BOOL, b, lm_b, u64) X(I8, i8, lm_i8, i64) X(I16, i16, lm_i16, i64)                       \
     X(I32, i32, lm_i32, i64) X(I64, i64, lm_i64, i64) X(U8, u8, lm_u8, u64)                    \
     X(U16, u16, lm_u16, u64) X(U32, u32, lm_u32, u64) X(U64, u64, lm_u64, u64)                 \
-    X(F16, f16, lm_f16, f64h) X(BF16, bf16, lm_bf16, f64) X(F32, f32, lm_f32, f64)             \
+    X(F16, f16, lm_f16, f64h) X(BF16, bf16, lm_bf16, f64b) X(F32, f32, lm_f32, f64)            \
     X(F64, f64, lm_f64, f64)
 /* A second copy, for nesting inside LM_DTYPE_LIST (the preprocessor does not recurse). */
 #define LM_DTYPE_LIST2(X, p, q, r, s)                                                          \
@@ -117,7 +118,7 @@ typedef double lm_f64;
     X(I64, i64, lm_i64, i64, p, q, r, s) X(U8, u8, lm_u8, u64, p, q, r, s)                     \
     X(U16, u16, lm_u16, u64, p, q, r, s) X(U32, u32, lm_u32, u64, p, q, r, s)                  \
     X(U64, u64, lm_u64, u64, p, q, r, s) X(F16, f16, lm_f16, f64h, p, q, r, s)                 \
-    X(BF16, bf16, lm_bf16, f64, p, q, r, s) X(F32, f32, lm_f32, f64, p, q, r, s)               \
+    X(BF16, bf16, lm_bf16, f64b, p, q, r, s) X(F32, f32, lm_f32, f64, p, q, r, s)              \
     X(F64, f64, lm_f64, f64, p, q, r, s)
 
 /* X(ENUM, name, arity, loops, out): the elementwise ops of ir.h's IR_OP_LIST, same order,
@@ -396,6 +397,23 @@ LM__FROM_F64H(bf16, lm_bf16)
 LM__FROM_F64H(f32, lm_f32)
 LM__FROM_F64H(f64, lm_f64)
 LM_FN lm_u32 lm__u32_from_f64h(lm_f64 x) { return (lm_u32)(lm_u64)lm__cvt64(x); }
+/* From a bfloat16 source: the same, except bfloat16 itself, a copy (a NaN's payload is kept,
+ * where one from float32 or float64 becomes 0x7fc0): x is exact in float32. */
+#define LM__FROM_F64B(sfx, T)                                                                  \
+    LM_FN T lm__##sfx##_from_f64b(lm_f64 x) { return lm__##sfx##_from_f64(x); }
+LM__FROM_F64B(b, lm_b)
+LM__FROM_F64B(i8, lm_i8)
+LM__FROM_F64B(i16, lm_i16)
+LM__FROM_F64B(i32, lm_i32)
+LM__FROM_F64B(i64, lm_i64)
+LM__FROM_F64B(u8, lm_u8)
+LM__FROM_F64B(u16, lm_u16)
+LM__FROM_F64B(u32, lm_u32)
+LM__FROM_F64B(u64, lm_u64)
+LM__FROM_F64B(f16, lm_f16)
+LM__FROM_F64B(f32, lm_f32)
+LM__FROM_F64B(f64, lm_f64)
+LM_FN lm_bf16 lm__bf16_from_f64b(lm_f64 x) { return (lm_bf16)(lm__fbits(lm__f64_to_f32(x)) >> 16); }
 
 #define LM__CAST_TO(TTAG, ts, TT, tc, fs, FT, fc, unused)                                            \
     LM_FN TT lm_cast_##fs##_##ts(FT x) { return lm__##ts##_from_##fc(lm__canon_##fs(x)); }

@@ -92,6 +92,7 @@ const ir_ref_fn ir_ref_cast[LOOM_DTYPE_COUNT][LOOM_DTYPE_COUNT] = {LM_DTYPE_LIST
 #define ARANGE_ARGS_u64(p)  (p)->i0, (p)->di
 #define ARANGE_ARGS_f64(p)  (p)->a, (p)->b
 #define ARANGE_ARGS_f64h(p) (p)->a, (p)->b
+#define ARANGE_ARGS_f64b(p) (p)->a, (p)->b
 #define DEF_LEAVES(TAG, s, T, canon)                                                               \
     static void arange_##s(const ir_params_t *p, int64_t n, void *out) {                           \
         T *y = out;                                                                                \
@@ -152,6 +153,7 @@ void ir_ref_leaf(const ir_node_t *node, void *out) {
     int64_t n = 1;
     for (int i = 0; i < node->ndim; i++) n *= node->shape[i];
     assert(node->dtype < LOOM_DTYPE_COUNT);
+    if (n == 0) return; /* eye's loop over rows would run even without columns */
     switch (node->op) {
         case IR_OP_CONST: {
             size_t size = ir_dtypes[node->dtype].size;

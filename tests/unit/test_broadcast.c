@@ -161,12 +161,34 @@ static void test_broadcast_zero_size(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Operands that each fit can broadcast to a shape that does not: (2**40, 1) + (1, 2**40) is
+ * an OVERFLOW error, as every other builder's too-large shape (it was built, with a size past
+ * INT64_MAX). */
+static void test_broadcast_result_too_large(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t big = INT64_C(1) << 40, col[2] = {big, 1}, row[2] = {1, big};
+    loom_array_t *c = loom_zeros(ctx, LOOM_DTYPE_F32, 2, col);
+    loom_array_t *r = loom_zeros(ctx, LOOM_DTYPE_BOOL, 2, row);
+    for (int i = 0; i < 3; i++) {
+        loom_array_t *x = i == 0   ? loom_add(ctx, c, r)
+                          : i == 1 ? loom_where(ctx, r, c, c)
+                                   : loom_clip(ctx, c, r, loom_weak_int(ctx, 1));
+        assert_true(loom_array_is_nil(x));
+        assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OVERFLOW);
+        assert_non_null(strstr(loom_ctx_message(ctx), "has too many elements"));
+        loom_ctx_clear_error(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadcast_shapes_table),
         cmocka_unit_test(test_broadcast_mismatch_message),
         cmocka_unit_test(test_broadcast_values),
         cmocka_unit_test(test_broadcast_zero_size),
+        cmocka_unit_test(test_broadcast_result_too_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

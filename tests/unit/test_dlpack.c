@@ -417,6 +417,26 @@ static void test_dlpack_device_ptr_on_cpu(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* An empty array has no element [0,...,0]: NULL without an error, whether it was copied from
+ * the host, wrapped or computed (its buffer may still hold a block). */
+static void test_dlpack_host_ptr_empty(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t shape[2] = {2, 0};
+    float x[1] = {1};
+    loom_array_t *empties[3] = {
+        loom_from_host(ctx, LOOM_DTYPE_F32, 2, shape, x),
+        loom_arange_int(ctx, 2, 2, 1, LOOM_DTYPE_I8),
+        loom_add_f(ctx, loom_zeros(ctx, LOOM_DTYPE_F32, 2, shape), 1.0),
+    };
+    for (int i = 0; i < 3; i++) {
+        assert_false(loom_array_is_nil(empties[i]));
+        assert_null(loom_array_host_ptr(ctx, empties[i]));
+        assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    }
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dlpack_round_trip_versioned),
@@ -427,6 +447,7 @@ int main(void) {
         cmocka_unit_test(test_dlpack_bad_tensors),
         cmocka_unit_test(test_dlpack_wrap_host_release_once),
         cmocka_unit_test(test_dlpack_device_ptr_on_cpu),
+        cmocka_unit_test(test_dlpack_host_ptr_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

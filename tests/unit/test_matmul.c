@@ -144,6 +144,27 @@ static void test_matmul_scalars(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A product whose result would have more elements than loom allows is an OVERFLOW error, its
+ * operands lazy and within bounds (planning it once overflowed int64 computing its strides). */
+static void test_matmul_result_too_large(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t big = INT64_C(1) << 40, col[2] = {big, 1}, row[2] = {1, big};
+    loom_array_t *v = loom_zeros(ctx, LOOM_DTYPE_F32, 1, &big);
+    loom_array_t *c = loom_zeros(ctx, LOOM_DTYPE_F32, 2, col);
+    loom_array_t *r = loom_zeros(ctx, LOOM_DTYPE_F32, 2, row);
+    for (int i = 0; i < 3; i++) {
+        loom_array_t *p = i == 0   ? loom_tensordot(ctx, v, v, 0)
+                          : i == 1 ? loom_matmul(ctx, c, r)
+                                   : loom_dot(ctx, c, r);
+        assert_true(loom_array_is_nil(p));
+        assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OVERFLOW);
+        assert_non_null(strstr(loom_ctx_message(ctx), "too many elements"));
+        loom_ctx_clear_error(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
 /* relu(a @ b + bias) evaluated as one graph equals the same steps evaluated one by one, and a
  * double-precision loop (small integer values: exact). */
 static void test_matmul_fused_consumers(void **state) {
@@ -298,6 +319,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matmul_numpy_tables),
         cmocka_unit_test(test_matmul_scalars),
+        cmocka_unit_test(test_matmul_result_too_large),
         cmocka_unit_test(test_matmul_fused_consumers),
         cmocka_unit_test(test_matmul_strided_operands),
         cmocka_unit_test(test_matmul_views),

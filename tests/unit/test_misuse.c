@@ -301,6 +301,25 @@ static void test_misuse_cuda_without_gpu(void **state) {
     loom_ctx_destroy(aut);
 }
 
+/* An empty array evaluates at once whatever its other extents: eye(2**59, 0) has no element,
+ * and its evaluation once looped over the 2**59 rows. */
+static void test_misuse_empty_with_huge_extent(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t huge = INT64_C(1) << 59, shape[2] = {huge, 0};
+    loom_array_t *empties[3] = {
+        loom_eye(ctx, huge, 0, 0, LOOM_DTYPE_F32),
+        loom_eye(ctx, 0, huge, 1, LOOM_DTYPE_I8),
+        loom_add_f(ctx, loom_random_uniform(ctx, 7, LOOM_DTYPE_F32, 2, shape, 0, 1), 1.0),
+    };
+    char buf[8];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(loom_array_size(empties[i]), 0);
+        assert_int_equal(loom_read(ctx, empties[i], buf, sizeof buf), LOOM_STATUS_OK);
+    }
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_misuse_null_ctx),
@@ -314,6 +333,7 @@ int main(void) {
         cmocka_unit_test(test_misuse_first_error_wins),
         cmocka_unit_test(test_misuse_nil_propagates),
         cmocka_unit_test(test_misuse_cuda_without_gpu),
+        cmocka_unit_test(test_misuse_empty_with_huge_extent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

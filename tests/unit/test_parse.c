@@ -340,6 +340,29 @@ static void test_parse_named_outputs(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A result that is a bound array (the program `x`, or a variable holding it) belongs to the
+ * current scope like any other result: it outlives the caller's own reference to the array,
+ * which once freed it under the result. */
+static void test_parse_bound_result_belongs_to_scope(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    loom_scope_begin(ctx);
+    loom_array_t *x = loom_array_retain(loom_arange(ctx, 0, 3, 1, LOOM_DTYPE_F32));
+    loom_scope_end(ctx); /* x lives by the retain alone */
+    const char *names[1] = {"x"}, *wanted[2] = {"x", NULL};
+    loom_array_t *y = loom_expr(ctx, "x", 1, names, &x), *outs[2];
+    assert_true(y == x);
+    assert_int_equal(loom_parse(ctx, "z = x; z", 1, names, &x, 2, wanted, outs), LOOM_STATUS_OK);
+    assert_true(outs[0] == x && outs[1] == x);
+    loom_array_release(x);
+    float v[3];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(loom_read(ctx, i ? outs[i - 1] : y, v, sizeof v), LOOM_STATUS_OK);
+        assert_true(v[0] == 0 && v[2] == 2);
+    }
+    loom_ctx_destroy(ctx);
+}
+
 /* The message must contain the line and a caret under column col (0-based). */
 static void expect_caret(loom_ctx_t *ctx, const char *expr, loom_status_t st, const char *phrase,
                          int col) {
@@ -744,6 +767,7 @@ int main(void) {
         cmocka_unit_test(test_parse_power_fast_paths),
         cmocka_unit_test(test_parse_calls_and_constructors),
         cmocka_unit_test(test_parse_named_outputs),
+        cmocka_unit_test(test_parse_bound_result_belongs_to_scope),
         cmocka_unit_test(test_parse_errors_with_carets),
         cmocka_unit_test(test_parse_views_and_reductions),
         cmocka_unit_test(test_parse_index_errors),

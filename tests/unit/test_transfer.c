@@ -211,6 +211,28 @@ static void test_transfer_host_alloc_misuse(void **state) {
     loom_ctx_destroy(other); /* frees b */
 }
 
+/* Empty host arrays may borrow or wrap NULL, and evaluate like any other empty array (the
+ * reference device once offset the NULL pointer, undefined behaviour UBSan reports). */
+static void test_transfer_empty_borrow_of_null(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t shape[2] = {3, 0};
+    loom_array_t *b = loom_borrow_host(ctx, LOOM_DTYPE_F32, 2, shape, NULL);
+    loom_array_t *w = loom_wrap_host(ctx, LOOM_DTYPE_I16, 2, shape, NULL, NULL, NULL, NULL);
+    assert_false(loom_array_is_nil(b));
+    assert_false(loom_array_is_nil(w));
+    int64_t start = 1;
+    loom_array_t *r[2] = {loom_sqrt(ctx, loom_slice(ctx, b, 1, &start, NULL, NULL)),
+                          loom_sum(ctx, loom_transpose(ctx, w, 2, NULL), -1, NULL, 0)};
+    float f;
+    int64_t s = -1;
+    void *dsts[2] = {&f, &s};
+    size_t caps[2] = {sizeof f, sizeof s};
+    assert_int_equal(loom_read_many(ctx, 2, r, dsts, caps), LOOM_STATUS_OK);
+    assert_int_equal(s, 0);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transfer_cpu_stats_zero),
@@ -221,6 +243,7 @@ int main(void) {
         cmocka_unit_test(test_transfer_host_alloc_round_trip),
         cmocka_unit_test(test_transfer_host_alloc_null_and_zero),
         cmocka_unit_test(test_transfer_host_alloc_misuse),
+        cmocka_unit_test(test_transfer_empty_borrow_of_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

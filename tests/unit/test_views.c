@@ -312,6 +312,41 @@ static void test_views_long_chain_linear(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Views, joins and a cast to the same dtype copy bfloat16 bit for bit, NaN payloads included,
+ * as NumPy copies; they went through float64, which made every bfloat16 NaN 0x7fc0 (sign kept).
+ * A NaN cast from float32 still becomes 0x7fc0, as ml_dtypes makes it. */
+static void test_views_bfloat16_nan_bits(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t n = 4;
+    uint16_t x[4] = {0xffff, 0x7f81, 0x3f80, 0xffc1};
+    loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_BF16, 1, &n, x);
+    int64_t start = 0, two = 2, shape[2] = {2, 2};
+    loom_array_t *copies[5] = {
+        loom_reshape(ctx, loom_reshape(ctx, a, 2, shape), 1, &n),
+        loom_slice(ctx, a, 1, &start, NULL, NULL),
+        loom_flip(ctx, loom_flip(ctx, a, -1, NULL), -1, NULL),
+        loom_astype(ctx, a, LOOM_DTYPE_BF16),
+        loom_concatenate(ctx, 2, (loom_array_t *[]){loom_slice(ctx, a, 1, NULL, &two, NULL),
+                                                    loom_slice(ctx, a, 1, &two, NULL, NULL)},
+                         0),
+    };
+    uint16_t y[4];
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(loom_read(ctx, copies[i], y, sizeof y), LOOM_STATUS_OK);
+        assert_memory_equal(x, y, sizeof x);
+    }
+    float f = 0;
+    uint32_t nan_bits = 0x7fa00001u;
+    memcpy(&f, &nan_bits, sizeof f);
+    int64_t one = 1;
+    loom_array_t *from32 = loom_astype(ctx, loom_from_host(ctx, LOOM_DTYPE_F32, 1, &one, &f),
+                                       LOOM_DTYPE_BF16);
+    assert_int_equal(loom_read(ctx, from32, y, 2), LOOM_STATUS_OK);
+    assert_int_equal(y[0], 0x7fc0);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_views_numpy_table),
@@ -322,6 +357,7 @@ int main(void) {
         cmocka_unit_test(test_views_ir_dump),
         cmocka_unit_test(test_views_concatenate_balanced),
         cmocka_unit_test(test_views_long_chain_linear),
+        cmocka_unit_test(test_views_bfloat16_nan_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,11 +199,42 @@ static void test_weak_examples_from_design(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Evaluating a weak scalar (loom_eval, loom_read) keeps it weak: what is built from it after
+ * the eval has the dtype and value of what was built before (int8 + 1 stays int8, not int64;
+ * float32 * 0.5 stays float32). */
+static void test_weak_evaluated_stays_weak(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t n = 2;
+    int8_t x[2] = {1, -3};
+    loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_I8, 1, &n, x);
+    loom_array_t *w = loom_weak_int(ctx, 1);
+    loom_array_t *f = loom_weak_float(ctx, 0.5);
+    loom_array_t *before = loom_add(ctx, a, w);
+    assert_int_equal(loom_array_dtype(before), LOOM_DTYPE_I8);
+    loom_array_t *both[2] = {w, f};
+    assert_int_equal(loom_eval(ctx, 2, both), LOOM_STATUS_OK);
+    loom_array_t *after = loom_add(ctx, a, w);
+    assert_int_equal(loom_array_dtype(after), LOOM_DTYPE_I8);
+    int8_t got[2];
+    assert_int_equal(loom_read(ctx, after, got, sizeof got), LOOM_STATUS_OK);
+    assert_int_equal(got[0], 2);
+    assert_int_equal(got[1], -2);
+    loom_array_t *h = loom_multiply(ctx, loom_astype(ctx, a, LOOM_DTYPE_F32), f);
+    assert_int_equal(loom_array_dtype(h), LOOM_DTYPE_F32);
+    int64_t v;
+    assert_int_equal(loom_read(ctx, w, &v, sizeof v), LOOM_STATUS_OK); /* alone: int64 */
+    assert_int_equal(v, 1);
+    assert_int_equal(loom_array_dtype(loom_add_i(ctx, w, 2)), LOOM_DTYPE_I64);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weak_numpy_table),
         cmocka_unit_test(test_weak_uint8_plus_300_overflows),
         cmocka_unit_test(test_weak_examples_from_design),
+        cmocka_unit_test(test_weak_evaluated_stays_weak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
