@@ -25,6 +25,8 @@
 #include "frontend/fe.h"
 #include "loom.h"
 
+#include "../support/dlpack.h"
+
 enum {
     MAX_INPUT = 2048,
     MAX_CALLS = 128,
@@ -1055,44 +1057,15 @@ static void op_wrap(reader_t *r) {
     if (b & 0x10) wrap_taken[id] = false; /* no release function: nothing to count */
 }
 
-/* dlpack.h v1.0, as a consumer lays it out. */
-typedef struct {
-    void *data;
-    struct {
-        int32_t device_type, device_id;
-    } device;
-    int32_t ndim;
-    struct {
-        uint8_t code, bits;
-        uint16_t lanes;
-    } dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-} dl_tensor;
-typedef struct dl_managed {
-    dl_tensor t;
-    void *manager_ctx;
-    void (*deleter)(struct dl_managed *self);
-} dl_managed;
-typedef struct dl_versioned {
-    struct {
-        uint32_t major, minor;
-    } version;
-    void *manager_ctx;
-    void (*deleter)(struct dl_versioned *self);
-    uint64_t flags;
-    dl_tensor t;
-} dl_versioned;
 
 static bool export_versioned[MAX_EXPORTS];
 
 static void delete_export(int i) {
     if (export_versioned[i]) {
-        dl_versioned *v = exports[i];
+        DLManagedTensorVersioned *v = exports[i];
         v->deleter(v);
     } else {
-        dl_managed *m = exports[i];
+        DLManagedTensor *m = exports[i];
         m->deleter(m);
     }
     exports[i] = exports[--n_exports];
@@ -1140,8 +1113,9 @@ static void op_export(reader_t *r) {
         return;
     }
     CHECK(valid && out, "loom_to_dlpack succeeded without a tensor");
-    const dl_tensor *t = versioned ? &((dl_versioned *)out)->t : &((dl_managed *)out)->t;
-    if (versioned) CHECK(((dl_versioned *)out)->version.major == 1, "DLPack version");
+    const DLTensor *t = versioned ? &((DLManagedTensorVersioned *)out)->dl_tensor
+                               : &((DLManagedTensor *)out)->dl_tensor;
+    if (versioned) CHECK(((DLManagedTensorVersioned *)out)->version.major == 1, "DLPack version");
     CHECK(t->ndim == loom_array_ndim(a) && t->device.device_type == 1 && t->dtype.lanes == 1 &&
               t->dtype.bits == 8 * loom_dtype_size(loom_array_dtype(a)),
           "a DLPack tensor that does not describe its array");

@@ -9,37 +9,8 @@
 
 #include "loom.h"
 
-/* dlpack.h v1.0, as a consumer lays it out. */
-typedef struct {
-    int32_t device_type, device_id;
-} dl_device;
-typedef struct {
-    uint8_t code, bits;
-    uint16_t lanes;
-} dl_dtype;
-typedef struct {
-    void *data;
-    dl_device device;
-    int32_t ndim;
-    dl_dtype dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-} dl_tensor;
-typedef struct dl_managed {
-    dl_tensor t;
-    void *manager_ctx;
-    void (*deleter)(struct dl_managed *self);
-} dl_managed;
-typedef struct dl_versioned {
-    struct {
-        uint32_t major, minor;
-    } version;
-    void *manager_ctx;
-    void (*deleter)(struct dl_versioned *self);
-    uint64_t flags;
-    dl_tensor t;
-} dl_versioned;
+#include "../support/dlpack.h"
+
 
 enum { BUF_BYTES = 4096, MAX_NDIM = 10 };
 
@@ -50,8 +21,8 @@ static int deleted;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void del_legacy(dl_managed *m) { (void)m, deleted++; }
-static void del_versioned(dl_versioned *m) { (void)m, deleted++; }
+static void del_legacy(DLManagedTensor *m) { (void)m, deleted++; }
+static void del_versioned(DLManagedTensorVersioned *m) { (void)m, deleted++; }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
@@ -116,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int versioned = mode & 1;
     int32_t ndim = (int32_t)(byte(&r) % (MAX_NDIM + 2)) - 1; /* -1 .. MAX_NDIM */
     static const int32_t devs[4] = {1, 3, 2, 13};            /* CPU, CUDAHost, CUDA, other */
-    dl_tensor t = {0};
+    DLTensor t = {0};
     t.device.device_type = devs[mode >> 1 & 3];
     t.device.device_id = (mode & 8) ? byte(&r) : 0;
     t.dtype.code = byte(&r) % 8;
@@ -132,8 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     t.byte_offset = (mode & 64) ? (uint64_t)number(&r, 0) * 8 : 0;
     t.data = (mode & 128) && ndim == 0 ? NULL : buf;
 
-    dl_managed legacy = {t, NULL, del_legacy};
-    dl_versioned ver = {{1, (uint32_t)(byte(&r) % 3)}, NULL, del_versioned, byte(&r) & 1, t};
+    DLManagedTensor legacy = {t, NULL, del_legacy};
+    DLManagedTensorVersioned ver = {{1, (uint32_t)(byte(&r) % 3)}, NULL, del_versioned, byte(&r) & 1, t};
     if (byte(&r) & 1) ver.version.major = byte(&r);
     deleted = 0;
     loom_scope_begin(ctx);

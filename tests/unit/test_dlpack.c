@@ -11,39 +11,8 @@
 #include <string.h>
 
 #include "../support/check.h"
+#include "../support/dlpack.h"
 
-/* ---- dlpack.h v1.0, as a consumer sees it ---- */
-typedef struct {
-    int32_t device_type;
-    int32_t device_id;
-} DLDevice;
-typedef struct {
-    uint8_t code, bits;
-    uint16_t lanes;
-} DLDataType;
-typedef struct {
-    void *data;
-    DLDevice device;
-    int32_t ndim;
-    DLDataType dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-} DLTensor;
-typedef struct DLManagedTensor {
-    DLTensor dl_tensor;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
-typedef struct DLManagedTensorVersioned {
-    struct {
-        uint32_t major, minor;
-    } version;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensorVersioned *self);
-    uint64_t flags;
-    DLTensor dl_tensor;
-} DLManagedTensorVersioned;
 
 /* ---- deleters that count ---- */
 
