@@ -3,7 +3,8 @@
 # device), an AddressSanitizer + UBSan build of the same tests, a ThreadSanitizer build of the
 # threads tests alone (suite threads: several contexts on several threads; LOOM_TSAN=0 leaves
 # it out), and, where clang and its libFuzzer runtime exist, a smoke run of each tests/fuzz
-# target (LOOM_FUZZ_SECONDS each, 12 by default; LOOM_FUZZ=0 leaves them out), one test each.
+# target (LOOM_FUZZ_SECONDS each, 12 by default, two targets at a time; LOOM_FUZZ=0 leaves them
+# out), one test each.
 # Prints "N passed, N failed" last and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -70,15 +71,31 @@ run_tsan() {
 }
 [ "${LOOM_TSAN:-1}" = 0 ] || run_tsan
 run_fuzz() { # each libFuzzer target for a short while (tools/fuzz.sh); 77: no clang/libFuzzer
-  local t rc
-  for t in fuzz_parse fuzz_npy fuzz_dlpack fuzz_api; do
-    LOOM_FUZZ_CLEAN=1 LOOM_FUZZ_BUILD="$PWD/build-fuzz" tools/fuzz.sh "$t" "${LOOM_FUZZ_SECONDS:-12}"
+  local t rc targets=(fuzz_parse fuzz_npy fuzz_dlpack fuzz_api)
+  export LOOM_FUZZ_CLEAN=1 LOOM_FUZZ_BUILD="$PWD/build-fuzz"
+  echo "== build-fuzz: building the fuzz targets with clang ($(date +%T))"
+  for t in "${targets[@]}"; do # build them one after another (one build folder) ...
+    tools/fuzz.sh "$t" 0
     rc=$?
-    case $rc in
-      0) passed=$((passed + 1)) ;;
-      77) echo "fuzz: clang with libFuzzer not found; fuzz targets skipped"; return ;;
-      *) failed=$((failed + 1)) ;;
-    esac
+    [ "$rc" = 77 ] && { echo "fuzz: clang with libFuzzer not found; fuzz targets skipped"; return; }
+    [ "$rc" = 0 ] || { failed=$((failed + 1)); return; }
+  done
+  echo "== fuzz: ${LOOM_FUZZ_SECONDS:-12} s a target, two at a time ($(date +%T))"
+  local i j pids
+  for ((i = 0; i < ${#targets[@]}; i += 2)); do # ... then run them in pairs (one core each)
+    pids=()
+    for t in "${targets[@]:i:2}"; do
+      tools/fuzz.sh "$t" "${LOOM_FUZZ_SECONDS:-12}" >"build-fuzz.$t.run.log" 2>&1 &
+      pids+=($!)
+    done
+    j=0
+    for t in "${targets[@]:i:2}"; do
+      wait "${pids[j]}"
+      rc=$?
+      j=$((j + 1))
+      cat "build-fuzz.$t.run.log"
+      if [ "$rc" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    done
   done
 }
 [ "${LOOM_FUZZ:-1}" = 0 ] || run_fuzz
