@@ -611,7 +611,8 @@ LOOM_API const void *loom_array_host_ptr(loom_ctx_t *ctx, loom_array_t *a);
  * called exactly once when loom is done; on failure nil, and the caller still owns managed. */
 LOOM_API loom_array_t *loom_from_dlpack(loom_ctx_t *ctx, void *managed, int versioned);
 /* Exports a (evaluated first if needed) as DLPack without a copy: *out is a
- * DLManagedTensorVersioned * (version 1.0, flags 0) or a DLManagedTensor * that keeps a alive
+ * DLManagedTensorVersioned * (version 1.0, flags DLPACK_FLAG_BITMASK_READ_ONLY: loom's arrays
+ * are immutable, the consumer must not write) or a DLManagedTensor * that keeps a alive
  * until the consumer calls its deleter, which must happen before loom_ctx_destroy. Host memory
  * is kDLCPU, device memory kDLCUDA. Returns the status; *out is NULL on failure. */
 LOOM_API loom_status_t loom_to_dlpack(loom_ctx_t *ctx, loom_array_t *a, int versioned,
