@@ -332,19 +332,27 @@ static int write_stream(const char *path, const base_span_t *parts) {
     return e;
 }
 
-/* Writes the file's three parts to path: replaced whole, or streamed to a character device;
- * whatever else is there is refused and left. */
-static loom_status_t save_parts(loom_ctx_t *ctx, const char *path, const base_span_t *parts) {
+/* What is at path: nothing or a regular file (replaced: *stream false), a character device or a
+ * link to one (written as a stream: *stream true); anything else is refused (IO_ERROR). Asked
+ * before the array is evaluated, so that a refused path costs nothing; the writes check again
+ * on their descriptors. */
+static loom_status_t save_target(loom_ctx_t *ctx, const char *path, bool *stream) {
     struct stat st, to;
-    bool stream = false;
+    *stream = false;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         bool is_link = S_ISLNK(st.st_mode);
-        stream = S_ISCHR(st.st_mode) || (is_link && stat(path, &to) == 0 && S_ISCHR(to.st_mode));
-        if (!stream)
+        *stream = S_ISCHR(st.st_mode) || (is_link && stat(path, &to) == 0 && S_ISCHR(to.st_mode));
+        if (!*stream)
             return fe_error(ctx, LOOM_STATUS_IO_ERROR,
                             "loom_npy_save: %s is %s, not a regular file: refusing to replace it",
                             path, base_file_kind(st.st_mode));
     }
+    return LOOM_STATUS_OK;
+}
+
+/* Writes the file's three parts to path: replaced whole, or streamed to a character device. */
+static loom_status_t save_parts(loom_ctx_t *ctx, const char *path, bool stream,
+                                const base_span_t *parts) {
     int e = stream ? write_stream(path, parts)
                    : base_file_replace(&ctx->al, AT_FDCWD, path, parts, 3, 0666, true);
     if (e == ENOMEM)
@@ -364,6 +372,8 @@ LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const cha
             fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_npy_save: the array is nil");
         return ctx->err.status;
     }
+    bool stream;
+    if (save_target(ctx, path, &stream) != LOOM_STATUS_OK) return ctx->err.status;
     size_t nbytes = loom_array_nbytes(a);
     void *data = base_malloc(&ctx->al, nbytes ? nbytes : 1, 1);
     if (!data) return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_npy_save: out of memory");
@@ -391,7 +401,7 @@ LOOM_API loom_status_t loom_npy_save(loom_ctx_t *ctx, loom_array_t *a, const cha
                              (unsigned char)((total - 10) & 0xff),
                              (unsigned char)((total - 10) >> 8)};
     base_span_t parts[3] = {{pre, sizeof pre}, {header, (size_t)(total - 10)}, {data, nbytes}};
-    loom_status_t st = save_parts(ctx, path, parts);
+    loom_status_t st = save_parts(ctx, path, stream, parts);
     base_free(&ctx->al, data);
     return st;
 }
