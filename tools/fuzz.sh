@@ -24,7 +24,11 @@ if [ ! -f "$build/build.ninja" ]; then
     -Dc_args=-fsanitize=fuzzer-no-link >"$build.setup.log" 2>&1 ||
     { cat "$build.setup.log"; exit 1; }
 fi
-meson compile ${LOOM_FUZZ_JOBS:+-j "$LOOM_FUZZ_JOBS"} -C "$build" "tests/fuzz/$target" >"$build.$target.log" 2>&1 ||
+compile() { meson compile ${LOOM_FUZZ_JOBS:+-j "$LOOM_FUZZ_JOBS"} -C "$build" "tests/fuzz/$target"; }
+# A build folder from before the target existed knows no such target: reconfigure it once.
+compile >"$build.$target.log" 2>&1 ||
+  { meson setup --reconfigure "$build" "$root" >>"$build.$target.log" 2>&1 &&
+    compile >>"$build.$target.log" 2>&1; } ||
   { tail -50 "$build.$target.log"; exit 1; }
 [ "$secs" = 0 ] && exit 0
 work=$(mktemp -d "/tmp/loom-$target.XXXXXX")
