@@ -5,21 +5,22 @@
 # (-jobs=N, -dict=..., -only_ascii=1). Prints the executed-run count; exits non-zero on a
 # finding, with the path of the input that triggers it (crash-*, leak-*, timeout-*, oom-*).
 # The folder (log, grown corpus) stays, unless LOOM_FUZZ_CLEAN=1 and the run found nothing.
-# SECONDS 0 builds the target and runs nothing. Needs clang and its fuzzer runtime (Debian:
-# libclang-rt-14-dev); exits 77 without them.
+# SECONDS 0 builds the target and runs nothing. Needs clang (or $LOOM_FUZZ_CC, e.g. clang-16) and
+# its fuzzer runtime (Debian: libclang-rt-14-dev); exits 77 without them.
 set -uo pipefail
 if [ $# -lt 2 ]; then echo "usage: $0 TARGET SECONDS [libFuzzer args...]" >&2; exit 2; fi
 target=$1 secs=$2; shift 2
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${LOOM_FUZZ_BUILD:-$root/build-fuzz}
 [ -f "$root/tests/fuzz/$target.c" ] || { echo "fuzz.sh: no tests/fuzz/$target.c" >&2; exit 2; }
-if ! command -v clang >/dev/null ||
+cc=${LOOM_FUZZ_CC:-clang}
+if ! command -v "$cc" >/dev/null ||
    ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
-     clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then
+     "$cc" -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then
   echo "fuzz.sh: clang with libFuzzer not found; skipped" >&2; exit 77
 fi
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang meson setup "$build" "$root" -Dcuda=disabled -Dbench=false \
+  CC=$cc meson setup "$build" "$root" -Dcuda=disabled -Dbench=false \
     -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \
     -Dc_args=-fsanitize=fuzzer-no-link >"$build.setup.log" 2>&1 ||
     { cat "$build.setup.log"; exit 1; }
