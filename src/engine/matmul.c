@@ -156,6 +156,7 @@ static loom_status_t run_generic(en_engine_t *e, const ir_graph_t *sg, uint32_t 
         gp.ke[i] = p->kout[i].n, gp.ka[i] = p->kout[i].sa, gp.kb[i] = p->kout[i].sb;
         gp.nkt *= p->kout[i].n;
     }
+    if (p->k == 0) gp.nkt = 0; /* an empty sum: no pass over the outer contracted axes */
     gp.a = a->addr, gp.b = b->addr, gp.c = out;
     uint32_t grid[3], block[3];
     cg_gemm_launch_shape(&gp, grid, block);

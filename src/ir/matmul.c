@@ -282,7 +282,7 @@ static void gemm(const kernel_t *kn, const plan_t *p, size_t esz, const char *a,
             int64_t nc = p->n - jc < NC ? p->n - jc : NC;
             memset(tile, 0, (size_t)(MC * NC) * kn->acc_size);
             int64_t idx[LOOM_MAX_DIMS] = {0};
-            bool empty = false;
+            bool empty = p->k == 0; /* an empty contracted axis: an empty sum, zero */
             for (int i = 0; i < p->n_kout; i++) empty = empty || p->kout[i].n == 0;
             while (!empty) {
                 int64_t oa = ic * p->sam, ob = jc * p->sbn;

@@ -192,6 +192,21 @@ static void test_matmul_ints_and_bool_exact(void **state) {
     }
 }
 
+/* An empty contracted axis under huge broadcast outer contracted axes: zeros at once (the
+ * generic kernel looped over the 2**31 x 5 outer indices with nothing to add). */
+static void test_matmul_empty_contraction(void **state) {
+    (void)state;
+    int64_t one[3] = {1, 1, 0}, wide[3] = {INT64_C(1) << 31, 5, 0};
+    loom_ctx_t *ctxs[2] = {gpu, cpu};
+    loom_array_t *r[2];
+    for (int c = 0; c < 2; c++) {
+        loom_array_t *x = loom_broadcast_to(ctxs[c], loom_ones(ctxs[c], LOOM_DTYPE_I32, 3, one),
+                                            3, wide);
+        r[c] = loom_tensordot(ctxs[c], x, x, 3);
+    }
+    compare(gpu, r[0], r[1], 0, "empty contraction");
+}
+
 static void test_matmul_tf32(void **state) {
     (void)state;
     int64_t a[2] = {64, 512}, b[2] = {512, 48};
@@ -287,6 +302,7 @@ int main(void) {
         cmocka_unit_test(test_matmul_transposed_views),
         cmocka_unit_test(test_matmul_strided_slices),
         cmocka_unit_test(test_matmul_ints_and_bool_exact),
+        cmocka_unit_test(test_matmul_empty_contraction),
         cmocka_unit_test(test_matmul_tf32),
         cmocka_unit_test(test_matmul_dot_and_tensordot),
         cmocka_unit_test(test_matmul_epilogues_fused),

@@ -165,6 +165,28 @@ static void test_matmul_result_too_large(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A contraction with an empty axis is an empty sum, whatever its other contracted axes: zero at
+ * once. The reference product looped over the outer contracted axes doing nothing when only
+ * the innermost was empty (axes of 2**31 and 5 over an empty one: 10**10 idle steps, about
+ * half an hour under the fuzzing build's sanitizers). */
+static void test_matmul_empty_contraction(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t one[3] = {1, 1, 0}, wide[3] = {INT64_C(1) << 31, 5, 0};
+    loom_array_t *x = loom_broadcast_to(ctx, loom_ones(ctx, LOOM_DTYPE_I8, 3, one), 3, wide);
+    int8_t got = 1;
+    assert_int_equal(loom_read(ctx, loom_tensordot(ctx, x, x, 3), &got, 1), LOOM_STATUS_OK);
+    assert_int_equal(got, 0);
+    int64_t rows[3] = {3, INT64_C(1) << 31, 0}, cols[3] = {INT64_C(1) << 31, 0, 2};
+    loom_array_t *a = loom_broadcast_to(ctx, loom_ones(ctx, LOOM_DTYPE_F32, 3, one), 3, rows);
+    loom_array_t *b =
+        loom_broadcast_to(ctx, loom_ones(ctx, LOOM_DTYPE_F32, 3, (int64_t[]){1, 0, 1}), 3, cols);
+    float r[6] = {1, 1, 1, 1, 1, 1};
+    assert_int_equal(loom_read(ctx, loom_tensordot(ctx, a, b, 2), r, sizeof r), LOOM_STATUS_OK);
+    for (int i = 0; i < 6; i++) assert_true(r[i] == 0);
+    loom_ctx_destroy(ctx);
+}
+
 /* relu(a @ b + bias) evaluated as one graph equals the same steps evaluated one by one, and a
  * double-precision loop (small integer values: exact). */
 static void test_matmul_fused_consumers(void **state) {
@@ -320,6 +342,7 @@ int main(void) {
         cmocka_unit_test(test_matmul_numpy_tables),
         cmocka_unit_test(test_matmul_scalars),
         cmocka_unit_test(test_matmul_result_too_large),
+        cmocka_unit_test(test_matmul_empty_contraction),
         cmocka_unit_test(test_matmul_fused_consumers),
         cmocka_unit_test(test_matmul_strided_operands),
         cmocka_unit_test(test_matmul_views),
