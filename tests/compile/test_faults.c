@@ -36,6 +36,7 @@
 
 #include "../support/mock_driver.h"
 #include "../support/shard.h"
+#include "../support/tmpdir.h"
 
 /* ---- the injector ---- */
 
@@ -217,23 +218,6 @@ nvrtcResult __wrap_nvrtcGetProgramLog(nvrtcProgram p, char *out) {
 /* ---- folders ---- */
 
 static char root[256], cache[300], files[300];
-
-static void remove_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    struct dirent *e;
-    char sub[1024];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            remove_tree(sub);
-        }
-    closedir(d);
-    rmdir(path);
-}
 
 /* Fails the test if a temp file (".*.tmp", base_file_replace's) is left anywhere under path. */
 static void assert_no_temp(const char *path, const char *what, int64_t n) {
@@ -438,7 +422,7 @@ static void reset_npy(void) {
  * fired (so the loop goes on). */
 static bool run_once(const scenario_t *s, fault_kind_t k, int64_t n) {
     if (s->cold) {
-        remove_tree(cache);
+        tmpdir_remove(cache);
         mkdir(cache, 0700);
     }
     reset_npy();
@@ -489,7 +473,7 @@ static void sweep(fault_kind_t k, bool cold) {
         if (s->cold != cold || (!s->cuda && (k == F_DRIVER || k == F_NVRTC))) continue;
         if (cold && (k == F_ALLOC || k == F_DRIVER) && s->run != run_elementwise) continue;
         if (s->disk && !s->cold) {
-            remove_tree(cache);
+            tmpdir_remove(cache);
             mkdir(cache, 0700);
             run_once(s, k, -1); /* warm the cache */
         }
@@ -528,6 +512,6 @@ int main(int argc, char **argv) {
     struct CMUnitTest tests[N_CASES];
     int n = shard_pick(argc, argv, all, N_CASES, tests);
     int rc = n < 0 ? 1 : _cmocka_run_group_tests("faults", tests, (size_t)n, NULL, NULL);
-    remove_tree(root);
+    tmpdir_remove(root);
     return rc;
 }

@@ -8,13 +8,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "runtime/rt.h"
+
+#include "../support/tmpdir.h"
 
 typedef struct fx {
     base_alloc_t al;
@@ -32,13 +33,6 @@ static loom_status_t open_dev(fx_t *f) {
     return rt_device_create(&f->al, &f->err, NULL, &o, &f->d);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state) {
     fx_t *f = calloc(1, sizeof *f);
     *state = f;
@@ -48,7 +42,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     fx_t *f = *state;
     rt_device_destroy(f->d);
-    nftw(f->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(f->dir);
     assert_int_equal(f->al.n_live, 0);
     free(f);
     return 0;

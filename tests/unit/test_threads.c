@@ -19,7 +19,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -29,6 +28,8 @@
 #include <sys/stat.h>
 
 #include <loom.h>
+
+#include "../support/tmpdir.h"
 
 #define N_THREADS 4
 #define ROUNDS    3 /* contexts per thread, one after another */
@@ -522,13 +523,6 @@ static void test_threads_create_message_per_thread(void **state) {
 
 /* ---- setup ---- */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 /* The temp folder, the .npy every thread loads and the CPU device's random reference. */
 static int setup(void **state) {
     (void)state;
@@ -559,7 +553,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    nftw(cfg.root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(cfg.root);
     return 0;
 }
 
