@@ -179,11 +179,11 @@ loom_status_t rt_alloc(rt_device_t *d, size_t bytes, uint64_t *out) {
     if (!size)
         return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY,
                               "device allocation of %zu bytes is too large", bytes);
-    struct rt_class *c = class_get(d, size);
-    if (!c || !live_reserve(d))
+    struct rt_class *c = d->pool_off ? NULL : class_get(d, size); /* off: nothing is cached */
+    if ((!c && !d->pool_off) || !live_reserve(d))
         return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY,
                               "out of host memory for the device pool's tables");
-    if (c->head >= 0) { /* hit: no driver call */
+    if (c && c->head >= 0) { /* hit: no driver call */
         int32_t b = c->head;
         c->head = p->blocks[b].next;
         live_insert(p, b);
