@@ -88,7 +88,8 @@ extern "C" {
     X(COMPILE_ERROR, "kernel compilation failed")                                              \
     X(DEVICE_ERROR, "CUDA driver call failed")                                                 \
     X(IO_ERROR, "file or cache input/output failed")                                           \
-    X(INTERNAL, "internal error (a bug in loom)")
+    X(INTERNAL, "internal error (a bug in loom)")                                              \
+    X(INDEX_ERROR, "index out of bounds")
 
 typedef enum loom_status {
 #define LOOM__STATUS_ENUM(e, s) LOOM_STATUS_##e,
@@ -525,6 +526,28 @@ LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t
 /* np.stack(arrays, axis): n >= 1 arrays of one shape joined along a new axis. */
 LOOM_API loom_array_t *loom_stack(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
                                   int32_t axis);
+
+/* ---- Gathers ----------------------------------------------------------------------------
+ * Indices are arrays of any integer dtype or bool (read as 0 and 1); a float index array is a
+ * DTYPE_ERROR. An index outside its axis is INDEX_ERROR, found where the values are: the CPU
+ * device names the index, axis and size as NumPy does ("index 7 is out of bounds for axis 0
+ * with size 5"), when the eval runs. */
+
+/* What loom_take() does with an index outside [-n, n) of an axis of extent n: NumPy's mode=
+ * "raise" (the error above; negative indices count from the end), "wrap" (modulo n) and "clip"
+ * (to [0, n - 1]: negative indices become 0). */
+typedef enum loom_take_mode { LOOM_TAKE_RAISE, LOOM_TAKE_WRAP, LOOM_TAKE_CLIP } loom_take_mode_t;
+
+/* np.take(a, indices, axis, mode): the elements of a at indices along axis (LOOM_AXIS_NONE:
+ * of the flattened a). The result's shape is a's with that axis replaced by indices' shape.
+ * A non-empty take from an empty axis is INDEX_ERROR in every mode. */
+LOOM_API loom_array_t *loom_take(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *indices,
+                                 int32_t axis, loom_take_mode_t mode);
+/* np.take_along_axis(a, indices, axis): indices has a's ndim; off the axis the two broadcast,
+ * and result[..., i, ...] = a[..., indices[..., i, ...], ...]. LOOM_AXIS_NONE: the flattened a
+ * with 1-D indices. Out-of-range indices raise. */
+LOOM_API loom_array_t *loom_take_along_axis(loom_ctx_t *ctx, loom_array_t *a,
+                                            loom_array_t *indices, int32_t axis);
 
 /* Reductions over the naxes axes given (naxes < 0 or axes NULL: all axes, NumPy's axis=None;
  * naxes 0 with axes given: none, axis=()). keepdims keeps the reduced axes with extent 1.

@@ -145,7 +145,13 @@ void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint3
             break;
         default: {
             const char *d = ir_dtypes[g->nodes[n->src[0]].dtype].sfx;
-            if (ir_node_raises(g, n)) /* a negative exponent: the module's status, then 0 */
+            if (n->op == IR_OP_INDEX && ir_dtypes[n->dtype].kind == IR_DKIND_UINT)
+                base_str_printf(o, "v%u >= v%u ? (lm_raise(%uu), (%s)0) : ", pa, pb,
+                                IR_RAISE_INDEX, ir_dtypes[n->dtype].ctype);
+            else if (n->op == IR_OP_INDEX) /* outside [-extent, extent): the module's status */
+                base_str_printf(o, "(v%u < -v%u || v%u >= v%u) ? (lm_raise(%uu), (%s)0) : ", pa,
+                                pb, pa, pb, IR_RAISE_INDEX, ir_dtypes[n->dtype].ctype);
+            else if (ir_node_raises(g, n)) /* a negative exponent: the module's status, then 0 */
                 base_str_printf(o, "v%u < 0 ? (lm_raise(%uu), (%s)0) : ", pb, IR_RAISE_NEG_POWER,
                                 ir_dtypes[n->dtype].ctype);
             base_str_printf(o, "lm_%s_%s(v%u", ir_ops[n->op].name, d, pa);

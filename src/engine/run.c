@@ -348,7 +348,7 @@ static void check_status(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p
         all |= bits[i];
         if (bits[i]) rt_memset(e->rt, p->status[i], 0, sizeof *bits);
     }
-    if (all && !e->err->status) en_error(e, LOOM_STATUS_INVALID_ARGUMENT, "%s", ir_raise_message(all));
+    if (all && !e->err->status) en_error(e, ir_raise_status(all), "%s", ir_raise_message(all));
 }
 
 /* Runs plan p: slots allocated as steps need them, results handed to the eval's outputs. */

@@ -1171,6 +1171,12 @@ static bool schedule(sched_t *s) {
             case IR_KIND_CONCAT:
                 if (!sched_concat(s, i)) return false;
                 break;
+            case IR_KIND_GATHER:
+                en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
+                         "take: gathers run on the cpu device only so far (a gather of %lld "
+                         "elements)",
+                         (long long)ir_node_size(n));
+                return false;
             case IR_KIND_MATMUL: {
                 uint32_t *ep = base_arena_alloc(s->tmp, CG_GEMM_MAX_EPILOGUE + 1, sizeof *ep);
                 if (!ep) return oom(s);

@@ -1107,6 +1107,8 @@ typedef enum fkind {
     F_MOVEAXIS,
     F_RAVEL,
     F_JOIN, /* concatenate, stack: a tuple of arrays and an axis */
+    F_TAKE,
+    F_TAKE_ALONG,
     F_LATER
 } fkind_t;
 
@@ -1216,10 +1218,13 @@ static const func_t funcs[] = {
     {.name = "ravel", .kind = F_RAVEL, .params = "a", .method = true},
     {.name = "concatenate", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "stack", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_stack},
+    /* Gathers */
+    {.name = "take", .kind = F_TAKE, .params = "a,indices,axis?,out?,mode?", .method = true},
+    {.name = "take_along_axis", .kind = F_TAKE_ALONG, .params = "arr,indices,axis"},
 };
 
 /* NumPy methods loom does not have yet: refused before binding. */
-static const char *const later_methods[] = {"flatten", "view", "swapaxes", "take", "repeat"};
+static const char *const later_methods[] = {"flatten", "view", "swapaxes", "repeat"};
 
 static const func_t *find_func(const char *s, int32_t n) {
     for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++)
@@ -1605,6 +1610,35 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
         case F_JOIN:
             if (!join_call(P, f, b, &r)) return false;
             break;
+        case F_TAKE:
+        case F_TAKE_ALONG: {
+            int32_t naxes, axis;
+            loom_take_mode_t mode = LOOM_TAKE_RAISE;
+            x[0] = arg_array(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(x[0])) return false;
+            x[1] = as_array(P, &b->v[1], b->pos[1], "the indices");
+            if (loom_array_is_nil(x[1]) || !get_axes(P, b, 2, false, &naxes, &axis)) return false;
+            if (f->kind == F_TAKE_ALONG) {
+                r = loom_take_along_axis(ctx, x[0], x[1], naxes < 0 ? LOOM_AXIS_NONE : axis);
+                break;
+            }
+            if (!refuse_given(P, f, b, "out")) return false;
+            if (b->given[4] && b->v[4].kind != V_NONE) {
+                const value_t *m = &b->v[4];
+                static const char *const modes[] = {"raise", "wrap", "clip"};
+                int k = 3;
+                for (int i = 0; m->kind == V_STR && i < 3; i++)
+                    if ((size_t)m->tlen == strlen(modes[i]) &&
+                        !strncmp(P->src + m->tpos, modes[i], (size_t)m->tlen))
+                        k = i;
+                if (k == 3)
+                    return perr(P, b->pos[4], LOOM_STATUS_INVALID_ARGUMENT,
+                                "take: mode must be 'raise', 'wrap' or 'clip'");
+                mode = (loom_take_mode_t)k;
+            }
+            r = loom_take(ctx, x[0], x[1], naxes < 0 ? LOOM_AXIS_NONE : axis, mode);
+            break;
+        }
         case F_UNARY:
             x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
             if (loom_array_is_nil(x[0])) return false;
@@ -2143,7 +2177,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     int64_t *bounds = n ? base_arena_alloc(&P->arena, 3 * (size_t)n, sizeof *bounds) : NULL;
     if (n && (!kind || !vals || !bounds))
         return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
-    int32_t nd = loom_array_ndim(obj.a), used = 0, ellipsis = -1;
+    int32_t nd = loom_array_ndim(obj.a), used = 0, ellipsis = -1, fancy = -1;
     for (int32_t i = 0; i < n; i++) {
         const node_t *it = items[i];
         if (it->kind == N_SLICE) {
@@ -2170,9 +2204,17 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
                    (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL)) {
             return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
                         "boolean indexing is not supported yet");
+        } else if (v->kind == V_ARRAY && fancy < 0) {
+            kind[i] = I_SLICE; /* the whole axis here; loom_take picks from it below */
+            bounds[3 * i] = bounds[3 * i + 1] = bounds[3 * i + 2] = LOOM_NONE;
+            fancy = i;
+            used++;
         } else if (v->kind == V_ARRAY || v->kind == V_TUPLE) {
             return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        "integer array (fancy) indexing is not supported yet");
+                        v->kind == V_ARRAY ? "indexing with more than one integer array is not "
+                                             "supported yet"
+                                           : "indexing with a list or tuple is not supported yet; "
+                                             "use an integer array");
         } else {
             return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "only integers, slices (`:`), ellipsis (`...`) and None are valid "
@@ -2184,7 +2226,35 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
                     "too many indices for array: array is %d-dimensional, but %d were indexed",
                     (int)nd, (int)used);
-    return index_view(P, x, obj.a, items, n, kind, vals, bounds, nd - used, out);
+    if (!index_view(P, x, obj.a, items, n, kind, vals, bounds, nd - used, out)) return false;
+    if (fancy < 0) return true;
+    /* One integer array: NumPy's advanced indexing, with the integers as 0-d index arrays. The
+     * result's index axes stand where the array's axis was when the advanced items (the array
+     * and the integers) are adjacent, else first. */
+    int32_t at = 0, first = -1, last = -1, n_adv = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (i < fancy) at += kind[i] == I_SLICE || kind[i] == I_NONE ? 1
+                           : kind[i] == I_ELLIPSIS ? nd - used : 0;
+        if (i == fancy || kind[i] == I_INT) {
+            if (first < 0) first = i;
+            last = i;
+            n_adv++;
+        }
+    }
+    loom_array_t *idx = vals[fancy].a;
+    loom_array_t *r = loom_take(P->ctx, out->a, idx, at, LOOM_TAKE_RAISE);
+    int32_t k = loom_array_ndim(idx);
+    if (!loom_array_is_nil(r) && last - first + 1 != n_adv && at > 0 && k > 0) {
+        int32_t src[LOOM_MAX_DIMS], dst[LOOM_MAX_DIMS];
+        for (int32_t j = 0; j < k; j++) {
+            src[j] = at + j;
+            dst[j] = j;
+        }
+        r = loom_moveaxis(P->ctx, r, k, src, dst);
+    }
+    if (loom_array_is_nil(r)) return lib_fail(P, items[fancy]->pos);
+    out->a = r;
+    return true;
 }
 
 /* The view of arr that the evaluated index items select (apply_index): kind and vals per

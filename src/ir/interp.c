@@ -95,6 +95,37 @@ static bool any_negative(const ir_node_t *n, const char *in, const int64_t *st, 
     return false;
 }
 
+/* For an INDEX node: the first index (operand a, strides sa in n's space) outside
+ * [-extent, extent) of its extent (operand b, strides sb) is reported as NumPy does; false
+ * then. The frontend passes int64; other integer dtypes are read as int64 (an unsigned index
+ * past INT64_MAX counts as negative, and out of range). */
+static bool indices_in_range(const ir_graph_t *g, const ir_node_t *n, const char *a,
+                             const int64_t *sa, const char *b, const int64_t *sb) {
+    int64_t total = ir_node_size(n), idx[LOOM_MAX_DIMS] = {0};
+    loom_dtype_t d = (loom_dtype_t)n->dtype;
+    int64_t sz = ir_dtypes[d].size;
+    bool uns = ir_dtypes[d].kind == IR_DKIND_UINT;
+    for (int64_t e = 0; e < total; e++) {
+        int64_t oa = 0, ob = 0;
+        for (int ax = 0; ax < n->ndim; ax++) {
+            oa += idx[ax] * sa[ax];
+            ob += idx[ax] * sb[ax];
+        }
+        int64_t v, ext;
+        ir_cast_element(LOOM_DTYPE_I64, &v, d, a + oa * sz);
+        ir_cast_element(LOOM_DTYPE_I64, &ext, d, b + ob * sz);
+        if ((uns && v < 0) || v < -ext || v >= ext) {
+            ir_index_error(g->err, v, n->p.axis, ext);
+            return false;
+        }
+        for (int ax = n->ndim - 1; ax >= 0; ax--) {
+            if (++idx[ax] < n->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+    return true;
+}
+
 /* A contiguous copy of view v of node n (for results that are not owned buffers). */
 static void *gather(const ir_node_t *n, const view_t *v, base_alloc_t *al) {
     int64_t count = ir_node_size(n);
@@ -124,14 +155,14 @@ static void release_operands(const ir_graph_t *g, view_t *views, const uint32_t 
     }
 }
 
-/* Runs node i when it is a view, concatenation, reduction or scan; returns false for
+/* Runs node i when it is a view, concatenation, reduction, scan or gather; returns false for
  * the other ops. *st: OUT_OF_MEMORY (recorded) or OK. */
 static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc_t *al,
                       loom_status_t *st) {
     const ir_node_t *n = &g->nodes[i];
     ir_op_kind_t kind = ir_ops[n->op].kind;
     if (kind != IR_KIND_VIEW && kind != IR_KIND_CONCAT && kind != IR_KIND_REDUCE &&
-        kind != IR_KIND_SCAN)
+        kind != IR_KIND_SCAN && kind != IR_KIND_GATHER)
         return false;
     *st = LOOM_STATUS_OK;
     view_t *v = &views[i];
@@ -163,6 +194,12 @@ static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc
         ir_ref_concat(n, o, ov->base, ov->strides, b, bv->base, bv->strides, v->base);
     } else if (kind == IR_KIND_SCAN) {
         ir_ref_scan(n, o, ov->base, ov->strides, v->base);
+    } else if (kind == IR_KIND_GATHER) {
+        const view_t *xv = &views[n->src[1]];
+        int64_t xst[LOOM_MAX_DIMS];
+        operand_strides(n, &g->nodes[n->src[1]], xv, xst);
+        ir_ref_gather(n, o, ov->base, ov->strides, (const int64_t *)(const void *)xv->base, xst,
+                      v->base);
     } else if (!ir_ref_reduce(n, o, ov->base, ov->strides, v->base, al)) {
         goto oom;
     }
@@ -257,7 +294,12 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
                                     ir_dtypes[g->nodes[n->src[0]].dtype].name);
                 goto done;
             }
-            if (ir_node_raises(g, n) && any_negative(n, in[1], ist[1], isz[1])) {
+            if (n->op == IR_OP_INDEX) {
+                if (!indices_in_range(g, n, in[0], ist[0], in[1], ist[1])) {
+                    st = g->err->status;
+                    goto done;
+                }
+            } else if (ir_node_raises(g, n) && any_negative(n, in[1], ist[1], isz[1])) {
                 st = base_error_set(g->err, LOOM_STATUS_INVALID_ARGUMENT, "%s",
                                     ir_raise_message(IR_RAISE_NEG_POWER));
                 goto done;

@@ -118,6 +118,10 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(BITWISE_XOR, "bitwise_xor", ELEM, 2, INT, SAME)                                          \
     X(LEFT_SHIFT, "left_shift", ELEM, 2, INTNB, SAME)                                          \
     X(RIGHT_SHIFT, "right_shift", ELEM, 2, INTNB, SAME)                                        \
+    /* An index into an axis of extent b (b >= 0): a in [-b, b) gives a, or a + b when       \
+     * negative; outside, the node raises (IR_RAISE_INDEX). p.axis: the axis, for the       \
+     * message. The frontend passes int64 operands. */                                       \
+    X(INDEX, "index", ELEM, 2, INTNB, SAME)                                                    \
     /* Movement: index rewrites of operand 0, same dtype; the interpreter reads them  \
      * through strides (RESHAPE copies only where strides cannot express it). */                \
     X(RESHAPE, "reshape", VIEW, 1, ANY, SAME)      /* C order, same size */                   \
@@ -125,6 +129,10 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(SLICE, "slice", VIEW, 1, ANY, SAME)          /* i reads p.ax[k] + i * p.step[k] */      \
     X(EXPAND, "broadcast_to", VIEW, 1, ANY, SAME)  /* trailing-aligned, 1 -> extent */       \
     X(CONCAT, "concatenate", CONCAT, 2, ANY, SAME) /* operand 1 after operand 0 on p.axis */ \
+    /* result[c] = operand 0 at c with axis p.axis replaced by operand 1 at c: operand 1 is   \
+     * int64 of the node's shape, each value in [0, extent) (INDEX nodes make them so);       \
+     * operand 0 has the node's rank and dtype and, off p.axis, the node's extents. */        \
+    X(GATHER, "take", GATHER, 2, ANY, SAME)                                                    \
     /* Reductions over the operand axes in the bit set p.axes (p.keepdims: those axes stay  \
      * with extent 1). SUM, PROD, MAX, MIN: operand dtype = result dtype (16-bit floats     \
      * accumulate in float32); ARGMAX/ARGMIN: int64 result, flat index over the reduced     \
@@ -151,7 +159,7 @@ typedef enum ir_op {
 
 typedef enum ir_op_kind {
     IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL,
-    IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN
+    IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER
 } ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
@@ -187,7 +195,7 @@ typedef struct ir_params {
     int64_t step[LOOM_MAX_DIMS]; /* SLICE: step of each axis (nonzero, may be negative) */
     uint32_t axes;               /* REDUCE: bit i set = operand axis i is reduced */
     uint32_t keepdims;           /* REDUCE: reduced axes stay, with extent 1 */
-    int64_t axis;                /* CONCAT, SCAN: the axis */
+    int64_t axis;                /* CONCAT, SCAN, GATHER: the axis; INDEX: the indexed axis */
 } ir_params_t;
 
 typedef struct ir_node {
@@ -248,10 +256,14 @@ void ir_fold(ir_graph_t *g);
  * raises: POWER of signed integers with a negative exponent. Each device checks the values
  * it computes: the reference interpreter before the op, a generated kernel through
  * lm_raise(IR_RAISE_*) into its module's status word, read after the eval (engine/run.c). */
-enum { IR_RAISE_NEG_POWER = 1u };
+enum { IR_RAISE_NEG_POWER = 1u, IR_RAISE_INDEX = 2u };
 bool ir_node_raises(const ir_graph_t *g, const ir_node_t *n);
-/* The error message of the first IR_RAISE_* bit set in bits. */
+/* The error message and status of the first IR_RAISE_* bit set in bits. */
 const char *ir_raise_message(uint32_t bits);
+loom_status_t ir_raise_status(uint32_t bits);
+/* The status of an INDEX error, as NumPy words it: "index 7 is out of bounds for axis 0 with
+ * size 5". */
+loom_status_t ir_index_error(base_error_t *err, int64_t index, int64_t axis, int64_t size);
 
 /* ---- verify.c: checks the invariants above; records INTERNAL and returns false if broken */
 bool ir_verify(const ir_graph_t *g);
@@ -367,6 +379,10 @@ void ir_ref_concat(const ir_node_t *n, const ir_node_t *a, const char *pa, const
  * al runs out. Empty MAX/MIN/ARGMAX/ARGMIN write nothing (the frontend refuses them). */
 bool ir_ref_reduce(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                    void *out, base_alloc_t *al);
+/* GATHER node n of data operand o (view at p, strides s) and index operand x (int64 view at
+ * px, strides sx) into out. */
+void ir_ref_gather(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                   const int64_t *px, const int64_t *sx, void *out);
 /* SCAN node n of operand o (same dtype) into out. */
 void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                  void *out);

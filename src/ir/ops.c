@@ -48,11 +48,23 @@ int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
 }
 
 bool ir_node_raises(const ir_graph_t *g, const ir_node_t *n) {
-    return n->op == IR_OP_POWER &&
-           ir_dtypes[g->nodes[n->src[0]].dtype].kind == IR_DKIND_INT;
+    return n->op == IR_OP_INDEX ||
+           (n->op == IR_OP_POWER && ir_dtypes[g->nodes[n->src[0]].dtype].kind == IR_DKIND_INT);
+}
+
+loom_status_t ir_index_error(base_error_t *err, int64_t index, int64_t axis, int64_t size) {
+    return base_error_set(err, LOOM_STATUS_INDEX_ERROR,
+                          "index %lld is out of bounds for axis %lld with size %lld",
+                          (long long)index, (long long)axis, (long long)size);
+}
+
+loom_status_t ir_raise_status(uint32_t bits) {
+    return (bits & IR_RAISE_NEG_POWER) || !(bits & IR_RAISE_INDEX) ? LOOM_STATUS_INVALID_ARGUMENT
+                                                                   : LOOM_STATUS_INDEX_ERROR;
 }
 
 const char *ir_raise_message(uint32_t bits) {
     if (bits & IR_RAISE_NEG_POWER) return "power: integers to negative integer powers are not allowed";
+    if (bits & IR_RAISE_INDEX) return "an index is out of bounds for its axis";
     return "a kernel reported an unknown error";
 }

@@ -151,7 +151,8 @@ typedef double lm_f64;
     X(LOGICAL_AND, logical_and, 2, ALL, BOOL) X(LOGICAL_OR, logical_or, 2, ALL, BOOL)          \
     X(LOGICAL_XOR, logical_xor, 2, ALL, BOOL) X(BITWISE_AND, bitwise_and, 2, INT, SAME)        \
     X(BITWISE_OR, bitwise_or, 2, INT, SAME) X(BITWISE_XOR, bitwise_xor, 2, INT, SAME)          \
-    X(LEFT_SHIFT, left_shift, 2, INTNB, SAME) X(RIGHT_SHIFT, right_shift, 2, INTNB, SAME)
+    X(LEFT_SHIFT, left_shift, 2, INTNB, SAME) X(RIGHT_SHIFT, right_shift, 2, INTNB, SAME)      \
+    X(INDEX, index, 2, INTNB, SAME)
 
 /* ---- Bit patterns ------------------------------------------------------------------------ */
 #ifdef __CUDACC_RTC__
@@ -626,6 +627,13 @@ LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
     if ((lm_u64)b >= N) return a < 0 ? (T)-1 : (T)0;                                           \
     return a < 0 ? (T)~(~a >> b) : (T)(a >> b);
 #define LM__SHR_U(T, N) return (lm_u64)b < N ? (T)(a >> b) : (T)0;
+/* An index into an axis of extent b, counted from the end when negative. Out of [-b, b) the
+ * node raises (checked before this runs); the clamp keeps even that case inside the axis. */
+#define LM__OP_index(C, s, T, W, N) LM__IDX_##C(T)
+#define LM__IDX_S(T)                                                                           \
+    T r = a < 0 ? (T)(a + b) : a;                                                              \
+    return r < 0 ? (T)0 : r >= b ? (b > 0 ? (T)(b - 1) : (T)0) : r;
+#define LM__IDX_U(T) return a >= b ? (b > 0 ? (T)(b - 1) : (T)0) : a;
 
 #define LM__RET_SAME(T) T
 #define LM__RET_BOOL(T) lm_b

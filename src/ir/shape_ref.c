@@ -266,6 +266,31 @@ bool ir_ref_reduce(const ir_node_t *n, const ir_node_t *o, const char *p, const 
     return true;
 }
 
+/* ---- gathers ---- */
+
+void ir_ref_gather(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                   const int64_t *px, const int64_t *sx, void *out) {
+    int64_t total = ir_node_size(n), idx[LOOM_MAX_DIMS] = {0};
+    size_t sz = ir_dtypes[n->dtype].size;
+    int ax0 = (int)n->p.axis;
+    int64_t ext = o->shape[ax0];
+    char *y = out;
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0, xo = 0;
+        for (int ax = 0; ax < n->ndim; ax++) {
+            xo += idx[ax] * sx[ax];
+            if (ax != ax0) off += idx[ax] * s[ax];
+        }
+        int64_t k = px[xo];
+        k = k < 0 ? 0 : k >= ext ? ext - 1 : k; /* INDEX made it so; never read outside */
+        memcpy(y + e * (int64_t)sz, p + (off + k * s[ax0]) * (int64_t)sz, sz);
+        for (int ax = n->ndim - 1; ax >= 0; ax--) {
+            if (++idx[ax] < n->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+}
+
 /* ---- scans ---- */
 
 void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,

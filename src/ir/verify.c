@@ -89,6 +89,25 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
             }
             return true;
         }
+        case IR_OP_GATHER: {
+            const ir_node_t *x = &g->nodes[n->src[1]];
+            int64_t axis = n->p.axis;
+            if (x->dtype != LOOM_DTYPE_I64) return fail(g, i, "take: index not int64");
+            if (o->ndim != n->ndim || axis < 0 || axis >= n->ndim)
+                return fail(g, i, "take: ndim or axis");
+            if (x->ndim > n->ndim) return fail(g, i, "take: index has more axes than the result");
+            for (int ax = 0; ax < n->ndim; ax++) {
+                if (ax != axis && o->shape[ax] != n->shape[ax])
+                    return fail(g, i, "take: operand extent differs off the axis");
+                if (ax == axis && o->shape[ax] == 0 && n->shape[ax] != 0 && ir_node_size(n) != 0)
+                    return fail(g, i, "take: from an empty axis");
+            }
+            for (int ax = 0; ax < x->ndim; ax++) {
+                int64_t e = x->shape[ax], r = n->shape[ax + n->ndim - x->ndim];
+                if (e != r && e != 1) return fail(g, i, "take: index shape does not broadcast");
+            }
+            return true;
+        }
         case IR_OP_CUMSUM:
         case IR_OP_CUMPROD:
             if (n->ndim != o->ndim || n->p.axis < 0 || n->p.axis >= n->ndim ||
@@ -121,7 +140,8 @@ bool ir_verify(const ir_graph_t *g) {
         if (n->op == IR_OP_INPUT && (n->input < 0 || (uint32_t)n->input >= g->n_inputs))
             return fail(g, i, "input index out of range");
         if (info->kind == IR_KIND_VIEW || info->kind == IR_KIND_CONCAT ||
-            info->kind == IR_KIND_REDUCE || info->kind == IR_KIND_SCAN) {
+            info->kind == IR_KIND_REDUCE || info->kind == IR_KIND_SCAN ||
+            info->kind == IR_KIND_GATHER) {
             if (!verify_shaped(g, i)) return false;
             continue;
         }

@@ -1,0 +1,168 @@
+/* index.c — gathers: np.take and np.take_along_axis, built from two IR nodes. INDEX turns an
+ * index array into in-range int64 indices (raising for the rest, where the values are), and
+ * GATHER reads its data operand at those indices along one axis: a load, which a consumer's
+ * kernel can hold. Wrap and clip modes are elementwise arithmetic instead of INDEX. */
+#include <string.h>
+
+#include "fe.h"
+
+static loom_array_t *const_i64(loom_ctx_t *ctx, int64_t v) {
+    return fe_const(ctx, LOOM_DTYPE_I64, 0, NULL, (uint64_t)v);
+}
+
+/* Indices as int64 (bool and every integer dtype; a float one is refused as NumPy refuses it). */
+static loom_array_t *as_index(loom_ctx_t *ctx, const char *fn, loom_array_t *x) {
+    if (ir_is_float((loom_dtype_t)x->dtype)) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "%s: indices must be integers; cannot cast %s to int64 (same_kind)", fn,
+                 ir_dtypes[x->dtype].name);
+        return &ctx->nil;
+    }
+    return loom_astype(ctx, x, LOOM_DTYPE_I64);
+}
+
+/* Indices x (int64) into an axis of extent n (n > 0, or x empty) made in range: mode raise
+ * (the INDEX node, which raises on the device that runs it), wrap or clip. */
+static loom_array_t *normalise(loom_ctx_t *ctx, loom_array_t *x, int64_t n, int32_t axis,
+                               loom_take_mode_t mode) {
+    if (mode == LOOM_TAKE_WRAP) return loom_remainder(ctx, x, const_i64(ctx, n > 0 ? n : 1));
+    if (mode == LOOM_TAKE_CLIP)
+        return loom_minimum(ctx, loom_maximum(ctx, x, const_i64(ctx, 0)),
+                            const_i64(ctx, n > 0 ? n - 1 : 0));
+    loom_array_t *srcs[2] = {x, const_i64(ctx, n)};
+    if ((srcs[1]->flags & FE_NIL)) return srcs[1];
+    ir_params_t p = {0};
+    p.axis = axis;
+    return fe_shaped(ctx, IR_OP_INDEX, LOOM_DTYPE_I64, x->ndim, x->shape, 2, srcs, &p);
+}
+
+/* The GATHER of a (axis ax of extent n) at in-range int64 indices f of any shape B: the result
+ * is a.shape[:ax] + B + a.shape[ax+1:]. a gains extent-1 axes for B's leading ones and is
+ * broadcast to the result off the gathered axis (views); f is placed at B's axes. */
+static loom_array_t *gather_axis(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t ax,
+                                 loom_array_t *f) {
+    if (f->flags & FE_NIL) return f;
+    int32_t k = f->ndim;
+    if (k == 0) { /* one index: gather with B = (1,), then drop that axis */
+        int64_t one = 1;
+        loom_array_t *r = gather_axis(ctx, fn, a, ax, loom_reshape(ctx, f, 1, &one));
+        int32_t sq = ax;
+        return r->flags & FE_NIL ? r : loom_squeeze(ctx, r, 1, &sq);
+    }
+    int32_t nd = a->ndim - 1 + k;
+    if (nd > LOOM_MAX_DIMS) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: the result would have %d axes, more than %d", fn, nd, LOOM_MAX_DIMS);
+        return &ctx->nil;
+    }
+    int64_t res[LOOM_MAX_DIMS], dshape[LOOM_MAX_DIMS], fshape[LOOM_MAX_DIMS];
+    int32_t gax = ax + k - 1, j = 0;
+    for (int32_t i = 0; i < ax; i++) res[j++] = a->shape[i];
+    for (int32_t i = 0; i < k; i++) res[j++] = f->shape[i];
+    for (int32_t i = ax + 1; i < a->ndim; i++) res[j++] = a->shape[i];
+    for (int32_t i = 0; i < nd; i++) {
+        bool in_b = i >= ax && i < ax + k;
+        dshape[i] = i == gax ? a->shape[ax] : in_b ? 1 : res[i];
+        fshape[i] = in_b ? res[i] : 1;
+    }
+    loom_array_t *d = loom_reshape(ctx, a, nd, dshape);
+    dshape[gax] = a->shape[ax];
+    for (int32_t i = ax; i < gax; i++) dshape[i] = res[i];
+    d = loom_broadcast_to(ctx, d, nd, dshape);
+    loom_array_t *x = loom_reshape(ctx, f, nd, fshape);
+    if ((d->flags & FE_NIL) || (x->flags & FE_NIL)) return &ctx->nil;
+    loom_array_t *srcs[2] = {d, x};
+    ir_params_t p = {0};
+    p.axis = gax;
+    return fe_shaped(ctx, IR_OP_GATHER, (loom_dtype_t)a->dtype, nd, res, 2, srcs, &p);
+}
+
+static bool empty_axis(loom_ctx_t *ctx, const char *fn, int64_t n, const loom_array_t *x) {
+    if (n == 0 && fe_size(x) != 0) {
+        fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: cannot do a non-empty take from an empty axis",
+                 fn);
+        return true;
+    }
+    return false;
+}
+
+static loom_array_t *flat(loom_ctx_t *ctx, loom_array_t *a) {
+    int64_t minus1 = -1;
+    return loom_reshape(ctx, a, 1, &minus1);
+}
+
+LOOM_API loom_array_t *loom_take(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *indices,
+                                 int32_t axis, loom_take_mode_t mode) {
+    const char *fn = "take";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, indices)) return &ctx->nil;
+    if (mode != LOOM_TAKE_RAISE && mode != LOOM_TAKE_WRAP && mode != LOOM_TAKE_CLIP) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode %d is not raise, wrap or clip", fn,
+                 (int)mode);
+        return &ctx->nil;
+    }
+    if (axis == LOOM_AXIS_NONE) {
+        a = flat(ctx, a);
+        axis = 0;
+        if (a->flags & FE_NIL) return a;
+    }
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    int64_t n = a->shape[ax];
+    if (empty_axis(ctx, fn, n, indices)) return &ctx->nil;
+    loom_array_t *x = as_index(ctx, fn, indices);
+    if (x->flags & FE_NIL) return x;
+    return gather_axis(ctx, fn, a, ax, normalise(ctx, x, n, ax, mode));
+}
+
+LOOM_API loom_array_t *loom_take_along_axis(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *indices,
+                                            int32_t axis) {
+    const char *fn = "take_along_axis";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, indices)) return &ctx->nil;
+    if (axis == LOOM_AXIS_NONE) {
+        if (indices->ndim != 1) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: when axis=None, `indices` must have a single dimension", fn);
+            return &ctx->nil;
+        }
+        a = flat(ctx, a);
+        axis = 0;
+        if (a->flags & FE_NIL) return a;
+    }
+    if (indices->ndim != a->ndim) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: `indices` and `arr` must have the same number of dimensions (%d and %d)", fn,
+                 indices->ndim, a->ndim);
+        return &ctx->nil;
+    }
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    int64_t res[LOOM_MAX_DIMS], dshape[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < a->ndim; i++) {
+        int64_t e = a->shape[i], x = indices->shape[i];
+        if (i != ax && e != x && e != 1 && x != 1) {
+            char sa[256], sx[256];
+            fe_format_shape(sa, sizeof sa, a->ndim, a->shape);
+            fe_format_shape(sx, sizeof sx, indices->ndim, indices->shape);
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                     "%s: shape mismatch: arr %s and indices %s do not broadcast off axis %d", fn,
+                     sa, sx, ax);
+            return &ctx->nil;
+        }
+        res[i] = i == ax ? x : (e == 1 ? x : e);
+        dshape[i] = i == ax ? e : res[i];
+    }
+    int64_t n = a->shape[ax];
+    if (fe_size(indices) != 0 && empty_axis(ctx, fn, n, indices)) return &ctx->nil;
+    loom_array_t *x = as_index(ctx, fn, indices);
+    if (x->flags & FE_NIL) return x;
+    x = normalise(ctx, x, n, ax, LOOM_TAKE_RAISE);
+    loom_array_t *d = loom_broadcast_to(ctx, a, a->ndim, dshape);
+    if ((x->flags & FE_NIL) || (d->flags & FE_NIL)) return &ctx->nil;
+    /* the result is empty when a broadcast extent is 0 */
+    loom_array_t *srcs[2] = {d, x};
+    ir_params_t p = {0};
+    p.axis = ax;
+    return fe_shaped(ctx, IR_OP_GATHER, (loom_dtype_t)a->dtype, a->ndim, res, 2, srcs, &p);
+}

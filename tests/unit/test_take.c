@@ -1,0 +1,259 @@
+/* test_take — gathers on the CPU reference device against NumPy 2: np.take (axis, None, every
+ * mode, N-D and 0-d indices, bool indices, strided and broadcast operands), np.take_along_axis,
+ * and indexing with one integer array in the expression language (the result-axis rule with
+ * integers mixed in); the errors NumPy raises. Expected values are NumPy 2.4's (the cases
+ * table was printed by NumPy from the same expressions). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "../support/check.h"
+
+typedef struct {
+    const char *expr;
+    int32_t ndim;
+    int64_t shape[4];
+    int64_t n;
+    int64_t want[24]; /* float results: twice the value */
+    int scale;
+} take_case_t;
+
+static const take_case_t cases[] = {
+    {"take(arange(6).reshape(2,3), arange(3)[::-1], axis=1)", 2, {2, 3}, 6, {2, 1, 0, 5, 4, 3}, 1},
+    {"take(arange(6).reshape(2,3), arange(4) - 2)", 1, {4}, 4, {4, 5, 0, 1}, 1},
+    {"take(arange(6).reshape(2,3), arange(4) * 3 - 5, axis=1, mode='wrap')",
+     2,
+     {2, 4},
+     8,
+     {1, 1, 1, 1, 4, 4, 4, 4},
+     1},
+    {"take(arange(6).reshape(2,3), arange(4) * 3 - 5, axis=1, mode='clip')",
+     2,
+     {2, 4},
+     8,
+     {0, 0, 1, 2, 3, 3, 4, 5},
+     1},
+    {"take(arange(6).reshape(2,3), arange(4).reshape(2,2) % 2, axis=0)",
+     3,
+     {2, 2, 3},
+     12,
+     {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5},
+     1},
+    {"take(arange(6).reshape(2,3), arange(4).reshape(2,2) % 3, axis=-1)",
+     3,
+     {2, 2, 2},
+     8,
+     {0, 1, 2, 0, 3, 4, 5, 3},
+     1},
+    {"take(arange(6).reshape(2,3), 2, axis=1)", 1, {2}, 2, {2, 5}, 1},
+    {"take(arange(6).reshape(2,3).T, arange(2), axis=1)", 2, {3, 2}, 6, {0, 3, 1, 4, 2, 5}, 1},
+    {"take(arange(24).reshape(2,3,4)[:, ::2, 1:], arange(3) - 1, axis=2)",
+     3,
+     {2, 2, 3},
+     12,
+     {3, 1, 2, 11, 9, 10, 15, 13, 14, 23, 21, 22},
+     1},
+    {"take(arange(6.0) * 0.5, arange(3) > 0)", 1, {3}, 3, {0, 1, 1}, 2},
+    {"arange(6).reshape(2,3).take(arange(2), 1)", 2, {2, 2}, 4, {0, 1, 3, 4}, 1},
+    {"take_along_axis(arange(6).reshape(2,3), (arange(4).reshape(2,2) + 1) % 3, axis=1)",
+     2,
+     {2, 2},
+     4,
+     {1, 2, 3, 4},
+     1},
+    {"take_along_axis(arange(6).reshape(2,3), arange(3).reshape(1,3) % 2, axis=0)",
+     2,
+     {1, 3},
+     3,
+     {0, 4, 2},
+     1},
+    {"take_along_axis(arange(6).reshape(2,3), arange(2).reshape(2,1) * 2, axis=-1)",
+     2,
+     {2, 1},
+     2,
+     {0, 5},
+     1},
+    {"take_along_axis(arange(6).reshape(2,3), arange(3) * 2 - 1, axis=None)",
+     1,
+     {3},
+     3,
+     {5, 1, 3},
+     1},
+    {"take_along_axis(arange(3).reshape(1,3), arange(8).reshape(4,2) % 3, axis=1)",
+     2,
+     {4, 2},
+     8,
+     {0, 1, 2, 0, 1, 2, 0, 1},
+     1},
+    {"arange(12).reshape(3,4)[arange(2) * 2]", 2, {2, 4}, 8, {0, 1, 2, 3, 8, 9, 10, 11}, 1},
+    {"arange(12).reshape(3,4)[:, arange(3) - 1]", 2, {3, 3}, 9, {3, 0, 1, 7, 4, 5, 11, 8, 9}, 1},
+    {"arange(12).reshape(3,4)[-1, arange(4).reshape(2,2)]", 2, {2, 2}, 4, {8, 9, 10, 11}, 1},
+    {"arange(24).reshape(2,3,4)[0, :, arange(2).reshape(2,1)]",
+     3,
+     {2, 1, 3},
+     6,
+     {0, 4, 8, 1, 5, 9},
+     1},
+    {"arange(24).reshape(2,3,4)[..., arange(2) + 2]",
+     3,
+     {2, 3, 2},
+     12,
+     {2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23},
+     1},
+    {"arange(24).reshape(2,3,4)[1, arange(3), 1:3]", 2, {3, 2}, 6, {13, 14, 17, 18, 21, 22}, 1},
+    {"arange(12).reshape(3,4)[None, arange(2)]", 3, {1, 2, 4}, 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1},
+    {"arange(12).reshape(3,4)[arange(2)][:, ::-1]", 2, {2, 4}, 8, {3, 2, 1, 0, 7, 6, 5, 4}, 1},
+    {"sum(take(arange(12).reshape(3,4) * 2, arange(3) % 2, axis=0), axis=1)",
+     1,
+     {3},
+     3,
+     {12, 44, 12},
+     1},
+    {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
+    {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
+};
+
+static void test_take_numpy_cases(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const take_case_t *k = &cases[c];
+        loom_scope_begin(ctx);
+        loom_array_t *r = loom_expr(ctx, k->expr, 0, NULL, NULL);
+        if (loom_array_is_nil(r)) fail_msg("%s: %s", k->expr, loom_ctx_message(ctx));
+        assert_int_equal(loom_array_ndim(r), k->ndim);
+        for (int32_t i = 0; i < k->ndim; i++) assert_int_equal(loom_array_dim(r, i), k->shape[i]);
+        assert_int_equal(loom_array_size(r), k->n);
+        double got[24];
+        loom_array_t *d = loom_multiply(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64),
+                                        loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, k->scale));
+        if (k->n)
+            assert_int_equal(loom_read(ctx, d, got, (size_t)k->n * sizeof *got), LOOM_STATUS_OK);
+        for (int64_t i = 0; i < k->n; i++)
+            if (got[i] != (double)k->want[i])
+                fail_msg("%s [%lld]: got %g, NumPy %lld", k->expr, (long long)i, got[i] / k->scale,
+                         (long long)k->want[i] / k->scale);
+        loom_scope_end(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
+/* Expects a to be nil with status st and a message containing phrase; clears the error. */
+static void expect_error(loom_ctx_t *ctx, loom_array_t *a, loom_status_t st, const char *phrase) {
+    assert_true(loom_array_is_nil(a));
+    assert_int_equal(loom_ctx_status(ctx), st);
+    if (!strstr(loom_ctx_message(ctx), phrase))
+        fail_msg("message \"%s\" lacks \"%s\"", loom_ctx_message(ctx), phrase);
+    loom_ctx_clear_error(ctx);
+}
+
+/* Evaluating r fails with st and phrase (an error found in the values). */
+static void expect_eval_error(loom_ctx_t *ctx, loom_array_t *r, loom_status_t st,
+                              const char *phrase) {
+    assert_false(loom_array_is_nil(r));
+    assert_int_equal(loom_eval(ctx, 1, &r), st);
+    if (!strstr(loom_ctx_message(ctx), phrase))
+        fail_msg("message \"%s\" lacks \"%s\"", loom_ctx_message(ctx), phrase);
+    loom_ctx_clear_error(ctx);
+}
+
+static void test_take_errors(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t s23[2] = {2, 3}, s2 = 2, s0 = 0;
+    loom_array_t *a = loom_reshape(ctx, loom_arange_int(ctx, 0, 6, 1, LOOM_DTYPE_I32), 2, s23);
+    int64_t iv[2] = {1, 7}, neg[2] = {-4, 0};
+    loom_array_t *i = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &s2, iv);
+    /* NumPy: IndexError: index 7 is out of bounds for axis 1 with size 3 */
+    expect_eval_error(ctx, loom_take(ctx, a, i, 1, LOOM_TAKE_RAISE), LOOM_STATUS_INDEX_ERROR,
+                      "index 7 is out of bounds for axis 1 with size 3");
+    expect_eval_error(
+        ctx,
+        loom_take(ctx, a, loom_from_host(ctx, LOOM_DTYPE_I64, 1, &s2, neg), 1, LOOM_TAKE_RAISE),
+        LOOM_STATUS_INDEX_ERROR, "index -4 is out of bounds for axis 1 with size 3");
+    expect_eval_error(ctx,
+                      loom_take_along_axis(ctx, a, loom_reshape(ctx, i, 2, (int64_t[]){2, 1}), 1),
+                      LOOM_STATUS_INDEX_ERROR, "index 7 is out of bounds");
+    /* the same context works afterwards */
+    int32_t got[2];
+    assert_int_equal(loom_read(ctx, loom_take(ctx, a, i, 1, LOOM_TAKE_WRAP), got, 0),
+                     LOOM_STATUS_BUFFER_TOO_SMALL);
+    loom_ctx_clear_error(ctx);
+    /* NumPy: TypeError: Cannot cast array data from dtype('float64') to dtype('int64') */
+    expect_error(ctx,
+                 loom_take(ctx, a, loom_full(ctx, LOOM_DTYPE_F64, 1, &s2, 1), 0, LOOM_TAKE_RAISE),
+                 LOOM_STATUS_DTYPE_ERROR, "indices must be integers");
+    /* NumPy: IndexError: cannot do a non-empty take from an empty axes. (every mode) */
+    loom_array_t *e = loom_zeros(ctx, LOOM_DTYPE_F32, 1, &s0);
+    expect_error(ctx, loom_take(ctx, e, i, 0, LOOM_TAKE_WRAP), LOOM_STATUS_INDEX_ERROR,
+                 "non-empty take from an empty axis");
+    expect_error(ctx, loom_take(ctx, a, i, 2, LOOM_TAKE_RAISE), LOOM_STATUS_INVALID_ARGUMENT,
+                 "axis 2 is out of bounds for array of dimension 2");
+    expect_error(ctx, loom_take(ctx, a, i, 0, (loom_take_mode_t)7), LOOM_STATUS_INVALID_ARGUMENT,
+                 "mode 7");
+    /* NumPy: ValueError: `indices` and `arr` must have the same number of dimensions */
+    expect_error(ctx, loom_take_along_axis(ctx, a, i, 1), LOOM_STATUS_INVALID_ARGUMENT,
+                 "same number of dimensions");
+    expect_error(
+        ctx, loom_take_along_axis(ctx, a, loom_zeros(ctx, LOOM_DTYPE_I64, 2, (int64_t[]){3, 1}), 1),
+        LOOM_STATUS_SHAPE_MISMATCH, "do not broadcast");
+    expect_error(ctx, loom_take_along_axis(ctx, a, a, LOOM_AXIS_NONE), LOOM_STATUS_INVALID_ARGUMENT,
+                 "single dimension");
+    /* more than LOOM_MAX_DIMS result axes */
+    int64_t s8[8] = {1, 1, 1, 1, 1, 1, 1, 2};
+    expect_error(ctx, loom_take(ctx, a, loom_zeros(ctx, LOOM_DTYPE_I64, 8, s8), 0, LOOM_TAKE_RAISE),
+                 LOOM_STATUS_INVALID_ARGUMENT, "9 axes");
+    /* the expression language */
+    const char *bad[][2] = {
+        {"take(arange(6), arange(3), mode='bad')", "mode must be"},
+        {"arange(6)[arange(3) + 4]", "index 6 is out of bounds for axis 0 with size 6"},
+        {"arange(6).reshape(2, 3)[arange(2), arange(2)]", "more than one integer array"},
+        {"arange(6)[arange(3) > 0]", "boolean indexing"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        loom_array_t *r = loom_expr(ctx, bad[k][0], 0, NULL, NULL);
+        if (!loom_array_is_nil(r)) loom_eval(ctx, 1, &r);
+        if (!strstr(loom_ctx_message(ctx), bad[k][1]))
+            fail_msg("%s: message \"%s\" lacks \"%s\"", bad[k][0], loom_ctx_message(ctx),
+                     bad[k][1]);
+        loom_ctx_clear_error(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
+/* Every index dtype (bool read as 0 and 1), a float16 operand, and a result used twice. */
+static void test_take_dtypes(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const loom_dtype_t ids[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,
+                                       LOOM_DTYPE_I16,  LOOM_DTYPE_U16, LOOM_DTYPE_I32,
+                                       LOOM_DTYPE_U32,  LOOM_DTYPE_I64, LOOM_DTYPE_U64};
+    int64_t s4 = 4;
+    for (size_t k = 0; k < sizeof ids / sizeof *ids; k++) {
+        loom_scope_begin(ctx);
+        loom_array_t *a =
+            loom_astype(ctx, loom_arange(ctx, 10, 15, 1, LOOM_DTYPE_F64), LOOM_DTYPE_F16);
+        uint64_t raw[4] = {1, 0, 1, 1};
+        loom_array_t *x = check_from_bits(ctx, ids[k], 1, &s4, raw, 4);
+        loom_array_t *r =
+            loom_astype(ctx, loom_take(ctx, a, x, 0, LOOM_TAKE_RAISE), LOOM_DTYPE_F64);
+        double got[4];
+        assert_int_equal(loom_read(ctx, r, got, sizeof got), LOOM_STATUS_OK);
+        assert_true(got[0] == 11 && got[1] == 10 && got[2] == 11 && got[3] == 11);
+        loom_scope_end(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_take_numpy_cases),
+        cmocka_unit_test(test_take_errors),
+        cmocka_unit_test(test_take_dtypes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
