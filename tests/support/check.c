@@ -268,3 +268,11 @@ const check_binary_f_fn check_binary_f_fns[] = {LOOM_BINARY_LIST(CHECK_BINARY_F)
 const check_binary_i_fn check_binary_i_fns[] = {LOOM_BINARY_LIST(CHECK_BINARY_I)};
 const char *const check_binary_names[] = {LOOM_BINARY_LIST(CHECK_NAME)};
 const int check_n_binary = (int)(sizeof check_binary_fns / sizeof check_binary_fns[0]);
+
+void check_expect_error(loom_ctx_t *ctx, loom_array_t *a, loom_status_t st, const char *phrase) {
+    assert_true(loom_array_is_nil(a));
+    assert_int_equal(loom_ctx_status(ctx), st);
+    if (!strstr(loom_ctx_message(ctx), phrase))
+        fail_msg("message \"%s\" lacks \"%s\"", loom_ctx_message(ctx), phrase);
+    loom_ctx_clear_error(ctx);
+}

@@ -48,6 +48,9 @@ uint64_t check_float_bits(loom_dtype_t d, double v);
 int check_has_word(const char *msg, const char *word);
 /* Whether msg, with its spaces removed, contains text (so "(3, 4)" matches "(3,4)"). */
 int check_has_nospace(const char *msg, const char *text);
+/* Fails the current test unless a is nil with status st and a message containing phrase;
+ * then clears the error. */
+void check_expect_error(loom_ctx_t *ctx, loom_array_t *a, loom_status_t st, const char *phrase);
 
 /* ---- op tables, in LOOM_UNARY_LIST / LOOM_BINARY_LIST order ---- */
 
