@@ -548,6 +548,14 @@ LOOM_API loom_array_t *loom_take(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
  * with 1-D indices. Out-of-range indices raise. */
 LOOM_API loom_array_t *loom_take_along_axis(loom_ctx_t *ctx, loom_array_t *a,
                                             loom_array_t *indices, int32_t axis);
+/* NumPy's advanced indexing with n integer arrays: a[..., indices[0], ..., indices[1], ...] with
+ * indices[t] on axis axes[t] (distinct). The arrays broadcast together to a shape B; the result
+ * is a's other axes, in order, with B's axes inserted at position dest (0 <= dest <= a's ndim
+ * - n). NumPy puts B where the first indexed axis was when the indexed axes are adjacent, and
+ * first otherwise: x[:, i, j] is dest 1, x[i, :, j] is dest 0. Out-of-range indices raise. */
+LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                   const int32_t *axes, loom_array_t *const *indices,
+                                   int32_t dest);
 
 /* Reductions over the naxes axes given (naxes < 0 or axes NULL: all axes, NumPy's axis=None;
  * naxes 0 with axes given: none, axis=()). keepdims keeps the reduced axes with extent 1.

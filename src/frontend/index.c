@@ -166,3 +166,98 @@ LOOM_API loom_array_t *loom_take_along_axis(loom_ctx_t *ctx, loom_array_t *a, lo
     p.axis = ax;
     return fe_shaped(ctx, IR_OP_GATHER, (loom_dtype_t)a->dtype, a->ndim, res, 2, srcs, &p);
 }
+
+LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                   const int32_t *axes, loom_array_t *const *indices,
+                                   int32_t dest) {
+    const char *fn = "gather";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (n < 1 || n > a->ndim || !axes || !indices) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: %d index arrays for an array of dimension %d (axes %p, indices %p)", fn, n,
+                 a->ndim, (const void *)axes, (const void *)indices);
+        return &ctx->nil;
+    }
+    int32_t ax[LOOM_MAX_DIMS];
+    uint32_t seen = 0;
+    int32_t bnd = 0;
+    int64_t b[LOOM_MAX_DIMS];
+    for (int32_t t = 0; t < n; t++) {
+        if (!fe_check_arg(ctx, fn, indices[t]) || !fe_axis(ctx, fn, axes[t], a->ndim, &ax[t]))
+            return &ctx->nil;
+        if (seen & (1u << ax[t])) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: axis %d is given twice", fn, axes[t]);
+            return &ctx->nil;
+        }
+        seen |= 1u << ax[t];
+        const loom_array_t *x = indices[t];
+        /* NumPy's broadcast of the index arrays */
+        int32_t nd = x->ndim > bnd ? x->ndim : bnd;
+        int64_t m[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < nd; i++) {
+            int64_t p = i - (nd - bnd) >= 0 ? b[i - (nd - bnd)] : 1;
+            int64_t q = i - (nd - x->ndim) >= 0 ? x->shape[i - (nd - x->ndim)] : 1;
+            if (p != q && p != 1 && q != 1) {
+                char s0[256], s1[256];
+                fe_format_shape(s0, sizeof s0, indices[0]->ndim, indices[0]->shape);
+                fe_format_shape(s1, sizeof s1, x->ndim, x->shape);
+                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                         "%s: shape mismatch: indexing arrays could not be broadcast together "
+                         "with shapes %s %s",
+                         fn, s0, s1);
+                return &ctx->nil;
+            }
+            m[i] = p == 1 ? q : p;
+        }
+        memcpy(b, m, sizeof m);
+        bnd = nd;
+    }
+    int32_t rest = a->ndim - n;
+    if (dest < 0 || dest > rest) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: destination %d is outside [0, %d] (the axes not indexed)", fn, dest, rest);
+        return &ctx->nil;
+    }
+    int64_t bsize = 1;
+    for (int32_t i = 0; i < bnd; i++) bsize *= b[i];
+    /* the flat index over the indexed axes, in the order given: sum of index * stride */
+    loom_array_t *f = NULL;
+    int64_t stride = 1;
+    for (int32_t t = n; t-- > 0;) {
+        int64_t e = a->shape[ax[t]];
+        if (e == 0 && bsize != 0) {
+            fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
+                     "%s: cannot do a non-empty take from an empty axis (axis %d)", fn, ax[t]);
+            return &ctx->nil;
+        }
+        loom_array_t *x = as_index(ctx, fn, indices[t]);
+        if (x->flags & FE_NIL) return x;
+        x = normalise(ctx, x, e, ax[t], LOOM_TAKE_RAISE);
+        if (stride != 1) x = loom_multiply(ctx, x, const_i64(ctx, stride));
+        f = f ? loom_add(ctx, f, x) : x;
+        stride *= e ? e : 1;
+    }
+    if (f->ndim != bnd) f = loom_broadcast_to(ctx, f, bnd, b);
+    /* the indexed axes, in order, moved to dest and merged into one */
+    int32_t perm[LOOM_MAX_DIMS], k = 0;
+    for (int32_t i = 0, r = 0; i <= a->ndim; i++) {
+        if (r == dest && k == dest) /* once, after dest of the other axes */
+            for (int32_t t = 0; t < n; t++) perm[k++] = ax[t];
+        if (i < a->ndim && !(seen & (1u << i))) {
+            perm[k++] = i;
+            r++;
+        }
+    }
+    loom_array_t *v = loom_transpose(ctx, a, a->ndim, perm);
+    int64_t shape[LOOM_MAX_DIMS], merged = 1;
+    for (int32_t t = 0; t < n; t++) merged *= a->shape[ax[t]];
+    int32_t j = 0;
+    for (int32_t i = 0; i < a->ndim; i++) {
+        if (i > dest && i < dest + n) continue;
+        shape[j++] = i == dest ? merged : v->shape[i];
+    }
+    v = loom_reshape(ctx, v, j, shape);
+    if ((v->flags & FE_NIL) || (f->flags & FE_NIL)) return &ctx->nil;
+    return gather_axis(ctx, fn, v, dest, f);
+}

@@ -2177,7 +2177,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     int64_t *bounds = n ? base_arena_alloc(&P->arena, 3 * (size_t)n, sizeof *bounds) : NULL;
     if (n && (!kind || !vals || !bounds))
         return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
-    int32_t nd = loom_array_ndim(obj.a), used = 0, ellipsis = -1, fancy = -1;
+    int32_t nd = loom_array_ndim(obj.a), used = 0, ellipsis = -1, fancy[LOOM_MAX_DIMS], n_fancy = 0;
     for (int32_t i = 0; i < n; i++) {
         const node_t *it = items[i];
         if (it->kind == N_SLICE) {
@@ -2204,17 +2204,17 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
                    (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL)) {
             return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
                         "boolean indexing is not supported yet");
-        } else if (v->kind == V_ARRAY && fancy < 0) {
-            kind[i] = I_SLICE; /* the whole axis here; loom_take picks from it below */
+        } else if (v->kind == V_ARRAY) {
+            kind[i] = I_SLICE; /* the whole axis here; loom_gather picks from it below */
             bounds[3 * i] = bounds[3 * i + 1] = bounds[3 * i + 2] = LOOM_NONE;
-            fancy = i;
+            if (n_fancy == LOOM_MAX_DIMS) /* more would be too many indices anyway */
+                return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+            fancy[n_fancy++] = i;
             used++;
-        } else if (v->kind == V_ARRAY || v->kind == V_TUPLE) {
+        } else if (v->kind == V_TUPLE) {
             return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        v->kind == V_ARRAY ? "indexing with more than one integer array is not "
-                                             "supported yet"
-                                           : "indexing with a list or tuple is not supported yet; "
-                                             "use an integer array");
+                        "indexing with a list or tuple is not supported yet; use an integer "
+                        "array");
         } else {
             return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "only integers, slices (`:`), ellipsis (`...`) and None are valid "
@@ -2227,32 +2227,28 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
                     "too many indices for array: array is %d-dimensional, but %d were indexed",
                     (int)nd, (int)used);
     if (!index_view(P, x, obj.a, items, n, kind, vals, bounds, nd - used, out)) return false;
-    if (fancy < 0) return true;
-    /* One integer array: NumPy's advanced indexing, with the integers as 0-d index arrays. The
-     * result's index axes stand where the array's axis was when the advanced items (the array
-     * and the integers) are adjacent, else first. */
-    int32_t at = 0, first = -1, last = -1, n_adv = 0;
+    if (n_fancy == 0) return true;
+    /* Integer arrays: NumPy's advanced indexing, with the integers as 0-d index arrays. The
+     * index axes stand where the first advanced item's axis was when the advanced items (the
+     * arrays and the integers) are adjacent, else first. */
+    int32_t at = 0, first = -1, last = -1, n_adv = 0, f = 0, axes[LOOM_MAX_DIMS];
+    loom_array_t *idx[LOOM_MAX_DIMS];
     for (int32_t i = 0; i < n; i++) {
-        if (i < fancy) at += kind[i] == I_SLICE || kind[i] == I_NONE ? 1
-                           : kind[i] == I_ELLIPSIS ? nd - used : 0;
-        if (i == fancy || kind[i] == I_INT) {
+        if (f < n_fancy && i == fancy[f]) {
+            axes[f] = at;
+            idx[f++] = vals[i].a;
+        }
+        at += kind[i] == I_SLICE || kind[i] == I_NONE ? 1 : kind[i] == I_ELLIPSIS ? nd - used : 0;
+        bool adv = kind[i] == I_INT || (f > 0 && i == fancy[f - 1]);
+        if (adv) {
             if (first < 0) first = i;
             last = i;
             n_adv++;
         }
     }
-    loom_array_t *idx = vals[fancy].a;
-    loom_array_t *r = loom_take(P->ctx, out->a, idx, at, LOOM_TAKE_RAISE);
-    int32_t k = loom_array_ndim(idx);
-    if (!loom_array_is_nil(r) && last - first + 1 != n_adv && at > 0 && k > 0) {
-        int32_t src[LOOM_MAX_DIMS], dst[LOOM_MAX_DIMS];
-        for (int32_t j = 0; j < k; j++) {
-            src[j] = at + j;
-            dst[j] = j;
-        }
-        r = loom_moveaxis(P->ctx, r, k, src, dst);
-    }
-    if (loom_array_is_nil(r)) return lib_fail(P, items[fancy]->pos);
+    int32_t dest = last - first + 1 == n_adv ? axes[0] : 0;
+    loom_array_t *r = loom_gather(P->ctx, out->a, n_fancy, axes, idx, dest);
+    if (loom_array_is_nil(r)) return lib_fail(P, items[fancy[0]]->pos);
     out->a = r;
     return true;
 }

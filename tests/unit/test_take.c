@@ -113,6 +113,41 @@ static const take_case_t cases[] = {
      3,
      {12, 44, 12},
      1},
+    {"arange(12).reshape(3,4)[arange(2), arange(2)]", 1, {2}, 2, {0, 5}, 1},
+    {"arange(12).reshape(3,4)[arange(3).reshape(3,1), arange(2)]",
+     2,
+     {3, 2},
+     6,
+     {0, 1, 4, 5, 8, 9},
+     1},
+    {"arange(24).reshape(2,3,4)[arange(2), :, arange(2)]", 2, {2, 3}, 6, {0, 4, 8, 13, 17, 21}, 1},
+    {"arange(24).reshape(2,3,4)[:, arange(3), arange(3)+1]",
+     2,
+     {2, 3},
+     6,
+     {1, 6, 11, 13, 18, 23},
+     1},
+    {"arange(24).reshape(2,3,4)[1, :, arange(2)]", 2, {2, 3}, 6, {12, 16, 20, 13, 17, 21}, 1},
+    {"arange(24).reshape(2,3,4)[arange(2), 1, arange(2)]", 1, {2}, 2, {4, 17}, 1},
+    {"arange(24).reshape(2,3,4)[..., arange(2), arange(2)-1]", 2, {2, 2}, 4, {3, 4, 15, 16}, 1},
+    {"arange(24).reshape(2,3,4)[None, arange(2), None, arange(2) % 2]",
+     4,
+     {2, 1, 1, 4},
+     8,
+     {0, 1, 2, 3, 16, 17, 18, 19},
+     1},
+    {"arange(24).reshape(2,3,4)[arange(2).reshape(2,1,1), arange(3).reshape(1,3,1), arange(4) % 3]",
+     3,
+     {2, 3, 4},
+     24,
+     {0, 1, 2, 0, 4, 5, 6, 4, 8, 9, 10, 8, 12, 13, 14, 12, 16, 17, 18, 16, 20, 21, 22, 20},
+     1},
+    {"arange(24).reshape(2,3,4).transpose(2,0,1)[arange(3), arange(3) % 2]",
+     2,
+     {3, 3},
+     9,
+     {0, 4, 8, 13, 17, 21, 2, 6, 10},
+     1},
     {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
@@ -199,11 +234,22 @@ static void test_take_errors(void **state) {
     check_expect_error(
         ctx, loom_take(ctx, a, loom_zeros(ctx, LOOM_DTYPE_I64, 8, s8), 0, LOOM_TAKE_RAISE),
         LOOM_STATUS_INVALID_ARGUMENT, "9 axes");
+    /* loom_gather's own arguments */
+    loom_array_t *two[2] = {i, i};
+    check_expect_error(ctx, loom_gather(ctx, a, 2, (int32_t[]){1, -1}, two, 0),
+                       LOOM_STATUS_INVALID_ARGUMENT, "axis -1 is given twice");
+    check_expect_error(ctx, loom_gather(ctx, a, 1, (int32_t[]){0}, two, 2),
+                       LOOM_STATUS_INVALID_ARGUMENT, "destination 2 is outside [0, 1]");
+    check_expect_error(ctx, loom_gather(ctx, a, 3, (int32_t[]){0, 1, 0}, two, 0),
+                       LOOM_STATUS_INVALID_ARGUMENT, "3 index arrays");
     /* the expression language */
     const char *bad[][2] = {
         {"take(arange(6), arange(3), mode='bad')", "mode must be"},
         {"arange(6)[arange(3) + 4]", "index 6 is out of bounds for axis 0 with size 6"},
-        {"arange(6).reshape(2, 3)[arange(2), arange(2)]", "more than one integer array"},
+        {"arange(6).reshape(2, 3)[arange(2), arange(3)]",
+         "could not be broadcast together with shapes (2,) (3,)"},
+        {"arange(6).reshape(2, 3)[arange(2), arange(2) + 2]",
+         "index 3 is out of bounds for axis 1 with size 3"},
         {"arange(6)[arange(3) > 0]", "boolean indexing"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
