@@ -557,6 +557,41 @@ LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
                                    const int32_t *axes, loom_array_t *const *indices,
                                    int32_t dest);
 
+/* ---- Masks and data-dependent shapes ------------------------------------------------------
+ * The result's shape depends on the values: these builders evaluate the number of true
+ * (nonzero) elements at once and read it back (one sync with the device; it costs an eval of
+ * what the mask needs), and the graph stays lazy after that. The _sized forms take the length
+ * instead (JAX's size= and fill_value=): no sync; missing positions read fill_value, and
+ * positions past size are dropped. */
+
+/* np.count_nonzero(a, axis, keepdims): int64 counts; lazy (no sync). Axes as loom_sum. */
+LOOM_API loom_array_t *loom_count_nonzero(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                          const int32_t *axes, int keepdims);
+/* np.flatnonzero(a): int64 positions in the flattened a of its nonzero elements. */
+LOOM_API loom_array_t *loom_flatnonzero(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_array_t *loom_flatnonzero_sized(loom_ctx_t *ctx, loom_array_t *a, int64_t size,
+                                              int64_t fill_value);
+/* np.nonzero(a) (also np.where(a) with one argument): one int64 array per axis of a (n_out
+ * >= a's ndim; outs[0..ndim-1] are set). A 0-d a is refused, as in NumPy 2. */
+LOOM_API loom_status_t loom_nonzero(loom_ctx_t *ctx, loom_array_t *a, int32_t n_out,
+                                    loom_array_t **outs);
+LOOM_API loom_status_t loom_nonzero_sized(loom_ctx_t *ctx, loom_array_t *a, int64_t size,
+                                          int64_t fill_value, int32_t n_out, loom_array_t **outs);
+/* np.argwhere(a): (count, ndim) int64. */
+LOOM_API loom_array_t *loom_argwhere(loom_ctx_t *ctx, loom_array_t *a);
+/* np.compress(condition, a, axis): the slices of a along axis (LOOM_AXIS_NONE: of the flattened
+ * a) where the 1-D condition is true. A condition longer than the axis is an INDEX_ERROR where
+ * it is true past the end. */
+LOOM_API loom_array_t *loom_compress(loom_ctx_t *ctx, loom_array_t *condition, loom_array_t *a,
+                                     int32_t axis);
+/* np.extract(condition, a): the elements of the flattened a where the flattened condition is
+ * true. */
+LOOM_API loom_array_t *loom_extract(loom_ctx_t *ctx, loom_array_t *condition, loom_array_t *a);
+/* a[..., mask, ...]: a bool mask of k axes matching a's axes axis .. axis + k - 1 selects along
+ * them; they become one axis of the count. (a[mask] is axis 0.) */
+LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
+                                          int32_t axis);
+
 /* Reductions over the naxes axes given (naxes < 0 or axes NULL: all axes, NumPy's axis=None;
  * naxes 0 with axes given: none, axis=()). keepdims keeps the reduced axes with extent 1.
  * Result dtypes are NumPy 2's: sum/prod of bool and signed ints -> int64, of unsigned ints ->

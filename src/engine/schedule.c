@@ -1171,6 +1171,11 @@ static bool schedule(sched_t *s) {
             case IR_KIND_CONCAT:
                 if (!sched_concat(s, i)) return false;
                 break;
+            case IR_KIND_NONZERO:
+                en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
+                         "flatnonzero: runs on the cpu device only so far (%lld elements)",
+                         (long long)ir_node_size(&g->nodes[n->src[0]]));
+                return false;
             case IR_KIND_GATHER:
                 en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
                          "take: gathers run on the cpu device only so far (a gather of %lld "

@@ -167,9 +167,8 @@ LOOM_API loom_array_t *loom_take_along_axis(loom_ctx_t *ctx, loom_array_t *a, lo
     return fe_shaped(ctx, IR_OP_GATHER, (loom_dtype_t)a->dtype, a->ndim, res, 2, srcs, &p);
 }
 
-LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
-                                   const int32_t *axes, loom_array_t *const *indices,
-                                   int32_t dest) {
+LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n, const int32_t *axes,
+                                   loom_array_t *const *indices, int32_t dest) {
     const char *fn = "gather";
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;

@@ -1109,6 +1109,11 @@ typedef enum fkind {
     F_JOIN, /* concatenate, stack: a tuple of arrays and an axis */
     F_TAKE,
     F_TAKE_ALONG,
+    F_COUNT_NZ,  /* count_nonzero */
+    F_MASK1,     /* flatnonzero, argwhere */
+    F_NONZERO,   /* a tuple of arrays */
+    F_COMPRESS,
+    F_EXTRACT,
     F_LATER
 } fkind_t;
 
@@ -1159,7 +1164,7 @@ static const func_t funcs[] = {
     {.name = "bitwise_right_shift", .kind = F_BINARY, .params = "x1,x2", .b = loom_right_shift},
     {.name = "matmul", .kind = F_BINARY, .params = "x1,x2", .b = loom_matmul},
     {.name = "dot", .kind = F_BINARY, .params = "a,b", .b = loom_dot, .method = true},
-    {.name = "where", .kind = F_WHERE, .params = "condition,x,y"},
+    {.name = "where", .kind = F_WHERE, .params = "condition,x?,y?"},
     {.name = "clip", .kind = F_CLIP, .params = "a,a_min?,a_max?,min?,max?", .method = true},
     {.name = "astype", .kind = F_ASTYPE, .params = "x,dtype", .method = true},
     {.name = "zeros", .kind = F_ZEROS, .params = "shape,dtype?"},
@@ -1221,7 +1226,17 @@ static const func_t funcs[] = {
     /* Gathers */
     {.name = "take", .kind = F_TAKE, .params = "a,indices,axis?,out?,mode?", .method = true},
     {.name = "take_along_axis", .kind = F_TAKE_ALONG, .params = "arr,indices,axis"},
+    /* Masks: data-dependent shapes (the count is evaluated when the call is read) */
+    {.name = "count_nonzero", .kind = F_COUNT_NZ, .params = "a,axis?,keepdims?"},
+    {.name = "flatnonzero", .kind = F_MASK1, .params = "a"},
+    {.name = "argwhere", .kind = F_MASK1, .params = "a"},
+    {.name = "nonzero", .kind = F_NONZERO, .params = "a", .method = true},
+    {.name = "compress", .kind = F_COMPRESS, .params = "condition,a,axis?,out?"},
+    {.name = "extract", .kind = F_EXTRACT, .params = "condition,arr"},
 };
+
+/* nonzero(a) as a tuple of one int64 array per axis. */
+static bool nonzero_tuple(parser_t *P, loom_array_t *a, int32_t pos, value_t *out);
 
 /* NumPy methods loom does not have yet: refused before binding. */
 static const char *const later_methods[] = {"flatten", "view", "swapaxes", "repeat"};
@@ -1610,6 +1625,41 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
         case F_JOIN:
             if (!join_call(P, f, b, &r)) return false;
             break;
+        case F_COUNT_NZ: {
+            int32_t naxes, axes[LOOM_MAX_DIMS];
+            int keep;
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !get_axes(P, b, 1, true, &naxes, axes) ||
+                !get_flag(P, b, 2, &keep))
+                return false;
+            r = loom_count_nonzero(ctx, x[0], naxes, naxes < 0 ? NULL : axes, keep);
+            break;
+        }
+        case F_MASK1:
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0])) return false;
+            r = f->name[0] == 'f' ? loom_flatnonzero(ctx, x[0]) : loom_argwhere(ctx, x[0]);
+            break;
+        case F_NONZERO:
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0])) return false;
+            return nonzero_tuple(P, x[0], fpos, out);
+        case F_COMPRESS:
+        case F_EXTRACT: {
+            int32_t naxes = -1, axis;
+            for (int i = 0; i < 2; i++) {
+                x[i] = as_array(P, &b->v[i], b->pos[i], "an argument");
+                if (loom_array_is_nil(x[i])) return false;
+            }
+            if (f->kind == F_EXTRACT) {
+                r = loom_extract(ctx, x[0], x[1]);
+                break;
+            }
+            if (!refuse_given(P, f, b, "out") || !get_axes(P, b, 2, false, &naxes, &axis))
+                return false;
+            r = loom_compress(ctx, x[0], x[1], naxes < 0 ? LOOM_AXIS_NONE : axis);
+            break;
+        }
         case F_TAKE:
         case F_TAKE_ALONG: {
             int32_t naxes, axis;
@@ -1644,8 +1694,17 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             if (loom_array_is_nil(x[0])) return false;
             r = f->u(ctx, x[0]);
             break;
-        case F_BINARY:
         case F_WHERE:
+            if (!b->given[1] && !b->given[2]) { /* where(condition): nonzero(condition) */
+                x[0] = as_array(P, &b->v[0], b->pos[0], "the condition");
+                if (loom_array_is_nil(x[0])) return false;
+                return nonzero_tuple(P, x[0], fpos, out);
+            }
+            if (!b->given[1] || !b->given[2])
+                return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "where: either both or neither of x and y should be given");
+            /* fall through */
+        case F_BINARY:
             for (int i = 0; i < (f->kind == F_WHERE ? 3 : 2); i++) {
                 x[i] = as_array(P, &b->v[i], b->pos[i], "an argument");
                 if (loom_array_is_nil(x[i])) return false;
@@ -1794,6 +1853,17 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
     }
     if (loom_array_is_nil(r)) return lib_fail(P, fpos);
     *out = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
+}
+
+static bool nonzero_tuple(parser_t *P, loom_array_t *a, int32_t pos, value_t *out) {
+    int32_t nd = loom_array_ndim(a);
+    loom_array_t *outs[LOOM_MAX_DIMS];
+    value_t *items = base_arena_alloc(&P->arena, (size_t)(nd ? nd : 1), sizeof *items);
+    if (!items) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    if (loom_nonzero(P->ctx, a, nd, outs) != LOOM_STATUS_OK) return lib_fail(P, pos);
+    for (int32_t i = 0; i < nd; i++) items[i] = (value_t){.kind = V_ARRAY, .a = outs[i]};
+    *out = (value_t){.kind = V_TUPLE, .items = items, .n = nd};
     return true;
 }
 
@@ -2163,14 +2233,53 @@ static bool slice_bound(parser_t *P, const node_t *k, int64_t *out) {
  * The object's value is given; the items are evaluated here. */
 static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value_t *out) {
     value_t obj = *pobj;
+    const node_t *const *items = (const node_t *const *)x->kids + 1;
+    int32_t n = x->n - 1;
+    if (obj.kind == V_TUPLE) { /* nonzero(m)[0]: Python's tuple indexing */
+        value_t k;
+        if (n != 1 || items[0]->kind == N_SLICE) 
+            return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "a tuple takes one integer index");
+        if (!eval_node(P, items[0], &k)) return false;
+        if (k.kind != V_INT || k.i < -(i128)obj.n || k.i >= (i128)obj.n)
+            return perr(P, items[0]->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "tuple index out of range (a tuple of %d)", (int)obj.n);
+        *out = obj.items[k.i < 0 ? (int64_t)k.i + obj.n : (int64_t)k.i];
+        return true;
+    }
     if (obj.kind != V_ARRAY)
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "%s cannot be indexed",
                     kind_text(&obj));
-    const node_t *const *items = (const node_t *const *)x->kids + 1;
-    int32_t n = x->n - 1;
     if (n == 1 && items[0]->kind == N_TUPLE && P->src[items[0]->pos] == '(') { /* x[(0, 1)] */
         items = (const node_t *const *)items[0]->kids;
         n = x->kids[1]->n;
+    }
+    value_t whole = {0};
+    bool have_whole = false;
+    if (n == 1 && items[0]->kind != N_SLICE) { /* x[mask], x[nonzero(m)]: the whole index */
+        if (!eval_node(P, items[0], &whole)) return false;
+        have_whole = true;
+        loom_array_t *r = NULL;
+        if (whole.kind == V_ARRAY && loom_array_dtype(whole.a) == LOOM_DTYPE_BOOL) {
+            r = loom_boolean_index(P->ctx, obj.a, whole.a, 0);
+        } else if (whole.kind == V_TUPLE && whole.n > 0 && whole.n <= LOOM_MAX_DIMS) {
+            loom_array_t *arrs[LOOM_MAX_DIMS];
+            int32_t axes[LOOM_MAX_DIMS];
+            for (int32_t i = 0; i < whole.n; i++) {
+                if (whole.items[i].kind != V_ARRAY)
+                    return perr(P, items[0]->pos, LOOM_STATUS_NOT_AVAILABLE,
+                                "indexing with a list or tuple is not supported yet; use "
+                                "integer arrays");
+                arrs[i] = whole.items[i].a;
+                axes[i] = i;
+            }
+            r = loom_gather(P->ctx, obj.a, whole.n, axes, arrs, 0);
+        }
+        if (r) {
+            if (loom_array_is_nil(r)) return lib_fail(P, items[0]->pos);
+            *out = (value_t){.kind = V_ARRAY, .a = r};
+            return true;
+        }
     }
     int *kind = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *kind) : NULL;
     value_t *vals = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *vals) : NULL;
@@ -2178,6 +2287,8 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     if (n && (!kind || !vals || !bounds))
         return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
     int32_t nd = loom_array_ndim(obj.a), used = 0, ellipsis = -1, fancy[LOOM_MAX_DIMS], n_fancy = 0;
+    int64_t mask_len[LOOM_MAX_DIMS]; /* per index array: a 1-D mask's length, else -1 */
+    for (int32_t i = 0; i < LOOM_MAX_DIMS; i++) mask_len[i] = -2;
     for (int32_t i = 0; i < n; i++) {
         const node_t *it = items[i];
         if (it->kind == N_SLICE) {
@@ -2187,8 +2298,18 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
                 if (!slice_bound(P, it->kids[k], &bounds[3 * i + k])) return false;
             continue;
         }
-        if (!eval_node(P, it, &vals[i])) return false;
+        if (i == 0 && have_whole)
+            vals[0] = whole;
+        else if (!eval_node(P, it, &vals[i]))
+            return false;
         const value_t *v = &vals[i];
+        if (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL &&
+            loom_array_ndim(v->a) == 1 && n_fancy < LOOM_MAX_DIMS) {
+            /* a 1-D mask among other indices: its positions (its length is checked below) */
+            mask_len[n_fancy] = loom_array_dim(v->a, 0);
+            vals[i].a = loom_flatnonzero(P->ctx, v->a);
+            if (loom_array_is_nil(vals[i].a)) return lib_fail(P, it->pos);
+        }
         if (v->kind == V_INT) {
             kind[i] = I_INT;
             used++;
@@ -2200,15 +2321,19 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
                             "an index can only have a single ellipsis ('...')");
             kind[i] = I_ELLIPSIS;
             ellipsis = i;
-        } else if (v->kind == V_BOOL ||
-                   (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL)) {
+        } else if (v->kind == V_BOOL) {
             return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        "boolean indexing is not supported yet");
+                        "indexing with a Python bool is not supported yet");
+        } else if (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL) {
+            return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
+                        "a boolean mask of several axes among other indices is not supported "
+                        "yet (a mask alone, x[mask], is)");
         } else if (v->kind == V_ARRAY) {
             kind[i] = I_SLICE; /* the whole axis here; loom_gather picks from it below */
             bounds[3 * i] = bounds[3 * i + 1] = bounds[3 * i + 2] = LOOM_NONE;
             if (n_fancy == LOOM_MAX_DIMS) /* more would be too many indices anyway */
                 return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+            if (mask_len[n_fancy] == -2) mask_len[n_fancy] = -1; /* not a mask */
             fancy[n_fancy++] = i;
             used++;
         } else if (v->kind == V_TUPLE) {
@@ -2230,7 +2355,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     if (n_fancy == 0) return true;
     /* Integer arrays: NumPy's advanced indexing, with the integers as 0-d index arrays. The
      * index axes stand where the first advanced item's axis was when the advanced items (the
-     * arrays and the integers) are adjacent, else first. */
+     * arrays and the integers) are adjacent, else whole. */
     int32_t at = 0, first = -1, last = -1, n_adv = 0, f = 0, axes[LOOM_MAX_DIMS];
     loom_array_t *idx[LOOM_MAX_DIMS];
     for (int32_t i = 0; i < n; i++) {
@@ -2245,6 +2370,14 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             last = i;
             n_adv++;
         }
+    }
+    for (int32_t t = 0; t < n_fancy; t++) {
+        int64_t e = loom_array_dim(out->a, axes[t]);
+        if (mask_len[t] >= 0 && mask_len[t] != e)
+            return perr(P, items[fancy[t]]->pos, LOOM_STATUS_INDEX_ERROR,
+                        "boolean index did not match indexed array along axis %d; size of axis "
+                        "is %lld but size of corresponding boolean axis is %lld",
+                        (int)axes[t], (long long)e, (long long)mask_len[t]);
     }
     int32_t dest = last - first + 1 == n_adv ? axes[0] : 0;
     loom_array_t *r = loom_gather(P->ctx, out->a, n_fancy, axes, idx, dest);

@@ -133,6 +133,10 @@ static inline bool ir_is_int(loom_dtype_t d) {
      * int64 of the node's shape, each value in [0, extent) (INDEX nodes make them so);       \
      * operand 0 has the node's rank and dtype and, off p.axis, the node's extents. */        \
     X(GATHER, "take", GATHER, 2, ANY, SAME)                                                    \
+    /* The flat C-order positions of the true elements of bool operand 0: int64, 1-D; the    \
+     * node's extent is fixed when it is built (the count, or a caller's size): fewer true    \
+     * elements pad with -1, more are cut off. */                                             \
+    X(NONZERO, "flatnonzero", NONZERO, 1, ANY, SAME)                                           \
     /* Reductions over the operand axes in the bit set p.axes (p.keepdims: those axes stay  \
      * with extent 1). SUM, PROD, MAX, MIN: operand dtype = result dtype (16-bit floats     \
      * accumulate in float32); ARGMAX/ARGMIN: int64 result, flat index over the reduced     \
@@ -159,7 +163,7 @@ typedef enum ir_op {
 
 typedef enum ir_op_kind {
     IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL,
-    IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER
+    IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER, IR_KIND_NONZERO
 } ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
@@ -383,6 +387,9 @@ bool ir_ref_reduce(const ir_node_t *n, const ir_node_t *o, const char *p, const 
  * px, strides sx) into out. */
 void ir_ref_gather(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                    const int64_t *px, const int64_t *sx, void *out);
+/* NONZERO node n of bool operand o (view at p, strides s) into out. */
+void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                    void *out);
 /* SCAN node n of operand o (same dtype) into out. */
 void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                  void *out);

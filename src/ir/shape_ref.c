@@ -291,6 +291,22 @@ void ir_ref_gather(const ir_node_t *n, const ir_node_t *o, const char *p, const 
     }
 }
 
+void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                    void *out) {
+    int64_t total = ir_node_size(o), idx[LOOM_MAX_DIMS] = {0}, len = n->shape[0], k = 0;
+    int64_t *y = out;
+    for (int64_t e = 0; e < total && k < len; e++) {
+        int64_t off = 0;
+        for (int ax = 0; ax < o->ndim; ax++) off += idx[ax] * s[ax];
+        if (p[off]) y[k++] = e;
+        for (int ax = o->ndim - 1; ax >= 0; ax--) {
+            if (++idx[ax] < o->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+    while (k < len) y[k++] = -1;
+}
+
 /* ---- scans ---- */
 
 void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,

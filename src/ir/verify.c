@@ -37,6 +37,11 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
     for (int s = 0; s < ir_ops[n->op].arity; s++)
         if (n->src[s] >= i) return fail(g, i, "operand does not come before its user");
     const ir_node_t *o = &g->nodes[n->src[0]];
+    if (n->op == IR_OP_NONZERO) {
+        if (o->dtype != LOOM_DTYPE_BOOL || n->dtype != LOOM_DTYPE_I64 || n->ndim != 1)
+            return fail(g, i, "flatnonzero: a bool operand and a 1-D int64 result");
+        return true;
+    }
     bool arg = n->op == IR_OP_ARGMAX || n->op == IR_OP_ARGMIN;
     bool logical = n->op == IR_OP_ANY || n->op == IR_OP_ALL;
     if (logical && (o->dtype != LOOM_DTYPE_BOOL || n->dtype != LOOM_DTYPE_BOOL))
@@ -141,7 +146,7 @@ bool ir_verify(const ir_graph_t *g) {
             return fail(g, i, "input index out of range");
         if (info->kind == IR_KIND_VIEW || info->kind == IR_KIND_CONCAT ||
             info->kind == IR_KIND_REDUCE || info->kind == IR_KIND_SCAN ||
-            info->kind == IR_KIND_GATHER) {
+            info->kind == IR_KIND_GATHER || info->kind == IR_KIND_NONZERO) {
             if (!verify_shaped(g, i)) return false;
             continue;
         }

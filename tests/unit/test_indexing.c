@@ -1,14 +1,16 @@
-/* test_take — gathers on the CPU reference device against NumPy 2: np.take (axis, None, every
- * mode, N-D and 0-d indices, bool indices, strided and broadcast operands), np.take_along_axis,
- * and indexing with one integer array in the expression language (the result-axis rule with
- * integers mixed in); the errors NumPy raises. Expected values are NumPy 2.4's (the cases
- * table was printed by NumPy from the same expressions). */
+/* test_indexing — gathers and masks on the CPU reference device against NumPy 2: np.take (axis,
+ * None, every mode, N-D and 0-d indices, bool indices, strided and broadcast operands),
+ * np.take_along_axis, integer-array and boolean indexing in the expression language (NumPy's
+ * placement of the index axes), nonzero, flatnonzero, argwhere, count_nonzero, compress,
+ * extract and where(cond), with JAX's size= forms; the errors NumPy raises. Expected values are
+ * NumPy 2.4's (the cases table was printed by NumPy from the same expressions). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "../support/check.h"
@@ -148,6 +150,38 @@ static const take_case_t cases[] = {
      9,
      {0, 4, 8, 13, 17, 21, 2, 6, 10},
      1},
+    {"arange(12).reshape(3,4)[arange(12).reshape(3,4) % 3 == 0]", 1, {4}, 4, {0, 3, 6, 9}, 1},
+    {"arange(12).reshape(3,4)[arange(3) > 0]", 2, {2, 4}, 8, {4, 5, 6, 7, 8, 9, 10, 11}, 1},
+    {"arange(12).reshape(3,4)[:, arange(4) % 2 == 1]", 2, {3, 2}, 6, {1, 3, 5, 7, 9, 11}, 1},
+    {"arange(12).reshape(3,4)[arange(3) != 1, 2]", 1, {2}, 2, {2, 10}, 1},
+    {"arange(12).reshape(3,4)[arange(3) > 5]", 2, {0, 4}, 0, {0}, 1},
+    {"arange(24).reshape(2,3,4)[arange(6).reshape(2,3) % 4 == 1]",
+     2,
+     {2, 4},
+     8,
+     {4, 5, 6, 7, 20, 21, 22, 23},
+     1},
+    {"arange(24).reshape(2,3,4).transpose(1,2,0)[arange(12).reshape(3,4) % 5 == 0]",
+     2,
+     {3, 2},
+     6,
+     {0, 12, 5, 17, 10, 22},
+     1},
+    {"(arange(6) * 1.5)[arange(6) > 2]", 1, {3}, 3, {9, 12, 15}, 2},
+    {"nonzero(arange(6).reshape(2,3) % 2)[1]", 1, {3}, 3, {1, 0, 2}, 1},
+    {"arange(6).reshape(2,3)[nonzero(arange(6).reshape(2,3) % 2)]", 1, {3}, 3, {1, 3, 5}, 1},
+    {"where(arange(5) > 2)[0]", 1, {2}, 2, {3, 4}, 1},
+    {"argwhere(arange(6).reshape(2,3) > 2)", 2, {3, 2}, 6, {1, 0, 1, 1, 1, 2}, 1},
+    {"argwhere(arange(6).reshape(2,3) > 9)", 2, {0, 2}, 0, {0}, 1},
+    {"flatnonzero(arange(6) % 4)", 1, {4}, 4, {1, 2, 3, 5}, 1},
+    {"flatnonzero((arange(6) - 2.5) * (arange(6) != 3))", 1, {5}, 5, {0, 1, 2, 4, 5}, 1},
+    {"count_nonzero(arange(6).reshape(2,3) % 2, axis=0)", 1, {3}, 3, {1, 1, 1}, 1},
+    {"count_nonzero(arange(6).reshape(2,3) % 2, axis=1, keepdims=True)", 2, {2, 1}, 2, {1, 2}, 1},
+    {"count_nonzero(arange(6) % 2)", 0, {0}, 1, {3}, 1},
+    {"compress(arange(3) != 1, arange(6).reshape(2,3), axis=1)", 2, {2, 2}, 4, {0, 2, 3, 5}, 1},
+    {"compress(arange(2) > 0, arange(6).reshape(2,3), axis=1)", 2, {2, 1}, 2, {1, 4}, 1},
+    {"compress(arange(4) % 3 == 0, arange(6).reshape(2,3))", 1, {2}, 2, {0, 3}, 1},
+    {"extract(arange(6) % 2 == 0, arange(6) * 10)", 1, {3}, 3, {0, 20, 40}, 1},
     {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
@@ -250,7 +284,14 @@ static void test_take_errors(void **state) {
          "could not be broadcast together with shapes (2,) (3,)"},
         {"arange(6).reshape(2, 3)[arange(2), arange(2) + 2]",
          "index 3 is out of bounds for axis 1 with size 3"},
-        {"arange(6)[arange(3) > 0]", "boolean indexing"},
+        {"arange(6)[arange(3) > 0]", "boolean index did not match indexed array along axis 0; size "
+                                     "of axis is 6 but size of corresponding boolean axis is 3"},
+        {"arange(12).reshape(3, 4)[arange(2) > 0, 2]",
+         "size of axis is 3 but size of corresponding boolean axis is 2"},
+        {"compress(arange(7) == 6, arange(6))", "index 6 is out of bounds for axis 0 with size 6"},
+        {"nonzero(arange(6))[2]", "tuple index out of range"},
+        {"arange(6)[True]", "Python bool"},
+        {"where(arange(6) > 1, 1)", "both or neither"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         loom_array_t *r = loom_expr(ctx, bad[k][0], 0, NULL, NULL);
@@ -287,11 +328,70 @@ static void test_take_dtypes(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* The size= forms: no sync, padding, cut-off; argwhere of 0-d; nonzero refuses 0-d; a mask
+ * computed in the same graph; loom_boolean_index's own checks. */
+static void test_masks_c_api(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t s23[2] = {2, 3};
+    loom_array_t *a = loom_reshape(ctx, loom_arange_int(ctx, 0, 6, 1, LOOM_DTYPE_F32), 2, s23);
+    loom_array_t *m = loom_greater(ctx, a, loom_full(ctx, LOOM_DTYPE_F32, 0, NULL, 2.5));
+    loom_stats_t s0, s1;
+    loom_ctx_stats(ctx, &s0);
+    loom_array_t *f = loom_flatnonzero_sized(ctx, m, 5, -9);
+    loom_ctx_stats(ctx, &s1);
+    assert_int_equal(s1.evals - s0.evals, 0); /* no sync */
+    int64_t got[6];
+    assert_int_equal(loom_read(ctx, f, got, 5 * sizeof *got), LOOM_STATUS_OK);
+    assert_true(got[0] == 3 && got[1] == 4 && got[2] == 5 && got[3] == -9 && got[4] == -9);
+    assert_int_equal(loom_read(ctx, loom_flatnonzero_sized(ctx, m, 2, 0), got, 2 * sizeof *got),
+                     LOOM_STATUS_OK);
+    assert_true(got[0] == 3 && got[1] == 4);
+    loom_array_t *nz[2];
+    assert_int_equal(loom_nonzero_sized(ctx, m, 4, 7, 2, nz), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, nz[1], got, 4 * sizeof *got), LOOM_STATUS_OK);
+    assert_true(got[0] == 0 && got[1] == 1 && got[2] == 2 && got[3] == 7);
+    /* the data-dependent form evaluates the count once, then stays lazy */
+    loom_ctx_stats(ctx, &s0);
+    loom_array_t *sel = loom_boolean_index(ctx, a, m, 0);
+    loom_ctx_stats(ctx, &s1);
+    assert_int_equal(s1.evals - s0.evals, 1);
+    float v[3];
+    assert_int_equal(loom_read(ctx, loom_multiply(ctx, sel, sel), v, sizeof v), LOOM_STATUS_OK);
+    assert_true(v[0] == 9 && v[1] == 16 && v[2] == 25);
+    /* NumPy 2: argwhere of 0-d is (1, 0) or (0, 0); nonzero of 0-d raises */
+    loom_array_t *w = loom_argwhere(ctx, loom_full(ctx, LOOM_DTYPE_F32, 0, NULL, 0));
+    assert_int_equal(loom_array_dim(w, 0), 0);
+    assert_int_equal(loom_array_dim(w, 1), 0);
+    assert_int_equal(loom_nonzero(ctx, loom_full(ctx, LOOM_DTYPE_F32, 0, NULL, 1), 1, nz),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(loom_nonzero(ctx, a, 1, nz), LOOM_STATUS_INVALID_ARGUMENT); /* no room */
+    loom_ctx_clear_error(ctx);
+    check_expect_error(ctx, loom_flatnonzero_sized(ctx, m, -1, 0), LOOM_STATUS_INVALID_ARGUMENT,
+                       "size -1 is negative");
+    check_expect_error(ctx, loom_boolean_index(ctx, a, a, 0), LOOM_STATUS_DTYPE_ERROR,
+                       "the mask is float32, not bool");
+    check_expect_error(ctx, loom_boolean_index(ctx, a, m, 1), LOOM_STATUS_INVALID_ARGUMENT,
+                       "a 2-d mask at axis 1");
+    check_expect_error(ctx, loom_compress(ctx, m, a, 0), LOOM_STATUS_INVALID_ARGUMENT,
+                       "condition must be a 1-d array");
+    /* count_nonzero: NaN and -0.0 as NumPy counts them */
+    double vals[4] = {NAN, -0.0, 0.0, 2};
+    int64_t s4 = 4, c;
+    loom_array_t *d = loom_from_host(ctx, LOOM_DTYPE_F64, 1, &s4, vals);
+    assert_int_equal(loom_read(ctx, loom_count_nonzero(ctx, d, -1, NULL, 0), &c, sizeof c),
+                     LOOM_STATUS_OK);
+    assert_int_equal(c, 2);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_numpy_cases),
         cmocka_unit_test(test_take_errors),
         cmocka_unit_test(test_take_dtypes),
+        cmocka_unit_test(test_masks_c_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

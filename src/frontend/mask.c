@@ -1,0 +1,215 @@
+/* mask.c — masks and data-dependent shapes: count_nonzero, flatnonzero, nonzero, argwhere,
+ * compress, extract. One IR node, NONZERO, lists the positions of the true elements of a bool
+ * array with an extent fixed when it is built: either the count, which the builder evaluates
+ * and reads back (one sync; the graph stays lazy after it), or a size the caller gives (JAX's
+ * size= form: no sync, missing positions padded). Everything else is arithmetic on those
+ * positions and gathers (index.c). */
+#include <string.h>
+
+#include "fe.h"
+
+LOOM_API loom_array_t *loom_count_nonzero(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                          const int32_t *axes, int keepdims) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "count_nonzero", a)) return &ctx->nil;
+    loom_array_t *t = loom_astype(ctx, loom_astype(ctx, a, LOOM_DTYPE_BOOL), LOOM_DTYPE_I64);
+    return loom_sum(ctx, t, naxes, axes, keepdims);
+}
+
+/* The flattened truth of a (bool, 1-D). */
+static loom_array_t *truth(loom_ctx_t *ctx, loom_array_t *a) {
+    int64_t minus1 = -1;
+    return loom_reshape(ctx, loom_astype(ctx, a, LOOM_DTYPE_BOOL), 1, &minus1);
+}
+
+/* NONZERO of t (truth()), `len` long. */
+static loom_array_t *positions(loom_ctx_t *ctx, loom_array_t *t, int64_t len) {
+    if (t->flags & FE_NIL) return t;
+    return fe_shaped(ctx, IR_OP_NONZERO, LOOM_DTYPE_I64, 1, &len, 1, &t, NULL);
+}
+
+/* The number of true elements of t, evaluated now together with t itself (the sync of a
+ * data-dependent shape; t is then realised, so the positions do not compute it again). */
+static bool count_now(loom_ctx_t *ctx, const char *fn, loom_array_t *t, int64_t *out) {
+    if (t->flags & FE_NIL) return false;
+    loom_scope_begin(ctx);
+    loom_array_t *both[2] = {loom_sum(ctx, loom_astype(ctx, t, LOOM_DTYPE_I64), -1, NULL, 0), t};
+    loom_status_t st = loom_eval(ctx, 2, both);
+    if (st == LOOM_STATUS_OK) st = loom_read(ctx, both[0], out, sizeof *out);
+    loom_scope_end(ctx);
+    if (st != LOOM_STATUS_OK && !ctx->err.status) fe_error(ctx, st, "%s: counting failed", fn);
+    return st == LOOM_STATUS_OK;
+}
+
+static bool sized_ok(loom_ctx_t *ctx, const char *fn, int64_t size) {
+    if (size < 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: size %lld is negative", fn,
+                 (long long)size);
+        return false;
+    }
+    return true;
+}
+
+LOOM_API loom_array_t *loom_flatnonzero(loom_ctx_t *ctx, loom_array_t *a) {
+    const char *fn = "flatnonzero";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    int64_t n;
+    loom_array_t *t = truth(ctx, a);
+    if (!count_now(ctx, fn, t, &n)) return &ctx->nil;
+    return positions(ctx, t, n);
+}
+
+LOOM_API loom_array_t *loom_flatnonzero_sized(loom_ctx_t *ctx, loom_array_t *a, int64_t size,
+                                              int64_t fill_value) {
+    const char *fn = "flatnonzero";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !sized_ok(ctx, fn, size)) return &ctx->nil;
+    loom_array_t *f = positions(ctx, truth(ctx, a), size);
+    if (f->flags & FE_NIL) return f;
+    loom_array_t *zero = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0);
+    return loom_where(ctx, loom_greater_equal(ctx, f, zero), f,
+                      loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, fill_value));
+}
+
+/* The coordinates of flat positions f (padding -1 becomes fill) in a's shape: one array per
+ * axis. */
+static loom_status_t unravel(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *f,
+                             int64_t fill, int32_t n_out, loom_array_t **outs) {
+    if (n_out < a->ndim || !outs) {
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: room for %d results (outs %p), the array has %d axes", fn, n_out,
+                        (void *)outs, a->ndim);
+    }
+    if (f->flags & FE_NIL) return ctx->err.status;
+    loom_array_t *valid =
+        loom_greater_equal(ctx, f, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0));
+    loom_array_t *fillv = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, fill);
+    int64_t stride = 1;
+    for (int32_t d = a->ndim; d-- > 0;) {
+        loom_array_t *c =
+            loom_floor_divide(ctx, f, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, stride));
+        if (d > 0)
+            c = loom_remainder(ctx, c, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, a->shape[d]));
+        outs[d] = loom_where(ctx, valid, c, fillv);
+        stride *= a->shape[d] ? a->shape[d] : 1;
+    }
+    for (int32_t d = 0; d < a->ndim; d++)
+        if (outs[d]->flags & FE_NIL)
+            return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
+    return LOOM_STATUS_OK;
+}
+
+static bool not_0d(loom_ctx_t *ctx, const char *fn, const loom_array_t *a) {
+    if (a->ndim == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: calling nonzero on 0d arrays is not allowed; use atleast_1d(a) first", fn);
+        return false;
+    }
+    return true;
+}
+
+LOOM_API loom_status_t loom_nonzero(loom_ctx_t *ctx, loom_array_t *a, int32_t n_out,
+                                    loom_array_t **outs) {
+    const char *fn = "nonzero";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_arg(ctx, fn, a) || !not_0d(ctx, fn, a)) return ctx->err.status;
+    return unravel(ctx, fn, a, loom_flatnonzero(ctx, a), 0, n_out, outs);
+}
+
+LOOM_API loom_status_t loom_nonzero_sized(loom_ctx_t *ctx, loom_array_t *a, int64_t size,
+                                          int64_t fill_value, int32_t n_out, loom_array_t **outs) {
+    const char *fn = "nonzero";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_arg(ctx, fn, a) || !not_0d(ctx, fn, a) || !sized_ok(ctx, fn, size))
+        return ctx->err.status;
+    return unravel(ctx, fn, a, positions(ctx, truth(ctx, a), size), fill_value, n_out, outs);
+}
+
+LOOM_API loom_array_t *loom_argwhere(loom_ctx_t *ctx, loom_array_t *a) {
+    const char *fn = "argwhere";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (a->ndim == 0) { /* NumPy: shape (1, 0) or (0, 0) */
+        int64_t n, shape[2] = {0, 0};
+        if (!count_now(ctx, fn, truth(ctx, a), &n)) return &ctx->nil;
+        shape[0] = n;
+        return loom_zeros(ctx, LOOM_DTYPE_I64, 2, shape);
+    }
+    loom_array_t *outs[LOOM_MAX_DIMS];
+    if (loom_nonzero(ctx, a, a->ndim, outs) != LOOM_STATUS_OK) return &ctx->nil;
+    return loom_stack(ctx, a->ndim, outs, 1);
+}
+
+LOOM_API loom_array_t *loom_compress(loom_ctx_t *ctx, loom_array_t *condition, loom_array_t *a,
+                                     int32_t axis) {
+    const char *fn = "compress";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, condition) || !fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (condition->ndim != 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: condition must be a 1-d array, not %d-d",
+                 fn, condition->ndim);
+        return &ctx->nil;
+    }
+    int64_t minus1 = -1;
+    if (axis == LOOM_AXIS_NONE) {
+        a = loom_reshape(ctx, a, 1, &minus1);
+        axis = 0;
+        if (a->flags & FE_NIL) return a;
+    }
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    /* NumPy reads a shorter condition as false past its end; a longer one must be false there */
+    return loom_take(ctx, a, loom_flatnonzero(ctx, condition), ax, LOOM_TAKE_RAISE);
+}
+
+LOOM_API loom_array_t *loom_extract(loom_ctx_t *ctx, loom_array_t *condition, loom_array_t *a) {
+    const char *fn = "extract";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, condition) || !fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    return loom_take(ctx, a, loom_flatnonzero(ctx, condition), LOOM_AXIS_NONE, LOOM_TAKE_RAISE);
+}
+
+LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
+                                          int32_t axis) {
+    const char *fn = "boolean index";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, mask)) return &ctx->nil;
+    int32_t k = mask->ndim;
+    if (mask->dtype != LOOM_DTYPE_BOOL) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: the mask is %s, not bool", fn,
+                 ir_dtypes[mask->dtype].name);
+        return &ctx->nil;
+    }
+    if (k == 0 || axis < 0 || axis + k > a->ndim) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: a %d-d mask at axis %d of a %d-dimensional array", fn, k, axis, a->ndim);
+        return &ctx->nil;
+    }
+    for (int32_t i = 0; i < k; i++)
+        if (mask->shape[i] != a->shape[axis + i]) {
+            char sm[256], sa[256];
+            fe_format_shape(sm, sizeof sm, mask->ndim, mask->shape);
+            fe_format_shape(sa, sizeof sa, a->ndim, a->shape);
+            fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
+                     "%s: boolean index did not match indexed array along axis %d; size of axis "
+                     "is %lld but size of corresponding boolean axis is %lld (mask %s, array %s)",
+                     fn, axis + i, (long long)a->shape[axis + i], (long long)mask->shape[i], sm,
+                     sa);
+            return &ctx->nil;
+        }
+    /* the k masked axes merged into one, then a take of the true positions */
+    int64_t shape[LOOM_MAX_DIMS], merged = 1;
+    int32_t j = 0;
+    for (int32_t i = 0; i < a->ndim; i++) {
+        if (i >= axis && i < axis + k) {
+            merged *= a->shape[i];
+            if (i == axis + k - 1) shape[j++] = merged;
+        } else {
+            shape[j++] = a->shape[i];
+        }
+    }
+    loom_array_t *v = loom_reshape(ctx, a, j, shape);
+    if (v->flags & FE_NIL) return v;
+    return loom_take(ctx, v, loom_flatnonzero(ctx, mask), axis, LOOM_TAKE_RAISE);
+}
