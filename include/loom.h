@@ -592,6 +592,35 @@ LOOM_API loom_array_t *loom_extract(loom_ctx_t *ctx, loom_array_t *condition, lo
 LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
                                           int32_t axis);
 
+/* ---- Sorting ---------------------------------------------------------------------------
+ * Stable, in NumPy's order: NaN after everything else, -0.0 and 0.0 equal (so they keep their
+ * order), bool false before true. LOOM_AXIS_NONE sorts the flattened array. */
+
+/* np.sort(a, axis) (kind='stable'): the sorted values, as they were (bits kept). */
+LOOM_API loom_array_t *loom_sort(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
+/* np.argsort(a, axis, kind='stable'): int64 positions along the axis that sort it. */
+LOOM_API loom_array_t *loom_argsort(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
+/* np.searchsorted(a, v, side, sorter): for each element of v, where it goes in the 1-D a
+ * (sorted, or sorted by the int64 permutation sorter): right 0 is side='left' (before equal
+ * elements), 1 side='right'. int64 of v's shape; a and v compare in their common dtype. */
+LOOM_API loom_array_t *loom_searchsorted(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                         int right, loom_array_t *sorter);
+/* np.unique(a) over the flattened a (NumPy 2): the sorted distinct values, and where wanted
+ * (NULL: not computed) the position of each one's first occurrence (return_index), the
+ * group of every element of a in a's shape (return_inverse) and the counts. NaNs are one value
+ * when equal_nan (NumPy's default). The number of values is data-dependent: one sync. The Array
+ * API's unique_all/counts/inverse/values are this call with the outputs they name. */
+LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_nan,
+                                   loom_array_t **values, loom_array_t **index,
+                                   loom_array_t **inverse, loom_array_t **counts);
+/* np.isin(element, test_elements, invert): bool of element's shape (NaN is never found). */
+LOOM_API loom_array_t *loom_isin(loom_ctx_t *ctx, loom_array_t *element,
+                                 loom_array_t *test_elements, int invert);
+/* np.intersect1d, np.union1d, np.setdiff1d: sorted unique values (flattened inputs). */
+LOOM_API loom_array_t *loom_intersect1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+LOOM_API loom_array_t *loom_union1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+LOOM_API loom_array_t *loom_setdiff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+
 /* Reductions over the naxes axes given (naxes < 0 or axes NULL: all axes, NumPy's axis=None;
  * naxes 0 with axes given: none, axis=()). keepdims keeps the reduced axes with extent 1.
  * Result dtypes are NumPy 2's: sum/prod of bool and signed ints -> int64, of unsigned ints ->

@@ -1171,6 +1171,12 @@ static bool schedule(sched_t *s) {
             case IR_KIND_CONCAT:
                 if (!sched_concat(s, i)) return false;
                 break;
+            case IR_KIND_SORT:
+            case IR_KIND_SEARCH:
+                en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
+                         "%s: runs on the cpu device only so far (%lld elements)",
+                         ir_ops[n->op].name, (long long)ir_node_size(n));
+                return false;
             case IR_KIND_NONZERO:
                 en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
                          "flatnonzero: runs on the cpu device only so far (%lld elements)",

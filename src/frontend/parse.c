@@ -1114,6 +1114,12 @@ typedef enum fkind {
     F_NONZERO,   /* a tuple of arrays */
     F_COMPRESS,
     F_EXTRACT,
+    F_SORT,      /* sort, argsort */
+    F_SEARCHSORTED,
+    F_UNIQUE,    /* NumPy's unique: an array or a tuple */
+    F_UNIQUE_API, /* the Array API's unique_values/counts/inverse/all */
+    F_ISIN,
+    F_SET2,      /* intersect1d, union1d, setdiff1d */
     F_LATER
 } fkind_t;
 
@@ -1233,10 +1239,27 @@ static const func_t funcs[] = {
     {.name = "nonzero", .kind = F_NONZERO, .params = "a", .method = true},
     {.name = "compress", .kind = F_COMPRESS, .params = "condition,a,axis?,out?"},
     {.name = "extract", .kind = F_EXTRACT, .params = "condition,arr"},
+    /* Sorting: stable always (kind= and stable= are accepted and change nothing) */
+    {.name = "sort", .kind = F_SORT, .params = "a,axis?,kind?,order?,stable?"},
+    {.name = "argsort", .kind = F_SORT, .params = "a,axis?,kind?,order?,stable?", .method = true},
+    {.name = "searchsorted", .kind = F_SEARCHSORTED, .params = "a,v,side?,sorter?"},
+    {.name = "unique",
+     .kind = F_UNIQUE,
+     .params = "ar,return_index?,return_inverse?,return_counts?,axis?,equal_nan?"},
+    {.name = "unique_values", .kind = F_UNIQUE_API, .params = "x"},
+    {.name = "unique_counts", .kind = F_UNIQUE_API, .params = "x"},
+    {.name = "unique_inverse", .kind = F_UNIQUE_API, .params = "x"},
+    {.name = "unique_all", .kind = F_UNIQUE_API, .params = "x"},
+    {.name = "isin", .kind = F_ISIN, .params = "element,test_elements,assume_unique?,invert?,kind?"},
+    {.name = "intersect1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?,return_indices?"},
+    {.name = "union1d", .kind = F_SET2, .params = "ar1,ar2"},
+    {.name = "setdiff1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?"},
 };
 
-/* nonzero(a) as a tuple of one int64 array per axis. */
+/* nonzero(a) as a tuple of one int64 array per axis; n arrays as a tuple. */
 static bool nonzero_tuple(parser_t *P, loom_array_t *a, int32_t pos, value_t *out);
+static bool array_tuple(parser_t *P, int32_t n, loom_array_t *const *arrays, int32_t pos,
+                        value_t *out);
 
 /* NumPy methods loom does not have yet: refused before binding. */
 static const char *const later_methods[] = {"flatten", "view", "swapaxes", "repeat"};
@@ -1660,6 +1683,89 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             r = loom_compress(ctx, x[0], x[1], naxes < 0 ? LOOM_AXIS_NONE : axis);
             break;
         }
+        case F_SORT: {
+            int32_t naxes, axis = -1;
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "order")) return false;
+            if (b->given[1] && !get_axes(P, b, 1, false, &naxes, &axis)) return false;
+            if (b->given[1] && naxes < 0) axis = LOOM_AXIS_NONE;
+            r = (f->name[0] == 's' ? loom_sort : loom_argsort)(ctx, x[0], axis);
+            break;
+        }
+        case F_SEARCHSORTED: {
+            int right = 0;
+            loom_array_t *sorter = NULL;
+            for (int i = 0; i < 2; i++) {
+                x[i] = as_array(P, &b->v[i], b->pos[i], "an argument");
+                if (loom_array_is_nil(x[i])) return false;
+            }
+            if (b->given[2] && b->v[2].kind != V_NONE) {
+                const value_t *m = &b->v[2];
+                bool l = m->kind == V_STR && m->tlen == 4 && !strncmp(P->src + m->tpos, "left", 4);
+                right = m->kind == V_STR && m->tlen == 5 && !strncmp(P->src + m->tpos, "right", 5);
+                if (!l && !right)
+                    return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                                "searchsorted: side must be 'left' or 'right'");
+            }
+            if (b->given[3] && b->v[3].kind != V_NONE) {
+                sorter = as_array(P, &b->v[3], b->pos[3], "the sorter");
+                if (loom_array_is_nil(sorter)) return false;
+            }
+            r = loom_searchsorted(ctx, x[0], x[1], right, sorter);
+            break;
+        }
+        case F_UNIQUE:
+        case F_UNIQUE_API: {
+            int want[3] = {0, 0, 0}, eqnan = 1; /* index, inverse, counts */
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0])) return false;
+            if (f->kind == F_UNIQUE) {
+                for (int i = 0; i < 3; i++)
+                    if (!get_flag(P, b, 1 + i, &want[i])) return false;
+                int64_t e = 1;
+                if (!refuse_given(P, f, b, "axis") || !get_int(P, b, 5, 1, &e)) return false;
+                eqnan = e != 0;
+            } else { /* unique_values, unique_counts, unique_inverse, unique_all */
+                char w = f->name[7];
+                want[0] = w == 'a';
+                want[1] = w == 'a' || w == 'i';
+                want[2] = w == 'a' || w == 'c';
+            }
+            loom_array_t *res[4] = {NULL, NULL, NULL, NULL};
+            if (loom_unique(ctx, x[0], eqnan, &res[0], want[0] ? &res[1] : NULL,
+                            want[1] ? &res[2] : NULL, want[2] ? &res[3] : NULL) !=
+                LOOM_STATUS_OK)
+                return lib_fail(P, fpos);
+            int nr = 0;
+            loom_array_t *list[4];
+            for (int i = 0; i < 4; i++)
+                if (res[i]) list[nr++] = res[i];
+            if (nr == 1) {
+                r = list[0];
+                break;
+            }
+            return array_tuple(P, nr, list, fpos, out);
+        }
+        case F_ISIN: {
+            int inv;
+            for (int i = 0; i < 2; i++) {
+                x[i] = as_array(P, &b->v[i], b->pos[i], "an argument");
+                if (loom_array_is_nil(x[i])) return false;
+            }
+            if (!get_flag(P, b, 3, &inv)) return false;
+            r = loom_isin(ctx, x[0], x[1], inv);
+            break;
+        }
+        case F_SET2:
+            for (int i = 0; i < 2; i++) {
+                x[i] = as_array(P, &b->v[i], b->pos[i], "an argument");
+                if (loom_array_is_nil(x[i])) return false;
+            }
+            if (!refuse_given(P, f, b, "return_indices")) return false;
+            r = f->name[0] == 'i'   ? loom_intersect1d(ctx, x[0], x[1])
+                : f->name[0] == 'u' ? loom_union1d(ctx, x[0], x[1])
+                                    : loom_setdiff1d(ctx, x[0], x[1]);
+            break;
         case F_TAKE:
         case F_TAKE_ALONG: {
             int32_t naxes, axis;
@@ -1856,15 +1962,20 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
     return true;
 }
 
-static bool nonzero_tuple(parser_t *P, loom_array_t *a, int32_t pos, value_t *out) {
-    int32_t nd = loom_array_ndim(a);
-    loom_array_t *outs[LOOM_MAX_DIMS];
-    value_t *items = base_arena_alloc(&P->arena, (size_t)(nd ? nd : 1), sizeof *items);
+static bool array_tuple(parser_t *P, int32_t n, loom_array_t *const *arrays, int32_t pos,
+                        value_t *out) {
+    value_t *items = base_arena_alloc(&P->arena, (size_t)(n ? n : 1), sizeof *items);
     if (!items) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
-    if (loom_nonzero(P->ctx, a, nd, outs) != LOOM_STATUS_OK) return lib_fail(P, pos);
-    for (int32_t i = 0; i < nd; i++) items[i] = (value_t){.kind = V_ARRAY, .a = outs[i]};
-    *out = (value_t){.kind = V_TUPLE, .items = items, .n = nd};
+    for (int32_t i = 0; i < n; i++) items[i] = (value_t){.kind = V_ARRAY, .a = arrays[i]};
+    *out = (value_t){.kind = V_TUPLE, .items = items, .n = n};
     return true;
+}
+
+static bool nonzero_tuple(parser_t *P, loom_array_t *a, int32_t pos, value_t *out) {
+    loom_array_t *outs[LOOM_MAX_DIMS];
+    if (loom_nonzero(P->ctx, a, loom_array_ndim(a), outs) != LOOM_STATUS_OK)
+        return lib_fail(P, pos);
+    return array_tuple(P, loom_array_ndim(a), outs, pos, out);
 }
 
 static bool call_func(parser_t *P, const func_t *f, const node_t *call, const value_t *self,

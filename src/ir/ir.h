@@ -137,6 +137,14 @@ static inline bool ir_is_int(loom_dtype_t d) {
      * node's extent is fixed when it is built (the count, or a caller's size): fewer true    \
      * elements pad with -1, more are cut off. */                                             \
     X(NONZERO, "flatnonzero", NONZERO, 1, ANY, SAME)                                           \
+    /* Stable sorts along p.axis, NumPy's order (NaN last; -0.0 and 0.0 equal, so they keep   \
+     * their order): SORT gives the values, ARGSORT their int64 positions along the axis. */  \
+    X(SORT, "sort", SORT, 1, ANY, SAME)                                                        \
+    X(ARGSORT, "argsort", SORT, 1, ANY, SAME)                                                  \
+    /* For each element of operand 1, its insertion point in the sorted 1-D operand 0 (same   \
+     * dtype), NumPy's order: p.k 0 the first (side='left'), 1 after the last equal. int64,   \
+     * operand 1's shape. */                                                                   \
+    X(SEARCHSORTED, "searchsorted", SEARCH, 2, ANY, SAME)                                      \
     /* Reductions over the operand axes in the bit set p.axes (p.keepdims: those axes stay  \
      * with extent 1). SUM, PROD, MAX, MIN: operand dtype = result dtype (16-bit floats     \
      * accumulate in float32); ARGMAX/ARGMIN: int64 result, flat index over the reduced     \
@@ -163,7 +171,8 @@ typedef enum ir_op {
 
 typedef enum ir_op_kind {
     IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL,
-    IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER, IR_KIND_NONZERO
+    IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER, IR_KIND_NONZERO,
+    IR_KIND_SORT, IR_KIND_SEARCH
 } ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
@@ -390,6 +399,13 @@ void ir_ref_gather(const ir_node_t *n, const ir_node_t *o, const char *p, const 
 /* NONZERO node n of bool operand o (view at p, strides s) into out. */
 void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                     void *out);
+/* SORT or ARGSORT node n of operand o into out; false if scratch memory through al runs out. */
+bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                 void *out, base_alloc_t *al);
+/* SEARCHSORTED node n: sorted operand o (view at p, strides s), values v (view at pv, strides
+ * sv) into out. */
+void ir_ref_searchsorted(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                         const ir_node_t *v, const char *pv, const int64_t *sv, void *out);
 /* SCAN node n of operand o (same dtype) into out. */
 void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                  void *out);

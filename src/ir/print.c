@@ -96,6 +96,8 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
             case IR_OP_CONCAT:
             case IR_OP_GATHER:
             case IR_OP_INDEX:
+            case IR_OP_SORT:
+            case IR_OP_ARGSORT:
             case IR_OP_CUMSUM:
             case IR_OP_CUMPROD:
                 base_str_printf(out, " axis=%lld", (long long)n->p.axis);

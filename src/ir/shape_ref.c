@@ -307,6 +307,135 @@ void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const
     while (k < len) y[k++] = -1;
 }
 
+/* ---- sorts ---- */
+
+typedef struct sort_key {
+    double f;    /* floats */
+    uint64_t u;  /* ints (signed: as int64 bits), bool */
+    int64_t pos; /* along the axis: the tie-break that makes the sort stable */
+} sort_key_t;
+
+/* a < b in NumPy's order for keys of kind k (NaN last, equal keys by position). */
+static bool key_less(ir_dkind_t k, const sort_key_t *a, const sort_key_t *b) {
+    if (k == IR_DKIND_FLOAT) {
+        bool na = a->f != a->f, nb = b->f != b->f;
+        if (na != nb) return nb;
+        if (!na && a->f != b->f) return a->f < b->f;
+    } else if (a->u != b->u) {
+        return k == IR_DKIND_INT ? (int64_t)a->u < (int64_t)b->u : a->u < b->u;
+    }
+    return a->pos < b->pos;
+}
+
+/* The key of the element at e (dtype d, of kind k as key_less reads it). */
+static void load_key(loom_dtype_t d, ir_dkind_t k, const char *e, sort_key_t *out) {
+    out->f = 0;
+    out->u = 0;
+    if (k == IR_DKIND_FLOAT)
+        ir_cast_element(LOOM_DTYPE_F64, &out->f, d, e);
+    else if (k == IR_DKIND_INT)
+        ir_cast_element(LOOM_DTYPE_I64, &out->u, d, e);
+    else
+        ir_cast_element(LOOM_DTYPE_U64, &out->u, d, e);
+}
+
+static ir_dkind_t key_kind(loom_dtype_t d) {
+    return ir_dtypes[d].kind == IR_DKIND_BOOL ? IR_DKIND_UINT : ir_dtypes[d].kind;
+}
+
+void ir_ref_searchsorted(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                         const ir_node_t *v, const char *pv, const int64_t *sv, void *out) {
+    loom_dtype_t d = (loom_dtype_t)o->dtype;
+    ir_dkind_t k = key_kind(d);
+    size_t sz = ir_dtypes[d].size;
+    int64_t len = o->shape[0], total = ir_node_size(n), idx[LOOM_MAX_DIMS] = {0};
+    bool right = n->p.k != 0;
+    int64_t *y = out;
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0;
+        for (int ax = 0; ax < v->ndim; ax++) off += idx[ax] * sv[ax];
+        sort_key_t key, at;
+        load_key(d, k, pv + off * (int64_t)sz, &key);
+        int64_t lo = 0, hi = len; /* the first position whose element goes after key */
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            load_key(d, k, p + mid * s[0] * (int64_t)sz, &at);
+            key.pos = at.pos = 0;
+            bool after = right ? key_less(k, &key, &at) : !key_less(k, &at, &key);
+            if (after)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        y[e] = lo;
+        for (int ax = v->ndim - 1; ax >= 0; ax--) {
+            if (++idx[ax] < v->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+}
+
+/* Bottom-up merge sort of n keys (tmp: n more). */
+static sort_key_t *merge_sort(ir_dkind_t k, sort_key_t *a, sort_key_t *tmp, int64_t n) {
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) tmp[o++] = key_less(k, &a[j], &a[i]) ? a[j++] : a[i++];
+            while (i < mid) tmp[o++] = a[i++];
+            while (j < hi) tmp[o++] = a[j++];
+        }
+        sort_key_t *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    return a;
+}
+
+bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                 void *out, base_alloc_t *al) {
+    int64_t total = ir_node_size(n);
+    if (total == 0) return true;
+    int axis = (int)n->p.axis, nd = n->ndim;
+    loom_dtype_t d = (loom_dtype_t)o->dtype;
+    ir_dkind_t kind = key_kind(d);
+    size_t sz = ir_dtypes[d].size, osz = ir_dtypes[n->dtype].size;
+    int64_t len = n->shape[axis], ost[LOOM_MAX_DIMS], st = 1, idx[LOOM_MAX_DIMS] = {0};
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        ost[ax] = st;
+        st *= n->shape[ax];
+    }
+    sort_key_t *keys = base_malloc(al, (size_t)(2 * len), sizeof *keys);
+    if (!keys) return false;
+    for (int64_t line = 0; line < total / len; line++) {
+        int64_t ioff = 0, ooff = 0;
+        for (int ax = 0; ax < nd; ax++) {
+            ioff += idx[ax] * s[ax];
+            ooff += idx[ax] * ost[ax];
+        }
+        for (int64_t i = 0; i < len; i++) {
+            load_key(d, kind, p + (ioff + i * s[axis]) * (int64_t)sz, &keys[i]);
+            keys[i].pos = i;
+        }
+        const sort_key_t *sorted = merge_sort(kind, keys, keys + len, len);
+        char *y = (char *)out + ooff * (int64_t)osz;
+        for (int64_t i = 0; i < len; i++) {
+            char *dst = y + i * ost[axis] * (int64_t)osz;
+            if (n->op == IR_OP_ARGSORT)
+                memcpy(dst, &sorted[i].pos, sizeof sorted[i].pos);
+            else /* the element's own bytes: -0.0 and NaN payloads as they were */
+                memcpy(dst, p + (ioff + sorted[i].pos * s[axis]) * (int64_t)sz, sz);
+        }
+        for (int ax = nd - 1; ax >= 0; ax--) { /* odometer, skipping the sorted axis */
+            if (ax == axis) continue;
+            if (++idx[ax] < n->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+    base_free(al, keys);
+    return true;
+}
+
 /* ---- scans ---- */
 
 void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,

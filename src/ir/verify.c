@@ -42,6 +42,21 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
             return fail(g, i, "flatnonzero: a bool operand and a 1-D int64 result");
         return true;
     }
+    if (n->op == IR_OP_SEARCHSORTED) {
+        const ir_node_t *v = &g->nodes[n->src[1]];
+        if (o->ndim != 1 || v->dtype != o->dtype || n->dtype != LOOM_DTYPE_I64 ||
+            n->ndim != v->ndim || memcmp(n->shape, v->shape, (size_t)n->ndim * sizeof *n->shape))
+            return fail(g, i, "searchsorted: operands or result");
+        return true;
+    }
+    if (n->op == IR_OP_SORT || n->op == IR_OP_ARGSORT) {
+        if (n->ndim != o->ndim || n->p.axis < 0 || n->p.axis >= n->ndim ||
+            memcmp(n->shape, o->shape, (size_t)n->ndim * sizeof *n->shape))
+            return fail(g, i, "sort: shape or axis");
+        if (n->dtype != (n->op == IR_OP_SORT ? o->dtype : LOOM_DTYPE_I64))
+            return fail(g, i, "sort: result dtype");
+        return true;
+    }
     bool arg = n->op == IR_OP_ARGMAX || n->op == IR_OP_ARGMIN;
     bool logical = n->op == IR_OP_ANY || n->op == IR_OP_ALL;
     if (logical && (o->dtype != LOOM_DTYPE_BOOL || n->dtype != LOOM_DTYPE_BOOL))
@@ -146,7 +161,8 @@ bool ir_verify(const ir_graph_t *g) {
             return fail(g, i, "input index out of range");
         if (info->kind == IR_KIND_VIEW || info->kind == IR_KIND_CONCAT ||
             info->kind == IR_KIND_REDUCE || info->kind == IR_KIND_SCAN ||
-            info->kind == IR_KIND_GATHER || info->kind == IR_KIND_NONZERO) {
+            info->kind == IR_KIND_GATHER || info->kind == IR_KIND_NONZERO ||
+            info->kind == IR_KIND_SORT || info->kind == IR_KIND_SEARCH) {
             if (!verify_shaped(g, i)) return false;
             continue;
         }

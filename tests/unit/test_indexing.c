@@ -1,4 +1,6 @@
-/* test_indexing — gathers and masks on the CPU reference device against NumPy 2: np.take (axis,
+/* test_indexing — gathers, masks, sorts and sets on the CPU reference device against NumPy 2
+ * (sort, argsort, searchsorted, unique and its Array API forms, isin, intersect1d, union1d,
+ * setdiff1d as well as what follows): np.take (axis,
  * None, every mode, N-D and 0-d indices, bool indices, strided and broadcast operands),
  * np.take_along_axis, integer-array and boolean indexing in the expression language (NumPy's
  * placement of the index axes), nonzero, flatnonzero, argwhere, count_nonzero, compress,
@@ -11,6 +13,8 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../support/check.h"
@@ -23,6 +27,11 @@ typedef struct {
     int64_t want[24]; /* float results: twice the value */
     int scale;
 } take_case_t;
+
+/* Float results that are not finite. */
+#define NAN_CODE  INT64_MIN
+#define PINF_CODE INT64_MAX
+#define NINF_CODE (INT64_MIN + 1)
 
 static const take_case_t cases[] = {
     {"take(arange(6).reshape(2,3), arange(3)[::-1], axis=1)", 2, {2, 3}, 6, {2, 1, 0, 5, 4, 3}, 1},
@@ -182,6 +191,112 @@ static const take_case_t cases[] = {
     {"compress(arange(2) > 0, arange(6).reshape(2,3), axis=1)", 2, {2, 1}, 2, {1, 4}, 1},
     {"compress(arange(4) % 3 == 0, arange(6).reshape(2,3))", 1, {2}, 2, {0, 3}, 1},
     {"extract(arange(6) % 2 == 0, arange(6) * 10)", 1, {3}, 3, {0, 20, 40}, 1},
+    {"sort((arange(12) * 7 % 5).reshape(3,4))",
+     2,
+     {3, 4},
+     12,
+     {0, 1, 2, 4, 0, 2, 3, 4, 0, 1, 2, 3},
+     1},
+    {"sort((arange(12) * 7 % 5).reshape(3,4), axis=0)",
+     2,
+     {3, 4},
+     12,
+     {0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 4, 4},
+     1},
+    {"sort((arange(12) * 7 % 5).reshape(3,4), axis=None)",
+     1,
+     {12},
+     12,
+     {0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 4, 4},
+     1},
+    {"argsort((arange(12) * 7 % 5).reshape(3,4), axis=0)",
+     2,
+     {3, 4},
+     12,
+     {0, 1, 2, 0, 2, 0, 1, 2, 1, 2, 0, 1},
+     1},
+    {"argsort((arange(12) * 7 % 5) + log(arange(12) % 4 - 1.0))",
+     1,
+     {12},
+     12,
+     {1, 5, 9, 10, 3, 6, 11, 2, 7, 0, 4, 8},
+     1},
+    {"argsort((arange(8) % 3) * -0.0)", 1, {8}, 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1},
+    {"argsort(arange(6) % 2 == 0)", 1, {6}, 6, {1, 3, 5, 0, 2, 4}, 1},
+    {"sort(arange(6) % 2 == 0)", 1, {6}, 6, {0, 0, 0, 1, 1, 1}, 1},
+    {"argsort((arange(12) * 7 % 5).reshape(3,4).T[::-1], axis=1)",
+     2,
+     {4, 3},
+     12,
+     {0, 2, 1, 2, 1, 0, 1, 0, 2, 0, 2, 1},
+     1},
+    {"unique((arange(12) * 7 % 5).reshape(3,4))", 1, {5}, 5, {0, 1, 2, 3, 4}, 1},
+    {"unique((arange(12) * 7 % 5).reshape(3,4), return_counts=True)[1]",
+     1,
+     {5},
+     5,
+     {3, 2, 3, 2, 2},
+     1},
+    {"unique((arange(12) * 7 % 5).reshape(3,4), return_index=True)[1]",
+     1,
+     {5},
+     5,
+     {0, 3, 1, 4, 2},
+     1},
+    {"unique((arange(12) * 7 % 5).reshape(3,4), return_inverse=True)[1]",
+     2,
+     {3, 4},
+     12,
+     {0, 2, 4, 1, 3, 0, 2, 4, 1, 3, 0, 2},
+     1},
+    {"unique(where(arange(8) % 4 == 0, nan, where(arange(8) % 4 == 1, -inf, arange(8) % 4 * 0.5)))",
+     1,
+     {4},
+     4,
+     {NINF_CODE, 2, 3, NAN_CODE},
+     2},
+    {"unique(where(arange(8) % 4 == 0, nan, where(arange(8) % 4 == 1, -inf, arange(8) % 4 * 0.5)), "
+     "return_counts=True)[1]",
+     1,
+     {4},
+     4,
+     {2, 2, 2, 2},
+     1},
+    {"unique(where(arange(8) % 4 == 0, nan, where(arange(8) % 4 == 1, -inf, arange(8) % 4 * 0.5)), "
+     "equal_nan=False)",
+     1,
+     {5},
+     5,
+     {NINF_CODE, 2, 3, NAN_CODE, NAN_CODE},
+     2},
+    {"unique_all(arange(6) % 3 == 0)[2]", 1, {6}, 6, {1, 0, 0, 1, 0, 0}, 1},
+    {"unique_counts(arange(7) % 3)[1]", 1, {3}, 3, {3, 2, 2}, 1},
+    {"unique(arange(0))", 1, {0}, 0, {0}, 1},
+    {"searchsorted(arange(10) // 2, arange(6) - 1)", 1, {6}, 6, {0, 0, 2, 4, 6, 8}, 1},
+    {"searchsorted(arange(10) // 2, arange(6).reshape(2,3) - 1, side='right')",
+     2,
+     {2, 3},
+     6,
+     {0, 2, 4, 6, 8, 10},
+     1},
+    {"searchsorted(arange(5) * -1.0, arange(5) - 3.5, sorter=arange(5)[::-1])",
+     1,
+     {5},
+     5,
+     {1, 2, 3, 4, 5},
+     1},
+    {"searchsorted(log(arange(5) - 1.0), log(arange(4) - 1.5))", 1, {4}, 4, {5, 5, 2, 3}, 1},
+    {"isin(arange(10) % 7, arange(3) * 2)", 1, {10}, 10, {1, 0, 1, 0, 1, 0, 0, 1, 0, 1}, 1},
+    {"isin(arange(6).reshape(2,3), arange(3) + 2, invert=True)",
+     2,
+     {2, 3},
+     6,
+     {1, 1, 0, 0, 0, 1},
+     1},
+    {"isin(arange(4), arange(0))", 1, {4}, 4, {0, 0, 0, 0}, 1},
+    {"intersect1d(arange(10) % 7, arange(5) * 2)", 1, {4}, 4, {0, 2, 4, 6}, 1},
+    {"union1d(arange(4) * 3, arange(5) % 3)", 1, {6}, 6, {0, 1, 2, 3, 6, 9}, 1},
+    {"setdiff1d(arange(10) % 7, arange(5) * 2)", 1, {3}, 3, {1, 3, 5}, 1},
     {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
@@ -203,7 +318,10 @@ static void test_take_numpy_cases(void **state) {
         if (k->n)
             assert_int_equal(loom_read(ctx, d, got, (size_t)k->n * sizeof *got), LOOM_STATUS_OK);
         for (int64_t i = 0; i < k->n; i++)
-            if (got[i] != (double)k->want[i])
+            if (k->want[i] == NAN_CODE    ? got[i] == got[i]
+                : k->want[i] == PINF_CODE ? got[i] != INFINITY
+                : k->want[i] == NINF_CODE ? got[i] != -INFINITY
+                                          : got[i] != (double)k->want[i])
                 fail_msg("%s [%lld]: got %g, NumPy %lld", k->expr, (long long)i, got[i] / k->scale,
                          (long long)k->want[i] / k->scale);
         loom_scope_end(ctx);
@@ -386,12 +504,105 @@ static void test_masks_c_api(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* The bits of an element of d's size. */
+static uint64_t size_mask(loom_dtype_t d) {
+    size_t sz = loom_dtype_size(d);
+    return sz >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * sz)) - 1;
+}
+
+/* NumPy's order of two elements of dtype d (bits a, b): -1, 0 or 1 (NaN last, -0.0 == 0.0). */
+static int order(loom_dtype_t d, uint64_t a, uint64_t b) {
+    double x = check_bits_to_double(d, a), y = check_bits_to_double(d, b);
+    bool nx = x != x, ny = y != y;
+    if (nx || ny) return nx == ny ? 0 : nx ? 1 : -1;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static uint64_t rng_next(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Sorts of every dtype and of the lengths around warp, block and power-of-two edges, random
+ * (with duplicates, NaN, infinities, both zeros), all equal, sorted and reversed: argsort is a
+ * permutation, sort holds the elements it names (bits included), the order is NumPy's, and
+ * equal elements keep their order. */
+static void test_sort_properties(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const loom_dtype_t ds[] = {
+        LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
+        LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
+        LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+    static const int64_t lens[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, (1 << 20) + 1};
+    static const double specials[] = {NAN, -0.0, 0.0, INFINITY, -INFINITY};
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    for (size_t di = 0; di < sizeof ds / sizeof *ds; di++)
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+            for (int pattern = 0; pattern < 4; pattern++) {
+                loom_dtype_t d = ds[di];
+                int64_t n = lens[li];
+                if (n > 4096 && (pattern || (d != LOOM_DTYPE_F32 && d != LOOM_DTYPE_I32))) continue;
+                bool fl = check_is_float(d);
+                uint64_t *bits = malloc(sizeof *bits * (size_t)(n + 1));
+                uint64_t *sorted = malloc(sizeof *sorted * (size_t)(n + 1));
+                int64_t *perm = malloc(sizeof *perm * (size_t)(n + 1));
+                assert_non_null(bits);
+                assert_non_null(sorted);
+                assert_non_null(perm);
+                for (int64_t i = 0; i < n; i++) {
+                    uint64_t r = rng_next(&seed);
+                    double v = pattern == 1   ? 3.0
+                               : pattern == 2 ? (double)(i % 100)
+                               : pattern == 3 ? (double)((n - i) % 100)
+                                              : (double)(r % 17) - (d == LOOM_DTYPE_BOOL ? 0 : 8);
+                    if (d == LOOM_DTYPE_BOOL) v = v != 0 && (pattern != 0 || (r >> 20) % 2);
+                    if (pattern == 0 && fl && (r >> 32) % 8 == 0) v = specials[(r >> 40) % 5];
+                    if (!fl && v < 0 &&
+                        (d == LOOM_DTYPE_U8 || d == LOOM_DTYPE_U16 || d == LOOM_DTYPE_U32 ||
+                         d == LOOM_DTYPE_U64))
+                        v = -v;
+                    bits[i] = fl ? check_float_bits(d, v) : (uint64_t)(int64_t)v & size_mask(d);
+                }
+                loom_scope_begin(ctx);
+                loom_array_t *a = check_from_bits(ctx, d, 1, &n, bits, n);
+                assert_int_equal(check_read_bits(ctx, loom_sort(ctx, a, 0), sorted, n),
+                                 LOOM_STATUS_OK);
+                if (n)
+                    assert_int_equal(
+                        loom_read(ctx, loom_argsort(ctx, a, -1), perm, sizeof *perm * (size_t)n),
+                        LOOM_STATUS_OK);
+                loom_scope_end(ctx);
+                char *seen = calloc((size_t)(n + 1), 1);
+                assert_non_null(seen);
+                for (int64_t i = 0; i < n; i++) {
+                    assert_true(perm[i] >= 0 && perm[i] < n && !seen[perm[i]]);
+                    seen[perm[i]] = 1;
+                    if (sorted[i] != bits[perm[i]])
+                        fail_msg("%s n=%lld pattern %d: sort[%lld] is not a[argsort[%lld]]",
+                                 loom_dtype_name(d), (long long)n, pattern, (long long)i,
+                                 (long long)i);
+                    if (i == 0) continue;
+                    int o = order(d, bits[perm[i - 1]], bits[perm[i]]);
+                    if (o > 0 || (o == 0 && perm[i - 1] > perm[i]))
+                        fail_msg("%s n=%lld pattern %d: out of order or unstable at %lld",
+                                 loom_dtype_name(d), (long long)n, pattern, (long long)i);
+                }
+                free(seen);
+                free(bits);
+                free(sorted);
+                free(perm);
+            }
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_take_numpy_cases),
-        cmocka_unit_test(test_take_errors),
-        cmocka_unit_test(test_take_dtypes),
-        cmocka_unit_test(test_masks_c_api),
+        cmocka_unit_test(test_take_numpy_cases), cmocka_unit_test(test_take_errors),
+        cmocka_unit_test(test_take_dtypes),      cmocka_unit_test(test_masks_c_api),
+        cmocka_unit_test(test_sort_properties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
