@@ -557,6 +557,45 @@ LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
                                    const int32_t *axes, loom_array_t *const *indices,
                                    int32_t dest);
 
+/* ---- Scatters as values ---------------------------------------------------------------------
+ * Arrays are immutable: these return a new array, a with some elements replaced or combined.
+ * Duplicated indices: LOOM_AT_SET keeps the last write in C order of the indices (what NumPy's
+ * x[idx] = v leaves); LOOM_AT_ADD/MIN/MAX combine every duplicate in that order (NumPy's
+ * np.add.at, np.minimum.at, np.maximum.at; JAX's x.at[idx].add), so float sums are the same
+ * bits on every run. Values broadcast to the selection and are cast to a's dtype (set: any
+ * cast; add/min/max: NumPy's same_kind rule). */
+typedef enum loom_at_op { LOOM_AT_SET, LOOM_AT_ADD, LOOM_AT_MIN, LOOM_AT_MAX } loom_at_op_t;
+
+/* a with a[..., indices[0], ..., indices[1], ...] (integer arrays on axes, as loom_gather
+ * selects them, NumPy's placement) set to or combined with values. */
+LOOM_API loom_array_t *loom_at(loom_ctx_t *ctx, loom_array_t *a, int32_t n, const int32_t *axes,
+                               loom_array_t *const *indices, loom_array_t *values,
+                               loom_at_op_t op);
+/* np.put(a, indices, values, mode): flat indices (take's modes); values repeat to the number of
+ * indices; empty values leave a as it is. */
+LOOM_API loom_array_t *loom_put(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *indices,
+                                loom_array_t *values, loom_take_mode_t mode);
+/* np.put_along_axis(a, indices, values, axis): the positions take_along_axis reads. */
+LOOM_API loom_array_t *loom_put_along_axis(loom_ctx_t *ctx, loom_array_t *a,
+                                           loom_array_t *indices, loom_array_t *values,
+                                           int32_t axis);
+/* np.place(a, mask, values): the elements where the mask (a's size) is true take the values in
+ * order, repeated as needed. Data-dependent (one sync for the count). */
+LOOM_API loom_array_t *loom_place(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
+                                  loom_array_t *values);
+/* np.bincount(x, weights, minlength): x 1-D non-negative integers; int64 counts, or float64
+ * sums of the weights. The length depends on max(x): one sync. */
+LOOM_API loom_array_t *loom_bincount(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *weights,
+                                     int64_t minlength);
+/* np.histogram(a, bins, range, weights): `bins` equal bins over [lo, hi] (both NaN: the data's
+ * min and max, one sync), or the 1-D `edges` (bins ignored); the last bin includes its right
+ * edge; values outside are not counted. *hist: int64 counts (float weights: their sums);
+ * *bin_edges (may be NULL): the edges (float64, or a's float dtype). */
+LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t bins,
+                                      loom_array_t *edges, double lo, double hi,
+                                      loom_array_t *weights, loom_array_t **hist,
+                                      loom_array_t **bin_edges);
+
 /* ---- Masks and data-dependent shapes ------------------------------------------------------
  * The result's shape depends on the values: these builders evaluate the number of true
  * (nonzero) elements at once and read it back (one sync with the device; it costs an eval of
@@ -588,7 +627,8 @@ LOOM_API loom_array_t *loom_compress(loom_ctx_t *ctx, loom_array_t *condition, l
  * true. */
 LOOM_API loom_array_t *loom_extract(loom_ctx_t *ctx, loom_array_t *condition, loom_array_t *a);
 /* a[..., mask, ...]: a bool mask of k axes matching a's axes axis .. axis + k - 1 selects along
- * them; they become one axis of the count. (a[mask] is axis 0.) */
+ * them; they become one axis of the count. (a[mask] is axis 0; a 0-d mask there adds an axis of
+ * extent 1 or 0, as NumPy's does.) */
 LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
                                           int32_t axis);
 

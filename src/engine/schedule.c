@@ -1173,6 +1173,7 @@ static bool schedule(sched_t *s) {
                 break;
             case IR_KIND_SORT:
             case IR_KIND_SEARCH:
+            case IR_KIND_SCATTER:
                 en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
                          "%s: runs on the cpu device only so far (%lld elements)",
                          ir_ops[n->op].name, (long long)ir_node_size(n));

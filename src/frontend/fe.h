@@ -145,6 +145,12 @@ int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
 /* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */
 bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_t *out);
 
+/* ---- scatter.c ---- */
+/* A copy of a with the elements at the int64 flat positions f (any shape; values broadcast to
+ * it and cast to a's dtype) set to or combined with values (op), in C order of f. */
+loom_array_t *fe_scatter(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *f,
+                         loom_array_t *values, loom_at_op_t op);
+
 /* ---- eval.c ---- */
 /* Marks a node realised with a fresh C-contiguous buffer; drops its operands. */
 void fe_realise(loom_ctx_t *ctx, loom_array_t *a, fe_buffer_t *buf);

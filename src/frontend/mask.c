@@ -176,6 +176,12 @@ LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, mask)) return &ctx->nil;
     int32_t k = mask->ndim;
+    if (mask->dtype == LOOM_DTYPE_BOOL && k == 0 && axis == 0) {
+        /* NumPy: a 0-d mask adds an axis of extent 1 (true) or 0 (false) */
+        int32_t zero = 0;
+        return loom_take(ctx, loom_expand_dims(ctx, a, 1, &zero), loom_flatnonzero(ctx, mask), 0,
+                         LOOM_TAKE_RAISE);
+    }
     if (mask->dtype != LOOM_DTYPE_BOOL) {
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: the mask is %s, not bool", fn,
                  ir_dtypes[mask->dtype].name);

@@ -90,6 +90,8 @@ typedef struct node {
 typedef struct stmt {
     int32_t tpos, tlen; /* assigned name, tlen 0 for an expression statement */
     node_t *expr;
+    node_t *target;     /* NAME[index] = expr: the subscript (the name is rebound to a copy
+                           with those elements replaced) */
 } stmt_t;
 
 /* ---- Values ---------------------------------------------------------------------------- */
@@ -790,9 +792,18 @@ static bool parse_program(parser_t *P, stmt_t **out, int32_t *n_out) {
         }
         if (!(s.expr = parse_expr(P))) return false;
         const tok_t *e = peek(P);
+        if (is_op(e, OP_ASSIGN) && !s.tlen && s.expr->kind == N_INDEX &&
+            s.expr->kids[0]->kind == N_NAME && !s.expr->kids[0]->np) { /* x[idx] = v */
+            s.target = s.expr;
+            s.tpos = s.expr->kids[0]->tpos;
+            s.tlen = s.expr->kids[0]->tlen;
+            P->at++;
+            if (!(s.expr = parse_expr(P))) return false;
+            e = peek(P);
+        }
         if (is_op(e, OP_ASSIGN))
             return perr(P, e->pos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "syntax error: only a plain name can be assigned to");
+                        "syntax error: only a name or a subscript of a name can be assigned to");
         if (!(is_op(e, OP_SEMI) || e->kind == T_NEWLINE || e->kind == T_END))
             return unexpected(P, e);
         if (n == cap) {
@@ -1120,6 +1131,8 @@ typedef enum fkind {
     F_UNIQUE_API, /* the Array API's unique_values/counts/inverse/all */
     F_ISIN,
     F_SET2,      /* intersect1d, union1d, setdiff1d */
+    F_BINCOUNT,
+    F_HISTOGRAM, /* a tuple (hist, bin_edges) */
     F_LATER
 } fkind_t;
 
@@ -1254,6 +1267,8 @@ static const func_t funcs[] = {
     {.name = "intersect1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?,return_indices?"},
     {.name = "union1d", .kind = F_SET2, .params = "ar1,ar2"},
     {.name = "setdiff1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?"},
+    {.name = "bincount", .kind = F_BINCOUNT, .params = "x,weights?,minlength?"},
+    {.name = "histogram", .kind = F_HISTOGRAM, .params = "a,bins?,range?,density?,weights?"},
 };
 
 /* nonzero(a) as a tuple of one int64 array per axis; n arrays as a tuple. */
@@ -1766,6 +1781,52 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 : f->name[0] == 'u' ? loom_union1d(ctx, x[0], x[1])
                                     : loom_setdiff1d(ctx, x[0], x[1]);
             break;
+        case F_BINCOUNT: {
+            int64_t minlength = 0;
+            loom_array_t *w = NULL;
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !get_int(P, b, 2, 0, &minlength)) return false;
+            if (b->given[1] && b->v[1].kind != V_NONE) {
+                w = as_array(P, &b->v[1], b->pos[1], "the weights");
+                if (loom_array_is_nil(w)) return false;
+            }
+            r = loom_bincount(ctx, x[0], w, minlength);
+            break;
+        }
+        case F_HISTOGRAM: {
+            int64_t bins = 10;
+            double lo = NAN, hi = NAN;
+            loom_array_t *edges = NULL, *w = NULL, *res[2] = {NULL, NULL};
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0])) return false;
+            if (b->given[1] && b->v[1].kind == V_ARRAY) {
+                edges = b->v[1].a;
+            } else if (!get_int(P, b, 1, 10, &bins)) {
+                return false;
+            }
+            if (b->given[2] && b->v[2].kind != V_NONE) {
+                const value_t *rg = &b->v[2];
+                if (rg->kind != V_TUPLE || rg->n != 2 || !is_num(&rg->items[0]) ||
+                    !is_num(&rg->items[1]))
+                    return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                                "histogram: range must be a pair of numbers (min, max)");
+                lo = num_f(&rg->items[0]);
+                hi = num_f(&rg->items[1]);
+            }
+            int dens = 0;
+            if (!get_flag(P, b, 3, &dens)) return false;
+            if (dens)
+                return perr(P, b->pos[3], LOOM_STATUS_NOT_AVAILABLE,
+                            "histogram(): 'density=True' is not supported yet");
+            if (b->given[4] && b->v[4].kind != V_NONE) {
+                w = as_array(P, &b->v[4], b->pos[4], "the weights");
+                if (loom_array_is_nil(w)) return false;
+            }
+            if (loom_histogram(ctx, x[0], bins, edges, lo, hi, w, &res[0], &res[1]) !=
+                LOOM_STATUS_OK)
+                return lib_fail(P, fpos);
+            return array_tuple(P, 2, res, fpos, out);
+        }
         case F_TAKE:
         case F_TAKE_ALONG: {
             int32_t naxes, axis;
@@ -2702,6 +2763,32 @@ static bool set_var(parser_t *P, int32_t tpos, int32_t tlen, const value_t *v) {
     return true;
 }
 
+/* x[idx] = v: the positions x[idx] selects (the same indexing, applied to x's flat positions)
+ * get v (broadcast, cast to x's dtype; a repeated position keeps the last value); *v becomes
+ * the new x. */
+static bool assign_subscript(parser_t *P, const node_t *target, value_t *v) {
+    value_t obj, pos;
+    if (!eval_node(P, target->kids[0], &obj)) return false;
+    if (obj.kind != V_ARRAY)
+        return perr(P, target->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "only arrays take subscript assignment, not %s", kind_text(&obj));
+    loom_array_t *x = obj.a;
+    int64_t n = loom_array_size(x), shape[LOOM_MAX_DIMS];
+    int32_t nd = loom_array_ndim(x);
+    for (int32_t i = 0; i < nd; i++) shape[i] = loom_array_dim(x, i);
+    value_t flat = {.kind = V_ARRAY,
+                    .a = loom_reshape(P->ctx, loom_arange_int(P->ctx, 0, n, 1, LOOM_DTYPE_I64), nd,
+                                      shape)};
+    if (loom_array_is_nil(flat.a)) return lib_fail(P, target->pos);
+    if (!apply_index(P, target, &flat, &pos)) return false;
+    loom_array_t *val = as_array(P, v, target->pos, "the assigned value");
+    if (loom_array_is_nil(val)) return false;
+    loom_array_t *r = fe_scatter(P->ctx, "assignment", x, pos.a, val, LOOM_AT_SET);
+    if (loom_array_is_nil(r)) return lib_fail(P, target->pos);
+    *v = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
+}
+
 static bool valid_name(const char *s) {
     if (!s || !is_ident_start(s[0])) return false;
     for (const char *p = s; *p; p++)
@@ -2735,6 +2822,7 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
     value_t last = {0};
     for (int32_t i = 0; i < n_st; i++) {
         if (!eval_node(P, st[i].expr, &last)) return false;
+        if (st[i].target && !assign_subscript(P, st[i].target, &last)) return false;
         if (st[i].tlen && !set_var(P, st[i].tpos, st[i].tlen, &last)) return false;
     }
     for (int32_t k = 0; k < n_outs; k++) {

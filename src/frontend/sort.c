@@ -89,15 +89,16 @@ LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_n
     }
     bool need_perm = index || inverse;
     loom_array_t *perm = need_perm ? loom_argsort(ctx, flat, 0) : NULL;
-    loom_array_t *s = perm ? loom_take(ctx, flat, perm, 0, LOOM_TAKE_RAISE) : loom_sort(ctx, flat, 0);
+    loom_array_t *s =
+        perm ? loom_take(ctx, flat, perm, 0, LOOM_TAKE_RAISE) : loom_sort(ctx, flat, 0);
     /* a group starts where an element differs from the one before it (NaNs equal when
      * equal_nan, as NumPy's default) */
     loom_array_t *hi = slice1(ctx, s, 1, LOOM_NONE), *lo = slice1(ctx, s, 0, -1);
     loom_array_t *starts = loom_not_equal(ctx, hi, lo);
     if (equal_nan && ir_is_float((loom_dtype_t)a->dtype))
-        starts = loom_logical_and(ctx, starts, loom_logical_not(ctx, loom_logical_and(
-                                                                     ctx, loom_isnan(ctx, hi),
-                                                                     loom_isnan(ctx, lo))));
+        starts = loom_logical_and(
+            ctx, starts,
+            loom_logical_not(ctx, loom_logical_and(ctx, loom_isnan(ctx, hi), loom_isnan(ctx, lo))));
     int64_t one = 1;
     loom_array_t *parts[2] = {loom_ones(ctx, LOOM_DTYPE_BOOL, 1, &one), starts};
     loom_array_t *flags = loom_concatenate(ctx, 2, parts, 0);
@@ -125,8 +126,7 @@ LOOM_API loom_array_t *loom_isin(loom_ctx_t *ctx, loom_array_t *element,
                                  loom_array_t *test_elements, int invert) {
     const char *fn = "isin";
     if (!ctx) return NULL;
-    if (!fe_check_arg(ctx, fn, element) || !fe_check_arg(ctx, fn, test_elements))
-        return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, element) || !fe_check_arg(ctx, fn, test_elements)) return &ctx->nil;
     int64_t minus1 = -1, m = fe_size(test_elements);
     loom_array_t *r;
     if (m == 0) {
@@ -150,7 +150,11 @@ static loom_array_t *unique_values(loom_ctx_t *ctx, loom_array_t *a) {
 
 LOOM_API loom_array_t *loom_intersect1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
     if (!ctx) return NULL;
-    loom_array_t *ua = unique_values(ctx, a);
+    if (!fe_check_arg(ctx, "intersect1d", a) || !fe_check_arg(ctx, "intersect1d", b))
+        return &ctx->nil;
+    int d = fe_promote(ctx, "intersect1d", (loom_dtype_t)a->dtype, (loom_dtype_t)b->dtype);
+    if (d < 0) return &ctx->nil;
+    loom_array_t *ua = unique_values(ctx, loom_astype(ctx, a, (loom_dtype_t)d));
     if (ua->flags & FE_NIL) return ua;
     return loom_boolean_index(ctx, ua, loom_isin(ctx, ua, b, 0), 0);
 }

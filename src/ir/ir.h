@@ -145,6 +145,12 @@ static inline bool ir_is_int(loom_dtype_t d) {
      * dtype), NumPy's order: p.k 0 the first (side='left'), 1 after the last equal. int64,   \
      * operand 1's shape. */                                                                   \
     X(SEARCHSORTED, "searchsorted", SEARCH, 2, ANY, SAME)                                      \
+    /* A functional scatter: operand 0 (the node's dtype and shape) with, for each element e  \
+     * of the int64 flat indices operand 1 in C order, element f = idx[e] (skipped when     \
+     * negative) combined with operand 2's element e (broadcast to operand 1's shape):        \
+     * p.k 0 set (the last write wins), 1 add (every duplicate, in that order), 2 minimum,    \
+     * 3 maximum (NumPy's ufunc.at). */                                                        \
+    X(SCATTER, "scatter", SCATTER, 3, ANY, SAME)                                               \
     /* Reductions over the operand axes in the bit set p.axes (p.keepdims: those axes stay  \
      * with extent 1). SUM, PROD, MAX, MIN: operand dtype = result dtype (16-bit floats     \
      * accumulate in float32); ARGMAX/ARGMIN: int64 result, flat index over the reduced     \
@@ -172,7 +178,7 @@ typedef enum ir_op {
 typedef enum ir_op_kind {
     IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL,
     IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER, IR_KIND_NONZERO,
-    IR_KIND_SORT, IR_KIND_SEARCH
+    IR_KIND_SORT, IR_KIND_SEARCH, IR_KIND_SCATTER
 } ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
@@ -406,6 +412,11 @@ bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const in
  * sv) into out. */
 void ir_ref_searchsorted(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                          const ir_node_t *v, const char *pv, const int64_t *sv, void *out);
+/* SCATTER node n: base o (view at p, strides s), flat indices x (view px, strides sx), values
+ * v (view pv, strides sv) into out. */
+void ir_ref_scatter(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                    const ir_node_t *x, const char *px, const int64_t *sx, const ir_node_t *v,
+                    const char *pv, const int64_t *sv, void *out);
 /* SCAN node n of operand o (same dtype) into out. */
 void ir_ref_scan(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                  void *out);

@@ -307,6 +307,44 @@ void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const
     while (k < len) y[k++] = -1;
 }
 
+/* ---- scatters ---- */
+
+void ir_ref_scatter(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                    const ir_node_t *x, const char *px, const int64_t *sx, const ir_node_t *v,
+                    const char *pv, const int64_t *sv, void *out) {
+    loom_dtype_t d = (loom_dtype_t)n->dtype;
+    size_t sz = ir_dtypes[d].size;
+    int64_t size = ir_node_size(n), total = ir_node_size(x), idx[LOOM_MAX_DIMS] = {0};
+    ir_copy_strided(d, n->ndim, n->shape, p, s, out);
+    (void)o;
+    static const ir_op_t combine[4] = {IR_OP_COUNT, IR_OP_ADD, IR_OP_MINIMUM, IR_OP_MAXIMUM};
+    ir_ref_fn f = n->p.k > 0 && n->p.k < 4 ? ir_ref_elem[combine[n->p.k]][d] : NULL;
+    char *y = out;
+    int lead = x->ndim - v->ndim; /* v broadcasts to x's shape */
+    for (int64_t e = 0; e < total; e++) {
+        int64_t xo = 0, vo = 0;
+        for (int ax = 0; ax < x->ndim; ax++) {
+            xo += idx[ax] * sx[ax];
+            int j = ax - lead;
+            if (j >= 0 && v->shape[j] != 1) vo += idx[ax] * sv[j];
+        }
+        int64_t k;
+        memcpy(&k, px + xo * 8, 8);
+        if (k >= 0 && k < size) {
+            char *dst = y + k * (int64_t)sz;
+            const char *val = pv + vo * (int64_t)sz;
+            if (f)
+                f(1, dst, dst, 0, val, 0, NULL, 0);
+            else
+                memcpy(dst, val, sz);
+        }
+        for (int ax = x->ndim - 1; ax >= 0; ax--) {
+            if (++idx[ax] < x->shape[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+}
+
 /* ---- sorts ---- */
 
 typedef struct sort_key {

@@ -42,6 +42,18 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
             return fail(g, i, "flatnonzero: a bool operand and a 1-D int64 result");
         return true;
     }
+    if (n->op == IR_OP_SCATTER) {
+        const ir_node_t *x = &g->nodes[n->src[1]], *v = &g->nodes[n->src[2]];
+        if (o->dtype != n->dtype || v->dtype != n->dtype || x->dtype != LOOM_DTYPE_I64 ||
+            o->ndim != n->ndim || memcmp(o->shape, n->shape, (size_t)n->ndim * sizeof *n->shape) ||
+            n->p.k < 0 || n->p.k > 3 || v->ndim > x->ndim)
+            return fail(g, i, "scatter: operands, dtypes or mode");
+        for (int ax = 0; ax < v->ndim; ax++) {
+            int64_t e = v->shape[ax], r = x->shape[ax + x->ndim - v->ndim];
+            if (e != r && e != 1) return fail(g, i, "scatter: values do not broadcast");
+        }
+        return true;
+    }
     if (n->op == IR_OP_SEARCHSORTED) {
         const ir_node_t *v = &g->nodes[n->src[1]];
         if (o->ndim != 1 || v->dtype != o->dtype || n->dtype != LOOM_DTYPE_I64 ||
@@ -162,7 +174,8 @@ bool ir_verify(const ir_graph_t *g) {
         if (info->kind == IR_KIND_VIEW || info->kind == IR_KIND_CONCAT ||
             info->kind == IR_KIND_REDUCE || info->kind == IR_KIND_SCAN ||
             info->kind == IR_KIND_GATHER || info->kind == IR_KIND_NONZERO ||
-            info->kind == IR_KIND_SORT || info->kind == IR_KIND_SEARCH) {
+            info->kind == IR_KIND_SORT || info->kind == IR_KIND_SEARCH ||
+            info->kind == IR_KIND_SCATTER) {
             if (!verify_shaped(g, i)) return false;
             continue;
         }

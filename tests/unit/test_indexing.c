@@ -297,6 +297,34 @@ static const take_case_t cases[] = {
     {"intersect1d(arange(10) % 7, arange(5) * 2)", 1, {4}, 4, {0, 2, 4, 6}, 1},
     {"union1d(arange(4) * 3, arange(5) % 3)", 1, {6}, 6, {0, 1, 2, 3, 6, 9}, 1},
     {"setdiff1d(arange(10) % 7, arange(5) * 2)", 1, {3}, 3, {1, 3, 5}, 1},
+    {"bincount(arange(10) % 4)", 1, {4}, 4, {3, 3, 2, 2}, 1},
+    {"bincount(arange(6) % 3, weights=arange(6) * 0.5, minlength=5)",
+     1,
+     {5},
+     5,
+     {3, 5, 7, 0, 0},
+     2},
+    {"histogram(arange(10) * 0.5)[0]", 1, {10}, 10, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 1},
+    {"histogram(arange(10) * 0.5, bins=9)[1]", 1, {10}, 10, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 2},
+    {"histogram(arange(10) * 0.37, bins=3, range=(0.5, 2))[0]", 1, {3}, 3, {1, 2, 1}, 1},
+    {"histogram(arange(10) * 1.0, bins=arange(4) * 3.0)[0]", 1, {3}, 3, {3, 3, 4}, 1},
+    {"histogram(arange(10), bins=4, weights=arange(10) * 0.5)[0]", 1, {4}, 4, {3, 7, 11, 24}, 2},
+    {"x = arange(6).reshape(2,3); x[0] = 9; x", 2, {2, 3}, 6, {9, 9, 9, 3, 4, 5}, 1},
+    {"x = arange(6.0); x[x > 2] = -1; x", 1, {6}, 6, {0, 2, 4, -2, -2, -2}, 2},
+    {"x = arange(6).reshape(2,3); x[:, arange(2)] = arange(2) * 10; x",
+     2,
+     {2, 3},
+     6,
+     {0, 10, 2, 0, 10, 5},
+     1},
+    {"x = arange(6); x[arange(3) % 2] = arange(3) + 7; x", 1, {6}, 6, {9, 8, 2, 3, 4, 5}, 1},
+    {"x = arange(6).reshape(2,3); x[1, ::2] = 5.7; x", 2, {2, 3}, 6, {0, 1, 2, 5, 4, 5}, 1},
+    {"x = arange(12).reshape(3,4); x[arange(2), 1:3] = -arange(2).reshape(2,1); x",
+     2,
+     {3, 4},
+     12,
+     {0, 0, 0, 3, 4, -1, -1, 7, 8, 9, 10, 11},
+     1},
     {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
@@ -598,11 +626,78 @@ static void test_sort_properties(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Scatters: duplicates (set keeps the last, add sums all), determinism, casting rules, errors. */
+static void test_scatter_c_api(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t n = 4096, s1 = 1, s2 = 2, s3 = 3;
+    /* 4096 float32 values added into one element, twice: the same bits both times, and the
+     * sum in index order */
+    loom_array_t *v = loom_random_uniform(ctx, 5, LOOM_DTYPE_F32, 1, &n, -1, 1);
+    loom_array_t *i = loom_zeros(ctx, LOOM_DTYPE_I64, 1, &n);
+    int32_t ax0 = 0;
+    float r1, r2, all[4096], seq = 0, last;
+    loom_array_t *z = loom_zeros(ctx, LOOM_DTYPE_F32, 1, &s1);
+    assert_int_equal(loom_read(ctx, loom_at(ctx, z, 1, &ax0, &i, v, LOOM_AT_ADD), &r1, sizeof r1),
+                     LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, loom_at(ctx, z, 1, &ax0, &i, v, LOOM_AT_ADD), &r2, sizeof r2),
+                     LOOM_STATUS_OK);
+    assert_memory_equal(&r1, &r2, sizeof r1);
+    assert_int_equal(loom_read(ctx, v, all, sizeof all), LOOM_STATUS_OK);
+    for (int k = 0; k < 4096; k++) seq += all[k];
+    assert_memory_equal(&r1, &seq, sizeof r1);
+    /* set: the last of duplicated indices */
+    assert_int_equal(
+        loom_read(ctx, loom_at(ctx, z, 1, &ax0, &i, v, LOOM_AT_SET), &last, sizeof last),
+        LOOM_STATUS_OK);
+    assert_memory_equal(&last, &all[4095], sizeof last);
+    /* min over duplicates */
+    int64_t ones[3] = {1, 1, 1};
+    int32_t seven[3] = {7, -3, 5}, got[2];
+    loom_array_t *iv = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &s3, ones);
+    loom_array_t *vals = loom_from_host(ctx, LOOM_DTYPE_I32, 1, &s3, seven);
+    assert_int_equal(loom_read(ctx,
+                               loom_at(ctx, loom_zeros(ctx, LOOM_DTYPE_I32, 1, &s2), 1, &ax0, &iv,
+                                       vals, LOOM_AT_MIN),
+                               got, sizeof got),
+                     LOOM_STATUS_OK);
+    assert_true(got[0] == 0 && got[1] == -3);
+    /* NumPy: np.add.at on an int array with float values breaks the same_kind rule */
+    check_expect_error(ctx,
+                       loom_at(ctx, loom_zeros(ctx, LOOM_DTYPE_I32, 1, &s3), 1, &ax0, &iv,
+                               loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 1.5), LOOM_AT_ADD),
+                       LOOM_STATUS_DTYPE_ERROR, "same_kind");
+    check_expect_error(ctx, loom_at(ctx, vals, 1, &ax0, &iv, vals, (loom_at_op_t)9),
+                       LOOM_STATUS_INVALID_ARGUMENT, "op 9");
+    /* out-of-bounds scatter indices raise as gathers do */
+    int64_t three = 3;
+    loom_array_t *bad = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &s1, &three);
+    loom_array_t *r = loom_at(ctx, vals, 1, &ax0, &bad,
+                              loom_full_int(ctx, LOOM_DTYPE_I32, 0, NULL, 1), LOOM_AT_SET);
+    assert_int_equal(loom_eval(ctx, 1, &r), LOOM_STATUS_INDEX_ERROR);
+    loom_ctx_clear_error(ctx);
+    check_expect_error(ctx,
+                       loom_bincount(ctx, loom_full_int(ctx, LOOM_DTYPE_I32, 1, &s3, -2), NULL, 0),
+                       LOOM_STATUS_INVALID_ARGUMENT, "no negative elements");
+    check_expect_error(ctx, loom_bincount(ctx, loom_full(ctx, LOOM_DTYPE_F32, 1, &s3, 1), NULL, 0),
+                       LOOM_STATUS_INVALID_ARGUMENT, "integers");
+    int64_t s0 = 0;
+    check_expect_error(ctx,
+                       loom_place(ctx, vals, loom_ones(ctx, LOOM_DTYPE_BOOL, 1, &s3),
+                                  loom_zeros(ctx, LOOM_DTYPE_I32, 1, &s0)),
+                       LOOM_STATUS_INVALID_ARGUMENT, "cannot insert from an empty array");
+    loom_array_t *h = NULL;
+    assert_int_equal(loom_histogram(ctx, vals, 3, NULL, 2.0, 1.0, NULL, &h, NULL),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_numpy_cases), cmocka_unit_test(test_take_errors),
         cmocka_unit_test(test_take_dtypes),      cmocka_unit_test(test_masks_c_api),
-        cmocka_unit_test(test_sort_properties),
+        cmocka_unit_test(test_sort_properties),  cmocka_unit_test(test_scatter_c_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
