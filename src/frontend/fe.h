@@ -144,6 +144,10 @@ int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
 /* ---- movement.c: views and joins ---- */
 /* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */
 bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_t *out);
+/* fe_axis for functions whose axis may be NumPy's None (LOOM_AXIS_NONE): then *a becomes the
+ * flattened a and *out 0. False (recorded) on a bad axis or a failed reshape. */
+bool fe_axis_or_flat(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t axis,
+                     int32_t *out);
 
 /* ---- scatter.c ---- */
 /* A copy of a with the elements at the int64 flat positions f (any shape; values broadcast to

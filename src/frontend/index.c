@@ -101,13 +101,8 @@ LOOM_API loom_array_t *loom_take(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
                  (int)mode);
         return &ctx->nil;
     }
-    if (axis == LOOM_AXIS_NONE) {
-        a = flat(ctx, a);
-        axis = 0;
-        if (a->flags & FE_NIL) return a;
-    }
     int32_t ax;
-    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     int64_t n = a->shape[ax];
     if (empty_axis(ctx, fn, n, indices)) return &ctx->nil;
     loom_array_t *x = as_index(ctx, fn, indices);

@@ -151,14 +151,8 @@ LOOM_API loom_array_t *loom_compress(loom_ctx_t *ctx, loom_array_t *condition, l
                  fn, condition->ndim);
         return &ctx->nil;
     }
-    int64_t minus1 = -1;
-    if (axis == LOOM_AXIS_NONE) {
-        a = loom_reshape(ctx, a, 1, &minus1);
-        axis = 0;
-        if (a->flags & FE_NIL) return a;
-    }
     int32_t ax;
-    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     /* NumPy reads a shorter condition as false past its end; a longer one must be false there */
     return loom_take(ctx, a, loom_flatnonzero(ctx, condition), ax, LOOM_TAKE_RAISE);
 }

@@ -17,6 +17,17 @@ bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_
     return true;
 }
 
+bool fe_axis_or_flat(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t axis,
+                     int32_t *out) {
+    if (axis == LOOM_AXIS_NONE) {
+        int64_t minus1 = -1;
+        *a = loom_reshape(ctx, *a, 1, &minus1);
+        *out = 0;
+        return !((*a)->flags & FE_NIL);
+    }
+    return fe_axis(ctx, fn, axis, (*a)->ndim, out);
+}
+
 /* Normalises n axes against ndim into a bit set; a repeated axis is an error. */
 static bool axis_set(loom_ctx_t *ctx, const char *fn, int32_t n, const int32_t *axes, int32_t ndim,
                      uint32_t *set) {

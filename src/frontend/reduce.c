@@ -223,14 +223,8 @@ static loom_array_t *scan(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom_arra
                           int32_t axis) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
-    if (axis == LOOM_AXIS_NONE) {
-        int64_t minus1 = -1;
-        a = loom_reshape(ctx, a, 1, &minus1);
-        axis = 0;
-        if (a->flags & FE_NIL) return a;
-    }
     int32_t ax;
-    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     loom_dtype_t d = sum_dtype((loom_dtype_t)a->dtype);
     loom_array_t *x = loom_astype(ctx, a, d);
     if (x->flags & FE_NIL) return x;

@@ -10,14 +10,8 @@ static loom_array_t *sort_node(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom
                                int32_t axis) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
-    if (axis == LOOM_AXIS_NONE) {
-        int64_t minus1 = -1;
-        a = loom_reshape(ctx, a, 1, &minus1);
-        axis = 0;
-        if (a->flags & FE_NIL) return a;
-    }
     int32_t ax;
-    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     ir_params_t p = {0};
     p.axis = ax;
     loom_dtype_t d = op == IR_OP_SORT ? (loom_dtype_t)a->dtype : LOOM_DTYPE_I64;
