@@ -87,11 +87,14 @@ typedef struct node {
     double fval;
 } node_t;
 
+#define MAX_UNPACK 8
 typedef struct stmt {
     int32_t tpos, tlen; /* assigned name, tlen 0 for an expression statement */
+    int32_t n_unpack;   /* a, b = expr: the names (a tuple of as many values) */
+    int32_t upos[MAX_UNPACK], ulen[MAX_UNPACK];
     node_t *expr;
-    node_t *target;     /* NAME[index] = expr: the subscript (the name is rebound to a copy
-                           with those elements replaced) */
+    node_t *target; /* NAME[index] = expr: the subscript (the name is rebound to a copy
+                       with those elements replaced) */
 } stmt_t;
 
 /* ---- Values ---------------------------------------------------------------------------- */
@@ -789,6 +792,18 @@ static bool parse_program(parser_t *P, stmt_t **out, int32_t *n_out) {
             s.tpos = t->pos;
             s.tlen = t->len;
             P->at += 2;
+        } else if (t->kind == T_NAME && is_op(peek2(P), OP_COMMA)) { /* a, b = expr? */
+            int32_t at = P->at, k = 0;
+            while (P->toks[at].kind == T_NAME && k < MAX_UNPACK) {
+                s.upos[k] = P->toks[at].pos;
+                s.ulen[k++] = P->toks[at].len;
+                if (!is_op(&P->toks[at + 1], OP_COMMA)) break;
+                at += 2;
+            }
+            if (P->toks[at].kind == T_NAME && is_op(&P->toks[at + 1], OP_ASSIGN) && k > 1) {
+                s.n_unpack = k;
+                P->at = at + 2;
+            }
         }
         if (!(s.expr = parse_expr(P))) return false;
         const tok_t *e = peek(P);
@@ -1120,17 +1135,17 @@ typedef enum fkind {
     F_JOIN, /* concatenate, stack: a tuple of arrays and an axis */
     F_TAKE,
     F_TAKE_ALONG,
-    F_COUNT_NZ,  /* count_nonzero */
-    F_MASK1,     /* flatnonzero, argwhere */
-    F_NONZERO,   /* a tuple of arrays */
+    F_COUNT_NZ, /* count_nonzero */
+    F_MASK1,    /* flatnonzero, argwhere */
+    F_NONZERO,  /* a tuple of arrays */
     F_COMPRESS,
     F_EXTRACT,
-    F_SORT,      /* sort, argsort */
+    F_SORT, /* sort, argsort */
     F_SEARCHSORTED,
-    F_UNIQUE,    /* NumPy's unique: an array or a tuple */
+    F_UNIQUE,     /* NumPy's unique: an array or a tuple */
     F_UNIQUE_API, /* the Array API's unique_values/counts/inverse/all */
     F_ISIN,
-    F_SET2,      /* intersect1d, union1d, setdiff1d */
+    F_SET2, /* intersect1d, union1d, setdiff1d */
     F_BINCOUNT,
     F_HISTOGRAM, /* a tuple (hist, bin_edges) */
     F_LATER
@@ -1263,7 +1278,9 @@ static const func_t funcs[] = {
     {.name = "unique_counts", .kind = F_UNIQUE_API, .params = "x"},
     {.name = "unique_inverse", .kind = F_UNIQUE_API, .params = "x"},
     {.name = "unique_all", .kind = F_UNIQUE_API, .params = "x"},
-    {.name = "isin", .kind = F_ISIN, .params = "element,test_elements,assume_unique?,invert?,kind?"},
+    {.name = "isin",
+     .kind = F_ISIN,
+     .params = "element,test_elements,assume_unique?,invert?,kind?"},
     {.name = "intersect1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?,return_indices?"},
     {.name = "union1d", .kind = F_SET2, .params = "ar1,ar2"},
     {.name = "setdiff1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?"},
@@ -1748,8 +1765,7 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             }
             loom_array_t *res[4] = {NULL, NULL, NULL, NULL};
             if (loom_unique(ctx, x[0], eqnan, &res[0], want[0] ? &res[1] : NULL,
-                            want[1] ? &res[2] : NULL, want[2] ? &res[3] : NULL) !=
-                LOOM_STATUS_OK)
+                            want[1] ? &res[2] : NULL, want[2] ? &res[3] : NULL) != LOOM_STATUS_OK)
                 return lib_fail(P, fpos);
             int nr = 0;
             loom_array_t *list[4];
@@ -2409,9 +2425,8 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     int32_t n = x->n - 1;
     if (obj.kind == V_TUPLE) { /* nonzero(m)[0]: Python's tuple indexing */
         value_t k;
-        if (n != 1 || items[0]->kind == N_SLICE) 
-            return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "a tuple takes one integer index");
+        if (n != 1 || items[0]->kind == N_SLICE)
+            return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "a tuple takes one integer index");
         if (!eval_node(P, items[0], &k)) return false;
         if (k.kind != V_INT || k.i < -(i128)obj.n || k.i >= (i128)obj.n)
             return perr(P, items[0]->pos, LOOM_STATUS_INVALID_ARGUMENT,
@@ -2776,9 +2791,9 @@ static bool assign_subscript(parser_t *P, const node_t *target, value_t *v) {
     int64_t n = loom_array_size(x), shape[LOOM_MAX_DIMS];
     int32_t nd = loom_array_ndim(x);
     for (int32_t i = 0; i < nd; i++) shape[i] = loom_array_dim(x, i);
-    value_t flat = {.kind = V_ARRAY,
-                    .a = loom_reshape(P->ctx, loom_arange_int(P->ctx, 0, n, 1, LOOM_DTYPE_I64), nd,
-                                      shape)};
+    value_t flat = {
+        .kind = V_ARRAY,
+        .a = loom_reshape(P->ctx, loom_arange_int(P->ctx, 0, n, 1, LOOM_DTYPE_I64), nd, shape)};
     if (loom_array_is_nil(flat.a)) return lib_fail(P, target->pos);
     if (!apply_index(P, target, &flat, &pos)) return false;
     loom_array_t *val = as_array(P, v, target->pos, "the assigned value");
@@ -2823,6 +2838,14 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
     for (int32_t i = 0; i < n_st; i++) {
         if (!eval_node(P, st[i].expr, &last)) return false;
         if (st[i].target && !assign_subscript(P, st[i].target, &last)) return false;
+        if (st[i].n_unpack) {
+            if (last.kind != V_TUPLE || last.n != st[i].n_unpack)
+                return perr(P, st[i].upos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                            "cannot unpack %s into %d names", kind_text(&last),
+                            (int)st[i].n_unpack);
+            for (int32_t k = 0; k < st[i].n_unpack; k++)
+                if (!set_var(P, st[i].upos[k], st[i].ulen[k], &last.items[k])) return false;
+        }
         if (st[i].tlen && !set_var(P, st[i].tpos, st[i].tlen, &last)) return false;
     }
     for (int32_t k = 0; k < n_outs; k++) {

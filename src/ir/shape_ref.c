@@ -430,8 +430,8 @@ static sort_key_t *merge_sort(ir_dkind_t k, sort_key_t *a, sort_key_t *tmp, int6
     return a;
 }
 
-bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
-                 void *out, base_alloc_t *al) {
+bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s, void *out,
+                 base_alloc_t *al) {
     int64_t total = ir_node_size(n);
     if (total == 0) return true;
     int axis = (int)n->p.axis, nd = n->ndim;

@@ -325,6 +325,8 @@ static const take_case_t cases[] = {
      12,
      {0, 0, 0, 3, 4, -1, -1, 7, 8, 9, 10, 11},
      1},
+    {"v, c = unique(arange(7) % 3, return_counts=True); c * 10 + v", 1, {3}, 3, {30, 21, 22}, 1},
+    {"i, j = nonzero(arange(6).reshape(2,3) > 3); j - i", 1, {2}, 2, {0, 1}, 1},
     {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
@@ -438,6 +440,8 @@ static void test_take_errors(void **state) {
         {"nonzero(arange(6))[2]", "tuple index out of range"},
         {"arange(6)[True]", "Python bool"},
         {"where(arange(6) > 1, 1)", "both or neither"},
+        {"a, b = unique(arange(6)); a", "cannot unpack an array into 2 names"},
+        {"a, b = nonzero(arange(8).reshape(2, 2, 2)); a", "cannot unpack a tuple into 2 names"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         loom_array_t *r = loom_expr(ctx, bad[k][0], 0, NULL, NULL);
