@@ -656,6 +656,26 @@ LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_n
 /* np.isin(element, test_elements, invert): bool of element's shape (NaN is never found). */
 LOOM_API loom_array_t *loom_isin(loom_ctx_t *ctx, loom_array_t *element,
                                  loom_array_t *test_elements, int invert);
+/* np.lexsort(keys, axis): int64 positions sorting by the n keys (one shape), the last key
+ * primary, each tie broken by the key before it, then by position. */
+LOOM_API loom_array_t *loom_lexsort(loom_ctx_t *ctx, int32_t n, loom_array_t *const *keys,
+                                    int32_t axis);
+/* np.partition / np.argpartition(a, kth, axis): the element at kth is the one a sort puts
+ * there, no larger one before it and no smaller one after. loom returns the fully sorted
+ * arrangement (one valid answer; NumPy's introselect may order the sides differently), so
+ * compare results by that property, not element by element. */
+LOOM_API loom_array_t *loom_partition(loom_ctx_t *ctx, loom_array_t *a, int64_t kth,
+                                      int32_t axis);
+LOOM_API loom_array_t *loom_argpartition(loom_ctx_t *ctx, loom_array_t *a, int64_t kth,
+                                         int32_t axis);
+/* The k largest elements along axis, largest first, and their int64 positions (JAX's top_k):
+ * NaN counts as the largest value; equal values come lowest position first. */
+LOOM_API loom_status_t loom_top_k(loom_ctx_t *ctx, loom_array_t *a, int64_t k, int32_t axis,
+                                  loom_array_t **values, loom_array_t **indices);
+/* np.choose(a, choices, mode): a (integers) and the n choices broadcast together; each element
+ * comes from the choice a names there (take's modes). */
+LOOM_API loom_array_t *loom_choose(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                   loom_array_t *const *choices, loom_take_mode_t mode);
 /* np.intersect1d, np.union1d, np.setdiff1d: sorted unique values (flattened inputs). */
 LOOM_API loom_array_t *loom_intersect1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
 LOOM_API loom_array_t *loom_union1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);

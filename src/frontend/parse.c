@@ -1148,6 +1148,10 @@ typedef enum fkind {
     F_SET2, /* intersect1d, union1d, setdiff1d */
     F_BINCOUNT,
     F_HISTOGRAM, /* a tuple (hist, bin_edges) */
+    F_LEXSORT,
+    F_PARTITION, /* partition, argpartition */
+    F_TOP_K,     /* a tuple (values, indices) */
+    F_CHOOSE,
     F_LATER
 } fkind_t;
 
@@ -1286,6 +1290,11 @@ static const func_t funcs[] = {
     {.name = "setdiff1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?"},
     {.name = "bincount", .kind = F_BINCOUNT, .params = "x,weights?,minlength?"},
     {.name = "histogram", .kind = F_HISTOGRAM, .params = "a,bins?,range?,density?,weights?"},
+    {.name = "lexsort", .kind = F_LEXSORT, .params = "keys,axis?"},
+    {.name = "partition", .kind = F_PARTITION, .params = "a,kth,axis?,kind?,order?"},
+    {.name = "argpartition", .kind = F_PARTITION, .params = "a,kth,axis?,kind?,order?"},
+    {.name = "top_k", .kind = F_TOP_K, .params = "x,k,axis?"},
+    {.name = "choose", .kind = F_CHOOSE, .params = "a,choices,out?,mode?"},
 };
 
 /* nonzero(a) as a tuple of one int64 array per axis; n arrays as a tuple. */
@@ -1840,6 +1849,74 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             }
             if (loom_histogram(ctx, x[0], bins, edges, lo, hi, w, &res[0], &res[1]) !=
                 LOOM_STATUS_OK)
+                return lib_fail(P, fpos);
+            return array_tuple(P, 2, res, fpos, out);
+        }
+        case F_LEXSORT:
+        case F_CHOOSE: {
+            const value_t *kv = &b->v[f->kind == F_LEXSORT ? 0 : 1];
+            loom_array_t *list[LOOM_MAX_DIMS * 4];
+            int32_t nk = 0, axis = -1, naxes;
+            if (kv->kind == V_TUPLE) {
+                if (kv->n > (int32_t)(sizeof list / sizeof *list))
+                    return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d arrays is too many",
+                                f->name, (int)kv->n);
+                for (int32_t i = 0; i < kv->n; i++) {
+                    list[nk] = as_array(P, &kv->items[i], fpos, "an array");
+                    if (loom_array_is_nil(list[nk++])) return false;
+                }
+            } else { /* an array: its rows */
+                loom_array_t *all = as_array(P, kv, fpos, "the keys");
+                if (loom_array_is_nil(all)) return false;
+                int64_t rows = loom_array_ndim(all) ? loom_array_dim(all, 0) : 0;
+                if (rows > (int64_t)(sizeof list / sizeof *list) || loom_array_ndim(all) < 1)
+                    return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: give the arrays as a tuple or the rows of an array", f->name);
+                for (int64_t i = 0; i < rows; i++) {
+                    int64_t st = i, sp = i + 1;
+                    list[nk++] = loom_squeeze(
+                        ctx, loom_slice(ctx, all, 1, &st, &sp, NULL), 1, (int32_t[]){0});
+                }
+            }
+            if (f->kind == F_LEXSORT) {
+                if (b->given[1] && !get_axes(P, b, 1, false, &naxes, &axis)) return false;
+                r = loom_lexsort(ctx, nk, list, axis);
+                break;
+            }
+            loom_take_mode_t mode = LOOM_TAKE_RAISE;
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "out")) return false;
+            if (b->given[3] && b->v[3].kind == V_STR) {
+                const value_t *m = &b->v[3];
+                mode = m->tlen == 4 && !strncmp(P->src + m->tpos, "wrap", 4)   ? LOOM_TAKE_WRAP
+                       : m->tlen == 4 && !strncmp(P->src + m->tpos, "clip", 4) ? LOOM_TAKE_CLIP
+                       : m->tlen == 5 && !strncmp(P->src + m->tpos, "raise", 5)
+                           ? LOOM_TAKE_RAISE
+                           : (loom_take_mode_t)-1;
+            }
+            r = loom_choose(ctx, x[0], nk, list, mode);
+            break;
+        }
+        case F_PARTITION: {
+            int64_t kth;
+            int32_t naxes, axis = -1;
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !get_int(P, b, 1, 0, &kth) ||
+                !refuse_given(P, f, b, "order"))
+                return false;
+            if (b->given[2] && !get_axes(P, b, 2, false, &naxes, &axis)) return false;
+            if (b->given[2] && naxes < 0) axis = LOOM_AXIS_NONE;
+            r = (f->name[0] == 'p' ? loom_partition : loom_argpartition)(ctx, x[0], kth, axis);
+            break;
+        }
+        case F_TOP_K: {
+            int64_t k;
+            int32_t naxes, axis = -1;
+            loom_array_t *res[2] = {NULL, NULL};
+            x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
+            if (loom_array_is_nil(x[0]) || !get_int(P, b, 1, 0, &k)) return false;
+            if (b->given[2] && !get_axes(P, b, 2, false, &naxes, &axis)) return false;
+            if (loom_top_k(ctx, x[0], k, axis, &res[0], &res[1]) != LOOM_STATUS_OK)
                 return lib_fail(P, fpos);
             return array_tuple(P, 2, res, fpos, out);
         }

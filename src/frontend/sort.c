@@ -166,3 +166,153 @@ LOOM_API loom_array_t *loom_union1d(loom_ctx_t *ctx, loom_array_t *a, loom_array
     loom_array_t *both[2] = {a, b};
     return unique_values(ctx, loom_concatenate(ctx, 2, both, LOOM_AXIS_NONE));
 }
+
+LOOM_API loom_array_t *loom_lexsort(loom_ctx_t *ctx, int32_t n, loom_array_t *const *keys,
+                                    int32_t axis) {
+    const char *fn = "lexsort";
+    if (!ctx) return NULL;
+    if (n < 1 || !keys) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: need sequence of keys with len > 0 in "
+                 "lexsort (%d keys at %p)",
+                 fn, n, (const void *)keys);
+        return &ctx->nil;
+    }
+    for (int32_t k = 0; k < n; k++) {
+        if (!fe_check_arg(ctx, fn, keys[k])) return &ctx->nil;
+        if (keys[k]->ndim != keys[0]->ndim ||
+            memcmp(keys[k]->shape, keys[0]->shape, sizeof(int64_t) * (size_t)keys[0]->ndim)) {
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH, "%s: all keys need to be the same shape", fn);
+            return &ctx->nil;
+        }
+    }
+    /* the first key sorted first, each later key re-sorting stably: the last key is primary */
+    loom_array_t *idx = loom_argsort(ctx, keys[0], axis);
+    for (int32_t k = 1; k < n && !(idx->flags & FE_NIL); k++) {
+        loom_array_t *now = loom_take_along_axis(ctx, keys[k], idx, axis);
+        idx = loom_take_along_axis(ctx, idx, loom_argsort(ctx, now, axis), axis);
+    }
+    return idx;
+}
+
+/* kth checked against the axis as NumPy does. */
+static bool kth_ok(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t axis, int64_t kth,
+                   int32_t *ax) {
+    if (!fe_check_arg(ctx, fn, *a) || !fe_axis_or_flat(ctx, fn, a, axis, ax)) return false;
+    int64_t n = (*a)->shape[*ax];
+    if (kth < -n || kth >= n) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: kth(=%lld) out of bounds (%lld)", fn,
+                 (long long)kth, (long long)n);
+        return false;
+    }
+    return true;
+}
+
+LOOM_API loom_array_t *loom_partition(loom_ctx_t *ctx, loom_array_t *a, int64_t kth, int32_t axis) {
+    int32_t ax;
+    if (!ctx) return NULL;
+    if (!kth_ok(ctx, "partition", &a, axis, kth, &ax)) return &ctx->nil;
+    return loom_sort(ctx, a, ax); /* sorted is one valid partition for every kth */
+}
+
+LOOM_API loom_array_t *loom_argpartition(loom_ctx_t *ctx, loom_array_t *a, int64_t kth,
+                                         int32_t axis) {
+    int32_t ax;
+    if (!ctx) return NULL;
+    if (!kth_ok(ctx, "argpartition", &a, axis, kth, &ax)) return &ctx->nil;
+    return loom_argsort(ctx, a, ax);
+}
+
+LOOM_API loom_status_t loom_top_k(loom_ctx_t *ctx, loom_array_t *a, int64_t k, int32_t axis,
+                                  loom_array_t **values, loom_array_t **indices) {
+    const char *fn = "top_k";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    int32_t ax;
+    if (!fe_check_arg(ctx, fn, a) || !fe_axis(ctx, fn, axis, a->ndim, &ax)) return ctx->err.status;
+    int64_t n = a->shape[ax];
+    if (k < 0 || k > n)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: k = %lld is outside [0, %lld] (the axis)", fn, (long long)k,
+                        (long long)n);
+    /* descending, equal values by position: the stable ascending order of the reversed axis,
+     * read backwards */
+    loom_array_t *p = loom_argsort(ctx, loom_flip(ctx, a, 1, &ax), ax);
+    int64_t start[LOOM_MAX_DIMS], stop[LOOM_MAX_DIMS], step[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < a->ndim; i++) start[i] = stop[i] = LOOM_NONE, step[i] = 1;
+    start[ax] = n - 1, stop[ax] = n - 1 - k, step[ax] = -1;
+    if (k == n) stop[ax] = LOOM_NONE;
+    loom_array_t *top = loom_slice(ctx, p, a->ndim, start, stop, step);
+    loom_array_t *idx = loom_subtract(ctx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n - 1), top);
+    if (indices) *indices = idx;
+    if (values) *values = loom_take_along_axis(ctx, a, idx, ax);
+    return ctx->err.status;
+}
+
+LOOM_API loom_array_t *loom_choose(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                   loom_array_t *const *choices, loom_take_mode_t mode) {
+    const char *fn = "choose";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (n < 1 || !choices) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d choices at %p", fn, n,
+                 (const void *)choices);
+        return &ctx->nil;
+    }
+    /* a and every choice broadcast together */
+    int32_t nd = a->ndim;
+    int64_t b[LOOM_MAX_DIMS];
+    memcpy(b, a->shape, sizeof(int64_t) * (size_t)nd);
+    for (int32_t c = -1; c < n; c++) {
+        const loom_array_t *x = c < 0 ? a : choices[c];
+        if (c >= 0 && !fe_check_arg(ctx, fn, choices[c])) return &ctx->nil;
+        int32_t m = x->ndim > nd ? x->ndim : nd;
+        int64_t r[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < m; i++) {
+            int64_t p = i - (m - nd) >= 0 ? b[i - (m - nd)] : 1;
+            int64_t q = i - (m - x->ndim) >= 0 ? x->shape[i - (m - x->ndim)] : 1;
+            if (p != q && p != 1 && q != 1) {
+                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                         "%s: shape mismatch: objects cannot be broadcast to a single shape", fn);
+                return &ctx->nil;
+            }
+            r[i] = p == 1 ? q : p;
+        }
+        memcpy(b, r, sizeof r);
+        nd = m;
+    }
+    if (nd + 1 > LOOM_MAX_DIMS) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes is too many", fn, nd + 1);
+        return &ctx->nil;
+    }
+    loom_array_t **list = base_malloc(&ctx->al, (size_t)n, sizeof *list);
+    if (!list) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        return &ctx->nil;
+    }
+    for (int32_t c = 0; c < n; c++) list[c] = loom_broadcast_to(ctx, choices[c], nd, b);
+    loom_array_t *stacked = loom_stack(ctx, n, list, 0);
+    base_free(&ctx->al, list);
+    int32_t zero = 0;
+    loom_array_t *idx = loom_expand_dims(ctx, loom_broadcast_to(ctx, a, nd, b), 1, &zero);
+    if (mode == LOOM_TAKE_WRAP || mode == LOOM_TAKE_CLIP) { /* in range before the gather */
+        idx = loom_astype(ctx, idx, LOOM_DTYPE_I64);
+        loom_array_t *top = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n - 1);
+        idx = mode == LOOM_TAKE_WRAP
+                  ? loom_remainder(ctx, idx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n))
+                  : loom_minimum(
+                        ctx, loom_maximum(ctx, idx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0)),
+                        top);
+    } else if (mode == LOOM_TAKE_RAISE) { /* NumPy refuses negative entries here: push them
+                                              out of range (reported as entry - n) */
+        idx = loom_astype(ctx, idx, LOOM_DTYPE_I64);
+        loom_array_t *nn = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n);
+        idx = loom_where(ctx, loom_less(ctx, idx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0)),
+                         loom_subtract(ctx, idx, nn), idx);
+    } else {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode %d is not raise, wrap or clip", fn,
+                 (int)mode);
+        return &ctx->nil;
+    }
+    /* stacked[a[i], i] for every i */
+    return loom_squeeze(ctx, loom_take_along_axis(ctx, stacked, idx, 0), 1, &zero);
+}

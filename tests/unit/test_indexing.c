@@ -327,6 +327,33 @@ static const take_case_t cases[] = {
      1},
     {"v, c = unique(arange(7) % 3, return_counts=True); c * 10 + v", 1, {3}, 3, {30, 21, 22}, 1},
     {"i, j = nonzero(arange(6).reshape(2,3) > 3); j - i", 1, {2}, 2, {0, 1}, 1},
+    {"lexsort((arange(6) % 2, arange(6) % 3))", 1, {6}, 6, {0, 3, 4, 1, 2, 5}, 1},
+    {"lexsort((arange(8) * 5 % 7).reshape(2,4))", 1, {4}, 4, {3, 2, 1, 0}, 1},
+    {"lexsort((arange(12).reshape(3,4) % 2, arange(12).reshape(3,4) * 7 % 5), axis=0)",
+     2,
+     {3, 4},
+     12,
+     {0, 1, 2, 0, 2, 0, 1, 2, 1, 2, 0, 1},
+     1},
+    {"choose(arange(4) % 3, (arange(4), arange(4) * 10, arange(4) * 100))",
+     1,
+     {4},
+     4,
+     {0, 10, 200, 3},
+     1},
+    {"choose(arange(4) - 1, (arange(4), arange(4) * 10, arange(4) * 100), mode='wrap')",
+     1,
+     {4},
+     4,
+     {0, 1, 20, 300},
+     1},
+    {"choose(arange(4) + 1, (arange(4), arange(4) * 10, arange(4) * 100), mode='clip')",
+     1,
+     {4},
+     4,
+     {0, 100, 200, 300},
+     1},
+    {"choose((arange(6) % 2).reshape(2,3), (arange(3), 7))", 2, {2, 3}, 6, {0, 7, 2, 7, 1, 7}, 1},
     {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
@@ -440,6 +467,8 @@ static void test_take_errors(void **state) {
         {"nonzero(arange(6))[2]", "tuple index out of range"},
         {"arange(6)[True]", "Python bool"},
         {"where(arange(6) > 1, 1)", "both or neither"},
+        {"choose(arange(4) - 1, (arange(4), arange(4) * 10))", "index -3 is out of bounds"},
+        {"choose(arange(4), (arange(4), arange(4)), mode='bad')", "mode -1"},
         {"a, b = unique(arange(6)); a", "cannot unpack an array into 2 names"},
         {"a, b = nonzero(arange(8).reshape(2, 2, 2)); a", "cannot unpack a tuple into 2 names"},
     };
@@ -697,11 +726,49 @@ static void test_scatter_c_api(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* top_k (largest first, equal values lowest position first, NaN largest) and partition (the
+ * kth element in place, smaller ones before it, larger after). */
+static void test_top_k_and_partition(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t s7 = 7;
+    double x[7] = {1, 3, NAN, 3, -2, 7, 3};
+    loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_F64, 1, &s7, x);
+    loom_array_t *v = NULL, *i = NULL;
+    assert_int_equal(loom_top_k(ctx, a, 4, -1, &v, &i), LOOM_STATUS_OK);
+    int64_t gi[4];
+    double gv[4];
+    assert_int_equal(loom_read(ctx, i, gi, sizeof gi), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, v, gv, sizeof gv), LOOM_STATUS_OK);
+    assert_true(gi[0] == 2 && gi[1] == 5 && gi[2] == 1 && gi[3] == 3);
+    assert_true(gv[0] != gv[0] && gv[1] == 7 && gv[2] == 3 && gv[3] == 3);
+    assert_int_equal(loom_top_k(ctx, a, 8, 0, &v, &i), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    for (int64_t kth = -7; kth < 7; kth++) {
+        double p[7];
+        assert_int_equal(loom_read(ctx, loom_partition(ctx, a, kth, 0), p, sizeof p),
+                         LOOM_STATUS_OK);
+        int64_t k = kth < 0 ? kth + 7 : kth;
+        for (int64_t j = 0; j < 7; j++) { /* NaN sorts last */
+            bool before = j<k, after = j> k;
+            double pk = p[k], pj = p[j];
+            if (before) assert_true(pk != pk || pj <= pk);
+            if (after) assert_true(pj != pj || (pk == pk && pj >= pk));
+        }
+    }
+    check_expect_error(ctx, loom_partition(ctx, a, 7, 0), LOOM_STATUS_INVALID_ARGUMENT,
+                       "kth(=7) out of bounds (7)");
+    check_expect_error(ctx, loom_lexsort(ctx, 0, NULL, -1), LOOM_STATUS_INVALID_ARGUMENT,
+                       "need sequence of keys");
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_take_numpy_cases), cmocka_unit_test(test_take_errors),
-        cmocka_unit_test(test_take_dtypes),      cmocka_unit_test(test_masks_c_api),
-        cmocka_unit_test(test_sort_properties),  cmocka_unit_test(test_scatter_c_api),
+        cmocka_unit_test(test_take_numpy_cases),    cmocka_unit_test(test_take_errors),
+        cmocka_unit_test(test_take_dtypes),         cmocka_unit_test(test_masks_c_api),
+        cmocka_unit_test(test_sort_properties),     cmocka_unit_test(test_scatter_c_api),
+        cmocka_unit_test(test_top_k_and_partition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
