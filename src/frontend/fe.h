@@ -141,6 +141,10 @@ void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape);
 /* np.result_type of two strong dtypes; -1 with "fn: no common dtype for a and b" recorded. */
 int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
 
+/* NumPy's broadcast of the n arrays' shapes into ndim/shape; false (nothing recorded) when
+ * they do not broadcast. */
+bool fe_broadcast_shapes(int n, loom_array_t *const *ops, int32_t *ndim, int64_t *shape);
+
 /* ---- movement.c: views and joins ---- */
 /* Normalises axis (negative from the end) against ndim; records NumPy's AxisError text. */
 bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_t *out);

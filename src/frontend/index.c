@@ -185,27 +185,16 @@ LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n, 
             return &ctx->nil;
         }
         seen |= 1u << ax[t];
-        const loom_array_t *x = indices[t];
-        /* NumPy's broadcast of the index arrays */
-        int32_t nd = x->ndim > bnd ? x->ndim : bnd;
-        int64_t m[LOOM_MAX_DIMS];
-        for (int32_t i = 0; i < nd; i++) {
-            int64_t p = i - (nd - bnd) >= 0 ? b[i - (nd - bnd)] : 1;
-            int64_t q = i - (nd - x->ndim) >= 0 ? x->shape[i - (nd - x->ndim)] : 1;
-            if (p != q && p != 1 && q != 1) {
-                char s0[256], s1[256];
-                fe_format_shape(s0, sizeof s0, indices[0]->ndim, indices[0]->shape);
-                fe_format_shape(s1, sizeof s1, x->ndim, x->shape);
-                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
-                         "%s: shape mismatch: indexing arrays could not be broadcast together "
-                         "with shapes %s %s",
-                         fn, s0, s1);
-                return &ctx->nil;
-            }
-            m[i] = p == 1 ? q : p;
-        }
-        memcpy(b, m, sizeof m);
-        bnd = nd;
+    }
+    if (!fe_broadcast_shapes(n, indices, &bnd, b)) { /* NumPy's broadcast of the index arrays */
+        char s0[256], s1[256];
+        fe_format_shape(s0, sizeof s0, indices[0]->ndim, indices[0]->shape);
+        fe_format_shape(s1, sizeof s1, indices[1]->ndim, indices[1]->shape);
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "%s: shape mismatch: indexing arrays could not be broadcast together with "
+                 "shapes %s %s%s",
+                 fn, s0, s1, n > 2 ? " ..." : "");
+        return &ctx->nil;
     }
     int32_t rest = a->ndim - n;
     if (dest < 0 || dest > rest) {

@@ -121,42 +121,44 @@ static int result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *con
     return d;
 }
 
-/* Broadcasts shapes (NumPy rules); records SHAPE_MISMATCH naming the shapes, or OVERFLOW when the
- * result has too many elements. */
-static bool broadcast(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops,
-                      int32_t *ndim, int64_t *shape) {
+bool fe_broadcast_shapes(int n, loom_array_t *const *ops, int32_t *ndim, int64_t *shape) {
     int32_t nd = 0;
     for (int i = 0; i < n; i++)
         if (ops[i]->ndim > nd) nd = ops[i]->ndim;
     for (int32_t ax = 0; ax < nd; ax++) {
         int64_t ext = 1;
-        bool set = false;
         for (int i = 0; i < n; i++) {
             int32_t j = ax - (nd - ops[i]->ndim);
-            if (j < 0) continue;
-            int64_t e = ops[i]->shape[j];
+            int64_t e = j < 0 ? 1 : ops[i]->shape[j];
             if (e == 1) continue;
-            if (set && e != ext) {
-                char s[8][160];
-                for (int k = 0; k < n && k < 8; k++)
-                    fe_format_shape(s[k], sizeof s[k], ops[k]->ndim, ops[k]->shape);
-                if (n == 2)
-                    fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
-                             "%s: operands could not be broadcast together with shapes %s %s", fn,
-                             s[0], s[1]);
-                else
-                    fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
-                             "%s: operands could not be broadcast together with shapes %s %s %s",
-                             fn, s[0], s[1], s[2]);
-                return false;
-            }
+            if (ext != 1 && e != ext) return false;
             ext = e;
-            set = true;
         }
         shape[ax] = ext;
     }
     *ndim = nd;
-    return fe_check_shape(ctx, fn, nd, shape, NULL); /* each operand fits; together they may not */
+    return true;
+}
+
+/* Broadcasts shapes (NumPy rules); records SHAPE_MISMATCH naming the shapes, or OVERFLOW when the
+ * result has too many elements. */
+static bool broadcast(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops,
+                      int32_t *ndim, int64_t *shape) {
+    if (!fe_broadcast_shapes(n, ops, ndim, shape)) {
+        char s[8][160];
+        for (int k = 0; k < n && k < 8; k++)
+            fe_format_shape(s[k], sizeof s[k], ops[k]->ndim, ops[k]->shape);
+        if (n == 2)
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                     "%s: operands could not be broadcast together with shapes %s %s", fn, s[0],
+                     s[1]);
+        else
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                     "%s: operands could not be broadcast together with shapes %s %s %s", fn, s[0],
+                     s[1], s[2]);
+        return false;
+    }
+    return fe_check_shape(ctx, fn, *ndim, shape, NULL); /* each fits; together they may not */
 }
 
 /* A weak scalar's value in dtype d (cast as NumPy casts a Python number). */

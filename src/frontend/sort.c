@@ -258,40 +258,30 @@ LOOM_API loom_array_t *loom_choose(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
                  (const void *)choices);
         return &ctx->nil;
     }
-    /* a and every choice broadcast together */
-    int32_t nd = a->ndim;
-    int64_t b[LOOM_MAX_DIMS];
-    memcpy(b, a->shape, sizeof(int64_t) * (size_t)nd);
-    for (int32_t c = -1; c < n; c++) {
-        const loom_array_t *x = c < 0 ? a : choices[c];
-        if (c >= 0 && !fe_check_arg(ctx, fn, choices[c])) return &ctx->nil;
-        int32_t m = x->ndim > nd ? x->ndim : nd;
-        int64_t r[LOOM_MAX_DIMS];
-        for (int32_t i = 0; i < m; i++) {
-            int64_t p = i - (m - nd) >= 0 ? b[i - (m - nd)] : 1;
-            int64_t q = i - (m - x->ndim) >= 0 ? x->shape[i - (m - x->ndim)] : 1;
-            if (p != q && p != 1 && q != 1) {
-                fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
-                         "%s: shape mismatch: objects cannot be broadcast to a single shape", fn);
-                return &ctx->nil;
-            }
-            r[i] = p == 1 ? q : p;
-        }
-        memcpy(b, r, sizeof r);
-        nd = m;
-    }
-    if (nd + 1 > LOOM_MAX_DIMS) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes is too many", fn, nd + 1);
-        return &ctx->nil;
-    }
-    loom_array_t **list = base_malloc(&ctx->al, (size_t)n, sizeof *list);
+    loom_array_t **list = base_malloc(&ctx->al, (size_t)n + 1, sizeof *list);
     if (!list) {
         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
         return &ctx->nil;
     }
+    list[0] = a;
+    for (int32_t c = 0; c < n; c++) list[c + 1] = choices[c];
+    int32_t nd;
+    int64_t b[LOOM_MAX_DIMS];
+    for (int32_t c = 0; c < n; c++)
+        if (!fe_check_arg(ctx, fn, choices[c])) goto fail;
+    if (!fe_broadcast_shapes(n + 1, list, &nd, b)) { /* a and every choice together */
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "%s: shape mismatch: objects cannot be broadcast to a single shape", fn);
+        goto fail;
+    }
+    if (nd + 1 > LOOM_MAX_DIMS) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes is too many", fn, nd + 1);
+        goto fail;
+    }
     for (int32_t c = 0; c < n; c++) list[c] = loom_broadcast_to(ctx, choices[c], nd, b);
     loom_array_t *stacked = loom_stack(ctx, n, list, 0);
     base_free(&ctx->al, list);
+    list = NULL;
     int32_t zero = 0;
     loom_array_t *idx = loom_expand_dims(ctx, loom_broadcast_to(ctx, a, nd, b), 1, &zero);
     if (mode == LOOM_TAKE_WRAP || mode == LOOM_TAKE_CLIP) { /* in range before the gather */
@@ -315,4 +305,7 @@ LOOM_API loom_array_t *loom_choose(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
     }
     /* stacked[a[i], i] for every i */
     return loom_squeeze(ctx, loom_take_along_axis(ctx, stacked, idx, 0), 1, &zero);
+fail:
+    base_free(&ctx->al, list);
+    return &ctx->nil;
 }
