@@ -125,6 +125,7 @@ bool fe_broadcast_shapes(int n, loom_array_t *const *ops, int32_t *ndim, int64_t
     int32_t nd = 0;
     for (int i = 0; i < n; i++)
         if (ops[i]->ndim > nd) nd = ops[i]->ndim;
+    *ndim = nd;
     for (int32_t ax = 0; ax < nd; ax++) {
         int64_t ext = 1;
         for (int i = 0; i < n; i++) {
@@ -136,7 +137,6 @@ bool fe_broadcast_shapes(int n, loom_array_t *const *ops, int32_t *ndim, int64_t
         }
         shape[ax] = ext;
     }
-    *ndim = nd;
     return true;
 }
 
