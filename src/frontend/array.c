@@ -391,6 +391,10 @@ loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const 
     return full_bits(ctx, "constant", dtype, ndim, shape, bits);
 }
 
+loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v) {
+    return full_bits(ctx, "constant", LOOM_DTYPE_I64, 0, NULL, (uint64_t)v);
+}
+
 LOOM_API loom_array_t *loom_full(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                  const int64_t *shape, double value) {
     if (!ctx) return NULL;

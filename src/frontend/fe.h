@@ -123,6 +123,8 @@ bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
 loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
                         const int64_t *shape, int n, loom_array_t *const *srcs,
                         const ir_params_t *p);
+/* A 0-d int64 CONST of value v (index arithmetic of the gather, mask and sort builders). */
+loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v);
 /* A CONST node (every element = bits, in dtype's representation). */
 loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
                        uint64_t bits);
@@ -153,7 +155,16 @@ bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_
 bool fe_axis_or_flat(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t axis,
                      int32_t *out);
 
+/* ---- index.c ---- */
+/* int64 indices x into an axis of extent n made in range as take's mode says: raise (an INDEX
+ * node: out-of-range values fail the eval, negative ones count from the end), wrap, clip. */
+loom_array_t *fe_index_mode(loom_ctx_t *ctx, loom_array_t *x, int64_t n, int32_t axis,
+                            loom_take_mode_t mode);
+
 /* ---- scatter.c ---- */
+/* The flat C-order position of every element of a, in a's shape (int64; what a scatter writes
+ * through the same indexing that reads a). */
+loom_array_t *fe_positions(loom_ctx_t *ctx, const loom_array_t *a);
 /* A copy of a with the elements at the int64 flat positions f (any shape; values broadcast to
  * it and cast to a's dtype) set to or combined with values (op), in C order of f. */
 loom_array_t *fe_scatter(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *f,

@@ -6,10 +6,6 @@
 
 #include "fe.h"
 
-static loom_array_t *const_i64(loom_ctx_t *ctx, int64_t v) {
-    return fe_const(ctx, LOOM_DTYPE_I64, 0, NULL, (uint64_t)v);
-}
-
 /* Indices as int64 (bool and every integer dtype; a float one is refused as NumPy refuses it). */
 static loom_array_t *as_index(loom_ctx_t *ctx, const char *fn, loom_array_t *x) {
     if (ir_is_float((loom_dtype_t)x->dtype)) {
@@ -21,15 +17,14 @@ static loom_array_t *as_index(loom_ctx_t *ctx, const char *fn, loom_array_t *x) 
     return loom_astype(ctx, x, LOOM_DTYPE_I64);
 }
 
-/* Indices x (int64) into an axis of extent n (n > 0, or x empty) made in range: mode raise
- * (the INDEX node, which raises on the device that runs it), wrap or clip. */
-static loom_array_t *normalise(loom_ctx_t *ctx, loom_array_t *x, int64_t n, int32_t axis,
-                               loom_take_mode_t mode) {
-    if (mode == LOOM_TAKE_WRAP) return loom_remainder(ctx, x, const_i64(ctx, n > 0 ? n : 1));
+/* n > 0, or x empty. */
+loom_array_t *fe_index_mode(loom_ctx_t *ctx, loom_array_t *x, int64_t n, int32_t axis,
+                            loom_take_mode_t mode) {
+    if (mode == LOOM_TAKE_WRAP) return loom_remainder(ctx, x, fe_i64(ctx, n > 0 ? n : 1));
     if (mode == LOOM_TAKE_CLIP)
-        return loom_minimum(ctx, loom_maximum(ctx, x, const_i64(ctx, 0)),
-                            const_i64(ctx, n > 0 ? n - 1 : 0));
-    loom_array_t *srcs[2] = {x, const_i64(ctx, n)};
+        return loom_minimum(ctx, loom_maximum(ctx, x, fe_i64(ctx, 0)),
+                            fe_i64(ctx, n > 0 ? n - 1 : 0));
+    loom_array_t *srcs[2] = {x, fe_i64(ctx, n)};
     if ((srcs[1]->flags & FE_NIL)) return srcs[1];
     ir_params_t p = {0};
     p.axis = axis;
@@ -107,7 +102,7 @@ LOOM_API loom_array_t *loom_take(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
     if (empty_axis(ctx, fn, n, indices)) return &ctx->nil;
     loom_array_t *x = as_index(ctx, fn, indices);
     if (x->flags & FE_NIL) return x;
-    return gather_axis(ctx, fn, a, ax, normalise(ctx, x, n, ax, mode));
+    return gather_axis(ctx, fn, a, ax, fe_index_mode(ctx, x, n, ax, mode));
 }
 
 LOOM_API loom_array_t *loom_take_along_axis(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *indices,
@@ -152,7 +147,7 @@ LOOM_API loom_array_t *loom_take_along_axis(loom_ctx_t *ctx, loom_array_t *a, lo
     if (fe_size(indices) != 0 && empty_axis(ctx, fn, n, indices)) return &ctx->nil;
     loom_array_t *x = as_index(ctx, fn, indices);
     if (x->flags & FE_NIL) return x;
-    x = normalise(ctx, x, n, ax, LOOM_TAKE_RAISE);
+    x = fe_index_mode(ctx, x, n, ax, LOOM_TAKE_RAISE);
     loom_array_t *d = loom_broadcast_to(ctx, a, a->ndim, dshape);
     if ((x->flags & FE_NIL) || (d->flags & FE_NIL)) return &ctx->nil;
     /* the result is empty when a broadcast extent is 0 */
@@ -216,8 +211,8 @@ LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n, 
         }
         loom_array_t *x = as_index(ctx, fn, indices[t]);
         if (x->flags & FE_NIL) return x;
-        x = normalise(ctx, x, e, ax[t], LOOM_TAKE_RAISE);
-        if (stride != 1) x = loom_multiply(ctx, x, const_i64(ctx, stride));
+        x = fe_index_mode(ctx, x, e, ax[t], LOOM_TAKE_RAISE);
+        if (stride != 1) x = loom_multiply(ctx, x, fe_i64(ctx, stride));
         f = f ? loom_add(ctx, f, x) : x;
         stride *= e ? e : 1;
     }

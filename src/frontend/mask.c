@@ -67,9 +67,8 @@ LOOM_API loom_array_t *loom_flatnonzero_sized(loom_ctx_t *ctx, loom_array_t *a, 
     if (!fe_check_arg(ctx, fn, a) || !sized_ok(ctx, fn, size)) return &ctx->nil;
     loom_array_t *f = positions(ctx, truth(ctx, a), size);
     if (f->flags & FE_NIL) return f;
-    loom_array_t *zero = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0);
-    return loom_where(ctx, loom_greater_equal(ctx, f, zero), f,
-                      loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, fill_value));
+    loom_array_t *zero = fe_i64(ctx, 0);
+    return loom_where(ctx, loom_greater_equal(ctx, f, zero), f, fe_i64(ctx, fill_value));
 }
 
 /* The coordinates of flat positions f (padding -1 becomes fill) in a's shape: one array per
@@ -82,15 +81,12 @@ static loom_status_t unravel(loom_ctx_t *ctx, const char *fn, loom_array_t *a, l
                         (void *)outs, a->ndim);
     }
     if (f->flags & FE_NIL) return ctx->err.status;
-    loom_array_t *valid =
-        loom_greater_equal(ctx, f, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0));
-    loom_array_t *fillv = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, fill);
+    loom_array_t *valid = loom_greater_equal(ctx, f, fe_i64(ctx, 0));
+    loom_array_t *fillv = fe_i64(ctx, fill);
     int64_t stride = 1;
     for (int32_t d = a->ndim; d-- > 0;) {
-        loom_array_t *c =
-            loom_floor_divide(ctx, f, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, stride));
-        if (d > 0)
-            c = loom_remainder(ctx, c, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, a->shape[d]));
+        loom_array_t *c = loom_floor_divide(ctx, f, fe_i64(ctx, stride));
+        if (d > 0) c = loom_remainder(ctx, c, fe_i64(ctx, a->shape[d]));
         outs[d] = loom_where(ctx, valid, c, fillv);
         stride *= a->shape[d] ? a->shape[d] : 1;
     }

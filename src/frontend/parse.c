@@ -2865,12 +2865,7 @@ static bool assign_subscript(parser_t *P, const node_t *target, value_t *v) {
         return perr(P, target->pos, LOOM_STATUS_INVALID_ARGUMENT,
                     "only arrays take subscript assignment, not %s", kind_text(&obj));
     loom_array_t *x = obj.a;
-    int64_t n = loom_array_size(x), shape[LOOM_MAX_DIMS];
-    int32_t nd = loom_array_ndim(x);
-    for (int32_t i = 0; i < nd; i++) shape[i] = loom_array_dim(x, i);
-    value_t flat = {
-        .kind = V_ARRAY,
-        .a = loom_reshape(P->ctx, loom_arange_int(P->ctx, 0, n, 1, LOOM_DTYPE_I64), nd, shape)};
+    value_t flat = {.kind = V_ARRAY, .a = fe_positions(P->ctx, x)};
     if (loom_array_is_nil(flat.a)) return lib_fail(P, target->pos);
     if (!apply_index(P, target, &flat, &pos)) return false;
     loom_array_t *val = as_array(P, v, target->pos, "the assigned value");

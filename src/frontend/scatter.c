@@ -9,12 +9,7 @@
 
 #include "fe.h"
 
-static loom_array_t *const_i64(loom_ctx_t *ctx, int64_t v) {
-    return loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, v);
-}
-
-/* The flat C-order position of every element of a, in a's shape. */
-static loom_array_t *positions(loom_ctx_t *ctx, const loom_array_t *a) {
+loom_array_t *fe_positions(loom_ctx_t *ctx, const loom_array_t *a) {
     loom_array_t *r = loom_arange_int(ctx, 0, fe_size(a), 1, LOOM_DTYPE_I64);
     return loom_reshape(ctx, r, a->ndim, a->shape);
 }
@@ -69,7 +64,8 @@ LOOM_API loom_array_t *loom_at(loom_ctx_t *ctx, loom_array_t *a, int32_t n, cons
         adjacent = adjacent && p1 == p0 + 1;
     }
     int32_t first = axes[0] < 0 ? axes[0] + a->ndim : axes[0];
-    loom_array_t *f = loom_gather(ctx, positions(ctx, a), n, axes, indices, adjacent ? first : 0);
+    loom_array_t *f =
+        loom_gather(ctx, fe_positions(ctx, a), n, axes, indices, adjacent ? first : 0);
     return fe_scatter(ctx, fn, a, f, values, op);
 }
 
@@ -81,7 +77,7 @@ static loom_array_t *cycled(loom_ctx_t *ctx, loom_array_t *values, int64_t n) {
     loom_array_t *flat = loom_reshape(ctx, values, 1, &minus1);
     if (m == n) return flat;
     loom_array_t *i =
-        loom_remainder(ctx, loom_arange_int(ctx, 0, n, 1, LOOM_DTYPE_I64), const_i64(ctx, m));
+        loom_remainder(ctx, loom_arange_int(ctx, 0, n, 1, LOOM_DTYPE_I64), fe_i64(ctx, m));
     return loom_take(ctx, flat, i, 0, LOOM_TAKE_RAISE);
 }
 
@@ -96,7 +92,7 @@ LOOM_API loom_array_t *loom_put(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *
     loom_array_t *flat_idx = loom_reshape(ctx, indices, 1, &minus1);
     /* the flat positions the indices name (take's modes and checks), as take reads them */
     loom_array_t *f =
-        loom_take(ctx, loom_reshape(ctx, positions(ctx, a), 1, &minus1), flat_idx, 0, mode);
+        loom_take(ctx, loom_reshape(ctx, fe_positions(ctx, a), 1, &minus1), flat_idx, 0, mode);
     loom_array_t *v = cycled(ctx, values, n);
     if (!v) return f->flags & FE_NIL ? f : a; /* nothing to put: NumPy leaves a as it is */
     return fe_scatter(ctx, fn, a, f, v, LOOM_AT_SET);
@@ -107,7 +103,7 @@ LOOM_API loom_array_t *loom_put_along_axis(loom_ctx_t *ctx, loom_array_t *a, loo
     const char *fn = "put_along_axis";
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, values)) return &ctx->nil;
-    loom_array_t *f = loom_take_along_axis(ctx, positions(ctx, a), indices, axis);
+    loom_array_t *f = loom_take_along_axis(ctx, fe_positions(ctx, a), indices, axis);
     return fe_scatter(ctx, fn, a, f, values, LOOM_AT_SET);
 }
 
@@ -212,9 +208,9 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
         e = edges;
         bins = edges->shape[0] - 1;
         /* the bin is the last edge at or below the value; the last bin holds its right edge */
-        bin = loom_subtract(ctx, loom_searchsorted(ctx, e, x, 1, NULL), const_i64(ctx, 1));
-        loom_array_t *last = loom_take(ctx, e, const_i64(ctx, bins), 0, LOOM_TAKE_RAISE);
-        bin = loom_where(ctx, loom_equal(ctx, x, last), const_i64(ctx, bins - 1), bin);
+        bin = loom_subtract(ctx, loom_searchsorted(ctx, e, x, 1, NULL), fe_i64(ctx, 1));
+        loom_array_t *last = loom_take(ctx, e, fe_i64(ctx, bins), 0, LOOM_TAKE_RAISE);
+        bin = loom_where(ctx, loom_equal(ctx, x, last), fe_i64(ctx, bins - 1), bin);
     } else {
         if (bins < 1)
             return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
@@ -248,26 +244,25 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
         loom_array_t *norm = loom_full(ctx, ed, 0, NULL, (double)bins / (hi - lo));
         bin = loom_astype(ctx, loom_multiply(ctx, loom_subtract(ctx, xf, lo_a), norm),
                           LOOM_DTYPE_I64);
-        bin =
-            loom_minimum(ctx, loom_maximum(ctx, bin, const_i64(ctx, 0)), const_i64(ctx, bins - 1));
+        bin = loom_minimum(ctx, loom_maximum(ctx, bin, fe_i64(ctx, 0)), fe_i64(ctx, bins - 1));
         loom_array_t *left = loom_take(ctx, e, bin, 0, LOOM_TAKE_CLIP);
-        bin = loom_where(ctx, loom_less(ctx, xf, left), loom_subtract(ctx, bin, const_i64(ctx, 1)),
-                         bin);
+        bin =
+            loom_where(ctx, loom_less(ctx, xf, left), loom_subtract(ctx, bin, fe_i64(ctx, 1)), bin);
         loom_array_t *right =
-            loom_take(ctx, e, loom_add(ctx, bin, const_i64(ctx, 1)), 0, LOOM_TAKE_CLIP);
+            loom_take(ctx, e, loom_add(ctx, bin, fe_i64(ctx, 1)), 0, LOOM_TAKE_CLIP);
         loom_array_t *up = loom_logical_and(ctx, loom_greater_equal(ctx, xf, right),
-                                            loom_not_equal(ctx, bin, const_i64(ctx, bins - 1)));
-        bin = loom_where(ctx, up, loom_add(ctx, bin, const_i64(ctx, 1)), bin);
+                                            loom_not_equal(ctx, bin, fe_i64(ctx, bins - 1)));
+        bin = loom_where(ctx, up, loom_add(ctx, bin, fe_i64(ctx, 1)), bin);
         /* outside [lo, hi]: not counted */
         loom_array_t *keep =
             loom_logical_and(ctx, loom_greater_equal(ctx, xf, lo_a),
                              loom_less_equal(ctx, xf, loom_full(ctx, ed, 0, NULL, hi)));
-        bin = loom_where(ctx, keep, bin, const_i64(ctx, -1));
+        bin = loom_where(ctx, keep, bin, fe_i64(ctx, -1));
     }
     if (edges) { /* outside the edges: not counted */
-        loom_array_t *keep = loom_logical_and(ctx, loom_greater_equal(ctx, bin, const_i64(ctx, 0)),
-                                              loom_less(ctx, bin, const_i64(ctx, bins)));
-        bin = loom_where(ctx, keep, bin, const_i64(ctx, -1));
+        loom_array_t *keep = loom_logical_and(ctx, loom_greater_equal(ctx, bin, fe_i64(ctx, 0)),
+                                              loom_less(ctx, bin, fe_i64(ctx, bins)));
+        bin = loom_where(ctx, keep, bin, fe_i64(ctx, -1));
     }
     loom_dtype_t hd =
         w ? (ir_is_float((loom_dtype_t)w->dtype) ? (loom_dtype_t)w->dtype : LOOM_DTYPE_I64)

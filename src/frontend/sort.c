@@ -57,10 +57,6 @@ LOOM_API loom_array_t *loom_searchsorted(loom_ctx_t *ctx, loom_array_t *a, loom_
     return fe_shaped(ctx, IR_OP_SEARCHSORTED, LOOM_DTYPE_I64, v->ndim, v->shape, 2, srcs, &p);
 }
 
-static loom_array_t *const_i64(loom_ctx_t *ctx, int64_t v) {
-    return loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, v);
-}
-
 static loom_array_t *slice1(loom_ctx_t *ctx, loom_array_t *a, int64_t start, int64_t stop) {
     return loom_slice(ctx, a, 1, &start, &stop, NULL);
 }
@@ -102,14 +98,14 @@ LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_n
     if (index) *index = loom_take(ctx, perm, first, 0, LOOM_TAKE_RAISE);
     if (counts) {
         int64_t g = first->shape[0];
-        loom_array_t *ends[2] = {slice1(ctx, first, 1, LOOM_NONE), const_i64(ctx, n)};
+        loom_array_t *ends[2] = {slice1(ctx, first, 1, LOOM_NONE), fe_i64(ctx, n)};
         ends[1] = loom_reshape(ctx, ends[1], 1, &one);
         *counts = loom_subtract(ctx, loom_concatenate(ctx, 2, ends, 0), first);
         (void)g;
     }
     if (inverse) { /* group of each sorted element, put back in the original order */
         loom_array_t *group = loom_subtract(
-            ctx, loom_cumsum(ctx, loom_astype(ctx, flags, LOOM_DTYPE_I64), 0), const_i64(ctx, 1));
+            ctx, loom_cumsum(ctx, loom_astype(ctx, flags, LOOM_DTYPE_I64), 0), fe_i64(ctx, 1));
         loom_array_t *back = loom_take(ctx, group, loom_argsort(ctx, perm, 0), 0, LOOM_TAKE_RAISE);
         *inverse = loom_reshape(ctx, back, a->ndim, a->shape);
     }
@@ -128,7 +124,7 @@ LOOM_API loom_array_t *loom_isin(loom_ctx_t *ctx, loom_array_t *element,
     } else {
         loom_array_t *t = loom_sort(ctx, loom_reshape(ctx, test_elements, 1, &minus1), 0);
         loom_array_t *at = loom_searchsorted(ctx, t, element, 0, NULL);
-        loom_array_t *in = loom_less(ctx, at, const_i64(ctx, m));
+        loom_array_t *in = loom_less(ctx, at, fe_i64(ctx, m));
         loom_array_t *hit = loom_take(ctx, t, at, 0, LOOM_TAKE_CLIP);
         r = loom_logical_and(ctx, in, loom_equal(ctx, hit, element));
     }
@@ -242,7 +238,7 @@ LOOM_API loom_status_t loom_top_k(loom_ctx_t *ctx, loom_array_t *a, int64_t k, i
     start[ax] = n - 1, stop[ax] = n - 1 - k, step[ax] = -1;
     if (k == n) stop[ax] = LOOM_NONE;
     loom_array_t *top = loom_slice(ctx, p, a->ndim, start, stop, step);
-    loom_array_t *idx = loom_subtract(ctx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n - 1), top);
+    loom_array_t *idx = loom_subtract(ctx, fe_i64(ctx, n - 1), top);
     if (indices) *indices = idx;
     if (values) *values = loom_take_along_axis(ctx, a, idx, ax);
     return ctx->err.status;
@@ -285,19 +281,13 @@ LOOM_API loom_array_t *loom_choose(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
     int32_t zero = 0;
     loom_array_t *idx = loom_expand_dims(ctx, loom_broadcast_to(ctx, a, nd, b), 1, &zero);
     if (mode == LOOM_TAKE_WRAP || mode == LOOM_TAKE_CLIP) { /* in range before the gather */
-        idx = loom_astype(ctx, idx, LOOM_DTYPE_I64);
-        loom_array_t *top = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n - 1);
-        idx = mode == LOOM_TAKE_WRAP
-                  ? loom_remainder(ctx, idx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n))
-                  : loom_minimum(
-                        ctx, loom_maximum(ctx, idx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0)),
-                        top);
+        idx = fe_index_mode(ctx, loom_astype(ctx, idx, LOOM_DTYPE_I64), n, 0, mode);
     } else if (mode == LOOM_TAKE_RAISE) { /* NumPy refuses negative entries here: push them
                                               out of range (reported as entry - n) */
         idx = loom_astype(ctx, idx, LOOM_DTYPE_I64);
-        loom_array_t *nn = loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n);
-        idx = loom_where(ctx, loom_less(ctx, idx, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 0)),
-                         loom_subtract(ctx, idx, nn), idx);
+        loom_array_t *nn = fe_i64(ctx, n);
+        idx =
+            loom_where(ctx, loom_less(ctx, idx, fe_i64(ctx, 0)), loom_subtract(ctx, idx, nn), idx);
     } else {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode %d is not raise, wrap or clip", fn,
                  (int)mode);
