@@ -223,4 +223,36 @@ void cg_gemm_source(const cg_gemm_sig_t *s, base_str_t *out, char *name);
  * the grid's 65535 limit per axis. */
 void cg_gemm_launch_shape(const cg_gemm_params_t *p, uint32_t grid[3], uint32_t block[3]);
 
+
+/* ---- sort.c: sorts, searchsorted, flatnonzero and scatters (fixed kernels) ----
+ * A step of one SORT, ARGSORT, SEARCHSORTED, NONZERO or SCATTER node whose operands are
+ * C-contiguous buffers. Sorts and scatters run PREP once (keys and payloads; a scatter's
+ * targets and positions), then per pass of 8 bits HIST, SCAN (of 256 x nb counts) and SCATTER
+ * (ping-ponging two key and two payload arrays; the _SEG kinds, kernels 5 and 6, take the
+ * digit of the line number for the passes after the key's), then FINAL (the result; a
+ * scatter's combination of each run of one target). Searchsorted is one
+ * SEARCH kernel; flatnonzero NZ_COUNT, SCAN (of nb counts) and NZ_WRITE into a result filled
+ * with -1 first. The engine (engine/sort.c) lays out the scratch and the parameter words,
+ * documented at each kernel's text. */
+enum { CG_SK_PREP, CG_SK_HIST, CG_SK_SCAN, CG_SK_SCATTER, CG_SK_FINAL, CG_SK_HIST_SEG,
+       CG_SK_SCATTER_SEG, CG_SK_SEARCH, CG_SK_NZ_COUNT, CG_SK_NZ_WRITE };
+typedef struct cg_sort {
+    int op, mode;           /* the IR op; p.k (searchsorted's side, a scatter's combination) */
+    loom_dtype_t dtype;     /* of the sorted, searched or scattered elements */
+    int64_t n;              /* elements sorted (scatters: indices; flatnonzero: the mask's) */
+    int64_t len, inner;     /* sorts: the axis's extent and the elements after it in C order;
+                             * scatters: targets; searchsorted: the sorted array's length;
+                             * flatnonzero: the result's extent */
+    int kbytes, pbytes;     /* key and payload widths (4 or 8) */
+    bool seg;               /* line numbers from payload / len, sorted by the last passes */
+    int key_passes, seg_passes;
+    int64_t nb, per;        /* blocks over contiguous ranges of per elements */
+} cg_sort_t;
+/* Describes the step of node `node` of g (its operands' shapes and dtypes). */
+void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count);
+/* Kernels the step compiles (indices 0 .. n-1, each a kind above). */
+uint32_t cg_sort_n_kernels(const cg_sort_t *s);
+base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i);
+void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name);
+
 #endif

@@ -42,29 +42,12 @@ uint32_t cg_kernel_n_params(const cg_kernel_t *k) {
     for (uint32_t j = 0; j < k->n_nodes; j++) {
         const ir_node_t *n = node(k, j);
         uint32_t strided = k->layout[j] >= CG_STRIDED ? (uint32_t)k->ndim : 0;
-        switch (n->op) {
-            case IR_OP_INPUT:
-                w += 1 + strided;
-                break;
-            case IR_OP_CONST:
-                w += 1;
-                break;
-            case IR_OP_ARANGE:
-                w += 2 + strided;
-                break;
-            case IR_OP_LINSPACE:
-                w += 4 + strided;
-                break;
-            case IR_OP_EYE:
-                w += 2 + strided;
-                break;
-            case IR_OP_RAND_UNIFORM:
-            case IR_OP_RAND_NORMAL:
-                w += 3 + strided;
-                break;
-            default:
-                break;
-        }
+        if (n->op == IR_OP_INPUT)
+            w += 1 + strided;
+        else if (n->op == IR_OP_CONST)
+            w += 1;
+        else if (cg__strided(n))
+            w += cg__leaf_n_words(n) + strided;
     }
     return w + k->n_outs;
 }
@@ -75,12 +58,6 @@ uint32_t cg_fastdiv_magic(uint32_t d) {
     while ((UINT64_C(1) << log2_up) < d) log2_up++;
     int p = 31 + log2_up;
     return (uint32_t)(((UINT64_C(1) << p) + d - 1) / d);
-}
-
-static uint64_t dbits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
 }
 
 void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const uint64_t *out_addr,
@@ -105,33 +82,8 @@ void cg_kernel_params(const cg_kernel_t *k, const uint64_t *input_addr, const ui
             case IR_OP_CONST:
                 w[n++] = nd->p.bits;
                 break;
-            case IR_OP_ARANGE: /* integers for bool and integer dtypes (see lm_arange_*) */
-                if (ir_is_float((loom_dtype_t)nd->dtype)) {
-                    w[n++] = dbits(nd->p.a);
-                    w[n++] = dbits(nd->p.b);
-                } else {
-                    w[n++] = (uint64_t)nd->p.i0;
-                    w[n++] = (uint64_t)nd->p.di;
-                }
-                break;
-            case IR_OP_LINSPACE:
-                w[n++] = dbits(nd->p.a);
-                w[n++] = dbits(nd->p.b);
-                w[n++] = dbits(nd->p.c);
-                w[n++] = (uint64_t)nd->p.k;
-                break;
-            case IR_OP_EYE:
-                w[n++] = (uint64_t)nd->p.k;
-                w[n++] = (uint64_t)nd->shape[1];
-                break;
-            case IR_OP_RAND_UNIFORM:
-            case IR_OP_RAND_NORMAL:
-                w[n++] = nd->p.seed;
-                w[n++] = dbits(nd->p.a);
-                w[n++] = dbits(nd->p.b);
-                break;
             default:
-                break;
+                n += cg__leaf_words(nd, w + n);
         }
         if (k->layout[j] >= CG_STRIDED)
             for (int ax = 0; ax < k->ndim; ax++) w[n++] = (uint64_t)k->strides[j][ax];
@@ -187,33 +139,8 @@ static void emit_params(const cg_kernel_t *k, base_str_t *o) {
                 base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(n), j,
                                 sfx((loom_dtype_t)n->dtype), w++);
                 break;
-            case IR_OP_ARANGE:
-            case IR_OP_RAND_UNIFORM:
-            case IR_OP_RAND_NORMAL:
-            case IR_OP_LINSPACE: {
-                int np = n->op == IR_OP_ARANGE ? 2 : n->op == IR_OP_LINSPACE ? 4 : 3;
-                int first = 0;
-                if (n->op == IR_OP_RAND_UNIFORM || n->op == IR_OP_RAND_NORMAL) {
-                    base_str_printf(o, "    const lm_u64 q%u_0 = P.w[%u];\n", j, w++);
-                    first = 1;
-                }
-                bool ints = n->op == IR_OP_ARANGE && !ir_is_float((loom_dtype_t)n->dtype);
-                for (int p = first; p < np; p++) {
-                    if ((n->op == IR_OP_LINSPACE && p == 3) || ints)
-                        base_str_printf(o, "    const lm_i64 q%u_%d = (lm_i64)P.w[%u];\n", j, p,
-                                        w++);
-                    else
-                        base_str_printf(o, "    const double q%u_%d = lm_word_f64(P.w[%u]);\n", j,
-                                        p, w++);
-                }
-                break;
-            }
-            case IR_OP_EYE:
-                base_str_printf(o, "    const lm_i64 q%u_0 = (lm_i64)P.w[%u];\n", j, w++);
-                base_str_printf(o, "    const lm_i64 q%u_1 = (lm_i64)P.w[%u];\n", j, w++);
-                break;
             default:
-                break;
+                cg__emit_leaf_decls(o, n, j, &w);
         }
         if (k->layout[j] >= CG_STRIDED)
             for (int ax = 0; ax < k->ndim; ax++)
@@ -253,7 +180,6 @@ static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool
         const ir_node_t *n = node(k, j);
         if (n->op == IR_OP_CONST) continue; /* declared before the loop */
         base_str_printf(o, "%sconst %s v%u = ", ind, ty(n), j);
-        const char *s = sfx((loom_dtype_t)n->dtype);
         uint32_t a = n->src[0], b = n->src[1], c = n->src[2];
         switch (n->op) {
             case IR_OP_INPUT:
@@ -265,32 +191,24 @@ static void emit_body(const cg_kernel_t *k, base_str_t *o, const char *ind, bool
                     base_str_cat(o, "]");
                 }
                 break;
+            case IR_OP_LOAD: /* the data operand at its own element plus the offset */
+                base_str_printf(o, "in%u[(lm_i64)", pos(k, a, j));
+                emit_index(k, pos(k, a, j), o);
+                base_str_printf(o, " + v%u]", pos(k, b, j));
+                break;
             case IR_OP_ARANGE:
-                base_str_printf(o, "lm_arange_%s(q%u_0, q%u_1, (lm_i64)", s, j, j);
-                emit_index(k, j, o);
-                base_str_cat(o, ")");
-                break;
             case IR_OP_LINSPACE:
-                base_str_printf(o, "lm_linspace_%s(q%u_0, q%u_1, q%u_2, q%u_3, (lm_i64)", s, j, j,
-                                j, j);
-                emit_index(k, j, o);
-                base_str_cat(o, ")");
-                break;
             case IR_OP_EYE:
-                base_str_printf(o, "lm_cast_b_%s((lm_b)(((lm_i64)", s);
-                emit_index(k, j, o);
-                base_str_printf(o, " %% q%u_1) - ((lm_i64)", j);
-                emit_index(k, j, o);
-                base_str_printf(o, " / q%u_1) == q%u_0))", j, j);
-                break;
             case IR_OP_RAND_UNIFORM:
-            case IR_OP_RAND_NORMAL:
-                base_str_printf(o, "lm_%s_%s(q%u_0, (lm_i64)",
-                                n->op == IR_OP_RAND_UNIFORM ? "random_uniform" : "random_normal", s,
-                                j);
-                emit_index(k, j, o);
-                base_str_printf(o, ", q%u_1, q%u_2)", j, j);
+            case IR_OP_RAND_NORMAL: {
+                base_str_t ix;
+                base_str_init(&ix, o->al);
+                emit_index(k, j, &ix);
+                cg__emit_leaf_value(o, n, j, base_str_get(&ix));
+                o->failed = o->failed || ix.failed;
+                base_str_fini(&ix);
                 break;
+            }
             default: /* CAST, WHERE and the ops */
                 cg__emit_elem(o, k->g, n, pos(k, a, j), pos(k, b, j), pos(k, c, j));
         }

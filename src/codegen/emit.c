@@ -132,6 +132,100 @@ base_hash128_t cg__key_done(cg__key_t *k) {
     return base_hash128(k->words, k->n * sizeof *k->words);
 }
 
+uint32_t cg__leaf_n_words(const ir_node_t *n) {
+    switch (n->op) {
+        case IR_OP_ARANGE:
+        case IR_OP_EYE:
+            return 2;
+        case IR_OP_LINSPACE:
+            return 4;
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL:
+            return 3;
+        default:
+            return 0;
+    }
+}
+
+static uint64_t dbits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+uint32_t cg__leaf_words(const ir_node_t *n, uint64_t *w) {
+    switch (n->op) {
+        case IR_OP_ARANGE: /* integers for bool and integer dtypes (see lm_arange_*) */
+            if (ir_is_float((loom_dtype_t)n->dtype)) {
+                w[0] = dbits(n->p.a);
+                w[1] = dbits(n->p.b);
+            } else {
+                w[0] = (uint64_t)n->p.i0;
+                w[1] = (uint64_t)n->p.di;
+            }
+            break;
+        case IR_OP_LINSPACE:
+            w[0] = dbits(n->p.a);
+            w[1] = dbits(n->p.b);
+            w[2] = dbits(n->p.c);
+            w[3] = (uint64_t)n->p.k;
+            break;
+        case IR_OP_EYE:
+            w[0] = (uint64_t)n->p.k;
+            w[1] = (uint64_t)n->shape[1];
+            break;
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL:
+            w[0] = n->p.seed;
+            w[1] = dbits(n->p.a);
+            w[2] = dbits(n->p.b);
+            break;
+        default:
+            break;
+    }
+    return cg__leaf_n_words(n);
+}
+
+void cg__emit_leaf_decls(base_str_t *o, const ir_node_t *n, uint32_t j, uint32_t *w) {
+    uint32_t np = cg__leaf_n_words(n);
+    bool ints = n->op == IR_OP_ARANGE && !ir_is_float((loom_dtype_t)n->dtype);
+    for (uint32_t p = 0; p < np; p++) {
+        bool rand = n->op == IR_OP_RAND_UNIFORM || n->op == IR_OP_RAND_NORMAL;
+        if (rand && p == 0)
+            base_str_printf(o, "    const lm_u64 q%u_0 = P.w[%u];\n", j, (*w)++);
+        else if (ints || n->op == IR_OP_EYE || (n->op == IR_OP_LINSPACE && p == 3))
+            base_str_printf(o, "    const lm_i64 q%u_%u = (lm_i64)P.w[%u];\n", j, p, (*w)++);
+        else
+            base_str_printf(o, "    const double q%u_%u = lm_word_f64(P.w[%u]);\n", j, p, (*w)++);
+    }
+}
+
+void cg__emit_leaf_value(base_str_t *o, const ir_node_t *n, uint32_t j, const char *index) {
+    const char *s = ir_dtypes[n->dtype].sfx;
+    switch (n->op) {
+        case IR_OP_ARANGE:
+            base_str_printf(o, "lm_arange_%s(q%u_0, q%u_1, (lm_i64)%s)", s, j, j, index);
+            break;
+        case IR_OP_LINSPACE:
+            base_str_printf(o, "lm_linspace_%s(q%u_0, q%u_1, q%u_2, q%u_3, (lm_i64)%s)", s, j, j, j,
+                            j, index);
+            break;
+        case IR_OP_EYE:
+            base_str_printf(o, "lm_cast_b_%s((lm_b)(((lm_i64)%s %% q%u_1) - ((lm_i64)%s / q%u_1) "
+                               "== q%u_0))",
+                            s, index, j, index, j, j);
+            break;
+        case IR_OP_RAND_UNIFORM:
+        case IR_OP_RAND_NORMAL:
+            base_str_printf(o, "lm_%s_%s(q%u_0, (lm_i64)%s, q%u_1, q%u_2)",
+                            n->op == IR_OP_RAND_UNIFORM ? "random_uniform" : "random_normal", s, j,
+                            index, j, j);
+            break;
+        default:
+            break;
+    }
+}
+
 void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint32_t pa, uint32_t pb,
                    uint32_t pc) {
     const char *s = ir_dtypes[n->dtype].sfx;

@@ -37,6 +37,14 @@ void cg__key_init(cg__key_t *k, uint32_t format);
 void cg__key_put(cg__key_t *k, uint32_t w);
 base_hash128_t cg__key_done(cg__key_t *k);
 
+/* Generator leaves (ARANGE, LINSPACE, EYE, RAND_*): the parameter words each takes before its
+ * strides, those words, their declarations q<j>_* (from P.w[*w], advancing *w), and the
+ * generated value of element `index` (a C expression of the leaf's own flat index). */
+uint32_t cg__leaf_n_words(const ir_node_t *n);
+uint32_t cg__leaf_words(const ir_node_t *n, uint64_t *w);
+void cg__emit_leaf_decls(base_str_t *o, const ir_node_t *n, uint32_t j, uint32_t *w);
+void cg__emit_leaf_value(base_str_t *o, const ir_node_t *n, uint32_t j, const char *index);
+
 /* The right-hand side of elementwise node n (CAST, WHERE or an LM_ELEM_OPS op) whose
  * operands are the variables v<pa>, v<pb>, v<pc>. A node that raises checks its operands,
  * calling lm_raise(IR_RAISE_*) where NumPy would raise. */

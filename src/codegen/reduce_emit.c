@@ -89,6 +89,7 @@ uint32_t cg_reduce_n_params(const cg_reduce_t *r, uint32_t i) {
         const ir_node_t *n = node(r, j);
         if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)r->nd;
         if (n->op == IR_OP_CONST) w += 1;
+        if (n->op != IR_OP_INPUT && cg__strided(n)) w += cg__leaf_n_words(n) + (uint32_t)r->nd;
     }
     return w + r->n_outs + n_regions(r) + r->fused + (r->chunks <= 1);
 }
@@ -121,6 +122,9 @@ void cg_reduce_params(const cg_reduce_t *r, uint32_t i, const uint64_t *input_ad
             for (int ax = 0; ax < r->nd; ax++) w[n++] = (uint64_t)r->strides[j][ax];
         } else if (nd->op == IR_OP_CONST) {
             w[n++] = nd->p.bits;
+        } else if (cg__strided(nd)) { /* generators */
+            n += cg__leaf_words(nd, w + n);
+            for (int ax = 0; ax < r->nd; ax++) w[n++] = (uint64_t)r->strides[j][ax];
         }
     }
     for (uint32_t o = 0; o < r->n_outs; o++) w[n++] = out_addr[o];
@@ -436,6 +440,10 @@ static void emit_params(const cg_reduce_t *r, base_str_t *o) {
         } else if (n->op == IR_OP_CONST) {
             base_str_printf(o, "    const %s v%u = lm_word_%s(P.w[%u]);\n", ty(dt(n)), j,
                             sfx(dt(n)), w++);
+        } else if (cg__strided(n)) { /* generators */
+            cg__emit_leaf_decls(o, n, j, &w);
+            for (int ax = 0; ax < r->nd; ax++)
+                base_str_printf(o, "    const LM_I t%u_%d = (LM_I)(lm_i64)P.w[%u];\n", j, ax, w++);
         }
     }
     for (uint32_t i = 0; i < r->n_outs; i++) {
@@ -504,10 +512,18 @@ static void emit_y_nodes(const cg_reduce_t *r, int st, base_str_t *o, const char
         if (r->space[j] != SP_Y || r->stage[j] != st || is_reduce(n) || n->op == IR_OP_CONST)
             continue;
         base_str_printf(o, "%sconst %s v%u = ", ind, ty(dt(n)), j);
-        if (n->op == IR_OP_INPUT)
+        if (n->op == IR_OP_INPUT) {
             base_str_printf(o, "in%u[k%u]", j, j);
-        else
+        } else if (n->op == IR_OP_LOAD) {
+            base_str_printf(o, "in%u[(lm_i64)k%u + v%u]", pos(r, n->src[0]), pos(r, n->src[0]),
+                            pos(r, n->src[1]));
+        } else if (cg__strided(n)) {
+            char ix[16];
+            snprintf(ix, sizeof ix, "k%u", j);
+            cg__emit_leaf_value(o, n, j, ix);
+        } else {
             cg__emit_elem(o, r->g, n, pos(r, n->src[0]), pos(r, n->src[1]), pos(r, n->src[2]));
+        }
         base_str_cat(o, ";\n");
     }
 }
@@ -529,11 +545,29 @@ static void emit_acc_decls(const cg_reduce_t *r, int p, base_str_t *o, const cha
     }
 }
 
+/* The element index of strided node j (INPUT or generator) at reduced element r: its row's
+ * k<j> plus the reduced coordinates times its strides. */
+static void emit_x_index(const cg_reduce_t *r, uint32_t j, bool paren, base_str_t *o) {
+    uint32_t red = r->red;
+    base_str_printf(o, "%sk%u + ", paren ? "(" : "", j);
+    if (__builtin_popcount(red) > 1) {
+        char s[16];
+        snprintf(s, sizeof s, "t%u_", j);
+        base_str_cat(o, "(");
+        emit_offset(r, red, "rc", s, o);
+        base_str_cat(o, ")");
+    } else if (red) {
+        base_str_printf(o, "r * t%u_%d", j, __builtin_ctz(red));
+    } else {
+        base_str_cat(o, "0");
+    }
+    if (paren) base_str_cat(o, ")");
+}
+
 /* The X-space nodes pass p needs of stages lo..hi, in order (element r of vec step t). */
 static void emit_x_nodes(const cg_reduce_t *r, int p, base_str_t *o, const char *in2,
                          const char *it, uint8_t lo, uint8_t hi) {
     const uint8_t *need = r->need + (size_t)p * r->n_nodes;
-    uint32_t red = r->red;
     int V = r->vec;
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
@@ -541,24 +575,24 @@ static void emit_x_nodes(const cg_reduce_t *r, int p, base_str_t *o, const char 
         base_str_printf(o, "%sconst %s v%u = ", in2, ty(dt(n)), j);
         if (need[j] == 2) {
             base_str_printf(o, "c%u[%s].v[e]", j, it);
+        } else if (n->op == IR_OP_INPUT && V > 1) {
+            base_str_printf(o, "l%u.v[e]", j);
         } else if (n->op == IR_OP_INPUT) {
-            if (V > 1) {
-                base_str_printf(o, "l%u.v[e]", j);
-            } else {
-                base_str_printf(o, "in%u[k%u + ", j, j);
-                if (__builtin_popcount(red) > 1) {
-                    char s[16];
-                    snprintf(s, sizeof s, "t%u_", j);
-                    base_str_cat(o, "(");
-                    emit_offset(r, red, "rc", s, o);
-                    base_str_cat(o, ")");
-                } else if (red) {
-                    base_str_printf(o, "r * t%u_%d", j, __builtin_ctz(red));
-                } else {
-                    base_str_cat(o, "0");
-                }
-                base_str_cat(o, "]");
-            }
+            base_str_printf(o, "in%u[", j);
+            emit_x_index(r, j, false, o);
+            base_str_cat(o, "]");
+        } else if (n->op == IR_OP_LOAD) { /* (vector_width: 1 with any in X) */
+            uint32_t d = pos(r, n->src[0]);
+            base_str_printf(o, "in%u[(lm_i64)", d);
+            emit_x_index(r, d, true, o);
+            base_str_printf(o, " + v%u]", pos(r, n->src[1]));
+        } else if (cg__strided(n)) {
+            base_str_t ix;
+            base_str_init(&ix, o->al);
+            emit_x_index(r, j, true, &ix);
+            cg__emit_leaf_value(o, n, j, base_str_get(&ix));
+            o->failed = o->failed || ix.failed;
+            base_str_fini(&ix);
         } else {
             cg__emit_elem(o, r->g, n, pos(r, n->src[0]), pos(r, n->src[1]), pos(r, n->src[2]));
         }
@@ -926,7 +960,7 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
     uint32_t kept = ((1u << r->nd) - 1) & ~r->red;
     emit_coords(r, kept, "o", "kc", o, ind);
     for (uint32_t j = 0; j < r->n_nodes; j++)
-        if (node(r, j)->op == IR_OP_INPUT) {
+        if (cg__strided(node(r, j))) { /* INPUT or generator */
             char s[16];
             snprintf(s, sizeof s, "t%u_", j);
             base_str_printf(o, "        const LM_I k%u = ", j);

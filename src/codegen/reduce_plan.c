@@ -169,7 +169,7 @@ static void classify_nodes(cg_reduce_t *r, const ir_node_t *x, uint32_t axes) {
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
         uint8_t sp = SP_Y, st = 0;
-        if (n->op == IR_OP_INPUT) {
+        if (cg__strided(n)) { /* INPUT or generator */
             cg__leaf_strides(g, n, xnd, xs, full);
             for (int ax = 0; ax < xnd; ax++)
                 if (((axes >> ax) & 1u) && xs[ax] != 1 && full[ax] != 0) sp = SP_X;
@@ -254,6 +254,7 @@ static int vector_width(const cg_reduce_t *r, const uint64_t *input_addr) {
     bool ok = true, any = false;
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
+        if (n->op == IR_OP_LOAD && r->space[j] == SP_X) return 1; /* gathers read elements */
         if (n->op != IR_OP_INPUT || r->space[j] != SP_X) continue;
         size_t sz = ir_dtypes[n->dtype].size;
         uint64_t addr = (input_addr ? input_addr[n->input] : 0) +
@@ -425,8 +426,7 @@ static void choose_stash(cg_reduce_t *r, int sm_count) {
 static bool needs_idx64(const cg_reduce_t *r, const ir_node_t *x) {
     bool big = ir_node_size(x) > CG__IDX32_MAX || r->n_out * r->chunks > CG__IDX32_MAX;
     for (uint32_t j = 0; j < r->n_nodes; j++)
-        if (node(r, j)->op == IR_OP_INPUT &&
-            cg__reach(r->strides[j], r->shape, r->nd) > CG__IDX32_MAX)
+        if (cg__strided(node(r, j)) && cg__reach(r->strides[j], r->shape, r->nd) > CG__IDX32_MAX)
             big = true;
     return big;
 }

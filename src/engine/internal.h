@@ -50,7 +50,8 @@ typedef enum en_step_kind {
     EN_STEP_REDUCE, /* reductions with their prologue, stages and epilogue (cg_reduce) */
     EN_STEP_SCAN,   /* cumsum / cumprod (cg_scan) */
     EN_STEP_GEMM,   /* a matrix product and its absorbed epilogue (matmul.c, cuBLAS) */
-    EN_STEP_CONCAT  /* strided 2-D copies of contiguous operands into one buffer */
+    EN_STEP_CONCAT, /* strided 2-D copies of contiguous operands into one buffer */
+    EN_STEP_SORT    /* a sort, searchsorted, flatnonzero or scatter (cg_sort, sort.c) */
 } en_step_kind_t;
 
 /* A slot: one buffer of the schedule. Slots 0 .. n_inputs-1 are the eval's inputs. */
@@ -89,6 +90,7 @@ typedef struct en_step {
     cg_kernel_t k;          /* ELEM */
     cg_reduce_t *red;       /* REDUCE */
     cg_scan_t *scan;        /* SCAN */
+    cg_sort_t *sort;        /* SORT */
     rt_kernel_t **kerns;    /* ELEM: 1, REDUCE: cg_reduce_n_kernels, SCAN: 1 */
     uint32_t n_kerns;
     int concat_axis;        /* CONCAT: the axis */
@@ -139,6 +141,12 @@ void en_schedule_print(const en_plan_t *p, const ir_graph_t *g, base_str_t *out)
  * the status (errors through en_error). */
 loom_status_t en_matmul_run(en_engine_t *e, const ir_graph_t *sg, const uint64_t *in_addr,
                             uint64_t out_addr);
+/* ---- sort.c ---- */
+/* Runs a SORT step (st->sort over st->sg, whose node sg->outputs[0] reads C-contiguous INPUT
+ * operands at in[], result at out) on the device's stream, with scratch from the pool.
+ * Returns the status (errors through en_error). */
+loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
+
 /* ---- run.c ---- */
 /* Frees every cached plan (engine destroy). */
 void en_plans_clear(en_engine_t *e);

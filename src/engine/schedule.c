@@ -90,6 +90,7 @@ typedef struct sched {
     en_step_t *cur;      /* step whose graph receives nodes */
     bool in_reduce;      /* the open reduce step's context: INSTEP readable, no generators */
     bool no_generators;
+    bool no_gathers;     /* scan steps: their code generator reads INPUT and CONST leaves */
     bool used_instep;
     memo_e_t *memo;
     uint32_t cap_memo, gen, gen_top; /* gen: the memo in use; fresh ones are ++gen_top */
@@ -338,6 +339,73 @@ static uint32_t emit_y(sched_t *s, uint32_t i, bool dry) {
     return r;
 }
 
+/* An int64 scalar of the step graph whose value is fixed by the schedule (a gather's stride
+ * and bound): no leaf reference, so runs never refresh it. */
+static uint32_t emit_i64(sched_t *s, int64_t v) {
+    ir_node_t m = {0};
+    m.op = IR_OP_CONST;
+    m.dtype = LOOM_DTYPE_I64;
+    m.p.bits = (uint64_t)v;
+    return ir_emit(&s->cur->sg, &m);
+}
+
+static uint32_t emit_i64_op(sched_t *s, ir_op_t op, uint32_t a, uint32_t b, const ir_node_t *sh) {
+    if (a == NONE || b == NONE) return NONE;
+    ir_node_t m = {0};
+    m.op = (uint16_t)op;
+    m.dtype = LOOM_DTYPE_I64;
+    m.ndim = sh->ndim;
+    memcpy(m.shape, sh->shape, sizeof m.shape);
+    m.src[0] = a;
+    m.src[1] = b;
+    m.input = -1;
+    return ir_emit(&s->cur->sg, &m);
+}
+
+/* GATHER node n (its data operand a buffer) read through chain c, as a LOAD: the data
+ * buffer read through strides without the gathered axis, in the gather's own shape (so
+ * that any view of the gather is a view of that read too), plus the index times the axis
+ * stride. The index is clamped to the axis once more (INDEX nodes already raised on any
+ * outside it), so no index reads outside the buffer. */
+static uint32_t emit_gather(sched_t *s, const ir_node_t *n, chain_t c, bool dry) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *sh = chain_shape(c, n);
+    const val_t *dv = &s->val[n->src[0]];
+    if (dv->kind != V_BUF || s->no_gathers) return NONE;
+    int ax = (int)n->p.axis;
+    int64_t st0[LOOM_MAX_DIMS], st[LOOM_MAX_DIMS], delta;
+    memcpy(st0, dv->st, sizeof st0);
+    st0[ax] = 0;
+    if (!chain_strides(n, st0, dv->delta, c, st, &delta)) return NONE;
+    bool fail = false;
+    const ir_node_t *e = expand_to(s, &g->nodes[n->src[1]], n, &fail);
+    chain_t ci;
+    if (fail || !chain_push_front(s, e, c, &ci)) return NONE;
+    uint32_t x = emit(s, n->src[1], ci, dry);
+    if (x == NONE || dry) return x;
+    int64_t ext = g->nodes[n->src[0]].shape[ax];
+    if (ext == 0) { /* nothing to read: the result is empty, or an INDEX node raised */
+        ir_node_t z = {0};
+        z.op = IR_OP_CONST;
+        z.dtype = n->dtype;
+        return ir_emit(&s->cur->sg, &z);
+    }
+    uint32_t in = emit_input(s, dv->slot, delta, st, (loom_dtype_t)n->dtype, sh->ndim, sh->shape);
+    x = emit_i64_op(s, IR_OP_MAXIMUM, x, emit_i64(s, 0), sh);
+    x = emit_i64_op(s, IR_OP_MINIMUM, x, emit_i64(s, ext - 1), sh);
+    x = emit_i64_op(s, IR_OP_MULTIPLY, x, emit_i64(s, dv->st[ax]), sh);
+    if (in == NONE || x == NONE) return NONE;
+    ir_node_t m = {0};
+    m.op = IR_OP_LOAD;
+    m.dtype = n->dtype;
+    m.ndim = sh->ndim;
+    memcpy(m.shape, sh->shape, sizeof m.shape);
+    m.src[0] = in;
+    m.src[1] = x;
+    m.input = -1;
+    return ir_emit(&s->cur->sg, &m);
+}
+
 /* Emits eval node i read through chain c into the current step graph, or with dry only
  * checks that it can be. The step graph node, or NONE where this step cannot express it. */
 static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry) {
@@ -401,6 +469,8 @@ static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry) {
             if (src[k] == NONE) r = NONE;
         }
         if (r != NONE && !dry) r = emit_copy(s, n, src, sh);
+    } else if (ir_ops[n->op].kind == IR_KIND_GATHER) {
+        r = emit_gather(s, n, c, dry);
     }
     if (m) *m = r;
     return r;
@@ -410,7 +480,7 @@ static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry) {
 static bool can_emit(sched_t *s, uint32_t i, bool in_reduce, bool *used_instep) {
     s->gen = ++s->gen_top;
     s->in_reduce = in_reduce;
-    s->no_generators = in_reduce;
+    s->no_generators = s->no_gathers = false;
     s->used_instep = false;
     chain_t c0 = {0};
     bool ok = emit(s, i, c0, true) != NONE;
@@ -510,7 +580,7 @@ static bool elem_step(sched_t *s, const uint32_t *outs, uint32_t n, uint32_t *sl
     en_step_t *st = new_step(s, EN_STEP_ELEM);
     if (!st) return false;
     s->in_reduce = false;
-    s->no_generators = false;
+    s->no_generators = s->no_gathers = false;
     chain_t c0 = {0};
     for (uint32_t k = 0; k < n; k++) {
         uint32_t j = emit(s, outs[k], c0, false);
@@ -597,7 +667,7 @@ static bool close_open(sched_t *s) {
     en_step_t *st = new_step(s, EN_STEP_REDUCE);
     if (!st) return false;
     s->in_reduce = true;
-    s->no_generators = true;
+    s->no_generators = s->no_gathers = false;
     s->open.on = true; /* INSTEP values stay readable while the graph is emitted */
     chain_t c0 = {0};
     uint32_t *slots = base_arena_alloc(s->tmp, s->open.n + g->n_outputs, sizeof *slots);
@@ -733,11 +803,15 @@ static bool sched_reduce(sched_t *s, uint32_t i) {
 static bool sched_scan(sched_t *s, uint32_t i) {
     const ir_node_t *n = &s->g->nodes[i];
     if (!close_open(s)) return false;
-    if (!can_emit(s, n->src[0], true, NULL) && !materialise(s, n->src[0])) return false;
+    bool ok = can_emit(s, n->src[0], true, NULL);
+    s->gen = ++s->gen_top; /* the scan's code generator reads INPUT and CONST leaves only */
+    s->no_generators = s->no_gathers = true;
+    ok = ok && emit(s, n->src[0], (chain_t){0}, true) != NONE;
+    if (!ok && !materialise(s, n->src[0])) return false;
     en_step_t *st = new_step(s, EN_STEP_SCAN);
     if (!st) return false;
     s->in_reduce = true;
-    s->no_generators = true;
+    s->no_generators = s->no_gathers = true;
     chain_t c0 = {0};
     uint32_t src[3] = {emit(s, n->src[0], c0, false)};
     if (src[0] == NONE)
@@ -752,6 +826,57 @@ static bool sched_scan(sched_t *s, uint32_t i) {
     if (!alloc_kerns(s, st, 1)) return false;
     st->kerns[0] = en_kernel(s->e, cg_scan_key(st->scan), src_scan, st->scan, 0);
     if (!st->kerns[0]) return false;
+    set_buf(s, i, slot);
+    return true;
+}
+
+static void src_sort(const void *o, uint32_t i, base_str_t *t, char *name) {
+    cg_sort_source(o, i, t, name);
+}
+
+/* Makes node o a C-contiguous buffer (a copy where it is anything else). */
+static bool as_contig(sched_t *s, uint32_t o) {
+    const ir_node_t *on = &s->g->nodes[o];
+    if (s->val[o].kind == V_INSTEP && !close_open(s)) return false;
+    const val_t *v = &s->val[o];
+    if (v->kind == V_BUF && is_contig(on->ndim, on->shape, v->st)) return true;
+    return materialise(s, o);
+}
+
+/* A sort, argsort, searchsorted, flatnonzero or scatter: one step of fixed kernels over
+ * C-contiguous operands (a scatter's values may also be one element broadcast). */
+static bool sched_sort(sched_t *s, uint32_t i) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *n = &g->nodes[i];
+    if (!close_open(s)) return false;
+    for (int k = 0; k < ir_ops[n->op].arity; k++) {
+        uint32_t o = n->src[k];
+        const val_t *v = &s->val[o];
+        bool one = true; /* a scatter's values: one element read through stride 0 */
+        for (int ax = 0; ax < LOOM_MAX_DIMS; ax++) one = one && v->st[ax] == 0;
+        if (n->op == IR_OP_SCATTER && k == 2 && v->kind == V_BUF && one) continue;
+        if (!as_contig(s, o)) return false;
+    }
+    en_step_t *st = new_step(s, EN_STEP_SORT);
+    if (!st) return false;
+    s->in_reduce = false;
+    s->no_generators = s->no_gathers = true;
+    chain_t c0 = {0};
+    uint32_t src[3] = {0};
+    for (int k = 0; k < ir_ops[n->op].arity; k++)
+        if ((src[k] = emit(s, n->src[k], c0, false)) == NONE)
+            return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: %s operand", ir_ops[n->op].name),
+                   false;
+    uint32_t j = emit_copy(s, n, src, n);
+    uint32_t slot = step_output(s, j, n);
+    if (slot == NONE) return false;
+    st->sort = base_arena_alloc(s->ar, 1, sizeof *st->sort);
+    if (!st->sort) return oom(s);
+    cg_sort_init(st->sort, &st->sg, j, s->sm);
+    if (!alloc_kerns(s, st, cg_sort_n_kernels(st->sort))) return false;
+    for (uint32_t k = 0; k < st->n_kerns; k++)
+        if (!(st->kerns[k] = en_kernel(s->e, cg_sort_key(st->sort, k), src_sort, st->sort, k)))
+            return false;
     set_buf(s, i, slot);
     return true;
 }
@@ -779,7 +904,7 @@ static bool sched_gemm(sched_t *s, uint32_t mm, const uint32_t *ep, uint32_t n) 
     en_step_t *st = new_step(s, EN_STEP_GEMM);
     if (!st) return false;
     s->in_reduce = false;
-    s->no_generators = true;
+    s->no_generators = s->no_gathers = true;
     chain_t c0 = {0};
     uint32_t *map = base_arena_alloc(s->tmp, n + 1, sizeof *map); /* sg node of mm, ep[k] */
     if (!map) return oom(s);
@@ -1174,21 +1299,14 @@ static bool schedule(sched_t *s) {
             case IR_KIND_SORT:
             case IR_KIND_SEARCH:
             case IR_KIND_SCATTER:
-                en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
-                         "%s: runs on the cpu device only so far (%lld elements)",
-                         ir_ops[n->op].name, (long long)ir_node_size(n));
-                return false;
             case IR_KIND_NONZERO:
-                en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
-                         "flatnonzero: runs on the cpu device only so far (%lld elements)",
-                         (long long)ir_node_size(&g->nodes[n->src[0]]));
-                return false;
-            case IR_KIND_GATHER:
-                en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
-                         "take: gathers run on the cpu device only so far (a gather of %lld "
-                         "elements)",
-                         (long long)ir_node_size(n));
-                return false;
+                if (!sched_sort(s, i)) return false;
+                break;
+            case IR_KIND_GATHER: /* a load inside whichever step reads it */
+                if (s->val[n->src[0]].kind == V_INSTEP && !close_open(s)) return false;
+                if (!as_buffer(s, n->src[0])) return false;
+                v->kind = V_LAZY;
+                break;
             case IR_KIND_MATMUL: {
                 uint32_t *ep = base_arena_alloc(s->tmp, CG_GEMM_MAX_EPILOGUE + 1, sizeof *ep);
                 if (!ep) return oom(s);
@@ -1335,7 +1453,8 @@ void en_schedule_free(en_engine_t *e, en_plan_t *p) {
     base_free(e->al, p);
 }
 
-static const char *const kind_names[] = {"elementwise", "reduce", "scan", "matmul", "concat"};
+static const char *const kind_names[] = {"elementwise", "reduce", "scan", "matmul", "concat",
+                                         "sort"};
 
 void en_schedule_print(const en_plan_t *p, const ir_graph_t *g, base_str_t *out) {
     uint32_t host = 0;

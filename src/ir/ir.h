@@ -133,6 +133,10 @@ static inline bool ir_is_int(loom_dtype_t d) {
      * int64 of the node's shape, each value in [0, extent) (INDEX nodes make them so);       \
      * operand 0 has the node's rank and dtype and, off p.axis, the node's extents. */        \
     X(GATHER, "take", GATHER, 2, ANY, SAME)                                                    \
+    /* Step graphs only (the scheduler's form of GATHER, never in an eval graph): operand 0,  \
+     * an INPUT whose strides leave out the gathered axis, read at its own element plus       \
+     * operand 1 (int64, an element offset) elements. */                                      \
+    X(LOAD, "load", GATHER, 2, ANY, SAME)                                                      \
     /* The flat C-order positions of the true elements of bool operand 0: int64, 1-D; the    \
      * node's extent is fixed when it is built (the count, or a caller's size): fewer true    \
      * elements pad with -1, more are cut off. */                                             \

@@ -121,6 +121,8 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
             }
             return true;
         }
+        case IR_OP_LOAD:
+            return fail(g, i, "load outside a step graph");
         case IR_OP_GATHER: {
             const ir_node_t *x = &g->nodes[n->src[1]];
             int64_t axis = n->p.axis;

@@ -203,6 +203,24 @@ static void test_other_steps(void **state) {
     assert_int_equal(c.steps, 1);
 }
 
+/* A gather is a load inside the kernel that reads it (its index arithmetic too), in an
+ * elementwise kernel or a reduction's prologue and epilogue; generators are index arithmetic
+ * inside reductions; a sort is one step of fixed kernels. */
+static void test_gathers_and_generators(void **state) {
+    (void)state;
+    expect("take(x, astype(v, 'int64'), axis=1) * 2 + y[:, :256]", 1, 0);
+    expect("x[astype(v[:100], 'int64')] + 1", 1, 0);
+    expect("sum(take(x, astype(v, 'int64'), axis=1), axis=1)", 1, 1);
+    expect("m = max(x, axis=1, keepdims=True);"
+           "m + log(sum(exp(x - m), axis=1, keepdims=True))"
+           " - take_along_axis(x, reshape(astype(x[:, 0], 'int64'), (512, 1)), axis=1)",
+           1, 1);
+    expect("sum(x * arange(256), axis=1)", 1, 1);
+    expect("sum(x + eye(512, 256), axis=0)", 1, 1);
+    expect("sort(x, axis=1)", 1, 0);
+    expect("sort(x * 2, axis=0)", 2, 0); /* the operand is computed first */
+}
+
 int main(void) {
     snprintf(root, sizeof root, "/tmp/loom_test_schedule_%d", (int)getpid());
     char cmd[600];
@@ -214,6 +232,7 @@ int main(void) {
         cmocka_unit_test(test_split_softmax),
         cmocka_unit_test(test_views_are_index_rewrites),
         cmocka_unit_test(test_other_steps),
+        cmocka_unit_test(test_gathers_and_generators),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -1,0 +1,126 @@
+/* bench_indexing — gathers, masks, sorts and sets on the CUDA device: a sort of 2^28 float32, an
+ * argsort of 8192² float32 rows, unique of 2^26 int32 (values in [0, 2^20)), a fused
+ * cross-entropy style `logsumexp(x) - take_along_axis(x, labels)` over 8192² float32 rows, a
+ * row gather x[idx] of 8192² float32 (8192 random rows), and x[x > 0] of 2^28 float32 (half
+ * true). Timing as bench_reduce (CUDA events around evals after warm-up, median of batches);
+ * each line: µs per call, the ratio to the copy floor of the bytes that must move (read once,
+ * write once, at 4.17 TB/s) and kernels per call. bench_indexing [NAME]: only the workloads
+ * whose names contain NAME. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+
+#define COPY_TBPS 4.17
+
+static loom_ctx_t *ctx;
+
+typedef struct work {
+    loom_array_t *x, *i;
+    int kind;
+} work_t;
+
+enum { W_SORT, W_ARGSORT_ROWS, W_UNIQUE, W_XENT, W_ROWS, W_MASK };
+
+static void once(void *arg) {
+    const work_t *w = arg;
+    loom_scope_begin(ctx);
+    int32_t ax = 1;
+    loom_array_t *r = NULL;
+    switch (w->kind) {
+        case W_SORT:
+            r = loom_sort(ctx, w->x, 0);
+            break;
+        case W_ARGSORT_ROWS:
+            r = loom_argsort(ctx, w->x, 1);
+            break;
+        case W_UNIQUE:
+            loom_unique(ctx, w->x, 1, &r, NULL, NULL, NULL);
+            break;
+        case W_XENT: {
+            loom_array_t *m = loom_max(ctx, w->x, 1, &ax, 1);
+            loom_array_t *s = loom_sum(ctx, loom_exp(ctx, loom_subtract(ctx, w->x, m)), 1, &ax, 1);
+            r = loom_subtract(ctx, loom_add(ctx, m, loom_log(ctx, s)),
+                              loom_take_along_axis(ctx, w->x, w->i, 1));
+            break;
+        }
+        case W_ROWS:
+            r = loom_take(ctx, w->x, w->i, 0, LOOM_TAKE_RAISE);
+            break;
+        default:
+            r = loom_boolean_index(ctx, w->x, loom_greater(ctx, w->x, loom_full(ctx, LOOM_DTYPE_F32, 0, NULL, 0.0)), 0);
+            break;
+    }
+    loom_eval(ctx, 1, &r);
+    loom_scope_end(ctx);
+}
+
+static const char *only;
+
+static void bench(const char *name, work_t *w, double bytes, int reps, int inner) {
+    if (only && !strstr(name, only)) return;
+    double k, us = bench_time_ms(ctx, once, w, reps, inner, &k) * 1e3;
+    double floor_us = bytes / (COPY_TBPS * 1e12) * 1e6;
+    printf("%-28s %10.1f us  %6.2fx floor  %.0f kernel%s\n", name, us, us / floor_us, k,
+           k == 1 ? "" : "s");
+    fflush(stdout);
+}
+
+/* Random int64 in [0, hi) of shape, realised and retained. */
+static loom_array_t *rand_idx(uint64_t seed, int32_t nd, const int64_t *shape, double hi) {
+    loom_array_t *u = loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape, 0, hi);
+    loom_array_t *a = loom_astype(ctx, loom_floor(ctx, u), LOOM_DTYPE_I64);
+    a = loom_minimum(ctx, a, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, (int64_t)hi - 1));
+    loom_array_retain(a);
+    loom_eval(ctx, 1, &a);
+    return a;
+}
+
+int main(int argc, char **argv) {
+    only = argc > 1 ? argv[1] : NULL;
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    char cache[] = "/tmp/loom-bench-XXXXXX";
+    if (!mkdtemp(cache)) return 1;
+    o.cache_dir = cache;
+    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
+        return 77;
+    }
+    printf("loom %s on %s (floor: bytes moved at %.2f TB/s)\n", LOOM_VERSION_STRING,
+           loom_ctx_device_name(ctx), COPY_TBPS);
+    int64_t n28 = INT64_C(1) << 28, n26 = INT64_C(1) << 26, sq[2] = {8192, 8192};
+    int64_t lab[2] = {8192, 1}, rows = 8192;
+    work_t w = {0};
+    if (!only || strstr("sort_f32_2^28", only)) {
+        w = (work_t){bench_rand(ctx, 1, LOOM_DTYPE_F32, 1, &n28, -1, 1), NULL, W_SORT};
+        bench("sort_f32_2^28", &w, 8.0 * (double)n28, 5, 2);
+        loom_array_release(w.x);
+    }
+    w = (work_t){bench_rand(ctx, 2, LOOM_DTYPE_F32, 2, sq, -1, 1), NULL, W_ARGSORT_ROWS};
+    bench("argsort_rows_8192x8192", &w, 12.0 * 8192 * 8192, 5, 2);
+    w.kind = W_XENT;
+    w.i = rand_idx(3, 2, lab, 8192);
+    bench("xent_gather_8192x8192", &w, 4.0 * 8192 * 8192, 9, 10);
+    loom_array_release(w.i);
+    w.kind = W_ROWS;
+    w.i = rand_idx(4, 1, &rows, 8192);
+    bench("take_rows_8192x8192", &w, 8.0 * 8192 * 8192, 9, 10);
+    loom_array_release(w.i);
+    loom_array_release(w.x);
+    w = (work_t){loom_astype(ctx, loom_floor(ctx, loom_random_uniform(ctx, 5, LOOM_DTYPE_F32, 1,
+                                                                       &n26, 0, 1 << 20)),
+                             LOOM_DTYPE_I32),
+                 NULL, W_UNIQUE};
+    loom_array_retain(w.x);
+    loom_eval(ctx, 1, &w.x);
+    bench("unique_i32_2^26", &w, 4.0 * (double)n26, 5, 2);
+    loom_array_release(w.x);
+    w = (work_t){bench_rand(ctx, 6, LOOM_DTYPE_F32, 1, &n28, -1, 1), NULL, W_MASK};
+    bench("mask_f32_2^28", &w, 4.0 * (double)n28 + 2.0 * (double)n28, 5, 2);
+    loom_array_release(w.x);
+    loom_ctx_destroy(ctx);
+    return 0;
+}

@@ -1,0 +1,559 @@
+/* sort.c — CUDA C for the data-dependent ops: stable sorts and argsorts, searchsorted,
+ * flatnonzero's compaction and the deterministic scatters. Unlike the fused kernels, their
+ * text depends only on dtypes and modes; sizes, addresses and the pass's digit are parameters.
+ *
+ * Sorts are least-significant-digit radix sorts, 8 bits a pass, of (key, payload) pairs. A key
+ * is the element's bits made to order as unsigned integers in NumPy's order (floats: sign
+ * folded, -0.0 made +0.0, every NaN the largest key; signed integers: sign bit flipped), with
+ * the element's line number above them where both fit in 64 bits, so that one sort orders
+ * every line along the axis at once. The payload is what the result needs: the element's own
+ * bits (sort) or its position along the line (argsort); where line and key do not fit in 64
+ * bits, the element's position in line order, whose line number the last passes sort by. A
+ * pass is three kernels (reduce-then-scan): digit counts per block, one scan of them, and a
+ * stable scatter in tiles of 2048 that ranks each tile's digits with warp matches, orders the
+ * tile in shared memory and writes runs of equal digits. Stability makes every pass, and so the
+ * result, the reference's: equal keys keep their order.
+ *
+ * Scatters sort (target, position) pairs by target the same way, then one thread per run of
+ * equal targets combines the run's values in the order of their positions: the reference's
+ * order, so float sums have its bits on every run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+#define TILE 2048 /* elements a scatter block ranks at once: 8 warps x 8 rounds of 32 */
+
+static int bits_of(uint64_t v) {
+    int b = 0;
+    while (b < 64 && (v >> b)) b++;
+    return b;
+}
+
+void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count) {
+    const ir_node_t *n = &g->nodes[node];
+    memset(s, 0, sizeof *s);
+    s->op = n->op;
+    s->mode = (int)n->p.k;
+    switch (n->op) {
+        case IR_OP_SORT:
+        case IR_OP_ARGSORT: {
+            const ir_node_t *x = &g->nodes[n->src[0]];
+            int axis = (int)n->p.axis;
+            s->dtype = (loom_dtype_t)x->dtype;
+            s->n = ir_node_size(n);
+            s->len = n->shape[axis];
+            s->inner = 1;
+            for (int ax = axis + 1; ax < n->ndim; ax++) s->inner *= n->shape[ax];
+            int w = 8 * (int)ir_dtypes[s->dtype].size;
+            int64_t lines = s->len ? s->n / s->len : 0;
+            int lb = lines > 1 ? bits_of((uint64_t)(lines - 1)) : 0;
+            s->seg = w + lb > 64;
+            s->kbytes = s->seg || w + lb > 32 ? 8 : 4;
+            if (n->op == IR_OP_ARGSORT && !s->seg)
+                s->pbytes = (uint64_t)s->len > UINT32_MAX ? 8 : 4;
+            else if (!s->seg)
+                s->pbytes = w > 32 ? 8 : 4;
+            else
+                s->pbytes = 8;
+            s->key_passes = s->seg ? w / 8 : (w + lb + 7) / 8;
+            s->seg_passes = s->seg ? (lb + 7) / 8 : 0;
+            break;
+        }
+        case IR_OP_SCATTER: {
+            s->dtype = (loom_dtype_t)n->dtype;
+            s->n = ir_node_size(&g->nodes[n->src[1]]);
+            s->len = ir_node_size(n); /* targets: size is the key of a skipped index */
+            int kb = bits_of((uint64_t)s->len);
+            s->kbytes = kb > 32 ? 8 : 4;
+            s->pbytes = (uint64_t)s->n > UINT32_MAX ? 8 : 4;
+            s->key_passes = (kb + 7) / 8;
+            break;
+        }
+        case IR_OP_SEARCHSORTED:
+            s->dtype = (loom_dtype_t)g->nodes[n->src[0]].dtype;
+            s->n = ir_node_size(n);
+            s->len = g->nodes[n->src[0]].shape[0];
+            break;
+        default: /* NONZERO */
+            s->dtype = LOOM_DTYPE_BOOL;
+            s->n = ir_node_size(&g->nodes[n->src[0]]);
+            s->len = n->shape[0];
+            break;
+    }
+    /* blocks over contiguous ranges: enough to fill the device a few times, ranges of whole
+     * tiles, and few enough that the counts' scan stays one block's work */
+    int64_t tiles = (s->n + TILE - 1) / TILE, cap = 8 * (int64_t)cg__sms(sm_count);
+    s->nb = tiles < cap ? tiles : cap;
+    if (s->nb < 1) s->nb = 1;
+    s->per = (tiles + s->nb - 1) / s->nb * TILE;
+    s->nb = s->per ? (s->n + s->per - 1) / s->per : 1;
+    if (s->nb < 1) s->nb = 1;
+}
+
+uint32_t cg_sort_n_kernels(const cg_sort_t *s) {
+    switch (s->op) {
+        case IR_OP_SORT:
+        case IR_OP_ARGSORT:
+        case IR_OP_SCATTER:
+            return s->seg ? CG_SK_SCATTER_SEG + 1 : CG_SK_FINAL + 1;
+        case IR_OP_SEARCHSORTED:
+            return 1;
+        default:
+            return CG_SK_NZ_WRITE + 1;
+    }
+}
+
+/* The kernel kind each index of a step runs: sorts and scatters their five (seven with line
+ * digits), searchsorted its search, flatnonzero its count, scan and write. */
+static int kind_of(const cg_sort_t *s, uint32_t i) {
+    if (s->op == IR_OP_SEARCHSORTED) return CG_SK_SEARCH;
+    if (s->op == IR_OP_NONZERO) return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
+    return (int)i;
+}
+
+base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
+    cg__key_t k;
+    cg__key_init(&k, 0x6c6f7331); /* format of this generator; bump when the text changes */
+    int kind = kind_of(s, i);
+    cg__key_put(&k, (uint32_t)kind);
+    cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
+    cg__key_put(&k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
+                        (uint32_t)(s->inner == 1) << 17);
+    return cg__key_done(&k);
+}
+
+static const char *utype(int bytes) {
+    return bytes == 1 ? "lm_u8" : bytes == 2 ? "lm_u16" : bytes == 4 ? "lm_u32" : "lm_u64";
+}
+
+/* lm_sk(b): the unsigned key of element bits b (type UT, W bits) in NumPy's order. */
+static void emit_twiddle(const cg_sort_t *s, base_str_t *o) {
+    const ir_dtype_info_t *d = &ir_dtypes[s->dtype];
+    int w = 8 * (int)d->size;
+    const char *ut = utype((int)d->size);
+    base_str_printf(o, "typedef %s UT;\n#define W %d\n", ut, w);
+    base_str_cat(o, "static __device__ __forceinline__ UT lm_sk(UT b) {\n");
+    if (d->kind == IR_DKIND_FLOAT) {
+        uint64_t inf = s->dtype == LOOM_DTYPE_F16    ? 0x7C00u
+                       : s->dtype == LOOM_DTYPE_BF16 ? 0x7F80u
+                       : s->dtype == LOOM_DTYPE_F32  ? 0x7F800000u
+                                                     : UINT64_C(0x7FF0000000000000);
+        base_str_printf(o,
+                        "    const UT S = (UT)((UT)1 << (W - 1)), a = (UT)(b & (UT)~S);\n"
+                        "    if (a > (UT)%lluull) return (UT)~(UT)0; /* NaN: last */\n"
+                        "    if (a == 0) return S;                    /* -0.0 == 0.0 */\n"
+                        "    return (b & S) ? (UT)~b : (UT)(b | S);\n",
+                        (unsigned long long)inf);
+    } else if (d->kind == IR_DKIND_INT) {
+        base_str_cat(o, "    return (UT)(b ^ (UT)((UT)1 << (W - 1)));\n");
+    } else {
+        base_str_cat(o, "    return b;\n");
+    }
+    base_str_cat(o, "}\n");
+}
+
+static void open_kernel(base_str_t *o, const char *name, uint32_t n_params, int threads) {
+    cg__emit_kernel_open(o, name, true, n_params);
+    base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n",
+                    threads, name, name);
+}
+
+static const char grid_loop[] =
+    "    const lm_u64 step = (lm_u64)gridDim.x * blockDim.x;\n"
+    "    for (lm_u64 t = (lm_u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += step) {\n";
+
+/* The line l of line-order position t and its element j; `at` the C-order offset of (l, j). */
+static void emit_line_pos(const cg_sort_t *s, base_str_t *o, const char *t, const char *j,
+                          const char *at) {
+    base_str_printf(o, "        const lm_u64 l = %s / len, %s = %s - l * len;\n", t, j, t);
+    if (s->inner == 1)
+        base_str_printf(o, "        const lm_u64 %s = l * len + %s;\n", at, j);
+    else
+        base_str_printf(o,
+                        "        const lm_u64 lo_ = l / inner, li_ = l - lo_ * inner;\n"
+                        "        const lm_u64 %s = (lo_ * len + %s) * inner + li_;\n",
+                        at, j);
+}
+
+/* The digit of element i this pass sorts by: the key's, or (seg) its line number's. */
+static const char *digit_of(bool seg) {
+    return seg ? "(unsigned)(((lm_u64)pays[i] / len >> shift) & 255u)"
+               : "(unsigned)((keys[i] >> shift) & 255u)";
+}
+
+static void emit_hist(const cg_sort_t *s, bool seg, base_str_t *o, const char *name) {
+    /* words: n, keys, pays, counts, per, shift, nb, len */
+    open_kernel(o, name, 8, 256);
+    base_str_printf(o,
+                    "    typedef %s KT;\n    typedef %s PT;\n"
+                    "    const lm_u64 n = P.w[0], per = P.w[4], nb = P.w[6], len = P.w[7];\n"
+                    "    const KT *keys = (const KT *)P.w[1];\n"
+                    "    const PT *pays = (const PT *)P.w[2];\n"
+                    "    lm_u64 *counts = (lm_u64 *)P.w[3];\n"
+                    "    const unsigned shift = (unsigned)P.w[5];\n"
+                    "    (void)keys, (void)pays, (void)len;\n",
+                    utype(s->kbytes), utype(s->pbytes));
+    base_str_printf(o,
+                    "    __shared__ unsigned h[8][256];\n"
+                    "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
+                    "    for (unsigned k = lane; k < 256; k += 32) h[warp][k] = 0;\n"
+                    "    __syncthreads();\n"
+                    "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+                    "    for (lm_u64 b = lo; b < hi; b += 256) {\n"
+                    "        const lm_u64 i = b + t;\n"
+                    "        const unsigned d = i < hi ? %s : 256u;\n"
+                    "        const unsigned peers = __match_any_sync(0xffffffffu, d);\n"
+                    "        if (d < 256u && (peers & ((1u << lane) - 1u)) == 0u) h[warp][d] += __popc(peers);\n"
+                    "        __syncwarp();\n"
+                    "    }\n"
+                    "    __syncthreads();\n"
+                    "    unsigned c = 0;\n"
+                    "    for (int w = 0; w < 8; w++) c += h[w][t];\n"
+                    "    counts[(lm_u64)t * nb + blockIdx.x] = c;\n}\n",
+                    digit_of(seg));
+}
+
+static void emit_scan(base_str_t *o, const char *name) {
+    /* words: m, counts (scanned in place, exclusive) */
+    open_kernel(o, name, 2, 1024);
+    base_str_cat(o,
+                 "    const lm_u64 m = P.w[0];\n"
+                 "    lm_u64 *c = (lm_u64 *)P.w[1];\n"
+                 "    __shared__ lm_u64 part[1024];\n"
+                 "    const unsigned t = threadIdx.x;\n"
+                 "    const lm_u64 chunk = (m + 1023) / 1024, lo = t * chunk;\n"
+                 "    const lm_u64 hi = lo + chunk < m ? lo + chunk : m;\n"
+                 "    lm_u64 s = 0;\n"
+                 "    for (lm_u64 i = lo; i < hi; i++) s += c[i];\n"
+                 "    part[t] = s;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned off = 1; off < 1024; off *= 2) {\n"
+                 "        const lm_u64 v = t >= off ? part[t - off] : 0;\n"
+                 "        __syncthreads();\n"
+                 "        part[t] += v;\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    lm_u64 run = t ? part[t - 1] : 0;\n"
+                 "    for (lm_u64 i = lo; i < hi; i++) {\n"
+                 "        const lm_u64 v = c[i];\n"
+                 "        c[i] = run;\n"
+                 "        run += v;\n"
+                 "    }\n}\n");
+}
+
+static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char *name) {
+    /* words: n, keys, pays, keys out, pays out, offsets, per, shift, nb, len */
+    open_kernel(o, name, 10, 256);
+    base_str_printf(o,
+                    "    typedef %s KT;\n    typedef %s PT;\n"
+                    "    const lm_u64 n = P.w[0], per = P.w[6], nb = P.w[8], len = P.w[9];\n"
+                    "    const KT *keys_in = (const KT *)P.w[1];\n"
+                    "    const PT *pays_in = (const PT *)P.w[2];\n"
+                    "    KT *keys_out = (KT *)P.w[3];\n"
+                    "    PT *pays_out = (PT *)P.w[4];\n"
+                    "    const lm_u64 *offs = (const lm_u64 *)P.w[5];\n"
+                    "    const unsigned shift = (unsigned)P.w[7];\n"
+                    "    (void)len;\n",
+                    utype(s->kbytes), utype(s->pbytes));
+    const char *dig_reg = seg ? "(unsigned)(((lm_u64)pay[r] / len >> shift) & 255u)"
+                                 : "(unsigned)((key[r] >> shift) & 255u)";
+    const char *dig_sh = seg ? "(unsigned)(((lm_u64)sp[p] / len >> shift) & 255u)"
+                                : "(unsigned)((sk[p] >> shift) & 255u)";
+    base_str_printf(
+        o,
+        "    __shared__ lm_u64 base[256];\n"
+        "    __shared__ unsigned wh[8][256], tstart[256], tcount[256], wsum[8];\n"
+        "    __shared__ KT sk[%d];\n"
+        "    __shared__ PT sp[%d];\n"
+        "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
+        "    base[t] = offs[(lm_u64)t * nb + blockIdx.x];\n"
+        "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+        "    for (lm_u64 tb = lo; tb < hi; tb += %d) {\n"
+        "        const unsigned cnt = (unsigned)(hi - tb < %d ? hi - tb : %d);\n"
+        "        for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
+        "        __syncwarp();\n"
+        "        KT key[8];\n"
+        "        PT pay[8];\n"
+        "        unsigned off[8], dg[8];\n"
+        "#pragma unroll\n"
+        "        for (int r = 0; r < 8; r++) {\n"
+        "            const unsigned idx = warp * 256 + r * 32 + lane;\n"
+        "            const bool valid = idx < cnt;\n"
+        "            key[r] = valid ? keys_in[tb + idx] : (KT)0;\n"
+        "            pay[r] = valid ? pays_in[tb + idx] : (PT)0;\n"
+        "            const unsigned d = valid ? %s : 256u;\n"
+        "            const unsigned peers = __match_any_sync(0xffffffffu, d);\n"
+        "            const unsigned below = peers & ((1u << lane) - 1u);\n"
+        "            off[r] = valid ? wh[warp][d] + __popc(below) : 0u;\n"
+        "            dg[r] = d;\n"
+        "            __syncwarp();\n"
+        "            if (valid && below == 0u) wh[warp][d] += __popc(peers);\n"
+        "            __syncwarp();\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        unsigned run = 0; /* thread t: digit t, its count before each warp */\n"
+        "        for (int w = 0; w < 8; w++) {\n"
+        "            const unsigned c = wh[w][t];\n"
+        "            wh[w][t] = run;\n"
+        "            run += c;\n"
+        "        }\n"
+        "        unsigned x = run; /* the tile's digits before t */\n"
+        "        for (int d = 1; d < 32; d *= 2) {\n"
+        "            const unsigned y = __shfl_up_sync(0xffffffffu, x, d);\n"
+        "            if (lane >= (unsigned)d) x += y;\n"
+        "        }\n"
+        "        if (lane == 31) wsum[warp] = x;\n"
+        "        __syncthreads();\n"
+        "        for (unsigned w = 0; w < warp; w++) x += wsum[w];\n"
+        "        tstart[t] = x - run;\n"
+        "        tcount[t] = run;\n"
+        "        __syncthreads();\n"
+        "#pragma unroll\n"
+        "        for (int r = 0; r < 8; r++)\n"
+        "            if (dg[r] < 256u) {\n"
+        "                const unsigned p = tstart[dg[r]] + wh[warp][dg[r]] + off[r];\n"
+        "                sk[p] = key[r];\n"
+        "                sp[p] = pay[r];\n"
+        "            }\n"
+        "        __syncthreads();\n"
+        "        for (unsigned p = t; p < cnt; p += 256) {\n"
+        "            const unsigned d = %s;\n"
+        "            const lm_u64 at = base[d] + (p - tstart[d]);\n"
+        "            keys_out[at] = sk[p];\n"
+        "            pays_out[at] = sp[p];\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        base[t] += tcount[t];\n"
+        "        __syncthreads();\n"
+        "    }\n}\n",
+        TILE, TILE, TILE, TILE, TILE, dig_reg, dig_sh);
+}
+
+static void emit_sort_prep(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, x, keys, pays, len, inner */
+    base_str_t body;
+    base_str_init(&body, o->al);
+    emit_twiddle(s, &body);
+    open_kernel(&body, name, 6, 256);
+    base_str_printf(&body,
+                    "    typedef %s KT;\n    typedef %s PT;\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[4], inner = P.w[5];\n"
+                    "    const UT *x = (const UT *)P.w[1];\n"
+                    "    KT *keys = (KT *)P.w[2];\n"
+                    "    PT *pays = (PT *)P.w[3];\n"
+                    "    (void)inner;\n",
+                    utype(s->kbytes), utype(s->pbytes));
+    base_str_cat(&body, grid_loop);
+    emit_line_pos(s, &body, "t", "j", "src");
+    base_str_cat(&body, "        const UT b = x[src];\n");
+    if (s->seg)
+        base_str_cat(&body, "        keys[t] = (KT)lm_sk(b);\n        pays[t] = (PT)t;\n");
+    else
+        base_str_printf(&body,
+                        "        keys[t] = (KT)lm_sk(b) | (W < 64 ? (KT)((lm_u64)l << (W %% 64)) : (KT)0);\n"
+                        "        pays[t] = (PT)%s;\n",
+                        s->op == IR_OP_ARGSORT ? "j" : "b");
+    base_str_cat(&body, "    }\n}\n");
+    cg__emit_finish(o, &body);
+}
+
+static void emit_sort_final(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, pays, out, len, inner, x */
+    bool arg = s->op == IR_OP_ARGSORT;
+    open_kernel(o, name, 6, 256);
+    base_str_printf(o,
+                    "    typedef %s PT;\n    typedef %s UT;\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[3], inner = P.w[4];\n"
+                    "    const PT *pays = (const PT *)P.w[1];\n"
+                    "    %s *out = (%s *)P.w[2];\n"
+                    "    const UT *x = (const UT *)P.w[5];\n"
+                    "    (void)inner, (void)x;\n",
+                    utype(s->pbytes), utype((int)ir_dtypes[s->dtype].size), arg ? "lm_i64" : "UT",
+                    arg ? "lm_i64" : "UT");
+    base_str_cat(o, grid_loop);
+    emit_line_pos(s, o, "t", "i", "dst");
+    base_str_cat(o, "        const PT p = pays[t];\n");
+    if (!s->seg) {
+        base_str_printf(o, "        out[dst] = (%s)p;\n", arg ? "lm_i64" : "UT");
+    } else if (arg) {
+        base_str_cat(o, "        out[dst] = (lm_i64)(p % len);\n");
+    } else {
+        /* p = l * len + j: the element's position in line order (the same line) */
+        if (s->inner == 1)
+            base_str_cat(o, "        out[dst] = x[p];\n");
+        else
+            base_str_cat(o, "        out[dst] = x[(lo_ * len + (lm_u64)p % len) * inner + li_];\n");
+    }
+    base_str_cat(o, "    }\n}\n");
+}
+
+static void emit_search(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, sorted, len, values, out */
+    base_str_t body;
+    base_str_init(&body, o->al);
+    emit_twiddle(s, &body);
+    open_kernel(&body, name, 5, 256);
+    base_str_cat(&body,
+                 "    const lm_u64 n = P.w[0], len = P.w[2];\n"
+                 "    const UT *a = (const UT *)P.w[1];\n"
+                 "    const UT *v = (const UT *)P.w[3];\n"
+                 "    lm_i64 *out = (lm_i64 *)P.w[4];\n");
+    base_str_cat(&body, grid_loop);
+    base_str_printf(&body,
+                    "        const UT key = lm_sk(v[t]);\n"
+                    "        lm_u64 lo = 0, hi = len; /* the first element that goes after key */\n"
+                    "        while (lo < hi) {\n"
+                    "            const lm_u64 mid = lo + (hi - lo) / 2;\n"
+                    "            const UT at = lm_sk(a[mid]);\n"
+                    "            if (%s) hi = mid; else lo = mid + 1;\n"
+                    "        }\n"
+                    "        out[t] = (lm_i64)lo;\n    }\n}\n",
+                    s->mode ? "key < at" : "!(at < key)");
+    cg__emit_finish(o, &body);
+}
+
+static void emit_nz_count(base_str_t *o, const char *name) {
+    /* words: n, x, counts, per */
+    open_kernel(o, name, 4, 256);
+    base_str_cat(o,
+                 "    const lm_u64 n = P.w[0], per = P.w[3];\n"
+                 "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
+                 "    lm_u64 *counts = (lm_u64 *)P.w[2];\n"
+                 "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+                 "    unsigned c = 0;\n"
+                 "    for (lm_u64 i = lo + threadIdx.x; i < hi; i += 256) c += x[i] != 0;\n"
+                 "    for (int d = 16; d > 0; d /= 2) c += __shfl_down_sync(0xffffffffu, c, d);\n"
+                 "    __shared__ unsigned ws[8];\n"
+                 "    if (threadIdx.x % 32 == 0) ws[threadIdx.x / 32] = c;\n"
+                 "    __syncthreads();\n"
+                 "    if (threadIdx.x == 0) {\n"
+                 "        lm_u64 s = 0;\n"
+                 "        for (int w = 0; w < 8; w++) s += ws[w];\n"
+                 "        counts[blockIdx.x] = s;\n"
+                 "    }\n}\n");
+}
+
+static void emit_nz_write(base_str_t *o, const char *name) {
+    /* words: n, x, offsets, per, out, len (the result's extent: positions past it dropped) */
+    open_kernel(o, name, 6, 256);
+    base_str_cat(o,
+                 "    const lm_u64 n = P.w[0], per = P.w[3], len = P.w[5];\n"
+                 "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
+                 "    const lm_u64 *offs = (const lm_u64 *)P.w[2];\n"
+                 "    lm_i64 *out = (lm_i64 *)P.w[4];\n"
+                 "    __shared__ unsigned ws[8];\n"
+                 "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
+                 "    lm_u64 base = offs[blockIdx.x];\n"
+                 "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+                 "    for (lm_u64 tb = lo; tb < hi && base < len; tb += 256) {\n"
+                 "        const lm_u64 i = tb + t;\n"
+                 "        const bool f = i < hi && x[i] != 0;\n"
+                 "        const unsigned bal = __ballot_sync(0xffffffffu, f);\n"
+                 "        if (lane == 0) ws[warp] = __popc(bal);\n"
+                 "        __syncthreads();\n"
+                 "        unsigned before = __popc(bal & ((1u << lane) - 1u)), total = 0;\n"
+                 "        for (unsigned w = 0; w < 8; w++) {\n"
+                 "            if (w < warp) before += ws[w];\n"
+                 "            total += ws[w];\n"
+                 "        }\n"
+                 "        if (f && base + before < len) out[base + before] = (lm_i64)i;\n"
+                 "        base += total;\n"
+                 "        __syncthreads();\n"
+                 "    }\n}\n");
+}
+
+static void emit_scatter_prep(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, indices, keys, pays, size */
+    open_kernel(o, name, 5, 256);
+    base_str_printf(o,
+                    "    typedef %s KT;\n    typedef %s PT;\n"
+                    "    const lm_u64 n = P.w[0], size = P.w[4];\n"
+                    "    const lm_i64 *idx = (const lm_i64 *)P.w[1];\n"
+                    "    KT *keys = (KT *)P.w[2];\n"
+                    "    PT *pays = (PT *)P.w[3];\n",
+                    utype(s->kbytes), utype(s->pbytes));
+    base_str_cat(o, grid_loop);
+    base_str_cat(o,
+                 "        const lm_i64 k = idx[t]; /* outside: skipped, sorted last */\n"
+                 "        keys[t] = (KT)(k >= 0 && (lm_u64)k < size ? (lm_u64)k : size);\n"
+                 "        pays[t] = (PT)t;\n    }\n}\n");
+}
+
+static void emit_scatter_apply(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, keys, pays, values, out, size, the values' stride (1, or 0: one value) */
+    const char *ty = ir_dtypes[s->dtype].ctype, *sf = ir_dtypes[s->dtype].sfx;
+    base_str_t body;
+    base_str_init(&body, o->al);
+    open_kernel(&body, name, 7, 256);
+    base_str_printf(&body,
+                    "    typedef %s KT;\n    typedef %s PT;\n"
+                    "    const lm_u64 n = P.w[0], size = P.w[5], vs = P.w[6];\n"
+                    "    const KT *keys = (const KT *)P.w[1];\n"
+                    "    const PT *pays = (const PT *)P.w[2];\n"
+                    "    const %s *v = (const %s *)P.w[3];\n"
+                    "    %s *out = (%s *)P.w[4];\n",
+                    utype(s->kbytes), utype(s->pbytes), ty, ty, ty, ty);
+    base_str_cat(&body, grid_loop);
+    base_str_printf(&body,
+                    "        const KT k = keys[t]; /* a run of one target starts here */\n"
+                    "        if ((lm_u64)k == size || (t > 0 && keys[t - 1] == k)) continue;\n"
+                    "        %s acc = out[k];\n"
+                    "        for (lm_u64 r = t; r < n && keys[r] == k; r++) {\n",
+                    ty);
+    static const char *const comb[4] = {NULL, "add", "minimum", "maximum"};
+    if (s->mode > 0 && s->mode < 4)
+        base_str_printf(&body, "            acc = lm_%s_%s(acc, v[pays[r] * vs]);\n", comb[s->mode], sf);
+    else
+        base_str_cat(&body, "            acc = v[pays[r] * vs]; /* the last write wins */\n");
+    base_str_cat(&body, "        }\n        out[k] = acc;\n    }\n}\n");
+    cg__emit_finish(o, &body);
+}
+
+void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name) {
+    base_hash128_t key = cg_sort_key(s, i);
+    snprintf(name, 40, "loom_st_%016llx", (unsigned long long)key.lo);
+    base_str_t body;
+    base_str_init(&body, out->al);
+    bool scatter = s->op == IR_OP_SCATTER;
+    switch (kind_of(s, i)) {
+        case CG_SK_PREP:
+            if (scatter) {
+                emit_scatter_prep(s, &body, name);
+                break;
+            }
+            emit_sort_prep(s, out, name);
+            base_str_fini(&body);
+            return;
+        case CG_SK_HIST:
+        case CG_SK_HIST_SEG:
+            emit_hist(s, kind_of(s, i) == CG_SK_HIST_SEG, &body, name);
+            break;
+        case CG_SK_SCAN:
+            emit_scan(&body, name);
+            break;
+        case CG_SK_SCATTER:
+        case CG_SK_SCATTER_SEG:
+            emit_scatter(s, kind_of(s, i) == CG_SK_SCATTER_SEG, &body, name);
+            break;
+        case CG_SK_FINAL:
+            if (!scatter) {
+                emit_sort_final(s, &body, name);
+                break;
+            }
+            emit_scatter_apply(s, out, name);
+            base_str_fini(&body);
+            return;
+        case CG_SK_SEARCH:
+            emit_search(s, out, name);
+            base_str_fini(&body);
+            return;
+        case CG_SK_NZ_COUNT:
+            emit_nz_count(&body, name);
+            break;
+        default:
+            emit_nz_write(&body, name);
+            break;
+    }
+    cg__emit_finish(out, &body);
+}

@@ -1,0 +1,118 @@
+/* sort.c — runs the steps of fixed kernels codegen/sort.c writes: radix sorts and argsorts,
+ * searchsorted, flatnonzero and the deterministic scatters. Scratch (two key and two payload
+ * arrays, the digit counts) comes from the pool for the step and goes back after it; the
+ * kernels queue on the device's stream like every other step. */
+#include "internal.h"
+
+/* Element address of the step graph's INPUT operand k of node nd. */
+static uint64_t operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in) {
+    const ir_node_t *o = &sg->nodes[nd->src[k]];
+    const ir_input_t *inp = &sg->inputs[o->input];
+    return in[o->input] + (uint64_t)(inp->offset * (int64_t)ir_dtypes[o->dtype].size);
+}
+
+static loom_status_t launch(en_engine_t *e, rt_kernel_t *k, uint32_t grid, uint32_t block,
+                            uint64_t *words) {
+    void *params[1] = {words};
+    return rt_launch(e->rt, k, grid, block, params);
+}
+
+/* Grid-stride kernels: a block of 256 per 256 elements, at most 8 per multiprocessor. */
+static uint32_t stride_grid(en_engine_t *e, int64_t n) {
+    int sm = rt_device_sm_count(e->rt);
+    int64_t blocks = (n + 255) / 256, cap = 8 * (int64_t)(sm > 0 ? sm : 132);
+    return (uint32_t)(blocks < 1 ? 1 : blocks < cap ? blocks : cap);
+}
+
+/* The passes of 8 bits over n (key, payload) pairs from k[0], p[0] (ping-ponging with k[1],
+ * p[1]); *cur: the side holding the result. */
+static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], uint64_t p[2],
+                           uint64_t counts, int *cur) {
+    const cg_sort_t *s = st->sort;
+    int c = 0;
+    for (int pass = 0; pass < s->key_passes + s->seg_passes && !e->err->status; pass++) {
+        bool seg = pass >= s->key_passes;
+        uint64_t shift = 8 * (uint64_t)(seg ? pass - s->key_passes : pass);
+        rt_kernel_t *hist = st->kerns[seg ? CG_SK_HIST_SEG : CG_SK_HIST];
+        rt_kernel_t *scat = st->kerns[seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER];
+        uint64_t wh[8] = {(uint64_t)s->n, k[c], p[c], counts, (uint64_t)s->per, shift,
+                          (uint64_t)s->nb, (uint64_t)s->len};
+        launch(e, hist, (uint32_t)s->nb, 256, wh);
+        uint64_t wc[2] = {256 * (uint64_t)s->nb, counts};
+        launch(e, st->kerns[CG_SK_SCAN], 1, 1024, wc);
+        uint64_t ws[10] = {(uint64_t)s->n, k[c], p[c], k[1 - c], p[1 - c], counts,
+                           (uint64_t)s->per, shift, (uint64_t)s->nb, (uint64_t)s->len};
+        launch(e, scat, (uint32_t)s->nb, 256, ws);
+        c = 1 - c;
+    }
+    *cur = c;
+    return e->err->status;
+}
+
+loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out) {
+    const cg_sort_t *s = st->sort;
+    const ir_graph_t *sg = &st->sg;
+    const ir_node_t *nd = &sg->nodes[sg->outputs[0]];
+    rt_device_t *rt = e->rt;
+    if (s->op == IR_OP_SEARCHSORTED) {
+        if (!s->n) return LOOM_STATUS_OK;
+        uint64_t w[5] = {(uint64_t)s->n, operand(sg, nd, 0, in), (uint64_t)s->len,
+                         operand(sg, nd, 1, in), out};
+        return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
+    }
+    if (s->op == IR_OP_NONZERO) {
+        if (!s->len) return LOOM_STATUS_OK;
+        if (rt_memset(rt, out, 0xFF, (size_t)s->len * 8) != LOOM_STATUS_OK) return e->err->status;
+        if (!s->n) return LOOM_STATUS_OK;
+        uint64_t counts;
+        if (rt_alloc(rt, (size_t)s->nb * 8, &counts) != LOOM_STATUS_OK) return e->err->status;
+        uint64_t x = operand(sg, nd, 0, in);
+        uint64_t w0[4] = {(uint64_t)s->n, x, counts, (uint64_t)s->per};
+        launch(e, st->kerns[0], (uint32_t)s->nb, 256, w0);
+        uint64_t w1[2] = {(uint64_t)s->nb, counts};
+        launch(e, st->kerns[1], 1, 1024, w1);
+        uint64_t w2[6] = {(uint64_t)s->n, x, counts, (uint64_t)s->per, out, (uint64_t)s->len};
+        launch(e, st->kerns[2], (uint32_t)s->nb, 256, w2);
+        rt_free(rt, counts);
+        return e->err->status;
+    }
+    bool scatter = s->op == IR_OP_SCATTER;
+    if (scatter) { /* the base first: the runs then combine into it */
+        size_t bytes = (size_t)s->len * ir_dtypes[s->dtype].size;
+        if (bytes && rt_d2d(rt, out, operand(sg, nd, 0, in), bytes) != LOOM_STATUS_OK)
+            return e->err->status;
+    }
+    if (!s->n) return LOOM_STATUS_OK;
+    size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
+    size_t cb = (size_t)s->nb * 256 * 8;
+    uint64_t base;
+    if (rt_alloc(rt, 2 * kb + 2 * pb + cb, &base) != LOOM_STATUS_OK) return e->err->status;
+    /* (the pool aligns blocks to 256; each array stays 8-aligned) */
+    uint64_t k[2] = {base, base + kb}, p[2] = {base + 2 * kb, base + 2 * kb + pb};
+    uint64_t counts = base + 2 * kb + 2 * pb;
+    uint32_t grid = stride_grid(e, s->n);
+    if (scatter) {
+        uint64_t w[5] = {(uint64_t)s->n, operand(sg, nd, 1, in), k[0], p[0], (uint64_t)s->len};
+        launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
+    } else {
+        uint64_t w[6] = {(uint64_t)s->n, operand(sg, nd, 0, in), k[0], p[0], (uint64_t)s->len,
+                         (uint64_t)s->inner};
+        launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
+    }
+    int c = 0;
+    radix(e, st, k, p, counts, &c);
+    if (scatter) {
+        const ir_node_t *v = &sg->nodes[nd->src[2]];
+        bool one = true;
+        for (int ax = 0; ax < LOOM_MAX_DIMS; ax++) one = one && sg->inputs[v->input].strides[ax] == 0;
+        uint64_t w[7] = {(uint64_t)s->n, k[c], p[c], operand(sg, nd, 2, in), out,
+                         (uint64_t)s->len, one ? 0 : 1};
+        launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
+    } else {
+        uint64_t w[6] = {(uint64_t)s->n, p[c], out, (uint64_t)s->len, (uint64_t)s->inner,
+                         operand(sg, nd, 0, in)};
+        launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
+    }
+    rt_free(rt, base);
+    return e->err->status;
+}

@@ -1,0 +1,292 @@
+/* test_indexing (gpu) — gathers, masks, sorts, sets and scatters on a real GPU, each compared
+ * with the CPU reference device bit for bit (a float reduction around a gather: within a
+ * tolerance scaled by the reduced extent). Gathers are loads inside their consumer's kernel
+ * (kernel counts), generators fuse into reductions, sorts cover every dtype and the lengths
+ * around warp, tile and block edges, scatters give the reference's float sums. Exit 77
+ * without a GPU. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loom.h"
+
+#define R 300
+#define C 257
+#define K 100
+#define NB 5000
+#define VMAX ((1 << 20) + 1)
+
+typedef struct fx {
+    loom_ctx_t *cpu, *gpu;
+    float *x, *v, *w;
+    int64_t *j, *jr, *k, *jb, *ib;
+} fx_t;
+
+/* The named inputs of every expression, built in ctx; vlen: elements of v. */
+#define N_IN 8
+static const char *const names[N_IN] = {"x", "v", "j", "jr", "k", "jb", "ib", "w"};
+
+static void inputs(const fx_t *f, loom_ctx_t *ctx, int64_t vlen, loom_array_t **in) {
+    int64_t xs[2] = {R, C}, ks[2] = {R, 1}, kk = K, nb = NB;
+    in[0] = loom_from_host(ctx, LOOM_DTYPE_F32, 2, xs, f->x);
+    in[1] = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &vlen, f->v);
+    in[2] = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &kk, f->j);
+    in[3] = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &kk, f->jr);
+    in[4] = loom_from_host(ctx, LOOM_DTYPE_I64, 2, ks, f->k);
+    in[5] = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &kk, f->jb);
+    in[6] = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &nb, f->ib);
+    in[7] = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &nb, f->w);
+}
+
+typedef loom_array_t *build_fn(loom_ctx_t *ctx, loom_array_t **in, const void *arg);
+
+static loom_array_t *by_expr(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
+    return loom_expr(ctx, arg, N_IN, names, in);
+}
+
+/* Builds the result on both devices and compares: bytes, or float32 within rel_tol. Checks
+ * that the GPU launched at most max_kernels kernels (< 0: not checked). */
+static void both(fx_t *f, const char *what, build_fn *build, const void *arg, int64_t vlen,
+                 double rel_tol, int max_kernels) {
+    loom_ctx_t *cx[2] = {f->cpu, f->gpu};
+    void *out[2] = {NULL, NULL};
+    size_t nbytes[2] = {0, 0};
+    loom_dtype_t dt = LOOM_DTYPE_F32;
+    uint64_t kernels = 0;
+    loom_ctx_clear_error(f->cpu);
+    loom_ctx_clear_error(f->gpu);
+    for (int d = 0; d < 2; d++) {
+        loom_ctx_t *ctx = cx[d];
+        loom_scope_begin(ctx);
+        loom_array_t *in[N_IN];
+        inputs(f, ctx, vlen, in);
+        loom_eval(ctx, N_IN, in);
+        loom_stats_t s0, s1;
+        loom_ctx_stats(ctx, &s0);
+        loom_array_t *r = build(ctx, in, arg);
+        nbytes[d] = loom_array_nbytes(r);
+        out[d] = malloc(nbytes[d] + 1);
+        if (loom_read(ctx, r, out[d], nbytes[d]) != LOOM_STATUS_OK)
+            fprintf(stderr, "%s (%lld) on %s: %s\n", what, (long long)vlen, d ? "cuda" : "cpu",
+                    loom_ctx_message(ctx));
+        assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+        loom_ctx_stats(ctx, &s1);
+        if (d) kernels = s1.kernels_launched - s0.kernels_launched;
+        dt = loom_array_dtype(r);
+        loom_scope_end(ctx);
+    }
+    assert_int_equal(nbytes[0], nbytes[1]);
+    int bad = 0;
+    if (dt == LOOM_DTYPE_F32 && rel_tol > 0) {
+        for (size_t i = 0; i < nbytes[0] / 4; i++) {
+            float a = ((float *)out[0])[i], b = ((float *)out[1])[i];
+            bool ok = (isnan(a) && isnan(b)) || fabs(a - b) <= rel_tol * (fabs(a) + 0.1);
+            if (!ok && bad++ < 3) fprintf(stderr, "%s [%zu]: cpu %.9g gpu %.9g\n", what, i, a, b);
+        }
+    } else if (dt == LOOM_DTYPE_F32) { /* the bits; any NaN matches any (payloads differ) */
+        for (size_t i = 0; i < nbytes[0] / 4; i++) {
+            float a = ((float *)out[0])[i], b = ((float *)out[1])[i];
+            if (!(isnan(a) && isnan(b)) && memcmp(&a, &b, 4) && bad++ < 3)
+                fprintf(stderr, "%s [%zu]: cpu %.9g gpu %.9g\n", what, i, a, b);
+        }
+    } else {
+        for (size_t i = 0; i < nbytes[0]; i++)
+            if (((unsigned char *)out[0])[i] != ((unsigned char *)out[1])[i]) {
+                if (bad++ == 0)
+                    fprintf(stderr, "%s (%lld elements of v): byte %zu differs (%u vs %u)\n", what,
+                            (long long)vlen, i, ((unsigned char *)out[0])[i],
+                            ((unsigned char *)out[1])[i]);
+            }
+    }
+    if (max_kernels >= 0 && (int)kernels > max_kernels)
+        fprintf(stderr, "%s: %llu kernels, at most %d expected\n", what,
+                (unsigned long long)kernels, max_kernels);
+    assert_int_equal(bad, 0);
+    if (max_kernels >= 0) assert_true((int)kernels <= max_kernels);
+    free(out[0]);
+    free(out[1]);
+}
+
+static void expr(fx_t *f, const char *e, double tol, int max_kernels) {
+    both(f, e, by_expr, e, 1000, tol, max_kernels);
+}
+
+static void test_gathers_fuse(void **state) {
+    fx_t *f = *state;
+    expr(f, "take(x, j, axis=1)", 0, 1);
+    expr(f, "x[:, j] * 2 + 1", 0, 1);
+    expr(f, "x[jr]", 0, 1);
+    expr(f, "x[jr, j]", 0, 1);
+    expr(f, "x[jr[:, None], j] - x[jr[:, None], 0:1]", 0, 1);
+    expr(f, "take(x, jb, axis=1, mode='wrap')", 0, 1);
+    expr(f, "take(x, jb, axis=0, mode='clip')", 0, 1);
+    expr(f, "take(x, j, axis=1).T + 1", 0, 1);
+    expr(f, "take_along_axis(x, k, axis=1)", 0, 1);
+    expr(f, "take(x * 2, j, axis=1)", 0, 2); /* the operand is computed first */
+    /* in a reduction's prologue and epilogue: one kernel */
+    expr(f, "sum(take(x, j, axis=1), axis=1)", 1e-5, 1);
+    expr(f, "m = max(x, axis=1, keepdims=True);"
+            "m + log(sum(exp(x - m), axis=1, keepdims=True)) - take_along_axis(x, k, axis=1)",
+         1e-5, 1);
+    /* generators are index arithmetic inside the reduction */
+    expr(f, "sum(x * arange(257), axis=1)", 1e-5, 1);
+    expr(f, "sum(x * linspace(0, 1, 257), axis=1) + max(x + eye(300, 257), axis=1)", 1e-5, 1);
+}
+
+static void test_index_errors(void **state) {
+    fx_t *f = *state;
+    loom_ctx_clear_error(f->gpu);
+    loom_scope_begin(f->gpu);
+    loom_array_t *in[N_IN];
+    inputs(f, f->gpu, 1000, in);
+    loom_array_t *r = loom_expr(f->gpu, "take(x, jb, axis=1)", N_IN, names, in);
+    assert_int_equal(loom_eval(f->gpu, 1, &r), LOOM_STATUS_INDEX_ERROR);
+    loom_scope_end(f->gpu);
+    loom_ctx_clear_error(f->gpu);
+    expr(f, "take(x, j, axis=1)", 0, 1); /* the context goes on */
+}
+
+static const char *const dtypes[] = {"float32", "float64", "float16", "bfloat16", "int8",
+                                     "int16",   "int32",   "int64",   "uint8",    "uint16",
+                                     "uint32",  "uint64",  "bool"};
+
+static void test_sorts(void **state) {
+    fx_t *f = *state;
+    static const int64_t lens[] = {1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, VMAX};
+    char e[200];
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        for (size_t l = 0; l < sizeof lens / sizeof *lens; l++) {
+            if (lens[l] == VMAX && d > 1 && d != 6) continue; /* the long one: 3 dtypes */
+            snprintf(e, sizeof e, "sort(astype(v, '%s'))", dtypes[d]);
+            both(f, e, by_expr, e, lens[l], 0, -1);
+            snprintf(e, sizeof e, "argsort(astype(v, '%s'))", dtypes[d]);
+            both(f, e, by_expr, e, lens[l], 0, -1);
+        }
+        snprintf(e, sizeof e, "argsort(astype(x, '%s'), axis=0)", dtypes[d]);
+        expr(f, e, 0, -1);
+        snprintf(e, sizeof e, "sort(astype(x, '%s'), axis=1)", dtypes[d]);
+        expr(f, e, 0, -1);
+        snprintf(e, sizeof e, "sort(astype(x.T, '%s'), axis=0)[:, ::3]", dtypes[d]);
+        expr(f, e, 0, -1);
+    }
+    expr(f, "sort(x * 0)", 0, -1); /* all equal, signed zeros kept in order */
+    expr(f, "argsort(sort(v))", 0, -1);
+    expr(f, "argsort(-sort(v))", 0, -1);
+    expr(f, "searchsorted(sort(v), x)", 0, -1);
+    expr(f, "searchsorted(sort(v), x, side='right')", 0, -1);
+    expr(f, "searchsorted(sort(astype(v, 'int16')), astype(x * 100, 'int16'))", 0, -1);
+}
+
+static void test_masks_and_sets(void **state) {
+    fx_t *f = *state;
+    expr(f, "x[x > 0.5]", 0, -1);
+    expr(f, "flatnonzero(x > 0)", 0, -1);
+    expr(f, "argwhere(x < -1)", 0, -1);
+    expr(f, "x[:, x[0] > 0]", 0, -1);
+    expr(f, "unique(v)", 0, -1);
+    expr(f, "unique_counts(v)[1]", 0, -1);
+    expr(f, "unique_inverse(v)[1]", 0, -1);
+    expr(f, "isin(x, v)", 0, -1);
+    expr(f, "intersect1d(v, x)", 0, -1);
+    expr(f, "count_nonzero(x > 0, axis=0)", 0, -1);
+}
+
+static loom_array_t *at_build(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
+    const loom_at_op_t *op = arg;
+    int32_t ax = 0;
+    int64_t n = 1000;
+    loom_array_t *base = loom_reshape(ctx, in[1], 1, &n); /* v */
+    loom_array_t *idx = loom_remainder(ctx, in[6], loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 1000));
+    return loom_at(ctx, base, 1, &ax, &idx, in[7], *op);
+}
+
+static loom_array_t *bincount_build(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
+    (void)arg;
+    return loom_bincount(ctx, loom_remainder(ctx, in[6], loom_full_int(ctx, LOOM_DTYPE_I64, 0,
+                                                                          NULL, 97)),
+                         in[7], 0);
+}
+
+static void test_scatters(void **state) {
+    fx_t *f = *state;
+    static const loom_at_op_t ops[4] = {LOOM_AT_SET, LOOM_AT_ADD, LOOM_AT_MIN, LOOM_AT_MAX};
+    static const char *const opn[4] = {"at set", "at add", "at min", "at max"};
+    for (int k = 0; k < 4; k++) both(f, opn[k], at_build, &ops[k], 1000, 0, -1);
+    /* 5000 float weights into 97 bins: the reference's sums, bit for bit */
+    both(f, "bincount(weights)", bincount_build, NULL, 1000, 0, -1);
+    expr(f, "bincount(ib)", 0, -1);
+    expr(f, "y = x; y[jr] = 0.5; y", 0, -1);
+    expr(f, "y = x * 1; y[x > 1] = 0; y", 0, -1);
+}
+
+static int setup(void **state) {
+    fx_t *f = calloc(1, sizeof *f);
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    if (loom_ctx_create(&o, &f->gpu) != LOOM_STATUS_OK) {
+        loom_ctx_destroy(f->gpu);
+        free(f);
+        exit(77);
+    }
+    o.device = LOOM_DEVICE_CPU;
+    assert_int_equal(loom_ctx_create(&o, &f->cpu), LOOM_STATUS_OK);
+    f->x = malloc(sizeof(float) * R * C);
+    f->v = malloc(sizeof(float) * VMAX);
+    f->w = malloc(sizeof(float) * NB);
+    f->j = malloc(sizeof(int64_t) * K);
+    f->jr = malloc(sizeof(int64_t) * K);
+    f->jb = malloc(sizeof(int64_t) * K);
+    f->k = malloc(sizeof(int64_t) * R);
+    f->ib = malloc(sizeof(int64_t) * NB);
+    srand(7);
+    /* values with many duplicates, both zeros, NaN and infinities */
+    for (int i = 0; i < R * C; i++) f->x[i] = (float)(rand() % 401 - 200) / 100.0f;
+    for (int i = 0; i < VMAX; i++) f->v[i] = (float)(rand() % 4001 - 2000) / 10.0f;
+    for (int i = 0; i < VMAX; i += 97) f->v[i] = -0.0f;
+    for (int i = 5; i < VMAX; i += 331) f->v[i] = NAN;
+    for (int i = 7; i < VMAX; i += 1001) f->v[i] = (i & 1) ? INFINITY : -INFINITY;
+    for (int i = 3; i < R * C; i += 53) f->x[i] = -0.0f;
+    for (int i = 0; i < NB; i++) f->w[i] = (float)rand() / (float)RAND_MAX * 1000.0f - 300.0f;
+    for (int i = 0; i < K; i++) {
+        f->j[i] = rand() % (2 * C) - C;
+        f->jr[i] = rand() % (2 * R) - R;
+        f->jb[i] = rand() % (6 * C) - 3 * C;
+    }
+    for (int i = 0; i < R; i++) f->k[i] = rand() % C;
+    for (int i = 0; i < NB; i++) f->ib[i] = rand() % 1000;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fx_t *f = *state;
+    loom_ctx_destroy(f->cpu);
+    loom_ctx_destroy(f->gpu);
+    free(f->x);
+    free(f->v);
+    free(f->w);
+    free(f->j);
+    free(f->jr);
+    free(f->jb);
+    free(f->k);
+    free(f->ib);
+    free(f);
+    return 0;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gathers_fuse),   cmocka_unit_test(test_index_errors),
+        cmocka_unit_test(test_sorts),          cmocka_unit_test(test_masks_and_sets),
+        cmocka_unit_test(test_scatters),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
