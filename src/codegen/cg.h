@@ -227,15 +227,18 @@ void cg_gemm_launch_shape(const cg_gemm_params_t *p, uint32_t grid[3], uint32_t 
 /* ---- sort.c: sorts, searchsorted, flatnonzero and scatters (fixed kernels) ----
  * A step of one SORT, ARGSORT, SEARCHSORTED, NONZERO or SCATTER node whose operands are
  * C-contiguous buffers. Sorts and scatters run PREP once (keys and payloads; a scatter's
- * targets and positions), then per pass of 8 bits HIST, SCAN (of 256 x nb counts) and SCATTER
- * (ping-ponging two key and two payload arrays; the _SEG kinds, kernels 5 and 6, take the
- * digit of the line number for the passes after the key's), then FINAL (the result; a
- * scatter's combination of each run of one target). Searchsorted is one
- * SEARCH kernel; flatnonzero NZ_COUNT, SCAN (of nb counts) and NZ_WRITE into a result filled
- * with -1 first. The engine (engine/sort.c) lays out the scratch and the parameter words,
- * documented at each kernel's text. */
-enum { CG_SK_PREP, CG_SK_HIST, CG_SK_SCAN, CG_SK_SCATTER, CG_SK_FINAL, CG_SK_HIST_SEG,
-       CG_SK_SCATTER_SEG, CG_SK_SEARCH, CG_SK_NZ_COUNT, CG_SK_NZ_WRITE };
+ * targets and positions), HIST once (the digit counts of every pass), then per pass of 8 bits
+ * SCATTER (one decoupled look-back pass over tiles, ping-ponging two key and two payload
+ * arrays; SCATTER_SEG, kernel 4, takes the digit of the line number for the passes after the
+ * key's), then FINAL (the result; a scatter's combination of each run of one target).
+ * Scatters that add, or take the minimum or maximum, into 32- and 64-bit integers (exact in
+ * any order) are one ATOMIC kernel instead.
+ * Searchsorted is one SEARCH kernel; flatnonzero NZ_COUNT, SCAN (of nb counts) and NZ_WRITE
+ * into a result filled with -1 first. The engine (engine/sort.c) lays out the scratch and
+ * the parameter words, documented at each kernel's text. */
+enum { CG_SK_PREP, CG_SK_HIST, CG_SK_SCATTER, CG_SK_FINAL, CG_SK_SCATTER_SEG, CG_SK_SEARCH,
+       CG_SK_NZ_COUNT, CG_SK_SCAN, CG_SK_NZ_WRITE, CG_SK_ATOMIC };
+#define CG_SORT_TILE 2048 /* elements a SCATTER block ranks: 8 warps x 8 rounds of 32 */
 typedef struct cg_sort {
     int op, mode;           /* the IR op; p.k (searchsorted's side, a scatter's combination) */
     loom_dtype_t dtype;     /* of the sorted, searched or scattered elements */
@@ -245,6 +248,7 @@ typedef struct cg_sort {
                              * flatnonzero: the result's extent */
     int kbytes, pbytes;     /* key and payload widths (4 or 8) */
     bool seg;               /* line numbers from payload / len, sorted by the last passes */
+    bool atomic;            /* a scatter by atomics (integers: any order gives the same) */
     int key_passes, seg_passes;
     int64_t nb, per;        /* blocks over contiguous ranges of per elements */
 } cg_sort_t;

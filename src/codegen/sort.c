@@ -8,10 +8,11 @@
  * the element's line number above them where both fit in 64 bits, so that one sort orders
  * every line along the axis at once. The payload is what the result needs: the element's own
  * bits (sort) or its position along the line (argsort); where line and key do not fit in 64
- * bits, the element's position in line order, whose line number the last passes sort by. A
- * pass is three kernels (reduce-then-scan): digit counts per block, one scan of them, and a
- * stable scatter in tiles of 2048 that ranks each tile's digits with warp matches, orders the
- * tile in shared memory and writes runs of equal digits. Stability makes every pass, and so the
+ * bits, the element's position in line order, whose line number the last passes sort by. One
+ * kernel counts the digits of every pass; then a pass is one kernel (onesweep): each block
+ * takes the next tile of 2048, ranks its digits stably with warp ballots, finds each digit's
+ * place by looking back over the tiles before it (decoupled look-back), orders the tile in
+ * shared memory and writes runs of equal digits. Stability makes every pass, and so the
  * result, the reference's: equal keys keep their order.
  *
  * Scatters sort (target, position) pairs by target the same way, then one thread per run of
@@ -22,7 +23,7 @@
 
 #include "emit.h"
 
-#define TILE 2048 /* elements a scatter block ranks at once: 8 warps x 8 rounds of 32 */
+#define TILE CG_SORT_TILE
 
 static int bits_of(uint64_t v) {
     int b = 0;
@@ -68,6 +69,9 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             s->kbytes = kb > 32 ? 8 : 4;
             s->pbytes = (uint64_t)s->n > UINT32_MAX ? 8 : 4;
             s->key_passes = (kb + 7) / 8;
+            s->atomic = s->mode > 0 && s->mode < 4 &&
+                        (s->dtype == LOOM_DTYPE_I32 || s->dtype == LOOM_DTYPE_I64 ||
+                         s->dtype == LOOM_DTYPE_U32 || s->dtype == LOOM_DTYPE_U64);
             break;
         }
         case IR_OP_SEARCHSORTED:
@@ -93,9 +97,11 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
 
 uint32_t cg_sort_n_kernels(const cg_sort_t *s) {
     switch (s->op) {
+        case IR_OP_SCATTER:
+            if (s->atomic) return 1;
+            return CG_SK_FINAL + 1;
         case IR_OP_SORT:
         case IR_OP_ARGSORT:
-        case IR_OP_SCATTER:
             return s->seg ? CG_SK_SCATTER_SEG + 1 : CG_SK_FINAL + 1;
         case IR_OP_SEARCHSORTED:
             return 1;
@@ -108,18 +114,21 @@ uint32_t cg_sort_n_kernels(const cg_sort_t *s) {
  * digits), searchsorted its search, flatnonzero its count, scan and write. */
 static int kind_of(const cg_sort_t *s, uint32_t i) {
     if (s->op == IR_OP_SEARCHSORTED) return CG_SK_SEARCH;
+    if (s->atomic) return CG_SK_ATOMIC;
     if (s->op == IR_OP_NONZERO) return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
     return (int)i;
 }
 
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7331); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7332); /* format of this generator; bump when the text changes */
     int kind = kind_of(s, i);
     cg__key_put(&k, (uint32_t)kind);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
     cg__key_put(&k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
-                        (uint32_t)(s->inner == 1) << 17);
+                        (uint32_t)(s->inner == 1) << 17 |
+                        (uint32_t)(s->key_passes + s->seg_passes) << 18 |
+                        (uint32_t)s->atomic << 24);
     return cg__key_done(&k);
 }
 
@@ -176,42 +185,36 @@ static void emit_line_pos(const cg_sort_t *s, base_str_t *o, const char *t, cons
                         at, j);
 }
 
-/* The digit of element i this pass sorts by: the key's, or (seg) its line number's. */
-static const char *digit_of(bool seg) {
-    return seg ? "(unsigned)(((lm_u64)pays[i] / len >> shift) & 255u)"
-               : "(unsigned)((keys[i] >> shift) & 255u)";
-}
-
-static void emit_hist(const cg_sort_t *s, bool seg, base_str_t *o, const char *name) {
-    /* words: n, keys, pays, counts, per, shift, nb, len */
-    open_kernel(o, name, 8, 256);
+/* The digits of all passes at once (one read of the keys): counts[pass][256], added up over
+ * the blocks with atomics. Line digits (seg) come from the payload / len. */
+static void emit_hist(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, keys, pays, counts (u64, zeroed), key passes, line passes, len */
+    int np = s->key_passes + s->seg_passes;
+    open_kernel(o, name, 7, 256);
     base_str_printf(o,
                     "    typedef %s KT;\n    typedef %s PT;\n"
-                    "    const lm_u64 n = P.w[0], per = P.w[4], nb = P.w[6], len = P.w[7];\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[6];\n"
                     "    const KT *keys = (const KT *)P.w[1];\n"
                     "    const PT *pays = (const PT *)P.w[2];\n"
                     "    lm_u64 *counts = (lm_u64 *)P.w[3];\n"
-                    "    const unsigned shift = (unsigned)P.w[5];\n"
-                    "    (void)keys, (void)pays, (void)len;\n",
-                    utype(s->kbytes), utype(s->pbytes));
-    base_str_printf(o,
-                    "    __shared__ unsigned h[8][256];\n"
-                    "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
-                    "    for (unsigned k = lane; k < 256; k += 32) h[warp][k] = 0;\n"
+                    "    const int kp = (int)P.w[4], sp = (int)P.w[5];\n"
+                    "    (void)pays, (void)len, (void)sp;\n"
+                    "    __shared__ unsigned h[%d][256];\n"
+                    "    for (int p = 0; p < kp + sp; p++) h[p][threadIdx.x] = 0;\n"
                     "    __syncthreads();\n"
-                    "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
-                    "    for (lm_u64 b = lo; b < hi; b += 256) {\n"
-                    "        const lm_u64 i = b + t;\n"
-                    "        const unsigned d = i < hi ? %s : 256u;\n"
-                    "        const unsigned peers = __match_any_sync(0xffffffffu, d);\n"
-                    "        if (d < 256u && (peers & ((1u << lane) - 1u)) == 0u) h[warp][d] += __popc(peers);\n"
-                    "        __syncwarp();\n"
-                    "    }\n"
+                    "    const lm_u64 step = (lm_u64)gridDim.x * blockDim.x;\n"
+                    "    for (lm_u64 i = (lm_u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n"
+                    "        const KT k = keys[i];\n"
+                    "        for (int p = 0; p < kp; p++) atomicAdd(&h[p][(unsigned)(k >> (8 * p)) & 255u], 1u);\n",
+                    utype(s->kbytes), utype(s->pbytes), np > 0 ? np : 1);
+    if (s->seg)
+        base_str_cat(o, "        const lm_u64 l = (lm_u64)pays[i] / len;\n"
+                        "        for (int p = 0; p < sp; p++) atomicAdd(&h[kp + p][(unsigned)(l >> (8 * p)) & 255u], 1u);\n");
+    base_str_cat(o, "    }\n"
                     "    __syncthreads();\n"
-                    "    unsigned c = 0;\n"
-                    "    for (int w = 0; w < 8; w++) c += h[w][t];\n"
-                    "    counts[(lm_u64)t * nb + blockIdx.x] = c;\n}\n",
-                    digit_of(seg));
+                    "    for (int p = 0; p < kp + sp; p++)\n"
+                    "        if (h[p][threadIdx.x]) atomicAdd(counts + p * 256 + threadIdx.x, (lm_u64)h[p][threadIdx.x]);\n"
+                    "}\n");
 }
 
 static void emit_scan(base_str_t *o, const char *name) {
@@ -242,90 +245,121 @@ static void emit_scan(base_str_t *o, const char *name) {
                  "    }\n}\n");
 }
 
+/* One pass (onesweep): each block takes the next tile of 2048 in order, ranks its digits
+ * stably (warp by warp, 8 rounds of 32 consecutive elements, peers found by 8 ballots), looks
+ * back over the tiles before it for each digit's count (decoupled look-back: a tile publishes
+ * its own counts, then its inclusive prefix, tagged with the pass), orders the tile in shared
+ * memory and writes each run of one digit to its place. */
 static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char *name) {
-    /* words: n, keys, pays, keys out, pays out, offsets, per, shift, nb, len */
-    open_kernel(o, name, 10, 256);
+    /* words: n, keys, pays, keys out, pays out, counts (all passes), status, tile counter,
+     * shift, len, pass */
+    open_kernel(o, name, 11, 256);
     base_str_printf(o,
                     "    typedef %s KT;\n    typedef %s PT;\n"
-                    "    const lm_u64 n = P.w[0], per = P.w[6], nb = P.w[8], len = P.w[9];\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[9];\n"
                     "    const KT *keys_in = (const KT *)P.w[1];\n"
                     "    const PT *pays_in = (const PT *)P.w[2];\n"
                     "    KT *keys_out = (KT *)P.w[3];\n"
                     "    PT *pays_out = (PT *)P.w[4];\n"
-                    "    const lm_u64 *offs = (const lm_u64 *)P.w[5];\n"
-                    "    const unsigned shift = (unsigned)P.w[7];\n"
+                    "    const unsigned pass = (unsigned)P.w[10];\n"
+                    "    const lm_u64 *counts = (const lm_u64 *)P.w[5] + 256 * pass;\n"
+                    "    volatile lm_u64 *status = (volatile lm_u64 *)P.w[6];\n"
+                    "    unsigned *tiles = (unsigned *)P.w[7];\n"
+                    "    const unsigned shift = (unsigned)P.w[8];\n"
                     "    (void)len;\n",
                     utype(s->kbytes), utype(s->pbytes));
     const char *dig_reg = seg ? "(unsigned)(((lm_u64)pay[r] / len >> shift) & 255u)"
-                                 : "(unsigned)((key[r] >> shift) & 255u)";
+                              : "(unsigned)((key[r] >> shift) & 255u)";
     const char *dig_sh = seg ? "(unsigned)(((lm_u64)sp[p] / len >> shift) & 255u)"
-                                : "(unsigned)((sk[p] >> shift) & 255u)";
+                             : "(unsigned)((sk[p] >> shift) & 255u)";
     base_str_printf(
         o,
         "    __shared__ lm_u64 base[256];\n"
-        "    __shared__ unsigned wh[8][256], tstart[256], tcount[256], wsum[8];\n"
+        "    __shared__ unsigned wh[8][256], tstart[256], wsum[8], tile_s;\n"
         "    __shared__ KT sk[%d];\n"
         "    __shared__ PT sp[%d];\n"
         "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
-        "    base[t] = offs[(lm_u64)t * nb + blockIdx.x];\n"
-        "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
-        "    for (lm_u64 tb = lo; tb < hi; tb += %d) {\n"
-        "        const unsigned cnt = (unsigned)(hi - tb < %d ? hi - tb : %d);\n"
-        "        for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
+        "    const lm_u64 F1 = (lm_u64)(2 * pass + 1) << 56, F2 = (lm_u64)(2 * pass + 2) << 56;\n"
+        "    const lm_u64 VAL = ((lm_u64)1 << 56) - 1;\n"
+        "    if (t == 0) tile_s = atomicAdd(tiles + pass, 1u); /* tiles in the order blocks start */\n"
+        "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
+        "    __syncthreads();\n"
+        "    const lm_u64 tile = tile_s, tb = tile * %d;\n"
+        "    const unsigned cnt = (unsigned)(n - tb < %d ? n - tb : %d);\n"
+        "    KT key[8];\n"
+        "    PT pay[8];\n"
+        "    unsigned off[8], dg[8];\n"
+        "#pragma unroll\n"
+        "    for (int r = 0; r < 8; r++) {\n"
+        "        const unsigned idx = warp * 256 + r * 32 + lane;\n"
+        "        const bool valid = idx < cnt;\n"
+        "        key[r] = valid ? keys_in[tb + idx] : (KT)0;\n"
+        "        pay[r] = valid ? pays_in[tb + idx] : (PT)0;\n"
+        "    }\n"
+        "#pragma unroll\n"
+        "    for (int r = 0; r < 8; r++) {\n"
+        "        const unsigned idx = warp * 256 + r * 32 + lane;\n"
+        "        const unsigned d = %s;\n"
+        "        unsigned peers = __ballot_sync(0xffffffffu, idx < cnt); /* same digit: 8 ballots */\n"
+        "#pragma unroll\n"
+        "        for (int b = 0; b < 8; b++) {\n"
+        "            const unsigned m = __ballot_sync(0xffffffffu, (d >> b) & 1u);\n"
+        "            peers &= ((d >> b) & 1u) ? m : ~m;\n"
+        "        }\n"
+        "        const unsigned below = peers & ((1u << lane) - 1u);\n"
+        "        const bool valid = idx < cnt;\n"
+        "        off[r] = valid ? wh[warp][d] + __popc(below) : 0u;\n"
+        "        dg[r] = valid ? d : 256u;\n"
         "        __syncwarp();\n"
-        "        KT key[8];\n"
-        "        PT pay[8];\n"
-        "        unsigned off[8], dg[8];\n"
+        "        if (valid && below == 0u) wh[warp][d] += __popc(peers);\n"
+        "        __syncwarp();\n"
+        "    }\n"
+        "    __syncthreads();\n"
+        "    unsigned run = 0; /* thread t: digit t, its count before each warp */\n"
+        "    for (int w = 0; w < 8; w++) {\n"
+        "        const unsigned c = wh[w][t];\n"
+        "        wh[w][t] = run;\n"
+        "        run += c;\n"
+        "    }\n"
+        "    /* the tile's count of digit t: published, then the tiles before it looked back on */\n"
+        "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | run;\n"
+        "    lm_u64 excl = 0;\n"
+        "    for (lm_u64 b = tile; b > 0;) {\n"
+        "        const lm_u64 w = status[(b - 1) * 256 + t], f = w & ~VAL;\n"
+        "        if (f == F1) { excl += w & VAL; b--; }\n"
+        "        else if (f == F2) { excl += w & VAL; break; }\n"
+        "    }\n"
+        "    if (tile > 0) status[tile * 256 + t] = F2 | (excl + run);\n"
+        "    unsigned x = run; /* the tile's digits before t */\n"
+        "    for (int d = 1; d < 32; d *= 2) {\n"
+        "        const unsigned y = __shfl_up_sync(0xffffffffu, x, d);\n"
+        "        if (lane >= (unsigned)d) x += y;\n"
+        "    }\n"
+        "    lm_u64 g = counts[t]; /* all tiles' digits before t: an exclusive scan of counts */\n"
+        "    for (int d = 1; d < 32; d *= 2) {\n"
+        "        const lm_u64 y = __shfl_up_sync(0xffffffffu, g, d);\n"
+        "        if (lane >= (unsigned)d) g += y;\n"
+        "    }\n"
+        "    __shared__ lm_u64 gsum[8];\n"
+        "    if (lane == 31) { wsum[warp] = x; gsum[warp] = g; }\n"
+        "    __syncthreads();\n"
+        "    for (unsigned w = 0; w < warp; w++) { x += wsum[w]; g += gsum[w]; }\n"
+        "    tstart[t] = x - run;\n"
+        "    base[t] = g - counts[t] + excl;\n"
+        "    __syncthreads();\n"
         "#pragma unroll\n"
-        "        for (int r = 0; r < 8; r++) {\n"
-        "            const unsigned idx = warp * 256 + r * 32 + lane;\n"
-        "            const bool valid = idx < cnt;\n"
-        "            key[r] = valid ? keys_in[tb + idx] : (KT)0;\n"
-        "            pay[r] = valid ? pays_in[tb + idx] : (PT)0;\n"
-        "            const unsigned d = valid ? %s : 256u;\n"
-        "            const unsigned peers = __match_any_sync(0xffffffffu, d);\n"
-        "            const unsigned below = peers & ((1u << lane) - 1u);\n"
-        "            off[r] = valid ? wh[warp][d] + __popc(below) : 0u;\n"
-        "            dg[r] = d;\n"
-        "            __syncwarp();\n"
-        "            if (valid && below == 0u) wh[warp][d] += __popc(peers);\n"
-        "            __syncwarp();\n"
+        "    for (int r = 0; r < 8; r++)\n"
+        "        if (dg[r] < 256u) {\n"
+        "            const unsigned p = tstart[dg[r]] + wh[warp][dg[r]] + off[r];\n"
+        "            sk[p] = key[r];\n"
+        "            sp[p] = pay[r];\n"
         "        }\n"
-        "        __syncthreads();\n"
-        "        unsigned run = 0; /* thread t: digit t, its count before each warp */\n"
-        "        for (int w = 0; w < 8; w++) {\n"
-        "            const unsigned c = wh[w][t];\n"
-        "            wh[w][t] = run;\n"
-        "            run += c;\n"
-        "        }\n"
-        "        unsigned x = run; /* the tile's digits before t */\n"
-        "        for (int d = 1; d < 32; d *= 2) {\n"
-        "            const unsigned y = __shfl_up_sync(0xffffffffu, x, d);\n"
-        "            if (lane >= (unsigned)d) x += y;\n"
-        "        }\n"
-        "        if (lane == 31) wsum[warp] = x;\n"
-        "        __syncthreads();\n"
-        "        for (unsigned w = 0; w < warp; w++) x += wsum[w];\n"
-        "        tstart[t] = x - run;\n"
-        "        tcount[t] = run;\n"
-        "        __syncthreads();\n"
-        "#pragma unroll\n"
-        "        for (int r = 0; r < 8; r++)\n"
-        "            if (dg[r] < 256u) {\n"
-        "                const unsigned p = tstart[dg[r]] + wh[warp][dg[r]] + off[r];\n"
-        "                sk[p] = key[r];\n"
-        "                sp[p] = pay[r];\n"
-        "            }\n"
-        "        __syncthreads();\n"
-        "        for (unsigned p = t; p < cnt; p += 256) {\n"
-        "            const unsigned d = %s;\n"
-        "            const lm_u64 at = base[d] + (p - tstart[d]);\n"
-        "            keys_out[at] = sk[p];\n"
-        "            pays_out[at] = sp[p];\n"
-        "        }\n"
-        "        __syncthreads();\n"
-        "        base[t] += tcount[t];\n"
-        "        __syncthreads();\n"
+        "    __syncthreads();\n"
+        "    for (unsigned p = t; p < cnt; p += 256) {\n"
+        "        const unsigned d = %s;\n"
+        "        const lm_u64 at = base[d] + (p - tstart[d]);\n"
+        "        keys_out[at] = sk[p];\n"
+        "        pays_out[at] = sp[p];\n"
         "    }\n}\n",
         TILE, TILE, TILE, TILE, TILE, dig_reg, dig_sh);
 }
@@ -510,6 +544,29 @@ static void emit_scatter_apply(const cg_sort_t *s, base_str_t *o, const char *na
     cg__emit_finish(o, &body);
 }
 
+static void emit_scatter_atomic(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, indices, values, out, size, the values' stride (1, or 0: one value) */
+    static const char *const fn[4] = {NULL, "atomicAdd", "atomicMin", "atomicMax"};
+    const char *ty = ir_dtypes[s->dtype].ctype;
+    const char *cu = s->dtype == LOOM_DTYPE_I32   ? "int"
+                     : s->dtype == LOOM_DTYPE_U32 ? "unsigned"
+                     : s->dtype == LOOM_DTYPE_I64 && s->mode != 1 ? "long long"
+                                                  : "unsigned long long";
+    open_kernel(o, name, 6, 256);
+    base_str_printf(o,
+                    "    const lm_u64 n = P.w[0], size = P.w[4], vs = P.w[5];\n"
+                    "    const lm_i64 *idx = (const lm_i64 *)P.w[1];\n"
+                    "    const %s *v = (const %s *)P.w[2];\n"
+                    "    %s *out = (%s *)P.w[3];\n",
+                    ty, ty, ty, ty);
+    base_str_cat(o, grid_loop);
+    base_str_printf(o,
+                    "        const lm_i64 k = idx[t]; /* outside: skipped */\n"
+                    "        if (k >= 0 && (lm_u64)k < size) %s((%s *)(out + k), (%s)v[t * vs]);\n"
+                    "    }\n}\n",
+                    fn[s->mode], cu, cu);
+}
+
 void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name) {
     base_hash128_t key = cg_sort_key(s, i);
     snprintf(name, 40, "loom_st_%016llx", (unsigned long long)key.lo);
@@ -526,8 +583,7 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             base_str_fini(&body);
             return;
         case CG_SK_HIST:
-        case CG_SK_HIST_SEG:
-            emit_hist(s, kind_of(s, i) == CG_SK_HIST_SEG, &body, name);
+            emit_hist(s, &body, name);
             break;
         case CG_SK_SCAN:
             emit_scan(&body, name);
@@ -550,6 +606,9 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             return;
         case CG_SK_NZ_COUNT:
             emit_nz_count(&body, name);
+            break;
+        case CG_SK_ATOMIC:
+            emit_scatter_atomic(s, &body, name);
             break;
         default:
             emit_nz_write(&body, name);

@@ -25,24 +25,31 @@ static uint32_t stride_grid(en_engine_t *e, int64_t n) {
 }
 
 /* The passes of 8 bits over n (key, payload) pairs from k[0], p[0] (ping-ponging with k[1],
- * p[1]); *cur: the side holding the result. */
+ * p[1]): the digit counts of every pass, then one kernel a pass. work: the counts (passes x
+ * 256 words), the tiles' status words (a tile's counts and prefixes, tagged with the pass,
+ * so zeroed once) and a tile counter per pass, zeroed here. *cur: the side holding the
+ * result. */
 static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], uint64_t p[2],
-                           uint64_t counts, int *cur) {
+                           uint64_t work, int *cur) {
     const cg_sort_t *s = st->sort;
+    int np = s->key_passes + s->seg_passes;
+    uint64_t tiles = ((uint64_t)s->n + CG_SORT_TILE - 1) / CG_SORT_TILE;
+    uint64_t counts = work, status = work + (uint64_t)np * 256 * 8;
+    uint64_t ctr = status + tiles * 256 * 8;
+    *cur = 0;
+    if (!np) return LOOM_STATUS_OK;
+    if (rt_memset(e->rt, work, 0, (size_t)(ctr - work) + (size_t)np * 4) != LOOM_STATUS_OK)
+        return e->err->status;
+    uint64_t wh[7] = {(uint64_t)s->n, k[0], p[0], counts, (uint64_t)s->key_passes,
+                      (uint64_t)s->seg_passes, (uint64_t)s->len};
+    launch(e, st->kerns[CG_SK_HIST], stride_grid(e, s->n), 256, wh);
     int c = 0;
-    for (int pass = 0; pass < s->key_passes + s->seg_passes && !e->err->status; pass++) {
+    for (int pass = 0; pass < np && !e->err->status; pass++) {
         bool seg = pass >= s->key_passes;
         uint64_t shift = 8 * (uint64_t)(seg ? pass - s->key_passes : pass);
-        rt_kernel_t *hist = st->kerns[seg ? CG_SK_HIST_SEG : CG_SK_HIST];
-        rt_kernel_t *scat = st->kerns[seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER];
-        uint64_t wh[8] = {(uint64_t)s->n, k[c], p[c], counts, (uint64_t)s->per, shift,
-                          (uint64_t)s->nb, (uint64_t)s->len};
-        launch(e, hist, (uint32_t)s->nb, 256, wh);
-        uint64_t wc[2] = {256 * (uint64_t)s->nb, counts};
-        launch(e, st->kerns[CG_SK_SCAN], 1, 1024, wc);
-        uint64_t ws[10] = {(uint64_t)s->n, k[c], p[c], k[1 - c], p[1 - c], counts,
-                           (uint64_t)s->per, shift, (uint64_t)s->nb, (uint64_t)s->len};
-        launch(e, scat, (uint32_t)s->nb, 256, ws);
+        uint64_t w[11] = {(uint64_t)s->n, k[c], p[c], k[1 - c], p[1 - c], counts, status, ctr,
+                          shift, (uint64_t)s->len, (uint64_t)pass};
+        launch(e, st->kerns[seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER], (uint32_t)tiles, 256, w);
         c = 1 - c;
     }
     *cur = c;
@@ -83,13 +90,25 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
             return e->err->status;
     }
     if (!s->n) return LOOM_STATUS_OK;
+    bool one = false; /* a scatter's values: one element for every index */
+    if (scatter) {
+        const ir_node_t *v = &sg->nodes[nd->src[2]];
+        one = true;
+        for (int ax = 0; ax < LOOM_MAX_DIMS; ax++) one = one && sg->inputs[v->input].strides[ax] == 0;
+    }
+    if (scatter && s->atomic) {
+        uint64_t w[6] = {(uint64_t)s->n, operand(sg, nd, 1, in), operand(sg, nd, 2, in), out,
+                         (uint64_t)s->len, one ? 0 : 1};
+        return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
+    }
     size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
-    size_t cb = (size_t)s->nb * 256 * 8;
+    size_t tiles = ((size_t)s->n + CG_SORT_TILE - 1) / CG_SORT_TILE;
+    size_t wb = (size_t)(s->key_passes + s->seg_passes) * (256 * 8 + 4) + tiles * 256 * 8;
     uint64_t base;
-    if (rt_alloc(rt, 2 * kb + 2 * pb + cb, &base) != LOOM_STATUS_OK) return e->err->status;
+    if (rt_alloc(rt, 2 * kb + 2 * pb + wb, &base) != LOOM_STATUS_OK) return e->err->status;
     /* (the pool aligns blocks to 256; each array stays 8-aligned) */
     uint64_t k[2] = {base, base + kb}, p[2] = {base + 2 * kb, base + 2 * kb + pb};
-    uint64_t counts = base + 2 * kb + 2 * pb;
+    uint64_t work = base + 2 * kb + 2 * pb;
     uint32_t grid = stride_grid(e, s->n);
     if (scatter) {
         uint64_t w[5] = {(uint64_t)s->n, operand(sg, nd, 1, in), k[0], p[0], (uint64_t)s->len};
@@ -100,11 +119,8 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
     }
     int c = 0;
-    radix(e, st, k, p, counts, &c);
+    radix(e, st, k, p, work, &c);
     if (scatter) {
-        const ir_node_t *v = &sg->nodes[nd->src[2]];
-        bool one = true;
-        for (int ax = 0; ax < LOOM_MAX_DIMS; ax++) one = one && sg->inputs[v->input].strides[ax] == 0;
         uint64_t w[7] = {(uint64_t)s->n, k[c], p[c], operand(sg, nd, 2, in), out,
                          (uint64_t)s->len, one ? 0 : 1};
         launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);

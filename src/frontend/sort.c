@@ -92,6 +92,10 @@ LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_n
     int64_t one = 1;
     loom_array_t *parts[2] = {loom_ones(ctx, LOOM_DTYPE_BOOL, 1, &one), starts};
     loom_array_t *flags = loom_concatenate(ctx, 2, parts, 0);
+    /* the sort (and permutation) realised with the flags, so that what follows the count's
+     * sync reads them instead of sorting again */
+    loom_array_t *ev[3] = {flags, s, perm};
+    if (loom_eval(ctx, perm ? 3 : 2, ev) != LOOM_STATUS_OK) return ctx->err.status;
     loom_array_t *first = loom_flatnonzero(ctx, flags); /* the sync: the number of groups */
     if (first->flags & FE_NIL) return ctx->err.status;
     if (values) *values = loom_take(ctx, s, first, 0, LOOM_TAKE_RAISE);

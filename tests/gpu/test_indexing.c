@@ -208,6 +208,17 @@ static loom_array_t *at_build(loom_ctx_t *ctx, loom_array_t **in, const void *ar
     return loom_at(ctx, base, 1, &ax, &idx, in[7], *op);
 }
 
+/* The same into int32 (atomics: exact in any order) and uint64 (sorted runs for set). */
+static loom_array_t *at_int_build(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
+    const loom_at_op_t *op = arg;
+    int32_t ax = 0;
+    int64_t n = 1000;
+    loom_dtype_t d = *op == LOOM_AT_SET ? LOOM_DTYPE_U64 : LOOM_DTYPE_I32;
+    loom_array_t *base = loom_astype(ctx, loom_reshape(ctx, in[1], 1, &n), d);
+    loom_array_t *idx = loom_remainder(ctx, in[6], loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, 1000));
+    return loom_at(ctx, base, 1, &ax, &idx, loom_astype(ctx, in[7], d), *op);
+}
+
 static loom_array_t *bincount_build(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
     (void)arg;
     return loom_bincount(ctx, loom_remainder(ctx, in[6], loom_full_int(ctx, LOOM_DTYPE_I64, 0,
@@ -220,6 +231,8 @@ static void test_scatters(void **state) {
     static const loom_at_op_t ops[4] = {LOOM_AT_SET, LOOM_AT_ADD, LOOM_AT_MIN, LOOM_AT_MAX};
     static const char *const opn[4] = {"at set", "at add", "at min", "at max"};
     for (int k = 0; k < 4; k++) both(f, opn[k], at_build, &ops[k], 1000, 0, -1);
+    /* integer add, min, max: one atomic kernel after the operands' three copies */
+    for (int k = 0; k < 4; k++) both(f, opn[k], at_int_build, &ops[k], 1000, 0, k ? 4 : -1);
     /* 5000 float weights into 97 bins: the reference's sums, bit for bit */
     both(f, "bincount(weights)", bincount_build, NULL, 1000, 0, -1);
     expr(f, "bincount(ib)", 0, -1);
