@@ -121,7 +121,7 @@ static int kind_of(const cg_sort_t *s, uint32_t i) {
 
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7332); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7333); /* format of this generator; bump when the text changes */
     int kind = kind_of(s, i);
     cg__key_put(&k, (uint32_t)kind);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
@@ -162,10 +162,20 @@ static void emit_twiddle(const cg_sort_t *s, base_str_t *o) {
     base_str_cat(o, "}\n");
 }
 
-static void open_kernel(base_str_t *o, const char *name, uint32_t n_params, int threads) {
+/* min_blocks: blocks per multiprocessor the compiler must leave registers for (0: none). */
+static void open_kernel_min(base_str_t *o, const char *name, uint32_t n_params, int threads,
+                            int min_blocks) {
     cg__emit_kernel_open(o, name, true, n_params);
-    base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n",
-                    threads, name, name);
+    if (min_blocks)
+        base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s P) {\n",
+                        threads, min_blocks, name, name);
+    else
+        base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n",
+                        threads, name, name);
+}
+
+static void open_kernel(base_str_t *o, const char *name, uint32_t n_params, int threads) {
+    open_kernel_min(o, name, n_params, threads, 0);
 }
 
 static const char grid_loop[] =
@@ -252,8 +262,9 @@ static void emit_scan(base_str_t *o, const char *name) {
  * memory and writes each run of one digit to its place. */
 static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char *name) {
     /* words: n, keys, pays, keys out, pays out, counts (all passes), status, tile counter,
-     * shift, len, pass */
-    open_kernel(o, name, 11, 256);
+     * shift, len, pass. At least 4 blocks a multiprocessor: the tile's rounds wait on each
+     * other through shared memory, so resident warps are what hides the latency. */
+    open_kernel_min(o, name, 11, 256, 4);
     base_str_printf(o,
                     "    typedef %s KT;\n    typedef %s PT;\n"
                     "    const lm_u64 n = P.w[0], len = P.w[9];\n"
@@ -288,7 +299,7 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "    const unsigned cnt = (unsigned)(n - tb < %d ? n - tb : %d);\n"
         "    KT key[8];\n"
         "    PT pay[8];\n"
-        "    unsigned off[8], dg[8];\n"
+        "    unsigned od[8]; /* rank among the warp's equal digits | digit << 16 (256: none) */\n"
         "#pragma unroll\n"
         "    for (int r = 0; r < 8; r++) {\n"
         "        const unsigned idx = warp * 256 + r * 32 + lane;\n"
@@ -308,8 +319,7 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "        }\n"
         "        const unsigned below = peers & ((1u << lane) - 1u);\n"
         "        const bool valid = idx < cnt;\n"
-        "        off[r] = valid ? wh[warp][d] + __popc(below) : 0u;\n"
-        "        dg[r] = valid ? d : 256u;\n"
+        "        od[r] = valid ? (wh[warp][d] + __popc(below)) | d << 16 : 256u << 16;\n"
         "        __syncwarp();\n"
         "        if (valid && below == 0u) wh[warp][d] += __popc(peers);\n"
         "        __syncwarp();\n"
@@ -349,8 +359,9 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "    __syncthreads();\n"
         "#pragma unroll\n"
         "    for (int r = 0; r < 8; r++)\n"
-        "        if (dg[r] < 256u) {\n"
-        "            const unsigned p = tstart[dg[r]] + wh[warp][dg[r]] + off[r];\n"
+        "        if ((od[r] >> 16) < 256u) {\n"
+        "            const unsigned d = od[r] >> 16;\n"
+        "            const unsigned p = tstart[d] + wh[warp][d] + (od[r] & 0xffffu);\n"
         "            sk[p] = key[r];\n"
         "            sp[p] = pay[r];\n"
         "        }\n"
