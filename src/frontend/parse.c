@@ -95,6 +95,8 @@ typedef struct stmt {
     node_t *expr;
     node_t *target; /* NAME[index] = expr: the subscript (the name is rebound to a copy
                        with those elements replaced) */
+    int at_op;      /* np.add.at(NAME, index, values) (minimum, maximum): 1 + the
+                       loom_at_op_t; NAME is rebound to the combined copy */
 } stmt_t;
 
 /* ---- Values ---------------------------------------------------------------------------- */
@@ -779,6 +781,41 @@ static node_t *parse_expr(parser_t *P) {
     }
 }
 
+static bool name_eq(const char *a, int32_t an, const char *b);
+
+/* np.add.at(x, idx, v), np.minimum.at, np.maximum.at as a statement: NumPy's in-place
+ * unbuffered combination, here a new array bound to x (as x[idx] = v does). False (with the
+ * error) for another ufunc's .at or a first argument that is not a name. */
+static bool at_statement(parser_t *P, stmt_t *s) {
+    const node_t *x = s->expr;
+    if (x->kind != N_CALL || x->kids[0]->kind != N_ATTR) return true;
+    const node_t *a = x->kids[0], *u = a->kids[0];
+    if (!name_eq(P->src + a->tpos, a->tlen, "at") || u->kind != N_NAME) return true;
+    static const char *const ufuncs[] = {"add", "minimum", "maximum"};
+    static const loom_at_op_t ops[] = {LOOM_AT_ADD, LOOM_AT_MIN, LOOM_AT_MAX};
+    int k = -1;
+    for (int i = 0; i < 3; i++)
+        if (name_eq(P->src + u->tpos, u->tlen, ufuncs[i])) k = i;
+    if (k < 0)
+        return perr(P, u->tpos, LOOM_STATUS_NOT_AVAILABLE,
+                    "'%.*s.at' is not supported: add.at, minimum.at and maximum.at are (and "
+                    "x[idx] = v)",
+                    (int)(u->tlen > 40 ? 40 : u->tlen), P->src + u->tpos);
+    if (x->n != 4 || x->kids[1]->kind != N_NAME || x->kids[1]->np)
+        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s.at takes a variable, the indices and the values (positional): it "
+                    "rebinds the variable",
+                    ufuncs[k]);
+    for (int i = 2; i < 4; i++)
+        if (x->kids[i]->kind == N_KWARG)
+            return perr(P, x->kids[i]->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s.at takes its arguments by position", ufuncs[k]);
+    s->at_op = 1 + (int)ops[k];
+    s->tpos = x->kids[1]->tpos;
+    s->tlen = x->kids[1]->tlen;
+    return true;
+}
+
 /* program: statements separated by ';' or newlines; NAME = expr or expr. */
 static bool parse_program(parser_t *P, stmt_t **out, int32_t *n_out) {
     int32_t n = 0, cap = 0;
@@ -816,6 +853,7 @@ static bool parse_program(parser_t *P, stmt_t **out, int32_t *n_out) {
             if (!(s.expr = parse_expr(P))) return false;
             e = peek(P);
         }
+        if (!s.tlen && !s.n_unpack && !s.target && !at_statement(P, &s)) return false;
         if (is_op(e, OP_ASSIGN))
             return perr(P, e->pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "syntax error: only a name or a subscript of a name can be assigned to");
@@ -1063,11 +1101,97 @@ __attribute__((noinline)) static bool py_binary(parser_t *P, int op, int32_t pos
 /* ---- Values to arrays ------------------------------------------------------------------ */
 
 /* A number as a NEP 50 weak scalar; other values are an error at pos. */
+/* Whether v is a rectangular nested list of numbers of shape (nd, shape) from `depth` down;
+ * kind: the widest element (V_BOOL < V_INT < V_FLOAT). */
+static bool list_check(const value_t *v, int depth, int32_t nd, const int64_t *shape,
+                       vkind_t *kind) {
+    if (v->kind != V_TUPLE) {
+        if (depth != nd || (v->kind != V_BOOL && v->kind != V_INT && v->kind != V_FLOAT))
+            return false;
+        if (v->kind == V_FLOAT || (v->kind == V_INT && *kind != V_FLOAT) ||
+            (v->kind == V_BOOL && *kind == V_NONE))
+            *kind = v->kind;
+        return true;
+    }
+    if (depth >= nd || v->n != shape[depth]) return false;
+    for (int32_t i = 0; i < v->n; i++)
+        if (!list_check(&v->items[i], depth + 1, nd, shape, kind)) return false;
+    return true;
+}
+
+/* The shape of a nested list of numbers (read along its first elements, then checked). */
+static bool list_shape(const value_t *v, int32_t *nd, int64_t *shape, vkind_t *kind) {
+    *nd = 0;
+    for (const value_t *w = v; w->kind == V_TUPLE; w = &w->items[0]) {
+        if (*nd == LOOM_MAX_DIMS) return false;
+        shape[(*nd)++] = w->n;
+        if (!w->n) break;
+    }
+    return list_check(v, 0, *nd, shape, kind);
+}
+
+/* Writes the numbers of a nested list in C order as dtype d; false on an int out of int64. */
+static bool list_fill(const value_t *v, loom_dtype_t d, char *out, int64_t *at) {
+    if (v->kind == V_TUPLE) {
+        for (int32_t i = 0; i < v->n; i++)
+            if (!list_fill(&v->items[i], d, out, at)) return false;
+        return true;
+    }
+    if (d == LOOM_DTYPE_F64) {
+        double f = v->kind == V_FLOAT ? v->f : (double)v->i;
+        memcpy(out + 8 * (*at)++, &f, 8);
+    } else if (d == LOOM_DTYPE_I64) {
+        if (v->i < INT64_MIN || v->i > INT64_MAX) return false;
+        int64_t i = (int64_t)v->i;
+        memcpy(out + 8 * (*at)++, &i, 8);
+    } else {
+        out[(*at)++] = (char)(v->i != 0);
+    }
+    return true;
+}
+
+/* A list (or tuple) of numbers as an array, as np.asarray makes it: bool, int64 or float64
+ * (an empty one: float64, or int64 as an index, as NumPy indexes with it). NULL (no error)
+ * when v is not one. */
+static loom_array_t *list_array_as(parser_t *P, const value_t *v, int32_t pos, bool index) {
+    int32_t nd = 0;
+    int64_t shape[LOOM_MAX_DIMS];
+    vkind_t kind = V_NONE;
+    if (v->kind != V_TUPLE || !list_shape(v, &nd, shape, &kind)) return NULL;
+    loom_dtype_t d = kind == V_FLOAT ? LOOM_DTYPE_F64
+                     : kind == V_BOOL ? LOOM_DTYPE_BOOL
+                     : kind == V_INT || index ? LOOM_DTYPE_I64
+                                               : LOOM_DTYPE_F64; /* [] is float64 */
+    int64_t n = 1;
+    for (int32_t i = 0; i < nd; i++) n *= shape[i];
+    char *buf = base_arena_alloc(&P->arena, (size_t)(n ? n : 1), 8);
+    int64_t at = 0;
+    if (!buf) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory"), &P->ctx->nil;
+    if (!list_fill(v, d, buf, &at)) {
+        perr(P, pos, LOOM_STATUS_OVERFLOW, "a Python integer in the list is out of bounds for int64");
+        return &P->ctx->nil;
+    }
+    return loom_from_host(P->ctx, d, nd, shape, buf);
+}
+
+static loom_array_t *list_array(parser_t *P, const value_t *v, int32_t pos) {
+    return list_array_as(P, v, pos, false);
+}
+
 static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const char *what) {
     loom_ctx_t *ctx = P->ctx;
     switch (v->kind) {
         case V_ARRAY:
             return v->a;
+        case V_TUPLE: {
+            loom_array_t *a = list_array(P, v, pos);
+            if (a) return a;
+            perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s must be an array or a number, not a tuple (only a rectangular list of "
+                 "numbers becomes an array)",
+                 what);
+            return &ctx->nil;
+        }
         case V_BOOL:
             return loom_weak_bool(ctx, (int)v->i);
         case V_FLOAT:
@@ -1092,7 +1216,7 @@ static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const 
 /* A value as an output array: numbers become strong 0-d arrays (np.asarray's dtype). */
 static loom_array_t *as_output(parser_t *P, const value_t *v, int32_t pos) {
     loom_array_t *a = as_array(P, v, pos, "the result");
-    if (loom_array_is_nil(a) || v->kind == V_ARRAY) return a;
+    if (loom_array_is_nil(a) || !is_num(v)) return a;
     loom_dtype_t d = v->kind == V_BOOL    ? LOOM_DTYPE_BOOL
                      : v->kind == V_FLOAT ? LOOM_DTYPE_F64
                      : v->i > INT64_MAX   ? LOOM_DTYPE_U64
@@ -1113,6 +1237,7 @@ typedef loom_array_t *(*axes_fn)(loom_ctx_t *, loom_array_t *, int32_t, const in
 typedef loom_array_t *(*join_fn)(loom_ctx_t *, int32_t, loom_array_t *const *, int32_t);
 
 typedef enum fkind {
+    F_ARRAY,
     F_UNARY,
     F_BINARY,
     F_WHERE,
@@ -1205,6 +1330,8 @@ static const func_t funcs[] = {
     {.name = "where", .kind = F_WHERE, .params = "condition,x?,y?"},
     {.name = "clip", .kind = F_CLIP, .params = "a,a_min?,a_max?,min?,max?", .method = true},
     {.name = "astype", .kind = F_ASTYPE, .params = "x,dtype", .method = true},
+    {.name = "array", .kind = F_ARRAY, .params = "object,dtype?"},
+    {.name = "asarray", .kind = F_ARRAY, .params = "a,dtype?"},
     {.name = "zeros", .kind = F_ZEROS, .params = "shape,dtype?"},
     {.name = "ones", .kind = F_ONES, .params = "shape,dtype?"},
     {.name = "full", .kind = F_FULL, .params = "shape,fill_value,dtype?"},
@@ -2015,6 +2142,14 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             r = loom_astype(ctx, x[0], d);
             break;
         }
+        case F_ARRAY: { /* np.asarray: numbers and lists become strong arrays */
+            x[0] = as_output(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(x[0])) return false;
+            loom_dtype_t d;
+            if (!get_dtype(P, b, 1, (int)loom_array_dtype(x[0]), &d)) return false;
+            r = loom_astype(ctx, x[0], d);
+            break;
+        }
         case F_ZEROS:
         case F_ONES:
         case F_FULL: {
@@ -2278,6 +2413,12 @@ __attribute__((noinline)) static bool apply_binary(parser_t *P, const node_t *x,
                                                    const value_t *pb, value_t *out) {
     value_t a = *pa, b = *pb;
     if (is_num(&a) && is_num(&b)) return py_binary(P, x->op, x->pos, &a, &b, out);
+    /* a list next to an array is an array (NumPy); lists alone are Python's (repetition,
+     * concatenation), which the language does not have */
+    if ((a.kind == V_TUPLE || b.kind == V_TUPLE) && a.kind != V_ARRAY && b.kind != V_ARRAY)
+        return perr(P, x->pos, LOOM_STATUS_NOT_AVAILABLE,
+                    "operators on lists or tuples alone (Python's repetition and "
+                    "concatenation) are not supported; make one of them an array");
     loom_array_t *l = as_array(P, &a, x->kids[0]->pos, "an operand");
     if (loom_array_is_nil(l)) return false;
     loom_array_t *res = x->op == OP_POW && !is_num(&a) ? fast_power(P->ctx, l, &b) : NULL;
@@ -2311,6 +2452,9 @@ __attribute__((noinline)) static bool apply_unary(parser_t *P, const node_t *x, 
             *out = mk_int(x->op == OP_TILDE ? ~a.i : a.i);
         return true;
     }
+    if (a.kind == V_TUPLE)
+        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "bad operand type for a unary "
+                                                             "operator: a list or tuple");
     loom_array_t *v = as_array(P, &a, x->kids[0]->pos, "the operand");
     if (loom_array_is_nil(v)) return false;
     loom_array_t *r = x->op == OP_MINUS  ? loom_negative(P->ctx, v)
@@ -2523,6 +2667,9 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     if (n == 1 && items[0]->kind != N_SLICE) { /* x[mask], x[nonzero(m)]: the whole index */
         if (!eval_node(P, items[0], &whole)) return false;
         have_whole = true;
+        loom_array_t *l = list_array_as(P, &whole, items[0]->pos, true); /* x[[0, 2]] */
+        if (l && loom_array_is_nil(l)) return lib_fail(P, items[0]->pos);
+        if (l) whole = (value_t){.kind = V_ARRAY, .a = l};
         loom_array_t *r = NULL;
         if (whole.kind == V_ARRAY && loom_array_dtype(whole.a) == LOOM_DTYPE_BOOL) {
             r = loom_boolean_index(P->ctx, obj.a, whole.a, 0);
@@ -2531,9 +2678,9 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             int32_t axes[LOOM_MAX_DIMS];
             for (int32_t i = 0; i < whole.n; i++) {
                 if (whole.items[i].kind != V_ARRAY)
-                    return perr(P, items[0]->pos, LOOM_STATUS_NOT_AVAILABLE,
-                                "indexing with a list or tuple is not supported yet; use "
-                                "integer arrays");
+                    return perr(P, items[0]->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                                "an index list must be a rectangular list of integers or bools, "
+                                "or a tuple of index arrays");
                 arrs[i] = whole.items[i].a;
                 axes[i] = i;
             }
@@ -2566,6 +2713,9 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             vals[0] = whole;
         else if (!eval_node(P, it, &vals[i]))
             return false;
+        loom_array_t *l = list_array_as(P, &vals[i], it->pos, true); /* x[:, [0, 2]] */
+        if (l && loom_array_is_nil(l)) return lib_fail(P, it->pos);
+        if (l) vals[i] = (value_t){.kind = V_ARRAY, .a = l};
         const value_t *v = &vals[i];
         if (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL &&
             loom_array_ndim(v->a) == 1 && n_fancy < LOOM_MAX_DIMS) {
@@ -2601,9 +2751,8 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             fancy[n_fancy++] = i;
             used++;
         } else if (v->kind == V_TUPLE) {
-            return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        "indexing with a list or tuple is not supported yet; use an integer "
-                        "array");
+            return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "an index list must be a rectangular list of integers or bools");
         } else {
             return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "only integers, slices (`:`), ellipsis (`...`) and None are valid "
@@ -2876,6 +3025,29 @@ static bool assign_subscript(parser_t *P, const node_t *target, value_t *v) {
     return true;
 }
 
+/* The statement np.<ufunc>.at(x, idx, v) (at_statement): x combined at x[idx] with v, in C
+ * order of the positions (every duplicate), into *out. */
+static bool apply_at(parser_t *P, const node_t *call, loom_at_op_t op, value_t *out) {
+    value_t obj, pos, val;
+    if (!eval_node(P, call->kids[1], &obj)) return false;
+    if (obj.kind != V_ARRAY)
+        return perr(P, call->kids[1]->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "ufunc.at changes an array, not %s", kind_text(&obj));
+    node_t *idx = new_node(P, N_INDEX, call->kids[2]->pos, 2); /* x[indices] */
+    if (!idx) return false;
+    idx->kids[0] = call->kids[1];
+    idx->kids[1] = call->kids[2];
+    value_t flat = {.kind = V_ARRAY, .a = fe_positions(P->ctx, obj.a)};
+    if (loom_array_is_nil(flat.a)) return lib_fail(P, call->pos);
+    if (!apply_index(P, idx, &flat, &pos) || !eval_node(P, call->kids[3], &val)) return false;
+    loom_array_t *v = as_array(P, &val, call->kids[3]->pos, "the values");
+    if (loom_array_is_nil(v)) return false;
+    loom_array_t *r = fe_scatter(P->ctx, "ufunc.at", obj.a, pos.a, v, op);
+    if (loom_array_is_nil(r)) return lib_fail(P, call->pos);
+    *out = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
+}
+
 static bool valid_name(const char *s) {
     if (!s || !is_ident_start(s[0])) return false;
     for (const char *p = s; *p; p++)
@@ -2908,7 +3080,11 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
     if (!tokenize(P) || !parse_program(P, &st, &n_st)) return false;
     value_t last = {0};
     for (int32_t i = 0; i < n_st; i++) {
-        if (!eval_node(P, st[i].expr, &last)) return false;
+        if (st[i].at_op) {
+            if (!apply_at(P, st[i].expr, (loom_at_op_t)(st[i].at_op - 1), &last)) return false;
+        } else if (!eval_node(P, st[i].expr, &last)) {
+            return false;
+        }
         if (st[i].target && !assign_subscript(P, st[i].target, &last)) return false;
         if (st[i].n_unpack) {
             if (last.kind != V_TUPLE || last.n != st[i].n_unpack)

@@ -355,6 +355,25 @@ static const take_case_t cases[] = {
      1},
     {"choose((arange(6) % 2).reshape(2,3), (arange(3), 7))", 2, {2, 3}, 6, {0, 7, 2, 7, 1, 7}, 1},
     {"take(arange(5), arange(0))", 1, {0}, 0, {0}, 1},
+    /* lists: np.asarray's arrays, as indices and operands */
+    {"arange(6).reshape(2,3)[[1, 0, 1]]", 2, {3, 3}, 9, {3, 4, 5, 0, 1, 2, 3, 4, 5}, 1},
+    {"arange(6).reshape(2,3)[:, [2, -3]]", 2, {2, 2}, 4, {2, 0, 5, 3}, 1},
+    {"arange(6).reshape(2,3)[[[0], [1]], [0, 2]]", 2, {2, 2}, 4, {0, 2, 3, 5}, 1},
+    {"arange(5)[[True, False, True, False, True]]", 1, {3}, 3, {0, 2, 4}, 1},
+    {"take(arange(5), [4, 0])", 1, {2}, 2, {4, 0}, 1},
+    {"array([[1.5, 2], [3, 4]])[[1, 1]]", 2, {2, 2}, 4, {6, 8, 6, 8}, 2},
+    {"isin(arange(5), [1, 3])", 1, {5}, 5, {0, 1, 0, 1, 0}, 1},
+    {"array([[1, 2], [3, 4]], dtype='float32') * [1, 2]", 2, {2, 2}, 4, {2, 8, 6, 16}, 2},
+    {"array([])[[]]", 1, {0}, 0, {0}, 2},
+    /* ufunc.at statements rebind their variable */
+    {"y = arange(5.0); np.add.at(y, [0, 0, 4], 1.5); y", 1, {5}, 5, {6, 2, 4, 6, 11}, 2},
+    {"y = arange(6).reshape(2, 3); np.maximum.at(y, (array([0, 1, 1]), array([2, 0, 0])), [7, 9, 3]); y",
+     2,
+     {2, 3},
+     6,
+     {0, 1, 7, 9, 4, 5},
+     1},
+    {"y = arange(4); np.minimum.at(y, [3, 3, 1], [2, -1, 5]); y", 1, {4}, 4, {0, 1, 2, -1}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
 

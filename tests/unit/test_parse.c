@@ -697,7 +697,14 @@ static void test_parse_index_errors(void **state) {
                  "a 2-d mask at axis 0 of a 1-dimensional array", 10);
     expect_caret(ctx, "x[True]", LOOM_STATUS_NOT_AVAILABLE, "Python bool", 2);
     expect_caret(ctx, "x[x]", LOOM_STATUS_DTYPE_ERROR, "indices must be integers", 2);
-    expect_caret(ctx, "x[0, [1, 2]]", LOOM_STATUS_NOT_AVAILABLE, "list or tuple", 5);
+    expect_caret(ctx, "x[0, [1, 2]]", LOOM_STATUS_INVALID_ARGUMENT, "too many indices", 1);
+    expect_caret(ctx, "x[[1, [2]]]", LOOM_STATUS_INVALID_ARGUMENT, "rectangular list", 2);
+    expect_caret(ctx, "[1, 2] * 2", LOOM_STATUS_NOT_AVAILABLE, "Python's repetition", 7);
+    expect_caret(ctx, "np.multiply.at(x, [0], 2)", LOOM_STATUS_NOT_AVAILABLE, "'multiply.at'", 3);
+    expect_caret(ctx, "np.add.at(x + 1, [0], 2)", LOOM_STATUS_INVALID_ARGUMENT,
+                 "rebinds the variable", 7);
+    expect_caret(ctx, "array([[1], [2, 3]])", LOOM_STATUS_INVALID_ARGUMENT,
+                 "only a rectangular list of numbers", 6);
     expect_caret(ctx, "(1 + 2)[0]", LOOM_STATUS_INVALID_ARGUMENT, "an int cannot be indexed", 7);
     expect_caret(ctx, "x.sum(axis=1)", LOOM_STATUS_INVALID_ARGUMENT, "axis 1", 2);
     expect_caret(ctx, "sum(x, axis=1.0)", LOOM_STATUS_INVALID_ARGUMENT, "'axis' must be", 12);
