@@ -142,6 +142,10 @@ void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape);
 /* ---- ops.c ---- */
 /* np.result_type of two strong dtypes; -1 with "fn: no common dtype for a and b" recorded. */
 int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
+/* The dtype np.where and np.choose give their n value operands: NEP 50, a weak Python int
+ * resolved as 0 (cast unsafely afterwards, so one out of range wraps, as NumPy's does). -1
+ * with the error recorded. */
+int fe_value_dtype(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops);
 
 /* NumPy's broadcast of the n arrays' shapes into ndim/shape; false (nothing recorded) when
  * they do not broadcast. */

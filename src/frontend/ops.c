@@ -406,6 +406,8 @@ UNARY_DEF(invert, INVERT)
 /* The weak scalar operand of the _f and _i builders, as loom_weak_float / loom_weak_int would
  * make it, but in *w on the caller's stack: elementwise only reads a weak operand (it becomes a
  * CONST of the loop dtype), so no node, scope entry or hash is needed for it. */
+#define LOOM_MAX_CHOICES 32 /* value operands resolved with weak ints as 0 (more: as given) */
+
 static loom_array_t *weak_operand(loom_ctx_t *ctx, loom_array_t *w, fe_weak_kind_t kind, double f,
                                   int64_t i) {
     *w = (loom_array_t){.ctx = ctx, .refcount = 1, .op = IR_OP_CONST, .flags = FE_WEAK,
@@ -466,20 +468,25 @@ BINARY_DEF(bitwise_xor, BITWISE_XOR)
 BINARY_DEF(left_shift, LEFT_SHIFT)
 BINARY_DEF(right_shift, RIGHT_SHIFT)
 
+int fe_value_dtype(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
+    /* np.where takes a Python int as np.asarray does (int64) and casts it unsafely to the
+     * result dtype, so one out of that dtype's range wraps instead of raising (NumPy 2:
+     * np.where(c, int8_array, 300) holds 44): the dtype is resolved with such a value as 0. */
+    loom_array_t zero[LOOM_MAX_CHOICES], *typed[LOOM_MAX_CHOICES];
+    if (n > LOOM_MAX_CHOICES) return result_type(ctx, fn, n, ops);
+    for (int i = 0; i < n; i++)
+        typed[i] = is_weak(ops[i]) && ops[i]->weak_kind == FE_WEAK_INT
+                       ? weak_operand(ctx, &zero[i], FE_WEAK_INT, 0, 0)
+                       : ops[i];
+    return result_type(ctx, fn, n, typed);
+}
+
 LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_array_t *x,
                                   loom_array_t *y) {
     if (!ctx) return NULL;
     loom_array_t *ops[3] = {cond, x, y};
     if (!args_ok(ctx, "where", 3, ops)) return &ctx->nil;
-    /* np.where takes a Python int as np.asarray does (int64) and casts it unsafely to the
-     * result dtype, so one out of that dtype's range wraps instead of raising (NumPy 2:
-     * np.where(c, int8_array, 300) holds 44): the dtype is resolved with such a value as 0. */
-    loom_array_t zero[2], *typed[2];
-    for (int i = 0; i < 2; i++)
-        typed[i] = is_weak(ops[1 + i]) && ops[1 + i]->weak_kind == FE_WEAK_INT
-                       ? weak_operand(ctx, &zero[i], FE_WEAK_INT, 0, 0)
-                       : ops[1 + i];
-    int d = result_type(ctx, "where", 2, typed);
+    int d = fe_value_dtype(ctx, "where", 2, ops + 1);
     if (d < 0) return &ctx->nil;
     int32_t ndim;
     int64_t shape[LOOM_MAX_DIMS];

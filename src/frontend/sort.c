@@ -278,7 +278,10 @@ LOOM_API loom_array_t *loom_choose(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes is too many", fn, nd + 1);
         goto fail;
     }
-    for (int32_t c = 0; c < n; c++) list[c] = loom_broadcast_to(ctx, choices[c], nd, b);
+    int d = fe_value_dtype(ctx, fn, n, choices); /* NumPy's: weak scalars take the arrays' */
+    if (d < 0) goto fail;
+    for (int32_t c = 0; c < n; c++)
+        list[c] = loom_broadcast_to(ctx, loom_astype(ctx, choices[c], (loom_dtype_t)d), nd, b);
     loom_array_t *stacked = loom_stack(ctx, n, list, 0);
     base_free(&ctx->al, list);
     list = NULL;

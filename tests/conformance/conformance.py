@@ -49,7 +49,7 @@ BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remaind
           "left_shift", "right_shift"]
 OPS = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "<", "<=", ">", ">=",
        "==", "!="]
-LATER = ["{x}[[0, 1]]", "sum({x}, dtype=float64)", "cumsum({x}, out={x})",
+LATER = ["sum({x}, dtype=float64)", "cumsum({x}, out={x})",
          "{x}.view('int8')", "{x}[True]"]
 # Gathers, masks, sorts and sets, over the same random inputs (0-d, empty, non-contiguous,
 # NaN and duplicates included). Sorts ask for NumPy's stable kind: loom's sorts are stable.
@@ -65,7 +65,10 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "take_along_axis({x}, argsort({x}, axis=-1, kind='stable'), axis=-1)",
             "{x}[argsort({y}, axis=None, kind='stable') % 2]", "intersect1d({x}, {y})",
             "union1d({x}, {y})", "setdiff1d({x}, {y})", "compress(ravel({y}) > 0, {x})",
-            "extract({y} > 0, {x})"]
+            "extract({y} > 0, {x})", "{x}[[0, -1]]", "{x}[[True]]", "{x} * [2]",
+            "lexsort(({x}, {y}))", "lexsort(({x}, {y}), axis=0)",
+            "choose((ravel({x}) > 0).astype(int), (ravel({x}), 0))",
+            "choose(argsort({x}, axis=None, kind='stable') % 2, (ravel({x}), ravel({x}) * 2))"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -285,7 +288,7 @@ def numpy_eval(expr, arrays):
         "permute_dims", "broadcast_to", "expand_dims", "squeeze", "flip", "moveaxis", "ravel",
         "concatenate", "stack", "take", "take_along_axis", "nonzero", "flatnonzero", "argwhere",
         "count_nonzero", "sort", "argsort", "searchsorted", "unique", "isin", "intersect1d",
-        "union1d", "setdiff1d", "compress", "extract"]})
+        "union1d", "setdiff1d", "compress", "extract", "lexsort", "choose"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

@@ -405,6 +405,29 @@ static void test_take_numpy_cases(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A Python number among choose's choices takes the arrays' dtype (NEP 50, as np.where's
+ * does; an int out of range wraps as NumPy's does). Found by the conformance suite. */
+static void test_choose_weak_scalars(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const struct {
+        const char *expr;
+        int8_t want[3];
+    } weak_cases[] = {{"choose(array([0, 1, 0]), (arange(3).astype('int8'), 0))", {0, 0, 2}},
+                 {"choose(array([1, 1, 0]), (arange(3).astype('int8'), 300))", {44, 44, 2}}};
+    for (size_t c = 0; c < sizeof weak_cases / sizeof *weak_cases; c++) {
+        loom_scope_begin(ctx);
+        loom_array_t *r = loom_expr(ctx, weak_cases[c].expr, 0, NULL, NULL);
+        if (loom_array_is_nil(r)) fail_msg("%s: %s", weak_cases[c].expr, loom_ctx_message(ctx));
+        assert_int_equal(loom_array_dtype(r), LOOM_DTYPE_I8);
+        int8_t got[3];
+        assert_int_equal(loom_read(ctx, r, got, sizeof got), LOOM_STATUS_OK);
+        assert_memory_equal(got, weak_cases[c].want, sizeof got);
+        loom_scope_end(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
 /* Evaluating r fails with st and phrase (an error found in the values). */
 static void expect_eval_error(loom_ctx_t *ctx, loom_array_t *r, loom_status_t st,
                               const char *phrase) {
@@ -784,7 +807,8 @@ static void test_top_k_and_partition(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_take_numpy_cases),    cmocka_unit_test(test_take_errors),
+        cmocka_unit_test(test_take_numpy_cases),
+        cmocka_unit_test(test_choose_weak_scalars),    cmocka_unit_test(test_take_errors),
         cmocka_unit_test(test_take_dtypes),         cmocka_unit_test(test_masks_c_api),
         cmocka_unit_test(test_sort_properties),     cmocka_unit_test(test_scatter_c_api),
         cmocka_unit_test(test_top_k_and_partition),
