@@ -653,6 +653,13 @@ LOOM_API loom_array_t *loom_searchsorted(loom_ctx_t *ctx, loom_array_t *a, loom_
 LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_nan,
                                    loom_array_t **values, loom_array_t **index,
                                    loom_array_t **inverse, loom_array_t **counts);
+/* np.unique(a, axis=axis): the distinct slices along the axis (rows when moved first),
+ * sorted lexicographically (NaN last in each position, as loom_lexsort orders); index, inverse
+ * (1-D, one group per slice) and counts as loom_unique's. LOOM_AXIS_NONE: loom_unique. */
+LOOM_API loom_status_t loom_unique_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                        int equal_nan, loom_array_t **values,
+                                        loom_array_t **index, loom_array_t **inverse,
+                                        loom_array_t **counts);
 /* np.isin(element, test_elements, invert): bool of element's shape (NaN is never found). */
 LOOM_API loom_array_t *loom_isin(loom_ctx_t *ctx, loom_array_t *element,
                                  loom_array_t *test_elements, int invert);

@@ -1885,13 +1885,17 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
         case F_UNIQUE:
         case F_UNIQUE_API: {
             int want[3] = {0, 0, 0}, eqnan = 1; /* index, inverse, counts */
+            int32_t uaxis = LOOM_AXIS_NONE;
             x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
             if (loom_array_is_nil(x[0])) return false;
             if (f->kind == F_UNIQUE) {
                 for (int i = 0; i < 3; i++)
                     if (!get_flag(P, b, 1 + i, &want[i])) return false;
                 int64_t e = 1;
-                if (!refuse_given(P, f, b, "axis") || !get_int(P, b, 5, 1, &e)) return false;
+                int32_t naxes;
+                if (b->given[4] && !get_axes(P, b, 4, false, &naxes, &uaxis)) return false;
+                if (b->given[4] && naxes < 0) uaxis = LOOM_AXIS_NONE;
+                if (!get_int(P, b, 5, 1, &e)) return false;
                 eqnan = e != 0;
             } else { /* unique_values, unique_counts, unique_inverse, unique_all */
                 char w = f->name[7];
@@ -1900,8 +1904,9 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 want[2] = w == 'a' || w == 'c';
             }
             loom_array_t *res[4] = {NULL, NULL, NULL, NULL};
-            if (loom_unique(ctx, x[0], eqnan, &res[0], want[0] ? &res[1] : NULL,
-                            want[1] ? &res[2] : NULL, want[2] ? &res[3] : NULL) != LOOM_STATUS_OK)
+            if (loom_unique_axis(ctx, x[0], uaxis, eqnan, &res[0], want[0] ? &res[1] : NULL,
+                                 want[1] ? &res[2] : NULL,
+                                 want[2] ? &res[3] : NULL) != LOOM_STATUS_OK)
                 return lib_fail(P, fpos);
             int nr = 0;
             loom_array_t *list[4];

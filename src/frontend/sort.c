@@ -61,6 +61,50 @@ static loom_array_t *slice1(loom_ctx_t *ctx, loom_array_t *a, int64_t start, int
     return loom_slice(ctx, a, 1, &start, &stop, NULL);
 }
 
+/* The groups of equal rows of the sorted s (n rows of m elements, 2-D; or 1-D, elements)
+ * and the permutation perm that sorted them (NULL when not asked for): flags where a group
+ * starts, one sync for their number, then the results unique_values/index/inverse/counts name
+ * (values: the first row of each group, still 2-D or 1-D). */
+static loom_status_t unique_groups(loom_ctx_t *ctx, loom_array_t *s, loom_array_t *perm,
+                                   int64_t n, int equal_nan, loom_array_t **values,
+                                   loom_array_t **index, loom_array_t **inverse,
+                                   loom_array_t **counts) {
+    /* a group starts where a row differs from the one before it (NaNs equal when equal_nan,
+     * as NumPy's default) */
+    loom_array_t *hi = slice1(ctx, s, 1, LOOM_NONE), *lo = slice1(ctx, s, 0, -1);
+    loom_array_t *starts = loom_not_equal(ctx, hi, lo);
+    if (equal_nan && ir_is_float((loom_dtype_t)s->dtype))
+        starts = loom_logical_and(
+            ctx, starts,
+            loom_logical_not(ctx, loom_logical_and(ctx, loom_isnan(ctx, hi), loom_isnan(ctx, lo))));
+    if (s->ndim == 2) {
+        int32_t one_ax = 1;
+        starts = loom_any(ctx, starts, 1, &one_ax, 0);
+    }
+    int64_t one = 1;
+    loom_array_t *parts[2] = {loom_ones(ctx, LOOM_DTYPE_BOOL, 1, &one), starts};
+    loom_array_t *flags = loom_concatenate(ctx, 2, parts, 0);
+    /* the sort (and permutation) realised with the flags, so that what follows the count's
+     * sync reads them instead of sorting again */
+    loom_array_t *ev[3] = {flags, s, perm};
+    if (loom_eval(ctx, perm ? 3 : 2, ev) != LOOM_STATUS_OK) return ctx->err.status;
+    loom_array_t *first = loom_flatnonzero(ctx, flags); /* the sync: the number of groups */
+    if (first->flags & FE_NIL) return ctx->err.status;
+    if (values) *values = loom_take(ctx, s, first, 0, LOOM_TAKE_RAISE);
+    if (index) *index = loom_take(ctx, perm, first, 0, LOOM_TAKE_RAISE);
+    if (counts) {
+        loom_array_t *ends[2] = {slice1(ctx, first, 1, LOOM_NONE), fe_i64(ctx, n)};
+        ends[1] = loom_reshape(ctx, ends[1], 1, &one);
+        *counts = loom_subtract(ctx, loom_concatenate(ctx, 2, ends, 0), first);
+    }
+    if (inverse) { /* group of each sorted row, put back in the original order */
+        loom_array_t *group = loom_subtract(
+            ctx, loom_cumsum(ctx, loom_astype(ctx, flags, LOOM_DTYPE_I64), 0), fe_i64(ctx, 1));
+        *inverse = loom_take(ctx, group, loom_argsort(ctx, perm, 0), 0, LOOM_TAKE_RAISE);
+    }
+    return ctx->err.status;
+}
+
 LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_nan,
                                    loom_array_t **values, loom_array_t **index,
                                    loom_array_t **inverse, loom_array_t **counts) {
@@ -81,38 +125,59 @@ LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_n
     loom_array_t *perm = need_perm ? loom_argsort(ctx, flat, 0) : NULL;
     loom_array_t *s =
         perm ? loom_take(ctx, flat, perm, 0, LOOM_TAKE_RAISE) : loom_sort(ctx, flat, 0);
-    /* a group starts where an element differs from the one before it (NaNs equal when
-     * equal_nan, as NumPy's default) */
-    loom_array_t *hi = slice1(ctx, s, 1, LOOM_NONE), *lo = slice1(ctx, s, 0, -1);
-    loom_array_t *starts = loom_not_equal(ctx, hi, lo);
-    if (equal_nan && ir_is_float((loom_dtype_t)a->dtype))
-        starts = loom_logical_and(
-            ctx, starts,
-            loom_logical_not(ctx, loom_logical_and(ctx, loom_isnan(ctx, hi), loom_isnan(ctx, lo))));
-    int64_t one = 1;
-    loom_array_t *parts[2] = {loom_ones(ctx, LOOM_DTYPE_BOOL, 1, &one), starts};
-    loom_array_t *flags = loom_concatenate(ctx, 2, parts, 0);
-    /* the sort (and permutation) realised with the flags, so that what follows the count's
-     * sync reads them instead of sorting again */
-    loom_array_t *ev[3] = {flags, s, perm};
-    if (loom_eval(ctx, perm ? 3 : 2, ev) != LOOM_STATUS_OK) return ctx->err.status;
-    loom_array_t *first = loom_flatnonzero(ctx, flags); /* the sync: the number of groups */
-    if (first->flags & FE_NIL) return ctx->err.status;
-    if (values) *values = loom_take(ctx, s, first, 0, LOOM_TAKE_RAISE);
-    if (index) *index = loom_take(ctx, perm, first, 0, LOOM_TAKE_RAISE);
-    if (counts) {
-        int64_t g = first->shape[0];
-        loom_array_t *ends[2] = {slice1(ctx, first, 1, LOOM_NONE), fe_i64(ctx, n)};
-        ends[1] = loom_reshape(ctx, ends[1], 1, &one);
-        *counts = loom_subtract(ctx, loom_concatenate(ctx, 2, ends, 0), first);
-        (void)g;
+    loom_array_t *inv = NULL;
+    loom_status_t st = unique_groups(ctx, s, perm, n, equal_nan, values, index,
+                                     inverse ? &inv : NULL, counts);
+    if (inverse && !st) *inverse = loom_reshape(ctx, inv, a->ndim, a->shape);
+    return st;
+}
+
+LOOM_API loom_status_t loom_unique_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                        int equal_nan, loom_array_t **values,
+                                        loom_array_t **index, loom_array_t **inverse,
+                                        loom_array_t **counts) {
+    const char *fn = "unique";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_arg(ctx, fn, a)) return ctx->err.status;
+    if (axis == LOOM_AXIS_NONE) return loom_unique(ctx, a, equal_nan, values, index, inverse, counts);
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return ctx->err.status;
+    int32_t zero_ax = 0;
+    loom_array_t *b = loom_moveaxis(ctx, a, 1, &ax, &zero_ax); /* the rows first */
+    int64_t n = a->shape[ax], m = 1; /* n rows of m elements */
+    for (int32_t k = 0; k < a->ndim; k++)
+        if (k != ax) m *= a->shape[k];
+    int64_t shape2[2] = {n, m};
+    loom_array_t *rows = loom_reshape(ctx, b, 2, shape2);
+    if (n == 0) {
+        int64_t zero = 0;
+        if (values) *values = a;
+        if (index) *index = loom_zeros(ctx, LOOM_DTYPE_I64, 1, &zero);
+        if (inverse) *inverse = loom_zeros(ctx, LOOM_DTYPE_I64, 1, &zero);
+        if (counts) *counts = loom_zeros(ctx, LOOM_DTYPE_I64, 1, &zero);
+        return ctx->err.status;
     }
-    if (inverse) { /* group of each sorted element, put back in the original order */
-        loom_array_t *group = loom_subtract(
-            ctx, loom_cumsum(ctx, loom_astype(ctx, flags, LOOM_DTYPE_I64), 0), fe_i64(ctx, 1));
-        loom_array_t *back = loom_take(ctx, group, loom_argsort(ctx, perm, 0), 0, LOOM_TAKE_RAISE);
-        *inverse = loom_reshape(ctx, back, a->ndim, a->shape);
+    /* rows in lexicographic order: a stable sort by each column, the last column first */
+    loom_array_t **keys = base_malloc(&ctx->al, (size_t)(m ? m : 1), sizeof *keys);
+    if (!keys) return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn), ctx->err.status;
+    int64_t at[2] = {0, 0}, to[2] = {n, 0};
+    for (int64_t j = 0; j < m; j++) { /* lexsort: the last key is the primary one */
+        at[1] = m - 1 - j;
+        to[1] = m - j;
+        keys[j] = loom_reshape(ctx, loom_slice(ctx, rows, 2, at, to, NULL), 1, &n);
     }
+    loom_array_t *perm = m ? loom_lexsort(ctx, (int32_t)m, keys, 0)
+                           : loom_arange(ctx, 0, (double)n, 1, LOOM_DTYPE_I64);
+    base_free(&ctx->al, keys);
+    loom_array_t *s = loom_take(ctx, rows, perm, 0, LOOM_TAKE_RAISE), *v = NULL;
+    loom_status_t st = unique_groups(ctx, s, perm, n, equal_nan, values ? &v : NULL, index,
+                                     inverse, counts);
+    if (st || !values) return st;
+    int64_t vshape[LOOM_MAX_DIMS];
+    vshape[0] = v->shape[0];
+    for (int32_t k = 0, d = 1; k < a->ndim; k++)
+        if (k != ax) vshape[d++] = a->shape[k];
+    *values = loom_moveaxis(ctx, loom_reshape(ctx, v, a->ndim, vshape), 1, &zero_ax, &ax);
     return ctx->err.status;
 }
 

@@ -374,6 +374,15 @@ static const take_case_t cases[] = {
      {0, 1, 7, 9, 4, 5},
      1},
     {"y = arange(4); np.minimum.at(y, [3, 3, 1], [2, -1, 5]); y", 1, {4}, 4, {0, 1, 2, -1}, 1},
+    /* unique along an axis: distinct rows (slices), lexicographic */
+    {"unique(array([[1, 0, 1], [2, 3, 4], [1, 0, 1], [0, 9, 9], [2, 3, 4]]), axis=0)",
+     2, {3, 3}, 9, {0, 9, 9, 1, 0, 1, 2, 3, 4}, 1},
+    {"unique(array([[1, 0, 1], [2, 3, 4], [1, 0, 1]]), axis=1)",
+     2, {3, 3}, 9, {0, 1, 1, 3, 2, 4, 0, 1, 1}, 1},
+    {"unique(array([[1, 0, 1], [2, 3, 4], [1, 0, 1]]), axis=0, return_counts=True)[1]",
+     1, {2}, 2, {2, 1}, 1},
+    {"unique(array([[1, 0, 1], [2, 3, 4], [1, 0, 1]]), axis=0, return_inverse=True)[1]",
+     1, {3}, 3, {0, 1, 0}, 1},
     {"take(arange(0), arange(0))", 1, {0}, 0, {0}, 1},
 };
 
