@@ -3022,6 +3022,13 @@ static bool assign_subscript(parser_t *P, const node_t *target, value_t *v) {
     value_t flat = {.kind = V_ARRAY, .a = fe_positions(P->ctx, x)};
     if (loom_array_is_nil(flat.a)) return lib_fail(P, target->pos);
     if (!apply_index(P, target, &flat, &pos)) return false;
+    loom_dtype_t xd = loom_array_dtype(x);
+    if (v->kind == V_INT && xd < LOOM_DTYPE_F16 && !int_fits(v->i, xd)) { /* NumPy raises */
+        char t[48];
+        i128_text(v->i, t, sizeof t);
+        return perr(P, target->pos, LOOM_STATUS_OVERFLOW, "Python integer %s out of bounds for %s",
+                    t, loom_dtype_name(xd));
+    }
     loom_array_t *val = as_array(P, v, target->pos, "the assigned value");
     if (loom_array_is_nil(val)) return false;
     loom_array_t *r = fe_scatter(P->ctx, "assignment", x, pos.a, val, LOOM_AT_SET);

@@ -701,6 +701,8 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "x[[1, [2]]]", LOOM_STATUS_INVALID_ARGUMENT, "rectangular list", 2);
     expect_caret(ctx, "[1, 2] * 2", LOOM_STATUS_NOT_AVAILABLE, "Python's repetition", 7);
     expect_caret(ctx, "np.multiply.at(x, [0], 2)", LOOM_STATUS_NOT_AVAILABLE, "'multiply.at'", 3);
+    expect_caret(ctx, "z = zeros(3, dtype='int8'); z[0] = 300; z", LOOM_STATUS_OVERFLOW,
+                 "Python integer 300 out of bounds for int8", 29);
     expect_caret(ctx, "np.add.at(x + 1, [0], 2)", LOOM_STATUS_INVALID_ARGUMENT,
                  "rebinds the variable", 7);
     expect_caret(ctx, "array([[1], [2, 3]])", LOOM_STATUS_INVALID_ARGUMENT,
