@@ -72,7 +72,9 @@ typedef enum nkind {
     N_INDEX,
     N_SLICE,
     N_TUPLE,
-    N_KWARG
+    N_KWARG,
+    N_VALUE /* made by the evaluator: a value already computed (pv), e.g. one index array of
+             * a mask of several axes; ival: that mask's extent along the axis, or -1 */
 } nkind_t;
 
 typedef struct node {
@@ -85,6 +87,7 @@ typedef struct node {
     struct node **kids; /* N_CALL: callee, args; N_INDEX: object, items; N_SLICE: 3 (or NULL) */
     i128 ival;
     double fval;
+    const struct value *pv; /* N_VALUE */
 } node_t;
 
 #define MAX_UNPACK 8
@@ -2641,6 +2644,46 @@ static bool slice_bound(parser_t *P, const node_t *k, int64_t *out) {
     return true;
 }
 
+/* The items of an index of several items, evaluated (N_VALUE nodes; slices as they are),
+ * with a boolean mask of k >= 2 axes replaced by its k index arrays (NumPy: m is nonzero(m)
+ * there; one sync for the count), each carrying the mask's extent along its axis. */
+static bool expand_masks(parser_t *P, const node_t *const **items, int32_t *n) {
+    const node_t *const *in = *items;
+    node_t **out = base_arena_alloc(&P->arena, (size_t)*n * LOOM_MAX_DIMS, sizeof *out);
+    if (!out) return perr(P, in[0]->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    int32_t m = 0;
+    for (int32_t i = 0; i < *n; i++) {
+        if (in[i]->kind == N_SLICE || in[i]->kind == N_VALUE) {
+            out[m++] = (node_t *)in[i];
+            continue;
+        }
+        value_t *v = base_arena_alloc(&P->arena, 1, sizeof *v);
+        if (!v) return perr(P, in[i]->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (!eval_node(P, in[i], v)) return false;
+        int32_t k = v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL
+                        ? loom_array_ndim(v->a)
+                        : 0;
+        loom_array_t *nz[LOOM_MAX_DIMS];
+        if (k >= 2) {
+            if (m + k + (*n - i - 1) > *n * LOOM_MAX_DIMS || k > LOOM_MAX_DIMS)
+                return perr(P, in[i]->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+            if (loom_nonzero(P->ctx, v->a, k, nz) != LOOM_STATUS_OK) return lib_fail(P, in[i]->pos);
+        }
+        for (int32_t j = 0; j < (k >= 2 ? k : 1); j++) {
+            node_t *c = base_arena_alloc(&P->arena, 1, sizeof *c);
+            value_t *cv = k >= 2 ? base_arena_alloc(&P->arena, 1, sizeof *cv) : v;
+            if (!c || !cv) return perr(P, in[i]->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            if (k >= 2) *cv = (value_t){.kind = V_ARRAY, .a = nz[j]};
+            *c = (node_t){.kind = N_VALUE, .pos = in[i]->pos, .pv = cv,
+                          .ival = k >= 2 ? loom_array_dim(v->a, j) : -1};
+            out[m++] = c;
+        }
+    }
+    *items = (const node_t *const *)out;
+    *n = m;
+    return true;
+}
+
 /* Basic indexing: x[i, a:b:c, None, ...]. The whole index becomes one loom_slice (an integer
  * is a slice of length 1), then loom_squeeze drops the integer-indexed axes and
  * loom_expand_dims inserts the None axes. Boolean and integer-array indexing are refused.
@@ -2697,6 +2740,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             return true;
         }
     }
+    if (n > 1 && !expand_masks(P, &items, &n)) return false;
     int *kind = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *kind) : NULL;
     value_t *vals = n ? base_arena_alloc(&P->arena, (size_t)n, sizeof *vals) : NULL;
     int64_t *bounds = n ? base_arena_alloc(&P->arena, 3 * (size_t)n, sizeof *bounds) : NULL;
@@ -2745,13 +2789,14 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
                         "indexing with a Python bool is not supported yet");
         } else if (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL) {
             return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        "a boolean mask of several axes among other indices is not supported "
-                        "yet (a mask alone, x[mask], is)");
+                        "a 0-d boolean index among other indices is not supported yet");
         } else if (v->kind == V_ARRAY) {
             kind[i] = I_SLICE; /* the whole axis here; loom_gather picks from it below */
             bounds[3 * i] = bounds[3 * i + 1] = bounds[3 * i + 2] = LOOM_NONE;
             if (n_fancy == LOOM_MAX_DIMS) /* more would be too many indices anyway */
                 return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+            if (it->kind == N_VALUE && it->ival >= 0) /* one axis of a mask of several */
+                mask_len[n_fancy] = (int64_t)it->ival;
             if (mask_len[n_fancy] == -2) mask_len[n_fancy] = -1; /* not a mask */
             fancy[n_fancy++] = i;
             used++;
@@ -2774,14 +2819,17 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     /* Integer arrays: NumPy's advanced indexing, with the integers as 0-d index arrays. The
      * index axes stand where the first advanced item's axis was when the advanced items (the
      * arrays and the integers) are adjacent, else whole. */
-    int32_t at = 0, first = -1, last = -1, n_adv = 0, f = 0, axes[LOOM_MAX_DIMS];
+    int32_t at = 0, oat = 0, first = -1, last = -1, n_adv = 0, f = 0, axes[LOOM_MAX_DIMS];
+    int32_t oaxes[LOOM_MAX_DIMS]; /* the axis of obj each index array stands for */
     loom_array_t *idx[LOOM_MAX_DIMS];
     for (int32_t i = 0; i < n; i++) {
         if (f < n_fancy && i == fancy[f]) {
             axes[f] = at;
+            oaxes[f] = oat;
             idx[f++] = vals[i].a;
         }
         at += kind[i] == I_SLICE || kind[i] == I_NONE ? 1 : kind[i] == I_ELLIPSIS ? nd - used : 0;
+        oat += kind[i] == I_SLICE || kind[i] == I_INT ? 1 : kind[i] == I_ELLIPSIS ? nd - used : 0;
         bool adv = kind[i] == I_INT || (f > 0 && i == fancy[f - 1]);
         if (adv) {
             if (first < 0) first = i;
@@ -2795,7 +2843,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             return perr(P, items[fancy[t]]->pos, LOOM_STATUS_INDEX_ERROR,
                         "boolean index did not match indexed array along axis %d; size of axis "
                         "is %lld but size of corresponding boolean axis is %lld",
-                        (int)axes[t], (long long)e, (long long)mask_len[t]);
+                        (int)oaxes[t], (long long)e, (long long)mask_len[t]);
     }
     int32_t dest = last - first + 1 == n_adv ? axes[0] : 0;
     loom_array_t *r = loom_gather(P->ctx, out->a, n_fancy, axes, idx, dest);
@@ -2890,6 +2938,9 @@ static bool eval_leaf(parser_t *P, const node_t *x, value_t *out) {
             return true;
         case N_NAME:
             return eval_name(P, x, out);
+        case N_VALUE:
+            *out = *x->pv;
+            return true;
         case N_CALL:
             return eval_call(P, x, out);
         case N_TUPLE: {

@@ -70,7 +70,8 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "choose((ravel({x}) > 0).astype(int), (ravel({x}), 0))",
             "choose(argsort({x}, axis=None, kind='stable') % 2, (ravel({x}), ravel({x}) * 2))",
             "unique({x}, axis=0)", "unique({x}, axis=-1, return_counts=True)[1]",
-            "unique({x}, axis=0, return_inverse=True)[1]"]
+            "unique({x}, axis=0, return_inverse=True)[1]", "{x}[{x} > 0, ...]",
+            "{x}[None, {x} > 0]"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is

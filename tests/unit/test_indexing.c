@@ -374,6 +374,13 @@ static const take_case_t cases[] = {
      {0, 1, 7, 9, 4, 5},
      1},
     {"y = arange(4); np.minimum.at(y, [3, 3, 1], [2, -1, 5]); y", 1, {4}, 4, {0, 1, 2, -1}, 1},
+    /* a mask of several axes among other indices: its nonzero() arrays there */
+    {"arange(24).reshape(2,3,4)[arange(6).reshape(2,3) % 2 == 0, 1]",
+     1, {3}, 3, {1, 9, 17}, 1},
+    {"arange(24).reshape(2,3,4)[:, arange(12).reshape(3,4) % 3 == 0]",
+     2, {2, 4}, 8, {0, 3, 6, 9, 12, 15, 18, 21}, 1},
+    {"arange(24).reshape(2,3,4)[arange(6).reshape(2,3) > 2, [0, 1, 3]]",
+     1, {3}, 3, {12, 17, 23}, 1},
     /* unique along an axis: distinct rows (slices), lexicographic */
     {"unique(array([[1, 0, 1], [2, 3, 4], [1, 0, 1], [0, 9, 9], [2, 3, 4]]), axis=0)",
      2, {3, 3}, 9, {0, 9, 9, 1, 0, 1, 2, 3, 4}, 1},

@@ -701,6 +701,8 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "x[[1, [2]]]", LOOM_STATUS_INVALID_ARGUMENT, "rectangular list", 2);
     expect_caret(ctx, "[1, 2] * 2", LOOM_STATUS_NOT_AVAILABLE, "Python's repetition", 7);
     expect_caret(ctx, "np.multiply.at(x, [0], 2)", LOOM_STATUS_NOT_AVAILABLE, "'multiply.at'", 3);
+    expect_caret(ctx, "z = arange(24).reshape(2, 3, 4); z[1, z[0, :2] > 0]", LOOM_STATUS_INDEX_ERROR,
+                 "along axis 1; size of axis is 3 but size of corresponding boolean axis is 2", 47);
     expect_caret(ctx, "z = zeros(3, dtype='int8'); z[0] = 300; z", LOOM_STATUS_OVERFLOW,
                  "Python integer 300 out of bounds for int8", 29);
     expect_caret(ctx, "np.add.at(x + 1, [0], 2)", LOOM_STATUS_INVALID_ARGUMENT,
