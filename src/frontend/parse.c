@@ -2624,7 +2624,9 @@ __attribute__((noinline)) static bool apply_attr(parser_t *P, const node_t *x, c
 }
 
 /* What an index item is (apply_index). */
-enum { I_INT, I_SLICE, I_NONE, I_ELLIPSIS };
+/* I_NEWAXIS_ADV: a Python bool or 0-d mask among other indices, NumPy's: a new axis (as None)
+ * that an advanced index of its count (1 or 0) picks from, with the others' placement. */
+enum { I_INT, I_SLICE, I_NONE, I_ELLIPSIS, I_NEWAXIS_ADV };
 
 static bool index_view(parser_t *P, const node_t *x, loom_array_t *arr, const node_t *const *items,
                        int32_t n, const int *kind, const value_t *vals, const int64_t *bounds,
@@ -2784,12 +2786,19 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
                             "an index can only have a single ellipsis ('...')");
             kind[i] = I_ELLIPSIS;
             ellipsis = i;
-        } else if (v->kind == V_BOOL) {
-            return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        "indexing with a Python bool is not supported yet");
-        } else if (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL) {
-            return perr(P, it->pos, LOOM_STATUS_NOT_AVAILABLE,
-                        "a 0-d boolean index among other indices is not supported yet");
+        } else if (v->kind == V_BOOL ||
+                   (v->kind == V_ARRAY && loom_array_dtype(v->a) == LOOM_DTYPE_BOOL)) {
+            /* a 0-d mask: its value now (one sync), as a new axis kept 1 or 0 times */
+            uint8_t b = v->kind == V_BOOL ? (uint8_t)(v->i != 0) : 0;
+            if (v->kind == V_ARRAY && loom_read(P->ctx, v->a, &b, 1) != LOOM_STATUS_OK)
+                return lib_fail(P, it->pos);
+            if (n_fancy == LOOM_MAX_DIMS)
+                return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+            int64_t count = b != 0;
+            vals[i] = (value_t){.kind = V_ARRAY, .a = loom_zeros(P->ctx, LOOM_DTYPE_I64, 1, &count)};
+            kind[i] = I_NEWAXIS_ADV;
+            mask_len[n_fancy] = -1;
+            fancy[n_fancy++] = i;
         } else if (v->kind == V_ARRAY) {
             kind[i] = I_SLICE; /* the whole axis here; loom_gather picks from it below */
             bounds[3 * i] = bounds[3 * i + 1] = bounds[3 * i + 2] = LOOM_NONE;
@@ -2828,7 +2837,9 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             oaxes[f] = oat;
             idx[f++] = vals[i].a;
         }
-        at += kind[i] == I_SLICE || kind[i] == I_NONE ? 1 : kind[i] == I_ELLIPSIS ? nd - used : 0;
+        at += kind[i] == I_SLICE || kind[i] == I_NONE || kind[i] == I_NEWAXIS_ADV ? 1
+              : kind[i] == I_ELLIPSIS                                           ? nd - used
+                                                                                : 0;
         oat += kind[i] == I_SLICE || kind[i] == I_INT ? 1 : kind[i] == I_ELLIPSIS ? nd - used : 0;
         bool adv = kind[i] == I_INT || (f > 0 && i == fancy[f - 1]);
         if (adv) {
@@ -2873,6 +2884,7 @@ __attribute__((noinline)) static bool index_view(parser_t *P, const node_t *x, l
                 ra += extra;
                 break;
             case I_NONE:
+            case I_NEWAXIS_ADV:
                 if (n_add == (int32_t)BASE_ARRAY_LEN(add) || ra >= LOOM_MAX_DIMS)
                     return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
                                 "too many None axes (loom allows at most %d axes)", LOOM_MAX_DIMS);

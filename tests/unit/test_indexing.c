@@ -381,6 +381,10 @@ static const take_case_t cases[] = {
      2, {2, 4}, 8, {0, 3, 6, 9, 12, 15, 18, 21}, 1},
     {"arange(24).reshape(2,3,4)[arange(6).reshape(2,3) > 2, [0, 1, 3]]",
      1, {3}, 3, {12, 17, 23}, 1},
+    /* a Python bool or 0-d mask: a new axis kept once or not at all */
+    {"arange(6).reshape(2,3)[True, 1]", 2, {1, 3}, 3, {3, 4, 5}, 1},
+    {"arange(6).reshape(2,3)[..., False]", 3, {2, 3, 0}, 0, {0}, 1},
+    {"arange(6).reshape(2,3)[array(True), [1, 0]]", 2, {2, 3}, 6, {3, 4, 5, 0, 1, 2}, 1},
     /* unique along an axis: distinct rows (slices), lexicographic */
     {"unique(array([[1, 0, 1], [2, 3, 4], [1, 0, 1], [0, 9, 9], [2, 3, 4]]), axis=0)",
      2, {3, 3}, 9, {0, 9, 9, 1, 0, 1, 2, 3, 4}, 1},
@@ -523,7 +527,7 @@ static void test_take_errors(void **state) {
          "size of axis is 3 but size of corresponding boolean axis is 2"},
         {"compress(arange(7) == 6, arange(6))", "index 6 is out of bounds for axis 0 with size 6"},
         {"nonzero(arange(6))[2]", "tuple index out of range"},
-        {"arange(6)[True]", "Python bool"},
+        {"arange(6)[False, [0, 1]]", "shapes (0,) (2,)"},
         {"where(arange(6) > 1, 1)", "both or neither"},
         {"choose(arange(4) - 1, (arange(4), arange(4) * 10))", "index -3 is out of bounds"},
         {"choose(arange(4), (arange(4), arange(4)), mode='bad')", "mode -1"},

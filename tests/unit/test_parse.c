@@ -695,7 +695,6 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "x[:'a']", LOOM_STATUS_INVALID_ARGUMENT, "slice indices", 3);
     expect_caret(ctx, "x[x[None] > 0]", LOOM_STATUS_INVALID_ARGUMENT,
                  "a 2-d mask at axis 0 of a 1-dimensional array", 10);
-    expect_caret(ctx, "x[True]", LOOM_STATUS_NOT_AVAILABLE, "Python bool", 2);
     expect_caret(ctx, "x[x]", LOOM_STATUS_DTYPE_ERROR, "indices must be integers", 2);
     expect_caret(ctx, "x[0, [1, 2]]", LOOM_STATUS_INVALID_ARGUMENT, "too many indices", 1);
     expect_caret(ctx, "x[[1, [2]]]", LOOM_STATUS_INVALID_ARGUMENT, "rectangular list", 2);
