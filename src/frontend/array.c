@@ -88,6 +88,13 @@ bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a) {
     return true;
 }
 
+bool fe_check_input(loom_ctx_t *ctx, const char *fn, const loom_array_t *a) {
+    if (fe_check_arg(ctx, fn, a)) return true;
+    if (!ctx->err.status) /* a nil kept after its error was cleared */
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: the array is nil", fn);
+    return false;
+}
+
 static bool scope_push(loom_ctx_t *ctx, loom_array_t *a) {
     fe_scope_t *s = &ctx->scopes[ctx->n_scopes - 1];
     if (s->n == s->cap) {
@@ -170,6 +177,8 @@ static loom_array_t *finish(loom_array_t *a) {
 loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
                         const int64_t *shape, int n, loom_array_t *const *srcs,
                         const ir_params_t *p) {
+    /* (a gather's result joins its operands' extents: their product may not fit) */
+    if (!fe_check_shape(ctx, ir_ops[op].name, ndim, shape, NULL)) return &ctx->nil;
     loom_array_t *r = fe_node_new(ctx, op, dtype, ndim, shape);
     if (r->flags & FE_NIL) return r;
     for (int i = 0; i < n; i++) r->src[i] = loom_array_retain(srcs[i]);

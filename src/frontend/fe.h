@@ -118,6 +118,10 @@ bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t
 loom_array_t *fe_scope_adopt(loom_ctx_t *ctx, loom_array_t *a);
 /* Checks that a builder argument is a live array of ctx; records the error otherwise. */
 bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
+/* fe_check_arg for actions (calls that return a status and hand out results): a nil array
+ * is an error even when none is pending (its own was cleared), so that OK always comes with
+ * results. */
+bool fe_check_input(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
 /* A node of op over n operands (retained) with params p (NULL: none),
  * in the current scope, or nil; its structural hash covers params that shape the computation. */
 loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,

@@ -109,7 +109,7 @@ LOOM_API loom_status_t loom_nonzero(loom_ctx_t *ctx, loom_array_t *a, int32_t n_
                                     loom_array_t **outs) {
     const char *fn = "nonzero";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    if (!fe_check_arg(ctx, fn, a) || !not_0d(ctx, fn, a)) return ctx->err.status;
+    if (!fe_check_input(ctx, fn, a) || !not_0d(ctx, fn, a)) return ctx->err.status;
     return unravel(ctx, fn, a, loom_flatnonzero(ctx, a), 0, n_out, outs);
 }
 
@@ -117,7 +117,7 @@ LOOM_API loom_status_t loom_nonzero_sized(loom_ctx_t *ctx, loom_array_t *a, int6
                                           int64_t fill_value, int32_t n_out, loom_array_t **outs) {
     const char *fn = "nonzero";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    if (!fe_check_arg(ctx, fn, a) || !not_0d(ctx, fn, a) || !sized_ok(ctx, fn, size))
+    if (!fe_check_input(ctx, fn, a) || !not_0d(ctx, fn, a) || !sized_ok(ctx, fn, size))
         return ctx->err.status;
     return unravel(ctx, fn, a, positions(ctx, truth(ctx, a), size), fill_value, n_out, outs);
 }

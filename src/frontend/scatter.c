@@ -187,8 +187,8 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
                                       loom_array_t **bin_edges) {
     const char *fn = "histogram";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    if (!fe_check_arg(ctx, fn, a) || (edges && !fe_check_arg(ctx, fn, edges)) ||
-        (weights && !fe_check_arg(ctx, fn, weights)))
+    if (!fe_check_input(ctx, fn, a) || (edges && !fe_check_input(ctx, fn, edges)) ||
+        (weights && !fe_check_input(ctx, fn, weights)))
         return ctx->err.status;
     if (!hist) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: hist must not be NULL", fn);
     int64_t minus1 = -1;

@@ -110,7 +110,7 @@ LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_n
                                    loom_array_t **inverse, loom_array_t **counts) {
     const char *fn = "unique";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    if (!fe_check_arg(ctx, fn, a)) return ctx->err.status;
+    if (!fe_check_input(ctx, fn, a)) return ctx->err.status;
     int64_t minus1 = -1, n = fe_size(a);
     loom_array_t *flat = loom_reshape(ctx, a, 1, &minus1);
     if (n == 0) { /* every result empty (the inverse in a's shape) */
@@ -138,7 +138,7 @@ LOOM_API loom_status_t loom_unique_axis(loom_ctx_t *ctx, loom_array_t *a, int32_
                                         loom_array_t **counts) {
     const char *fn = "unique";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    if (!fe_check_arg(ctx, fn, a)) return ctx->err.status;
+    if (!fe_check_input(ctx, fn, a)) return ctx->err.status;
     if (axis == LOOM_AXIS_NONE) return loom_unique(ctx, a, equal_nan, values, index, inverse, counts);
     int32_t ax;
     if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return ctx->err.status;
@@ -293,7 +293,8 @@ LOOM_API loom_status_t loom_top_k(loom_ctx_t *ctx, loom_array_t *a, int64_t k, i
     const char *fn = "top_k";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     int32_t ax;
-    if (!fe_check_arg(ctx, fn, a) || !fe_axis(ctx, fn, axis, a->ndim, &ax)) return ctx->err.status;
+    if (!fe_check_input(ctx, fn, a) || !fe_axis(ctx, fn, axis, a->ndim, &ax))
+        return ctx->err.status;
     int64_t n = a->shape[ax];
     if (k < 0 || k > n)
         return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,

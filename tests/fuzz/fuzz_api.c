@@ -1,10 +1,11 @@
 /* fuzz_api — libFuzzer target: the bytes as a program of API calls on a CPU reference context,
  * made fresh for each input so that every input starts clean and replays alone. A pool of up
  * to 16 array handles; each opcode byte picks a call (constructors, elementwise ops, reductions,
- * scans, views, joins, products, loom_expr, eval and reads, .npy round trips, wrapped host
- * memory, DLPack export, scopes and refcounts, clearing the error, an allocation failure armed
- * for the next call) and takes its arguments from the bytes after it, bad ones included (nil
- * and NULL arrays, invalid dtypes and axes, negative and huge extents, NULL lists).
+ * scans, views, joins, products, gathers, masks, sorts, sets and scatters, loom_expr, eval and
+ * reads, .npy round trips, wrapped host memory, DLPack export, scopes and refcounts, clearing
+ * the error, an allocation failure armed for the next call) and takes its arguments from the
+ * bytes after it, bad ones included (nil and NULL arrays, invalid dtypes and axes, negative and
+ * huge extents, NULL lists).
  *
  * After each call the target checks the contract of loom.h and aborts on a violation: a builder
  * returns nil exactly when it records an error (or an operand was nil), the first error stays
@@ -1269,6 +1270,95 @@ static void op_facts(reader_t *r) {
 static int armed = -1;
 static void op_fail_alloc(reader_t *r) { armed = byte(r) % 24; }
 
+/* Whether a data-dependent builder may run on a: small enough to evaluate, and no extent past
+ * MAX_NODE_ELEMS (unique along an axis of empty slices still does work per slice). */
+static bool sync_ok(loom_array_t *a) {
+    if (!a || loom_array_is_nil(a)) return true;
+    for (int32_t i = 0; i < a->ndim; i++)
+        if (a->shape[i] > MAX_NODE_ELEMS) return false;
+    return small(a);
+}
+
+/* Gathers, masks, sorts, sets and scatters, bad modes, axes and index dtypes included. The
+ * data-dependent ones (masks, unique, bincount) evaluate while they are built: only on
+ * operands small enough to evaluate (sync_ok). */
+static void op_index(reader_t *r) {
+    uint8_t b = byte(r);
+    loom_array_t *a = pick(r), *c = pick(r), *d = pick(r);
+    int32_t axis = b & 0x80 ? LOOM_AXIS_NONE : axis_arg(r);
+    uint8_t m = byte(r);
+    bool nil2 = is_nil(a) || is_nil(c);
+    if (getenv("FUZZ_API_TRACE"))
+        fprintf(stderr, "fuzz_api: index call %d, axis %d, mode byte %u, a %s ndim %d dim0 %lld\n",
+                b % 13, (int)axis, m, a ? loom_dtype_name(loom_array_dtype(a)) : "NULL",
+                a ? (int)loom_array_ndim(a) : -1, a ? (long long)loom_array_dim(a, 0) : -1LL);
+    pre();
+    switch (b % 13) {
+        case 0:
+            built(loom_take(ctx, a, c, axis, (loom_take_mode_t)(m % 4)), nil2);
+            break;
+        case 1:
+            built(loom_take_along_axis(ctx, a, c, axis), nil2);
+            break;
+        case 2:
+            built((m & 1 ? loom_sort : loom_argsort)(ctx, a, axis), is_nil(a));
+            break;
+        case 3:
+            built(loom_searchsorted(ctx, a, c, m & 1, m & 2 ? d : NULL),
+                  nil2 || ((m & 2) && is_nil(d)));
+            break;
+        case 4:
+            built(loom_isin(ctx, a, c, m & 1), nil2);
+            break;
+        case 5:
+            built(loom_at(ctx, a, 1, &axis, &c, d, (loom_at_op_t)(m % 5)), nil2 || is_nil(d));
+            break;
+        case 6:
+            built(loom_flatnonzero_sized(ctx, a, integer(r), integer(r)), is_nil(a));
+            break;
+        case 7: {
+            loom_array_t *ch[2] = {c, d};
+            built(loom_choose(ctx, a, 2, ch, (loom_take_mode_t)(m % 4)), nil2 || is_nil(d));
+            break;
+        }
+        case 8: {
+            loom_array_t *keys[2] = {a, c};
+            built(loom_lexsort(ctx, 1 + (m & 1), keys, axis), is_nil(a) || ((m & 1) && is_nil(c)));
+            break;
+        }
+        case 9:
+            if (!sync_ok(a) || !sync_ok(c)) return;
+            built(loom_boolean_index(ctx, a, c, axis), nil2);
+            break;
+        case 10:
+            if (!sync_ok(a)) return;
+            built(m & 1 ? loom_flatnonzero(ctx, a) : loom_count_nonzero(ctx, a, 1, &axis, m & 2),
+                  is_nil(a));
+            break;
+        case 11:
+            if (!sync_ok(a) || !sync_ok(c)) return;
+            built(loom_bincount(ctx, a, m & 1 ? c : NULL, integer(r) % 64),
+                  is_nil(a) || ((m & 1) && is_nil(c)));
+            break;
+        default: { /* unique, every output or some */
+            if (!sync_ok(a)) return;
+            loom_array_t *out[4] = {NULL, NULL, NULL, NULL};
+            loom_status_t st = acted(loom_unique_axis(ctx, a, axis, m & 1, &out[0],
+                                                      m & 2 ? &out[1] : NULL, m & 4 ? &out[2] : NULL,
+                                                      m & 8 ? &out[3] : NULL));
+            for (int k = 0; k < 4; k++) {
+                if (before == LOOM_STATUS_OK && st == LOOM_STATUS_OK && (k == 0 || (m >> k & 1)))
+                    CHECK(out[k] && !loom_array_is_nil(out[k]), "unique succeeded without a result");
+                if (out[k] && !loom_array_is_nil(out[k])) {
+                    check_array(out[k]);
+                    put(out[k]);
+                }
+            }
+            break;
+        }
+    }
+}
+
 /* The opcodes, by name for FUZZ_API_TRACE=1, which prints each call of a replayed input with
  * the status after it (the library itself never prints). */
 typedef struct op {
@@ -1285,6 +1375,10 @@ static const op_t ops[] = {
     OP(wrap),       OP(export), OP(scope),      OP(refcount),   OP(clear),       OP(facts),
     OP(fail_alloc),
 };
+/* Opcodes added later take the top opcode bytes, so that every byte below keeps the call it
+ * picked when the corpus's inputs were found (byte % the first table's length). */
+#define LATER_FROM 248
+static const op_t later_ops[] = {OP(index)};
 #undef OP
 static bool trace;
 
@@ -1314,7 +1408,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reader_t r = {data, size, 0};
     for (int calls = 0; calls < MAX_CALLS && r.at < r.n; calls++) {
         size_t at = r.at;
-        const op_t *op = &ops[byte(&r) % (sizeof ops / sizeof ops[0])];
+        uint8_t code = byte(&r);
+        const op_t *op = code >= LATER_FROM
+                             ? &later_ops[(code - LATER_FROM) % (sizeof later_ops / sizeof later_ops[0])]
+                             : &ops[code % (sizeof ops / sizeof ops[0])];
         inject = armed >= 0;
         ctx->al.fail_after = armed;
         armed = -1;

@@ -465,6 +465,25 @@ static void test_take_errors(void **state) {
     loom_array_t *a = loom_reshape(ctx, loom_arange_int(ctx, 0, 6, 1, LOOM_DTYPE_I32), 2, s23);
     int64_t iv[2] = {1, 7}, neg[2] = {-4, 0};
     loom_array_t *i = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &s2, iv);
+    /* an action given a nil array whose error was cleared: an error, never OK without results
+     * (found by fuzz_api) */
+    loom_array_t *nil = loom_take(ctx, a, i, 7, LOOM_TAKE_RAISE);
+    assert_true(loom_array_is_nil(nil));
+    loom_ctx_clear_error(ctx);
+    loom_array_t *u = NULL, *nz[2] = {NULL, NULL};
+    assert_int_equal(loom_unique(ctx, nil, 1, &u, NULL, NULL, NULL), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(loom_ctx_message(ctx), "unique: the array is nil"));
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(loom_nonzero(ctx, nil, 2, nz), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    /* a result whose size overflows (found by fuzz_api): OVERFLOW, not an array */
+    int64_t big[2] = {INT64_C(1) << 31, INT64_C(1) << 31};
+    loom_array_t *huge = loom_take(ctx, loom_zeros(ctx, LOOM_DTYPE_F32, 2, big),
+                                   loom_zeros(ctx, LOOM_DTYPE_I64, 1, big), 1, LOOM_TAKE_WRAP);
+    assert_true(loom_array_is_nil(huge));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OVERFLOW);
+    assert_non_null(strstr(loom_ctx_message(ctx), "too many elements"));
+    loom_ctx_clear_error(ctx);
     /* NumPy: IndexError: index 7 is out of bounds for axis 1 with size 3 */
     expect_eval_error(ctx, loom_take(ctx, a, i, 1, LOOM_TAKE_RAISE), LOOM_STATUS_INDEX_ERROR,
                       "index 7 is out of bounds for axis 1 with size 3");
