@@ -1761,6 +1761,11 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 !get_axes(P, b, 1, f->kind != F_ARGRED, &naxes, axes) ||
                 !get_flag(P, b, slot_of(b, "keepdims"), &keep))
                 return false;
+            /* a 0-d array takes axis 0 or -1 (loom_sum & co.), but not inside a tuple */
+            if (loom_array_ndim(x[0]) == 0 && b->v[1].kind == V_TUPLE && naxes > 0)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: axis %d is out of bounds for array of dimension 0", f->name,
+                            (int)axes[0]);
             if (f->kind == F_MOMENTS) {
                 if (!get_number(P, b, slot_of(b, "ddof"), 0, &ddof)) return false;
                 r = f->m(ctx, x[0], naxes, axes, keep, ddof);

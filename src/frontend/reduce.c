@@ -78,11 +78,21 @@ static bool prepare(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t na
     return fe_check_arg(ctx, fn, a) && reduce_axes(ctx, fn, a, naxes, axes, set);
 }
 
+/* prepare for NumPy's ufunc reductions, argmax and argmin, which take axis 0 or -1 of a 0-d
+ * array as the whole array (mean, var and std do not). The C API cannot tell axis=0 from
+ * axis=(0,), which NumPy refuses; the expression language refuses that tuple itself. */
+static bool prepare_ufunc(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t naxes,
+                          const int32_t *axes, uint32_t *set) {
+    if (!fe_check_arg(ctx, fn, a)) return false;
+    if (a->ndim == 0 && naxes == 1 && axes && (axes[0] == 0 || axes[0] == -1)) naxes = 0;
+    return reduce_axes(ctx, fn, a, naxes, axes, set);
+}
+
 static loom_array_t *sum_like(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom_array_t *a,
                               int32_t naxes, const int32_t *axes, int keepdims) {
     if (!ctx) return NULL;
     uint32_t set;
-    if (!prepare(ctx, fn, a, naxes, axes, &set)) return &ctx->nil;
+    if (!prepare_ufunc(ctx, fn, a, naxes, axes, &set)) return &ctx->nil;
     loom_dtype_t d = sum_dtype((loom_dtype_t)a->dtype);
     return reduce_node(ctx, op, loom_astype(ctx, a, d), set, keepdims != 0, d);
 }
@@ -102,7 +112,7 @@ static loom_array_t *extreme(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom_a
                              int32_t naxes, const int32_t *axes, int keepdims) {
     if (!ctx) return NULL;
     uint32_t set;
-    if (!prepare(ctx, fn, a, naxes, axes, &set)) return &ctx->nil;
+    if (!prepare_ufunc(ctx, fn, a, naxes, axes, &set)) return &ctx->nil;
     bool arg = op == IR_OP_ARGMAX || op == IR_OP_ARGMIN;
     if (arg && axes && naxes > 1) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
@@ -147,7 +157,7 @@ static loom_array_t *logical(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom_a
                              int32_t naxes, const int32_t *axes, int keepdims) {
     if (!ctx) return NULL;
     uint32_t set;
-    if (!prepare(ctx, fn, a, naxes, axes, &set)) return &ctx->nil;
+    if (!prepare_ufunc(ctx, fn, a, naxes, axes, &set)) return &ctx->nil;
     return reduce_node(ctx, op, loom_astype(ctx, a, LOOM_DTYPE_BOOL), set, keepdims != 0,
                        LOOM_DTYPE_BOOL);
 }
@@ -224,6 +234,7 @@ static loom_array_t *scan(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom_arra
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     int32_t ax;
+    if (a->ndim == 0 && (axis == 0 || axis == -1)) axis = LOOM_AXIS_NONE; /* NumPy: shape (1,) */
     if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     loom_dtype_t d = sum_dtype((loom_dtype_t)a->dtype);
     loom_array_t *x = loom_astype(ctx, a, d);

@@ -95,20 +95,11 @@ KNOWN = [
      and copysign_flip(why)),
     ("where(c, int array, out-of-range Python int): NumPy widens (np.result_type), loom refuses",
      lambda expr, np_err, loom_err, why: loom_err is not None and "where: Python integer" in loom_err),
-    # NumPy's ufunc.reduce/accumulate (sum, prod, max, min, any, all, cumsum, cumprod) and
-    # argmax/argmin take an int axis 0 or -1 on a 0-d operand (np.sum(np.float64(1), axis=0) is
-    # 1.0, np.cumsum(.., axis=0) has shape (1,)); mean/var/std and axis tuples refuse, as loom
-    # does. loom_sum & co. refuse every axis of a 0-d array (the runtime's reductions).
     # np.dot with a 0-d zero operand scales by 0 and gives 0 even for NaN/inf elements
     # (np.dot(np.array(False), [nan]) is [0.]); loom_dot multiplies (0 * nan = nan).
     ("dot(0-d zero, array holding NaN/inf): NumPy 0, loom_dot NaN",
      lambda expr, np_err, loom_err, why: why is not None and "dot(" in expr
      and re.search(r"loom np\.float\d+\(nan\), NumPy np\.float\d+\(-?0\.0\)", why)),
-    ("reduction/scan of a 0-d array with axis=0 or -1: NumPy accepts, loom_sum/prod/max/min/"
-     "any/all/argmax/argmin/cumsum/cumprod refuse 'axis 0 is out of bounds for array of "
-     "dimension 0'",
-     lambda expr, np_err, loom_err, why: loom_err is not None
-     and "out of bounds for array of dimension 0" in loom_err),
 ]
 
 

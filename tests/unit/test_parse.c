@@ -678,6 +678,37 @@ static void test_parse_views_and_reductions(void **state) {
 }
 
 /* Index, axis and argument errors: the caret under the offending item. */
+/* NumPy's reductions, argmax/argmin and scans take axis 0 or -1 of a 0-d array as the whole
+ * array (np.cumsum gives shape (1,)); mean/var/std and axis tuples do not. */
+static void test_parse_zero_d_axis(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const struct {
+        const char *expr;
+        int32_t ndim;
+        double value;
+    } ok[] = {{"sum(array(3.0), axis=0)", 0, 3},           {"prod(array(3.0), axis=-1)", 0, 3},
+              {"max(array(3.0), axis=0, keepdims=True)", 0, 3}, {"argmax(array(3.0), axis=-1)", 0, 0},
+              {"count_nonzero(array(3.0), axis=0)", 0, 1}, {"cumsum(array(3.0), axis=0)", 1, 3},
+              {"cumprod(array(3.0), axis=-1)", 1, 3},      {"sum(array(3.0), axis=())", 0, 3}};
+    for (size_t k = 0; k < sizeof ok / sizeof *ok; k++) {
+        loom_scope_begin(ctx);
+        loom_array_t *r = loom_expr(ctx, ok[k].expr, 0, NULL, NULL);
+        if (loom_array_is_nil(r)) fail_msg("%s: %s", ok[k].expr, loom_ctx_message(ctx));
+        assert_int_equal(loom_array_ndim(r), ok[k].ndim);
+        double v = -1;
+        assert_int_equal(loom_read(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64), &v, sizeof v),
+                         LOOM_STATUS_OK);
+        if (v != ok[k].value) fail_msg("%s: %g, NumPy %g", ok[k].expr, v, ok[k].value);
+        loom_scope_end(ctx);
+    }
+    expect_caret(ctx, "mean(array(3.0), axis=0)", LOOM_STATUS_INVALID_ARGUMENT,
+                 "axis 0 is out of bounds for array of dimension 0", 0);
+    expect_caret(ctx, "sum(array(3.0), axis=(0,))", LOOM_STATUS_INVALID_ARGUMENT,
+                 "axis 0 is out of bounds for array of dimension 0", 21);
+    loom_ctx_destroy(ctx);
+}
+
 static void test_parse_index_errors(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
@@ -780,6 +811,7 @@ int main(void) {
         cmocka_unit_test(test_parse_bound_result_belongs_to_scope),
         cmocka_unit_test(test_parse_errors_with_carets),
         cmocka_unit_test(test_parse_views_and_reductions),
+        cmocka_unit_test(test_parse_zero_d_axis),
         cmocka_unit_test(test_parse_index_errors),
         cmocka_unit_test(test_parse_misuse),
         cmocka_unit_test(test_parse_deep_programs_do_not_crash),
