@@ -519,6 +519,42 @@ LOOM_API loom_array_t *loom_flip(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes
 /* np.moveaxis(a, source, destination): moves the naxes axes source[i] to destination[i]. */
 LOOM_API loom_array_t *loom_moveaxis(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                      const int32_t *source, const int32_t *destination);
+/* ---- Manipulation, built from the ops above (they run and fuse wherever those do) ----
+ * np.swapaxes(a, axis1, axis2): a view. */
+LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t axis1,
+                                     int32_t axis2);
+/* np.atleast_1d / 2d / 3d (n = 1, 2, 3): a view with NumPy's added axes ((N,) becomes (1, N)
+ * and (1, N, 1); (M, N) becomes (M, N, 1)). */
+LOOM_API loom_array_t *loom_atleast_nd(loom_ctx_t *ctx, loom_array_t *a, int32_t n);
+/* np.tril / np.triu(a, k): zeros above (below) the k-th diagonal of the last two axes. */
+LOOM_API loom_array_t *loom_tril(loom_ctx_t *ctx, loom_array_t *a, int64_t k);
+LOOM_API loom_array_t *loom_triu(loom_ctx_t *ctx, loom_array_t *a, int64_t k);
+/* np.diagonal(a, offset, axis1, axis2): the diagonal as the last axis (a gather that fuses into
+ * its consumer; NumPy returns a read-only view of the same values). */
+LOOM_API loom_array_t *loom_diagonal(loom_ctx_t *ctx, loom_array_t *a, int64_t offset,
+                                     int32_t axis1, int32_t axis2);
+/* np.trace(a, offset, axis1, axis2): the sum of loom_diagonal along its last axis. */
+LOOM_API loom_array_t *loom_trace(loom_ctx_t *ctx, loom_array_t *a, int64_t offset, int32_t axis1,
+                                  int32_t axis2);
+/* np.diag(v, k): a 1-D v on the k-th diagonal of a square zero matrix, or a 2-D v's k-th
+ * diagonal. */
+LOOM_API loom_array_t *loom_diag(loom_ctx_t *ctx, loom_array_t *v, int64_t k);
+/* np.roll(a, shift, axis): elements shifted along the axis, wrapping around; LOOM_AXIS_NONE
+ * rolls the flattened array and keeps a's shape. */
+LOOM_API loom_array_t *loom_roll(loom_ctx_t *ctx, loom_array_t *a, int64_t shift, int32_t axis);
+/* np.repeat(a, repeats, axis): each element repeated (repeats: integers, 0-d or one per
+ * element along the axis, none negative); LOOM_AXIS_NONE repeats the flattened a. The length
+ * is the repeats' sum: one sync. */
+LOOM_API loom_array_t *loom_repeat(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *repeats,
+                                   int32_t axis);
+/* np.tile(a, reps): a repeated reps[i] times along each axis (n reps; the shorter of a's
+ * shape and reps gets leading 1s, as NumPy's). */
+LOOM_API loom_array_t *loom_tile(loom_ctx_t *ctx, loom_array_t *a, int32_t n, const int64_t *reps);
+/* np.diff(a, n, axis): the n-th differences along the axis (bool: not_equal, as NumPy's). */
+LOOM_API loom_array_t *loom_diff(loom_ctx_t *ctx, loom_array_t *a, int32_t n, int32_t axis);
+/* np.rot90(a, k, axes=(axis1, axis2)): rotated by 90 degrees k times, from axis1 to axis2. */
+LOOM_API loom_array_t *loom_rot90(loom_ctx_t *ctx, loom_array_t *a, int64_t k, int32_t axis1,
+                                  int32_t axis2);
 /* np.concatenate(arrays, axis): n >= 1 arrays of equal ndim (not 0-d) whose extents agree off
  * the axis; the dtype is their np.result_type. LOOM_AXIS_NONE joins the flattened arrays. */
 LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,

@@ -1260,6 +1260,7 @@ typedef enum fkind {
     F_AXES,    /* transpose, expand_dims, squeeze, flip: axis None|int|tuple */
     F_MOVEAXIS,
     F_RAVEL,
+    F_MANIP, /* manip.c's functions, told apart by name */
     F_JOIN, /* concatenate, stack: a tuple of arrays and an axis */
     F_TAKE,
     F_TAKE_ALONG,
@@ -1389,6 +1390,21 @@ static const func_t funcs[] = {
     {.name = "flip", .kind = F_AXES, .params = "m,axis?", .ax = loom_flip},
     {.name = "moveaxis", .kind = F_MOVEAXIS, .params = "a,source,destination"},
     {.name = "ravel", .kind = F_RAVEL, .params = "a", .method = true},
+    {.name = "swapaxes", .kind = F_MANIP, .params = "a,axis1,axis2", .method = true},
+    {.name = "atleast_1d", .kind = F_MANIP, .params = "a"},
+    {.name = "atleast_2d", .kind = F_MANIP, .params = "a"},
+    {.name = "atleast_3d", .kind = F_MANIP, .params = "a"},
+    {.name = "tril", .kind = F_MANIP, .params = "m,k?"},
+    {.name = "triu", .kind = F_MANIP, .params = "m,k?"},
+    {.name = "diagonal", .kind = F_MANIP, .params = "a,offset?,axis1?,axis2?", .method = true},
+    {.name = "trace", .kind = F_MANIP, .params = "a,offset?,axis1?,axis2?,dtype?,out?",
+     .method = true},
+    {.name = "diag", .kind = F_MANIP, .params = "v,k?"},
+    {.name = "roll", .kind = F_MANIP, .params = "a,shift,axis?"},
+    {.name = "repeat", .kind = F_MANIP, .params = "a,repeats,axis?", .method = true},
+    {.name = "tile", .kind = F_MANIP, .params = "A,reps"},
+    {.name = "diff", .kind = F_MANIP, .params = "a,n?,axis?"},
+    {.name = "rot90", .kind = F_MANIP, .params = "m,k?,axes?"},
     {.name = "concatenate", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "stack", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_stack},
     /* Gathers */
@@ -1433,7 +1449,7 @@ static bool array_tuple(parser_t *P, int32_t n, loom_array_t *const *arrays, int
                         value_t *out);
 
 /* NumPy methods loom does not have yet: refused before binding. */
-static const char *const later_methods[] = {"flatten", "view", "swapaxes", "repeat"};
+static const char *const later_methods[] = {"flatten", "view"};
 
 static const func_t *find_func(const char *s, int32_t n) {
     for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++)
@@ -1712,6 +1728,65 @@ static bool get_flag(parser_t *P, const bound_t *b, int slot, int *out) {
     return true;
 }
 
+/* The functions of manip.c (F_MANIP), by name: the arguments bound in b, the result in *r. */
+static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r) {
+    loom_ctx_t *ctx = P->ctx;
+    const char *n = f->name;
+#define AX32(v) ((v) > INT32_MAX || (v) < -INT32_MAX ? INT32_MAX : (int32_t)(v)) /* fe_axis refuses */
+    loom_array_t *a = arg_array(P, &b->v[0], b->pos[0]);
+    if (loom_array_is_nil(a)) return false;
+    int64_t k = 0, i1 = 0, i2 = 1;
+    int32_t naxes, axes[LOOM_MAX_DIMS];
+    if (!strcmp(n, "swapaxes")) {
+        if (!get_int(P, b, 1, 0, &i1) || !get_int(P, b, 2, 0, &i2)) return false;
+        *r = loom_swapaxes(ctx, a, AX32(i1), AX32(i2));
+    } else if (!strncmp(n, "atleast_", 8)) {
+        *r = loom_atleast_nd(ctx, a, n[8] - '0');
+    } else if (!strcmp(n, "tril") || !strcmp(n, "triu")) {
+        if (!get_int(P, b, 1, 0, &k)) return false;
+        *r = (n[3] == 'l' ? loom_tril : loom_triu)(ctx, a, k);
+    } else if (!strcmp(n, "diagonal") || !strcmp(n, "trace")) {
+        if (!get_int(P, b, 1, 0, &k) || !get_int(P, b, 2, 0, &i1) || !get_int(P, b, 3, 1, &i2))
+            return false;
+        if (n[0] == 't' && (!refuse_given(P, f, b, "dtype") || !refuse_given(P, f, b, "out")))
+            return false;
+        *r = (n[0] == 'd' ? loom_diagonal : loom_trace)(ctx, a, k, AX32(i1), AX32(i2));
+    } else if (!strcmp(n, "diag")) {
+        if (!get_int(P, b, 1, 0, &k)) return false;
+        *r = loom_diag(ctx, a, k);
+    } else if (!strcmp(n, "roll")) {
+        if (b->v[1].kind == V_TUPLE)
+            return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                        "roll: a tuple of shifts is not supported yet");
+        if (!get_int(P, b, 1, 0, &k) || !get_axes(P, b, 2, false, &naxes, axes)) return false;
+        *r = loom_roll(ctx, a, k, naxes < 0 ? LOOM_AXIS_NONE : axes[0]);
+    } else if (!strcmp(n, "repeat")) {
+        loom_array_t *rep = as_output(P, &b->v[1], b->pos[1]);
+        if (loom_array_is_nil(rep) || !get_axes(P, b, 2, false, &naxes, axes)) return false;
+        *r = loom_repeat(ctx, a, rep, naxes < 0 ? LOOM_AXIS_NONE : axes[0]);
+    } else if (!strcmp(n, "tile")) {
+        int32_t nd;
+        int64_t reps[LOOM_MAX_DIMS];
+        if (!get_shape(P, b, 1, &nd, reps)) return false;
+        *r = loom_tile(ctx, a, nd, reps);
+    } else if (!strcmp(n, "diff")) {
+        if (!get_int(P, b, 1, 1, &k) || !get_int(P, b, 2, -1, &i1)) return false;
+        if (k < 0 || k > INT32_MAX)
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                        "diff: order must be non-negative but got %lld", (long long)k);
+        *r = loom_diff(ctx, a, (int32_t)k, AX32(i1));
+    } else { /* rot90 */
+        if (!get_int(P, b, 1, 1, &k) || !get_axes(P, b, 2, true, &naxes, axes)) return false;
+        if (naxes >= 0 && naxes != 2)
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "rot90: len(axes) must be 2");
+        *r = loom_rot90(ctx, a, k, naxes < 0 ? 0 : axes[0], naxes < 0 ? 1 : axes[1]);
+    }
+    if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+    return true;
+#undef AX32
+}
+
 /* concatenate / stack: a tuple or list of arrays (numbers become 0-d arrays). */
 static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r) {
     const value_t *v = &b->v[0];
@@ -1821,6 +1896,9 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             r = loom_reshape(ctx, x[0], 1, &all);
             break;
         }
+        case F_MANIP:
+            if (!manip_call(P, f, b, &r)) return false;
+            break;
         case F_JOIN:
             if (!join_call(P, f, b, &r)) return false;
             break;

@@ -10,6 +10,9 @@ static loom_array_t *sort_node(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom
                                int32_t axis) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    int64_t one = 1;
+    if (op == IR_OP_ARGSORT && a->ndim == 0) /* NumPy's argsort takes a 0-d array as (1,) */
+        a = loom_reshape(ctx, a, 1, &one);
     int32_t ax;
     if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     ir_params_t p = {0};
@@ -250,6 +253,14 @@ LOOM_API loom_array_t *loom_lexsort(loom_ctx_t *ctx, int32_t n, loom_array_t *co
             fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH, "%s: all keys need to be the same shape", fn);
             return &ctx->nil;
         }
+    }
+    if (keys[0]->ndim == 0) { /* NumPy: 0 for 0-d keys, with axis 0 or -1 */
+        if (axis != 0 && axis != -1 && axis != LOOM_AXIS_NONE) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: axis %d is out of bounds for array of dimension 0", fn, axis);
+            return &ctx->nil;
+        }
+        return fe_i64(ctx, 0);
     }
     /* the first key sorted first, each later key re-sorting stably: the last key is primary */
     loom_array_t *idx = loom_argsort(ctx, keys[0], axis);

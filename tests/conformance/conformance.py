@@ -51,7 +51,8 @@ OPS = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "<", "<="
        "==", "!="]
 LATER = ["sum({x}, dtype=float64)", "cumsum({x}, out={x})",
          "{x}.view('int8')"]
-# Gathers, masks, sorts and sets, over the same random inputs (0-d, empty, non-contiguous,
+# Gathers, masks, sorts, sets and the manipulation functions built from them, over the same
+# random inputs (0-d, empty, non-contiguous,
 # NaN and duplicates included). Sorts ask for NumPy's stable kind: loom's sorts are stable.
 INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzero({x})",
             "argwhere({x})", "nonzero({x})[0]", "sort({x}, kind='stable')",
@@ -71,7 +72,12 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "choose(argsort({x}, axis=None, kind='stable') % 2, (ravel({x}), ravel({x}) * 2))",
             "unique({x}, axis=0)", "unique({x}, axis=-1, return_counts=True)[1]",
             "unique({x}, axis=0, return_inverse=True)[1]", "{x}[{x} > 0, ...]",
-            "{x}[None, {x} > 0]", "{x}[True]", "{x}[False, ...]", "{x}[..., True]"]
+            "{x}[None, {x} > 0]", "{x}[True]", "{x}[False, ...]", "{x}[..., True]",
+            # manipulation built from gathers, slices and broadcasts
+            "swapaxes({x}, 0, -1)", "tril({x})", "triu({x}, 1)", "diagonal({x})", "trace({x})",
+            "roll({x}, 3)", "roll({x}, -1, axis=0)", "repeat({x}, 2)", "repeat({x}, 2, axis=0)",
+            "tile({x}, 2)", "tile({x}, (2, 1))", "diff({x})", "diff({x}, axis=0)", "rot90({x})",
+            "atleast_2d({x})", "atleast_3d({x})", "diag(ravel({x}))"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -282,7 +288,9 @@ def numpy_eval(expr, arrays):
         "permute_dims", "broadcast_to", "expand_dims", "squeeze", "flip", "moveaxis", "ravel",
         "concatenate", "stack", "take", "take_along_axis", "nonzero", "flatnonzero", "argwhere",
         "count_nonzero", "sort", "argsort", "searchsorted", "unique", "isin", "intersect1d",
-        "union1d", "setdiff1d", "compress", "extract", "lexsort", "choose"]})
+        "union1d", "setdiff1d", "compress", "extract", "lexsort", "choose", "swapaxes", "tril",
+        "triu", "diagonal", "trace", "roll", "repeat", "tile", "diff", "rot90", "atleast_2d",
+        "atleast_3d", "diag"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

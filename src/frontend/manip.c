@@ -1,0 +1,328 @@
+/* manip.c — NumPy's array manipulation functions built from loom's own ops, so that they run
+ * and fuse wherever those do: swapaxes and atleast_nd (views), tril/triu and diag (a where over
+ * index arithmetic), diagonal and trace (a gather of two index ranges: a load inside the
+ * consumer's kernel), roll (two slices joined), repeat and tile (broadcasts), diff (slices
+ * subtracted), rot90 (flips and a transpose). */
+#include "fe.h"
+
+static bool live(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
+    return fe_check_arg(ctx, fn, a);
+}
+
+LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t axis1,
+                                     int32_t axis2) {
+    const char *fn = "swapaxes";
+    if (!ctx) return NULL;
+    int32_t a1, a2;
+    if (!live(ctx, fn, a) || !fe_axis(ctx, fn, axis1, a->ndim, &a1) ||
+        !fe_axis(ctx, fn, axis2, a->ndim, &a2))
+        return &ctx->nil;
+    int32_t perm[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < a->ndim; i++) perm[i] = i == a1 ? a2 : i == a2 ? a1 : i;
+    return loom_transpose(ctx, a, a->ndim, perm);
+}
+
+LOOM_API loom_array_t *loom_atleast_nd(loom_ctx_t *ctx, loom_array_t *a, int32_t n) {
+    const char *fn = "atleast_nd";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (n < 1 || n > 3) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: n is %d, not 1, 2 or 3", fn, n);
+        return &ctx->nil;
+    }
+    if (a->ndim >= n) return fe_scope_adopt(ctx, a);
+    /* NumPy: 0-d -> (1,), (1, 1), (1, 1, 1); (N,) -> (1, N), (1, N, 1); (M, N) -> (M, N, 1) */
+    int64_t shape[3];
+    int32_t k = 0;
+    if (n >= 2 && a->ndim <= 1) shape[k++] = 1;
+    for (int32_t i = 0; i < a->ndim; i++) shape[k++] = a->shape[i];
+    while (k < n) shape[k++] = 1;
+    return loom_reshape(ctx, a, n, shape);
+}
+
+/* The int64 index ranges of the last two axes of shape (..., n, m): rows (n, 1), cols (1, m). */
+static void grid(loom_ctx_t *ctx, int64_t n, int64_t m, loom_array_t **rows, loom_array_t **cols) {
+    int64_t rs[2] = {n, 1}, cs[2] = {1, m};
+    *rows = loom_reshape(ctx, loom_arange_int(ctx, 0, n, 1, LOOM_DTYPE_I64), 2, rs);
+    *cols = loom_reshape(ctx, loom_arange_int(ctx, 0, m, 1, LOOM_DTYPE_I64), 2, cs);
+}
+
+static loom_array_t *triangle(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int64_t k,
+                              bool lower) {
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (a->ndim < 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: input array must be at least 1-d", fn);
+        return &ctx->nil;
+    }
+    /* NumPy's mask is tri(*shape[-2:]): a 1-D a is broadcast against a square one */
+    loom_array_t *rows, *cols;
+    int64_t m = a->shape[a->ndim - 1], n = a->ndim >= 2 ? a->shape[a->ndim - 2] : m;
+    grid(ctx, n, m, &rows, &cols);
+    loom_array_t *off = loom_subtract(ctx, cols, rows), *kk = fe_i64(ctx, k);
+    /* tril keeps col - row <= k; triu keeps col - row >= k */
+    loom_array_t *keep = lower ? loom_less_equal(ctx, off, kk) : loom_greater_equal(ctx, off, kk);
+    return loom_where(ctx, keep, a, loom_zeros(ctx, (loom_dtype_t)a->dtype, 0, NULL));
+}
+
+LOOM_API loom_array_t *loom_tril(loom_ctx_t *ctx, loom_array_t *a, int64_t k) {
+    return triangle(ctx, "tril", a, k, true);
+}
+
+LOOM_API loom_array_t *loom_triu(loom_ctx_t *ctx, loom_array_t *a, int64_t k) {
+    return triangle(ctx, "triu", a, k, false);
+}
+
+LOOM_API loom_array_t *loom_diagonal(loom_ctx_t *ctx, loom_array_t *a, int64_t offset,
+                                     int32_t axis1, int32_t axis2) {
+    const char *fn = "diagonal";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (a->ndim < 2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: diag requires an array of at least two dimensions (it has %d)", fn, a->ndim);
+        return &ctx->nil;
+    }
+    int32_t a1, a2;
+    if (!fe_axis(ctx, fn, axis1, a->ndim, &a1) || !fe_axis(ctx, fn, axis2, a->ndim, &a2))
+        return &ctx->nil;
+    if (a1 == a2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: axis1 and axis2 cannot be the same (%d)",
+                 fn, axis1);
+        return &ctx->nil;
+    }
+    int32_t nd = a->ndim, src[2] = {a1, a2}, dst[2] = {nd - 2, nd - 1};
+    loom_array_t *b = loom_moveaxis(ctx, a, 2, src, dst);
+    int64_t n = a->shape[a1], m = a->shape[a2];
+    /* the diagonal (i + max(0, -offset), i + max(0, offset)) for i < len */
+    int64_t r0 = offset < 0 ? (offset < -n ? n : -offset) : 0;
+    int64_t c0 = offset > 0 ? (offset > m ? m : offset) : 0;
+    int64_t len = n - r0 < m - c0 ? n - r0 : m - c0;
+    if (len < 0) len = 0;
+    loom_array_t *idx[2] = {loom_arange_int(ctx, r0, r0 + len, 1, LOOM_DTYPE_I64),
+                            loom_arange_int(ctx, c0, c0 + len, 1, LOOM_DTYPE_I64)};
+    int32_t axes[2] = {nd - 2, nd - 1};
+    return loom_gather(ctx, b, 2, axes, idx, nd - 2);
+}
+
+LOOM_API loom_array_t *loom_trace(loom_ctx_t *ctx, loom_array_t *a, int64_t offset, int32_t axis1,
+                                  int32_t axis2) {
+    if (!ctx) return NULL;
+    int32_t last = -1;
+    return loom_sum(ctx, loom_diagonal(ctx, a, offset, axis1, axis2), 1, &last, 0);
+}
+
+LOOM_API loom_array_t *loom_diag(loom_ctx_t *ctx, loom_array_t *v, int64_t k) {
+    const char *fn = "diag";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, v)) return &ctx->nil;
+    if (v->ndim == 2) return loom_diagonal(ctx, v, k, 0, 1);
+    if (v->ndim != 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: input must be 1-d or 2-d (it has %d dimensions)",
+                 fn, v->ndim);
+        return &ctx->nil;
+    }
+    int64_t n = v->shape[0], ak = k < 0 ? -k : k, size = n + ak;
+    if (k == INT64_MIN || ak > INT64_MAX - n) {
+        fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: offset %lld is too large", fn, (long long)k);
+        return &ctx->nil;
+    }
+    int64_t shape[2] = {size, size};
+    if (!fe_check_shape(ctx, fn, 2, shape, NULL)) return &ctx->nil;
+    if (n == 0) return loom_zeros(ctx, (loom_dtype_t)v->dtype, 2, shape);
+    loom_array_t *rows, *cols;
+    grid(ctx, size, size, &rows, &cols);
+    /* (r, c) holds v[r] on the diagonal c - r = k >= 0, v[c] on c - r = k < 0 */
+    loom_array_t *on = loom_equal(ctx, loom_subtract(ctx, cols, rows), fe_i64(ctx, k));
+    loom_array_t *at = loom_broadcast_to(ctx, k >= 0 ? rows : cols, 2, shape);
+    loom_array_t *val = loom_take(ctx, v, at, 0, LOOM_TAKE_CLIP);
+    return loom_where(ctx, on, val, loom_zeros(ctx, (loom_dtype_t)v->dtype, 0, NULL));
+}
+
+LOOM_API loom_array_t *loom_roll(loom_ctx_t *ctx, loom_array_t *a, int64_t shift, int32_t axis) {
+    const char *fn = "roll";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (axis == LOOM_AXIS_NONE) { /* the flattened array, rolled, in a's shape */
+        int64_t minus1 = -1;
+        loom_array_t *r = loom_roll(ctx, loom_reshape(ctx, a, 1, &minus1), shift, 0);
+        return loom_reshape(ctx, r, a->ndim, a->shape);
+    }
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    int64_t n = a->shape[ax];
+    if (n == 0) return fe_scope_adopt(ctx, a);
+    int64_t s = shift % n;
+    if (s < 0) s += n;
+    if (s == 0) return fe_scope_adopt(ctx, a);
+    /* the last s elements first: a[n-s:], then a[:n-s] */
+    int64_t st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < a->ndim; i++) st[i] = sp[i] = LOOM_NONE;
+    st[ax] = n - s;
+    loom_array_t *parts[2];
+    parts[0] = loom_slice(ctx, a, a->ndim, st, sp, NULL);
+    st[ax] = LOOM_NONE;
+    sp[ax] = n - s;
+    parts[1] = loom_slice(ctx, a, a->ndim, st, sp, NULL);
+    return loom_concatenate(ctx, 2, parts, ax);
+}
+
+LOOM_API loom_array_t *loom_repeat(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *repeats,
+                                   int32_t axis) {
+    const char *fn = "repeat";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a) || !live(ctx, fn, repeats)) return &ctx->nil;
+    int64_t one = 1;
+    if (a->ndim == 0) a = loom_reshape(ctx, a, 1, &one); /* NumPy: a 0-d a as (1,) */
+    int32_t ax;
+    if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
+    int64_t n = a->shape[ax];
+    if (!ir_is_int((loom_dtype_t)repeats->dtype) && repeats->dtype != LOOM_DTYPE_BOOL) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: repeats must be integers, not %s", fn,
+                 loom_dtype_name((loom_dtype_t)repeats->dtype));
+        return &ctx->nil;
+    }
+    if (repeats->ndim > 1 || (repeats->ndim == 1 && repeats->shape[0] != 1 && repeats->shape[0] != n)) {
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "%s: operands could not be broadcast together with shape (%lld,) (%lld,)", fn,
+                 (long long)n, (long long)(repeats->ndim ? repeats->shape[0] : 1));
+        return &ctx->nil;
+    }
+    /* each element's count (broadcast), checked and summed: the result's length (one sync) */
+    loom_array_t *r = loom_astype(ctx, repeats, LOOM_DTYPE_I64);
+    r = loom_broadcast_to(ctx, r, 1, &n);
+    loom_array_t *ends = loom_cumsum(ctx, r, 0);
+    int64_t total = 0, negative = 0;
+    if (n > 0) {
+        loom_scope_begin(ctx);
+        loom_array_t *facts[2] = {loom_sum(ctx, r, -1, NULL, 0),
+                                  loom_sum(ctx, loom_astype(ctx, loom_less(ctx, r, fe_i64(ctx, 0)),
+                                                            LOOM_DTYPE_I64),
+                                           -1, NULL, 0)};
+        loom_status_t st = loom_eval(ctx, 2, facts);
+        if (st == LOOM_STATUS_OK) st = loom_read(ctx, facts[0], &total, sizeof total);
+        if (st == LOOM_STATUS_OK) st = loom_read(ctx, facts[1], &negative, sizeof negative);
+        loom_scope_end(ctx);
+        if (st != LOOM_STATUS_OK) return &ctx->nil;
+        if (negative) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: repeats may not contain negative values",
+                     fn);
+            return &ctx->nil;
+        }
+    }
+    /* element j of the result comes from the i whose range [ends[i-1], ends[i]) holds j */
+    loom_array_t *j = loom_arange_int(ctx, 0, total, 1, LOOM_DTYPE_I64);
+    loom_array_t *src = loom_searchsorted(ctx, ends, j, 1, NULL);
+    return loom_take(ctx, a, src, ax, LOOM_TAKE_CLIP);
+}
+
+LOOM_API loom_array_t *loom_tile(loom_ctx_t *ctx, loom_array_t *a, int32_t n, const int64_t *reps) {
+    const char *fn = "tile";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (n < 0 || n > LOOM_MAX_DIMS || (n && !reps)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d repetitions at %p", fn, n,
+                 (const void *)reps);
+        return &ctx->nil;
+    }
+    for (int32_t i = 0; i < n; i++)
+        if (reps[i] < 0) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: negative repetition %lld", fn,
+                     (long long)reps[i]);
+            return &ctx->nil;
+        }
+    /* NumPy: a gets leading axes up to len(reps), reps leading 1s up to a.ndim */
+    int32_t nd = a->ndim > n ? a->ndim : n;
+    int64_t shape[LOOM_MAX_DIMS], rp[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < nd; i++) {
+        int32_t ia = i - (nd - a->ndim), ir = i - (nd - n);
+        shape[i] = ia >= 0 ? a->shape[ia] : 1;
+        rp[i] = ir >= 0 ? reps[ir] : 1;
+    }
+    loom_array_t *r = loom_reshape(ctx, a, nd, shape);
+    for (int32_t ax = 0; ax < nd && !(r->flags & FE_NIL); ax++) {
+        if (rp[ax] == 1) continue;
+        if (nd + 1 > LOOM_MAX_DIMS) { /* no room for the repetition axis */
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes is too many to tile", fn, nd);
+            return &ctx->nil;
+        }
+        int64_t b[LOOM_MAX_DIMS], merged[LOOM_MAX_DIMS];
+        int32_t k = 0;
+        for (int32_t i = 0; i < nd; i++) { /* (..., reps, extent, ...) then merged */
+            if (i == ax) b[k++] = rp[ax];
+            b[k++] = shape[i];
+        }
+        int32_t where = ax;
+        r = loom_broadcast_to(ctx, loom_expand_dims(ctx, r, 1, &where), nd + 1, b);
+        for (int32_t i = 0; i < nd; i++) merged[i] = shape[i];
+        if (!base_mul_i64(rp[ax], shape[ax], &merged[ax])) {
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: the result has too many elements", fn);
+            return &ctx->nil;
+        }
+        r = loom_reshape(ctx, r, nd, merged);
+        shape[ax] = merged[ax];
+    }
+    return r;
+}
+
+LOOM_API loom_array_t *loom_diff(loom_ctx_t *ctx, loom_array_t *a, int32_t n, int32_t axis) {
+    const char *fn = "diff";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (n < 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: order must be non-negative but got %d", fn,
+                 n);
+        return &ctx->nil;
+    }
+    if (a->ndim == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: requires input that is at least one dimensional", fn);
+        return &ctx->nil;
+    }
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+    loom_array_t *r = fe_scope_adopt(ctx, a);
+    for (int32_t k = 0; k < n && !(r->flags & FE_NIL); k++) {
+        int64_t st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < a->ndim; i++) st[i] = sp[i] = LOOM_NONE;
+        st[ax] = 1;
+        loom_array_t *hi = loom_slice(ctx, r, a->ndim, st, sp, NULL);
+        st[ax] = LOOM_NONE;
+        sp[ax] = -1;
+        if (r->shape[ax] == 0) sp[ax] = 0; /* a[:-1] of an empty axis is empty too */
+        loom_array_t *lo = loom_slice(ctx, r, a->ndim, st, sp, NULL);
+        r = r->dtype == LOOM_DTYPE_BOOL ? loom_not_equal(ctx, hi, lo) : loom_subtract(ctx, hi, lo);
+    }
+    return r;
+}
+
+LOOM_API loom_array_t *loom_rot90(loom_ctx_t *ctx, loom_array_t *a, int64_t k, int32_t axis1,
+                                  int32_t axis2) {
+    const char *fn = "rot90";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (a->ndim < 2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: axes must be different and the array at "
+                 "least 2-d (it has %d dimensions)", fn, a->ndim);
+        return &ctx->nil;
+    }
+    int32_t a1, a2;
+    if (!fe_axis(ctx, fn, axis1, a->ndim, &a1) || !fe_axis(ctx, fn, axis2, a->ndim, &a2))
+        return &ctx->nil;
+    if (a1 == a2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: axes must be different (%d, %d)", fn,
+                 axis1, axis2);
+        return &ctx->nil;
+    }
+    k %= 4;
+    if (k < 0) k += 4;
+    if (k == 0) return fe_scope_adopt(ctx, a);
+    if (k == 2) {
+        int32_t both[2] = {a1, a2};
+        return loom_flip(ctx, a, 2, both);
+    }
+    /* NumPy: k 1 is transpose(flip(a, axis2)), k 3 is flip(transpose(a), axis2), where the
+     * transpose swaps the two axes */
+    if (k == 1) return loom_swapaxes(ctx, loom_flip(ctx, a, 1, &a2), a1, a2);
+    return loom_flip(ctx, loom_swapaxes(ctx, a, a1, a2), 1, &a2);
+}

@@ -1,0 +1,141 @@
+/* test_manip — NumPy's manipulation functions (swapaxes, atleast_nd, tril/triu, diagonal, trace,
+ * diag, roll, repeat, tile, diff, rot90) on the CPU reference device, against values, shapes
+ * and dtypes NumPy 2 gave for the same expressions; and their errors. The 0-d cases of
+ * argsort, repeat and lexsort were found by the conformance suite. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "loom.h"
+#include "../support/check.h"
+
+typedef struct {
+    const char *expr;
+    int32_t ndim;
+    int64_t shape[4];
+    int64_t n;
+    int64_t want[72]; /* float results: twice the value */
+    int scale;
+    const char *dtype;
+} manip_case_t;
+
+static const manip_case_t cases[] = {
+    /* 0-d arrays as NumPy takes them: argsort and repeat as (1,), lexsort's keys as 0-d */
+    {"argsort(array(5))", 1, {1}, 1, {0}, 1, "int64"},
+    {"repeat(array(5), 2, axis=0)", 1, {2}, 2, {5, 5}, 1, "int64"},
+    {"lexsort((array(5), array(2.0)), axis=-1)", 0, {0}, 1, {0}, 1, "int64"},
+    {"swapaxes(arange(24.0).reshape(2,3,4), 0, 2)",
+     3, {4, 3, 2}, 24, {0, 24, 8, 32, 16, 40, 2, 26, 10, 34, 18, 42, 4, 28, 12, 36, 20, 44, 6, 30, 14, 38, 22, 46}, 2, "float64"},
+    {"atleast_3d(array([3, 1, 4]))",
+     3, {1, 3, 1}, 3, {3, 1, 4}, 1, "int64"},
+    {"atleast_2d(array(5))",
+     2, {1, 1}, 1, {5}, 1, "int64"},
+    {"tril(arange(12).reshape(3,4), 1)",
+     2, {3, 4}, 12, {0, 1, 0, 0, 4, 5, 6, 0, 8, 9, 10, 11}, 1, "int64"},
+    {"triu(arange(24.0).reshape(2,3,4), -1)",
+     3, {2, 3, 4}, 24, {0, 2, 4, 6, 8, 10, 12, 14, 0, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 0, 42, 44, 46}, 2, "float64"},
+    {"tril(arange(3), 1)",
+     2, {3, 3}, 9, {0, 1, 0, 0, 1, 2, 0, 1, 2}, 1, "int64"},
+    {"diagonal(arange(12).reshape(3,4), 1)",
+     1, {3}, 3, {1, 6, 11}, 1, "int64"},
+    {"diagonal(arange(24.0).reshape(2,3,4), 1, 2, 1)",
+     2, {2, 2}, 4, {8, 18, 32, 42}, 2, "float64"},
+    {"diagonal(arange(12).reshape(3,4), 7)",
+     1, {0}, 0, {0}, 1, "int64"},
+    {"trace(arange(24.0).reshape(2,3,4), -1, 1, 2)",
+     1, {2}, 2, {26, 74}, 2, "float64"},
+    {"diag(array([3, 1, 4]), -1)",
+     2, {4, 4}, 16, {0, 0, 0, 0, 3, 0, 0, 0, 0, 1, 0, 0, 0, 0, 4, 0}, 1, "int64"},
+    {"diag(arange(12).reshape(3,4), 1)",
+     1, {3}, 3, {1, 6, 11}, 1, "int64"},
+    {"roll(arange(12).reshape(3,4), -5)",
+     2, {3, 4}, 12, {5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4}, 1, "int64"},
+    {"roll(arange(24.0).reshape(2,3,4), 7, axis=-2)",
+     3, {2, 3, 4}, 24, {16, 18, 20, 22, 0, 2, 4, 6, 8, 10, 12, 14, 40, 42, 44, 46, 24, 26, 28, 30, 32, 34, 36, 38}, 2, "float64"},
+    {"repeat(arange(12).reshape(3,4), [1, 0, 2], axis=0)",
+     2, {3, 4}, 12, {0, 1, 2, 3, 8, 9, 10, 11, 8, 9, 10, 11}, 1, "int64"},
+    {"repeat(array([3, 1, 4]), array([3, 1, 4]))",
+     1, {8}, 8, {3, 3, 3, 1, 4, 4, 4, 4}, 1, "int64"},
+    {"arange(12).reshape(3,4).repeat(2, axis=1)",
+     2, {3, 8}, 24, {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11}, 1, "int64"},
+    {"tile(array([3, 1, 4]), (2, 2))",
+     2, {2, 6}, 12, {3, 1, 4, 3, 1, 4, 3, 1, 4, 3, 1, 4}, 1, "int64"},
+    {"tile(arange(12).reshape(3,4), (2, 1, 3))",
+     3, {2, 3, 12}, 72, {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11}, 1, "int64"},
+    {"diff(arange(12).reshape(3,4), 2)",
+     2, {3, 2}, 6, {0, 0, 0, 0, 0, 0}, 1, "int64"},
+    {"diff(array([True, False, False, True]))",
+     1, {3}, 3, {1, 0, 1}, 1, "bool"},
+    {"rot90(arange(12).reshape(3,4), -1)",
+     2, {4, 3}, 12, {8, 4, 0, 9, 5, 1, 10, 6, 2, 11, 7, 3}, 1, "int64"},
+    {"rot90(arange(24.0).reshape(2,3,4), 1, (0, 2))",
+     3, {4, 3, 2}, 24, {6, 30, 14, 38, 22, 46, 4, 28, 12, 36, 20, 44, 2, 26, 10, 34, 18, 42, 0, 24, 8, 32, 16, 40}, 2, "float64"},
+};
+
+static void test_manip_numpy_cases(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const manip_case_t *k = &cases[c];
+        loom_scope_begin(ctx);
+        loom_array_t *r = loom_expr(ctx, k->expr, 0, NULL, NULL);
+        if (loom_array_is_nil(r)) fail_msg("%s: %s", k->expr, loom_ctx_message(ctx));
+        if (strcmp(loom_dtype_name(loom_array_dtype(r)), k->dtype))
+            fail_msg("%s: dtype %s, NumPy %s", k->expr, loom_dtype_name(loom_array_dtype(r)),
+                     k->dtype);
+        assert_int_equal(loom_array_ndim(r), k->ndim);
+        for (int32_t i = 0; i < k->ndim; i++) assert_int_equal(loom_array_dim(r, i), k->shape[i]);
+        assert_int_equal(loom_array_size(r), k->n);
+        double got[72];
+        loom_array_t *d = loom_multiply(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64),
+                                        loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, k->scale));
+        if (k->n)
+            assert_int_equal(loom_read(ctx, d, got, (size_t)k->n * sizeof *got), LOOM_STATUS_OK);
+        for (int64_t i = 0; i < k->n; i++)
+            if (got[i] != (double)k->want[i])
+                fail_msg("%s [%lld]: got %g, NumPy %g", k->expr, (long long)i, got[i] / k->scale,
+                         (double)k->want[i] / k->scale);
+        loom_scope_end(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
+/* NumPy's refusals, each with loom's message. */
+static void test_manip_errors(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const char *const bad[][2] = {
+        {"repeat(array([3, 1]), -1)", "repeats may not contain negative values"},
+        {"repeat(arange(3), [1, 2])", "could not be broadcast together"},
+        {"diagonal(arange(3))", "at least two dimensions"},
+        {"swapaxes(arange(6).reshape(2, 3), 0, 2)", "axis 2 is out of bounds"},
+        {"swapaxes(arange(6).reshape(2, 3), 0, 4294967296)", "out of bounds"},
+        {"rot90(arange(6).reshape(2, 3), 1, (0, 0))", "axes must be different"},
+        {"diff(array(5))", "at least one dimensional"},
+        {"tril(array(5))", "at least 1-d"},
+        {"tile(arange(3), -1)", "negative repetition"},
+        {"roll(arange(3), (1, 2))", "tuple of shifts"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        loom_array_t *r = loom_expr(ctx, bad[k][0], 0, NULL, NULL);
+        if (!loom_array_is_nil(r)) loom_eval(ctx, 1, &r);
+        if (!strstr(loom_ctx_message(ctx), bad[k][1]))
+            fail_msg("%s: message \"%s\" lacks \"%s\"", bad[k][0], loom_ctx_message(ctx),
+                     bad[k][1]);
+        loom_ctx_clear_error(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_manip_numpy_cases),
+        cmocka_unit_test(test_manip_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
