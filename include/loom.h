@@ -749,6 +749,25 @@ LOOM_API loom_array_t *loom_argmax(loom_ctx_t *ctx, loom_array_t *a, int32_t nax
                                    const int32_t *axes, int keepdims);
 LOOM_API loom_array_t *loom_argmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                    const int32_t *axes, int keepdims);
+/* np.nansum / nanprod / nanmax / nanmin / nanmean (and nanvar / nanstd below): NaN elements
+ * ignored (an all-NaN slice gives NaN, as NumPy's does, without its warning); for integer and
+ * bool arrays, the plain reductions. np.ptp: max minus min. */
+LOOM_API loom_array_t *loom_nansum(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_nanprod(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                    const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_nanmax(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_nanmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_nanmean(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                    const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_nanvar(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int32_t *axes, int keepdims, double ddof);
+LOOM_API loom_array_t *loom_nanstd(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int32_t *axes, int keepdims, double ddof);
+LOOM_API loom_array_t *loom_ptp(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                const int32_t *axes, int keepdims);
 /* np.any / np.all: bool results (NaN counts as true); empty: False / True. */
 LOOM_API loom_array_t *loom_any(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                 const int32_t *axes, int keepdims);

@@ -51,8 +51,8 @@ OPS = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "<", "<="
        "==", "!="]
 LATER = ["sum({x}, dtype=float64)", "cumsum({x}, out={x})",
          "{x}.view('int8')"]
-# Gathers, masks, sorts, sets and the manipulation functions built from them, over the same
-# random inputs (0-d, empty, non-contiguous,
+# Gathers, masks, sorts, sets, the manipulation functions built from them and the NaN-ignoring
+# reductions, over the same random inputs (0-d, empty, non-contiguous,
 # NaN and duplicates included). Sorts ask for NumPy's stable kind: loom's sorts are stable.
 INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzero({x})",
             "argwhere({x})", "nonzero({x})[0]", "sort({x}, kind='stable')",
@@ -77,7 +77,11 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "swapaxes({x}, 0, -1)", "tril({x})", "triu({x}, 1)", "diagonal({x})", "trace({x})",
             "roll({x}, 3)", "roll({x}, -1, axis=0)", "repeat({x}, 2)", "repeat({x}, 2, axis=0)",
             "tile({x}, 2)", "tile({x}, (2, 1))", "diff({x})", "diff({x}, axis=0)", "rot90({x})",
-            "atleast_2d({x})", "atleast_3d({x})", "diag(ravel({x}))"]
+            "atleast_2d({x})", "atleast_3d({x})", "diag(ravel({x}))",
+            # NaN-ignoring reductions and ptp
+            "nansum({x})", "nanmean({x}, axis=0)", "nanmax({x}, axis=-1, keepdims=True)",
+            "nanmin({x})", "nanprod({x}, axis=0)", "nanvar({x}, ddof=1)", "nanstd({x}, axis=0)",
+            "ptp({x})", "ptp({x}, axis=0)"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -290,7 +294,8 @@ def numpy_eval(expr, arrays):
         "count_nonzero", "sort", "argsort", "searchsorted", "unique", "isin", "intersect1d",
         "union1d", "setdiff1d", "compress", "extract", "lexsort", "choose", "swapaxes", "tril",
         "triu", "diagonal", "trace", "roll", "repeat", "tile", "diff", "rot90", "atleast_2d",
-        "atleast_3d", "diag"]})
+        "atleast_3d", "diag", "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar",
+        "nanstd", "ptp"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})
@@ -417,8 +422,8 @@ def main():
             else:
                 agreed += 1
     print("conformance (seed %d, device %s): %d expressions agree with NumPy %s, %d refused by "
-          "both, %d not-yet constructs, %d failures (%d expressions were gathers, masks, sorts "
-          "and sets)" % (args.seed, args.device, agreed, np.__version__, refused, n_later,
+          "both, %d not-yet constructs, %d failures (%d expressions from the gather, mask, "
+          "sort, set, manipulation and NaN-reduction templates)" % (args.seed, args.device, agreed, np.__version__, refused, n_later,
                          failures, n_indexing))
     for desc, n in sorted(known.items()):
         print("KNOWN library difference, %d expressions: %s" % (n, desc))

@@ -1,0 +1,89 @@
+/* test_stats — NumPy's NaN-ignoring reductions (nansum, nanprod, nanmean, nanmax, nanmin,
+ * nanvar, nanstd) and ptp on the CPU reference device, against NumPy 2's values, shapes and
+ * dtypes for the same expressions (all-NaN slices give NaN; integers take the plain
+ * reductions). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loom.h"
+#include "../support/check.h"
+
+typedef struct {
+    const char *expr;
+    int32_t ndim;
+    int64_t shape[4];
+    int64_t n;
+    double want[16];
+    const char *dtype;
+} stats_case_t;
+
+static const stats_case_t cases[] = {
+    {"nansum(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=1)",
+     1, {3}, 3, {3.5, 0.0, 2.25}, "float64"},
+    {"nanprod(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=0)",
+     1, {4}, 4, {0.375, 3.0, -2.0, -4.0}, "float64"},
+    {"nanmean(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=1)",
+     1, {3}, 3, {1.1666666666666667, NAN, 0.75}, "float64"},
+    {"nanmax(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=1)",
+     1, {3}, 3, {4.0, NAN, 3.0}, "float64"},
+    {"nanmin(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=0)",
+     1, {4}, 4, {0.25, 3.0, -2.0, -1.0}, "float64"},
+    {"nanvar(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=1)",
+     1, {3}, 3, {6.055555555555556, NAN, 2.7916666666666665}, "float64"},
+    {"nanstd(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=1, ddof=1)",
+     1, {3}, 3, {3.013856886670854, NAN, 2.0463381929681126}, "float64"},
+    {"nanmean(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]))",
+     0, {0}, 1, {0.9583333333333334}, "float64"},
+    {"nanvar(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), ddof=8)",
+     0, {0}, 1, {NAN}, "float64"},
+    {"ptp(array([[3, -1, 4], [1, 5, -9]]), axis=1)",
+     1, {2}, 2, {5.0, 14.0}, "int64"},
+    {"ptp(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=0)",
+     1, {4}, 4, {NAN, NAN, NAN, NAN}, "float64"},
+    {"nansum(array([[3, -1, 4], [1, 5, -9]]))",
+     0, {0}, 1, {3.0}, "int64"},
+    {"nanmax(array([[3, -1, 4], [1, 5, -9]]), axis=0, keepdims=True)",
+     2, {1, 3}, 3, {3.0, 5.0, 4.0}, "int64"},
+    {"nanmean(array([nan, 1.0], dtype='float32'))",
+     0, {0}, 1, {1.0}, "float32"},
+};
+
+static void test_stats_numpy_cases(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const stats_case_t *k = &cases[c];
+        loom_scope_begin(ctx);
+        loom_array_t *r = loom_expr(ctx, k->expr, 0, NULL, NULL);
+        if (loom_array_is_nil(r)) fail_msg("%s: %s", k->expr, loom_ctx_message(ctx));
+        if (strcmp(loom_dtype_name(loom_array_dtype(r)), k->dtype))
+            fail_msg("%s: dtype %s, NumPy %s", k->expr, loom_dtype_name(loom_array_dtype(r)),
+                     k->dtype);
+        assert_int_equal(loom_array_ndim(r), k->ndim);
+        for (int32_t i = 0; i < k->ndim; i++) assert_int_equal(loom_array_dim(r, i), k->shape[i]);
+        double got[16];
+        assert_int_equal(loom_read(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64), got,
+                                   (size_t)k->n * sizeof *got),
+                         LOOM_STATUS_OK);
+        for (int64_t i = 0; i < k->n; i++) {
+            double w = k->want[i];
+            bool ok = isnan(w) ? isnan(got[i]) : fabs(got[i] - w) <= 1e-6 * (fabs(w) + 1e-6);
+            if (!ok) fail_msg("%s [%lld]: got %.17g, NumPy %.17g", k->expr, (long long)i, got[i], w);
+        }
+        loom_scope_end(ctx);
+    }
+    loom_ctx_destroy(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stats_numpy_cases)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
