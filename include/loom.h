@@ -768,6 +768,30 @@ LOOM_API loom_array_t *loom_nanstd(loom_ctx_t *ctx, loom_array_t *a, int32_t nax
                                    const int32_t *axes, int keepdims, double ddof);
 LOOM_API loom_array_t *loom_ptp(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                 const int32_t *axes, int keepdims);
+/* The methods of np.quantile and np.percentile (NumPy 2's names, default linear). */
+typedef enum loom_quantile_method {
+    LOOM_QUANTILE_LINEAR,
+    LOOM_QUANTILE_INVERTED_CDF,
+    LOOM_QUANTILE_AVERAGED_INVERTED_CDF,
+    LOOM_QUANTILE_CLOSEST_OBSERVATION,
+    LOOM_QUANTILE_INTERPOLATED_INVERTED_CDF,
+    LOOM_QUANTILE_HAZEN,
+    LOOM_QUANTILE_WEIBULL,
+    LOOM_QUANTILE_MEDIAN_UNBIASED,
+    LOOM_QUANTILE_NORMAL_UNBIASED,
+    LOOM_QUANTILE_LOWER,
+    LOOM_QUANTILE_HIGHER,
+    LOOM_QUANTILE_MIDPOINT,
+    LOOM_QUANTILE_NEAREST
+} loom_quantile_method_t;
+/* np.median(a, axis, keepdims): the middle of a sort along the axis (the mean of the middle
+ * two for an even count; NaN where a slice holds one). LOOM_AXIS_NONE: the flattened a. */
+LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axis, int keepdims);
+/* np.quantile(a, q, axis, method=, keepdims=) for one q in [0, 1] (np.percentile: q / 100):
+ * NumPy's index and interpolation rules of each method over a sort along the axis; the
+ * discrete methods keep a's dtype, the others give floats as NumPy's (float64 for integers). */
+LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q, int32_t axis,
+                                     loom_quantile_method_t method, int keepdims);
 /* np.any / np.all: bool results (NaN counts as true); empty: False / True. */
 LOOM_API loom_array_t *loom_any(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                 const int32_t *axes, int keepdims);

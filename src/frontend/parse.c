@@ -1401,6 +1401,13 @@ static const func_t funcs[] = {
     {.name = "moveaxis", .kind = F_MOVEAXIS, .params = "a,source,destination"},
     {.name = "ravel", .kind = F_RAVEL, .params = "a", .method = true},
     {.name = "swapaxes", .kind = F_MANIP, .params = "a,axis1,axis2", .method = true},
+    {.name = "median", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
+    {.name = "quantile",
+     .kind = F_MANIP,
+     .params = "a,q,axis?,out?,overwrite_input?,method?,keepdims?,weights?,interpolation?"},
+    {.name = "percentile",
+     .kind = F_MANIP,
+     .params = "a,q,axis?,out?,overwrite_input?,method?,keepdims?,weights?,interpolation?"},
     {.name = "atleast_1d", .kind = F_MANIP, .params = "a"},
     {.name = "atleast_2d", .kind = F_MANIP, .params = "a"},
     {.name = "atleast_3d", .kind = F_MANIP, .params = "a"},
@@ -1747,7 +1754,54 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (loom_array_is_nil(a)) return false;
     int64_t k = 0, i1 = 0, i2 = 1;
     int32_t naxes, axes[LOOM_MAX_DIMS];
-    if (!strcmp(n, "swapaxes")) {
+    if (!strcmp(n, "median") || !strcmp(n, "quantile") || !strcmp(n, "percentile")) {
+        int q_at = n[0] == 'm' ? 0 : 1, keep; /* median has no q */
+        if (!refuse_given(P, f, b, "out") || !refuse_given(P, f, b, "weights") ||
+            !refuse_given(P, f, b, "interpolation") ||
+            !get_axes(P, b, 1 + q_at, false, &naxes, axes) ||
+            !get_flag(P, b, slot_of(b, "keepdims"), &keep))
+            return false;
+        int32_t axis = naxes < 0 ? LOOM_AXIS_NONE : axes[0];
+        if (!q_at) {
+            *r = loom_median(ctx, a, axis, keep);
+        } else {
+            double q;
+            if (!is_num(&b->v[1]))
+                return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                            "%s: one q (a number) at a time is supported", n);
+            if (!get_number(P, b, 1, 0, &q)) return false;
+            if (n[0] == 'p') {
+                if (!(q >= 0 && q <= 100))
+                    return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                                "percentile: percentiles must be in the range [0, 100] (%g)", q);
+                q /= 100;
+            }
+            static const char *const methods[] = {
+                "linear",   "inverted_cdf",    "averaged_inverted_cdf", "closest_observation",
+                "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+                "normal_unbiased", "lower", "higher", "midpoint", "nearest"};
+            int m = 0, slot = slot_of(b, "method");
+            if (b->given[slot] && b->v[slot].kind != V_NONE) {
+                const value_t *mv = &b->v[slot];
+                m = -1;
+                for (int i = 0; mv->kind == V_STR && i < 13; i++)
+                    if ((size_t)mv->tlen == strlen(methods[i]) &&
+                        !strncmp(P->src + mv->tpos, methods[i], (size_t)mv->tlen))
+                        m = i;
+                if (m < 0)
+                    return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: not a valid method (linear, lower, higher, midpoint, "
+                                "nearest, inverted_cdf, averaged_inverted_cdf, "
+                                "closest_observation, interpolated_inverted_cdf, hazen, weibull, "
+                                "median_unbiased, normal_unbiased)",
+                                n);
+            }
+            /* NumPy: an integer q (0 or 1) makes linear's index an integer: the element
+             * itself, in a's dtype */
+            if (n[0] == 'q' && m == 0 && b->v[1].kind != V_FLOAT) m = LOOM_QUANTILE_LOWER;
+            *r = loom_quantile(ctx, a, q, axis, (loom_quantile_method_t)m, keep);
+        }
+    } else if (!strcmp(n, "swapaxes")) {
         if (!get_int(P, b, 1, 0, &i1) || !get_int(P, b, 2, 0, &i2)) return false;
         *r = loom_swapaxes(ctx, a, AX32(i1), AX32(i2));
     } else if (!strncmp(n, "atleast_", 8)) {

@@ -120,3 +120,165 @@ LOOM_API loom_array_t *loom_ptp(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
     return loom_subtract(ctx, loom_max(ctx, a, naxes, axes, keepdims),
                          loom_min(ctx, a, naxes, axes, keepdims));
 }
+
+/* ---- median and quantiles: a sort along the axis, then gathers of the order statistics ---- */
+
+/* a with axis ax moved last (LOOM_AXIS_NONE: flattened), sorted along it (NaN last). */
+static loom_array_t *sorted_last(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
+                                 int32_t *ax_out) {
+    int32_t ax;
+    if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
+    *ax_out = ax;
+    int32_t last = a->ndim - 1;
+    return loom_sort(ctx, loom_moveaxis(ctx, a, 1, &ax, &last), -1);
+}
+
+/* Element i of the sorted last axis (the axis dropped). */
+static loom_array_t *order_stat(loom_ctx_t *ctx, loom_array_t *s, int64_t i) {
+    return loom_take(ctx, s, fe_i64(ctx, i), s->ndim - 1, LOOM_TAKE_RAISE);
+}
+
+/* r, NaN where the sorted slice holds a NaN (its last element), in r's dtype. */
+static loom_array_t *nan_slices(loom_ctx_t *ctx, loom_array_t *s, int64_t n, loom_array_t *r) {
+    if (!ir_is_float((loom_dtype_t)s->dtype) || n == 0) return r;
+    loom_array_t *nan = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, NAN),
+                                    (loom_dtype_t)r->dtype);
+    return loom_where(ctx, loom_isnan(ctx, order_stat(ctx, s, n - 1)), nan, r);
+}
+
+/* The reduced result r in keepdims form: axis ax (or every axis: LOOM_AXIS_NONE) of a kept. */
+static loom_array_t *keep_axes(loom_ctx_t *ctx, loom_array_t *r, const loom_array_t *a,
+                               int32_t axis, int32_t ax) {
+    int64_t shape[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < a->ndim; i++)
+        shape[i] = axis == LOOM_AXIS_NONE || i == ax ? 1 : a->shape[i];
+    return loom_reshape(ctx, r, a->ndim, shape);
+}
+
+LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axis, int keepdims) {
+    const char *fn = "median";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    int32_t ax = 0;
+    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax);
+    if (s->flags & FE_NIL) return s;
+    int64_t n = s->shape[s->ndim - 1];
+    if (n == 0) {
+        fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: the slices are empty", fn);
+        return &ctx->nil;
+    }
+    /* NumPy: the mean of the middle one or two elements */
+    int64_t lo = (n - 1) / 2, hi = n / 2;
+    loom_array_t *idx = loom_arange_int(ctx, lo, hi + 1, 1, LOOM_DTYPE_I64);
+    loom_array_t *mid = loom_take(ctx, s, idx, s->ndim - 1, LOOM_TAKE_RAISE);
+    int32_t last = -1;
+    loom_array_t *r = nan_slices(ctx, s, n, loom_mean(ctx, mid, 1, &last, 0));
+    return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
+}
+
+/* NumPy's (alpha, beta) of the continuous methods (H&F): index n q + alpha + q (1 - alpha -
+ * beta) - 1. */
+static double continuous_index(int64_t n, double q, double alpha, double beta) {
+    return (double)n * q + (alpha + q * (1 - alpha - beta)) - 1;
+}
+
+LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q, int32_t axis,
+                                     loom_quantile_method_t method, int keepdims) {
+    const char *fn = "quantile";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (!(q >= 0 && q <= 1)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: quantiles must be in the range [0, 1] (%g)",
+                 fn, q);
+        return &ctx->nil;
+    }
+    if ((int)method < 0 || method > LOOM_QUANTILE_NEAREST) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: method %d is not a valid method", fn,
+                 (int)method);
+        return &ctx->nil;
+    }
+    int32_t ax = 0;
+    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax);
+    if (s->flags & FE_NIL) return s;
+    int64_t n = s->shape[s->ndim - 1];
+    if (n == 0) {
+        fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: the slices are empty", fn);
+        return &ctx->nil;
+    }
+    double nm1 = (double)(n - 1), vi = 0, gamma = 0;
+    int64_t pick = -1; /* discrete methods: the order statistic taken */
+    bool have_gamma = false;
+    switch (method) {
+        case LOOM_QUANTILE_LOWER:
+            pick = (int64_t)floor(nm1 * q);
+            break;
+        case LOOM_QUANTILE_HIGHER:
+            pick = (int64_t)ceil(nm1 * q);
+            break;
+        case LOOM_QUANTILE_NEAREST:
+            pick = (int64_t)nearbyint(nm1 * q); /* half to even, as np.around */
+            break;
+        case LOOM_QUANTILE_INVERTED_CDF:
+        case LOOM_QUANTILE_CLOSEST_OBSERVATION: {
+            bool inv = method == LOOM_QUANTILE_INVERTED_CDF;
+            double index = (double)n * q - 1 - (inv ? 0 : 0.5), prev = floor(index);
+            bool at_prev = index - prev == 0 && (inv || fmod(prev, 2) == 1 || fmod(prev, 2) == -1);
+            pick = (int64_t)(at_prev ? prev : prev + 1);
+            if (pick < 0) pick = 0;
+            break;
+        }
+        case LOOM_QUANTILE_MIDPOINT:
+            vi = 0.5 * (floor(nm1 * q) + ceil(nm1 * q));
+            break;
+        case LOOM_QUANTILE_AVERAGED_INVERTED_CDF:
+            vi = (double)n * q - 1;
+            break;
+        case LOOM_QUANTILE_INTERPOLATED_INVERTED_CDF:
+            vi = continuous_index(n, q, 0, 1);
+            break;
+        case LOOM_QUANTILE_HAZEN:
+            vi = continuous_index(n, q, 0.5, 0.5);
+            break;
+        case LOOM_QUANTILE_WEIBULL:
+            vi = continuous_index(n, q, 0, 0);
+            break;
+        case LOOM_QUANTILE_MEDIAN_UNBIASED:
+            vi = continuous_index(n, q, 1 / 3.0, 1 / 3.0);
+            break;
+        case LOOM_QUANTILE_NORMAL_UNBIASED:
+            vi = continuous_index(n, q, 3 / 8.0, 3 / 8.0);
+            break;
+        default: /* linear */
+            vi = nm1 * q;
+            break;
+    }
+    loom_array_t *r;
+    if (pick >= 0) {
+        r = order_stat(ctx, s, pick > n - 1 ? n - 1 : pick);
+    } else {
+        /* NumPy's neighbours: both the last where the index reaches it, both the first below
+         * 0; gamma from the adjusted lower neighbour, then the method's correction */
+        double prev = floor(vi);
+        int64_t ip = (int64_t)prev, in = ip + 1;
+        if (vi >= nm1) {
+            prev = -1;
+            ip = in = n - 1;
+        } else if (vi < 0) {
+            prev = 0;
+            ip = in = 0;
+        }
+        gamma = vi - prev;
+        if (method == LOOM_QUANTILE_AVERAGED_INVERTED_CDF) gamma = gamma == 0 ? 0.5 : 1;
+        if (method == LOOM_QUANTILE_MIDPOINT) gamma = fmod(vi, 1) == 0 ? 0 : 0.5;
+        have_gamma = true;
+        loom_array_t *lo = order_stat(ctx, s, ip), *hi = order_stat(ctx, s, in);
+        /* _lerp: a + (b - a) t, or b - (b - a) (1 - t) where t >= 0.5, t a weak scalar */
+        loom_array_t *d = loom_subtract(ctx, hi, lo);
+        r = gamma >= 0.5
+                ? loom_subtract(ctx, hi, loom_multiply(ctx, d, loom_weak_float(ctx, 1 - gamma)))
+                : loom_add(ctx, lo, loom_multiply(ctx, d, loom_weak_float(ctx, gamma)));
+    }
+    (void)have_gamma;
+    r = nan_slices(ctx, s, n, r);
+    return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
+}

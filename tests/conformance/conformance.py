@@ -81,7 +81,12 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             # NaN-ignoring reductions and ptp
             "nansum({x})", "nanmean({x}, axis=0)", "nanmax({x}, axis=-1, keepdims=True)",
             "nanmin({x})", "nanprod({x}, axis=0)", "nanvar({x}, ddof=1)", "nanstd({x}, axis=0)",
-            "ptp({x})", "ptp({x}, axis=0)"]
+            "ptp({x})", "ptp({x}, axis=0)",
+            # order statistics
+            "median({x})", "median({x}, axis=0)", "quantile({x}, 0.3)",
+            "quantile({x}, 0.75, axis=-1, method='weibull')", "quantile({x}, 0.2, method='lower')",
+            "quantile({x}, 0.5, axis=0, method='midpoint')", "percentile({x}, 40, axis=0)",
+            "quantile({x}, 0.9, method='closest_observation')"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -295,7 +300,7 @@ def numpy_eval(expr, arrays):
         "union1d", "setdiff1d", "compress", "extract", "lexsort", "choose", "swapaxes", "tril",
         "triu", "diagonal", "trace", "roll", "repeat", "tile", "diff", "rot90", "atleast_2d",
         "atleast_3d", "diag", "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar",
-        "nanstd", "ptp"]})
+        "nanstd", "ptp", "median", "quantile", "percentile"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

@@ -1,5 +1,5 @@
 /* test_stats — NumPy's NaN-ignoring reductions (nansum, nanprod, nanmean, nanmax, nanmin,
- * nanvar, nanstd) and ptp on the CPU reference device, against NumPy 2's values, shapes and
+ * nanvar, nanstd), ptp, median and quantile/percentile on the CPU reference device, against NumPy 2's values, shapes and
  * dtypes for the same expressions (all-NaN slices give NaN; integers take the plain
  * reductions). */
 #include <stdarg.h>
@@ -26,6 +26,33 @@ typedef struct {
 } stats_case_t;
 
 static const stats_case_t cases[] = {
+    /* median and quantiles (one q), every method's rules and dtypes */
+    {"median(array([[1.5, -2.0, 4.0, 0.5], [3.0, nan, 1.0, 2.0], [0.25, 3.0, -1.0, 7.0]]), axis=1)",
+     1, {3}, 3, {1.0, NAN, 1.625}, "float64"},
+    {"median(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]))",
+     0, {0}, 1, {2.5}, "float64"},
+    {"median(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), axis=0, keepdims=True)",
+     2, {1, 5}, 5, {2.0, 2.0, -2.5, 5.0, 4.0}, "float64"},
+    {"quantile(array([[1.5, -2.0, 4.0, 0.5], [3.0, nan, 1.0, 2.0], [0.25, 3.0, -1.0, 7.0]]), 0.3, axis=1)",
+     1, {3}, 3, {0.24999999999999978, NAN, 0.12499999999999989}, "float64"},
+    {"quantile(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), 0.3, axis=1, method='lower')",
+     1, {2}, 2, {2.0, 1.0}, "int64"},
+    {"quantile(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), 0.5, method='nearest')",
+     0, {0}, 1, {2.0}, "int64"},
+    {"quantile(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), 0.62, axis=1, method='weibull')",
+     1, {2}, 2, {3.72, 4.16}, "float64"},
+    {"quantile(array([[1.5, -2.0, 4.0, 0.5], [3.0, nan, 1.0, 2.0], [0.25, 3.0, -1.0, 7.0]]), 0.1, axis=0, method='closest_observation')",
+     1, {4}, 4, {0.25, NAN, -1.0, 0.5}, "float64"},
+    {"quantile(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), 0.25, method='averaged_inverted_cdf')",
+     0, {0}, 1, {1.0}, "float64"},
+    {"quantile(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), 0.4, axis=1, method='midpoint')",
+     1, {2}, 2, {2.5, 1.5}, "float64"},
+    {"percentile(array([[1.5, -2.0, 4.0, 0.5], [3.0, nan, 1.0, 2.0], [0.25, 3.0, -1.0, 7.0]]), 90, axis=1, method='hazen')",
+     1, {3}, 3, {4.0, NAN, 7.0}, "float64"},
+    {"quantile(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), 1)",
+     0, {0}, 1, {8.0}, "int64"},
+    {"quantile(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]), 0.5, method='inverted_cdf')",
+     0, {0}, 1, {2.0}, "int64"},
     {"nansum(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=1)",
      1, {3}, 3, {3.5, 0.0, 2.25}, "float64"},
     {"nanprod(array([[1.5, nan, -2.0, 4.0], [nan, nan, nan, nan], [0.25, 3.0, nan, -1.0]]), axis=0)",
