@@ -792,6 +792,28 @@ LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axi
  * discrete methods keep a's dtype, the others give floats as NumPy's (float64 for integers). */
 LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q, int32_t axis,
                                      loom_quantile_method_t method, int keepdims);
+/* np.average(a, axis, weights, keepdims): the weights' mean of a (weights of a's shape, or 1-D
+ * along the axis; NULL: loom_mean), in NumPy's dtype; weights summing to zero are refused (one
+ * sync to look). sum_weights (NULL: not wanted) gets their sum, as returned=True does. */
+LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                    loom_array_t *weights, int keepdims, loom_array_t **sum_weights);
+/* np.cumulative_sum / cumulative_prod (NumPy 2.1): cumsum/cumprod along the axis
+ * (LOOM_AXIS_NONE only for 1-D arrays), with the identity first when include_initial. */
+LOOM_API loom_array_t *loom_cumulative_sum(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                           int include_initial);
+LOOM_API loom_array_t *loom_cumulative_prod(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                            int include_initial);
+/* np.nancumsum / nancumprod: NaN elements count as 0 / 1. */
+LOOM_API loom_array_t *loom_nancumsum(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
+LOOM_API loom_array_t *loom_nancumprod(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
+/* np.isclose(a, b, rtol, atol, equal_nan): NumPy 2's test, |a - b| <= atol + rtol |b| for
+ * finite b, or a == b (b taken as a float); bool of the broadcast shape. */
+LOOM_API loom_array_t *loom_isclose(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rtol,
+                                    double atol, int equal_nan);
+/* np.nan_to_num(a, nan, posinf, neginf): NaN and the infinities replaced (posinf/neginf NaN:
+ * the dtype's largest / smallest finite values, NumPy's default); integers unchanged. */
+LOOM_API loom_array_t *loom_nan_to_num(loom_ctx_t *ctx, loom_array_t *a, double nan, double posinf,
+                                       double neginf);
 /* np.any / np.all: bool results (NaN counts as true); empty: False / True. */
 LOOM_API loom_array_t *loom_any(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                 const int32_t *axes, int keepdims);

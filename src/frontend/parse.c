@@ -1402,6 +1402,13 @@ static const func_t funcs[] = {
     {.name = "ravel", .kind = F_RAVEL, .params = "a", .method = true},
     {.name = "swapaxes", .kind = F_MANIP, .params = "a,axis1,axis2", .method = true},
     {.name = "median", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
+    {.name = "average", .kind = F_MANIP, .params = "a,axis?,weights?,returned?,keepdims?"},
+    {.name = "isclose", .kind = F_MANIP, .params = "a,b,rtol?,atol?,equal_nan?"},
+    {.name = "nan_to_num", .kind = F_MANIP, .params = "x,copy?,nan?,posinf?,neginf?"},
+    {.name = "cumulative_sum", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
+    {.name = "cumulative_prod", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
+    {.name = "nancumsum", .kind = F_MANIP, .params = "a,axis?,dtype?,out?"},
+    {.name = "nancumprod", .kind = F_MANIP, .params = "a,axis?,dtype?,out?"},
     {.name = "quantile",
      .kind = F_MANIP,
      .params = "a,q,axis?,out?,overwrite_input?,method?,keepdims?,weights?,interpolation?"},
@@ -1746,7 +1753,8 @@ static bool get_flag(parser_t *P, const bound_t *b, int slot, int *out) {
 }
 
 /* The functions of manip.c (F_MANIP), by name: the arguments bound in b, the result in *r. */
-static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r) {
+static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
+                       value_t *out) {
     loom_ctx_t *ctx = P->ctx;
     const char *n = f->name;
 #define AX32(v) ((v) > INT32_MAX || (v) < -INT32_MAX ? INT32_MAX : (int32_t)(v)) /* fe_axis refuses */
@@ -1754,7 +1762,49 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (loom_array_is_nil(a)) return false;
     int64_t k = 0, i1 = 0, i2 = 1;
     int32_t naxes, axes[LOOM_MAX_DIMS];
-    if (!strcmp(n, "median") || !strcmp(n, "quantile") || !strcmp(n, "percentile")) {
+    if (!strcmp(n, "average")) {
+        int keep, ret;
+        loom_array_t *w = NULL, *sw = NULL;
+        if (!get_axes(P, b, 1, false, &naxes, axes) || !get_flag(P, b, 3, &ret) ||
+            !get_flag(P, b, 4, &keep))
+            return false;
+        if (b->given[2] && b->v[2].kind != V_NONE &&
+            loom_array_is_nil(w = as_array(P, &b->v[2], b->pos[2], "the weights")))
+            return false;
+        *r = loom_average(ctx, a, naxes < 0 ? LOOM_AXIS_NONE : axes[0], w, keep, ret ? &sw : NULL);
+        if (ret && !loom_array_is_nil(*r)) { /* returned=True: (average, sum of weights) */
+            loom_array_t *pair[2] = {*r, sw};
+            *r = NULL;
+            return array_tuple(P, 2, pair, b->pos[0], out);
+        }
+    } else if (!strcmp(n, "isclose")) {
+        double rtol, atol;
+        int eq;
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
+        if (loom_array_is_nil(c) || !get_number(P, b, 2, 1e-5, &rtol) ||
+            !get_number(P, b, 3, 1e-8, &atol) || !get_flag(P, b, 4, &eq))
+            return false;
+        *r = loom_isclose(ctx, a, c, rtol, atol, eq);
+    } else if (!strcmp(n, "nan_to_num")) {
+        double nv, pv, mv;
+        if (!get_number(P, b, 2, 0, &nv) || !get_number(P, b, 3, NAN, &pv) ||
+            !get_number(P, b, 4, NAN, &mv))
+            return false;
+        *r = loom_nan_to_num(ctx, a, nv, pv, mv);
+    } else if (!strncmp(n, "cumulative_", 11)) {
+        int init;
+        if (!refuse_given(P, f, b, "dtype") || !refuse_given(P, f, b, "out") ||
+            !get_axes(P, b, 1, false, &naxes, axes) || !get_flag(P, b, 4, &init))
+            return false;
+        *r = (n[11] == 's' ? loom_cumulative_sum : loom_cumulative_prod)(
+            ctx, a, naxes < 0 ? LOOM_AXIS_NONE : axes[0], init);
+    } else if (!strncmp(n, "nancum", 6)) {
+        if (!refuse_given(P, f, b, "dtype") || !refuse_given(P, f, b, "out") ||
+            !get_axes(P, b, 1, false, &naxes, axes))
+            return false;
+        *r = (n[6] == 's' ? loom_nancumsum : loom_nancumprod)(ctx, a,
+                                                               naxes < 0 ? LOOM_AXIS_NONE : axes[0]);
+    } else if (!strcmp(n, "median") || !strcmp(n, "quantile") || !strcmp(n, "percentile")) {
         int q_at = n[0] == 'm' ? 0 : 1, keep; /* median has no q */
         if (!refuse_given(P, f, b, "out") || !refuse_given(P, f, b, "weights") ||
             !refuse_given(P, f, b, "interpolation") ||
@@ -1961,7 +2011,8 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             break;
         }
         case F_MANIP:
-            if (!manip_call(P, f, b, &r)) return false;
+            if (!manip_call(P, f, b, &r, out)) return false;
+            if (!r) return true; /* a tuple, in *out */
             break;
         case F_JOIN:
             if (!join_call(P, f, b, &r)) return false;

@@ -1,10 +1,12 @@
-/* stats.c — NumPy's NaN-ignoring reductions and ptp, built from loom's reductions and
+/* stats.c — NumPy's NaN-ignoring reductions and scans, ptp, median, quantiles, weighted
+ * averages, isclose and nan_to_num, built from loom's reductions and
  * elementwise ops (so each fuses into one reduction step where the reductions share their
  * operand): NaN elements become the reduction's identity (0 for sums, 1 for products, -inf /
  * +inf for max / min), counts of the others divide the means, and an all-NaN slice gives NaN
  * as NumPy's does (without its warning). Integer and bool arrays have no NaN: their NaN
  * functions are the plain ones. */
 #include <math.h>
+#include <string.h>
 
 #include "fe.h"
 
@@ -93,7 +95,9 @@ static loom_array_t *nan_moment(loom_ctx_t *ctx, const char *fn, bool root, loom
     (void)s2;
     loom_array_t *x = loom_astype(ctx, a, LOOM_DTYPE_F64);
     loom_array_t *d = loom_subtract(ctx, x, loom_true_divide(ctx, s, n));
-    loom_array_t *sq = nan_to(ctx, loom_multiply(ctx, d, d), 0);
+    /* only the NaN elements of a count as 0 (inf - inf stays NaN, as NumPy's) */
+    loom_array_t *sq = loom_where(ctx, loom_isnan(ctx, a), loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0),
+                                  loom_multiply(ctx, d, d));
     loom_array_t *ss = loom_sum(ctx, sq, naxes, axes, keepdims);
     loom_array_t *dof = loom_subtract(ctx, n2, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, ddof));
     loom_array_t *v = loom_true_divide(ctx, ss, dof);
@@ -281,4 +285,173 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
     (void)have_gamma;
     r = nan_slices(ctx, s, n, r);
     return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
+}
+
+/* ---- comparisons and cleanups ---- */
+
+/* The float dtype np.isclose computes y in: np.result_type(y, 1.0). */
+static loom_dtype_t float_of(loom_dtype_t d) { return ir_is_float(d) ? d : LOOM_DTYPE_F64; }
+
+LOOM_API loom_array_t *loom_isclose(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rtol,
+                                    double atol, int equal_nan) {
+    const char *fn = "isclose";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
+    /* NumPy 2: (|a - y| <= atol + rtol |y|) & isfinite(y) | (a == y), y = b as a float; with
+     * equal_nan, NaN matches NaN */
+    loom_array_t *y = b->flags & FE_WEAK ? b : loom_astype(ctx, b, float_of((loom_dtype_t)b->dtype));
+    loom_array_t *ay = loom_abs(ctx, y);
+    loom_array_t *tol = loom_add(ctx, loom_weak_float(ctx, atol),
+                                 loom_multiply(ctx, loom_weak_float(ctx, rtol), ay));
+    loom_array_t *close = loom_logical_and(
+        ctx, loom_less_equal(ctx, loom_abs(ctx, loom_subtract(ctx, a, y)), tol),
+        loom_isfinite(ctx, y));
+    loom_array_t *r = loom_logical_or(ctx, close, loom_equal(ctx, a, y));
+    if (equal_nan)
+        r = loom_logical_or(ctx, r, loom_logical_and(ctx, loom_isnan(ctx, a), loom_isnan(ctx, y)));
+    return r;
+}
+
+/* The largest finite value of a float dtype (np.finfo(d).max). */
+static double finite_max(loom_dtype_t d) {
+    switch (d) {
+        case LOOM_DTYPE_F16:
+            return 65504.0;
+        case LOOM_DTYPE_BF16:
+            return 3.3895313892515355e38;
+        case LOOM_DTYPE_F32:
+            return 3.4028234663852886e38;
+        default:
+            return 1.7976931348623157e308;
+    }
+}
+
+LOOM_API loom_array_t *loom_nan_to_num(loom_ctx_t *ctx, loom_array_t *a, double nan, double posinf,
+                                       double neginf) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "nan_to_num", a)) return &ctx->nil;
+    loom_dtype_t d = (loom_dtype_t)a->dtype;
+    if (!ir_is_float(d)) return fe_scope_adopt(ctx, a);
+    /* NaN posinf/neginf: the dtype's largest and smallest finite values, as NumPy's None */
+    double hi = isnan(posinf) ? finite_max(d) : posinf, lo = isnan(neginf) ? -finite_max(d) : neginf;
+    loom_array_t *r = nan_to(ctx, a, nan);
+    loom_array_t *inf = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, INFINITY), d);
+    loom_array_t *c_hi = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, hi), d);
+    loom_array_t *c_lo = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, lo), d);
+    r = loom_where(ctx, loom_equal(ctx, a, inf), c_hi, r);
+    return loom_where(ctx, loom_equal(ctx, a, loom_negative(ctx, inf)), c_lo, r);
+}
+
+/* ---- scans ---- */
+
+static loom_array_t *cumulative(loom_ctx_t *ctx, const char *fn, bool prod, loom_array_t *a,
+                                int32_t axis, int include_initial) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    int64_t one = 1;
+    if (a->ndim == 0) a = loom_reshape(ctx, a, 1, &one); /* NumPy: a 0-d array as (1,) */
+    if (axis == LOOM_AXIS_NONE && a->ndim != 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: axis must be specified for multi-dimensional arrays (it has %d)", fn,
+                 a->ndim);
+        return &ctx->nil;
+    }
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis == LOOM_AXIS_NONE ? 0 : axis, a->ndim, &ax)) return &ctx->nil;
+    loom_array_t *r = (prod ? loom_cumprod : loom_cumsum)(ctx, a, ax);
+    if (!include_initial || (r->flags & FE_NIL)) return r;
+    int64_t shape[LOOM_MAX_DIMS]; /* the identity first: one slice of zeros or ones */
+    for (int32_t i = 0; i < a->ndim; i++) shape[i] = i == ax ? 1 : a->shape[i];
+    loom_array_t *parts[2] = {
+        (prod ? loom_ones : loom_zeros)(ctx, (loom_dtype_t)r->dtype, a->ndim, shape), r};
+    return loom_concatenate(ctx, 2, parts, ax);
+}
+
+LOOM_API loom_array_t *loom_cumulative_sum(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                           int include_initial) {
+    return cumulative(ctx, "cumulative_sum", false, a, axis, include_initial);
+}
+
+LOOM_API loom_array_t *loom_cumulative_prod(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                            int include_initial) {
+    return cumulative(ctx, "cumulative_prod", true, a, axis, include_initial);
+}
+
+LOOM_API loom_array_t *loom_nancumsum(loom_ctx_t *ctx, loom_array_t *a, int32_t axis) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "nancumsum", a)) return &ctx->nil;
+    return loom_cumsum(ctx, has_nan(a) ? nan_to(ctx, a, 0) : a, axis);
+}
+
+LOOM_API loom_array_t *loom_nancumprod(loom_ctx_t *ctx, loom_array_t *a, int32_t axis) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "nancumprod", a)) return &ctx->nil;
+    return loom_cumprod(ctx, has_nan(a) ? nan_to(ctx, a, 1) : a, axis);
+}
+
+/* ---- weighted means ---- */
+
+LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                    loom_array_t *weights, int keepdims, loom_array_t **sum_weights) {
+    const char *fn = "average";
+    if (!ctx) return NULL;
+    if (sum_weights) *sum_weights = &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a) || (weights && !fe_check_arg(ctx, fn, weights))) return &ctx->nil;
+    int32_t naxes = axis == LOOM_AXIS_NONE ? -1 : 1, axes[1] = {axis};
+    if (!weights) {
+        loom_array_t *r = loom_mean(ctx, a, naxes, axes, keepdims);
+        if (sum_weights && !(r->flags & FE_NIL)) { /* the count, in the mean's dtype */
+            loom_array_t *one = loom_ones(ctx, (loom_dtype_t)r->dtype, a->ndim, a->shape);
+            *sum_weights = loom_sum(ctx, one, naxes, axes, keepdims);
+        }
+        return r;
+    }
+    loom_array_t *w = weights;
+    if (w->ndim != a->ndim || memcmp(w->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) {
+        int32_t ax;
+        if (axis == LOOM_AXIS_NONE) {
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                     "%s: axis must be specified when shapes of a and weights differ", fn);
+            return &ctx->nil;
+        }
+        if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return &ctx->nil;
+        if (w->ndim != 1 || w->shape[0] != a->shape[ax]) {
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                     "%s: weights of %d dimensions (%lld along the first) do not match a's axis "
+                     "%d of extent %lld",
+                     fn, w->ndim, (long long)(w->ndim ? w->shape[0] : 0), ax,
+                     (long long)a->shape[ax]);
+            return &ctx->nil;
+        }
+        int64_t shape[LOOM_MAX_DIMS]; /* along the axis, broadcast elsewhere */
+        for (int32_t i = 0; i < a->ndim; i++) shape[i] = i == ax ? a->shape[ax] : 1;
+        w = loom_reshape(ctx, w, a->ndim, shape);
+    }
+    /* NumPy: the result dtype of a and the weights (and float64 for integer a) */
+    int d = loom_dtype_promote((loom_dtype_t)a->dtype, (loom_dtype_t)w->dtype);
+    if (d < 0) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common dtype of %s and %s", fn,
+                 loom_dtype_name((loom_dtype_t)a->dtype), loom_dtype_name((loom_dtype_t)w->dtype));
+        return &ctx->nil;
+    }
+    if (!ir_is_float((loom_dtype_t)a->dtype)) d = loom_dtype_promote((loom_dtype_t)d, LOOM_DTYPE_F64);
+    loom_array_t *wd = loom_astype(ctx, w, (loom_dtype_t)d);
+    loom_array_t *wb = loom_broadcast_to(ctx, wd, a->ndim, a->shape);
+    loom_array_t *scl = loom_sum(ctx, wb, naxes, axes, keepdims);
+    /* NumPy refuses weights that sum to zero (ZeroDivisionError): one sync to look */
+    loom_scope_begin(ctx);
+    loom_array_t *zero = loom_any(ctx, loom_equal(ctx, scl, loom_weak_int(ctx, 0)), -1, NULL, 0);
+    uint8_t bad = 0;
+    loom_status_t st = loom_read(ctx, zero, &bad, 1);
+    loom_scope_end(ctx);
+    if (st != LOOM_STATUS_OK) return &ctx->nil;
+    if (bad) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: weights sum to zero, can't be normalized",
+                 fn);
+        return &ctx->nil;
+    }
+    loom_array_t *num = loom_sum(ctx, loom_multiply(ctx, loom_astype(ctx, a, (loom_dtype_t)d), wd),
+                                 naxes, axes, keepdims);
+    if (sum_weights) *sum_weights = scl;
+    return loom_true_divide(ctx, num, scl);
 }

@@ -86,7 +86,12 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "median({x})", "median({x}, axis=0)", "quantile({x}, 0.3)",
             "quantile({x}, 0.75, axis=-1, method='weibull')", "quantile({x}, 0.2, method='lower')",
             "quantile({x}, 0.5, axis=0, method='midpoint')", "percentile({x}, 40, axis=0)",
-            "quantile({x}, 0.9, method='closest_observation')"]
+            "quantile({x}, 0.9, method='closest_observation')",
+            # comparisons, cleanups, scans, weighted means
+            "isclose({x}, {y})", "isclose({x}, {y}, equal_nan=True)", "nan_to_num({x})",
+            "nancumsum({x})", "nancumprod({x}, axis=0)", "cumulative_sum(ravel({x}))",
+            "cumulative_sum({x}, axis=0, include_initial=True)", "average({x}, axis=0)",
+            "average({x}, weights={y})"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -300,7 +305,8 @@ def numpy_eval(expr, arrays):
         "union1d", "setdiff1d", "compress", "extract", "lexsort", "choose", "swapaxes", "tril",
         "triu", "diagonal", "trace", "roll", "repeat", "tile", "diff", "rot90", "atleast_2d",
         "atleast_3d", "diag", "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar",
-        "nanstd", "ptp", "median", "quantile", "percentile"]})
+        "nanstd", "ptp", "median", "quantile", "percentile", "isclose", "nan_to_num", "nancumsum",
+        "nancumprod", "cumulative_sum", "average"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})
