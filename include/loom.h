@@ -555,6 +555,22 @@ LOOM_API loom_array_t *loom_diff(loom_ctx_t *ctx, loom_array_t *a, int32_t n, in
 /* np.rot90(a, k, axes=(axis1, axis2)): rotated by 90 degrees k times, from axis1 to axis2. */
 LOOM_API loom_array_t *loom_rot90(loom_ctx_t *ctx, loom_array_t *a, int64_t k, int32_t axis1,
                                   int32_t axis2);
+/* np.full_like / zeros_like / ones_like / empty_like (a's shape; dtype -1: a's). empty_like's
+ * elements are zeros here: loom has no uninitialised arrays. */
+LOOM_API loom_array_t *loom_full_like(loom_ctx_t *ctx, loom_array_t *a, double value, int dtype);
+/* np.outer (flattened operands), np.inner (last axes contracted), np.vecdot (NumPy 2, real
+ * dtypes: the product summed over `axis` after broadcasting), np.kron (block products). */
+LOOM_API loom_array_t *loom_outer(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+LOOM_API loom_array_t *loom_inner(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+LOOM_API loom_array_t *loom_vecdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, int32_t axis);
+LOOM_API loom_array_t *loom_kron(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+/* np.meshgrid(*xs, indexing='ij' when ij, else 'xy'): n broadcast views into outs. */
+LOOM_API loom_status_t loom_meshgrid(loom_ctx_t *ctx, int32_t n, loom_array_t *const *xs, int ij,
+                                     loom_array_t **outs);
+/* np.array_split(a, sections, axis) (np.split when even: an unequal division is an error):
+ * `sections` slices into outs, the first n % sections one longer. */
+LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_t sections,
+                                        int32_t axis, int even, loom_array_t **outs);
 /* np.concatenate(arrays, axis): n >= 1 arrays of equal ndim (not 0-d) whose extents agree off
  * the axis; the dtype is their np.result_type. LOOM_AXIS_NONE joins the flattened arrays. */
 LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,

@@ -326,3 +326,152 @@ LOOM_API loom_array_t *loom_rot90(loom_ctx_t *ctx, loom_array_t *a, int64_t k, i
     if (k == 1) return loom_swapaxes(ctx, loom_flip(ctx, a, 1, &a2), a1, a2);
     return loom_flip(ctx, loom_swapaxes(ctx, a, a1, a2), 1, &a2);
 }
+
+/* ---- creation from another array, products, splits ---- */
+
+LOOM_API loom_array_t *loom_full_like(loom_ctx_t *ctx, loom_array_t *a, double value,
+                                      int dtype) {
+    const char *fn = "full_like";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    loom_dtype_t d = dtype < 0 ? (loom_dtype_t)a->dtype : (loom_dtype_t)dtype;
+    if ((unsigned)d >= LOOM_DTYPE_COUNT) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: dtype %d is not a dtype", fn, dtype);
+        return &ctx->nil;
+    }
+    /* the value cast into d as np.full_like does (unsafely) */
+    return loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, a->ndim, a->shape, value), d);
+}
+
+LOOM_API loom_array_t *loom_outer(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    const char *fn = "outer";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    int64_t col[2] = {-1, 1}, row[2] = {1, -1};
+    return loom_multiply(ctx, loom_reshape(ctx, a, 2, col), loom_reshape(ctx, b, 2, row));
+}
+
+LOOM_API loom_array_t *loom_inner(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    const char *fn = "inner";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    if (a->ndim == 0 || b->ndim == 0) return loom_multiply(ctx, a, b);
+    /* the last axes contracted: a's with b's moved first */
+    int32_t last = b->ndim - 1, first = 0;
+    return loom_tensordot(ctx, a, loom_moveaxis(ctx, b, 1, &last, &first), 1);
+}
+
+LOOM_API loom_array_t *loom_vecdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, int32_t axis) {
+    const char *fn = "vecdot";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    if (a->ndim == 0 || b->ndim == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: operands must be at least 1-d", fn);
+        return &ctx->nil;
+    }
+    int32_t a1, b1;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &a1) || !fe_axis(ctx, fn, axis, b->ndim, &b1))
+        return &ctx->nil;
+    if (a->shape[a1] != b->shape[b1]) {
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "%s: the contracted axes differ in extent (%lld and %lld)", fn,
+                 (long long)a->shape[a1], (long long)b->shape[b1]);
+        return &ctx->nil;
+    }
+    /* the product's sum over the axis, after broadcasting the rest (real dtypes: no conj) */
+    int32_t last_a = a->ndim - 1, last_b = b->ndim - 1, m1 = -1;
+    loom_array_t *p = loom_multiply(ctx, loom_moveaxis(ctx, a, 1, &a1, &last_a),
+                                    loom_moveaxis(ctx, b, 1, &b1, &last_b));
+    /* in the product's dtype, as the gufunc's (not sum's wider integer accumulator; the
+     * same bits modulo the width) */
+    return loom_astype(ctx, loom_sum(ctx, p, 1, &m1, 0), (loom_dtype_t)p->dtype);
+}
+
+LOOM_API loom_array_t *loom_kron(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    const char *fn = "kron";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    int32_t nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    if (2 * nd > LOOM_MAX_DIMS) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes is too many (at most %d)", fn, nd,
+                 LOOM_MAX_DIMS / 2);
+        return &ctx->nil;
+    }
+    /* a's axes interleaved with b's: (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...), merged pairwise */
+    int64_t sa[LOOM_MAX_DIMS], sb[LOOM_MAX_DIMS], out[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < nd; i++) {
+        int64_t ea = i < nd - a->ndim ? 1 : a->shape[i - (nd - a->ndim)];
+        int64_t eb = i < nd - b->ndim ? 1 : b->shape[i - (nd - b->ndim)];
+        sa[2 * i] = ea;
+        sa[2 * i + 1] = 1;
+        sb[2 * i] = 1;
+        sb[2 * i + 1] = eb;
+        if (!base_mul_i64(ea, eb, &out[i])) {
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: the result has too many elements", fn);
+            return &ctx->nil;
+        }
+    }
+    loom_array_t *p = loom_multiply(ctx, loom_reshape(ctx, a, 2 * nd, sa),
+                                    loom_reshape(ctx, b, 2 * nd, sb));
+    return loom_reshape(ctx, p, nd, out);
+}
+
+LOOM_API loom_status_t loom_meshgrid(loom_ctx_t *ctx, int32_t n, loom_array_t *const *xs, int ij,
+                                     loom_array_t **outs) {
+    const char *fn = "meshgrid";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (n < 0 || n > LOOM_MAX_DIMS || (n && (!xs || !outs))) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d arrays (at most %d)", fn, n,
+                 LOOM_MAX_DIMS);
+        return ctx->err.status;
+    }
+    int64_t shape[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < n; i++) {
+        if (!fe_check_input(ctx, fn, xs[i])) return ctx->err.status;
+        shape[i] = fe_size(xs[i]);
+    }
+    if (!ij && n >= 2) { /* 'xy': the first two axes swapped */
+        int64_t t = shape[0];
+        shape[0] = shape[1];
+        shape[1] = t;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int64_t s[LOOM_MAX_DIMS];
+        int32_t at = !ij && n >= 2 && i < 2 ? 1 - i : i; /* the axis xs[i] runs along */
+        for (int32_t k = 0; k < n; k++) s[k] = k == at ? shape[k] : 1;
+        outs[i] = loom_broadcast_to(ctx, loom_reshape(ctx, xs[i], n, s), n, shape);
+    }
+    return ctx->err.status;
+}
+
+LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_t sections,
+                                        int32_t axis, int even, loom_array_t **outs) {
+    const char *fn = even ? "split" : "array_split";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, a)) return ctx->err.status;
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return ctx->err.status;
+    int64_t n = a->shape[ax];
+    if (sections <= 0 || !outs) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: number sections must be larger than 0 (%lld)",
+                 fn, (long long)sections);
+        return ctx->err.status;
+    }
+    if (even && n % sections) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: array split does not result in an equal division (%lld into %lld)", fn,
+                 (long long)n, (long long)sections);
+        return ctx->err.status;
+    }
+    /* NumPy: the first n % sections parts one longer */
+    int64_t each = n / sections, extra = n % sections, at = 0;
+    for (int64_t k = 0; k < sections; k++) {
+        int64_t len = each + (k < extra), st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < a->ndim; i++) st[i] = sp[i] = LOOM_NONE;
+        st[ax] = at;
+        sp[ax] = at + len;
+        outs[k] = loom_slice(ctx, a, a->ndim, st, sp, NULL);
+        at += len;
+    }
+    return ctx->err.status;
+}

@@ -1403,6 +1403,17 @@ static const func_t funcs[] = {
     {.name = "swapaxes", .kind = F_MANIP, .params = "a,axis1,axis2", .method = true},
     {.name = "median", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
     {.name = "average", .kind = F_MANIP, .params = "a,axis?,weights?,returned?,keepdims?"},
+    {.name = "zeros_like", .kind = F_MANIP, .params = "a,dtype?"},
+    {.name = "ones_like", .kind = F_MANIP, .params = "a,dtype?"},
+    {.name = "empty_like", .kind = F_MANIP, .params = "a,dtype?"},
+    {.name = "full_like", .kind = F_MANIP, .params = "a,fill_value,dtype?"},
+    {.name = "outer", .kind = F_MANIP, .params = "a,b"},
+    {.name = "inner", .kind = F_MANIP, .params = "a,b"},
+    {.name = "vecdot", .kind = F_MANIP, .params = "x1,x2,axis?"},
+    {.name = "kron", .kind = F_MANIP, .params = "a,b"},
+    {.name = "meshgrid", .kind = F_MANIP, .params = "x1,x2?,x3?,x4?,indexing?"},
+    {.name = "split", .kind = F_MANIP, .params = "ary,indices_or_sections,axis?"},
+    {.name = "array_split", .kind = F_MANIP, .params = "ary,indices_or_sections,axis?"},
     {.name = "isclose", .kind = F_MANIP, .params = "a,b,rtol?,atol?,equal_nan?"},
     {.name = "nan_to_num", .kind = F_MANIP, .params = "x,copy?,nan?,posinf?,neginf?"},
     {.name = "cumulative_sum", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
@@ -1762,7 +1773,63 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (loom_array_is_nil(a)) return false;
     int64_t k = 0, i1 = 0, i2 = 1;
     int32_t naxes, axes[LOOM_MAX_DIMS];
-    if (!strcmp(n, "average")) {
+    if (!strcmp(n + strlen(n) - 5, "_like")) {
+        int slot = n[0] == 'f' ? 2 : 1;
+        double v = n[0] == 'o' ? 1 : 0;
+        int d = -1;
+        if (b->given[slot] && b->v[slot].kind != V_NONE) {
+            loom_dtype_t dd;
+            if (!get_dtype(P, b, slot, LOOM_DTYPE_F64, &dd)) return false;
+            d = (int)dd;
+        }
+        if (n[0] == 'f') {
+            if (!is_num(&b->v[1]))
+                return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                            "full_like: fill_value must be a number");
+            if (!get_number(P, b, 1, 0, &v)) return false;
+        }
+        *r = loom_full_like(ctx, a, v, d);
+    } else if (!strcmp(n, "outer") || !strcmp(n, "inner") || !strcmp(n, "kron") ||
+               !strcmp(n, "vecdot")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "the second operand");
+        if (loom_array_is_nil(c) || (n[0] == 'v' && !get_int(P, b, 2, -1, &k))) return false;
+        *r = n[0] == 'o'   ? loom_outer(ctx, a, c)
+             : n[0] == 'i' ? loom_inner(ctx, a, c)
+             : n[0] == 'k' ? loom_kron(ctx, a, c)
+                           : loom_vecdot(ctx, a, c, AX32(k));
+    } else if (!strcmp(n, "meshgrid")) {
+        loom_array_t *xs[4] = {a, NULL, NULL, NULL}, *outs[4];
+        int32_t m = 1;
+        for (; m < 4 && b->given[m]; m++)
+            if (loom_array_is_nil(xs[m] = as_array(P, &b->v[m], b->pos[m], "an argument")))
+                return false;
+        int ij = 0;
+        if (b->given[4] && b->v[4].kind != V_NONE) {
+            const value_t *iv = &b->v[4];
+            bool xy = iv->kind == V_STR && iv->tlen == 2 && !strncmp(P->src + iv->tpos, "xy", 2);
+            ij = iv->kind == V_STR && iv->tlen == 2 && !strncmp(P->src + iv->tpos, "ij", 2);
+            if (!xy && !ij)
+                return perr(P, b->pos[4], LOOM_STATUS_INVALID_ARGUMENT,
+                            "meshgrid: valid values for `indexing` are 'xy' and 'ij'");
+        }
+        if (loom_meshgrid(ctx, m, xs, ij, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, m, outs, b->pos[0], out);
+    } else if (!strcmp(n, "split") || !strcmp(n, "array_split")) {
+        if (b->v[1].kind != V_INT)
+            return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                        "%s: a number of sections is supported (split points are not yet)", n);
+        if (!get_int(P, b, 1, 1, &k) || !get_int(P, b, 2, 0, &i1)) return false;
+        if (k <= 0 || k > 4096)
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: number sections must be in 1..4096 (%lld)", n, (long long)k);
+        loom_array_t **outs = base_arena_alloc(&P->arena, (size_t)k, sizeof *outs);
+        if (!outs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (loom_array_split(ctx, a, k, AX32(i1), n[0] == 's', outs) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, (int32_t)k, outs, b->pos[0], out);
+    } else if (!strcmp(n, "average")) {
         int keep, ret;
         loom_array_t *w = NULL, *sw = NULL;
         if (!get_axes(P, b, 1, false, &naxes, axes) || !get_flag(P, b, 3, &ret) ||

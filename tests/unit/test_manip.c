@@ -1,5 +1,6 @@
 /* test_manip — NumPy's manipulation functions (swapaxes, atleast_nd, tril/triu, diagonal, trace,
- * diag, roll, repeat, tile, diff, rot90) on the CPU reference device, against values, shapes
+ * diag, roll, repeat, tile, diff, rot90, *_like, outer, inner, vecdot, kron, meshgrid, split,
+ * array_split) on the CPU reference device, against values, shapes
  * and dtypes NumPy 2 gave for the same expressions; and their errors. The 0-d cases of
  * argsort, repeat and lexsort were found by the conformance suite. */
 #include <stdarg.h>
@@ -25,6 +26,32 @@ typedef struct {
 } manip_case_t;
 
 static const manip_case_t cases[] = {
+    /* *_like, products, meshgrid and splits */
+    /* vecdot keeps the operands' dtype (found by the conformance suite) */
+    {"vecdot(array([100, 100]).astype('int8'), array([2, 2]).astype('int8'))", 0, {0}, 1, {-112},
+     1, "int8"},
+    {"full_like(arange(6).reshape(2, 3), 7.9)",
+     2, {2, 3}, 6, {7, 7, 7, 7, 7, 7}, 1, "int64"},
+    {"ones_like(arange(6).reshape(2, 3), dtype='float32')",
+     2, {2, 3}, 6, {2, 2, 2, 2, 2, 2}, 2, "float32"},
+    {"outer(array([1, 2, 3]), array([2.0, -1.0]))",
+     2, {3, 2}, 6, {4, -2, 8, -4, 12, -6}, 2, "float64"},
+    {"inner(arange(6).reshape(2, 3), arange(6).reshape(2, 3))",
+     2, {2, 2}, 4, {5, 14, 14, 50}, 1, "int64"},
+    {"vecdot(arange(6).reshape(2, 3), array([1, 2, 3]))",
+     1, {2}, 2, {8, 26}, 1, "int64"},
+    {"kron(array([1, 2, 3]), array([2.0, -1.0]))",
+     1, {6}, 6, {4, -2, 8, -4, 12, -6}, 2, "float64"},
+    {"kron(arange(6).reshape(2, 3), array([[1, 0], [0, 1]]))",
+     2, {4, 6}, 24, {0, 0, 1, 0, 2, 0, 0, 0, 0, 1, 0, 2, 3, 0, 4, 0, 5, 0, 0, 3, 0, 4, 0, 5}, 1, "int64"},
+    {"meshgrid(array([1, 2, 3]), array([2.0, -1.0]))[0]",
+     2, {2, 3}, 6, {1, 2, 3, 1, 2, 3}, 1, "int64"},
+    {"meshgrid(array([1, 2, 3]), array([2.0, -1.0]), indexing='ij')[1]",
+     2, {3, 2}, 6, {4, -2, 4, -2, 4, -2}, 2, "float64"},
+    {"array_split(arange(7), 3)[0]",
+     1, {3}, 3, {0, 1, 2}, 1, "int64"},
+    {"split(arange(6).reshape(2, 3), 3, axis=1)[2]",
+     2, {2, 1}, 2, {2, 5}, 1, "int64"},
     /* 0-d arrays as NumPy takes them: argsort and repeat as (1,), lexsort's keys as 0-d */
     {"argsort(array(5))", 1, {1}, 1, {0}, 1, "int64"},
     {"repeat(array(5), 2, axis=0)", 1, {2}, 2, {5, 5}, 1, "int64"},
