@@ -571,6 +571,17 @@ LOOM_API loom_status_t loom_meshgrid(loom_ctx_t *ctx, int32_t n, loom_array_t *c
  * `sections` slices into outs, the first n % sections one longer. */
 LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_t sections,
                                         int32_t axis, int even, loom_array_t **outs);
+/* np.pad(a, pad_width, mode, constant_values): widths holds (before, after) for each axis;
+ * the modes that copy or mirror the array (numbers for constant). */
+typedef enum loom_pad_mode {
+    LOOM_PAD_CONSTANT,
+    LOOM_PAD_EDGE,
+    LOOM_PAD_REFLECT,
+    LOOM_PAD_SYMMETRIC,
+    LOOM_PAD_WRAP
+} loom_pad_mode_t;
+LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
+                                loom_pad_mode_t mode, double value);
 /* np.concatenate(arrays, axis): n >= 1 arrays of equal ndim (not 0-d) whose extents agree off
  * the axis; the dtype is their np.result_type. LOOM_AXIS_NONE joins the flattened arrays. */
 LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,

@@ -475,3 +475,78 @@ LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_
     }
     return ctx->err.status;
 }
+
+/* ---- padding: one gather per padded axis, its indices index arithmetic ---- */
+
+LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
+                                loom_pad_mode_t mode, double value) {
+    const char *fn = "pad";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a)) return &ctx->nil;
+    if ((int)mode < 0 || mode > LOOM_PAD_WRAP || (a->ndim && !widths)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode %d, widths at %p", fn, (int)mode,
+                 (const void *)widths);
+        return &ctx->nil;
+    }
+    loom_array_t *r = fe_scope_adopt(ctx, a);
+    for (int32_t ax = 0; ax < a->ndim && !(r->flags & FE_NIL); ax++) {
+        int64_t before = widths[2 * ax], after = widths[2 * ax + 1], n = a->shape[ax], len;
+        if (before < 0 || after < 0) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: index can't contain negative values "
+                     "(%lld, %lld on axis %d)", fn, (long long)before, (long long)after, ax);
+            return &ctx->nil;
+        }
+        if (!before && !after) continue;
+        if (before > INT64_MAX / 4 - n || after > INT64_MAX / 4 - n - before) {
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: the padded axis %d is too long", fn, ax);
+            return &ctx->nil;
+        }
+        len = before + n + after;
+        if (n == 0 && mode != LOOM_PAD_CONSTANT) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: can't extend empty axis %d using modes other than 'constant'", fn, ax);
+            return &ctx->nil;
+        }
+        /* the source index of each padded position i - before */
+        loom_array_t *i = loom_arange_int(ctx, -before, n + after, 1, LOOM_DTYPE_I64), *j;
+        switch (mode) {
+            case LOOM_PAD_WRAP:
+                j = loom_remainder(ctx, i, fe_i64(ctx, n));
+                break;
+            case LOOM_PAD_REFLECT: /* period 2n - 2, the edges not repeated */
+            case LOOM_PAD_SYMMETRIC: { /* period 2n, the edges repeated */
+                int64_t period = mode == LOOM_PAD_REFLECT ? 2 * n - 2 : 2 * n;
+                if (period == 0) {
+                    j = loom_multiply(ctx, i, fe_i64(ctx, 0));
+                    break;
+                }
+                loom_array_t *m = loom_remainder(ctx, i, fe_i64(ctx, period));
+                loom_array_t *back = loom_subtract(ctx, fe_i64(ctx, period - (mode == LOOM_PAD_SYMMETRIC)), m);
+                j = loom_where(ctx, loom_less(ctx, m, fe_i64(ctx, n)), m, back);
+                break;
+            }
+            default: /* edge, and constant's positions inside */
+                j = n ? loom_clip(ctx, i, fe_i64(ctx, 0), fe_i64(ctx, n - 1)) : i;
+                break;
+        }
+        loom_array_t *g = n ? loom_take(ctx, r, j, ax, LOOM_TAKE_CLIP) : NULL;
+        if (mode == LOOM_PAD_CONSTANT) {
+            int64_t shape[LOOM_MAX_DIMS], ishape[LOOM_MAX_DIMS];
+            for (int32_t k = 0; k < a->ndim; k++) {
+                shape[k] = k == ax ? len : r->shape[k];
+                ishape[k] = k == ax ? len : 1;
+            }
+            loom_array_t *c = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, value),
+                                          (loom_dtype_t)a->dtype);
+            if (!g) {
+                r = loom_broadcast_to(ctx, c, a->ndim, shape);
+                continue;
+            }
+            loom_array_t *inside = loom_logical_and(ctx, loom_greater_equal(ctx, i, fe_i64(ctx, 0)),
+                                                    loom_less(ctx, i, fe_i64(ctx, n)));
+            g = loom_where(ctx, loom_reshape(ctx, inside, a->ndim, ishape), g, c);
+        }
+        r = g;
+    }
+    return r;
+}

@@ -1403,6 +1403,7 @@ static const func_t funcs[] = {
     {.name = "swapaxes", .kind = F_MANIP, .params = "a,axis1,axis2", .method = true},
     {.name = "median", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
     {.name = "average", .kind = F_MANIP, .params = "a,axis?,weights?,returned?,keepdims?"},
+    {.name = "pad", .kind = F_MANIP, .params = "array,pad_width,mode?,constant_values?"},
     {.name = "zeros_like", .kind = F_MANIP, .params = "a,dtype?"},
     {.name = "ones_like", .kind = F_MANIP, .params = "a,dtype?"},
     {.name = "empty_like", .kind = F_MANIP, .params = "a,dtype?"},
@@ -1773,7 +1774,55 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (loom_array_is_nil(a)) return false;
     int64_t k = 0, i1 = 0, i2 = 1;
     int32_t naxes, axes[LOOM_MAX_DIMS];
-    if (!strcmp(n + strlen(n) - 5, "_like")) {
+    if (!strcmp(n, "pad")) {
+        /* pad_width: w, (w,), (before, after), or one of those per axis */
+        int32_t nd = loom_array_ndim(a);
+        int64_t widths[2 * LOOM_MAX_DIMS];
+        const value_t *pw = &b->v[1];
+        bool per_axis = pw->kind == V_TUPLE && pw->n > 0 && pw->items[0].kind == V_TUPLE;
+        for (int32_t ax = 0; ax < nd; ax++) {
+            const value_t *w = per_axis ? (pw->n == nd ? &pw->items[ax] : pw->n == 1 ? &pw->items[0] : NULL) : pw;
+            if (!w)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "pad: %d pad widths for an array of %d dimensions", (int)pw->n, (int)nd);
+            const value_t *lo = w, *hi = w;
+            if (w->kind == V_TUPLE) {
+                if (w->n < 1 || w->n > 2)
+                    return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                                "pad: a pad width is (before, after), (both,) or a number");
+                lo = &w->items[0];
+                hi = &w->items[w->n - 1];
+            }
+            if (lo->kind != V_INT || hi->kind != V_INT || lo->i < 0 || hi->i < 0 ||
+                lo->i > INT64_MAX / 8 || hi->i > INT64_MAX / 8)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "pad: pad widths must be non-negative integers");
+            widths[2 * ax] = (int64_t)lo->i;
+            widths[2 * ax + 1] = (int64_t)hi->i;
+        }
+        static const char *const modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
+        int m = 0;
+        if (b->given[2] && b->v[2].kind != V_NONE) {
+            const value_t *mv = &b->v[2];
+            m = -1;
+            for (int i = 0; mv->kind == V_STR && i < 5; i++)
+                if ((size_t)mv->tlen == strlen(modes[i]) &&
+                    !strncmp(P->src + mv->tpos, modes[i], (size_t)mv->tlen))
+                    m = i;
+            if (m < 0)
+                return perr(P, b->pos[2], LOOM_STATUS_NOT_AVAILABLE,
+                            "pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or "
+                            "'wrap' (the statistic modes are not supported yet)");
+        }
+        double cv = 0;
+        if (b->given[3] && b->v[3].kind != V_NONE) {
+            if (!is_num(&b->v[3]))
+                return perr(P, b->pos[3], LOOM_STATUS_NOT_AVAILABLE,
+                            "pad: constant_values must be one number");
+            if (!get_number(P, b, 3, 0, &cv)) return false;
+        }
+        *r = loom_pad(ctx, a, widths, (loom_pad_mode_t)m, cv);
+    } else if (!strcmp(n + strlen(n) - 5, "_like")) {
         int slot = n[0] == 'f' ? 2 : 1;
         double v = n[0] == 'o' ? 1 : 0;
         int d = -1;

@@ -1,6 +1,6 @@
 /* test_manip — NumPy's manipulation functions (swapaxes, atleast_nd, tril/triu, diagonal, trace,
  * diag, roll, repeat, tile, diff, rot90, *_like, outer, inner, vecdot, kron, meshgrid, split,
- * array_split) on the CPU reference device, against values, shapes
+ * array_split, pad) on the CPU reference device, against values, shapes
  * and dtypes NumPy 2 gave for the same expressions; and their errors. The 0-d cases of
  * argsort, repeat and lexsort were found by the conformance suite. */
 #include <stdarg.h>
@@ -26,6 +26,19 @@ typedef struct {
 } manip_case_t;
 
 static const manip_case_t cases[] = {
+    /* pad, every mode */
+    {"pad(array([1, 2, 3]), (1, 7), mode='reflect')",
+     1, {11}, 11, {2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2}, 1, "int64"},
+    {"pad(array([1, 2, 3]), 2, mode='symmetric')",
+     1, {7}, 7, {2, 1, 1, 2, 3, 3, 2}, 1, "int64"},
+    {"pad(array([1, 2, 3]), (4, 1), mode='wrap')",
+     1, {8}, 8, {3, 1, 2, 3, 1, 2, 3, 1}, 1, "int64"},
+    {"pad(arange(6.0).reshape(2, 3), ((1, 0), (0, 2)), mode='edge')",
+     2, {3, 5}, 15, {0, 2, 4, 4, 4, 0, 2, 4, 4, 4, 6, 8, 10, 10, 10}, 2, "float64"},
+    {"pad(arange(6.0).reshape(2, 3), 1, constant_values=-1.5)",
+     2, {4, 5}, 20, {-3, -3, -3, -3, -3, -3, 0, 2, 4, -3, -3, 6, 8, 10, -3, -3, -3, -3, -3, -3}, 2, "float64"},
+    {"pad(array([7]), 2, mode='reflect')",
+     1, {5}, 5, {7, 7, 7, 7, 7}, 1, "int64"},
     /* *_like, products, meshgrid and splits */
     /* vecdot keeps the operands' dtype (found by the conformance suite) */
     {"vecdot(array([100, 100]).astype('int8'), array([2, 2]).astype('int8'))", 0, {0}, 1, {-112},
@@ -147,6 +160,8 @@ static void test_manip_errors(void **state) {
         {"tril(array(5))", "at least 1-d"},
         {"tile(arange(3), -1)", "negative repetition"},
         {"roll(arange(3), (1, 2))", "tuple of shifts"},
+        {"pad(zeros((0, 3)), 1, mode='edge')", "can't extend empty axis 0"},
+        {"pad(arange(3), 1, mode='mean')", "statistic modes"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         loom_array_t *r = loom_expr(ctx, bad[k][0], 0, NULL, NULL);
