@@ -571,6 +571,19 @@ LOOM_API loom_status_t loom_meshgrid(loom_ctx_t *ctx, int32_t n, loom_array_t *c
  * `sections` slices into outs, the first n % sections one longer. */
 LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_t sections,
                                         int32_t axis, int even, loom_array_t **outs);
+/* np.tri(N, M, k, dtype): ones at and below the k-th diagonal of an N x M grid (index
+ * arithmetic; fuses into its consumer). np.indices(dims, dtype): the (n, *dims) grid of each
+ * axis's coordinate. */
+LOOM_API loom_array_t *loom_tri(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k, loom_dtype_t dtype);
+LOOM_API loom_array_t *loom_indices(loom_ctx_t *ctx, int32_t n, const int64_t *dims,
+                                    loom_dtype_t dtype);
+/* np.broadcast_arrays(*arrays): n broadcast views of one shape into outs. */
+LOOM_API loom_status_t loom_broadcast_arrays(loom_ctx_t *ctx, int32_t n, loom_array_t *const *in,
+                                             loom_array_t **outs);
+/* np.ediff1d(a, to_end, to_begin): the differences of the flattened a, with the optional ends
+ * (NULL: none, flattened and cast to a's dtype) joined before and after. */
+LOOM_API loom_array_t *loom_ediff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *to_begin,
+                                    loom_array_t *to_end);
 /* np.pad(a, pad_width, mode, constant_values): widths holds (before, after) for each axis;
  * the modes that copy or mirror the array (numbers for constant). */
 typedef enum loom_pad_mode {

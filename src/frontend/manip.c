@@ -550,3 +550,97 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
     }
     return r;
 }
+
+/* ---- index grids ---- */
+
+LOOM_API loom_array_t *loom_tri(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k, loom_dtype_t dtype) {
+    const char *fn = "tri";
+    if (!ctx) return NULL;
+    int64_t shape[2] = {n, m};
+    if (!fe_check_shape(ctx, fn, 2, shape, NULL)) return &ctx->nil;
+    if ((unsigned)dtype >= LOOM_DTYPE_COUNT) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: dtype %d is not a dtype", fn, (int)dtype);
+        return &ctx->nil;
+    }
+    loom_array_t *rows, *cols;
+    grid(ctx, n, m, &rows, &cols);
+    return loom_astype(ctx, loom_less_equal(ctx, loom_subtract(ctx, cols, rows), fe_i64(ctx, k)),
+                       dtype);
+}
+
+LOOM_API loom_array_t *loom_indices(loom_ctx_t *ctx, int32_t n, const int64_t *dims,
+                                    loom_dtype_t dtype) {
+    const char *fn = "indices";
+    if (!ctx) return NULL;
+    if (n < 0 || n + 1 > LOOM_MAX_DIMS || (n && !dims)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d dimensions (at most %d)", fn, n,
+                 LOOM_MAX_DIMS - 1);
+        return &ctx->nil;
+    }
+    if (!fe_check_shape(ctx, fn, n, dims, NULL)) return &ctx->nil;
+    if (n == 0) return loom_zeros(ctx, dtype, 1, (int64_t[1]){0});
+    loom_array_t *parts[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < n; i++) { /* axis i's coordinate, broadcast over the grid */
+        int64_t s[LOOM_MAX_DIMS];
+        for (int32_t k = 0; k < n; k++) s[k] = k == i ? dims[k] : 1;
+        loom_array_t *c = loom_reshape(ctx, loom_arange_int(ctx, 0, dims[i], 1, dtype), n, s);
+        parts[i] = loom_broadcast_to(ctx, c, n, dims);
+    }
+    return loom_stack(ctx, n, parts, 0);
+}
+
+LOOM_API loom_status_t loom_broadcast_arrays(loom_ctx_t *ctx, int32_t n, loom_array_t *const *in,
+                                             loom_array_t **outs) {
+    const char *fn = "broadcast_arrays";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (n < 1 || !in || !outs) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d arrays at %p", fn, n, (const void *)in);
+        return ctx->err.status;
+    }
+    for (int32_t i = 0; i < n; i++)
+        if (!fe_check_input(ctx, fn, in[i])) return ctx->err.status;
+    int32_t nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    if (!fe_broadcast_shapes(n, in, &nd, shape)) {
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "%s: shape mismatch: objects cannot be broadcast to a single shape", fn);
+        return ctx->err.status;
+    }
+    for (int32_t i = 0; i < n; i++) outs[i] = loom_broadcast_to(ctx, in[i], nd, shape);
+    return ctx->err.status;
+}
+
+LOOM_API loom_array_t *loom_ediff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *to_begin,
+                                    loom_array_t *to_end) {
+    const char *fn = "ediff1d";
+    if (!ctx) return NULL;
+    if (!live(ctx, fn, a) || (to_begin && !live(ctx, fn, to_begin)) ||
+        (to_end && !live(ctx, fn, to_end)))
+        return &ctx->nil;
+    /* NumPy casts the ends into a's dtype under same_kind: bool < uint < int < float */
+    static const int rank[] = {[IR_DKIND_BOOL] = 0, [IR_DKIND_UINT] = 1, [IR_DKIND_INT] = 2,
+                               [IR_DKIND_FLOAT] = 3};
+    loom_array_t *const ends[2] = {to_begin, to_end};
+    for (int e = 0; e < 2; e++)
+        if (ends[e] && rank[ir_dtypes[ends[e]->dtype].kind] > rank[ir_dtypes[a->dtype].kind]) {
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                     "%s: dtype of `%s` (%s) must be compatible with input `ary` (%s) under the "
+                     "`same_kind` rule",
+                     fn, e ? "to_end" : "to_begin", loom_dtype_name((loom_dtype_t)ends[e]->dtype),
+                     loom_dtype_name((loom_dtype_t)a->dtype));
+            return &ctx->nil;
+        }
+    int64_t minus1 = -1, one = 1;
+    loom_array_t *flat = loom_reshape(ctx, a, 1, &minus1);
+    int64_t n = flat->shape[0], lo_stop = n ? n - 1 : 0;
+    /* a subtraction, as NumPy's (bool arrays refused), not diff's not_equal */
+    loom_array_t *d = loom_subtract(ctx, loom_slice(ctx, flat, 1, &one, NULL, NULL),
+                                    loom_slice(ctx, flat, 1, NULL, &lo_stop, NULL));
+    if (d->flags & FE_NIL) return d;
+    loom_array_t *parts[3];
+    int32_t k = 0;
+    if (to_begin) parts[k++] = loom_astype(ctx, loom_reshape(ctx, to_begin, 1, &minus1), (loom_dtype_t)d->dtype);
+    parts[k++] = d;
+    if (to_end) parts[k++] = loom_astype(ctx, loom_reshape(ctx, to_end, 1, &minus1), (loom_dtype_t)d->dtype);
+    return k == 1 ? d : loom_concatenate(ctx, k, parts, 0);
+}

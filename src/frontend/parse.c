@@ -1404,6 +1404,10 @@ static const func_t funcs[] = {
     {.name = "median", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
     {.name = "average", .kind = F_MANIP, .params = "a,axis?,weights?,returned?,keepdims?"},
     {.name = "pad", .kind = F_MANIP, .params = "array,pad_width,mode?,constant_values?"},
+    {.name = "ediff1d", .kind = F_MANIP, .params = "ary,to_end?,to_begin?"},
+    {.name = "tri", .kind = F_MANIP, .params = "N,M?,k?,dtype?"},
+    {.name = "indices", .kind = F_MANIP, .params = "dimensions,dtype?,sparse?"},
+    {.name = "broadcast_arrays", .kind = F_MANIP, .params = "a1,a2?,a3?,a4?"},
     {.name = "zeros_like", .kind = F_MANIP, .params = "a,dtype?"},
     {.name = "ones_like", .kind = F_MANIP, .params = "a,dtype?"},
     {.name = "empty_like", .kind = F_MANIP, .params = "a,dtype?"},
@@ -1770,11 +1774,48 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     loom_ctx_t *ctx = P->ctx;
     const char *n = f->name;
 #define AX32(v) ((v) > INT32_MAX || (v) < -INT32_MAX ? INT32_MAX : (int32_t)(v)) /* fe_axis refuses */
+    if (!strcmp(n, "tri") || !strcmp(n, "indices")) { /* shapes, not arrays */
+        loom_dtype_t d;
+        if (n[0] == 't') {
+            int64_t rows, cols, kk;
+            if (!get_int(P, b, 0, 0, &rows) || !get_int(P, b, 1, -1, &cols) ||
+                !get_int(P, b, 2, 0, &kk) || !get_dtype(P, b, 3, LOOM_DTYPE_F64, &d))
+                return false;
+            if (!b->given[1] || b->v[1].kind == V_NONE) cols = rows;
+            *r = loom_tri(ctx, rows, cols, kk, d);
+        } else {
+            int32_t nd;
+            int64_t dims[LOOM_MAX_DIMS];
+            if (!get_shape(P, b, 0, &nd, dims) || !get_dtype(P, b, 1, LOOM_DTYPE_I64, &d))
+                return false;
+            if (!refuse_given(P, f, b, "sparse")) return false;
+            *r = loom_indices(ctx, nd, dims, d);
+        }
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
     loom_array_t *a = arg_array(P, &b->v[0], b->pos[0]);
     if (loom_array_is_nil(a)) return false;
     int64_t k = 0, i1 = 0, i2 = 1;
     int32_t naxes, axes[LOOM_MAX_DIMS];
-    if (!strcmp(n, "pad")) {
+    if (!strcmp(n, "ediff1d")) {
+        loom_array_t *ends[2] = {NULL, NULL}; /* to_end, to_begin */
+        for (int i = 0; i < 2; i++)
+            if (b->given[1 + i] && b->v[1 + i].kind != V_NONE &&
+                loom_array_is_nil(ends[i] = as_array(P, &b->v[1 + i], b->pos[1 + i], "an end")))
+                return false;
+        *r = loom_ediff1d(ctx, a, ends[1], ends[0]);
+    } else if (!strcmp(n, "broadcast_arrays")) {
+        loom_array_t *xs[4] = {a, NULL, NULL, NULL}, *outs[4];
+        int32_t m = 1;
+        for (; m < 4 && b->given[m]; m++)
+            if (loom_array_is_nil(xs[m] = as_array(P, &b->v[m], b->pos[m], "an argument")))
+                return false;
+        if (loom_broadcast_arrays(ctx, m, xs, outs) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, m, outs, b->pos[0], out);
+    } else if (!strcmp(n, "pad")) {
         /* pad_width: w, (w,), (before, after), or one of those per axis */
         int32_t nd = loom_array_ndim(a);
         int64_t widths[2 * LOOM_MAX_DIMS];

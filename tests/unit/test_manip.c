@@ -1,6 +1,6 @@
 /* test_manip — NumPy's manipulation functions (swapaxes, atleast_nd, tril/triu, diagonal, trace,
  * diag, roll, repeat, tile, diff, rot90, *_like, outer, inner, vecdot, kron, meshgrid, split,
- * array_split, pad) on the CPU reference device, against values, shapes
+ * array_split, pad, tri, indices, broadcast_arrays, ediff1d) on the CPU reference device, against values, shapes
  * and dtypes NumPy 2 gave for the same expressions; and their errors. The 0-d cases of
  * argsort, repeat and lexsort were found by the conformance suite. */
 #include <stdarg.h>
@@ -26,6 +26,17 @@ typedef struct {
 } manip_case_t;
 
 static const manip_case_t cases[] = {
+    /* index grids, broadcast_arrays, ediff1d */
+    {"tri(3, 5, 2)",
+     2, {3, 5}, 15, {2, 2, 2, 0, 0, 2, 2, 2, 2, 0, 2, 2, 2, 2, 2}, 2, "float64"},
+    {"tri(4, 2, -1, dtype='int8')",
+     2, {4, 2}, 8, {0, 0, 1, 0, 1, 1, 1, 1}, 1, "int8"},
+    {"indices((2, 3))",
+     3, {2, 2, 3}, 12, {0, 0, 0, 1, 1, 1, 0, 1, 2, 0, 1, 2}, 1, "int64"},
+    {"broadcast_arrays(array([1, 2, 3]), array([[10], [20]]))[0]",
+     2, {2, 3}, 6, {1, 2, 3, 1, 2, 3}, 1, "int64"},
+    {"ediff1d(array([1, 4, 9, 16]), to_end=[100, 200], to_begin=-1)",
+     1, {6}, 6, {-1, 3, 5, 7, 100, 200}, 1, "int64"},
     /* pad, every mode */
     {"pad(array([1, 2, 3]), (1, 7), mode='reflect')",
      1, {11}, 11, {2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2}, 1, "int64"},
@@ -162,6 +173,9 @@ static void test_manip_errors(void **state) {
         {"roll(arange(3), (1, 2))", "tuple of shifts"},
         {"pad(zeros((0, 3)), 1, mode='edge')", "can't extend empty axis 0"},
         {"pad(arange(3), 1, mode='mean')", "statistic modes"},
+        /* found by the conformance suite: ediff1d subtracts and casts its ends same_kind */
+        {"ediff1d(array([True, False]))", "the boolean `-` operator"},
+        {"ediff1d(arange(3).astype('uint8'), to_begin=0)", "under the `same_kind` rule"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         loom_array_t *r = loom_expr(ctx, bad[k][0], 0, NULL, NULL);
