@@ -276,3 +276,35 @@ void check_expect_error(loom_ctx_t *ctx, loom_array_t *a, loom_status_t st, cons
         fail_msg("message \"%s\" lacks \"%s\"", loom_ctx_message(ctx), phrase);
     loom_ctx_clear_error(ctx);
 }
+
+void check_expr_values(loom_ctx_t *ctx, const char *expr, const char *dtype, int32_t ndim,
+                       const int64_t *shape, int64_t n, const int64_t *iwant, int scale,
+                       const double *dwant, double rel) {
+    loom_scope_begin(ctx);
+    loom_array_t *r = loom_expr(ctx, expr, 0, NULL, NULL);
+    if (loom_array_is_nil(r)) fail_msg("%s: %s", expr, loom_ctx_message(ctx));
+    if (dtype && strcmp(loom_dtype_name(loom_array_dtype(r)), dtype))
+        fail_msg("%s: dtype %s, NumPy %s", expr, loom_dtype_name(loom_array_dtype(r)), dtype);
+    if (loom_array_ndim(r) != ndim) fail_msg("%s: %d axes, NumPy %d", expr, loom_array_ndim(r), ndim);
+    for (int32_t i = 0; i < ndim; i++)
+        if (loom_array_dim(r, i) != shape[i])
+            fail_msg("%s: axis %d has %lld, NumPy %lld", expr, i, (long long)loom_array_dim(r, i),
+                     (long long)shape[i]);
+    if (loom_array_size(r) != n) fail_msg("%s: %lld elements, NumPy %lld", expr,
+                                          (long long)loom_array_size(r), (long long)n);
+    double *got = malloc((size_t)(n ? n : 1) * sizeof *got);
+    if (!got) fail_msg("out of memory");
+    if (n && loom_read(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64), got, (size_t)n * sizeof *got) !=
+                 LOOM_STATUS_OK)
+        fail_msg("%s: %s", expr, loom_ctx_message(ctx));
+    for (int64_t i = 0; i < n; i++) {
+        double w = iwant ? (double)iwant[i] / scale : dwant[i], g = got[i];
+        int ok = isnan(w) ? isnan(g) : isinf(w) || !dwant ? g == w : fabs(g - w) <= rel * (fabs(w) + 1e-6);
+        if (!ok) {
+            free(got);
+            fail_msg("%s [%lld]: got %.17g, NumPy %.17g", expr, (long long)i, g, w);
+        }
+    }
+    free(got);
+    loom_scope_end(ctx);
+}

@@ -41,6 +41,16 @@ double check_bits_to_double(loom_dtype_t d, uint64_t bits);
 /* The bits of v rounded to float dtype d (F16, BF16, F32 or F64): the inverse for floats. */
 uint64_t check_float_bits(loom_dtype_t d, double v);
 
+/* ---- NumPy-generated expectations of whole expressions ---- */
+
+/* Evaluates expr (a program with no inputs) on ctx and fails the current test, naming expr,
+ * unless its dtype is NumPy's (by name; NULL: not checked), its shape is (ndim, shape) and its
+ * n values are NumPy's: iwant[i] / scale (integer tables; floats stored scaled) or dwant[i]
+ * (NaN and infinities exactly, others within rel of the value). One of iwant and dwant. */
+void check_expr_values(loom_ctx_t *ctx, const char *expr, const char *dtype, int32_t ndim,
+                       const int64_t *shape, int64_t n, const int64_t *iwant, int scale,
+                       const double *dwant, double rel);
+
 /* ---- messages ---- */
 
 /* Whether msg contains word, not preceded or followed by a letter, digit or '_' (so "int8"

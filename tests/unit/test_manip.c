@@ -133,25 +133,8 @@ static void test_manip_numpy_cases(void **state) {
     loom_ctx_t *ctx = check_cpu_ctx();
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const manip_case_t *k = &cases[c];
-        loom_scope_begin(ctx);
-        loom_array_t *r = loom_expr(ctx, k->expr, 0, NULL, NULL);
-        if (loom_array_is_nil(r)) fail_msg("%s: %s", k->expr, loom_ctx_message(ctx));
-        if (strcmp(loom_dtype_name(loom_array_dtype(r)), k->dtype))
-            fail_msg("%s: dtype %s, NumPy %s", k->expr, loom_dtype_name(loom_array_dtype(r)),
-                     k->dtype);
-        assert_int_equal(loom_array_ndim(r), k->ndim);
-        for (int32_t i = 0; i < k->ndim; i++) assert_int_equal(loom_array_dim(r, i), k->shape[i]);
-        assert_int_equal(loom_array_size(r), k->n);
-        double got[72];
-        loom_array_t *d = loom_multiply(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64),
-                                        loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, k->scale));
-        if (k->n)
-            assert_int_equal(loom_read(ctx, d, got, (size_t)k->n * sizeof *got), LOOM_STATUS_OK);
-        for (int64_t i = 0; i < k->n; i++)
-            if (got[i] != (double)k->want[i])
-                fail_msg("%s [%lld]: got %g, NumPy %g", k->expr, (long long)i, got[i] / k->scale,
-                         (double)k->want[i] / k->scale);
-        loom_scope_end(ctx);
+        check_expr_values(ctx, k->expr, k->dtype, k->ndim, k->shape, k->n, k->want, k->scale,
+                          NULL, 0);
     }
     loom_ctx_destroy(ctx);
 }

@@ -118,26 +118,8 @@ static void test_stats_numpy_cases(void **state) {
     loom_ctx_t *ctx = check_cpu_ctx();
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const stats_case_t *k = &cases[c];
-        loom_scope_begin(ctx);
-        loom_array_t *r = loom_expr(ctx, k->expr, 0, NULL, NULL);
-        if (loom_array_is_nil(r)) fail_msg("%s: %s", k->expr, loom_ctx_message(ctx));
-        if (strcmp(loom_dtype_name(loom_array_dtype(r)), k->dtype))
-            fail_msg("%s: dtype %s, NumPy %s", k->expr, loom_dtype_name(loom_array_dtype(r)),
-                     k->dtype);
-        assert_int_equal(loom_array_ndim(r), k->ndim);
-        for (int32_t i = 0; i < k->ndim; i++) assert_int_equal(loom_array_dim(r, i), k->shape[i]);
-        double got[16];
-        assert_int_equal(loom_read(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64), got,
-                                   (size_t)k->n * sizeof *got),
-                         LOOM_STATUS_OK);
-        for (int64_t i = 0; i < k->n; i++) {
-            double w = k->want[i];
-            bool ok = isnan(w)   ? isnan(got[i])
-                      : isinf(w) ? got[i] == w
-                                 : fabs(got[i] - w) <= 1e-6 * (fabs(w) + 1e-6);
-            if (!ok) fail_msg("%s [%lld]: got %.17g, NumPy %.17g", k->expr, (long long)i, got[i], w);
-        }
-        loom_scope_end(ctx);
+        check_expr_values(ctx, k->expr, k->dtype, k->ndim, k->shape, k->n, NULL, 1, k->want,
+                          1e-6);
     }
     loom_ctx_destroy(ctx);
 }
