@@ -134,6 +134,34 @@ LOOM_API size_t loom_dtype_size(loom_dtype_t dtype);
 LOOM_API int loom_dtype_from_name(const char *name);
 /* np.result_type of two strong dtypes (bfloat16 promotes like JAX); -1 where none exists. */
 LOOM_API int loom_dtype_promote(loom_dtype_t a, loom_dtype_t b);
+/* np.can_cast(from, to, casting): 1 or 0; -1 for an invalid dtype or casting. same_kind
+ * allows safe casts and any cast within a kind or up NumPy's kind order (bool, unsigned,
+ * signed, float). */
+typedef enum loom_casting {
+    LOOM_CASTING_NO,
+    LOOM_CASTING_EQUIV,
+    LOOM_CASTING_SAFE,
+    LOOM_CASTING_SAME_KIND,
+    LOOM_CASTING_UNSAFE
+} loom_casting_t;
+LOOM_API int loom_can_cast(loom_dtype_t from, loom_dtype_t to, loom_casting_t casting);
+/* np.finfo of a float dtype (bfloat16's as ml_dtypes gives them): 0, or -1 for another dtype. */
+typedef struct loom_finfo {
+    int bits;
+    double eps, max, min, smallest_normal, resolution;
+} loom_finfo_t;
+LOOM_API int loom_finfo(loom_dtype_t dtype, loom_finfo_t *out);
+/* np.iinfo of an integer dtype (min as int64, max as uint64 bits): 0, or -1 for another. */
+typedef struct loom_iinfo {
+    int bits;
+    int64_t min;
+    uint64_t max;
+} loom_iinfo_t;
+LOOM_API int loom_iinfo(loom_dtype_t dtype, loom_iinfo_t *out);
+/* The Array API's isdtype(dtype, kind) for one kind name ("bool", "signed integer",
+ * "unsigned integer", "integral", "real floating", "complex floating", "numeric"): 1 or 0;
+ * -1 for an unknown kind or dtype. */
+LOOM_API int loom_isdtype(loom_dtype_t dtype, const char *kind);
 
 /* Exact round-to-nearest-even conversions between float32 and the 16-bit float formats
  * (bit patterns as uint16_t). NaN stays NaN (quiet); overflow gives infinity. */

@@ -146,6 +146,9 @@ void fe_format_shape(char *out, size_t cap, int32_t ndim, const int64_t *shape);
 /* ---- ops.c ---- */
 /* np.result_type of two strong dtypes; -1 with "fn: no common dtype for a and b" recorded. */
 int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b);
+/* np.result_type of n operands under NEP 50 (weak scalars yield to strong dtypes; all weak:
+ * the default dtype of the highest kind); -1 with the error recorded. */
+int fe_result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops);
 /* The dtype np.where and np.choose give their n value operands: NEP 50, a weak Python int
  * resolved as 0 (cast unsafely afterwards, so one out of range wraps, as NumPy's does). -1
  * with the error recorded. */

@@ -86,7 +86,7 @@ int fe_promote(loom_ctx_t *ctx, const char *fn, loom_dtype_t a, loom_dtype_t b) 
 
 /* np.result_type over operands with NEP 50: strong dtypes promote; weak scalars yield to
  * them; all-weak operands take the default dtype of the highest kind. */
-static int result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
+int fe_result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
     int strong = -1;
     for (int i = 0; i < n; i++) {
         if (is_weak(ops[i])) continue;
@@ -473,12 +473,12 @@ int fe_value_dtype(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *
      * result dtype, so one out of that dtype's range wraps instead of raising (NumPy 2:
      * np.where(c, int8_array, 300) holds 44): the dtype is resolved with such a value as 0. */
     loom_array_t zero[LOOM_MAX_CHOICES], *typed[LOOM_MAX_CHOICES];
-    if (n > LOOM_MAX_CHOICES) return result_type(ctx, fn, n, ops);
+    if (n > LOOM_MAX_CHOICES) return fe_result_type(ctx, fn, n, ops);
     for (int i = 0; i < n; i++)
         typed[i] = is_weak(ops[i]) && ops[i]->weak_kind == FE_WEAK_INT
                        ? weak_operand(ctx, &zero[i], FE_WEAK_INT, 0, 0)
                        : ops[i];
-    return result_type(ctx, fn, n, typed);
+    return fe_result_type(ctx, fn, n, typed);
 }
 
 LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_array_t *x,
@@ -507,7 +507,7 @@ LOOM_API loom_array_t *loom_clip(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
     if (!ctx) return NULL;
     loom_array_t *ops[3] = {a, lo, hi};
     if (!args_ok(ctx, "clip", 3, ops)) return &ctx->nil;
-    int d = result_type(ctx, "clip", 3, ops);
+    int d = fe_result_type(ctx, "clip", 3, ops);
     if (d < 0) return &ctx->nil;
     loom_array_t *x = operand(ctx, a, (loom_dtype_t)d), *l = operand(ctx, lo, (loom_dtype_t)d),
                  *h = operand(ctx, hi, (loom_dtype_t)d);

@@ -113,7 +113,8 @@ typedef enum vkind {
     V_STR,
     V_DTYPE,
     V_TUPLE,
-    V_ELLIPSIS
+    V_ELLIPSIS,
+    V_INFO /* np.finfo / np.iinfo of dtype (its attributes: apply_attr) */
 } vkind_t;
 
 typedef struct value {
@@ -923,6 +924,8 @@ static const char *kind_text(const value_t *v) {
             return "a tuple";
         case V_ELLIPSIS:
             return "Ellipsis";
+        case V_INFO:
+            return "a finfo or iinfo";
     }
     return "?";
 }
@@ -1403,6 +1406,11 @@ static const func_t funcs[] = {
     {.name = "swapaxes", .kind = F_MANIP, .params = "a,axis1,axis2", .method = true},
     {.name = "median", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
     {.name = "average", .kind = F_MANIP, .params = "a,axis?,weights?,returned?,keepdims?"},
+    {.name = "can_cast", .kind = F_MANIP, .params = "from_,to,casting?"},
+    {.name = "isdtype", .kind = F_MANIP, .params = "dtype,kind"},
+    {.name = "finfo", .kind = F_MANIP, .params = "dtype"},
+    {.name = "iinfo", .kind = F_MANIP, .params = "int_type"},
+    {.name = "result_type", .kind = F_MANIP, .params = "a1,a2?,a3?,a4?"},
     {.name = "pad", .kind = F_MANIP, .params = "array,pad_width,mode?,constant_values?"},
     {.name = "ediff1d", .kind = F_MANIP, .params = "ary,to_end?,to_begin?"},
     {.name = "tri", .kind = F_MANIP, .params = "N,M?,k?,dtype?"},
@@ -1768,12 +1776,113 @@ static bool get_flag(parser_t *P, const bound_t *b, int slot, int *out) {
     return true;
 }
 
+/* The dtype a data-type function's argument names: a dtype, its name, or an array's. */
+static bool dtype_arg(parser_t *P, const bound_t *b, int slot, loom_dtype_t *d) {
+    if (b->v[slot].kind == V_ARRAY) {
+        *d = loom_array_dtype(b->v[slot].a);
+        return true;
+    }
+    return get_dtype(P, b, slot, LOOM_DTYPE_F64, d);
+}
+
+/* can_cast, isdtype, finfo, iinfo, result_type: values about dtypes, not arrays (*r NULL). */
+static bool dtype_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
+                       value_t *out) {
+    const char *n = f->name;
+    loom_dtype_t d, e;
+    *r = NULL;
+    if (!strcmp(n, "result_type")) { /* NEP 50 over arrays, dtypes and Python numbers */
+        loom_array_t *ops[4];
+        int32_t m = 0;
+        for (; m < 4 && b->given[m]; m++) {
+            const value_t *v = &b->v[m];
+            if (v->kind == V_DTYPE || v->kind == V_STR) {
+                if (!get_dtype(P, b, m, LOOM_DTYPE_F64, &d)) return false;
+                ops[m] = loom_zeros(P->ctx, d, 0, NULL);
+            } else {
+                ops[m] = as_array(P, v, b->pos[m], "an argument");
+            }
+            if (loom_array_is_nil(ops[m])) return false;
+        }
+        int rt = fe_result_type(P->ctx, "result_type", m, ops);
+        if (rt < 0) return lib_fail(P, b->pos[0]);
+        *out = (value_t){.kind = V_DTYPE, .dtype = rt};
+        return true;
+    }
+    if (strcmp(n, "can_cast") && b->v[0].kind == V_ARRAY) /* NumPy 2 takes only dtypes here */
+        return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: the argument must be a dtype, not an array (use x.dtype)", n);
+    if (!dtype_arg(P, b, 0, &d)) return false;
+    if (!strcmp(n, "finfo") || !strcmp(n, "iinfo")) {
+        loom_finfo_t fi;
+        loom_iinfo_t ii;
+        if (n[0] == 'f' ? loom_finfo(d, &fi) != 0 : loom_iinfo(d, &ii) != 0)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "%s: %s is not %s dtype", n,
+                        loom_dtype_name(d), n[0] == 'f' ? "a float" : "an integer");
+        *out = (value_t){.kind = V_INFO, .dtype = (int)d};
+        return true;
+    }
+    if (!strcmp(n, "isdtype")) {
+        const value_t *k = &b->v[1];
+        int32_t nk = k->kind == V_TUPLE ? k->n : 1;
+        bool any = false;
+        for (int32_t i = 0; i < nk; i++) {
+            const value_t *ki = k->kind == V_TUPLE ? &k->items[i] : k;
+            if (ki->kind == V_DTYPE) { /* a dtype in the tuple: equality */
+                any = any || ki->dtype == (int)d;
+                continue;
+            }
+            char name[32];
+            if (ki->kind != V_STR || ki->tlen >= (int32_t)sizeof name)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "isdtype: kind must be a kind name, a dtype or a tuple of them");
+            memcpy(name, P->src + ki->tpos, (size_t)ki->tlen);
+            name[ki->tlen] = '\0';
+            int yes = loom_isdtype(d, name);
+            if (yes < 0)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "isdtype: kind argument must be 'bool', 'signed integer', 'unsigned "
+                            "integer', 'integral', 'real floating', 'complex floating' or "
+                            "'numeric', not '%s'",
+                            name);
+            any = any || yes;
+        }
+        *out = mk_bool(any);
+        return true;
+    }
+    /* can_cast */
+    if (b->v[0].kind != V_ARRAY && b->v[0].kind != V_DTYPE && b->v[0].kind != V_STR)
+        return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                    "can_cast: from_ must be an array or a dtype, not %s (NumPy 2)",
+                    kind_text(&b->v[0]));
+    if (!dtype_arg(P, b, 1, &e)) return false;
+    static const char *const castings[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+    int c = LOOM_CASTING_SAFE;
+    if (b->given[2] && b->v[2].kind != V_NONE) {
+        const value_t *cv = &b->v[2];
+        c = -1;
+        for (int i = 0; cv->kind == V_STR && i < 5; i++)
+            if ((size_t)cv->tlen == strlen(castings[i]) &&
+                !strncmp(P->src + cv->tpos, castings[i], (size_t)cv->tlen))
+                c = i;
+        if (c < 0)
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "can_cast: casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                        "'unsafe'");
+    }
+    *out = mk_bool(loom_can_cast(d, e, (loom_casting_t)c) == 1);
+    return true;
+}
+
 /* The functions of manip.c (F_MANIP), by name: the arguments bound in b, the result in *r. */
 static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
                        value_t *out) {
     loom_ctx_t *ctx = P->ctx;
     const char *n = f->name;
 #define AX32(v) ((v) > INT32_MAX || (v) < -INT32_MAX ? INT32_MAX : (int32_t)(v)) /* fe_axis refuses */
+    if (!strcmp(n, "can_cast") || !strcmp(n, "isdtype") || !strcmp(n, "finfo") ||
+        !strcmp(n, "iinfo") || !strcmp(n, "result_type"))
+        return dtype_call(P, f, b, r, out);
     if (!strcmp(n, "tri") || !strcmp(n, "indices")) { /* shapes, not arrays */
         loom_dtype_t d;
         if (n[0] == 't') {
@@ -2169,7 +2278,7 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
         }
         case F_MANIP:
             if (!manip_call(P, f, b, &r, out)) return false;
-            if (!r) return true; /* a tuple, in *out */
+            if (!r) return true; /* a tuple or another value, in *out */
             break;
         case F_JOIN:
             if (!join_call(P, f, b, &r)) return false;
@@ -2946,10 +3055,54 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
 }
 
 /* x.T (all axes reversed) and x.mT (the last two swapped), the object's value given. */
+/* An attribute of np.finfo(d) (bits, eps, max, min, smallest_normal, tiny, resolution, dtype:
+ * the floats as strong 0-d arrays of d, as NumPy's scalars) or np.iinfo(d) (bits, min, max:
+ * Python ints). */
+static bool info_attr(parser_t *P, const node_t *x, const value_t *obj, value_t *out) {
+    const char *s = P->src + x->tpos;
+    int32_t n = x->tlen;
+    loom_dtype_t d = (loom_dtype_t)obj->dtype;
+    if (name_eq(s, n, "dtype")) {
+        *out = (value_t){.kind = V_DTYPE, .dtype = (int)d};
+        return true;
+    }
+    loom_finfo_t f;
+    loom_iinfo_t ii;
+    if (loom_finfo(d, &f) == 0) {
+        if (name_eq(s, n, "bits")) {
+            *out = mk_int(f.bits);
+            return true;
+        }
+        const char *const names[] = {"eps", "max", "min", "smallest_normal", "tiny", "resolution"};
+        const double vals[] = {f.eps, f.max, f.min, f.smallest_normal, f.smallest_normal,
+                               f.resolution};
+        for (int i = 0; i < 6; i++)
+            if (name_eq(s, n, names[i])) {
+                loom_array_t *a = loom_astype(P->ctx, loom_full(P->ctx, LOOM_DTYPE_F64, 0, NULL, vals[i]), d);
+                if (loom_array_is_nil(a)) return lib_fail(P, x->tpos);
+                *out = (value_t){.kind = V_ARRAY, .a = a};
+                return true;
+            }
+    } else if (loom_iinfo(d, &ii) == 0) {
+        if (name_eq(s, n, "bits")) *out = mk_int(ii.bits);
+        if (name_eq(s, n, "min")) *out = mk_int(ii.min);
+        if (name_eq(s, n, "max")) *out = mk_int((i128)ii.max);
+        if (name_eq(s, n, "bits") || name_eq(s, n, "min") || name_eq(s, n, "max")) return true;
+    }
+    return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT, "%s of %s has no attribute '%.*s'",
+                loom_finfo(d, &f) == 0 ? "finfo" : "iinfo", loom_dtype_name(d),
+                (int)(n > 60 ? 60 : n), s);
+}
+
 __attribute__((noinline)) static bool apply_attr(parser_t *P, const node_t *x, const value_t *pobj,
                                                  value_t *out) {
     value_t obj = *pobj;
     const char *s = P->src + x->tpos;
+    if (obj.kind == V_INFO) return info_attr(P, x, &obj, out);
+    if (obj.kind == V_ARRAY && name_eq(s, x->tlen, "dtype")) {
+        *out = (value_t){.kind = V_DTYPE, .dtype = (int)loom_array_dtype(obj.a)};
+        return true;
+    }
     bool t = name_eq(s, x->tlen, "T"), mt = name_eq(s, x->tlen, "mT");
     if (!t && !mt)
         return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,

@@ -1,6 +1,7 @@
 /* test_stats — NumPy's NaN-ignoring reductions (nansum, nanprod, nanmean, nanmax, nanmin,
  * nanvar, nanstd), ptp, median, quantile/percentile, isclose, nan_to_num, cumulative_sum/prod,
- * nancumsum/prod and average on the CPU reference device, against NumPy 2's values, shapes and
+ * nancumsum/prod, average and the data-type functions (can_cast, isdtype, finfo, iinfo,
+ * result_type) on the CPU reference device, against NumPy 2's values, shapes and
  * dtypes for the same expressions (all-NaN slices give NaN; integers take the plain
  * reductions). */
 #include <stdarg.h>
@@ -56,6 +57,17 @@ static const stats_case_t cases[] = {
      0, {0}, 1, {0.5}, "float64"},
     {"average(array([[3, -1, 4], [1, 5, -9]]), axis=0, keepdims=True)",
      2, {1, 3}, 3, {2.0, 2.0, -2.5}, "float64"},
+    /* data-type functions (as NumPy 2 answers them) */
+    {"can_cast('int64', 'int8', casting='same_kind')", 0, {0}, 1, {1}, "bool"},
+    {"can_cast('float64', 'int64', casting='same_kind')", 0, {0}, 1, {0}, "bool"},
+    {"can_cast(arange(3).astype('int8'), 'int16')", 0, {0}, 1, {1}, "bool"},
+    {"isdtype('uint8', ('signed integer', 'bool'))", 0, {0}, 1, {0}, "bool"},
+    {"finfo('float32').eps", 0, {0}, 1, {1.1920928955078125e-07}, "float32"},
+    {"finfo('float16').smallest_normal", 0, {0}, 1, {6.103515625e-05}, "float16"},
+    {"iinfo('int16').min", 0, {0}, 1, {-32768}, "int64"},
+    {"iinfo(arange(2).astype('uint8').dtype).max", 0, {0}, 1, {255}, "int64"},
+    {"zeros((), dtype=result_type(arange(3).astype('int8'), 1.0))", 0, {0}, 1, {0}, "float64"},
+    {"zeros((), dtype=result_type(arange(3).astype('int8'), 100))", 0, {0}, 1, {0}, "int8"},
     /* median and quantiles (one q), every method's rules and dtypes */
     {"median(array([[1.5, -2.0, 4.0, 0.5], [3.0, nan, 1.0, 2.0], [0.25, 3.0, -1.0, 7.0]]), axis=1)",
      1, {3}, 3, {1.0, NAN, 1.625}, "float64"},
