@@ -1972,7 +1972,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             if (!get_number(P, b, 3, 0, &cv)) return false;
         }
         *r = loom_pad(ctx, a, widths, (loom_pad_mode_t)m, cv);
-    } else if (!strcmp(n + strlen(n) - 5, "_like")) {
+    } else if (strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "_like")) {
         int slot = n[0] == 'f' ? 2 : 1;
         double v = n[0] == 'o' ? 1 : 0;
         int d = -1;
