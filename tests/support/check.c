@@ -308,3 +308,11 @@ void check_expr_values(loom_ctx_t *ctx, const char *expr, const char *dtype, int
     free(got);
     loom_scope_end(ctx);
 }
+
+void check_expr_error(loom_ctx_t *ctx, const char *expr, const char *phrase) {
+    loom_array_t *r = loom_expr(ctx, expr, 0, NULL, NULL);
+    if (!loom_array_is_nil(r)) loom_eval(ctx, 1, &r);
+    if (!strstr(loom_ctx_message(ctx), phrase))
+        fail_msg("%s: message \"%s\" lacks \"%s\"", expr, loom_ctx_message(ctx), phrase);
+    loom_ctx_clear_error(ctx);
+}

@@ -51,6 +51,10 @@ void check_expr_values(loom_ctx_t *ctx, const char *expr, const char *dtype, int
                        const int64_t *shape, int64_t n, const int64_t *iwant, int scale,
                        const double *dwant, double rel);
 
+/* Evaluates expr (no inputs) on ctx and fails the current test, naming expr, unless the
+ * context's message then contains phrase (the build or the eval failed so); clears it. */
+void check_expr_error(loom_ctx_t *ctx, const char *expr, const char *phrase);
+
 /* ---- messages ---- */
 
 /* Whether msg contains word, not preceded or followed by a letter, digit or '_' (so "int8"
