@@ -865,6 +865,13 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
  * sync to look). sum_weights (NULL: not wanted) gets their sum, as returned=True does. */
 LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
                                     loom_array_t *weights, int keepdims, loom_array_t **sum_weights);
+/* np.cov(m, y, rowvar, bias, ddof) (ddof NaN: NumPy's None, 1 or 0 with bias) for 1-D or 2-D
+ * operands without weights: the centred product over n - ddof, in float64 at least; and
+ * np.corrcoef(m, y, rowvar): it normalised by the standard deviations, clipped to [-1, 1]. */
+LOOM_API loom_array_t *loom_cov(loom_ctx_t *ctx, loom_array_t *m, loom_array_t *y, int rowvar,
+                                int bias, double ddof);
+LOOM_API loom_array_t *loom_corrcoef(loom_ctx_t *ctx, loom_array_t *m, loom_array_t *y,
+                                     int rowvar);
 /* np.cumulative_sum / cumulative_prod (NumPy 2.1): cumsum/cumprod along the axis
  * (LOOM_AXIS_NONE only for 1-D arrays), with the identity first when include_initial. */
 LOOM_API loom_array_t *loom_cumulative_sum(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,

@@ -1406,6 +1406,10 @@ static const func_t funcs[] = {
     {.name = "swapaxes", .kind = F_MANIP, .params = "a,axis1,axis2", .method = true},
     {.name = "median", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
     {.name = "average", .kind = F_MANIP, .params = "a,axis?,weights?,returned?,keepdims?"},
+    {.name = "cov",
+     .kind = F_MANIP,
+     .params = "m,y?,rowvar?,bias?,ddof?,fweights?,aweights?,dtype?"},
+    {.name = "corrcoef", .kind = F_MANIP, .params = "x,y?,rowvar?,bias?,ddof?,dtype?"},
     {.name = "can_cast", .kind = F_MANIP, .params = "from_,to,casting?"},
     {.name = "isdtype", .kind = F_MANIP, .params = "dtype,kind"},
     {.name = "finfo", .kind = F_MANIP, .params = "dtype"},
@@ -2028,6 +2032,24 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return lib_fail(P, b->pos[0]);
         *r = NULL;
         return array_tuple(P, (int32_t)k, outs, b->pos[0], out);
+    } else if (!strcmp(n, "cov") || !strcmp(n, "corrcoef")) {
+        loom_array_t *y = NULL;
+        int64_t rowvar = 1, bias = 0;
+        double ddof = NAN;
+        if (b->given[1] && b->v[1].kind != V_NONE &&
+            loom_array_is_nil(y = as_array(P, &b->v[1], b->pos[1], "y")))
+            return false;
+        if (!get_int(P, b, 2, 1, &rowvar) || !refuse_given(P, f, b, "dtype")) return false;
+        if (n[2] == 'v') { /* cov */
+            if (!get_int(P, b, 3, 0, &bias) || !refuse_given(P, f, b, "fweights") ||
+                !refuse_given(P, f, b, "aweights"))
+                return false;
+            if (b->given[4] && b->v[4].kind != V_NONE && !get_number(P, b, 4, 1, &ddof))
+                return false;
+            *r = loom_cov(ctx, a, y, rowvar != 0, bias != 0, ddof);
+        } else {
+            *r = loom_corrcoef(ctx, a, y, rowvar != 0);
+        }
     } else if (!strcmp(n, "average")) {
         int keep, ret;
         loom_array_t *w = NULL, *sw = NULL;

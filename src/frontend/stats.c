@@ -455,3 +455,58 @@ LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
     if (sum_weights) *sum_weights = scl;
     return loom_true_divide(ctx, num, scl);
 }
+
+/* ---- covariance ---- */
+
+LOOM_API loom_array_t *loom_cov(loom_ctx_t *ctx, loom_array_t *m, loom_array_t *y, int rowvar,
+                                int bias, double ddof) {
+    const char *fn = "cov";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, m) || (y && !fe_check_arg(ctx, fn, y))) return &ctx->nil;
+    if (m->ndim > 2 || (y && y->ndim > 2)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: m has more than 2 dimensions", fn);
+        return &ctx->nil;
+    }
+    /* NumPy: variables in rows, observations in columns; float64 at least */
+    int d = loom_dtype_promote((loom_dtype_t)m->dtype, LOOM_DTYPE_F64);
+    if (y) d = loom_dtype_promote((loom_dtype_t)d, (loom_dtype_t)y->dtype);
+    if (d < 0) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no common float dtype", fn);
+        return &ctx->nil;
+    }
+    loom_array_t *x = loom_astype(ctx, loom_atleast_nd(ctx, m, 2), (loom_dtype_t)d);
+    if (!rowvar && x->ndim == 2 && x->shape[0] != 1) x = loom_transpose(ctx, x, 2, NULL);
+    if (y) {
+        loom_array_t *yy = loom_astype(ctx, loom_atleast_nd(ctx, y, 2), (loom_dtype_t)d);
+        if (!rowvar && yy->ndim == 2 && yy->shape[0] != 1) yy = loom_transpose(ctx, yy, 2, NULL);
+        loom_array_t *both[2] = {x, yy};
+        x = loom_concatenate(ctx, 2, both, 0);
+    }
+    if (x->flags & FE_NIL) return x;
+    int64_t n = x->shape[1];
+    double dof = (isnan(ddof) ? (bias ? 0 : 1) : ddof);
+    int32_t one = 1;
+    loom_array_t *c = loom_subtract(ctx, x, loom_mean(ctx, x, 1, &one, 1));
+    loom_array_t *p = loom_matmul(ctx, c, loom_transpose(ctx, c, 2, NULL));
+    /* NumPy divides by max(n - ddof, 0) (a warning, then inf or NaN, at zero) */
+    double fact = (double)n - dof > 0 ? (double)n - dof : 0;
+    loom_array_t *r = loom_true_divide(ctx, p, loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, fact),
+                                                           (loom_dtype_t)d));
+    return loom_squeeze(ctx, r, 0, NULL);
+}
+
+LOOM_API loom_array_t *loom_corrcoef(loom_ctx_t *ctx, loom_array_t *m, loom_array_t *y,
+                                     int rowvar) {
+    if (!ctx) return NULL;
+    loom_array_t *c = loom_cov(ctx, m, y, rowvar, 0, NAN);
+    if ((c->flags & FE_NIL) || c->ndim == 0) /* one variable: c / c, as NumPy's */
+        return (c->flags & FE_NIL) ? c : loom_true_divide(ctx, c, c);
+    loom_array_t *dg = loom_sqrt(ctx, loom_diagonal(ctx, c, 0, 0, 1));
+    int64_t col[2] = {-1, 1}, row[2] = {1, -1};
+    loom_array_t *r = loom_true_divide(ctx, loom_true_divide(ctx, c, loom_reshape(ctx, dg, 2, col)),
+                                       loom_reshape(ctx, dg, 2, row));
+    /* NumPy clips the real part into [-1, 1] */
+    loom_array_t *one = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 1),
+                                    (loom_dtype_t)r->dtype);
+    return loom_clip(ctx, r, loom_negative(ctx, one), one);
+}

@@ -98,7 +98,8 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "array_split({x}, 3)[0]", "split({x}, 2, axis=-1)[1]", "pad({x}, 2)",
             "pad({x}, 1, mode='edge')", "pad({x}, 3, mode='reflect')",
             "pad({x}, 2, mode='symmetric')", "pad({x}, 4, mode='wrap')",
-            "broadcast_arrays({x}, {y})[0]", "ediff1d({x})", "ediff1d({x}, to_begin=0)"]
+            "broadcast_arrays({x}, {y})[0]", "ediff1d({x})", "ediff1d({x}, to_begin=0)",
+            "cov({x})", "corrcoef({x}, rowvar=False)"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -315,7 +316,7 @@ def numpy_eval(expr, arrays):
         "nanstd", "ptp", "median", "quantile", "percentile", "isclose", "nan_to_num", "nancumsum",
         "nancumprod", "cumulative_sum", "average", "zeros_like", "full_like", "outer", "inner",
         "vecdot", "kron", "meshgrid", "array_split", "split", "pad", "broadcast_arrays",
-        "ediff1d"]})
+        "ediff1d", "cov", "corrcoef"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

@@ -1,6 +1,6 @@
 /* test_stats — NumPy's NaN-ignoring reductions (nansum, nanprod, nanmean, nanmax, nanmin,
  * nanvar, nanstd), ptp, median, quantile/percentile, isclose, nan_to_num, cumulative_sum/prod,
- * nancumsum/prod, average and the data-type functions (can_cast, isdtype, finfo, iinfo,
+ * nancumsum/prod, average, cov, corrcoef and the data-type functions (can_cast, isdtype, finfo, iinfo,
  * result_type) on the CPU reference device, against NumPy 2's values, shapes and
  * dtypes for the same expressions (all-NaN slices give NaN; integers take the plain
  * reductions). */
@@ -57,6 +57,17 @@ static const stats_case_t cases[] = {
      0, {0}, 1, {0.5}, "float64"},
     {"average(array([[3, -1, 4], [1, 5, -9]]), axis=0, keepdims=True)",
      2, {1, 3}, 3, {2.0, 2.0, -2.5}, "float64"},
+    /* covariance and correlation */
+    {"cov(array([[1.0, 2.0, 4.0, 7.0], [2.0, 1.0, 0.5, -1.0]]))",
+     2, {2, 2}, 4, {7.0, -3.25, -3.25, 1.5625}, "float64"},
+    {"cov(array([[1.0, 2.0, 4.0, 7.0], [2.0, 1.0, 0.5, -1.0]]), bias=True)",
+     2, {2, 2}, 4, {5.25, -2.4375, -2.4375, 1.171875}, "float64"},
+    {"cov(array([[1.0, 2.0, 4.0, 7.0], [2.0, 1.0, 0.5, -1.0]]), rowvar=False, ddof=0)",
+     2, {4, 4}, 16, {0.25, -0.25, -0.875, -2.0, -0.25, 0.25, 0.875, 2.0, -0.875, 0.875, 3.0625, 7.0, -2.0, 2.0, 7.0, 16.0}, "float64"},
+    {"corrcoef(array([[1.0, 2.0, 4.0, 7.0], [2.0, 1.0, 0.5, -1.0]]))",
+     2, {2, 2}, 4, {0.9999999999999998, -0.9827076298239907, -0.9827076298239907, 1.0}, "float64"},
+    {"cov(array([1, 2, 4]), array([3, 3, 5]))",
+     2, {2, 2}, 4, {2.3333333333333335, 1.6666666666666667, 1.6666666666666667, 1.3333333333333333}, "float64"},
     /* data-type functions (as NumPy 2 answers them) */
     {"can_cast('int64', 'int8', casting='same_kind')", 0, {0}, 1, {1}, "bool"},
     {"can_cast('float64', 'int64', casting='same_kind')", 0, {0}, 1, {0}, "bool"},
