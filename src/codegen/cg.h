@@ -249,6 +249,7 @@ typedef struct cg_sort {
     int kbytes, pbytes;     /* key and payload widths (4 or 8) */
     bool seg;               /* line numbers from payload / len, sorted by the last passes */
     bool atomic;            /* a scatter by atomics (integers: any order gives the same) */
+    bool one_value;         /* a scatter's values: one element (stride 0) for every index */
     int key_passes, seg_passes;
     int64_t nb, per;        /* blocks over contiguous ranges of per elements */
 } cg_sort_t;

@@ -69,6 +69,10 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             s->kbytes = kb > 32 ? 8 : 4;
             s->pbytes = (uint64_t)s->n > UINT32_MAX ? 8 : 4;
             s->key_passes = (kb + 7) / 8;
+            const ir_node_t *v = &g->nodes[n->src[2]]; /* one value for every index? */
+            s->one_value = v->op == IR_OP_INPUT;
+            for (int ax = 0; ax < LOOM_MAX_DIMS && s->one_value; ax++)
+                s->one_value = g->inputs[v->input].strides[ax] == 0;
             s->atomic = s->mode > 0 && s->mode < 4 &&
                         (s->dtype == LOOM_DTYPE_I32 || s->dtype == LOOM_DTYPE_I64 ||
                          s->dtype == LOOM_DTYPE_U32 || s->dtype == LOOM_DTYPE_U64);
@@ -115,7 +119,8 @@ uint32_t cg_sort_n_kernels(const cg_sort_t *s) {
 static int kind_of(const cg_sort_t *s, uint32_t i) {
     if (s->op == IR_OP_SEARCHSORTED) return CG_SK_SEARCH;
     if (s->atomic) return CG_SK_ATOMIC;
-    if (s->op == IR_OP_NONZERO) return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
+    if (s->op == IR_OP_NONZERO)
+        return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
     return (int)i;
 }
 
@@ -167,11 +172,14 @@ static void open_kernel_min(base_str_t *o, const char *name, uint32_t n_params, 
                             int min_blocks) {
     cg__emit_kernel_open(o, name, true, n_params);
     if (min_blocks)
-        base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s P) {\n",
-                        threads, min_blocks, name, name);
+        base_str_printf(
+            o,
+            "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s P) {\n",
+            threads, min_blocks, name, name);
     else
-        base_str_printf(o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n",
-                        threads, name, name);
+        base_str_printf(
+            o, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) {\n",
+            threads, name, name);
 }
 
 static void open_kernel(base_str_t *o, const char *name, uint32_t n_params, int threads) {
@@ -201,58 +209,61 @@ static void emit_hist(const cg_sort_t *s, base_str_t *o, const char *name) {
     /* words: n, keys, pays, counts (u64, zeroed), key passes, line passes, len */
     int np = s->key_passes + s->seg_passes;
     open_kernel(o, name, 7, 256);
-    base_str_printf(o,
-                    "    typedef %s KT;\n    typedef %s PT;\n"
-                    "    const lm_u64 n = P.w[0], len = P.w[6];\n"
-                    "    const KT *keys = (const KT *)P.w[1];\n"
-                    "    const PT *pays = (const PT *)P.w[2];\n"
-                    "    lm_u64 *counts = (lm_u64 *)P.w[3];\n"
-                    "    const int kp = (int)P.w[4], sp = (int)P.w[5];\n"
-                    "    (void)pays, (void)len, (void)sp;\n"
-                    "    __shared__ unsigned h[%d][256];\n"
-                    "    for (int p = 0; p < kp + sp; p++) h[p][threadIdx.x] = 0;\n"
-                    "    __syncthreads();\n"
-                    "    const lm_u64 step = (lm_u64)gridDim.x * blockDim.x;\n"
-                    "    for (lm_u64 i = (lm_u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n"
-                    "        const KT k = keys[i];\n"
-                    "        for (int p = 0; p < kp; p++) atomicAdd(&h[p][(unsigned)(k >> (8 * p)) & 255u], 1u);\n",
-                    utype(s->kbytes), utype(s->pbytes), np > 0 ? np : 1);
+    base_str_printf(
+        o,
+        "    typedef %s KT;\n    typedef %s PT;\n"
+        "    const lm_u64 n = P.w[0], len = P.w[6];\n"
+        "    const KT *keys = (const KT *)P.w[1];\n"
+        "    const PT *pays = (const PT *)P.w[2];\n"
+        "    lm_u64 *counts = (lm_u64 *)P.w[3];\n"
+        "    const int kp = (int)P.w[4], sp = (int)P.w[5];\n"
+        "    (void)pays, (void)len, (void)sp;\n"
+        "    __shared__ unsigned h[%d][256];\n"
+        "    for (int p = 0; p < kp + sp; p++) h[p][threadIdx.x] = 0;\n"
+        "    __syncthreads();\n"
+        "    const lm_u64 step = (lm_u64)gridDim.x * blockDim.x;\n"
+        "    for (lm_u64 i = (lm_u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n"
+        "        const KT k = keys[i];\n"
+        "        for (int p = 0; p < kp; p++) atomicAdd(&h[p][(unsigned)(k >> (8 * p)) & 255u], "
+        "1u);\n",
+        utype(s->kbytes), utype(s->pbytes), np > 0 ? np : 1);
     if (s->seg)
         base_str_cat(o, "        const lm_u64 l = (lm_u64)pays[i] / len;\n"
-                        "        for (int p = 0; p < sp; p++) atomicAdd(&h[kp + p][(unsigned)(l >> (8 * p)) & 255u], 1u);\n");
+                        "        for (int p = 0; p < sp; p++) atomicAdd(&h[kp + p][(unsigned)(l >> "
+                        "(8 * p)) & 255u], 1u);\n");
     base_str_cat(o, "    }\n"
                     "    __syncthreads();\n"
                     "    for (int p = 0; p < kp + sp; p++)\n"
-                    "        if (h[p][threadIdx.x]) atomicAdd(counts + p * 256 + threadIdx.x, (lm_u64)h[p][threadIdx.x]);\n"
+                    "        if (h[p][threadIdx.x]) atomicAdd(counts + p * 256 + threadIdx.x, "
+                    "(lm_u64)h[p][threadIdx.x]);\n"
                     "}\n");
 }
 
 static void emit_scan(base_str_t *o, const char *name) {
     /* words: m, counts (scanned in place, exclusive) */
     open_kernel(o, name, 2, 1024);
-    base_str_cat(o,
-                 "    const lm_u64 m = P.w[0];\n"
-                 "    lm_u64 *c = (lm_u64 *)P.w[1];\n"
-                 "    __shared__ lm_u64 part[1024];\n"
-                 "    const unsigned t = threadIdx.x;\n"
-                 "    const lm_u64 chunk = (m + 1023) / 1024, lo = t * chunk;\n"
-                 "    const lm_u64 hi = lo + chunk < m ? lo + chunk : m;\n"
-                 "    lm_u64 s = 0;\n"
-                 "    for (lm_u64 i = lo; i < hi; i++) s += c[i];\n"
-                 "    part[t] = s;\n"
-                 "    __syncthreads();\n"
-                 "    for (unsigned off = 1; off < 1024; off *= 2) {\n"
-                 "        const lm_u64 v = t >= off ? part[t - off] : 0;\n"
-                 "        __syncthreads();\n"
-                 "        part[t] += v;\n"
-                 "        __syncthreads();\n"
-                 "    }\n"
-                 "    lm_u64 run = t ? part[t - 1] : 0;\n"
-                 "    for (lm_u64 i = lo; i < hi; i++) {\n"
-                 "        const lm_u64 v = c[i];\n"
-                 "        c[i] = run;\n"
-                 "        run += v;\n"
-                 "    }\n}\n");
+    base_str_cat(o, "    const lm_u64 m = P.w[0];\n"
+                    "    lm_u64 *c = (lm_u64 *)P.w[1];\n"
+                    "    __shared__ lm_u64 part[1024];\n"
+                    "    const unsigned t = threadIdx.x;\n"
+                    "    const lm_u64 chunk = (m + 1023) / 1024, lo = t * chunk;\n"
+                    "    const lm_u64 hi = lo + chunk < m ? lo + chunk : m;\n"
+                    "    lm_u64 s = 0;\n"
+                    "    for (lm_u64 i = lo; i < hi; i++) s += c[i];\n"
+                    "    part[t] = s;\n"
+                    "    __syncthreads();\n"
+                    "    for (unsigned off = 1; off < 1024; off *= 2) {\n"
+                    "        const lm_u64 v = t >= off ? part[t - off] : 0;\n"
+                    "        __syncthreads();\n"
+                    "        part[t] += v;\n"
+                    "        __syncthreads();\n"
+                    "    }\n"
+                    "    lm_u64 run = t ? part[t - 1] : 0;\n"
+                    "    for (lm_u64 i = lo; i < hi; i++) {\n"
+                    "        const lm_u64 v = c[i];\n"
+                    "        c[i] = run;\n"
+                    "        run += v;\n"
+                    "    }\n}\n");
 }
 
 /* One pass (onesweep): each block takes the next tile of 2048 in order, ranks its digits
@@ -292,7 +303,8 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
         "    const lm_u64 F1 = (lm_u64)(2 * pass + 1) << 56, F2 = (lm_u64)(2 * pass + 2) << 56;\n"
         "    const lm_u64 VAL = ((lm_u64)1 << 56) - 1;\n"
-        "    if (t == 0) tile_s = atomicAdd(tiles + pass, 1u); /* tiles in the order blocks start */\n"
+        "    if (t == 0) tile_s = atomicAdd(tiles + pass, 1u); /* tiles in the order blocks start "
+        "*/\n"
         "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
         "    __syncthreads();\n"
         "    const lm_u64 tile = tile_s, tb = tile * %d;\n"
@@ -311,7 +323,8 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "    for (int r = 0; r < 8; r++) {\n"
         "        const unsigned idx = warp * 256 + r * 32 + lane;\n"
         "        const unsigned d = %s;\n"
-        "        unsigned peers = __ballot_sync(0xffffffffu, idx < cnt); /* same digit: 8 ballots */\n"
+        "        unsigned peers = __ballot_sync(0xffffffffu, idx < cnt); /* same digit: 8 ballots "
+        "*/\n"
         "#pragma unroll\n"
         "        for (int b = 0; b < 8; b++) {\n"
         "            const unsigned m = __ballot_sync(0xffffffffu, (d >> b) & 1u);\n"
@@ -331,7 +344,8 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "        wh[w][t] = run;\n"
         "        run += c;\n"
         "    }\n"
-        "    /* the tile's count of digit t: published, then the tiles before it looked back on */\n"
+        "    /* the tile's count of digit t: published, then the tiles before it looked back on "
+        "*/\n"
         "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | run;\n"
         "    lm_u64 excl = 0;\n"
         "    for (lm_u64 b = tile; b > 0;) {\n"
@@ -395,10 +409,11 @@ static void emit_sort_prep(const cg_sort_t *s, base_str_t *o, const char *name) 
     if (s->seg)
         base_str_cat(&body, "        keys[t] = (KT)lm_sk(b);\n        pays[t] = (PT)t;\n");
     else
-        base_str_printf(&body,
-                        "        keys[t] = (KT)lm_sk(b) | (W < 64 ? (KT)((lm_u64)l << (W %% 64)) : (KT)0);\n"
-                        "        pays[t] = (PT)%s;\n",
-                        s->op == IR_OP_ARGSORT ? "j" : "b");
+        base_str_printf(
+            &body,
+            "        keys[t] = (KT)lm_sk(b) | (W < 64 ? (KT)((lm_u64)l << (W %% 64)) : (KT)0);\n"
+            "        pays[t] = (PT)%s;\n",
+            s->op == IR_OP_ARGSORT ? "j" : "b");
     base_str_cat(&body, "    }\n}\n");
     cg__emit_finish(o, &body);
 }
@@ -439,11 +454,10 @@ static void emit_search(const cg_sort_t *s, base_str_t *o, const char *name) {
     base_str_init(&body, o->al);
     emit_twiddle(s, &body);
     open_kernel(&body, name, 5, 256);
-    base_str_cat(&body,
-                 "    const lm_u64 n = P.w[0], len = P.w[2];\n"
-                 "    const UT *a = (const UT *)P.w[1];\n"
-                 "    const UT *v = (const UT *)P.w[3];\n"
-                 "    lm_i64 *out = (lm_i64 *)P.w[4];\n");
+    base_str_cat(&body, "    const lm_u64 n = P.w[0], len = P.w[2];\n"
+                        "    const UT *a = (const UT *)P.w[1];\n"
+                        "    const UT *v = (const UT *)P.w[3];\n"
+                        "    lm_i64 *out = (lm_i64 *)P.w[4];\n");
     base_str_cat(&body, grid_loop);
     base_str_printf(&body,
                     "        const UT key = lm_sk(v[t]);\n"
@@ -461,51 +475,51 @@ static void emit_search(const cg_sort_t *s, base_str_t *o, const char *name) {
 static void emit_nz_count(base_str_t *o, const char *name) {
     /* words: n, x, counts, per */
     open_kernel(o, name, 4, 256);
-    base_str_cat(o,
-                 "    const lm_u64 n = P.w[0], per = P.w[3];\n"
-                 "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
-                 "    lm_u64 *counts = (lm_u64 *)P.w[2];\n"
-                 "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
-                 "    unsigned c = 0;\n"
-                 "    for (lm_u64 i = lo + threadIdx.x; i < hi; i += 256) c += x[i] != 0;\n"
-                 "    for (int d = 16; d > 0; d /= 2) c += __shfl_down_sync(0xffffffffu, c, d);\n"
-                 "    __shared__ unsigned ws[8];\n"
-                 "    if (threadIdx.x % 32 == 0) ws[threadIdx.x / 32] = c;\n"
-                 "    __syncthreads();\n"
-                 "    if (threadIdx.x == 0) {\n"
-                 "        lm_u64 s = 0;\n"
-                 "        for (int w = 0; w < 8; w++) s += ws[w];\n"
-                 "        counts[blockIdx.x] = s;\n"
-                 "    }\n}\n");
+    base_str_cat(
+        o, "    const lm_u64 n = P.w[0], per = P.w[3];\n"
+           "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
+           "    lm_u64 *counts = (lm_u64 *)P.w[2];\n"
+           "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+           "    unsigned c = 0;\n"
+           "    for (lm_u64 i = lo + threadIdx.x; i < hi; i += 256) c += x[i] != 0;\n"
+           "    for (int d = 16; d > 0; d /= 2) c += __shfl_down_sync(0xffffffffu, c, d);\n"
+           "    __shared__ unsigned ws[8];\n"
+           "    if (threadIdx.x % 32 == 0) ws[threadIdx.x / 32] = c;\n"
+           "    __syncthreads();\n"
+           "    if (threadIdx.x == 0) {\n"
+           "        lm_u64 s = 0;\n"
+           "        for (int w = 0; w < 8; w++) s += ws[w];\n"
+           "        counts[blockIdx.x] = s;\n"
+           "    }\n}\n");
 }
 
 static void emit_nz_write(base_str_t *o, const char *name) {
     /* words: n, x, offsets, per, out, len (the result's extent: positions past it dropped) */
     open_kernel(o, name, 6, 256);
-    base_str_cat(o,
-                 "    const lm_u64 n = P.w[0], per = P.w[3], len = P.w[5];\n"
-                 "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
-                 "    const lm_u64 *offs = (const lm_u64 *)P.w[2];\n"
-                 "    lm_i64 *out = (lm_i64 *)P.w[4];\n"
-                 "    __shared__ unsigned ws[8];\n"
-                 "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
-                 "    lm_u64 base = offs[blockIdx.x];\n"
-                 "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
-                 "    for (lm_u64 tb = lo; tb < hi && base < len; tb += 256) {\n"
-                 "        const lm_u64 i = tb + t;\n"
-                 "        const bool f = i < hi && x[i] != 0;\n"
-                 "        const unsigned bal = __ballot_sync(0xffffffffu, f);\n"
-                 "        if (lane == 0) ws[warp] = __popc(bal);\n"
-                 "        __syncthreads();\n"
-                 "        unsigned before = __popc(bal & ((1u << lane) - 1u)), total = 0;\n"
-                 "        for (unsigned w = 0; w < 8; w++) {\n"
-                 "            if (w < warp) before += ws[w];\n"
-                 "            total += ws[w];\n"
-                 "        }\n"
-                 "        if (f && base + before < len) out[base + before] = (lm_i64)i;\n"
-                 "        base += total;\n"
-                 "        __syncthreads();\n"
-                 "    }\n}\n");
+    base_str_cat(
+        o, "    const lm_u64 n = P.w[0], per = P.w[3], len = P.w[5];\n"
+           "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
+           "    const lm_u64 *offs = (const lm_u64 *)P.w[2];\n"
+           "    lm_i64 *out = (lm_i64 *)P.w[4];\n"
+           "    __shared__ unsigned ws[8];\n"
+           "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
+           "    lm_u64 base = offs[blockIdx.x];\n"
+           "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+           "    for (lm_u64 tb = lo; tb < hi && base < len; tb += 256) {\n"
+           "        const lm_u64 i = tb + t;\n"
+           "        const bool f = i < hi && x[i] != 0;\n"
+           "        const unsigned bal = __ballot_sync(0xffffffffu, f);\n"
+           "        if (lane == 0) ws[warp] = __popc(bal);\n"
+           "        __syncthreads();\n"
+           "        unsigned before = __popc(bal & ((1u << lane) - 1u)), total = 0;\n"
+           "        for (unsigned w = 0; w < 8; w++) {\n"
+           "            if (w < warp) before += ws[w];\n"
+           "            total += ws[w];\n"
+           "        }\n"
+           "        if (f && base + before < len) out[base + before] = (lm_i64)i;\n"
+           "        base += total;\n"
+           "        __syncthreads();\n"
+           "    }\n}\n");
 }
 
 static void emit_scatter_prep(const cg_sort_t *s, base_str_t *o, const char *name) {
@@ -519,10 +533,9 @@ static void emit_scatter_prep(const cg_sort_t *s, base_str_t *o, const char *nam
                     "    PT *pays = (PT *)P.w[3];\n",
                     utype(s->kbytes), utype(s->pbytes));
     base_str_cat(o, grid_loop);
-    base_str_cat(o,
-                 "        const lm_i64 k = idx[t]; /* outside: skipped, sorted last */\n"
-                 "        keys[t] = (KT)(k >= 0 && (lm_u64)k < size ? (lm_u64)k : size);\n"
-                 "        pays[t] = (PT)t;\n    }\n}\n");
+    base_str_cat(o, "        const lm_i64 k = idx[t]; /* outside: skipped, sorted last */\n"
+                    "        keys[t] = (KT)(k >= 0 && (lm_u64)k < size ? (lm_u64)k : size);\n"
+                    "        pays[t] = (PT)t;\n    }\n}\n");
 }
 
 static void emit_scatter_apply(const cg_sort_t *s, base_str_t *o, const char *name) {
@@ -548,7 +561,8 @@ static void emit_scatter_apply(const cg_sort_t *s, base_str_t *o, const char *na
                     ty);
     static const char *const comb[4] = {NULL, "add", "minimum", "maximum"};
     if (s->mode > 0 && s->mode < 4)
-        base_str_printf(&body, "            acc = lm_%s_%s(acc, v[pays[r] * vs]);\n", comb[s->mode], sf);
+        base_str_printf(&body, "            acc = lm_%s_%s(acc, v[pays[r] * vs]);\n", comb[s->mode],
+                        sf);
     else
         base_str_cat(&body, "            acc = v[pays[r] * vs]; /* the last write wins */\n");
     base_str_cat(&body, "        }\n        out[k] = acc;\n    }\n}\n");
@@ -559,10 +573,10 @@ static void emit_scatter_atomic(const cg_sort_t *s, base_str_t *o, const char *n
     /* words: n, indices, values, out, size, the values' stride (1, or 0: one value) */
     static const char *const fn[4] = {NULL, "atomicAdd", "atomicMin", "atomicMax"};
     const char *ty = ir_dtypes[s->dtype].ctype;
-    const char *cu = s->dtype == LOOM_DTYPE_I32   ? "int"
-                     : s->dtype == LOOM_DTYPE_U32 ? "unsigned"
+    const char *cu = s->dtype == LOOM_DTYPE_I32                   ? "int"
+                     : s->dtype == LOOM_DTYPE_U32                 ? "unsigned"
                      : s->dtype == LOOM_DTYPE_I64 && s->mode != 1 ? "long long"
-                                                  : "unsigned long long";
+                                                                  : "unsigned long long";
     open_kernel(o, name, 6, 256);
     base_str_printf(o,
                     "    const lm_u64 n = P.w[0], size = P.w[4], vs = P.w[5];\n"

@@ -40,15 +40,16 @@ static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], u
     if (!np) return LOOM_STATUS_OK;
     if (rt_memset(e->rt, work, 0, (size_t)(ctr - work) + (size_t)np * 4) != LOOM_STATUS_OK)
         return e->err->status;
-    uint64_t wh[7] = {(uint64_t)s->n, k[0], p[0], counts, (uint64_t)s->key_passes,
-                      (uint64_t)s->seg_passes, (uint64_t)s->len};
+    uint64_t wh[7] = {
+        (uint64_t)s->n,  k[0], p[0], counts, (uint64_t)s->key_passes, (uint64_t)s->seg_passes,
+        (uint64_t)s->len};
     launch(e, st->kerns[CG_SK_HIST], stride_grid(e, s->n), 256, wh);
     int c = 0;
     for (int pass = 0; pass < np && !e->err->status; pass++) {
         bool seg = pass >= s->key_passes;
         uint64_t shift = 8 * (uint64_t)(seg ? pass - s->key_passes : pass);
-        uint64_t w[11] = {(uint64_t)s->n, k[c], p[c], k[1 - c], p[1 - c], counts, status, ctr,
-                          shift, (uint64_t)s->len, (uint64_t)pass};
+        uint64_t w[11] = {(uint64_t)s->n, k[c], p[c],  k[1 - c],         p[1 - c],      counts,
+                          status,         ctr,  shift, (uint64_t)s->len, (uint64_t)pass};
         launch(e, st->kerns[seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER], (uint32_t)tiles, 256, w);
         c = 1 - c;
     }
@@ -90,15 +91,9 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
             return e->err->status;
     }
     if (!s->n) return LOOM_STATUS_OK;
-    bool one = false; /* a scatter's values: one element for every index */
-    if (scatter) {
-        const ir_node_t *v = &sg->nodes[nd->src[2]];
-        one = true;
-        for (int ax = 0; ax < LOOM_MAX_DIMS; ax++) one = one && sg->inputs[v->input].strides[ax] == 0;
-    }
     if (scatter && s->atomic) {
-        uint64_t w[6] = {(uint64_t)s->n, operand(sg, nd, 1, in), operand(sg, nd, 2, in), out,
-                         (uint64_t)s->len, one ? 0 : 1};
+        uint64_t w[6] = {(uint64_t)s->n,   operand(sg, nd, 1, in), operand(sg, nd, 2, in), out,
+                         (uint64_t)s->len, s->one_value ? 0 : 1};
         return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
     }
     size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
@@ -114,18 +109,19 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         uint64_t w[5] = {(uint64_t)s->n, operand(sg, nd, 1, in), k[0], p[0], (uint64_t)s->len};
         launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
     } else {
-        uint64_t w[6] = {(uint64_t)s->n, operand(sg, nd, 0, in), k[0], p[0], (uint64_t)s->len,
-                         (uint64_t)s->inner};
+        uint64_t w[6] = {(uint64_t)s->n, operand(sg, nd, 0, in), k[0],
+                         p[0],           (uint64_t)s->len,       (uint64_t)s->inner};
         launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
     }
     int c = 0;
     radix(e, st, k, p, work, &c);
     if (scatter) {
-        uint64_t w[7] = {(uint64_t)s->n, k[c], p[c], operand(sg, nd, 2, in), out,
-                         (uint64_t)s->len, one ? 0 : 1};
+        uint64_t w[7] = {(uint64_t)s->n,         k[c], p[c],
+                         operand(sg, nd, 2, in), out,  (uint64_t)s->len,
+                         s->one_value ? 0 : 1};
         launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
     } else {
-        uint64_t w[6] = {(uint64_t)s->n, p[c], out, (uint64_t)s->len, (uint64_t)s->inner,
+        uint64_t w[6] = {(uint64_t)s->n,        p[c], out, (uint64_t)s->len, (uint64_t)s->inner,
                          operand(sg, nd, 0, in)};
         launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
     }

@@ -49,8 +49,8 @@ LOOM_API int loom_finfo(loom_dtype_t d, loom_finfo_t *out) {
             *out = (loom_finfo_t){32, 0x1p-23, 0x1.fffffep127, -0x1.fffffep127, 0x1p-126, 1e-6};
             break;
         default:
-            *out = (loom_finfo_t){64, 0x1p-52, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023,
-                                  0x1p-1022, 1e-15};
+            *out = (loom_finfo_t){
+                64, 0x1p-52, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 0x1p-1022, 1e-15};
             break;
     }
     return 0;

@@ -5,16 +5,12 @@
  * subtracted), rot90 (flips and a transpose). */
 #include "fe.h"
 
-static bool live(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
-    return fe_check_arg(ctx, fn, a);
-}
-
 LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t axis1,
                                      int32_t axis2) {
     const char *fn = "swapaxes";
     if (!ctx) return NULL;
     int32_t a1, a2;
-    if (!live(ctx, fn, a) || !fe_axis(ctx, fn, axis1, a->ndim, &a1) ||
+    if (!fe_check_arg(ctx, fn, a) || !fe_axis(ctx, fn, axis1, a->ndim, &a1) ||
         !fe_axis(ctx, fn, axis2, a->ndim, &a2))
         return &ctx->nil;
     int32_t perm[LOOM_MAX_DIMS];
@@ -25,7 +21,7 @@ LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t a
 LOOM_API loom_array_t *loom_atleast_nd(loom_ctx_t *ctx, loom_array_t *a, int32_t n) {
     const char *fn = "atleast_nd";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (n < 1 || n > 3) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: n is %d, not 1, 2 or 3", fn, n);
         return &ctx->nil;
@@ -50,7 +46,7 @@ static void grid(loom_ctx_t *ctx, int64_t n, int64_t m, loom_array_t **rows, loo
 static loom_array_t *triangle(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int64_t k,
                               bool lower) {
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (a->ndim < 1) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: input array must be at least 1-d", fn);
         return &ctx->nil;
@@ -77,7 +73,7 @@ LOOM_API loom_array_t *loom_diagonal(loom_ctx_t *ctx, loom_array_t *a, int64_t o
                                      int32_t axis1, int32_t axis2) {
     const char *fn = "diagonal";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (a->ndim < 2) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                  "%s: diag requires an array of at least two dimensions (it has %d)", fn, a->ndim);
@@ -115,11 +111,11 @@ LOOM_API loom_array_t *loom_trace(loom_ctx_t *ctx, loom_array_t *a, int64_t offs
 LOOM_API loom_array_t *loom_diag(loom_ctx_t *ctx, loom_array_t *v, int64_t k) {
     const char *fn = "diag";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, v)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, v)) return &ctx->nil;
     if (v->ndim == 2) return loom_diagonal(ctx, v, k, 0, 1);
     if (v->ndim != 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: input must be 1-d or 2-d (it has %d dimensions)",
-                 fn, v->ndim);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: input must be 1-d or 2-d (it has %d dimensions)", fn, v->ndim);
         return &ctx->nil;
     }
     int64_t n = v->shape[0], ak = k < 0 ? -k : k, size = n + ak;
@@ -142,7 +138,7 @@ LOOM_API loom_array_t *loom_diag(loom_ctx_t *ctx, loom_array_t *v, int64_t k) {
 LOOM_API loom_array_t *loom_roll(loom_ctx_t *ctx, loom_array_t *a, int64_t shift, int32_t axis) {
     const char *fn = "roll";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (axis == LOOM_AXIS_NONE) { /* the flattened array, rolled, in a's shape */
         int64_t minus1 = -1;
         loom_array_t *r = loom_roll(ctx, loom_reshape(ctx, a, 1, &minus1), shift, 0);
@@ -171,7 +167,7 @@ LOOM_API loom_array_t *loom_repeat(loom_ctx_t *ctx, loom_array_t *a, loom_array_
                                    int32_t axis) {
     const char *fn = "repeat";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a) || !live(ctx, fn, repeats)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, repeats)) return &ctx->nil;
     int64_t one = 1;
     if (a->ndim == 0) a = loom_reshape(ctx, a, 1, &one); /* NumPy: a 0-d a as (1,) */
     int32_t ax;
@@ -182,7 +178,8 @@ LOOM_API loom_array_t *loom_repeat(loom_ctx_t *ctx, loom_array_t *a, loom_array_
                  loom_dtype_name((loom_dtype_t)repeats->dtype));
         return &ctx->nil;
     }
-    if (repeats->ndim > 1 || (repeats->ndim == 1 && repeats->shape[0] != 1 && repeats->shape[0] != n)) {
+    if (repeats->ndim > 1 ||
+        (repeats->ndim == 1 && repeats->shape[0] != 1 && repeats->shape[0] != n)) {
         fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
                  "%s: operands could not be broadcast together with shape (%lld,) (%lld,)", fn,
                  (long long)n, (long long)(repeats->ndim ? repeats->shape[0] : 1));
@@ -195,18 +192,18 @@ LOOM_API loom_array_t *loom_repeat(loom_ctx_t *ctx, loom_array_t *a, loom_array_
     int64_t total = 0, negative = 0;
     if (n > 0) {
         loom_scope_begin(ctx);
-        loom_array_t *facts[2] = {loom_sum(ctx, r, -1, NULL, 0),
-                                  loom_sum(ctx, loom_astype(ctx, loom_less(ctx, r, fe_i64(ctx, 0)),
-                                                            LOOM_DTYPE_I64),
-                                           -1, NULL, 0)};
+        loom_array_t *facts[2] = {
+            loom_sum(ctx, r, -1, NULL, 0),
+            loom_sum(ctx, loom_astype(ctx, loom_less(ctx, r, fe_i64(ctx, 0)), LOOM_DTYPE_I64), -1,
+                     NULL, 0)};
         loom_status_t st = loom_eval(ctx, 2, facts);
         if (st == LOOM_STATUS_OK) st = loom_read(ctx, facts[0], &total, sizeof total);
         if (st == LOOM_STATUS_OK) st = loom_read(ctx, facts[1], &negative, sizeof negative);
         loom_scope_end(ctx);
         if (st != LOOM_STATUS_OK) return &ctx->nil;
         if (negative) {
-            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: repeats may not contain negative values",
-                     fn);
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: repeats may not contain negative values", fn);
             return &ctx->nil;
         }
     }
@@ -219,7 +216,7 @@ LOOM_API loom_array_t *loom_repeat(loom_ctx_t *ctx, loom_array_t *a, loom_array_
 LOOM_API loom_array_t *loom_tile(loom_ctx_t *ctx, loom_array_t *a, int32_t n, const int64_t *reps) {
     const char *fn = "tile";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (n < 0 || n > LOOM_MAX_DIMS || (n && !reps)) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d repetitions at %p", fn, n,
                  (const void *)reps);
@@ -268,7 +265,7 @@ LOOM_API loom_array_t *loom_tile(loom_ctx_t *ctx, loom_array_t *a, int32_t n, co
 LOOM_API loom_array_t *loom_diff(loom_ctx_t *ctx, loom_array_t *a, int32_t n, int32_t axis) {
     const char *fn = "diff";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (n < 0) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: order must be non-negative but got %d", fn,
                  n);
@@ -300,10 +297,12 @@ LOOM_API loom_array_t *loom_rot90(loom_ctx_t *ctx, loom_array_t *a, int64_t k, i
                                   int32_t axis2) {
     const char *fn = "rot90";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (a->ndim < 2) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: axes must be different and the array at "
-                 "least 2-d (it has %d dimensions)", fn, a->ndim);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: axes must be different and the array at "
+                 "least 2-d (it has %d dimensions)",
+                 fn, a->ndim);
         return &ctx->nil;
     }
     int32_t a1, a2;
@@ -329,11 +328,10 @@ LOOM_API loom_array_t *loom_rot90(loom_ctx_t *ctx, loom_array_t *a, int64_t k, i
 
 /* ---- creation from another array, products, splits ---- */
 
-LOOM_API loom_array_t *loom_full_like(loom_ctx_t *ctx, loom_array_t *a, double value,
-                                      int dtype) {
+LOOM_API loom_array_t *loom_full_like(loom_ctx_t *ctx, loom_array_t *a, double value, int dtype) {
     const char *fn = "full_like";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     loom_dtype_t d = dtype < 0 ? (loom_dtype_t)a->dtype : (loom_dtype_t)dtype;
     if ((unsigned)d >= LOOM_DTYPE_COUNT) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: dtype %d is not a dtype", fn, dtype);
@@ -346,7 +344,7 @@ LOOM_API loom_array_t *loom_full_like(loom_ctx_t *ctx, loom_array_t *a, double v
 LOOM_API loom_array_t *loom_outer(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
     const char *fn = "outer";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
     int64_t col[2] = {-1, 1}, row[2] = {1, -1};
     return loom_multiply(ctx, loom_reshape(ctx, a, 2, col), loom_reshape(ctx, b, 2, row));
 }
@@ -354,17 +352,18 @@ LOOM_API loom_array_t *loom_outer(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
 LOOM_API loom_array_t *loom_inner(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
     const char *fn = "inner";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
     if (a->ndim == 0 || b->ndim == 0) return loom_multiply(ctx, a, b);
     /* the last axes contracted: a's with b's moved first */
     int32_t last = b->ndim - 1, first = 0;
     return loom_tensordot(ctx, a, loom_moveaxis(ctx, b, 1, &last, &first), 1);
 }
 
-LOOM_API loom_array_t *loom_vecdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, int32_t axis) {
+LOOM_API loom_array_t *loom_vecdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                   int32_t axis) {
     const char *fn = "vecdot";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
     if (a->ndim == 0 || b->ndim == 0) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: operands must be at least 1-d", fn);
         return &ctx->nil;
@@ -390,7 +389,7 @@ LOOM_API loom_array_t *loom_vecdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_
 LOOM_API loom_array_t *loom_kron(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
     const char *fn = "kron";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a) || !live(ctx, fn, b)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
     int32_t nd = a->ndim > b->ndim ? a->ndim : b->ndim;
     if (2 * nd > LOOM_MAX_DIMS) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes is too many (at most %d)", fn, nd,
@@ -411,8 +410,8 @@ LOOM_API loom_array_t *loom_kron(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
             return &ctx->nil;
         }
     }
-    loom_array_t *p = loom_multiply(ctx, loom_reshape(ctx, a, 2 * nd, sa),
-                                    loom_reshape(ctx, b, 2 * nd, sb));
+    loom_array_t *p =
+        loom_multiply(ctx, loom_reshape(ctx, a, 2 * nd, sa), loom_reshape(ctx, b, 2 * nd, sb));
     return loom_reshape(ctx, p, nd, out);
 }
 
@@ -453,8 +452,8 @@ LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_
     if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return ctx->err.status;
     int64_t n = a->shape[ax];
     if (sections <= 0 || !outs) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: number sections must be larger than 0 (%lld)",
-                 fn, (long long)sections);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: number sections must be larger than 0 (%lld)", fn, (long long)sections);
         return ctx->err.status;
     }
     if (even && n % sections) {
@@ -482,7 +481,7 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
                                 loom_pad_mode_t mode, double value) {
     const char *fn = "pad";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a)) return &ctx->nil;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if ((int)mode < 0 || mode > LOOM_PAD_WRAP || (a->ndim && !widths)) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode %d, widths at %p", fn, (int)mode,
                  (const void *)widths);
@@ -492,8 +491,10 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
     for (int32_t ax = 0; ax < a->ndim && !(r->flags & FE_NIL); ax++) {
         int64_t before = widths[2 * ax], after = widths[2 * ax + 1], n = a->shape[ax], len;
         if (before < 0 || after < 0) {
-            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: index can't contain negative values "
-                     "(%lld, %lld on axis %d)", fn, (long long)before, (long long)after, ax);
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: index can't contain negative values "
+                     "(%lld, %lld on axis %d)",
+                     fn, (long long)before, (long long)after, ax);
             return &ctx->nil;
         }
         if (!before && !after) continue;
@@ -513,7 +514,7 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
             case LOOM_PAD_WRAP:
                 j = loom_remainder(ctx, i, fe_i64(ctx, n));
                 break;
-            case LOOM_PAD_REFLECT: /* period 2n - 2, the edges not repeated */
+            case LOOM_PAD_REFLECT:     /* period 2n - 2, the edges not repeated */
             case LOOM_PAD_SYMMETRIC: { /* period 2n, the edges repeated */
                 int64_t period = mode == LOOM_PAD_REFLECT ? 2 * n - 2 : 2 * n;
                 if (period == 0) {
@@ -521,7 +522,8 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
                     break;
                 }
                 loom_array_t *m = loom_remainder(ctx, i, fe_i64(ctx, period));
-                loom_array_t *back = loom_subtract(ctx, fe_i64(ctx, period - (mode == LOOM_PAD_SYMMETRIC)), m);
+                loom_array_t *back =
+                    loom_subtract(ctx, fe_i64(ctx, period - (mode == LOOM_PAD_SYMMETRIC)), m);
                 j = loom_where(ctx, loom_less(ctx, m, fe_i64(ctx, n)), m, back);
                 break;
             }
@@ -553,7 +555,8 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
 
 /* ---- index grids ---- */
 
-LOOM_API loom_array_t *loom_tri(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k, loom_dtype_t dtype) {
+LOOM_API loom_array_t *loom_tri(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k,
+                                loom_dtype_t dtype) {
     const char *fn = "tri";
     if (!ctx) return NULL;
     int64_t shape[2] = {n, m};
@@ -614,12 +617,12 @@ LOOM_API loom_array_t *loom_ediff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array
                                     loom_array_t *to_end) {
     const char *fn = "ediff1d";
     if (!ctx) return NULL;
-    if (!live(ctx, fn, a) || (to_begin && !live(ctx, fn, to_begin)) ||
-        (to_end && !live(ctx, fn, to_end)))
+    if (!fe_check_arg(ctx, fn, a) || (to_begin && !fe_check_arg(ctx, fn, to_begin)) ||
+        (to_end && !fe_check_arg(ctx, fn, to_end)))
         return &ctx->nil;
     /* NumPy casts the ends into a's dtype under same_kind: bool < uint < int < float */
-    static const int rank[] = {[IR_DKIND_BOOL] = 0, [IR_DKIND_UINT] = 1, [IR_DKIND_INT] = 2,
-                               [IR_DKIND_FLOAT] = 3};
+    static const int rank[] = {
+        [IR_DKIND_BOOL] = 0, [IR_DKIND_UINT] = 1, [IR_DKIND_INT] = 2, [IR_DKIND_FLOAT] = 3};
     loom_array_t *const ends[2] = {to_begin, to_end};
     for (int e = 0; e < 2; e++)
         if (ends[e] && rank[ir_dtypes[ends[e]->dtype].kind] > rank[ir_dtypes[a->dtype].kind]) {
@@ -639,8 +642,12 @@ LOOM_API loom_array_t *loom_ediff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array
     if (d->flags & FE_NIL) return d;
     loom_array_t *parts[3];
     int32_t k = 0;
-    if (to_begin) parts[k++] = loom_astype(ctx, loom_reshape(ctx, to_begin, 1, &minus1), (loom_dtype_t)d->dtype);
+    if (to_begin)
+        parts[k++] =
+            loom_astype(ctx, loom_reshape(ctx, to_begin, 1, &minus1), (loom_dtype_t)d->dtype);
     parts[k++] = d;
-    if (to_end) parts[k++] = loom_astype(ctx, loom_reshape(ctx, to_end, 1, &minus1), (loom_dtype_t)d->dtype);
+    if (to_end)
+        parts[k++] =
+            loom_astype(ctx, loom_reshape(ctx, to_end, 1, &minus1), (loom_dtype_t)d->dtype);
     return k == 1 ? d : loom_concatenate(ctx, k, parts, 0);
 }

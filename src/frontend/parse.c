@@ -1772,6 +1772,22 @@ static bool get_axes(parser_t *P, const bound_t *b, int slot, bool tuple_ok, int
     return axis_value(P, v, b->pos[slot], b->names[slot], &axes[0]);
 }
 
+/* A string argument naming one of n choices (mode=, method=, casting=...): its index, dflt
+ * when absent or None, -1 for anything else (the caller says which choices there are). */
+static int choice_arg(parser_t *P, const bound_t *b, int slot, const char *const *names, int n,
+                      int dflt) {
+    if (slot < 0 || !b->given[slot] || b->v[slot].kind == V_NONE) return dflt;
+    const value_t *v = &b->v[slot];
+    for (int i = 0; v->kind == V_STR && i < n; i++)
+        if ((size_t)v->tlen == strlen(names[i]) &&
+            !strncmp(P->src + v->tpos, names[i], (size_t)v->tlen))
+            return i;
+    return -1;
+}
+
+/* take's and choose's mode=, in loom_take_mode_t order. */
+static const char *const take_modes[] = {"raise", "wrap", "clip"};
+
 /* keepdims: a Python bool or int (absent: False). */
 static bool get_flag(parser_t *P, const bound_t *b, int slot, int *out) {
     int64_t k = 0;
@@ -1861,19 +1877,11 @@ static bool dtype_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                     kind_text(&b->v[0]));
     if (!dtype_arg(P, b, 1, &e)) return false;
     static const char *const castings[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
-    int c = LOOM_CASTING_SAFE;
-    if (b->given[2] && b->v[2].kind != V_NONE) {
-        const value_t *cv = &b->v[2];
-        c = -1;
-        for (int i = 0; cv->kind == V_STR && i < 5; i++)
-            if ((size_t)cv->tlen == strlen(castings[i]) &&
-                !strncmp(P->src + cv->tpos, castings[i], (size_t)cv->tlen))
-                c = i;
-        if (c < 0)
-            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
-                        "can_cast: casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
-                        "'unsafe'");
-    }
+    int c = choice_arg(P, b, 2, castings, 5, LOOM_CASTING_SAFE);
+    if (c < 0)
+        return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                    "can_cast: casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                    "'unsafe'");
     *out = mk_bool(loom_can_cast(d, e, (loom_casting_t)c) == 1);
     return true;
 }
@@ -1955,19 +1963,11 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             widths[2 * ax + 1] = (int64_t)hi->i;
         }
         static const char *const modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
-        int m = 0;
-        if (b->given[2] && b->v[2].kind != V_NONE) {
-            const value_t *mv = &b->v[2];
-            m = -1;
-            for (int i = 0; mv->kind == V_STR && i < 5; i++)
-                if ((size_t)mv->tlen == strlen(modes[i]) &&
-                    !strncmp(P->src + mv->tpos, modes[i], (size_t)mv->tlen))
-                    m = i;
-            if (m < 0)
-                return perr(P, b->pos[2], LOOM_STATUS_NOT_AVAILABLE,
-                            "pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or "
-                            "'wrap' (the statistic modes are not supported yet)");
-        }
+        int m = choice_arg(P, b, 2, modes, 5, LOOM_PAD_CONSTANT);
+        if (m < 0)
+            return perr(P, b->pos[2], LOOM_STATUS_NOT_AVAILABLE,
+                        "pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or "
+                        "'wrap' (the statistic modes are not supported yet)");
         double cv = 0;
         if (b->given[3] && b->v[3].kind != V_NONE) {
             if (!is_num(&b->v[3]))
@@ -2006,15 +2006,11 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         for (; m < 4 && b->given[m]; m++)
             if (loom_array_is_nil(xs[m] = as_array(P, &b->v[m], b->pos[m], "an argument")))
                 return false;
-        int ij = 0;
-        if (b->given[4] && b->v[4].kind != V_NONE) {
-            const value_t *iv = &b->v[4];
-            bool xy = iv->kind == V_STR && iv->tlen == 2 && !strncmp(P->src + iv->tpos, "xy", 2);
-            ij = iv->kind == V_STR && iv->tlen == 2 && !strncmp(P->src + iv->tpos, "ij", 2);
-            if (!xy && !ij)
-                return perr(P, b->pos[4], LOOM_STATUS_INVALID_ARGUMENT,
-                            "meshgrid: valid values for `indexing` are 'xy' and 'ij'");
-        }
+        static const char *const indexing[] = {"xy", "ij"};
+        int ij = choice_arg(P, b, 4, indexing, 2, 0);
+        if (ij < 0)
+            return perr(P, b->pos[4], LOOM_STATUS_INVALID_ARGUMENT,
+                        "meshgrid: valid values for `indexing` are 'xy' and 'ij'");
         if (loom_meshgrid(ctx, m, xs, ij, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
         *r = NULL;
         return array_tuple(P, m, outs, b->pos[0], out);
@@ -2118,22 +2114,15 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 "linear",   "inverted_cdf",    "averaged_inverted_cdf", "closest_observation",
                 "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
                 "normal_unbiased", "lower", "higher", "midpoint", "nearest"};
-            int m = 0, slot = slot_of(b, "method");
-            if (b->given[slot] && b->v[slot].kind != V_NONE) {
-                const value_t *mv = &b->v[slot];
-                m = -1;
-                for (int i = 0; mv->kind == V_STR && i < 13; i++)
-                    if ((size_t)mv->tlen == strlen(methods[i]) &&
-                        !strncmp(P->src + mv->tpos, methods[i], (size_t)mv->tlen))
-                        m = i;
-                if (m < 0)
-                    return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
-                                "%s: not a valid method (linear, lower, higher, midpoint, "
-                                "nearest, inverted_cdf, averaged_inverted_cdf, "
-                                "closest_observation, interpolated_inverted_cdf, hazen, weibull, "
-                                "median_unbiased, normal_unbiased)",
-                                n);
-            }
+            int slot = slot_of(b, "method");
+            int m = choice_arg(P, b, slot, methods, 13, LOOM_QUANTILE_LINEAR);
+            if (m < 0)
+                return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: not a valid method (linear, lower, higher, midpoint, nearest, "
+                            "inverted_cdf, averaged_inverted_cdf, closest_observation, "
+                            "interpolated_inverted_cdf, hazen, weibull, median_unbiased, "
+                            "normal_unbiased)",
+                            n);
             /* NumPy: an integer q (0 or 1) makes linear's index an integer: the element
              * itself, in a's dtype */
             if (n[0] == 'q' && m == 0 && b->v[1].kind != V_FLOAT) m = LOOM_QUANTILE_LOWER;
@@ -2507,14 +2496,8 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             loom_take_mode_t mode = LOOM_TAKE_RAISE;
             x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
             if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "out")) return false;
-            if (b->given[3] && b->v[3].kind == V_STR) {
-                const value_t *m = &b->v[3];
-                mode = m->tlen == 4 && !strncmp(P->src + m->tpos, "wrap", 4)   ? LOOM_TAKE_WRAP
-                       : m->tlen == 4 && !strncmp(P->src + m->tpos, "clip", 4) ? LOOM_TAKE_CLIP
-                       : m->tlen == 5 && !strncmp(P->src + m->tpos, "raise", 5)
-                           ? LOOM_TAKE_RAISE
-                           : (loom_take_mode_t)-1;
-            }
+            if (b->given[3] && b->v[3].kind == V_STR) /* unknown: -1, loom_choose says so */
+                mode = (loom_take_mode_t)choice_arg(P, b, 3, take_modes, 3, LOOM_TAKE_RAISE);
             r = loom_choose(ctx, x[0], nk, list, mode);
             break;
         }
@@ -2554,19 +2537,11 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 break;
             }
             if (!refuse_given(P, f, b, "out")) return false;
-            if (b->given[4] && b->v[4].kind != V_NONE) {
-                const value_t *m = &b->v[4];
-                static const char *const modes[] = {"raise", "wrap", "clip"};
-                int k = 3;
-                for (int i = 0; m->kind == V_STR && i < 3; i++)
-                    if ((size_t)m->tlen == strlen(modes[i]) &&
-                        !strncmp(P->src + m->tpos, modes[i], (size_t)m->tlen))
-                        k = i;
-                if (k == 3)
-                    return perr(P, b->pos[4], LOOM_STATUS_INVALID_ARGUMENT,
-                                "take: mode must be 'raise', 'wrap' or 'clip'");
-                mode = (loom_take_mode_t)k;
-            }
+            int k = choice_arg(P, b, 4, take_modes, 3, (int)mode);
+            if (k < 0)
+                return perr(P, b->pos[4], LOOM_STATUS_INVALID_ARGUMENT,
+                            "take: mode must be 'raise', 'wrap' or 'clip'");
+            mode = (loom_take_mode_t)k;
             r = loom_take(ctx, x[0], x[1], naxes < 0 ? LOOM_AXIS_NONE : axis, mode);
             break;
         }

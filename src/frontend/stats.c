@@ -12,8 +12,8 @@
 
 /* a with its NaN elements replaced by the scalar fill (a's dtype). */
 static loom_array_t *nan_to(loom_ctx_t *ctx, loom_array_t *a, double fill) {
-    loom_array_t *f = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, fill),
-                                  (loom_dtype_t)a->dtype);
+    loom_array_t *f =
+        loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, fill), (loom_dtype_t)a->dtype);
     return loom_where(ctx, loom_isnan(ctx, a), f, a);
 }
 
@@ -42,8 +42,8 @@ static loom_array_t *nan_extreme(loom_ctx_t *ctx, const char *fn, bool max, loom
     loom_array_t *m = (max ? loom_max : loom_min)(ctx, nan_to(ctx, a, max ? -INFINITY : INFINITY),
                                                   naxes, axes, keepdims);
     loom_array_t *none = loom_all(ctx, loom_isnan(ctx, a), naxes, axes, keepdims);
-    loom_array_t *nan = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, NAN),
-                                    (loom_dtype_t)a->dtype);
+    loom_array_t *nan =
+        loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, NAN), (loom_dtype_t)a->dtype);
     return loom_where(ctx, none, nan, m);
 }
 
@@ -57,19 +57,23 @@ LOOM_API loom_array_t *loom_nanmin(loom_ctx_t *ctx, loom_array_t *a, int32_t nax
     return nan_extreme(ctx, "nanmin", false, a, naxes, axes, keepdims);
 }
 
-/* The sum of the non-NaN elements (in the mean's accumulation dtype) and their count, both
- * float64, for nanmean/nanvar. */
-static void sum_count(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes, const int32_t *axes,
-                      int keepdims, loom_array_t **sum, loom_array_t **count) {
+/* The sum of the non-NaN elements (in the mean's accumulation dtype), as float64. */
+static loom_array_t *nan_sum64(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes, const int32_t *axes,
+                               int keepdims) {
     loom_dtype_t acc = a->dtype == LOOM_DTYPE_F16 || a->dtype == LOOM_DTYPE_BF16
                            ? LOOM_DTYPE_F32
                            : (loom_dtype_t)a->dtype;
-    *sum = loom_astype(ctx, loom_sum(ctx, loom_astype(ctx, nan_to(ctx, a, 0), acc), naxes, axes,
-                                     keepdims),
-                       LOOM_DTYPE_F64);
-    *count = loom_astype(ctx, loom_count_nonzero(ctx, loom_logical_not(ctx, loom_isnan(ctx, a)),
-                                                 naxes, axes, keepdims),
-                         LOOM_DTYPE_F64);
+    loom_array_t *s =
+        loom_sum(ctx, loom_astype(ctx, nan_to(ctx, a, 0), acc), naxes, axes, keepdims);
+    return loom_astype(ctx, s, LOOM_DTYPE_F64);
+}
+
+/* The count of the non-NaN elements, as float64. */
+static loom_array_t *nan_count64(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                 const int32_t *axes, int keepdims) {
+    loom_array_t *c =
+        loom_count_nonzero(ctx, loom_logical_not(ctx, loom_isnan(ctx, a)), naxes, axes, keepdims);
+    return loom_astype(ctx, c, LOOM_DTYPE_F64);
 }
 
 LOOM_API loom_array_t *loom_nanmean(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
@@ -77,9 +81,9 @@ LOOM_API loom_array_t *loom_nanmean(loom_ctx_t *ctx, loom_array_t *a, int32_t na
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "nanmean", a)) return &ctx->nil;
     if (!has_nan(a)) return loom_mean(ctx, a, naxes, axes, keepdims);
-    loom_array_t *s, *n;
-    sum_count(ctx, a, naxes, axes, keepdims, &s, &n);
-    return loom_astype(ctx, loom_true_divide(ctx, s, n), (loom_dtype_t)a->dtype); /* 0/0: NaN */
+    loom_array_t *q = loom_true_divide(ctx, nan_sum64(ctx, a, naxes, axes, keepdims),
+                                       nan_count64(ctx, a, naxes, axes, keepdims));
+    return loom_astype(ctx, q, (loom_dtype_t)a->dtype); /* 0/0: NaN */
 }
 
 /* nanvar / nanstd: the mean of the others, their squared deviations summed over count - ddof
@@ -89,15 +93,14 @@ static loom_array_t *nan_moment(loom_ctx_t *ctx, const char *fn, bool root, loom
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (!has_nan(a)) return (root ? loom_std : loom_var)(ctx, a, naxes, axes, keepdims, ddof);
-    loom_array_t *s, *n, *s2, *n2;
-    sum_count(ctx, a, naxes, axes, 1, &s, &n);         /* the mean, broadcast back */
-    sum_count(ctx, a, naxes, axes, keepdims, &s2, &n2); /* the count, in the result's shape */
-    (void)s2;
-    loom_array_t *x = loom_astype(ctx, a, LOOM_DTYPE_F64);
-    loom_array_t *d = loom_subtract(ctx, x, loom_true_divide(ctx, s, n));
+    loom_array_t *mean = loom_true_divide(ctx, nan_sum64(ctx, a, naxes, axes, 1),
+                                          nan_count64(ctx, a, naxes, axes, 1)); /* broadcast back */
+    loom_array_t *n2 = nan_count64(ctx, a, naxes, axes, keepdims); /* in the result's shape */
+    loom_array_t *d = loom_subtract(ctx, loom_astype(ctx, a, LOOM_DTYPE_F64), mean);
     /* only the NaN elements of a count as 0 (inf - inf stays NaN, as NumPy's) */
-    loom_array_t *sq = loom_where(ctx, loom_isnan(ctx, a), loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0),
-                                  loom_multiply(ctx, d, d));
+    loom_array_t *sq =
+        loom_where(ctx, loom_isnan(ctx, a), loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0),
+                   loom_multiply(ctx, d, d));
     loom_array_t *ss = loom_sum(ctx, sq, naxes, axes, keepdims);
     loom_array_t *dof = loom_subtract(ctx, n2, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, ddof));
     loom_array_t *v = loom_true_divide(ctx, ss, dof);
@@ -127,14 +130,22 @@ LOOM_API loom_array_t *loom_ptp(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
 
 /* ---- median and quantiles: a sort along the axis, then gathers of the order statistics ---- */
 
-/* a with axis ax moved last (LOOM_AXIS_NONE: flattened), sorted along it (NaN last). */
+/* a with axis ax moved last (LOOM_AXIS_NONE: flattened), sorted along it (NaN last), and the
+ * length *n of that axis; nil (the error recorded) where it is empty. */
 static loom_array_t *sorted_last(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
-                                 int32_t *ax_out) {
+                                 int32_t *ax_out, int64_t *n) {
     int32_t ax;
     if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     *ax_out = ax;
     int32_t last = a->ndim - 1;
-    return loom_sort(ctx, loom_moveaxis(ctx, a, 1, &ax, &last), -1);
+    loom_array_t *s = loom_sort(ctx, loom_moveaxis(ctx, a, 1, &ax, &last), -1);
+    if (s->flags & FE_NIL) return s;
+    *n = s->shape[s->ndim - 1];
+    if (*n == 0) {
+        fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: the slices are empty", fn);
+        return &ctx->nil;
+    }
+    return s;
 }
 
 /* Element i of the sorted last axis (the axis dropped). */
@@ -145,8 +156,8 @@ static loom_array_t *order_stat(loom_ctx_t *ctx, loom_array_t *s, int64_t i) {
 /* r, NaN where the sorted slice holds a NaN (its last element), in r's dtype. */
 static loom_array_t *nan_slices(loom_ctx_t *ctx, loom_array_t *s, int64_t n, loom_array_t *r) {
     if (!ir_is_float((loom_dtype_t)s->dtype) || n == 0) return r;
-    loom_array_t *nan = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, NAN),
-                                    (loom_dtype_t)r->dtype);
+    loom_array_t *nan =
+        loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, NAN), (loom_dtype_t)r->dtype);
     return loom_where(ctx, loom_isnan(ctx, order_stat(ctx, s, n - 1)), nan, r);
 }
 
@@ -164,13 +175,9 @@ LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axi
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     int32_t ax = 0;
-    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax);
+    int64_t n = 0;
+    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax, &n);
     if (s->flags & FE_NIL) return s;
-    int64_t n = s->shape[s->ndim - 1];
-    if (n == 0) {
-        fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: the slices are empty", fn);
-        return &ctx->nil;
-    }
     /* NumPy: the mean of the middle one or two elements */
     int64_t lo = (n - 1) / 2, hi = n / 2;
     loom_array_t *idx = loom_arange_int(ctx, lo, hi + 1, 1, LOOM_DTYPE_I64);
@@ -192,8 +199,8 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     if (!(q >= 0 && q <= 1)) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: quantiles must be in the range [0, 1] (%g)",
-                 fn, q);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: quantiles must be in the range [0, 1] (%g)", fn, q);
         return &ctx->nil;
     }
     if ((int)method < 0 || method > LOOM_QUANTILE_NEAREST) {
@@ -202,16 +209,11 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
         return &ctx->nil;
     }
     int32_t ax = 0;
-    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax);
+    int64_t n = 0;
+    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax, &n);
     if (s->flags & FE_NIL) return s;
-    int64_t n = s->shape[s->ndim - 1];
-    if (n == 0) {
-        fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: the slices are empty", fn);
-        return &ctx->nil;
-    }
-    double nm1 = (double)(n - 1), vi = 0, gamma = 0;
+    double nm1 = (double)(n - 1), vi = 0;
     int64_t pick = -1; /* discrete methods: the order statistic taken */
-    bool have_gamma = false;
     switch (method) {
         case LOOM_QUANTILE_LOWER:
             pick = (int64_t)floor(nm1 * q);
@@ -271,10 +273,9 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
             prev = 0;
             ip = in = 0;
         }
-        gamma = vi - prev;
+        double gamma = vi - prev;
         if (method == LOOM_QUANTILE_AVERAGED_INVERTED_CDF) gamma = gamma == 0 ? 0.5 : 1;
         if (method == LOOM_QUANTILE_MIDPOINT) gamma = fmod(vi, 1) == 0 ? 0 : 0.5;
-        have_gamma = true;
         loom_array_t *lo = order_stat(ctx, s, ip), *hi = order_stat(ctx, s, in);
         /* _lerp: a + (b - a) t, or b - (b - a) (1 - t) where t >= 0.5, t a weak scalar */
         loom_array_t *d = loom_subtract(ctx, hi, lo);
@@ -282,7 +283,6 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
                 ? loom_subtract(ctx, hi, loom_multiply(ctx, d, loom_weak_float(ctx, 1 - gamma)))
                 : loom_add(ctx, lo, loom_multiply(ctx, d, loom_weak_float(ctx, gamma)));
     }
-    (void)have_gamma;
     r = nan_slices(ctx, s, n, r);
     return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
 }
@@ -299,13 +299,14 @@ LOOM_API loom_array_t *loom_isclose(loom_ctx_t *ctx, loom_array_t *a, loom_array
     if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
     /* NumPy 2: (|a - y| <= atol + rtol |y|) & isfinite(y) | (a == y), y = b as a float; with
      * equal_nan, NaN matches NaN */
-    loom_array_t *y = b->flags & FE_WEAK ? b : loom_astype(ctx, b, float_of((loom_dtype_t)b->dtype));
+    loom_array_t *y =
+        b->flags & FE_WEAK ? b : loom_astype(ctx, b, float_of((loom_dtype_t)b->dtype));
     loom_array_t *ay = loom_abs(ctx, y);
     loom_array_t *tol = loom_add(ctx, loom_weak_float(ctx, atol),
                                  loom_multiply(ctx, loom_weak_float(ctx, rtol), ay));
-    loom_array_t *close = loom_logical_and(
-        ctx, loom_less_equal(ctx, loom_abs(ctx, loom_subtract(ctx, a, y)), tol),
-        loom_isfinite(ctx, y));
+    loom_array_t *close =
+        loom_logical_and(ctx, loom_less_equal(ctx, loom_abs(ctx, loom_subtract(ctx, a, y)), tol),
+                         loom_isfinite(ctx, y));
     loom_array_t *r = loom_logical_or(ctx, close, loom_equal(ctx, a, y));
     if (equal_nan)
         r = loom_logical_or(ctx, r, loom_logical_and(ctx, loom_isnan(ctx, a), loom_isnan(ctx, y)));
@@ -333,7 +334,8 @@ LOOM_API loom_array_t *loom_nan_to_num(loom_ctx_t *ctx, loom_array_t *a, double 
     loom_dtype_t d = (loom_dtype_t)a->dtype;
     if (!ir_is_float(d)) return fe_scope_adopt(ctx, a);
     /* NaN posinf/neginf: the dtype's largest and smallest finite values, as NumPy's None */
-    double hi = isnan(posinf) ? finite_max(d) : posinf, lo = isnan(neginf) ? -finite_max(d) : neginf;
+    double hi = isnan(posinf) ? finite_max(d) : posinf,
+           lo = isnan(neginf) ? -finite_max(d) : neginf;
     loom_array_t *r = nan_to(ctx, a, nan);
     loom_array_t *inf = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, INFINITY), d);
     loom_array_t *c_hi = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, hi), d);
@@ -392,7 +394,8 @@ LOOM_API loom_array_t *loom_nancumprod(loom_ctx_t *ctx, loom_array_t *a, int32_t
 /* ---- weighted means ---- */
 
 LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
-                                    loom_array_t *weights, int keepdims, loom_array_t **sum_weights) {
+                                    loom_array_t *weights, int keepdims,
+                                    loom_array_t **sum_weights) {
     const char *fn = "average";
     if (!ctx) return NULL;
     if (sum_weights) *sum_weights = &ctx->nil;
@@ -434,7 +437,8 @@ LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
                  loom_dtype_name((loom_dtype_t)a->dtype), loom_dtype_name((loom_dtype_t)w->dtype));
         return &ctx->nil;
     }
-    if (!ir_is_float((loom_dtype_t)a->dtype)) d = loom_dtype_promote((loom_dtype_t)d, LOOM_DTYPE_F64);
+    if (!ir_is_float((loom_dtype_t)a->dtype))
+        d = loom_dtype_promote((loom_dtype_t)d, LOOM_DTYPE_F64);
     loom_array_t *wd = loom_astype(ctx, w, (loom_dtype_t)d);
     loom_array_t *wb = loom_broadcast_to(ctx, wd, a->ndim, a->shape);
     loom_array_t *scl = loom_sum(ctx, wb, naxes, axes, keepdims);
@@ -490,8 +494,8 @@ LOOM_API loom_array_t *loom_cov(loom_ctx_t *ctx, loom_array_t *m, loom_array_t *
     loom_array_t *p = loom_matmul(ctx, c, loom_transpose(ctx, c, 2, NULL));
     /* NumPy divides by max(n - ddof, 0) (a warning, then inf or NaN, at zero) */
     double fact = (double)n - dof > 0 ? (double)n - dof : 0;
-    loom_array_t *r = loom_true_divide(ctx, p, loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, fact),
-                                                           (loom_dtype_t)d));
+    loom_array_t *r = loom_true_divide(
+        ctx, p, loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, fact), (loom_dtype_t)d));
     return loom_squeeze(ctx, r, 0, NULL);
 }
 
@@ -506,7 +510,7 @@ LOOM_API loom_array_t *loom_corrcoef(loom_ctx_t *ctx, loom_array_t *m, loom_arra
     loom_array_t *r = loom_true_divide(ctx, loom_true_divide(ctx, c, loom_reshape(ctx, dg, 2, col)),
                                        loom_reshape(ctx, dg, 2, row));
     /* NumPy clips the real part into [-1, 1] */
-    loom_array_t *one = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 1),
-                                    (loom_dtype_t)r->dtype);
+    loom_array_t *one =
+        loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 1), (loom_dtype_t)r->dtype);
     return loom_clip(ctx, r, loom_negative(ctx, one), one);
 }
