@@ -361,12 +361,18 @@ LOOM_API loom_array_t *loom_weak_bool(loom_ctx_t *ctx, int value);
 /* ---- Elementwise operations ----------------------------------------------------------- */
 
 /* X(name) — unary ops with NumPy's names, dtypes and values (np.negative, np.sqrt, ...).
- * Integer inputs to float functions take NumPy's loop (int8 -> float16, int32 -> float64). */
+ * Integer inputs to float functions take NumPy's loop (int8 -> float16, int32 -> float64).
+ * erf, erfc, erfinv, erfcinv, lgamma (scipy's gammaln) and digamma (psi) are scipy.special's
+ * functions with NumPy's dtype rule (float16 stays float16); i0 and sinc are NumPy's, which
+ * compute integers in float64. The special functions round a double result to float32 once
+ * (docs/guide.md gives the measured accuracy). */
 #define LOOM_UNARY_LIST(X)                                                                     \
     X(negative) X(positive) X(abs) X(sign) X(sqrt) X(cbrt) X(square) X(reciprocal) X(exp)     \
     X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan) X(arcsin)          \
     X(arccos) X(arctan) X(sinh) X(cosh) X(tanh) X(arcsinh) X(arccosh) X(arctanh) X(floor)     \
-    X(ceil) X(trunc) X(rint) X(isnan) X(isinf) X(isfinite) X(logical_not) X(invert)
+    X(ceil) X(trunc) X(rint) X(isnan) X(isinf) X(isfinite) X(logical_not) X(invert) X(erf)    \
+    X(erfc) X(erfinv) X(erfcinv) X(lgamma) X(digamma) X(i0) X(sinc) X(deg2rad) X(rad2deg)    \
+    X(spacing) X(signbit)
 
 /* X(name) — binary ops, broadcasting their operands (np.add, np.floor_divide, ...). */
 #define LOOM_BINARY_LIST(X)                                                                    \
@@ -374,7 +380,7 @@ LOOM_API loom_array_t *loom_weak_bool(loom_ctx_t *ctx, int value);
     X(maximum) X(minimum) X(fmax) X(fmin) X(arctan2) X(hypot) X(copysign) X(equal)            \
     X(not_equal) X(less) X(less_equal) X(greater) X(greater_equal) X(logical_and)             \
     X(logical_or) X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(left_shift)    \
-    X(right_shift)
+    X(right_shift) X(logaddexp) X(logaddexp2) X(nextafter) X(heaviside) X(gcd) X(lcm)
 
 /* Each unary op: loom_sqrt(ctx, a). Returns a new lazy array, or nil on error. */
 #define LOOM__UNARY_DECL(name) LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a);
@@ -390,6 +396,32 @@ LOOM_UNARY_LIST(LOOM__UNARY_DECL)
     LOOM_API loom_array_t *loom_##name##_i(loom_ctx_t *ctx, loom_array_t *a, int64_t b);
 LOOM_BINARY_LIST(LOOM__BINARY_DECL)
 #undef LOOM__BINARY_DECL
+
+/* np.ldexp(x, n) = x * 2**n exactly rounded: n an integer (not uint64) array; the result is
+ * x's float loop (int8 -> float16, int32 -> float64; a Python int x beside an array n gives
+ * float16, as NumPy's NEP 50 resolution does; a Python float x, float64). bfloat16 computes in float32, as ml_dtypes does. */
+LOOM_API loom_array_t *loom_ldexp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *n);
+/* np.frexp: x = mantissa * 2**exponent with |mantissa| in [0.5, 1) (0, inf and NaN keep x and
+ * give exponent 0); mantissa in x's float loop, exponent int32. */
+LOOM_API loom_status_t loom_frexp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t **mantissa,
+                                  loom_array_t **exponent);
+/* np.modf: the fractional and integral parts, both with x's sign (modf(-inf) = (-0, -inf)). */
+LOOM_API loom_status_t loom_modf(loom_ctx_t *ctx, loom_array_t *x, loom_array_t **fractional,
+                                 loom_array_t **integral);
+/* np.divmod: (floor_divide(a, b), remainder(a, b)). */
+LOOM_API loom_status_t loom_divmod(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                   loom_array_t **quotient, loom_array_t **remainder);
+/* np.float_power: power in float64, whatever the operands' dtypes. */
+LOOM_API loom_array_t *loom_float_power(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+/* np.round(a, decimals) as NumPy computes it: floats rint(a * 10**d) / 10**d (d < 0:
+ * rint(a / 10**-d) * 10**-d, the power a Python float of a's dtype); integers unchanged for
+ * d >= 0, else rounded half to even through float64 and cast back; bool is an error. */
+LOOM_API loom_array_t *loom_round(loom_ctx_t *ctx, loom_array_t *a, int32_t decimals);
+/* np.fix: rounding towards zero (loom_trunc; integers unchanged). */
+LOOM_API loom_array_t *loom_fix(loom_ctx_t *ctx, loom_array_t *a);
+/* np.isposinf / np.isneginf: isinf(a) and the sign bit clear / set. */
+LOOM_API loom_array_t *loom_isposinf(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_array_t *loom_isneginf(loom_ctx_t *ctx, loom_array_t *a);
 
 /* np.where(cond, x, y): cond is cast to bool, x and y promote together. */
 LOOM_API loom_array_t *loom_where(loom_ctx_t *ctx, loom_array_t *cond, loom_array_t *x,
@@ -597,6 +629,9 @@ LOOM_API loom_status_t loom_meshgrid(loom_ctx_t *ctx, int32_t n, loom_array_t *c
                                      loom_array_t **outs);
 /* np.array_split(a, sections, axis) (np.split when even: an unequal division is an error):
  * `sections` slices into outs, the first n % sections one longer. */
+/* np.unstack(a, axis): the a.shape[axis] views a[..., i, ...] (axis removed) into out. */
+LOOM_API loom_status_t loom_unstack(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                    loom_array_t **out);
 LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_t sections,
                                         int32_t axis, int even, loom_array_t **outs);
 /* np.tri(N, M, k, dtype): ones at and below the k-th diagonal of an N x M grid (index
@@ -817,6 +852,12 @@ LOOM_API loom_array_t *loom_argmax(loom_ctx_t *ctx, loom_array_t *a, int32_t nax
                                    const int32_t *axes, int keepdims);
 LOOM_API loom_array_t *loom_argmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                    const int32_t *axes, int keepdims);
+/* np.nanargmax / np.nanargmin: argmax / argmin ignoring NaN; a slice of only NaN is an error
+ * ("All-NaN slice encountered", found by evaluating that condition: a sync). */
+LOOM_API loom_array_t *loom_nanargmax(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                      const int32_t *axes, int keepdims);
+LOOM_API loom_array_t *loom_nanargmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                      const int32_t *axes, int keepdims);
 /* np.nansum / nanprod / nanmax / nanmin / nanmean (and nanvar / nanstd below): NaN elements
  * ignored (an all-NaN slice gives NaN, as NumPy's does, without its warning); for integer and
  * bool arrays, the plain reductions. np.ptp: max minus min. */

@@ -154,6 +154,10 @@ int fe_result_type(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *
  * with the error recorded. */
 int fe_value_dtype(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops);
 
+/* The elementwise op over n operands (1 to 3) with NumPy's loop resolution, weak scalars,
+ * casts and broadcasting; nil with the error recorded. */
+loom_array_t *fe_elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops);
+
 /* NumPy's broadcast of the n arrays' shapes into ndim/shape; false (nothing recorded) when
  * they do not broadcast. */
 bool fe_broadcast_shapes(int n, loom_array_t *const *ops, int32_t *ndim, int64_t *shape);

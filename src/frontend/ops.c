@@ -214,7 +214,7 @@ static bool bool_refused(loom_ctx_t *ctx, ir_op_t op, int loop, int n, loom_arra
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
                  "%s: not supported for the input dtype bool (the boolean `-` operator); use %s",
                  ir_ops[op].name, op == IR_OP_NEGATIVE ? "logical_not" : "logical_xor");
-    else if (op == IR_OP_POSITIVE || op == IR_OP_SIGN)
+    else if (op == IR_OP_POSITIVE || op == IR_OP_SIGN || op == IR_OP_GCD || op == IR_OP_LCM)
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
                  "%s: ufunc '%s' not supported for the input dtype bool", ir_ops[op].name,
                  ir_ops[op].name);
@@ -251,7 +251,7 @@ static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) 
                                                                    : 1;
             if (r > strong_rank) strong_rank = r;
         }
-    loom_dtype_t part[3];
+    loom_dtype_t part[3] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL};
     int np = 0;
     bool all_intlike = true;
     for (int i = 0; i < n; i++) {
@@ -298,7 +298,7 @@ static loom_dtype_t widened_compare(const loom_array_t *w, loom_dtype_t strong) 
     return LOOM_DTYPE_F64;
 }
 
-static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) {
+loom_array_t *fe_elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) {
     if (!ctx) return NULL;
     const char *fn = ir_ops[op].name;
     if (!args_ok(ctx, fn, n, ops)) return &ctx->nil;
@@ -364,7 +364,7 @@ static loom_array_t *elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_
 
 #define UNARY_DEF(name, ENUM)                                                                      \
     LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a) {                         \
-        return elementwise(ctx, IR_OP_##ENUM, 1, &a);                                              \
+        return fe_elementwise(ctx, IR_OP_##ENUM, 1, &a);                                              \
     }
 UNARY_DEF(negative, NEGATIVE)
 UNARY_DEF(positive, POSITIVE)
@@ -402,6 +402,28 @@ UNARY_DEF(isinf, ISINF)
 UNARY_DEF(isfinite, ISFINITE)
 UNARY_DEF(logical_not, LOGICAL_NOT)
 UNARY_DEF(invert, INVERT)
+UNARY_DEF(erf, ERF)
+UNARY_DEF(erfc, ERFC)
+UNARY_DEF(erfinv, ERFINV)
+UNARY_DEF(erfcinv, ERFCINV)
+UNARY_DEF(lgamma, LGAMMA)
+UNARY_DEF(digamma, DIGAMMA)
+UNARY_DEF(deg2rad, DEG2RAD)
+UNARY_DEF(rad2deg, RAD2DEG)
+UNARY_DEF(spacing, SPACING)
+UNARY_DEF(signbit, SIGNBIT)
+
+/* np.i0 and np.sinc are Python functions over float64 arithmetic for integer and bool
+ * input (their float loops keep the dtype). */
+#define FLOAT64_FOR_INTS_DEF(name, ENUM)                                                           \
+    LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a) {                         \
+        if (!ctx) return NULL;                                                                     \
+        if (!fe_check_arg(ctx, #name, a)) return &ctx->nil;                                        \
+        if (!ir_is_float((loom_dtype_t)a->dtype)) a = loom_astype(ctx, a, LOOM_DTYPE_F64);         \
+        return fe_elementwise(ctx, IR_OP_##ENUM, 1, &a);                                              \
+    }
+FLOAT64_FOR_INTS_DEF(i0, I0)
+FLOAT64_FOR_INTS_DEF(sinc, SINC)
 
 /* The weak scalar operand of the _f and _i builders, as loom_weak_float / loom_weak_int would
  * make it, but in *w on the caller's stack: elementwise only reads a weak operand (it becomes a
@@ -427,17 +449,17 @@ static loom_array_t *weak_operand(loom_ctx_t *ctx, loom_array_t *w, fe_weak_kind
 #define BINARY_DEF(name, ENUM)                                                                     \
     LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {        \
         loom_array_t *ops[2] = {a, b};                                                             \
-        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
+        return fe_elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
     }                                                                                              \
     LOOM_API loom_array_t *loom_##name##_f(loom_ctx_t *ctx, loom_array_t *a, double b) {           \
         loom_array_t w;                                                                            \
         loom_array_t *ops[2] = {a, weak_operand(ctx, &w, FE_WEAK_FLOAT, b, 0)};                    \
-        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
+        return fe_elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
     }                                                                                              \
     LOOM_API loom_array_t *loom_##name##_i(loom_ctx_t *ctx, loom_array_t *a, int64_t b) {          \
         loom_array_t w;                                                                            \
         loom_array_t *ops[2] = {a, weak_operand(ctx, &w, FE_WEAK_INT, 0, b)};                      \
-        return elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
+        return fe_elementwise(ctx, IR_OP_##ENUM, 2, ops);                                             \
     }
 BINARY_DEF(add, ADD)
 BINARY_DEF(subtract, SUBTRACT)
@@ -467,6 +489,12 @@ BINARY_DEF(bitwise_or, BITWISE_OR)
 BINARY_DEF(bitwise_xor, BITWISE_XOR)
 BINARY_DEF(left_shift, LEFT_SHIFT)
 BINARY_DEF(right_shift, RIGHT_SHIFT)
+BINARY_DEF(logaddexp, LOGADDEXP)
+BINARY_DEF(logaddexp2, LOGADDEXP2)
+BINARY_DEF(nextafter, NEXTAFTER)
+BINARY_DEF(heaviside, HEAVISIDE)
+BINARY_DEF(gcd, GCD)
+BINARY_DEF(lcm, LCM)
 
 int fe_value_dtype(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
     /* np.where takes a Python int as np.asarray does (int64) and casts it unsafely to the

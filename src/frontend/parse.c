@@ -1326,6 +1326,21 @@ static const func_t funcs[] = {
     {.name = "acosh", .kind = F_UNARY, .params = "x", .u = loom_arccosh},
     {.name = "asinh", .kind = F_UNARY, .params = "x", .u = loom_arcsinh},
     {.name = "atanh", .kind = F_UNARY, .params = "x", .u = loom_arctanh},
+    {.name = "radians", .kind = F_UNARY, .params = "x", .u = loom_deg2rad},
+    {.name = "degrees", .kind = F_UNARY, .params = "x", .u = loom_rad2deg},
+    {.name = "fix", .kind = F_UNARY, .params = "x", .u = loom_fix},
+    {.name = "isposinf", .kind = F_UNARY, .params = "x", .u = loom_isposinf},
+    {.name = "isneginf", .kind = F_UNARY, .params = "x", .u = loom_isneginf},
+    {.name = "ldexp", .kind = F_BINARY, .params = "x1,x2", .b = loom_ldexp},
+    {.name = "float_power", .kind = F_BINARY, .params = "x1,x2", .b = loom_float_power},
+    {.name = "nanargmax", .kind = F_ARGRED, .params = RED, .r = loom_nanargmax},
+    {.name = "nanargmin", .kind = F_ARGRED, .params = RED, .r = loom_nanargmin},
+    {.name = "round", .kind = F_MANIP, .params = "a,decimals?,out?", .method = true},
+    {.name = "around", .kind = F_MANIP, .params = "a,decimals?,out?"},
+    {.name = "frexp", .kind = F_MANIP, .params = "x"},
+    {.name = "modf", .kind = F_MANIP, .params = "x"},
+    {.name = "divmod", .kind = F_MANIP, .params = "x1,x2"},
+    {.name = "unstack", .kind = F_MANIP, .params = "x,axis?"},
     {.name = "divide", .kind = F_BINARY, .params = "x1,x2", .b = loom_true_divide},
     {.name = "mod", .kind = F_BINARY, .params = "x1,x2", .b = loom_remainder},
     {.name = "pow", .kind = F_BINARY, .params = "x1,x2", .b = loom_power},
@@ -2061,6 +2076,31 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             *r = NULL;
             return array_tuple(P, 2, pair, b->pos[0], out);
         }
+    } else if (!strcmp(n, "round") || !strcmp(n, "around")) {
+        if (!get_int(P, b, 1, 0, &k) || !refuse_given(P, f, b, "out")) return false;
+        *r = loom_round(ctx, a, k > INT32_MAX ? INT32_MAX : k < INT32_MIN ? INT32_MIN : (int32_t)k);
+    } else if (!strcmp(n, "frexp") || !strcmp(n, "modf") || !strcmp(n, "divmod")) {
+        loom_array_t *pair[2], *c = NULL;
+        if (n[0] == 'd' && loom_array_is_nil(c = as_array(P, &b->v[1], b->pos[1], "x2")))
+            return false;
+        loom_status_t st = n[0] == 'f'   ? loom_frexp(ctx, a, &pair[0], &pair[1])
+                           : n[0] == 'm' ? loom_modf(ctx, a, &pair[0], &pair[1])
+                                         : loom_divmod(ctx, a, c, &pair[0], &pair[1]);
+        if (st != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, 2, pair, b->pos[0], out);
+    } else if (!strcmp(n, "unstack")) {
+        if (!get_int(P, b, 1, 0, &k)) return false;
+        int32_t ax = AX32(k), nd = a->ndim;
+        int64_t m = nd > 0 && ax >= -nd && ax < nd ? a->shape[ax < 0 ? ax + nd : ax] : 0;
+        if (m > 4096)
+            return perr(P, b->pos[0], LOOM_STATUS_NOT_AVAILABLE,
+                        "unstack: at most 4096 results (the axis has %lld)", (long long)m);
+        loom_array_t **outs = base_arena_alloc(&P->arena, (size_t)(m ? m : 1), sizeof *outs);
+        if (!outs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (loom_unstack(ctx, a, ax, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, (int32_t)m, outs, b->pos[0], out);
     } else if (!strcmp(n, "isclose")) {
         double rtol, atol;
         int eq;

@@ -90,6 +90,20 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(ISFINITE, "isfinite", ELEM, 1, ALL, BOOL)                                                \
     X(LOGICAL_NOT, "logical_not", ELEM, 1, ALL, BOOL)                                          \
     X(INVERT, "invert", ELEM, 1, INT, SAME)                                                    \
+    /* Special functions: float32 computed in double, rounded once (prelude.h) */             \
+    X(ERF, "erf", ELEM, 1, FLT, SAME)                                                          \
+    X(ERFC, "erfc", ELEM, 1, FLT, SAME)                                                        \
+    X(ERFINV, "erfinv", ELEM, 1, FLT, SAME)                                                    \
+    X(ERFCINV, "erfcinv", ELEM, 1, FLT, SAME)                                                  \
+    X(LGAMMA, "lgamma", ELEM, 1, FLT, SAME)                                                    \
+    X(DIGAMMA, "digamma", ELEM, 1, FLT, SAME)                                                  \
+    X(I0, "i0", ELEM, 1, FLT, SAME)                                                            \
+    X(SINC, "sinc", ELEM, 1, FLT, SAME)                                                        \
+    X(DEG2RAD, "deg2rad", ELEM, 1, FLT, SAME)                                                  \
+    X(RAD2DEG, "rad2deg", ELEM, 1, FLT, SAME)                                                  \
+    X(SPACING, "spacing", ELEM, 1, FLT, SAME)                                                  \
+    X(SIGNBIT, "signbit", ELEM, 1, FLT, BOOL)                                                  \
+    X(FREXP_EXPONENT, "frexp_exponent", ELEM, 1, FLT, SAME) /* frexp's exponent, as a float */ \
     X(ADD, "add", ELEM, 2, ALL, SAME)                                                          \
     X(SUBTRACT, "subtract", ELEM, 2, NUM, SAME)                                                \
     X(MULTIPLY, "multiply", ELEM, 2, ALL, SAME)                                                \
@@ -118,6 +132,15 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(BITWISE_XOR, "bitwise_xor", ELEM, 2, INT, SAME)                                          \
     X(LEFT_SHIFT, "left_shift", ELEM, 2, INTNB, SAME)                                          \
     X(RIGHT_SHIFT, "right_shift", ELEM, 2, INTNB, SAME)                                        \
+    X(LOGADDEXP, "logaddexp", ELEM, 2, FLT, SAME)                                              \
+    X(LOGADDEXP2, "logaddexp2", ELEM, 2, FLT, SAME)                                            \
+    X(NEXTAFTER, "nextafter", ELEM, 2, FLT, SAME)                                              \
+    X(HEAVISIDE, "heaviside", ELEM, 2, FLT, SAME)                                              \
+    /* operand 1: the integer exponent as a float of the node's dtype (the frontend clamps    \
+     * it to +-2200, exact in float16, float32 and float64; bfloat16 computes in float32) */  \
+    X(LDEXP, "ldexp", ELEM, 2, FLT, SAME)                                                      \
+    X(GCD, "gcd", ELEM, 2, INTNB, SAME)                                                        \
+    X(LCM, "lcm", ELEM, 2, INTNB, SAME)                                                        \
     /* An index into an axis of extent b (b >= 0): a in [-b, b) gives a, or a + b when       \
      * negative; outside, the node raises (IR_RAISE_INDEX). p.axis: the axis, for the       \
      * message. The frontend passes int64 operands. */                                       \

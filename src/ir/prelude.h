@@ -138,7 +138,13 @@ typedef double lm_f64;
     X(FLOOR, floor, 1, ALL, SAME) X(CEIL, ceil, 1, ALL, SAME) X(TRUNC, trunc, 1, ALL, SAME)    \
     X(RINT, rint, 1, FLT, SAME) X(ISNAN, isnan, 1, ALL, BOOL) X(ISINF, isinf, 1, ALL, BOOL)    \
     X(ISFINITE, isfinite, 1, ALL, BOOL) X(LOGICAL_NOT, logical_not, 1, ALL, BOOL)              \
-    X(INVERT, invert, 1, INT, SAME) X(ADD, add, 2, ALL, SAME)                                  \
+    X(INVERT, invert, 1, INT, SAME) X(ERF, erf, 1, FLT, SAME) X(ERFC, erfc, 1, FLT, SAME)      \
+    X(ERFINV, erfinv, 1, FLT, SAME) X(ERFCINV, erfcinv, 1, FLT, SAME)                          \
+    X(LGAMMA, lgamma, 1, FLT, SAME) X(DIGAMMA, digamma, 1, FLT, SAME) X(I0, i0, 1, FLT, SAME)  \
+    X(SINC, sinc, 1, FLT, SAME) X(DEG2RAD, deg2rad, 1, FLT, SAME)                              \
+    X(RAD2DEG, rad2deg, 1, FLT, SAME) X(SPACING, spacing, 1, FLT, SAME)                        \
+    X(SIGNBIT, signbit, 1, FLT, BOOL) X(FREXP_EXPONENT, frexp_exponent, 1, FLT, SAME)          \
+    X(ADD, add, 2, ALL, SAME)                                                                  \
     X(SUBTRACT, subtract, 2, NUM, SAME) X(MULTIPLY, multiply, 2, ALL, SAME)                    \
     X(TRUE_DIVIDE, true_divide, 2, FLT, SAME) X(FLOOR_DIVIDE, floor_divide, 2, NUM, SAME)      \
     X(REMAINDER, remainder, 2, NUM, SAME) X(POWER, power, 2, NUM, SAME)                        \
@@ -152,6 +158,9 @@ typedef double lm_f64;
     X(LOGICAL_XOR, logical_xor, 2, ALL, BOOL) X(BITWISE_AND, bitwise_and, 2, INT, SAME)        \
     X(BITWISE_OR, bitwise_or, 2, INT, SAME) X(BITWISE_XOR, bitwise_xor, 2, INT, SAME)          \
     X(LEFT_SHIFT, left_shift, 2, INTNB, SAME) X(RIGHT_SHIFT, right_shift, 2, INTNB, SAME)      \
+    X(LOGADDEXP, logaddexp, 2, FLT, SAME) X(LOGADDEXP2, logaddexp2, 2, FLT, SAME)              \
+    X(NEXTAFTER, nextafter, 2, FLT, SAME) X(HEAVISIDE, heaviside, 2, FLT, SAME)                \
+    X(LDEXP, ldexp, 2, FLT, SAME) X(GCD, gcd, 2, INTNB, SAME) X(LCM, lcm, 2, INTNB, SAME)      \
     X(INDEX, index, 2, INTNB, SAME)
 
 /* ---- Bit patterns ------------------------------------------------------------------------ */
@@ -635,6 +644,289 @@ LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
     return r < 0 ? (T)0 : r >= b ? (b > 0 ? (T)(b - 1) : (T)0) : r;
 #define LM__IDX_U(T) return a >= b ? (b > 0 ? (T)(b - 1) : (T)0) : a;
 
+/* ---- Special functions and the bit-level float ops ----------------------------------------
+ * The special functions (erf ... sinc) compute float32 in double and round once, so a float32
+ * result is the double result correctly rounded: within one ulp of the exact value and, since
+ * both devices round the same double, the same on both but where the two math libraries'
+ * doubles straddle a float32 rounding boundary (tools/ulp_sweep measures both). float64 uses
+ * each device's math library (erf, erfc, lgamma) or the code below built on it. */
+#ifndef __CUDACC_RTC__
+double lgamma_r(double, int *); /* POSIX; lgamma itself writes the global signgam */
+#define LM__LGAMMA(x) lgamma_r((x), &(int){0})
+#else
+#define LM__LGAMMA(x) lgamma(x)
+#endif
+#define LM__PI 3.14159265358979323846
+#define LM__F64_NAN (lm__dfrom(0x7ff8000000000000ull))
+#define LM__F64_INF (lm__dfrom(0x7ff0000000000000ull))
+
+/* erfinv and erfcinv: Giles's single-precision approximation (or, in the far tail, the
+ * asymptote of erfc) as a start, then four Halley steps on erf(x) = y, written as
+ * erfc(x) = q (q = 1 - y exact, or given) where erfc is the better-conditioned side. */
+LM_FN lm_f64 lm__erfinv_start(lm_f64 t, lm_f64 w) { /* t in (0, 1), w = -log(q (2 - q)) */
+    lm_f64 p;
+    if (w < 5.0) {
+        w = w - 2.5;
+        p = 2.81022636e-08;
+        p = 3.43273939e-07 + p * w;
+        p = -3.5233877e-06 + p * w;
+        p = -4.39150654e-06 + p * w;
+        p = 0.00021858087 + p * w;
+        p = -0.00125372503 + p * w;
+        p = -0.00417768164 + p * w;
+        p = 0.246640727 + p * w;
+        p = 1.50140941 + p * w;
+        return p * t;
+    }
+    if (w < 16.0) {
+        w = sqrt(w) - 3.0;
+        p = -0.000200214257;
+        p = 0.000100950558 + p * w;
+        p = 0.00134934322 + p * w;
+        p = -0.00367342844 + p * w;
+        p = 0.00573950773 + p * w;
+        p = -0.0076224613 + p * w;
+        p = 0.00943887047 + p * w;
+        p = 1.00167406 + p * w;
+        p = 2.83297682 + p * w;
+        return p * t;
+    }
+    /* erfc(x) ~ exp(-x^2) / (x sqrt(pi)) (1 - 1/2x^2) with -log(q) ~ w + log(2): a few
+     * fixed-point steps of x^2 = -log(q) - log(x sqrt(pi)) + log(1 - 1/2x^2) */
+    lm_f64 l = w + 0.6931471805599453, x = sqrt(l);
+    for (int i = 0; i < 3; i++) x = sqrt(l - log(x) - 0.5723649429247001 + log1p(-0.5 / (x * x)));
+    return x;
+}
+/* The x > 0 with erfc(x) = q, q in (0, 1]; t = 1 - q when that is known exactly. */
+LM_FN lm_f64 lm__erfcinv_pos(lm_f64 q, lm_f64 t) {
+    lm_f64 x = lm__erfinv_start(t, -log(q * (2.0 - q)));
+    if (q < 1e-280) { /* erfc near underflow: Newton on log erfc(x) = log q, from the series
+                       * erfc(x) = exp(-x^2) / (x sqrt(pi)) (1 - 1/2x^2 + 3/4x^4 - ...) */
+        lm_f64 l = -log(q);
+        for (int i = 0; i < 4; i++) {
+            lm_f64 z = 0.5 / (x * x);
+            lm_f64 sr = 1.0 - z * (1.0 - 3.0 * z * (1.0 - 5.0 * z * (1.0 - 7.0 * z)));
+            lm_f64 g = x * x + log(x) + 0.5723649429247001 - log(sr) - l; /* log sqrt(pi) */
+            x = x - g / (2.0 * x + 1.0 / x);
+        }
+        return x;
+    }
+    for (int i = 0; i < 4; i++) {
+        lm_f64 d = 1.1283791670955126 * exp(-x * x); /* erfc'(x) = -d */
+        lm_f64 f = t <= 0.5 ? t - erf(x) : erfc(x) - q; /* erfc(x) - q, the accurate way */
+        if (d == 0.0) break;
+        x = x + f / (d - x * f);
+    }
+    return x;
+}
+LM_FN lm_f64 lm__erfinv_f64(lm_f64 y) {
+    if (y != y) return y;
+    lm_f64 t = fabs(y);
+    if (t > 1.0) return LM__F64_NAN;
+    if (t == 1.0) return y * LM__F64_INF;
+    if (t == 0.0) return y;
+    lm_f64 x = lm__erfcinv_pos(1.0 - t, t); /* 1 - t is exact for t >= 0.5 */
+    return y < 0 ? -x : x;
+}
+LM_FN lm_f64 lm__erfcinv_f64(lm_f64 q) {
+    if (q != q) return q;
+    if (q < 0.0 || q > 2.0) return LM__F64_NAN;
+    if (q == 0.0) return LM__F64_INF;
+    if (q == 2.0) return -LM__F64_INF;
+    if (q == 1.0) return 0.0;
+    if (q > 1.0) return -lm__erfcinv_pos(2.0 - q, q - 1.0); /* 2 - q exact */
+    return lm__erfcinv_pos(q, 1.0 - q); /* exact where used: for q >= 0.5 */
+}
+LM_FN lm_f64 lm__lgamma_f64(lm_f64 x) { return LM__LGAMMA(x); }
+LM_FN lm_f64 lm__erf_f64(lm_f64 x) { return erf(x); }
+LM_FN lm_f64 lm__erfc_f64(lm_f64 x) { return erfc(x); }
+
+/* digamma's Taylor coefficients psi^(k)(x0) / k!, k = 1..22, at its positive root x0 =
+ * 1.4616321449683622 + 9.549995429965697e-17 (mpmath, 50 digits): the series keeps the
+ * relative accuracy near the root that the recurrence loses to cancellation. */
+#ifdef __CUDACC_RTC__
+__device__
+#endif
+static const lm_f64 lm__digamma_root[22] = {
+    0.9676722454476212, -0.4427631689835921, 0.258499760955651, -0.16394270544240652,
+    0.10782405069126237, -0.07219956125645471, 0.04880428816414311, -0.03316112647484736,
+    0.022597648232218104, -0.01542476590494896, 0.010538791616612175, -0.007204534386356869,
+    0.004926781395729853, -0.003369801655439328, 0.002305126326734928, -0.0015769367714301972,
+    0.0010788252019162967, -0.0007380709389960052, 0.000504953265834602,
+    -0.0003454680251063077, 0.00023635601564027053, -0.00016170622091974803};
+/* digamma (scipy.special.psi's values at the poles: -inf at +0, +inf at -0, NaN at the
+ * negative integers and -inf): reflection below 0, the recurrence up to 10, then the
+ * asymptotic series. */
+LM_FN lm_f64 lm__digamma_f64(lm_f64 x) {
+    if (x != x) return x;
+    if (x == 0.0) return lm__dbits(x) >> 63 ? LM__F64_INF : -LM__F64_INF;
+    if (x == LM__F64_INF) return x;
+    lm_f64 dx = (x - 1.4616321449683622) - 9.549995429965697e-17;
+    if (fabs(dx) < 0.25) {
+        lm_f64 p = lm__digamma_root[21];
+        for (int k = 20; k >= 0; k--) p = lm__digamma_root[k] + p * dx;
+        return p * dx;
+    }
+    lm_f64 acc = 0.0;
+    if (x < 0.0) {
+        lm_f64 r = x - floor(x + 0.5); /* x - nearest integer, exact */
+        if (r == 0.0) return LM__F64_NAN;
+        acc = -LM__PI / tan(LM__PI * r);
+        x = 1.0 - x;
+    }
+    while (x < 10.0) {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    lm_f64 z = 1.0 / (x * x);
+    lm_f64 s = z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+    return acc + log(x) - 0.5 / x - s;
+}
+
+/* NumPy's i0 (exp(|x|) times a series over sqrt(|x|) past 30, so it overflows where
+ * exp does, as NumPy's does): the power series sum (x^2/4)^k / (k!)^2 up to |x| = 30, the
+ * asymptotic expansion of exp(-x) sqrt(x) I0(x) beyond. */
+LM_FN lm_f64 lm__i0_f64(lm_f64 x) {
+    x = fabs(x);
+    if (x != x) return x;
+    if (x <= 30.0) {
+        lm_f64 q = 0.25 * x * x, term = 1.0, sum = 1.0;
+        for (int k = 1; k < 120 && term > 1e-17 * sum; k++) {
+            term = term * q / ((lm_f64)k * (lm_f64)k);
+            sum += term;
+        }
+        return sum;
+    }
+    lm_f64 r = 1.0 / (8.0 * x), term = 1.0, sum = 1.0;
+    for (int k = 1; k < 30; k++) {
+        term = term * r * (lm_f64)((2 * k - 1) * (2 * k - 1)) / (lm_f64)k;
+        sum += term;
+    }
+    return exp(x) * (sum * 0.3989422804014327) / sqrt(x); /* 1/sqrt(2 pi) */
+}
+/* NumPy's sinc: sin(y) / y with y = pi x, and x = 0 taken as 1e-20. */
+LM_FN lm_f64 lm__sinc_f64(lm_f64 x) {
+    lm_f64 y = LM__PI * (x == 0.0 ? 1.0e-20 : x);
+    return sin(y) / y;
+}
+/* NumPy's npy_logaddexp and npy_logaddexp2. */
+LM_FN lm_f64 lm__logaddexp_f64(lm_f64 x, lm_f64 y) {
+    if (x == y) return x + 0.6931471805599453; /* ln 2; infinities of one sign too */
+    lm_f64 t = x - y;
+    if (t > 0) return x + log1p(exp(-t));
+    if (t <= 0) return y + log1p(exp(t));
+    return t;
+}
+LM_FN lm_f64 lm__logaddexp2_f64(lm_f64 x, lm_f64 y) {
+    if (x == y) return x + 1.0;
+    lm_f64 t = x - y;
+    if (t > 0) return x + 1.4426950408889634 * log1p(exp2(-t));
+    if (t <= 0) return y + 1.4426950408889634 * log1p(exp2(t));
+    return t;
+}
+/* The float32 version of a double special function: widen, compute, round once. */
+#define LM__SP1_f32(fn, a) lm__f64_to_f32(lm__##fn##_f64(lm__f32_to_f64(a)))
+#define LM__SP1_f64(fn, a) lm__##fn##_f64(a)
+#define LM__SP2_f32(fn, a, b) lm__f64_to_f32(lm__##fn##_f64(lm__f32_to_f64(a), lm__f32_to_f64(b)))
+#define LM__SP2_f64(fn, a, b) lm__##fn##_f64(a, b)
+#define LM__OP_erf(C, s, T, F, N) return LM__SP1_##s(erf, a);
+#define LM__OP_erfc(C, s, T, F, N) return LM__SP1_##s(erfc, a);
+#define LM__OP_erfinv(C, s, T, F, N) return LM__SP1_##s(erfinv, a);
+#define LM__OP_erfcinv(C, s, T, F, N) return LM__SP1_##s(erfcinv, a);
+#define LM__OP_lgamma(C, s, T, F, N) return LM__SP1_##s(lgamma, a);
+#define LM__OP_digamma(C, s, T, F, N) return LM__SP1_##s(digamma, a);
+#define LM__OP_i0(C, s, T, F, N) return LM__SP1_##s(i0, a);
+#define LM__OP_sinc(C, s, T, F, N) return LM__SP1_##s(sinc, a);
+#define LM__OP_logaddexp(C, s, T, F, N) return LM__SP2_##s(logaddexp, a, b);
+#define LM__OP_logaddexp2(C, s, T, F, N) return LM__SP2_##s(logaddexp2, a, b);
+
+/* NumPy's deg2rad and rad2deg multiply by a constant of the loop's type (float32's is formed
+ * in float32 from its pi). */
+#define LM__OP_deg2rad(C, s, T, F, N) return LM__MUL_F(T, a, LM__DEGRAD_##s);
+#define LM__OP_rad2deg(C, s, T, F, N) return LM__MUL_F(T, a, LM__RADDEG_##s);
+#define LM__DEGRAD_f32 ((lm_f32)3.14159265358979323846 / 180.0f)
+#define LM__DEGRAD_f64 (LM__PI / 180.0)
+#define LM__RADDEG_f32 (180.0f / (lm_f32)3.14159265358979323846)
+#define LM__RADDEG_f64 (180.0 / LM__PI)
+
+/* np.heaviside: NaN for NaN x, h0 at x == 0. */
+#define LM__OP_heaviside(C, s, T, F, N)                                                        \
+    return a != a ? (T)LM__F64_NAN : a == 0 ? b : a < 0 ? (T)0 : (T)1;
+
+/* Bit-level ops, on the float's own format: nextafter (NumPy's float16 keeps x when x == y,
+ * C's returns y), spacing (float32/64: the step away from zero, and +tiny at either zero;
+ * NumPy's float16: the step towards +inf), signbit. 16-bit formats compare as float32. */
+#define LM__OP_signbit(C, s, T, F, N) return (lm_b)(LM__BITS_##s(a) >> (N - 1));
+#define LM__BITS_f32(a) lm__fbits(a)
+#define LM__BITS_f64(a) lm__dbits(a)
+#define LM__FROMBITS_f32(u) lm__ffrom((lm_u32)(u))
+#define LM__FROMBITS_f64(u) lm__dfrom(u)
+#define LM__OP_nextafter(C, s, T, F, N)                                                        \
+    if (a != a || b != b) return a + b;                                                        \
+    if (a == b) return b;                                                                      \
+    if (a == 0) return LM__FROMBITS_##s((LM__BITS_##s(b) >> (N - 1) << (N - 1)) | 1);          \
+    return LM__FROMBITS_##s(LM__BITS_##s(a) + (((a < b) == (a > 0)) ? 1 : -1));
+#define LM__OP_spacing(C, s, T, F, N)                                                          \
+    if (a != a) return a;                                                                      \
+    if (a - a != 0) return (T)LM__F64_NAN; /* infinities */                                    \
+    if (a == 0) return LM__FROMBITS_##s(1);                                                    \
+    return LM__FROMBITS_##s(LM__BITS_##s(a) + 1) - a;
+/* 16-bit versions (LM__HBODY_2): the same on 16-bit patterns. */
+#define LM__H16_NAN_f16 0x7e00u
+#define LM__H16_NAN_bf16 0x7fc0u
+#define LM__H16(s)                                                                             \
+    LM_FN lm_b lm__signbit_##s(lm_##s a) { return (lm_b)(a >> 15); }                          \
+    LM_FN lm_##s lm__nextafter_##s(lm_##s a, lm_##s b) {                                        \
+        lm_f32 fa = lm_##s##_to_f32(a), fb = lm_##s##_to_f32(b);                               \
+        if (fa != fa || fb != fb) return (lm_##s)LM__H16_NAN_##s;                               \
+        if (fa == fb) return LM__H16_EQ_##s;                                                     \
+        if (fa == 0) return (lm_##s)((b & 0x8000u) | 1u);                                       \
+        return (lm_##s)(((fa < fb) == (fa > 0)) ? a + 1 : a - 1);                               \
+    }                                                                                          \
+    LM_FN lm_##s lm__spacing_##s(lm_##s a) {                                                   \
+        lm_f32 fa = lm_##s##_to_f32(a);                                                        \
+        if (fa != fa || fa - fa != 0) return (lm_##s)LM__H16_NAN_##s;                           \
+        lm_##s n = LM__H16_SPACING_##s;                                                        \
+        return lm_f32_to_##s(LM_FSUB(lm_##s##_to_f32(n), fa));                                  \
+    }
+#define LM__H16_EQ_f16 a
+#define LM__H16_EQ_bf16 b
+/* float16: towards +inf (NumPy's); bfloat16: away from zero, -tiny at -0 (ml_dtypes's) */
+#define LM__H16_SPACING_f16                                                                    \
+    (lm_f16)(fa == 0 ? 1u : (a & 0x8000u) ? a - 1u : a + 1u)
+#define LM__H16_SPACING_bf16 (lm_bf16)(fa == 0 ? (a & 0x8000u) | 1u : a + 1u)
+LM__H16(f16)
+LM__H16(bf16)
+
+/* gcd and lcm (NumPy's: non-negative, of the magnitudes, wrapping as the type does;
+ * lcm = |a / gcd * b|). */
+#define LM__OP_gcd(C, s, T, W, N) return (T)lm__gcd((lm_u64)LM__MAG_##C(W), (lm_u64)LM__MAGB_##C(W));
+#define LM__OP_lcm(C, s, T, W, N)                                                              \
+    lm_u64 g = lm__gcd((lm_u64)LM__MAG_##C(W), (lm_u64)LM__MAGB_##C(W));                         \
+    if (!g) return 0;                                                                          \
+    return (T)(W)((W)((lm_u64)LM__MAG_##C(W) / g) * (W)LM__MAGB_##C(W));
+#define LM__MAG_S(W) (W)(a < 0 ? (W)0 - (W)a : (W)a)
+#define LM__MAGB_S(W) (W)(b < 0 ? (W)0 - (W)b : (W)b)
+#define LM__MAG_U(W) (W)a
+#define LM__MAGB_U(W) (W)b
+LM_FN lm_u64 lm__gcd(lm_u64 a, lm_u64 b) {
+    while (b) {
+        lm_u64 t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* ldexp: b holds the integer exponent (the frontend clamps it to +-2200, exact in every
+ * float dtype it passes; bfloat16 goes through float32, as ml_dtypes computes it). frexp's
+ * exponent: 0 for zeros, infinities and NaN. Both exact. */
+#define LM__OP_ldexp(C, s, T, F, N) return ldexp##F(a, (int)b);
+#define LM__OP_frexp_exponent(C, s, T, F, N)                                                   \
+    int e = 0;                                                                                 \
+    if (a == a && a - a == 0) frexp##F(a, &e);                                                 \
+    return (T)e;
+
 #define LM__RET_SAME(T) T
 #define LM__RET_BOOL(T) lm_b
 #define LM__PARAMS_1(T) T a
@@ -664,6 +956,16 @@ LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
     LM__HRET_##o(s, lm_##n##_f32(fa, fb))
 #define LM__PROBE_maximum_f16 ~, 1
 #define LM__PROBE_minimum_f16 ~, 1
+/* The bit-level ops work on the 16-bit patterns themselves (LM__H16). */
+#define LM__HBODY_2(n, ar, o, s) return lm__##n##_##s(LM__HARGS_##ar);
+#define LM__HARGS_1 a
+#define LM__HARGS_2 a, b
+#define LM__PROBE_signbit_f16 ~, 2
+#define LM__PROBE_signbit_bf16 ~, 2
+#define LM__PROBE_nextafter_f16 ~, 2
+#define LM__PROBE_nextafter_bf16 ~, 2
+#define LM__PROBE_spacing_f16 ~, 2
+#define LM__PROBE_spacing_bf16 ~, 2
 #define LM__SECOND_(a, b, ...) b
 #define LM__SECOND(...) LM__SECOND_(__VA_ARGS__)
 #define LM__FIRST_ON_EQ(ns) LM__SECOND(LM__PROBE_##ns, 0, ~)

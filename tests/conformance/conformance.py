@@ -41,12 +41,15 @@ SHAPES = [(), (1,), (5,), (3, 1), (1, 5), (3, 5), (2, 1, 5), (2, 3, 5), (5, 3)]
 UNARY = ["negative", "positive", "abs", "sign", "sqrt", "cbrt", "square", "reciprocal", "exp",
          "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
          "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor",
-         "ceil", "trunc", "rint", "isnan", "isinf", "isfinite", "logical_not", "invert"]
+         "ceil", "trunc", "rint", "isnan", "isinf", "isfinite", "logical_not", "invert",
+         "deg2rad", "rad2deg", "spacing", "signbit", "i0", "sinc", "fix", "isposinf",
+         "isneginf"]
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
           "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign", "equal",
           "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
           "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-          "left_shift", "right_shift"]
+          "left_shift", "right_shift", "logaddexp", "logaddexp2", "nextafter", "heaviside",
+          "gcd", "lcm", "ldexp", "float_power"]
 OPS = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "<", "<=", ">", ">=",
        "==", "!="]
 LATER = ["sum({x}, dtype=float64)", "cumsum({x}, out={x})",
@@ -99,7 +102,12 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "pad({x}, 1, mode='edge')", "pad({x}, 3, mode='reflect')",
             "pad({x}, 2, mode='symmetric')", "pad({x}, 4, mode='wrap')",
             "broadcast_arrays({x}, {y})[0]", "ediff1d({x})", "ediff1d({x}, to_begin=0)",
-            "cov({x})", "corrcoef({x}, rowvar=False)"]
+            "cov({x})", "corrcoef({x}, rowvar=False)",
+            # two-result functions, rounding, NaN-ignoring arg reductions, unstack
+            "frexp({x})[0]", "frexp({x})[1]", "modf({x})[0]", "modf({x})[1]",
+            "divmod({x}, {y})[0]", "divmod({x}, {y})[1]", "round({x}, 2)", "round({x}, -1)",
+            "around({x})", "nanargmax(nan_to_num({x}, nan=0.0) * 0 + {x})",
+            "nanargmin({x}, axis=0)", "unstack({x})[0]", "unstack({x}, axis=-1)[-1]"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -316,7 +324,8 @@ def numpy_eval(expr, arrays):
         "nanstd", "ptp", "median", "quantile", "percentile", "isclose", "nan_to_num", "nancumsum",
         "nancumprod", "cumulative_sum", "average", "zeros_like", "full_like", "outer", "inner",
         "vecdot", "kron", "meshgrid", "array_split", "split", "pad", "broadcast_arrays",
-        "ediff1d", "cov", "corrcoef"]})
+        "ediff1d", "cov", "corrcoef", "frexp", "modf", "divmod", "round", "around",
+        "nanargmax", "nanargmin", "unstack"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

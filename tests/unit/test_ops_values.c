@@ -20,7 +20,8 @@
 static const char *const exact_unary[] = {
     "negative", "positive", "abs",  "sign",  "sqrt",  "square",   "reciprocal",  "floor",
     "ceil",     "trunc",    "rint", "isnan", "isinf", "isfinite", "logical_not", "invert"};
-static const char *const inexact_binary[] = {"power", "arctan2", "hypot"};
+static const char *const inexact_binary[] = {"power", "arctan2", "hypot", "logaddexp",
+                                             "logaddexp2"};
 
 static int in_list(const char *name, const char *const *list, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -31,6 +32,12 @@ static int in_list(const char *name, const char *const *list, size_t n) {
 /* ULPs allowed for a libm-style function whose result has dtype d. float16 and bfloat16 are
  * computed in float32 and rounded, so one ULP covers a float32 difference. */
 static int libm_ulps(loom_dtype_t d) { return d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16 ? 1 : 4; }
+/* float64 lgamma (the math library's) and digamma lose relative accuracy to cancellation
+ * near their roots; docs/guide.md gives the bound. */
+static int unary_ulps(const char *name, loom_dtype_t d) {
+    if (d == LOOM_DTYPE_F64 && (!strcmp(name, "lgamma") || !strcmp(name, "digamma"))) return 32;
+    return libm_ulps(d);
+}
 
 static const char *dn(int d) { return loom_dtype_name((loom_dtype_t)d); }
 
@@ -111,7 +118,7 @@ static void test_ops_values_unary(void **state) {
         snprintf(what, sizeof what, "%s(%s)", name, dn(c->in));
         int ulps = in_list(name, exact_unary, sizeof exact_unary / sizeof *exact_unary)
                        ? 0
-                       : libm_ulps((loom_dtype_t)c->out);
+                       : unary_ulps(name, (loom_dtype_t)c->out);
         loom_scope_begin(ctx);
         loom_array_t *x = check_from_bits(ctx, (loom_dtype_t)c->in, -1, NULL, c->x, c->n);
         loom_array_t *r = check_unary_fns[c->op](ctx, x);
