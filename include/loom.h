@@ -415,7 +415,8 @@ LOOM_API loom_status_t loom_divmod(loom_ctx_t *ctx, loom_array_t *a, loom_array_
 LOOM_API loom_array_t *loom_float_power(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
 /* np.round(a, decimals) as NumPy computes it: floats rint(a * 10**d) / 10**d (d < 0:
  * rint(a / 10**-d) * 10**-d, the power a Python float of a's dtype); integers unchanged for
- * d >= 0, else rounded half to even through float64 and cast back; bool is an error. */
+ * d >= 0, else rounded half to even through float64 and cast back; bool: rint (float16) for
+ * d = 0, else an error, as NumPy's. */
 LOOM_API loom_array_t *loom_round(loom_ctx_t *ctx, loom_array_t *a, int32_t decimals);
 /* np.fix: rounding towards zero (loom_trunc; integers unchanged). */
 LOOM_API loom_array_t *loom_fix(loom_ctx_t *ctx, loom_array_t *a);
@@ -852,6 +853,13 @@ LOOM_API loom_array_t *loom_argmax(loom_ctx_t *ctx, loom_array_t *a, int32_t nax
                                    const int32_t *axes, int keepdims);
 LOOM_API loom_array_t *loom_argmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                    const int32_t *axes, int keepdims);
+/* np.einsum(subscripts, *operands): "ij,jk->ik", implicit outputs ("ij,jk": the labels seen
+ * once, in ASCII order), "..." for broadcast axes, repeated labels in an operand (diagonals),
+ * up to 16 operands; the result dtype is NumPy's result_type of the operands. Contractions are
+ * matrix products (cuBLAS on the GPU), outer products broadcast multiplies that fuse; optimize
+ * nonzero orders them greedily by result size (NumPy's 'greedy'), zero left to right. */
+LOOM_API loom_array_t *loom_einsum(loom_ctx_t *ctx, const char *subscripts, int32_t n,
+                                   loom_array_t *const *operands, int optimize);
 /* np.nanargmax / np.nanargmin: argmax / argmin ignoring NaN; a slice of only NaN is an error
  * ("All-NaN slice encountered", found by evaluating that condition: a sync). */
 LOOM_API loom_array_t *loom_nanargmax(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,

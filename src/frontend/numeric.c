@@ -123,14 +123,15 @@ LOOM_API loom_array_t *loom_round(loom_ctx_t *ctx, loom_array_t *a, int32_t deci
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "round", a)) return &ctx->nil;
     loom_dtype_t d = (loom_dtype_t)a->dtype;
+    bool flt = ir_is_float(d);
+    if (decimals == 0 && (flt || d == LOOM_DTYPE_BOOL)) return loom_rint(ctx, a); /* bool: f16 */
     if (d == LOOM_DTYPE_BOOL) {
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-                 "round: not supported for bool (NumPy cannot cast the float64 quotient back "
-                 "to bool)");
+                 "round: not supported for bool with decimals=%d (NumPy cannot cast the "
+                 "float64 quotient back to bool)",
+                 (int)decimals);
         return &ctx->nil;
     }
-    bool flt = ir_is_float(d);
-    if (decimals == 0 && flt) return loom_rint(ctx, a);
     if (decimals >= 0 && !flt) return loom_astype(ctx, a, d); /* integers: already round */
     int64_t mag = decimals < 0 ? -(int64_t)decimals : decimals;
     double f = power_of_ten(mag > 400 ? 400 : (int)mag); /* 1e309 and up: inf, as NumPy's */

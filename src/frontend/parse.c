@@ -1341,6 +1341,9 @@ static const func_t funcs[] = {
     {.name = "modf", .kind = F_MANIP, .params = "x"},
     {.name = "divmod", .kind = F_MANIP, .params = "x1,x2"},
     {.name = "unstack", .kind = F_MANIP, .params = "x,axis?"},
+    {.name = "einsum",
+     .kind = F_MANIP,
+     .params = "subscripts,o1?,o2?,o3?,o4?,o5?,o6?,optimize?"},
     {.name = "divide", .kind = F_BINARY, .params = "x1,x2", .b = loom_true_divide},
     {.name = "mod", .kind = F_BINARY, .params = "x1,x2", .b = loom_remainder},
     {.name = "pow", .kind = F_BINARY, .params = "x1,x2", .b = loom_power},
@@ -1910,6 +1913,27 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (!strcmp(n, "can_cast") || !strcmp(n, "isdtype") || !strcmp(n, "finfo") ||
         !strcmp(n, "iinfo") || !strcmp(n, "result_type"))
         return dtype_call(P, f, b, r, out);
+    if (!strcmp(n, "einsum")) {
+        if (b->v[0].kind != V_STR || b->v[0].tlen > 255)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "einsum: the subscripts must be a string (of at most 255 characters)");
+        char subs[256];
+        memcpy(subs, P->src + b->v[0].tpos, (size_t)b->v[0].tlen);
+        subs[b->v[0].tlen] = 0;
+        loom_array_t *ops[6];
+        int32_t m = 0;
+        for (; m < 6 && b->given[1 + m] && b->v[1 + m].kind != V_NONE; m++)
+            if (loom_array_is_nil(ops[m] = as_array(P, &b->v[1 + m], b->pos[1 + m], "an operand")))
+                return false;
+        int opt = 0;
+        if (b->given[7] && b->v[7].kind == V_STR)
+            opt = 1; /* 'greedy' and 'optimal' both take the greedy order */
+        else if (!get_flag(P, b, 7, &opt))
+            return false;
+        *r = loom_einsum(ctx, subs, m, ops, opt);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
     if (!strcmp(n, "tri") || !strcmp(n, "indices")) { /* shapes, not arrays */
         loom_dtype_t d;
         if (n[0] == 't') {

@@ -479,10 +479,11 @@ LOOM_API loom_array_t *loom_cov(loom_ctx_t *ctx, loom_array_t *m, loom_array_t *
         return &ctx->nil;
     }
     loom_array_t *x = loom_astype(ctx, loom_atleast_nd(ctx, m, 2), (loom_dtype_t)d);
-    if (!rowvar && x->ndim == 2 && x->shape[0] != 1) x = loom_transpose(ctx, x, 2, NULL);
+    /* NumPy 2 transposes every m that is not 1-D (a (1, n) one too: n variables) */
+    if (!rowvar && m->ndim != 1) x = loom_transpose(ctx, x, 2, NULL);
     if (y) {
         loom_array_t *yy = loom_astype(ctx, loom_atleast_nd(ctx, y, 2), (loom_dtype_t)d);
-        if (!rowvar && yy->ndim == 2 && yy->shape[0] != 1) yy = loom_transpose(ctx, yy, 2, NULL);
+        if (!rowvar && yy->shape[0] != 1) yy = loom_transpose(ctx, yy, 2, NULL); /* NumPy's y rule */
         loom_array_t *both[2] = {x, yy};
         x = loom_concatenate(ctx, 2, both, 0);
     }

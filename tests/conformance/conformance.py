@@ -107,7 +107,16 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "frexp({x})[0]", "frexp({x})[1]", "modf({x})[0]", "modf({x})[1]",
             "divmod({x}, {y})[0]", "divmod({x}, {y})[1]", "round({x}, 2)", "round({x}, -1)",
             "around({x})", "nanargmax(nan_to_num({x}, nan=0.0) * 0 + {x})",
-            "nanargmin({x}, axis=0)", "unstack({x})[0]", "unstack({x}, axis=-1)[-1]"]
+            "nanargmin({x}, axis=0)", "unstack({x})[0]", "unstack({x}, axis=-1)[-1]",
+            # einsum: products, sums, transposes, diagonals, broadcasting through "..."
+            "einsum('...', {x})", "einsum('...i->...', {x})", "einsum('i...->...', {x})",
+            "einsum('...i,...i->...', {x}, {x})", "einsum('...ij->...ji', {x})",
+            "einsum('...,...', {x}, {y})", "einsum('...ii->...i', {x})",
+            "einsum('ij,jk', {x}, {y})", "einsum('ij,kj->ik', {x}, {y})",
+            "einsum('i...,i...->...', {x}, {y})",
+            # (same operands: NumPy's optimize=True path broadcasts a labelled extent-1 axis
+            # differently from its own unoptimized einsum; loom gives the unoptimized value)
+            "einsum('i...,i...->...', {x}, {x}, optimize=True)"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -325,7 +334,7 @@ def numpy_eval(expr, arrays):
         "nancumprod", "cumulative_sum", "average", "zeros_like", "full_like", "outer", "inner",
         "vecdot", "kron", "meshgrid", "array_split", "split", "pad", "broadcast_arrays",
         "ediff1d", "cov", "corrcoef", "frexp", "modf", "divmod", "round", "around",
-        "nanargmax", "nanargmin", "unstack"]})
+        "nanargmax", "nanargmin", "unstack", "einsum"]})
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

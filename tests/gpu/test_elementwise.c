@@ -189,6 +189,39 @@ static void test_numeric_compositions(void **state) {
             gpu_ref_batch_add(&ref, &p, r[0][i], r[1][i],
                               exact ? gpu_ref_ulps(0) : gpu_ref_math_ulps(), "%s", what[i]);
         }
+        if (d == LOOM_DTYPE_F32 || d == LOOM_DTYPE_F64) { /* einsum: products, sums, diagonals */
+            static const char *const subs[] = {"ij,jk->ik", "ij,kj", "ii->i", "ij->", "ij,ij->i",
+                                               "i,j->ij", "bij,bjk->bki"};
+            /* the random values after the fill's edge values (inf * 0 sums differ by order) */
+            int64_t s2[2] = {13, 77}, s3[3] = {77, 13, 1}, sq[2] = {30, 30};
+            int64_t at[1] = {16}, to2[1] = {16 + 1001}, toq[1] = {16 + 900}, tov[1] = {29};
+            loom_array_t *m2[2], *m3[2], *mq[2], *v[2];
+            for (int k = 0; k < 2; k++) {
+                loom_ctx_t *c = k ? cpu : gpu;
+                m2[k] = loom_reshape(c, loom_slice(c, x[k], 1, at, to2, NULL), 2, s2);
+                m3[k] = loom_reshape(c, loom_slice(c, x[k], 1, at, to2, NULL), 3, s3);
+                mq[k] = loom_reshape(c, loom_slice(c, x[k], 1, at, toq, NULL), 2, sq);
+                v[k] = loom_slice(c, x[k], 1, at, tov, NULL);
+            }
+            for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+                loom_array_t *r2[2];
+                for (int k = 0; k < 2; k++) {
+                    loom_ctx_t *c = k ? cpu : gpu;
+                    loom_array_t *ops[2];
+                    switch (i) {
+                        case 0: ops[0] = m2[k], ops[1] = loom_transpose(c, m2[k], 2, NULL); break;
+                        case 1: ops[0] = m2[k], ops[1] = m2[k]; break;
+                        case 2: case 3: ops[0] = mq[k], ops[1] = NULL; break;
+                        case 4: ops[0] = m2[k], ops[1] = m2[k]; break;
+                        case 5: ops[0] = v[k], ops[1] = v[k]; break;
+                        default: ops[0] = loom_transpose(c, m3[k], 3, (int32_t[]){2, 0, 1}),
+                                 ops[1] = loom_transpose(c, m3[k], 3, (int32_t[]){2, 1, 0});
+                    }
+                    r2[k] = loom_einsum(c, subs[i], ops[1] ? 2 : 1, ops, 1);
+                }
+                gpu_ref_batch_add(&ref, &p, r2[0], r2[1], gpu_ref_scaled(1.0), "einsum %s", subs[i]);
+            }
+        }
         if (d == LOOM_DTYPE_F32) { /* the float32 special functions: the same double, rounded */
             loom_array_t *(*const sp[])(loom_ctx_t *, loom_array_t *) = {
                 loom_erf, loom_erfc, loom_erfinv, loom_erfcinv, loom_i0, loom_sinc};

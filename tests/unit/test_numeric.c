@@ -1,5 +1,5 @@
 /* test_numeric — frexp, modf, divmod, ldexp, float_power, round with decimals, fix,
- * isposinf/isneginf, nanargmax/nanargmin, unstack, and the new elementwise functions
+ * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, and the new elementwise functions
  * (special functions, bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device,
  * against NumPy 2's (and scipy.special's) values, shapes and dtypes for the same expressions;
  * and their errors. */
@@ -159,6 +159,52 @@ static const numeric_case_t cases[] = {
      1, {8}, 8, {-0.5772156649015329, -1.9635100260214235, -9.241265521729427e-17, 0.03648997397857652, 2.970523992242149, 0.03648997397857651, NAN, 4.605174352581845}, "float64"},
     {"digamma(array([3], dtype=int32))",
      1, {1}, 1, {0.9227843350984671}, "float64"},
+    {"einsum('ij,jk->ik', arange(6.).reshape(2, 3), arange(12.).reshape(3, 4))",
+     2, {2, 4}, 8, {20.0, 23.0, 26.0, 29.0, 56.0, 68.0, 80.0, 92.0}, "float64"},
+    {"einsum('ij,jk', arange(6).reshape(2, 3), arange(12, dtype=int8).reshape(3, 4))",
+     2, {2, 4}, 8, {20.0, 23.0, 26.0, 29.0, 56.0, 68.0, 80.0, 92.0}, "int64"},
+    {"einsum('ii', arange(9).reshape(3, 3))",
+     0, {0}, 1, {12.0}, "int64"},
+    {"einsum('ii->i', arange(9.).reshape(3, 3))",
+     1, {3}, 3, {0.0, 4.0, 8.0}, "float64"},
+    {"einsum('iji->j', arange(12).reshape(2, 3, 2))",
+     1, {3}, 3, {7.0, 11.0, 15.0}, "int64"},
+    {"einsum('ij->ji', arange(6).reshape(2, 3))",
+     2, {3, 2}, 6, {0.0, 3.0, 1.0, 4.0, 2.0, 5.0}, "int64"},
+    {"einsum('ji', arange(6).reshape(2, 3))",
+     2, {3, 2}, 6, {0.0, 3.0, 1.0, 4.0, 2.0, 5.0}, "int64"},
+    {"einsum('i,i', arange(3.), arange(3.) + 1)",
+     0, {0}, 1, {8.0}, "float64"},
+    {"einsum('i,j', arange(2), arange(3))",
+     2, {2, 3}, 6, {0.0, 0.0, 0.0, 0.0, 1.0, 2.0}, "int64"},
+    {"einsum('i,j->ji', arange(2), arange(3))",
+     2, {3, 2}, 6, {0.0, 0.0, 0.0, 1.0, 0.0, 2.0}, "int64"},
+    {"einsum('...ij,...jk', arange(12.).reshape(2, 2, 3), arange(12.).reshape(3, 4))",
+     3, {2, 2, 4}, 16, {20.0, 23.0, 26.0, 29.0, 56.0, 68.0, 80.0, 92.0, 92.0, 113.0, 134.0, 155.0, 128.0, 158.0, 188.0, 218.0}, "float64"},
+    {"einsum('bij,bjk->bik', arange(12.).reshape(2, 2, 3), arange(6.).reshape(2, 3, 1))",
+     3, {2, 2, 1}, 4, {5.0, 14.0, 86.0, 122.0}, "float64"},
+    {"einsum('ij,jk,kl->il', arange(6.).reshape(2, 3), arange(12.).reshape(3, 4), arange(8.).reshape(4, 2), optimize=True)",
+     2, {2, 2}, 4, {324.0, 422.0, 1008.0, 1304.0}, "float64"},
+    {"einsum('ij,jk,kl->il', arange(6.).reshape(2, 3), arange(12.).reshape(3, 4), arange(8.).reshape(4, 2))",
+     2, {2, 2}, 4, {324.0, 422.0, 1008.0, 1304.0}, "float64"},
+    {"einsum('ijk->', arange(24).reshape(2, 3, 4))",
+     0, {0}, 1, {276.0}, "int64"},
+    {"einsum('ijk->kj', arange(24.).reshape(2, 3, 4))",
+     2, {4, 3}, 12, {12.0, 20.0, 28.0, 14.0, 22.0, 30.0, 16.0, 24.0, 32.0, 18.0, 26.0, 34.0}, "float64"},
+    {"einsum('ij,ij->i', arange(6.).reshape(2, 3), arange(6.).reshape(2, 3))",
+     1, {2}, 2, {5.0, 50.0}, "float64"},
+    {"einsum('i,ij,j', arange(2.), arange(6.).reshape(2, 3), arange(3.))",
+     0, {0}, 1, {14.0}, "float64"},
+    {"einsum('...,...', arange(3.), arange(6.).reshape(2, 3))",
+     2, {2, 3}, 6, {0.0, 1.0, 4.0, 0.0, 4.0, 10.0}, "float64"},
+    {"einsum('i...->...', arange(6.).reshape(2, 3))",
+     1, {3}, 3, {3.0, 5.0, 7.0}, "float64"},
+    {"einsum('ab,cd->abcd', arange(2.).reshape(1, 2), arange(2.).reshape(2, 1))",
+     4, {1, 2, 2, 1}, 4, {0.0, 0.0, 0.0, 1.0}, "float64"},
+    {"einsum('ij,jk->ik', ones((1, 3)), arange(12.).reshape(3, 4))",
+     2, {1, 4}, 4, {12.0, 15.0, 18.0, 21.0}, "float64"},
+    {"einsum('Ab,bA->A', arange(4.).reshape(2, 2), arange(4.).reshape(2, 2))",
+     1, {2}, 2, {2.0, 11.0}, "float64"},
 };
 
 static void test_numeric_numpy_cases(void **state) {
@@ -182,9 +228,18 @@ static void test_numeric_errors(void **state) {
     check_expr_error(ctx, "gcd(array([1.0]), array([2.0]))", "gcd");
     check_expr_error(ctx, "gcd(array([True]), array([False]))", "bool");
     check_expr_error(ctx, "round(array([True]), 1)", "bool");
+    check_expr_values(ctx, "around(array([True, False]))", "float16", 1, (int64_t[]){2}, 2,
+                      (int64_t[]){1, 0}, 1, NULL, 0); /* found by the conformance suite */
     check_expr_error(ctx, "erf(array([True])) + unstack(array(3))", "1-d");
     check_expr_error(ctx, "a, b = unstack(arange(6).reshape(2, 3), axis=2)", "axis");
     check_expr_error(ctx, "a, b = divmod(array([1, 2]), array([1, 2, 3]))", "broadcast");
+    check_expr_error(ctx, "einsum('ij,jk', ones((2, 3)), ones((4, 5)))", "extent");
+    check_expr_error(ctx, "einsum('ij', ones(3))", "dimensions");
+    check_expr_error(ctx, "einsum('ij,j', ones((2, 3)))", "operands");
+    check_expr_error(ctx, "einsum('i->j', ones(3))", "output subscript");
+    check_expr_error(ctx, "einsum('i->ii', ones(3))", "output subscript");
+    check_expr_error(ctx, "einsum('i1', ones((3, 3)))", "invalid subscript");
+    check_expr_error(ctx, "einsum('i..', ones(3))", "ellipsis");
     loom_ctx_destroy(ctx);
 }
 

@@ -57,7 +57,10 @@ static const stats_case_t cases[] = {
      0, {0}, 1, {0.5}, "float64"},
     {"average(array([[3, -1, 4], [1, 5, -9]]), axis=0, keepdims=True)",
      2, {1, 3}, 3, {2.0, 2.0, -2.5}, "float64"},
-    /* covariance and correlation */
+    /* covariance and correlation; a (1, n) m with rowvar=False is n variables (NumPy 2
+     * transposes every m that is not 1-D; found by the conformance suite) */
+    {"cov(array([[1.0, 2.0, 4.0]]), rowvar=False)",
+     2, {3, 3}, 9, {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN}, "float64"},
     {"cov(array([[1.0, 2.0, 4.0, 7.0], [2.0, 1.0, 0.5, -1.0]]))",
      2, {2, 2}, 4, {7.0, -3.25, -3.25, 1.5625}, "float64"},
     {"cov(array([[1.0, 2.0, 4.0, 7.0], [2.0, 1.0, 0.5, -1.0]]), bias=True)",
