@@ -584,6 +584,9 @@ LOOM_API loom_array_t *loom_moveaxis(loom_ctx_t *ctx, loom_array_t *a, int32_t n
  * np.swapaxes(a, axis1, axis2): a view. */
 LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t axis1,
                                      int32_t axis2);
+/* The Array API's matrix_transpose (NumPy's x.mT): the last two axes swapped, a view; at least
+ * 2 dimensions. */
+LOOM_API loom_array_t *loom_matrix_transpose(loom_ctx_t *ctx, loom_array_t *a);
 /* np.atleast_1d / 2d / 3d (n = 1, 2, 3): a view with NumPy's added axes ((N,) becomes (1, N)
  * and (1, N, 1); (M, N) becomes (M, N, 1)). */
 LOOM_API loom_array_t *loom_atleast_nd(loom_ctx_t *ctx, loom_array_t *a, int32_t n);

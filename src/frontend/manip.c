@@ -18,6 +18,18 @@ LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t a
     return loom_transpose(ctx, a, a->ndim, perm);
 }
 
+LOOM_API loom_array_t *loom_matrix_transpose(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "matrix_transpose", a)) return &ctx->nil;
+    if (a->ndim < 2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "matrix_transpose: the array has %d dimensions; at least 2 are required",
+                 (int)a->ndim);
+        return &ctx->nil;
+    }
+    return loom_swapaxes(ctx, a, -1, -2);
+}
+
 LOOM_API loom_array_t *loom_atleast_nd(loom_ctx_t *ctx, loom_array_t *a, int32_t n) {
     const char *fn = "atleast_nd";
     if (!ctx) return NULL;

@@ -24,7 +24,7 @@ static loom_status_t two_out(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
     if ((a->flags | b->flags) & FE_NIL) return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
     *out_a = a;
     *out_b = b;
-    return LOOM_STATUS_OK;
+    return ctx->err.status; /* an earlier error stays the context's status */
 }
 
 static bool outs_ok(loom_ctx_t *ctx, const char *fn, loom_array_t **a, loom_array_t **b) {

@@ -1341,6 +1341,8 @@ static const func_t funcs[] = {
     {.name = "modf", .kind = F_MANIP, .params = "x"},
     {.name = "divmod", .kind = F_MANIP, .params = "x1,x2"},
     {.name = "unstack", .kind = F_MANIP, .params = "x,axis?"},
+    {.name = "matrix_transpose", .kind = F_UNARY, .params = "x", .u = loom_matrix_transpose},
+    {.name = "tensordot", .kind = F_MANIP, .params = "a,b,axes?"},
     {.name = "einsum",
      .kind = F_MANIP,
      .params = "subscripts,o1?,o2?,o3?,o4?,o5?,o6?,optimize?"},
@@ -1358,6 +1360,7 @@ static const func_t funcs[] = {
     {.name = "array", .kind = F_ARRAY, .params = "object,dtype?"},
     {.name = "asarray", .kind = F_ARRAY, .params = "a,dtype?"},
     {.name = "zeros", .kind = F_ZEROS, .params = "shape,dtype?"},
+    {.name = "empty", .kind = F_ZEROS, .params = "shape,dtype?"}, /* zeros, as empty_like */
     {.name = "ones", .kind = F_ONES, .params = "shape,dtype?"},
     {.name = "full", .kind = F_FULL, .params = "shape,fill_value,dtype?"},
     {.name = "arange", .kind = F_ARANGE, .params = "start,stop?,step?,dtype?"},
@@ -1476,6 +1479,7 @@ static const func_t funcs[] = {
     {.name = "diff", .kind = F_MANIP, .params = "a,n?,axis?"},
     {.name = "rot90", .kind = F_MANIP, .params = "m,k?,axes?"},
     {.name = "concatenate", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
+    {.name = "concat", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "stack", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_stack},
     /* Gathers */
     {.name = "take", .kind = F_TAKE, .params = "a,indices,axis?,out?,mode?", .method = true},
@@ -2100,6 +2104,18 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             *r = NULL;
             return array_tuple(P, 2, pair, b->pos[0], out);
         }
+    } else if (!strcmp(n, "tensordot")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
+        if (loom_array_is_nil(c)) return false;
+        if (b->given[2] && b->v[2].kind != V_INT)
+            return perr(P, b->pos[2], LOOM_STATUS_NOT_AVAILABLE,
+                        "tensordot: axes must be a number of axes (lists of axes are not "
+                        "supported yet)");
+        if (!get_int(P, b, 2, 2, &k)) return false;
+        if (k < 0 || k > LOOM_MAX_DIMS)
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "tensordot: axes must be in 0..%d (%lld)", LOOM_MAX_DIMS, (long long)k);
+        *r = loom_tensordot(ctx, a, c, (int32_t)k);
     } else if (!strcmp(n, "round") || !strcmp(n, "around")) {
         if (!get_int(P, b, 1, 0, &k) || !refuse_given(P, f, b, "out")) return false;
         *r = loom_round(ctx, a, k > INT32_MAX ? INT32_MAX : k < INT32_MIN ? INT32_MIN : (int32_t)k);

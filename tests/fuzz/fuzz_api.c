@@ -1359,6 +1359,69 @@ static void op_index(reader_t *r) {
     }
 }
 
+/* frexp, modf, divmod (two results or none), ldexp, round, nanargmax (a sync), unstack and
+ * einsum with subscripts from a list or made of random letters, commas, dots and arrows. */
+static void op_numeric(reader_t *r) {
+    static const char *const subs[] = {"ij,jk->ik", "ii", "ii->i", "...ij,...jk", "i,i", "ij->",
+                                       "i...->...", "ab,cd->abcd", "ij,jk,kl->il", "->",
+                                       "i->ii", "...,...", "Ab,bA->A", "i..", ",", ""};
+    uint8_t b = byte(r);
+    loom_array_t *a = pick(r), *c = pick(r), *d = pick(r);
+    bool nil2 = is_nil(a) || is_nil(c);
+    pre();
+    switch (b % 7) {
+        case 0: case 1: case 2: {
+            loom_array_t *x = NULL, *y = NULL;
+            loom_status_t st = acted(b % 7 == 0   ? loom_frexp(ctx, a, &x, &y)
+                                     : b % 7 == 1 ? loom_modf(ctx, a, &x, &y)
+                                                  : loom_divmod(ctx, a, c, &x, &y));
+            CHECK((x == NULL) == (y == NULL), "a two-result function handed out one result");
+            if (x && !loom_array_is_nil(x)) check_array(x), put(x);
+            if (y && !loom_array_is_nil(y)) check_array(y), put(y);
+            (void)st;
+            break;
+        }
+        case 3:
+            built(byte(r) & 1 ? loom_ldexp(ctx, a, c) : loom_round(ctx, a, axis_arg(r)), nil2);
+            break;
+        case 4: {
+            if (!sync_ok(a)) return;
+            int32_t axis = axis_arg(r);
+            built(b & 8 ? loom_nanargmax(ctx, a, 1, &axis, b & 16)
+                        : loom_nanargmin(ctx, a, -1, NULL, b & 16),
+                  is_nil(a));
+            break;
+        }
+        case 5: {
+            loom_array_t *out[16];
+            int32_t axis = b & 8 ? 0 : axis_arg(r), nd = a && !is_nil(a) ? loom_array_ndim(a) : 0;
+            for (int32_t i = 0; i < nd; i++)
+                if (loom_array_dim(a, i) > 16) return; /* out has room for 16 */
+            loom_status_t st = acted(loom_unstack(ctx, a, axis, out));
+            if (st == LOOM_STATUS_OK && before == LOOM_STATUS_OK && nd > 0)
+                for (int64_t i = 0; i < loom_array_dim(a, axis < 0 ? axis + nd : axis); i++)
+                    check_array(out[i]), put(out[i]);
+            break;
+        }
+        default: {
+            char s[12];
+            const char *sub = subs[byte(r) % (sizeof subs / sizeof *subs)];
+            if (b & 8) { /* random subscripts */
+                static const char alphabet[] = "ijkAa,.->";
+                int n = byte(r) % 11;
+                for (int i = 0; i < n; i++) s[i] = alphabet[byte(r) % (sizeof alphabet - 1)];
+                s[n] = 0;
+                sub = s;
+            }
+            loom_array_t *ops[3] = {a, c, d};
+            int32_t n = 1 + byte(r) % 3;
+            bool nil_in = is_nil(a) || (n > 1 && is_nil(c)) || (n > 2 && is_nil(d));
+            built(loom_einsum(ctx, sub, n, ops, b & 16), nil_in);
+            break;
+        }
+    }
+}
+
 /* The opcodes, by name for FUZZ_API_TRACE=1, which prints each call of a replayed input with
  * the status after it (the library itself never prints). */
 typedef struct op {
@@ -1378,7 +1441,7 @@ static const op_t ops[] = {
 /* Opcodes added later take the top opcode bytes, so that every byte below keeps the call it
  * picked when the corpus's inputs were found (byte % the first table's length). */
 #define LATER_FROM 248
-static const op_t later_ops[] = {OP(index)};
+static const op_t later_ops[] = {OP(index), OP(numeric)};
 #undef OP
 static bool trace;
 

@@ -1,5 +1,6 @@
 /* test_numeric — frexp, modf, divmod, ldexp, float_power, round with decimals, fix,
- * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, and the new elementwise functions
+ * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, the Array API's concat,
+ * matrix_transpose, tensordot and empty, and the new elementwise functions
  * (special functions, bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device,
  * against NumPy 2's (and scipy.special's) values, shapes and dtypes for the same expressions;
  * and their errors. */
@@ -205,6 +206,18 @@ static const numeric_case_t cases[] = {
      2, {1, 4}, 4, {12.0, 15.0, 18.0, 21.0}, "float64"},
     {"einsum('Ab,bA->A', arange(4.).reshape(2, 2), arange(4.).reshape(2, 2))",
      1, {2}, 2, {2.0, 11.0}, "float64"},
+    {"empty((2, 3), dtype='int8') * 0",
+     2, {2, 3}, 6, {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, "int8"},
+    {"concat([arange(2), arange(3.)])",
+     1, {5}, 5, {0.0, 1.0, 0.0, 1.0, 2.0}, "float64"},
+    {"concat([arange(4).reshape(2, 2), arange(4).reshape(2, 2)], axis=None)",
+     1, {8}, 8, {0.0, 1.0, 2.0, 3.0, 0.0, 1.0, 2.0, 3.0}, "int64"},
+    {"matrix_transpose(arange(6).reshape(1, 2, 3))",
+     3, {1, 3, 2}, 6, {0.0, 3.0, 1.0, 4.0, 2.0, 5.0}, "int64"},
+    {"tensordot(arange(6.).reshape(2, 3), arange(12.).reshape(3, 4), axes=1)",
+     2, {2, 4}, 8, {20.0, 23.0, 26.0, 29.0, 56.0, 68.0, 80.0, 92.0}, "float64"},
+    {"tensordot(arange(24.).reshape(2, 3, 4), arange(24.).reshape(3, 4, 2))",
+     2, {2, 2}, 4, {1012.0, 1078.0, 2596.0, 2806.0}, "float64"},
 };
 
 static void test_numeric_numpy_cases(void **state) {
@@ -240,6 +253,7 @@ static void test_numeric_errors(void **state) {
     check_expr_error(ctx, "einsum('i->ii', ones(3))", "output subscript");
     check_expr_error(ctx, "einsum('i1', ones((3, 3)))", "invalid subscript");
     check_expr_error(ctx, "einsum('i..', ones(3))", "ellipsis");
+    check_expr_error(ctx, "matrix_transpose(arange(3))", "at least 2");
     loom_ctx_destroy(ctx);
 }
 
