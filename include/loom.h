@@ -973,6 +973,41 @@ LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *
 LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
                                       int32_t naxes);
 
+/* ---- numpy.linalg: norms and products (the factorisations are not there yet) --------- */
+
+/* The order of a norm: LOOM_NORM_ORD takes the number given with it (p; 0; +-INFINITY);
+ * LOOM_NORM_DEFAULT is NumPy's ord=None (the 2-norm of vectors, Frobenius of matrices; of the
+ * flattened array when no axis is given); FRO and NUC are 'fro' and 'nuc'. */
+typedef enum loom_norm {
+    LOOM_NORM_ORD = 0,
+    LOOM_NORM_DEFAULT,
+    LOOM_NORM_FRO,
+    LOOM_NORM_NUC
+} loom_norm_t;
+/* np.linalg.norm(x, ord, axis, keepdims): one axis a vector norm, two a matrix norm, none the
+ * whole array (a 1-D or 2-D one when an order is given). Integers compute in float64. The
+ * norms that need singular values (matrix 2, -2, 'nuc') are NOT_AVAILABLE for now. */
+LOOM_API loom_array_t *loom_norm(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t kind, double ord,
+                                 int32_t naxes, const int32_t *axes, int keepdims);
+/* The Array API's vector_norm over the given axes (naxes -1 or axes NULL: all), ord a number
+ * (2 the Euclidean norm; +-INFINITY; 0 the count of non-zeros). */
+LOOM_API loom_array_t *loom_vector_norm(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
+                                        const int32_t *axes, int keepdims, double ord);
+/* The Array API's matrix_norm over the last two axes: 'fro' (DEFAULT or FRO), or ORD 1, -1,
+ * +-INFINITY. */
+LOOM_API loom_array_t *loom_matrix_norm(loom_ctx_t *ctx, loom_array_t *x, int keepdims,
+                                        loom_norm_t kind, double ord);
+/* np.cross(a, b, axis=axis): 3-vectors (or NumPy's 2-vectors, a missing third component 0; two
+ * 2-vectors give the z component alone) along the axis, broadcast over the others. */
+LOOM_API loom_array_t *loom_cross(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, int32_t axis);
+/* np.linalg.multi_dot: 2 to 64 matrices (the first and last may be vectors) multiplied in the
+ * order of fewest multiplications (the matrix-chain order NumPy computes); two arrays are
+ * loom_dot's, as NumPy's. */
+LOOM_API loom_array_t *loom_multi_dot(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
+/* np.linalg.matrix_power(a, n) for n >= 0 (n = 0: the identity), by NumPy's repeated squaring;
+ * a negative n needs the inverse: NOT_AVAILABLE for now. */
+LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64_t n);
+
 /* ---- Embedding: external memory and DLPack -------------------------------------------- */
 
 /* Wraps the caller's host memory as a realised array without a copy: strides in elements (NULL:

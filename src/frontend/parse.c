@@ -621,6 +621,16 @@ static node_t *parse_atom(parser_t *P) {
                 x->tlen = u->len;
                 x->np = true;
             }
+            /* linalg.NAME (and np.linalg.NAME): numpy.linalg's functions by their names */
+            if (x->tlen == 6 && !memcmp(P->src + x->tpos, "linalg", 6) && is_op(peek(P), OP_DOT) &&
+                peek2(P)->kind == T_NAME) {
+                P->at++;
+                const tok_t *u = peek(P);
+                P->at++;
+                x->tpos = u->pos;
+                x->tlen = u->len;
+                x->np = true;
+            }
             return x;
         }
         case T_OP:
@@ -1342,6 +1352,13 @@ static const func_t funcs[] = {
     {.name = "divmod", .kind = F_MANIP, .params = "x1,x2"},
     {.name = "unstack", .kind = F_MANIP, .params = "x,axis?"},
     {.name = "matrix_transpose", .kind = F_UNARY, .params = "x", .u = loom_matrix_transpose},
+    /* numpy.linalg (also as linalg.NAME and np.linalg.NAME) */
+    {.name = "norm", .kind = F_MANIP, .params = "x,ord?,axis?,keepdims?"},
+    {.name = "vector_norm", .kind = F_MANIP, .params = "x,axis?,keepdims?,ord?"},
+    {.name = "matrix_norm", .kind = F_MANIP, .params = "x,keepdims?,ord?"},
+    {.name = "cross", .kind = F_MANIP, .params = "a,b,axisa?,axisb?,axisc?,axis?"},
+    {.name = "multi_dot", .kind = F_MANIP, .params = "arrays,out?"},
+    {.name = "matrix_power", .kind = F_MANIP, .params = "a,n"},
     {.name = "tensordot", .kind = F_MANIP, .params = "a,b,axes?"},
     {.name = "einsum",
      .kind = F_MANIP,
@@ -1917,6 +1934,19 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (!strcmp(n, "can_cast") || !strcmp(n, "isdtype") || !strcmp(n, "finfo") ||
         !strcmp(n, "iinfo") || !strcmp(n, "result_type"))
         return dtype_call(P, f, b, r, out);
+    if (!strcmp(n, "multi_dot")) {
+        const value_t *v = &b->v[0];
+        if (v->kind != V_TUPLE || v->n < 2 || v->n > 64)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "multi_dot: arrays must be a list or tuple of 2 to 64 arrays");
+        loom_array_t *xs[64];
+        for (int32_t i = 0; i < v->n; i++)
+            if (loom_array_is_nil(xs[i] = arg_array(P, &v->items[i], b->pos[0]))) return false;
+        if (!refuse_given(P, f, b, "out")) return false;
+        *r = loom_multi_dot(ctx, v->n, xs);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
     if (!strcmp(n, "einsum")) {
         if (b->v[0].kind != V_STR || b->v[0].tlen > 255)
             return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
@@ -2104,6 +2134,48 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             *r = NULL;
             return array_tuple(P, 2, pair, b->pos[0], out);
         }
+    } else if (!strcmp(n, "norm") || !strcmp(n, "vector_norm") || !strcmp(n, "matrix_norm")) {
+        int oslot = n[0] == 'n' ? 1 : n[0] == 'v' ? 3 : 2, keep;
+        int kslot = n[0] == 'n' ? 3 : n[0] == 'v' ? 2 : 1;
+        loom_norm_t kind = n[0] == 'n' ? LOOM_NORM_DEFAULT : n[0] == 'v' ? LOOM_NORM_ORD : LOOM_NORM_FRO;
+        double p = 2;
+        const value_t *o = &b->v[oslot];
+        if (b->given[oslot] && o->kind == V_STR) {
+            static const char *const names[] = {"fro", "f", "nuc"};
+            int c = choice_arg(P, b, oslot, names, 3, 0);
+            if (c < 0 || n[0] == 'v')
+                return perr(P, b->pos[oslot], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: Invalid norm order for %s", n, n[0] == 'v' ? "vectors" : "matrices");
+            kind = c == 2 ? LOOM_NORM_NUC : LOOM_NORM_FRO;
+        } else if (b->given[oslot] && o->kind != V_NONE) {
+            if (!is_num(o))
+                return perr(P, b->pos[oslot], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: ord must be a number, inf, 'fro' or 'nuc'", n);
+            kind = LOOM_NORM_ORD;
+            p = num_f(o);
+        }
+        if (!get_flag(P, b, kslot, &keep)) return false;
+        if (n[0] == 'm') {
+            *r = loom_matrix_norm(ctx, a, keep, kind, p);
+        } else {
+            if (!get_axes(P, b, n[0] == 'n' ? 2 : 1, true, &naxes, axes)) return false;
+            *r = n[0] == 'n' ? loom_norm(ctx, a, kind, p, naxes, naxes < 0 ? NULL : axes, keep)
+                             : loom_vector_norm(ctx, a, naxes, naxes < 0 ? NULL : axes, keep, p);
+        }
+    } else if (!strcmp(n, "cross")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
+        if (loom_array_is_nil(c)) return false;
+        for (int s = 2; s < 5; s++) /* axisa, axisb, axisc: only their default */
+            if (b->given[s] && (b->v[s].kind != V_INT || b->v[s].i != -1))
+                return perr(P, b->pos[s], LOOM_STATUS_NOT_AVAILABLE,
+                            "cross: axisa, axisb and axisc are not supported (use axis=)");
+        if (!get_int(P, b, 5, -1, &k)) return false;
+        *r = loom_cross(ctx, a, c, AX32(k));
+    } else if (!strcmp(n, "matrix_power")) {
+        if (b->v[1].kind != V_INT)
+            return perr(P, b->pos[1], LOOM_STATUS_DTYPE_ERROR, "matrix_power: exponent must be an integer");
+        if (!get_int(P, b, 1, 1, &k)) return false;
+        *r = loom_matrix_power(ctx, a, k);
     } else if (!strcmp(n, "tensordot")) {
         loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
         if (loom_array_is_nil(c)) return false;

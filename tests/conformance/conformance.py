@@ -116,7 +116,13 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "einsum('i...,i...->...', {x}, {y})",
             # (same operands: NumPy's optimize=True path broadcasts a labelled extent-1 axis
             # differently from its own unoptimized einsum; loom gives the unoptimized value)
-            "einsum('i...,i...->...', {x}, {x}, optimize=True)"]
+            "einsum('i...,i...->...', {x}, {x}, optimize=True)",
+            # numpy.linalg's norms and products
+            "linalg.norm({x})", "linalg.norm({x}, axis=0)", "linalg.norm({x}, ord=1, axis=-1)",
+            "linalg.norm({x}, ord=inf)", "linalg.norm({x}, 'fro')", "linalg.norm({x}, -inf)",
+            "linalg.vector_norm({x}, ord=0)", "linalg.vector_norm({x}, ord=3, keepdims=True)",
+            "linalg.matrix_norm({x}, ord=-1)", "linalg.matrix_power({x}, 3)",
+            "linalg.multi_dot([{x}, {y}])", "cross({x}, {y})"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -335,6 +341,7 @@ def numpy_eval(expr, arrays):
         "vecdot", "kron", "meshgrid", "array_split", "split", "pad", "broadcast_arrays",
         "ediff1d", "cov", "corrcoef", "frexp", "modf", "divmod", "round", "around",
         "nanargmax", "nanargmin", "unstack", "einsum"]})
+    ns.update(linalg=np.linalg, cross=np.cross)
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

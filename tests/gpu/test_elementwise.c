@@ -221,6 +221,24 @@ static void test_numeric_compositions(void **state) {
                 }
                 gpu_ref_batch_add(&ref, &p, r2[0], r2[1], gpu_ref_scaled(1.0), "einsum %s", subs[i]);
             }
+            /* numpy.linalg's norms and products: reductions and matrix products */
+            loom_array_t *l[2][7];
+            for (int k = 0; k < 2; k++) {
+                loom_ctx_t *c = k ? cpu : gpu;
+                int32_t ax1 = 1, ax2[2] = {0, 1};
+                l[k][0] = loom_norm(c, m2[k], LOOM_NORM_DEFAULT, 0, -1, NULL, 0);
+                l[k][1] = loom_norm(c, m2[k], LOOM_NORM_ORD, 1, 1, &ax1, 1);
+                l[k][2] = loom_norm(c, m2[k], LOOM_NORM_ORD, 3.5, 1, &ax1, 0);
+                l[k][3] = loom_norm(c, mq[k], LOOM_NORM_ORD, INFINITY, 2, ax2, 0);
+                l[k][4] = loom_matrix_power(c, loom_true_divide_f(c, mq[k], 30.0), 5);
+                loom_array_t *chain[3] = {m2[k], loom_transpose(c, m2[k], 2, NULL), m2[k]};
+                l[k][5] = loom_multi_dot(c, 3, chain);
+                int64_t s13[2] = {13, 3};
+                loom_array_t *t3 = loom_reshape(c, loom_slice(c, x[k], 1, at, (int64_t[]){16 + 39}, NULL), 2, s13);
+                l[k][6] = loom_cross(c, t3, loom_flip(c, t3, 0, NULL), -1);
+            }
+            for (int i = 0; i < 7; i++)
+                gpu_ref_batch_add(&ref, &p, l[0][i], l[1][i], gpu_ref_scaled(1.0), "linalg %d", i);
         }
         if (d == LOOM_DTYPE_F32) { /* the float32 special functions: the same double, rounded */
             loom_array_t *(*const sp[])(loom_ctx_t *, loom_array_t *) = {

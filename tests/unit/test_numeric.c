@@ -1,6 +1,7 @@
 /* test_numeric — frexp, modf, divmod, ldexp, float_power, round with decimals, fix,
  * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, the Array API's concat,
- * matrix_transpose, tensordot and empty, and the new elementwise functions
+ * matrix_transpose, tensordot and empty, numpy.linalg's norms, cross, multi_dot and
+ * matrix_power, and the new elementwise functions
  * (special functions, bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device,
  * against NumPy 2's (and scipy.special's) values, shapes and dtypes for the same expressions;
  * and their errors. */
@@ -218,6 +219,68 @@ static const numeric_case_t cases[] = {
      2, {2, 4}, 8, {20.0, 23.0, 26.0, 29.0, 56.0, 68.0, 80.0, 92.0}, "float64"},
     {"tensordot(arange(24.).reshape(2, 3, 4), arange(24.).reshape(3, 4, 2))",
      2, {2, 2}, 4, {1012.0, 1078.0, 2596.0, 2806.0}, "float64"},
+    {"linalg.norm(array([3.0, -4.0, 0.5]))",
+     0, {0}, 1, {5.024937810560445}, "float64"},
+    {"linalg.norm(arange(24.).reshape(2, 3, 4) - 7)",
+     0, {0}, 1, {40.44749683231337}, "float64"},
+    {"linalg.norm(arange(6).reshape(2, 3) - 2, 'fro')",
+     0, {0}, 1, {4.358898943540674}, "float64"},
+    {"linalg.norm(arange(6.).reshape(2, 3) - 2, ord=inf)",
+     0, {0}, 1, {6.0}, "float64"},
+    {"linalg.norm(arange(6.).reshape(2, 3) - 2, ord=-inf)",
+     0, {0}, 1, {3.0}, "float64"},
+    {"linalg.norm(arange(6.).reshape(2, 3) - 2, ord=1)",
+     0, {0}, 1, {3.0}, "float64"},
+    {"linalg.norm(arange(6.).reshape(2, 3) - 2, ord=-1)",
+     0, {0}, 1, {3.0}, "float64"},
+    {"linalg.norm(arange(6.).reshape(2, 3) - 2, axis=1, ord=3)",
+     1, {2}, 2, {2.080083823051904, 3.3019272488946263}, "float64"},
+    {"linalg.norm(arange(6.).reshape(2, 3) - 2, axis=0, ord=0)",
+     1, {3}, 3, {2.0, 2.0, 1.0}, "float64"},
+    {"linalg.norm(arange(6.).reshape(2, 3) - 2, axis=0, ord=-inf, keepdims=True)",
+     2, {1, 3}, 3, {1.0, 1.0, 0.0}, "float64"},
+    {"linalg.norm(arange(24.).reshape(2, 3, 4), axis=(2, 0), ord=1)",
+     1, {3}, 3, {54.0, 70.0, 86.0}, "float64"},
+    {"linalg.norm(arange(24.).reshape(2, 3, 4), axis=(0, 2), keepdims=True)",
+     3, {1, 3, 1}, 3, {27.349588662354687, 36.823905279043935, 47.11687595755899}, "float64"},
+    {"linalg.norm(array([1, -2, 3], dtype=int8), ord=1)",
+     0, {0}, 1, {6.0}, "float64"},
+    {"linalg.norm(array([1.5, -2.0], dtype=float32), ord=2.5)",
+     0, {0}, 1, {2.3440704345703125}, "float32"},
+    {"linalg.vector_norm(arange(6.).reshape(2, 3) - 2)",
+     0, {0}, 1, {4.358898943540674}, "float64"},
+    {"linalg.vector_norm(arange(6.).reshape(2, 3) - 2, axis=1, ord=inf)",
+     1, {2}, 2, {2.0, 3.0}, "float64"},
+    {"linalg.vector_norm(arange(24.).reshape(2, 3, 4), axis=(0, 2), ord=1)",
+     1, {3}, 3, {60.0, 92.0, 124.0}, "float64"},
+    {"linalg.matrix_norm(arange(24.).reshape(2, 3, 4) - 5)",
+     1, {2}, 2, {12.083045973594572, 44.9221548904324}, "float64"},
+    {"linalg.matrix_norm(arange(24.).reshape(2, 3, 4) - 5, ord=inf, keepdims=True)",
+     3, {2, 1, 1}, 2, {18.0, 66.0}, "float64"},
+    {"cross(array([1.0, 2.0, 3.0]), array([4.0, 5.0, 6.0]))",
+     1, {3}, 3, {-3.0, 6.0, -3.0}, "float64"},
+    {"cross(arange(6).reshape(2, 3), array([0, 0, 1]))",
+     2, {2, 3}, 6, {1.0, 0.0, 0.0, 4.0, -3.0, 0.0}, "int64"},
+    {"cross(arange(6.).reshape(3, 2), array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).reshape(3, 2), axis=0)",
+     2, {3, 2}, 6, {-2.0, -2.0, 4.0, 4.0, -2.0, -2.0}, "float64"},
+    {"cross(array([1, 2]), array([3, 4]))",
+     0, {0}, 1, {-2.0}, "int64"},
+    {"cross(array([1, 2]), array([3, 4, 5]))",
+     1, {3}, 3, {10.0, -5.0, -2.0}, "int64"},
+    {"cross(array([1, 2, 3]), array([3, 4]))",
+     1, {3}, 3, {-12.0, 9.0, -2.0}, "int64"},
+    {"linalg.multi_dot([arange(6.).reshape(2, 3), arange(12.).reshape(3, 4), arange(4.)])",
+     1, {2}, 2, {162.0, 504.0}, "float64"},
+    {"linalg.multi_dot([arange(3.), arange(12.).reshape(3, 4), arange(8.).reshape(4, 2), arange(2.)])",
+     0, {0}, 1, {422.0}, "float64"},
+    {"linalg.multi_dot([arange(20.).reshape(4, 5), arange(10.).reshape(5, 2), arange(6.).reshape(2, 3), arange(3.).reshape(3, 1)])",
+     2, {4, 1}, 4, {1280.0, 3530.0, 5780.0, 8030.0}, "float64"},
+    {"linalg.matrix_power(array([[1, 1], [1, 0]]), 10)",
+     2, {2, 2}, 4, {89.0, 55.0, 55.0, 34.0}, "int64"},
+    {"linalg.matrix_power(arange(8.).reshape(2, 2, 2) / 4, 3)",
+     3, {2, 2, 2}, 8, {0.09375, 0.171875, 0.34375, 0.609375, 8.03125, 9.609375, 11.53125, 13.796875}, "float64"},
+    {"linalg.matrix_power(arange(4, dtype=int8).reshape(2, 2), 0)",
+     2, {2, 2}, 4, {1.0, 0.0, 0.0, 1.0}, "int8"},
 };
 
 static void test_numeric_numpy_cases(void **state) {
@@ -254,6 +317,22 @@ static void test_numeric_errors(void **state) {
     check_expr_error(ctx, "einsum('i1', ones((3, 3)))", "invalid subscript");
     check_expr_error(ctx, "einsum('i..', ones(3))", "ellipsis");
     check_expr_error(ctx, "matrix_transpose(arange(3))", "at least 2");
+    check_expr_error(ctx, "linalg.norm(ones((2, 3)), 2)", "singular values");
+    check_expr_error(ctx, "linalg.norm(ones((2, 3)), 'nuc')", "singular values");
+    check_expr_error(ctx, "linalg.norm(ones((2, 3, 4)), 1)", "Improper number of dimensions");
+    check_expr_error(ctx, "linalg.norm(ones(3), 'fro', axis=0)", "Invalid norm order");
+    check_expr_error(ctx, "linalg.norm(ones((3, 3)), 3)", "Invalid norm order");
+    check_expr_error(ctx, "linalg.norm(ones((3, 3)), axis=(1, 1))", "Duplicate axes");
+    check_expr_error(ctx, "linalg.matrix_norm(ones(3))", "at least 2");
+    check_expr_error(ctx, "cross(ones(4), ones(3))", "dimension must be 2 or 3");
+    check_expr_error(ctx, "linalg.multi_dot([ones(3)])", "2 to 64");
+    check_expr_error(ctx, "linalg.multi_dot([ones((2, 3)), ones((2, 3, 3)), ones(3)])", "two-dimensional");
+    check_expr_error(ctx, "linalg.multi_dot([ones((2, 3)), ones((4, 3)), ones(3)])", "matmul");
+    /* two arrays are np.dot's, whatever their shapes (found by the conformance suite) */
+    check_expr_values(ctx, "linalg.multi_dot([array(2.0), ones((1, 3))])", "float64", 2,
+                      (int64_t[]){1, 3}, 3, NULL, 1, (double[]){2, 2, 2}, 0);
+    check_expr_error(ctx, "linalg.matrix_power(ones((2, 3)), 2)", "square");
+    check_expr_error(ctx, "linalg.matrix_power(ones((2, 2)), -1)", "inverse");
     loom_ctx_destroy(ctx);
 }
 
