@@ -1,13 +1,15 @@
 /* ulp_sweep — the accuracy of loom's float32 special functions over their whole domain: every
- * `stride`-th float32 bit pattern (default 64: 2^26 inputs, both signs, subnormals to
- * infinities) evaluated on the CUDA device and on the CPU reference device. For each function
- * it prints how many results differ between the devices and by how many ulps at most, and,
- * for erf, erfc and lgamma, the largest distance of each device from the correctly rounded
- * value (glibc's long double functions, rounded to float32). Not a test: a measurement for
- * docs/guide.md.
+ * `stride`-th float32 bit pattern (default 1: all 2^32, both signs, subnormals to infinities
+ * and NaNs) evaluated on the CUDA device and on the CPU reference device (one CPU context per
+ * thread). For each function it prints how many results differ between the devices and by how
+ * many ulps at most, and, for erf, erfc and lgamma, the largest distance of each device from
+ * the correctly rounded value (glibc's long double functions, rounded to float32). Not a test:
+ * a measurement for docs/guide.md.
  *
- *     ulp_sweep [stride]        (needs a GPU) */
+ *     ulp_sweep [stride [threads]]        (needs a GPU) */
+#define _GNU_SOURCE /* lgammal_r: lgammal writes the global signgam, and threads share it */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +19,22 @@
 
 typedef loom_array_t *(*unary_fn)(loom_ctx_t *, loom_array_t *);
 
+static long double lgamma_ld(long double x) {
+    int sign;
+    return lgammal_r(x, &sign);
+}
+
 static const struct {
     const char *name;
     unary_fn fn;
     long double (*ref)(long double); /* correctly rounded reference, where glibc has one */
 } fns[] = {
-    {"erf", loom_erf, erfl},         {"erfc", loom_erfc, erfcl},     {"erfinv", loom_erfinv, NULL},
-    {"erfcinv", loom_erfcinv, NULL}, {"lgamma", loom_lgamma, lgammal}, {"digamma", loom_digamma, NULL},
+    {"erf", loom_erf, erfl},         {"erfc", loom_erfc, erfcl},       {"erfinv", loom_erfinv, NULL},
+    {"erfcinv", loom_erfcinv, NULL}, {"lgamma", loom_lgamma, lgamma_ld}, {"digamma", loom_digamma, NULL},
     {"i0", loom_i0, NULL},           {"sinc", loom_sinc, NULL},
 };
+
+#define CHUNK ((int64_t)1 << 26) /* inputs per GPU evaluation */
 
 static uint32_t fbits(float f) {
     uint32_t u;
@@ -42,66 +51,101 @@ static uint64_t ulp_dist(float a, float b) {
     return (uint64_t)(kx > ky ? kx - ky : ky - kx);
 }
 
-static float *run(loom_ctx_t *ctx, unary_fn fn, const float *in, int64_t n) {
+static void evaluate(loom_ctx_t *ctx, unary_fn fn, const float *in, int64_t n, float *out) {
     loom_scope_begin(ctx);
     loom_array_t *x = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, in);
     loom_array_t *y = fn(ctx, x);
-    float *out = malloc((size_t)n * 4);
-    if (!out || loom_read(ctx, y, out, (size_t)n * 4) != LOOM_STATUS_OK) {
+    if (loom_read(ctx, y, out, (size_t)n * 4) != LOOM_STATUS_OK) {
         fprintf(stderr, "error: %s\n", loom_ctx_message(ctx));
         exit(1);
     }
     loom_scope_end(ctx);
-    return out;
+}
+
+/* One thread's share of a chunk: the CPU device's values, compared with the GPU's. */
+typedef struct work {
+    loom_ctx_t *cpu;
+    size_t f;
+    const float *in, *gpu;
+    float *cpu_out;
+    int64_t n;
+    int64_t differ;
+    uint64_t worst, cr_cpu, cr_gpu;
+    float worst_x;
+} work_t;
+
+static void *compare(void *arg) {
+    work_t *w = arg;
+    evaluate(w->cpu, fns[w->f].fn, w->in, w->n, w->cpu_out);
+    for (int64_t i = 0; i < w->n; i++) {
+        uint64_t d = ulp_dist(w->gpu[i], w->cpu_out[i]);
+        if (d) w->differ++;
+        if (d > w->worst) w->worst = d, w->worst_x = w->in[i];
+        if (fns[w->f].ref && !isnan(w->in[i])) {
+            float r = (float)fns[w->f].ref((long double)w->in[i]);
+            uint64_t dc = ulp_dist(w->cpu_out[i], r), dg = ulp_dist(w->gpu[i], r);
+            if (dc > w->cr_cpu) w->cr_cpu = dc;
+            if (dg > w->cr_gpu) w->cr_gpu = dg;
+        }
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv) {
-    int64_t stride = argc > 1 ? atoll(argv[1]) : 64;
+    int64_t stride = argc > 1 ? atoll(argv[1]) : 1;
+    int nt = argc > 2 ? atoi(argv[2]) : 16;
     if (stride < 1) stride = 1;
+    if (nt < 1 || nt > 256) nt = 16;
     loom_options_t og = {.device = LOOM_DEVICE_CUDA}, oc = {.device = LOOM_DEVICE_CPU};
-    loom_ctx_t *gpu, *cpu;
+    loom_ctx_t *gpu, *cpu[256];
     if (loom_ctx_create(&og, &gpu) != LOOM_STATUS_OK) {
         fprintf(stderr, "ulp_sweep: no CUDA device\n");
         return 77;
     }
-    loom_ctx_create(&oc, &cpu);
-    int64_t n = (int64_t)((1ull << 32) / (uint64_t)stride);
-    float *in = malloc((size_t)n * 4);
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t u = (uint32_t)((uint64_t)i * (uint64_t)stride);
-        memcpy(&in[i], &u, 4);
-    }
-    printf("%-8s %11s %9s %9s %9s %11s %11s\n", "function", "inputs", "differ", "max_ulp", "worst_x",
-           "cpu_vs_cr", "gpu_vs_cr");
+    for (int t = 0; t < nt; t++) loom_ctx_create(&oc, &cpu[t]);
+    int64_t total = (int64_t)((1ull << 32) / (uint64_t)stride);
+    float *in = malloc((size_t)CHUNK * 4), *g = malloc((size_t)CHUNK * 4),
+          *c = malloc((size_t)CHUNK * 4);
+    printf("%-8s %11s %9s %9s %11s %11s %11s\n", "function", "inputs", "differ", "max_ulp",
+           "worst_x", "cpu_vs_cr", "gpu_vs_cr");
     for (size_t f = 0; f < sizeof fns / sizeof *fns; f++) {
-        float *g = run(gpu, fns[f].fn, in, n), *c = run(cpu, fns[f].fn, in, n);
-        int64_t differ = 0;
-        uint64_t worst = 0, cr_cpu = 0, cr_gpu = 0;
-        float worst_x = 0;
-        for (int64_t i = 0; i < n; i++) {
-            uint64_t d = ulp_dist(g[i], c[i]);
-            if (d) differ++;
-            if (d > worst) worst = d, worst_x = in[i];
-            if (fns[f].ref && !isnan(in[i])) {
-                float r = (float)fns[f].ref((long double)in[i]);
-                uint64_t dc = ulp_dist(c[i], r), dg = ulp_dist(g[i], r);
-                if (dc > cr_cpu) cr_cpu = dc;
-                if (dg > cr_gpu) cr_gpu = dg;
+        work_t sum = {.f = f};
+        for (int64_t at = 0; at < total; at += CHUNK) {
+            int64_t n = total - at < CHUNK ? total - at : CHUNK;
+            for (int64_t i = 0; i < n; i++) {
+                uint32_t u = (uint32_t)((uint64_t)(at + i) * (uint64_t)stride);
+                memcpy(&in[i], &u, 4);
+            }
+            evaluate(gpu, fns[f].fn, in, n, g);
+            work_t w[256];
+            pthread_t th[256];
+            for (int t = 0; t < nt; t++) {
+                int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+                w[t] = (work_t){.cpu = cpu[t], .f = f, .in = in + lo, .gpu = g + lo,
+                                .cpu_out = c + lo, .n = hi - lo};
+                pthread_create(&th[t], NULL, compare, &w[t]);
+            }
+            for (int t = 0; t < nt; t++) {
+                pthread_join(th[t], NULL);
+                sum.differ += w[t].differ;
+                if (w[t].worst > sum.worst) sum.worst = w[t].worst, sum.worst_x = w[t].worst_x;
+                if (w[t].cr_cpu > sum.cr_cpu) sum.cr_cpu = w[t].cr_cpu;
+                if (w[t].cr_gpu > sum.cr_gpu) sum.cr_gpu = w[t].cr_gpu;
             }
         }
         char a[16] = "-", b[16] = "-";
         if (fns[f].ref) {
-            snprintf(a, sizeof a, "%llu", (unsigned long long)cr_cpu);
-            snprintf(b, sizeof b, "%llu", (unsigned long long)cr_gpu);
+            snprintf(a, sizeof a, "%llu", (unsigned long long)sum.cr_cpu);
+            snprintf(b, sizeof b, "%llu", (unsigned long long)sum.cr_gpu);
         }
-        printf("%-8s %11lld %9lld %9llu %9.3g %11s %11s\n", fns[f].name, (long long)n,
-               (long long)differ, (unsigned long long)worst, worst_x, a, b);
+        printf("%-8s %11lld %9lld %9llu %11.4g %11s %11s\n", fns[f].name, (long long)total,
+               (long long)sum.differ, (unsigned long long)sum.worst, sum.worst_x, a, b);
         fflush(stdout);
-        free(g);
-        free(c);
     }
     free(in);
-    loom_ctx_destroy(cpu);
+    free(g);
+    free(c);
+    for (int t = 0; t < nt; t++) loom_ctx_destroy(cpu[t]);
     loom_ctx_destroy(gpu);
     return 0;
 }

@@ -1008,6 +1008,27 @@ LOOM_API loom_array_t *loom_multi_dot(loom_ctx_t *ctx, int32_t n, loom_array_t *
  * a negative n needs the inverse: NOT_AVAILABLE for now. */
 LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64_t n);
 
+/* ---- numpy.fft's helpers, convolution ------------------------------------------------ */
+
+/* np.fft.fftfreq(n, d) and rfftfreq(n, d): the sample frequencies (float64), n >= 1. */
+LOOM_API loom_array_t *loom_fftfreq(loom_ctx_t *ctx, int64_t n, double d);
+LOOM_API loom_array_t *loom_rfftfreq(loom_ctx_t *ctx, int64_t n, double d);
+/* np.fft.fftshift / ifftshift over the given axes (naxes -1 or axes NULL: all): rolls by half
+ * of each axis, index arithmetic that fuses into the consumer. */
+LOOM_API loom_array_t *loom_fftshift(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
+                                     const int32_t *axes);
+LOOM_API loom_array_t *loom_ifftshift(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
+                                      const int32_t *axes);
+/* The modes of np.convolve and np.correlate, with NumPy's numbers. */
+typedef enum loom_conv_mode { LOOM_CONV_VALID = 0, LOOM_CONV_SAME = 1, LOOM_CONV_FULL = 2 } loom_conv_mode_t;
+/* np.convolve(a, v, mode) and np.correlate(a, v, mode) of 1-D arrays (0-d as length 1; none
+ * empty), in the direct form: each output a sum of products, one gather-multiply-sum reduction
+ * kernel on the GPU (O(n m) work; no FFT yet). The dtype is np.result_type(a, v). */
+LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                     loom_conv_mode_t mode);
+LOOM_API loom_array_t *loom_correlate(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                      loom_conv_mode_t mode);
+
 /* ---- Embedding: external memory and DLPack -------------------------------------------- */
 
 /* Wraps the caller's host memory as a realised array without a copy: strides in elements (NULL:

@@ -406,6 +406,18 @@ static uint32_t emit_gather(sched_t *s, const ir_node_t *n, chain_t c, bool dry)
     return ir_emit(&s->cur->sg, &m);
 }
 
+/* Whether reshape r of node n only adds or removes extent-1 axes (the flat index of every
+ * element stays the same). */
+static bool unit_reshape(const ir_node_t *n, const ir_node_t *r) {
+    int a = 0, b = 0;
+    for (;;) {
+        while (a < n->ndim && n->shape[a] == 1) a++;
+        while (b < r->ndim && r->shape[b] == 1) b++;
+        if (a == n->ndim || b == r->ndim) return a == n->ndim && b == r->ndim;
+        if (n->shape[a++] != r->shape[b++]) return false;
+    }
+}
+
 /* Emits eval node i read through chain c into the current step graph, or with dry only
  * checks that it can be. The step graph node, or NONE where this step cannot express it. */
 static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry) {
@@ -451,10 +463,16 @@ static uint32_t emit(sched_t *s, uint32_t i, chain_t c, bool dry) {
         r = dry ? 0 : emit_copy(s, n, NULL, sh);
         if (!dry && r != NONE) r = add_leaf_ref(s, r, i);
     } else if (ir_ops[n->op].kind == IR_KIND_LEAF) { /* generators: read by own index */
+        /* A 1-D generator reshaped with unit axes added (arange(n)[:, None]) keeps its flat
+         * index: it is the same generator in that shape. */
+        const ir_node_t *own = n;
+        uint32_t k0 = 0;
+        if (c.n && c.op[0]->op == IR_OP_RESHAPE && n->op != IR_OP_EYE && unit_reshape(n, c.op[0]))
+            own = c.op[0], k0 = 1;
         bool bcast = true; /* broadcasting alone: the kernel reads the generator broadcast */
-        for (uint32_t k = 0; k < c.n; k++) bcast = bcast && c.op[k]->op == IR_OP_EXPAND;
+        for (uint32_t k = k0; k < c.n; k++) bcast = bcast && c.op[k]->op == IR_OP_EXPAND;
         if (bcast && !s->no_generators) {
-            r = dry ? 0 : emit_copy(s, n, NULL, n);
+            r = dry ? 0 : emit_copy(s, n, NULL, own);
             if (!dry && r != NONE) r = add_leaf_ref(s, r, i);
         }
     } else if (ir_ops[n->op].kind == IR_KIND_ELEM) {
@@ -978,7 +996,10 @@ static bool sched_view(sched_t *s, uint32_t i) {
             nv.kind = V_VIEW;
             nv.base = ov->kind == V_VIEW ? ov->base : o;
             chain_t pre = ov->kind == V_VIEW ? ov->chain : (chain_t){0};
-            if (!chain_cat(s, pre, one, &nv.chain)) return false;
+            /* a reshape to the operand's own shape reads it as it is */
+            bool same = n->op == IR_OP_RESHAPE &&
+                        same_shape_v(n->ndim, n->shape, g->nodes[o].ndim, g->nodes[o].shape);
+            if (!chain_cat(s, pre, same ? (chain_t){0} : one, &nv.chain)) return false;
             s->val[i] = nv;
             if (can_emit(s, i, false, NULL)) return true;
             s->val[i].kind = V_NONE;

@@ -621,9 +621,11 @@ static node_t *parse_atom(parser_t *P) {
                 x->tlen = u->len;
                 x->np = true;
             }
-            /* linalg.NAME (and np.linalg.NAME): numpy.linalg's functions by their names */
-            if (x->tlen == 6 && !memcmp(P->src + x->tpos, "linalg", 6) && is_op(peek(P), OP_DOT) &&
-                peek2(P)->kind == T_NAME) {
+            /* linalg.NAME and fft.NAME (also after np.): numpy.linalg's and numpy.fft's
+             * functions by their names */
+            if (((x->tlen == 6 && !memcmp(P->src + x->tpos, "linalg", 6)) ||
+                 (x->tlen == 3 && !memcmp(P->src + x->tpos, "fft", 3))) &&
+                is_op(peek(P), OP_DOT) && peek2(P)->kind == T_NAME) {
                 P->at++;
                 const tok_t *u = peek(P);
                 P->at++;
@@ -1359,6 +1361,13 @@ static const func_t funcs[] = {
     {.name = "cross", .kind = F_MANIP, .params = "a,b,axisa?,axisb?,axisc?,axis?"},
     {.name = "multi_dot", .kind = F_MANIP, .params = "arrays,out?"},
     {.name = "matrix_power", .kind = F_MANIP, .params = "a,n"},
+    /* numpy.fft's helpers (also as fft.NAME), convolution */
+    {.name = "fftfreq", .kind = F_MANIP, .params = "n,d?"},
+    {.name = "rfftfreq", .kind = F_MANIP, .params = "n,d?"},
+    {.name = "fftshift", .kind = F_MANIP, .params = "x,axes?"},
+    {.name = "ifftshift", .kind = F_MANIP, .params = "x,axes?"},
+    {.name = "convolve", .kind = F_MANIP, .params = "a,v,mode?"},
+    {.name = "correlate", .kind = F_MANIP, .params = "a,v,mode?"},
     {.name = "tensordot", .kind = F_MANIP, .params = "a,b,axes?"},
     {.name = "einsum",
      .kind = F_MANIP,
@@ -1968,6 +1977,16 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
         return true;
     }
+    if (!strcmp(n, "fftfreq") || !strcmp(n, "rfftfreq")) { /* a length, not an array */
+        int64_t len;
+        double d;
+        if (b->v[0].kind != V_INT)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "%s: n must be an integer", n);
+        if (!get_int(P, b, 0, 0, &len) || !get_number(P, b, 1, 1.0, &d)) return false;
+        *r = n[0] == 'f' ? loom_fftfreq(ctx, len, d) : loom_rfftfreq(ctx, len, d);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
     if (!strcmp(n, "tri") || !strcmp(n, "indices")) { /* shapes, not arrays */
         loom_dtype_t d;
         if (n[0] == 't') {
@@ -2176,6 +2195,18 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return perr(P, b->pos[1], LOOM_STATUS_DTYPE_ERROR, "matrix_power: exponent must be an integer");
         if (!get_int(P, b, 1, 1, &k)) return false;
         *r = loom_matrix_power(ctx, a, k);
+    } else if (!strcmp(n, "fftshift") || !strcmp(n, "ifftshift")) {
+        if (!get_axes(P, b, 1, true, &naxes, axes)) return false;
+        *r = (n[0] == 'f' ? loom_fftshift : loom_ifftshift)(ctx, a, naxes, naxes < 0 ? NULL : axes);
+    } else if (!strcmp(n, "convolve") || !strcmp(n, "correlate")) {
+        static const char *const modes[] = {"valid", "same", "full"};
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "v");
+        if (loom_array_is_nil(c)) return false;
+        int m = choice_arg(P, b, 2, modes, 3, n[2] == 'n' ? LOOM_CONV_FULL : LOOM_CONV_VALID);
+        if (m < 0)
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: mode must be 'valid', 'same' or 'full'", n);
+        *r = (n[2] == 'n' ? loom_convolve : loom_correlate)(ctx, a, c, (loom_conv_mode_t)m);
     } else if (!strcmp(n, "tensordot")) {
         loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
         if (loom_array_is_nil(c)) return false;

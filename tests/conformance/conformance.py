@@ -122,7 +122,12 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "linalg.norm({x}, ord=inf)", "linalg.norm({x}, 'fro')", "linalg.norm({x}, -inf)",
             "linalg.vector_norm({x}, ord=0)", "linalg.vector_norm({x}, ord=3, keepdims=True)",
             "linalg.matrix_norm({x}, ord=-1)", "linalg.matrix_power({x}, 3)",
-            "linalg.multi_dot([{x}, {y}])", "cross({x}, {y})"]
+            "linalg.multi_dot([{x}, {y}])", "cross({x}, {y})",
+            # numpy.fft's helpers, direct convolution
+            "fft.fftshift({x})", "fft.ifftshift({x}, axes=0)", "fft.fftshift({x}, axes=-1)",
+            "convolve(ravel({x}), ravel({y}))", "convolve(ravel({x}), ravel({y}), 'same')",
+            "correlate(ravel({x}), ravel({y}))", "correlate(ravel({x}), ravel({y}), 'full')",
+            "convolve({x}, {y}, mode='valid')"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -341,7 +346,8 @@ def numpy_eval(expr, arrays):
         "vecdot", "kron", "meshgrid", "array_split", "split", "pad", "broadcast_arrays",
         "ediff1d", "cov", "corrcoef", "frexp", "modf", "divmod", "round", "around",
         "nanargmax", "nanargmin", "unstack", "einsum"]})
-    ns.update(linalg=np.linalg, cross=np.cross)
+    ns.update(linalg=np.linalg, cross=np.cross, fft=np.fft, convolve=np.convolve,
+              correlate=np.correlate)
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

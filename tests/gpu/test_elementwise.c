@@ -239,6 +239,19 @@ static void test_numeric_compositions(void **state) {
             }
             for (int i = 0; i < 7; i++)
                 gpu_ref_batch_add(&ref, &p, l[0][i], l[1][i], gpu_ref_scaled(1.0), "linalg %d", i);
+            /* direct convolution and correlation (one gather-multiply-sum reduction each) */
+            for (int mode = 0; mode < 3; mode++) {
+                loom_array_t *cv[2], *cr[2];
+                for (int k = 0; k < 2; k++) {
+                    loom_ctx_t *c = k ? cpu : gpu;
+                    loom_array_t *sig = loom_slice(c, x[k], 1, at, to2, NULL);
+                    loom_array_t *ker = loom_slice(c, x[k], 1, at, (int64_t[]){16 + 37}, NULL);
+                    cv[k] = loom_convolve(c, sig, ker, (loom_conv_mode_t)mode);
+                    cr[k] = loom_correlate(c, ker, sig, (loom_conv_mode_t)mode);
+                }
+                gpu_ref_batch_add(&ref, &p, cv[0], cv[1], gpu_ref_scaled(1.0), "convolve %d", mode);
+                gpu_ref_batch_add(&ref, &p, cr[0], cr[1], gpu_ref_scaled(1.0), "correlate %d", mode);
+            }
         }
         if (d == LOOM_DTYPE_F32) { /* the float32 special functions: the same double, rounded */
             loom_array_t *(*const sp[])(loom_ctx_t *, loom_array_t *) = {

@@ -1,7 +1,7 @@
 /* test_numeric — frexp, modf, divmod, ldexp, float_power, round with decimals, fix,
  * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, the Array API's concat,
  * matrix_transpose, tensordot and empty, numpy.linalg's norms, cross, multi_dot and
- * matrix_power, and the new elementwise functions
+ * matrix_power, numpy.fft's helpers, convolve and correlate, and the new elementwise functions
  * (special functions, bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device,
  * against NumPy 2's (and scipy.special's) values, shapes and dtypes for the same expressions;
  * and their errors. */
@@ -281,6 +281,42 @@ static const numeric_case_t cases[] = {
      3, {2, 2, 2}, 8, {0.09375, 0.171875, 0.34375, 0.609375, 8.03125, 9.609375, 11.53125, 13.796875}, "float64"},
     {"linalg.matrix_power(arange(4, dtype=int8).reshape(2, 2), 0)",
      2, {2, 2}, 4, {1.0, 0.0, 0.0, 1.0}, "int8"},
+    {"fft.fftfreq(5, d=0.1)",
+     1, {5}, 5, {0.0, 2.0, 4.0, -4.0, -2.0}, "float64"},
+    {"fft.fftfreq(8)",
+     1, {8}, 8, {0.0, 0.125, 0.25, 0.375, -0.5, -0.375, -0.25, -0.125}, "float64"},
+    {"np.fft.rfftfreq(7, 0.5)",
+     1, {4}, 4, {0.0, 0.2857142857142857, 0.5714285714285714, 0.8571428571428571}, "float64"},
+    {"fft.fftshift(arange(10).reshape(2, 5))",
+     2, {2, 5}, 10, {8.0, 9.0, 5.0, 6.0, 7.0, 3.0, 4.0, 0.0, 1.0, 2.0}, "int64"},
+    {"fft.fftshift(arange(10).reshape(2, 5), axes=1)",
+     2, {2, 5}, 10, {3.0, 4.0, 0.0, 1.0, 2.0, 8.0, 9.0, 5.0, 6.0, 7.0}, "int64"},
+    {"fft.ifftshift(arange(10).reshape(5, 2), axes=(0,))",
+     2, {5, 2}, 10, {4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 0.0, 1.0, 2.0, 3.0}, "int64"},
+    {"convolve(array([1, 2, 3]), array([0, 1, 0.5]))",
+     1, {5}, 5, {0.0, 1.0, 2.5, 4.0, 1.5}, "float64"},
+    {"convolve(array([1.0, 2, 3, 4, 5]), array([2.0, 1.0, 0.5, -1.0]), 'same')",
+     1, {5}, 5, {5.0, 8.5, 11.0, 13.5, 4.0}, "float64"},
+    {"convolve(array([1.0, 2]), array([2.0, 1.0, 0.5, -1.0]), 'same')",
+     1, {4}, 4, {2.0, 5.0, 2.5, 0.0}, "float64"},
+    {"convolve(array([1.0, 2, 3, 4, 5]), array([2.0, 1.0]), mode='valid')",
+     1, {4}, 4, {5.0, 8.0, 11.0, 14.0}, "float64"},
+    {"convolve(array([1, 2, 3], dtype=int8), array([100, 100], dtype=int8))",
+     1, {4}, 4, {100.0, 44.0, -12.0, 44.0}, "int8"},
+    {"convolve(array(3.0), array([1.0, 2.0]))",
+     1, {2}, 2, {3.0, 6.0}, "float64"},
+    {"correlate(array([1, 2, 3]), array([0, 1, 0.5]))",
+     1, {1}, 1, {3.5}, "float64"},
+    {"correlate(array([1.0, 2, 3, 4]), array([0, 1, 0.5]), 'full')",
+     1, {6}, 6, {0.5, 2.0, 3.5, 5.0, 4.0, 0.0}, "float64"},
+    {"correlate(array([1.0, 2, 3, 4]), array([0, 1, 0.5]), 'same')",
+     1, {4}, 4, {2.0, 3.5, 5.0, 4.0}, "float64"},
+    {"correlate(array([1, 2]), array([0, 1, 0.5, 2]), 'same')",
+     1, {4}, 4, {4.5, 2.0, 2.0, 0.0}, "float64"},
+    {"correlate(array([1, 2]), array([0, 1, 0.5, 2]), 'valid')",
+     1, {3}, 3, {4.5, 2.0, 2.0}, "float64"},
+    {"correlate(array([True, False, True]), array([True, True]), 'full')",
+     1, {4}, 4, {1.0, 1.0, 1.0, 1.0}, "bool"},
 };
 
 static void test_numeric_numpy_cases(void **state) {
@@ -333,6 +369,11 @@ static void test_numeric_errors(void **state) {
                       (int64_t[]){1, 3}, 3, NULL, 1, (double[]){2, 2, 2}, 0);
     check_expr_error(ctx, "linalg.matrix_power(ones((2, 3)), 2)", "square");
     check_expr_error(ctx, "linalg.matrix_power(ones((2, 2)), -1)", "inverse");
+    check_expr_error(ctx, "convolve(ones(3), ones(0))", "cannot be empty");
+    check_expr_error(ctx, "convolve(ones((2, 2)), ones(3))", "too deep");
+    check_expr_error(ctx, "correlate(ones(3), ones(2), mode='middle')", "mode");
+    check_expr_error(ctx, "fft.fftfreq(0)", "positive");
+    check_expr_error(ctx, "fft.fftshift(array(2.0))", "0-d"); /* found by the conformance suite */
     loom_ctx_destroy(ctx);
 }
 

@@ -1,0 +1,141 @@
+/* signal.c — numpy.fft's helper functions (fftfreq, rfftfreq, fftshift, ifftshift: generators
+ * and index arithmetic that fuse into their consumers) and np.convolve / np.correlate in the
+ * direct form: out[t] = sum_i a[s + t + i] * v[i] (0 off the ends of a), a gather whose
+ * indices are generator arithmetic, multiplied and summed in one reduction kernel. */
+#include <string.h>
+
+#include "fe.h"
+
+LOOM_API loom_array_t *loom_fftfreq(loom_ctx_t *ctx, int64_t n, double d) {
+    if (!ctx) return NULL;
+    if (n < 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "fftfreq: n must be positive (%lld)", (long long)n);
+        return &ctx->nil;
+    }
+    /* NumPy: [0, 1, ..., (n-1)//2, -(n//2), ..., -1] * (1 / (n * d)) */
+    int64_t half = (n - 1) / 2 + 1;
+    loom_array_t *parts[2] = {loom_arange_int(ctx, 0, half, 1, LOOM_DTYPE_I64),
+                              loom_arange_int(ctx, -(n / 2), 0, 1, LOOM_DTYPE_I64)};
+    loom_array_t *k = n / 2 ? loom_concatenate(ctx, 2, parts, 0) : parts[0];
+    return loom_multiply_f(ctx, k, 1.0 / ((double)n * d));
+}
+
+LOOM_API loom_array_t *loom_rfftfreq(loom_ctx_t *ctx, int64_t n, double d) {
+    if (!ctx) return NULL;
+    if (n < 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "rfftfreq: n must be positive (%lld)", (long long)n);
+        return &ctx->nil;
+    }
+    return loom_multiply_f(ctx, loom_arange_int(ctx, 0, n / 2 + 1, 1, LOOM_DTYPE_I64),
+                           1.0 / ((double)n * d));
+}
+
+/* fftshift (inverse 0) / ifftshift (1): a roll by half of each given axis (all: naxes -1). */
+static loom_array_t *shift(loom_ctx_t *ctx, const char *fn, loom_array_t *x, int32_t naxes,
+                           const int32_t *axes, int inverse) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, x)) return &ctx->nil;
+    int32_t all[LOOM_MAX_DIMS];
+    if (x->ndim == 0) { /* NumPy's roll gets no shifts and raises */
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: a 0-d array has no axes to shift", fn);
+        return &ctx->nil;
+    }
+    if (naxes < 0 || !axes) {
+        for (int32_t i = 0; i < x->ndim; i++) all[i] = i;
+        naxes = x->ndim;
+        axes = all;
+    }
+    if (naxes > LOOM_MAX_DIMS) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes", fn, (int)naxes);
+        return &ctx->nil;
+    }
+    loom_array_t *r = x;
+    for (int32_t i = 0; i < naxes; i++) {
+        int32_t ax;
+        if (!fe_axis(ctx, fn, axes[i], x->ndim, &ax)) return &ctx->nil;
+        int64_t h = x->shape[ax] / 2;
+        r = loom_roll(ctx, r, inverse ? -h : h, ax);
+    }
+    return r == x ? loom_astype(ctx, x, (loom_dtype_t)x->dtype) : r;
+}
+
+LOOM_API loom_array_t *loom_fftshift(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
+                                     const int32_t *axes) {
+    return shift(ctx, "fftshift", x, naxes, axes, 0);
+}
+
+LOOM_API loom_array_t *loom_ifftshift(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
+                                      const int32_t *axes) {
+    return shift(ctx, "ifftshift", x, naxes, axes, 1);
+}
+
+/* NumPy's _pyarray_correlate of a (n1) and v (n2 <= n1): lags from the mode's start. */
+static loom_array_t *correlate_core(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                    loom_conv_mode_t mode, loom_dtype_t d) {
+    int64_t n1 = a->shape[0], n2 = v->shape[0];
+    int64_t start = mode == LOOM_CONV_FULL ? 0 : mode == LOOM_CONV_SAME ? (n2 - 1) - n2 / 2 : n2 - 1;
+    int64_t len = mode == LOOM_CONV_FULL ? n1 + n2 - 1 : mode == LOOM_CONV_SAME ? n1 : n1 - n2 + 1;
+    /* apad[s + t + i] = a[j], j = s + t + i - (n2 - 1), and 0 off the ends of a */
+    int64_t col[2] = {len, 1}, row[2] = {1, n2}, off = start - (n2 - 1);
+    loom_array_t *t = loom_reshape(ctx, loom_arange_int(ctx, off, off + len, 1, LOOM_DTYPE_I64), 2, col);
+    loom_array_t *i = loom_reshape(ctx, loom_arange_int(ctx, 0, n2, 1, LOOM_DTYPE_I64), 2, row);
+    loom_array_t *j = loom_add(ctx, t, i);
+    loom_array_t *in = loom_logical_and(ctx, loom_greater_equal_i(ctx, j, 0), loom_less_i(ctx, j, n1));
+    loom_array_t *win = loom_where(ctx, in, loom_take(ctx, loom_astype(ctx, a, d), j, 0, LOOM_TAKE_CLIP),
+                                   loom_weak_int(ctx, 0));
+    int32_t last = 1;
+    loom_array_t *s = loom_sum(ctx, loom_multiply(ctx, win, loom_astype(ctx, v, d)), 1, &last, 0);
+    return loom_astype(ctx, s, d);
+}
+
+static bool conv_args(loom_ctx_t *ctx, const char *fn, loom_array_t **a, loom_array_t **v,
+                      loom_conv_mode_t mode, loom_dtype_t *d) {
+    if (!fe_check_arg(ctx, fn, *a) || !fe_check_arg(ctx, fn, *v)) return false;
+    if ((unsigned)mode > LOOM_CONV_FULL) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode must be 'valid', 'same' or 'full' (%d)",
+                 fn, (int)mode);
+        return false;
+    }
+    for (int k = 0; k < 2; k++) {
+        loom_array_t **x = k ? v : a;
+        if ((*x)->ndim > 1) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: object too deep for desired array (%d dimensions)",
+                     fn, (int)(*x)->ndim);
+            return false;
+        }
+        if ((*x)->ndim == 0) *x = loom_reshape(ctx, *x, 1, (int64_t[]){1});
+        if ((*x)->flags & FE_NIL) return false;
+        if ((*x)->shape[0] == 0) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s cannot be empty", fn, k ? "v" : "a");
+            return false;
+        }
+    }
+    loom_array_t *both[2] = {*a, *v};
+    int r = fe_result_type(ctx, fn, 2, both);
+    if (r < 0) return false;
+    *d = (loom_dtype_t)r;
+    return true;
+}
+
+LOOM_API loom_array_t *loom_correlate(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                      loom_conv_mode_t mode) {
+    if (!ctx) return NULL;
+    loom_dtype_t d;
+    if (!conv_args(ctx, "correlate", &a, &v, mode, &d)) return &ctx->nil;
+    if (a->shape[0] >= v->shape[0]) return correlate_core(ctx, a, v, mode, d);
+    /* NumPy swaps the operands and reverses the result */
+    return loom_flip(ctx, correlate_core(ctx, v, a, mode, d), 0, NULL);
+}
+
+LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                     loom_conv_mode_t mode) {
+    if (!ctx) return NULL;
+    loom_dtype_t d;
+    if (!conv_args(ctx, "convolve", &a, &v, mode, &d)) return &ctx->nil;
+    if (v->shape[0] > a->shape[0]) {
+        loom_array_t *t = a;
+        a = v;
+        v = t;
+    }
+    return correlate_core(ctx, a, loom_flip(ctx, v, 0, NULL), mode, d);
+}
