@@ -316,3 +316,13 @@ void check_expr_error(loom_ctx_t *ctx, const char *expr, const char *phrase) {
         fail_msg("%s: message \"%s\" lacks \"%s\"", expr, loom_ctx_message(ctx), phrase);
     loom_ctx_clear_error(ctx);
 }
+
+void check_value_cases(loom_ctx_t *ctx, const check_value_case_t *cases, size_t n, double rel) {
+    for (size_t c = 0; c < n; c++) {
+        const check_value_case_t *k = &cases[c];
+        double r = rel;
+        if (!strcmp(k->dtype, "float16") && r < 1e-3) r = 1e-3;
+        if (!strcmp(k->dtype, "float32") && r < 2e-7) r = 2e-7;
+        check_expr_values(ctx, k->expr, k->dtype, k->ndim, k->shape, k->n, NULL, 1, k->want, r);
+    }
+}

@@ -51,6 +51,19 @@ void check_expr_values(loom_ctx_t *ctx, const char *expr, const char *dtype, int
                        const int64_t *shape, int64_t n, const int64_t *iwant, int scale,
                        const double *dwant, double rel);
 
+/* One NumPy-generated expectation of a whole expression with float (or small integer) values,
+ * and a table of them checked with check_expr_values: float64 results within rel, float32
+ * within max(rel, 2e-7), float16 within max(rel, 1e-3). */
+typedef struct check_value_case {
+    const char *expr;
+    int32_t ndim;
+    int64_t shape[4];
+    int64_t n;
+    double want[16];
+    const char *dtype;
+} check_value_case_t;
+void check_value_cases(loom_ctx_t *ctx, const check_value_case_t *cases, size_t n, double rel);
+
 /* Evaluates expr (no inputs) on ctx and fails the current test, naming expr, unless the
  * context's message then contains phrase (the build or the eval failed so); clears it. */
 void check_expr_error(loom_ctx_t *ctx, const char *expr, const char *phrase);

@@ -17,20 +17,12 @@
 #include "loom.h"
 #include "../support/check.h"
 
-typedef struct {
-    const char *expr;
-    int32_t ndim;
-    int64_t shape[4];
-    int64_t n;
-    double want[16];
-    const char *dtype;
-} numeric_case_t;
 
 /* Generated with NumPy 2.4 and scipy 1.17 evaluating the same expressions (two-result
  * functions: the named element of NumPy's tuple). loom's float32 special functions round a
  * double result once where NumPy (np.sinc, np.i0) computes in float32: float32 results agree
  * within 2e-7 relative, float64 within 1e-12. */
-static const numeric_case_t cases[] = {
+static const check_value_case_t cases[] = {
     {"m, e = frexp(array([[0.5, -3.25, 0.0, 1e-300], [inf, -inf, nan, 7.0]])); m",
      2, {2, 4}, 8, {0.5, -0.8125, 0.0, 0.6696928794914171, INFINITY, -INFINITY, NAN, 0.875}, "float64"},
     {"m, e = frexp(array([[0.5, -3.25, 0.0, 1e-300], [inf, -inf, nan, 7.0]])); e",
@@ -322,11 +314,7 @@ static const numeric_case_t cases[] = {
 static void test_numeric_numpy_cases(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const numeric_case_t *k = &cases[c];
-        double rel = !strcmp(k->dtype, "float16") ? 1e-3 : !strcmp(k->dtype, "float32") ? 2e-7 : 1e-12;
-        check_expr_values(ctx, k->expr, k->dtype, k->ndim, k->shape, k->n, NULL, 1, k->want, rel);
-    }
+    check_value_cases(ctx, cases, sizeof cases / sizeof *cases, 1e-12);
     loom_ctx_destroy(ctx);
 }
 

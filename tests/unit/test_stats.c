@@ -18,16 +18,8 @@
 #include "loom.h"
 #include "../support/check.h"
 
-typedef struct {
-    const char *expr;
-    int32_t ndim;
-    int64_t shape[4];
-    int64_t n;
-    double want[16];
-    const char *dtype;
-} stats_case_t;
 
-static const stats_case_t cases[] = {
+static const check_value_case_t cases[] = {
     /* found by the conformance suite: inf - inf is not a NaN to ignore; a 0-d array scans as
      * (1,) */
     {"nanstd(array([[1.0, inf], [2.0, 3.0]]), axis=0)", 1, {2}, 2, {0.5, NAN}, "float64"},
@@ -142,11 +134,7 @@ static const stats_case_t cases[] = {
 static void test_stats_numpy_cases(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const stats_case_t *k = &cases[c];
-        check_expr_values(ctx, k->expr, k->dtype, k->ndim, k->shape, k->n, NULL, 1, k->want,
-                          1e-6);
-    }
+    check_value_cases(ctx, cases, sizeof cases / sizeof *cases, 1e-6);
     loom_ctx_destroy(ctx);
 }
 
