@@ -1029,6 +1029,43 @@ LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_arra
 LOOM_API loom_array_t *loom_correlate(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
                                       loom_conv_mode_t mode);
 
+/* ---- Interpolation, binning, integration, polynomials ---------------------------------- */
+
+/* np.interp(x, xp, fp, left, right, period): float64, NumPy's formula and edge rules (xp
+ * increasing; left/right NULL: fp[0] and fp[-1]; period NaN: none, else x and xp are taken
+ * modulo it). A gather of the searchsorted intervals, fused with the arithmetic. */
+LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *xp,
+                                   loom_array_t *fp, loom_array_t *left, loom_array_t *right,
+                                   double period);
+/* np.digitize(x, bins, right): the bin of each x (int64); bins 1-D and monotonic, increasing or
+ * decreasing, which is read back (one sync) to choose the search, as NumPy checks it. */
+LOOM_API loom_array_t *loom_digitize(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *bins,
+                                     int right);
+/* np.trapezoid(y, x, dx, axis): the trapezoid rule along the axis (x NULL: spacing dx; 1-D x
+ * along the axis, or x of y's shape). */
+LOOM_API loom_array_t *loom_trapezoid(loom_ctx_t *ctx, loom_array_t *y, loom_array_t *x, double dx,
+                                      int32_t axis);
+/* np.polyval(p, x): Horner's rule over the 1-D coefficients p (highest power first; at most
+ * 4096), one fused expression. */
+LOOM_API loom_array_t *loom_polyval(loom_ctx_t *ctx, loom_array_t *p, loom_array_t *x);
+/* np.vander(x, N, increasing): the Vandermonde matrix of 1-D x (N -1: len(x)), in
+ * promote_types(x.dtype, int64). */
+LOOM_API loom_array_t *loom_vander(loom_ctx_t *ctx, loom_array_t *x, int64_t n, int increasing);
+/* np.select(condlist, choicelist, default): the choice of the first true condition (bool
+ * arrays), else default (NULL: 0); the dtype is the result_type of the choices and default. */
+LOOM_API loom_array_t *loom_select(loom_ctx_t *ctx, int32_t n, loom_array_t *const *conds,
+                                   loom_array_t *const *choices, loom_array_t *dflt);
+/* np.vdot(a, b) of real arrays: the dot product of the flattened arrays (equal sizes). */
+LOOM_API loom_array_t *loom_vdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+/* np.tensordot(a, b, axes=(axes_a, axes_b)): sums over the paired axes (equal extents). */
+LOOM_API loom_array_t *loom_tensordot_axes(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                           int32_t naxes, const int32_t *axes_a,
+                                           const int32_t *axes_b);
+/* np.split(a, indices, axis) with split points: the n + 1 views a[:i0], a[i0:i1], ..., a[in:]
+ * along the axis (Python's slice clipping) into outs. */
+LOOM_API loom_status_t loom_split_at(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                     const int64_t *indices, int32_t axis, loom_array_t **outs);
+
 /* ---- Embedding: external memory and DLPack -------------------------------------------- */
 
 /* Wraps the caller's host memory as a realised array without a copy: strides in elements (NULL:

@@ -487,6 +487,29 @@ LOOM_API loom_status_t loom_array_split(loom_ctx_t *ctx, loom_array_t *a, int64_
     return ctx->err.status;
 }
 
+LOOM_API loom_status_t loom_split_at(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                     const int64_t *indices, int32_t axis, loom_array_t **outs) {
+    const char *fn = "split";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, a)) return ctx->err.status;
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, a->ndim, &ax)) return ctx->err.status;
+    if (n < 0 || (n > 0 && !indices) || !outs) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d split points at %p", fn, (int)n,
+                 (const void *)indices);
+        return ctx->err.status;
+    }
+    /* NumPy: a[prev:idx] with Python's slice clipping, then a[last:] */
+    for (int32_t k = 0; k <= n; k++) {
+        int64_t st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < a->ndim; i++) st[i] = sp[i] = LOOM_NONE;
+        st[ax] = k ? indices[k - 1] : 0;
+        sp[ax] = k < n ? indices[k] : LOOM_NONE;
+        outs[k] = loom_slice(ctx, a, a->ndim, st, sp, NULL);
+    }
+    return ctx->err.status;
+}
+
 /* ---- padding: one gather per padded axis, its indices index arithmetic ---- */
 
 LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,

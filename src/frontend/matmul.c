@@ -146,3 +146,42 @@ LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_arr
     if ((a->flags & FE_NIL) || (b->flags & FE_NIL)) return &ctx->nil;
     return contract(ctx, "tensordot", IR_MATMUL_TENSORDOT + naxes, a, b);
 }
+
+LOOM_API loom_array_t *loom_tensordot_axes(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                           int32_t naxes, const int32_t *axes_a,
+                                           const int32_t *axes_b) {
+    const char *fn = "tensordot";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
+    if (naxes < 0 || naxes > a->ndim || naxes > b->ndim || (naxes && (!axes_a || !axes_b))) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d axes for arrays of %d and %d dimensions",
+                 fn, (int)naxes, (int)a->ndim, (int)b->ndim);
+        return &ctx->nil;
+    }
+    /* a with its summed axes last (in the given order), b with them first: the plain form */
+    int32_t pa[LOOM_MAX_DIMS], pb[LOOM_MAX_DIMS], na = 0, nb = naxes;
+    bool used_a[LOOM_MAX_DIMS] = {false}, used_b[LOOM_MAX_DIMS] = {false};
+    for (int32_t k = 0; k < naxes; k++) {
+        int32_t x, y;
+        if (!fe_axis(ctx, fn, axes_a[k], a->ndim, &x) || !fe_axis(ctx, fn, axes_b[k], b->ndim, &y))
+            return &ctx->nil;
+        if (used_a[x] || used_b[y]) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: repeated axis in the summed axes", fn);
+            return &ctx->nil;
+        }
+        if (a->shape[x] != b->shape[y]) {
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH, "%s: shape-mismatch for sum (%lld and %lld)",
+                     fn, (long long)a->shape[x], (long long)b->shape[y]);
+            return &ctx->nil;
+        }
+        used_a[x] = used_b[y] = true;
+        pa[a->ndim - naxes + k] = x;
+        pb[k] = y;
+    }
+    for (int32_t i = 0; i < a->ndim; i++)
+        if (!used_a[i]) pa[na++] = i;
+    for (int32_t i = 0; i < b->ndim; i++)
+        if (!used_b[i]) pb[nb++] = i;
+    return loom_tensordot(ctx, loom_transpose(ctx, a, a->ndim, pa), loom_transpose(ctx, b, b->ndim, pb),
+                          naxes);
+}

@@ -221,3 +221,250 @@ LOOM_API loom_status_t loom_unstack(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
     }
     return ctx->err.status;
 }
+
+/* ---- interp, digitize, trapezoid, polyval, vander, select, vdot ---- */
+
+/* x as float64, for the functions NumPy computes in double. */
+static loom_array_t *f64(loom_ctx_t *ctx, loom_array_t *x) {
+    return loom_astype(ctx, x, LOOM_DTYPE_F64);
+}
+
+static loom_array_t *element(loom_ctx_t *ctx, loom_array_t *v, int64_t i) {
+    int64_t st[1] = {i}, sp[1] = {i + 1};
+    return loom_reshape(ctx, loom_slice(ctx, v, 1, st, sp, NULL), 0, NULL);
+}
+
+LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *xp,
+                                   loom_array_t *fp, loom_array_t *left, loom_array_t *right,
+                                   double period) {
+    const char *fn = "interp";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, x) || !fe_check_arg(ctx, fn, xp) || !fe_check_arg(ctx, fn, fp) ||
+        (left && !fe_check_arg(ctx, fn, left)) || (right && !fe_check_arg(ctx, fn, right)))
+        return &ctx->nil;
+    if (xp->ndim != 1 || fp->ndim != 1 || xp->shape[0] != fp->shape[0]) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: fp and xp are not of the same length (1-D, %lld and %lld)", fn,
+                 (long long)(fp->ndim ? fp->shape[0] : 1), (long long)(xp->ndim ? xp->shape[0] : 1));
+        return &ctx->nil;
+    }
+    int64_t n = xp->shape[0];
+    if (n == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array of sample points is empty", fn);
+        return &ctx->nil;
+    }
+    loom_array_t *xd = f64(ctx, x), *xpd = f64(ctx, xp), *fpd = f64(ctx, fp);
+    if (period == period) { /* NumPy: x and xp modulo the period, xp sorted, one period padded */
+        if (period == 0) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: period must be a non-zero value", fn);
+            return &ctx->nil;
+        }
+        period = period < 0 ? -period : period;
+        xd = loom_remainder_f(ctx, xd, period);
+        xpd = loom_remainder_f(ctx, xpd, period);
+        loom_array_t *order = loom_argsort(ctx, xpd, 0);
+        xpd = loom_take(ctx, xpd, order, 0, LOOM_TAKE_RAISE);
+        fpd = loom_take(ctx, fpd, order, 0, LOOM_TAKE_RAISE);
+        int64_t a0[1] = {n - 1}, b0[1] = {n}, a1[1] = {0}, b1[1] = {1};
+        loom_array_t *xs[3] = {loom_subtract_f(ctx, loom_slice(ctx, xpd, 1, a0, b0, NULL), period), xpd,
+                               loom_add_f(ctx, loom_slice(ctx, xpd, 1, a1, b1, NULL), period)};
+        loom_array_t *fs[3] = {loom_slice(ctx, fpd, 1, a0, b0, NULL), fpd,
+                               loom_slice(ctx, fpd, 1, a1, b1, NULL)};
+        xpd = loom_concatenate(ctx, 3, xs, 0);
+        fpd = loom_concatenate(ctx, 3, fs, 0);
+        n += 2;
+        left = right = NULL;
+    }
+    loom_array_t *first = element(ctx, fpd, 0), *last = element(ctx, fpd, n - 1);
+    loom_array_t *lval = left ? f64(ctx, left) : first, *rval = right ? f64(ctx, right) : last;
+    loom_array_t *x0 = element(ctx, xpd, 0), *xl = element(ctx, xpd, n - 1), *r;
+    if (n == 1) {
+        r = first;
+    } else {
+        /* j: the last sample point <= x, clipped to an interval [j, j + 1] */
+        loom_array_t *j = loom_subtract_i(ctx, loom_searchsorted(ctx, xpd, xd, 1, NULL), 1);
+        loom_array_t *jc = loom_clip(ctx, j, loom_weak_int(ctx, 0), loom_weak_int(ctx, n - 2));
+        loom_array_t *j1 = loom_add_i(ctx, jc, 1);
+        loom_array_t *xa = loom_take(ctx, xpd, jc, 0, LOOM_TAKE_CLIP), *xb = loom_take(ctx, xpd, j1, 0, LOOM_TAKE_CLIP);
+        loom_array_t *ya = loom_take(ctx, fpd, jc, 0, LOOM_TAKE_CLIP), *yb = loom_take(ctx, fpd, j1, 0, LOOM_TAKE_CLIP);
+        loom_array_t *slope = loom_true_divide(ctx, loom_subtract(ctx, yb, ya), loom_subtract(ctx, xb, xa));
+        /* NumPy: slope * (x - xp[j]) + fp[j]; on NaN from the other end; then fp[j] if flat */
+        r = loom_add(ctx, loom_multiply(ctx, slope, loom_subtract(ctx, xd, xa)), ya);
+        loom_array_t *r2 = loom_add(ctx, loom_multiply(ctx, slope, loom_subtract(ctx, xd, xb)), yb);
+        r = loom_where(ctx, loom_isnan(ctx, r), r2, r);
+        r = loom_where(ctx, loom_logical_and(ctx, loom_isnan(ctx, r), loom_equal(ctx, ya, yb)), ya, r);
+        r = loom_where(ctx, loom_equal(ctx, xa, xd), ya, r); /* at a sample point: its value */
+        r = loom_where(ctx, loom_equal_i(ctx, j, n - 1), last, r);
+    }
+    r = loom_where(ctx, loom_greater(ctx, xd, xl), rval, r);
+    r = loom_where(ctx, loom_less(ctx, xd, x0), lval, r);
+    r = loom_where(ctx, loom_isnan(ctx, xd), xd, r);
+    return ctx->err.status ? &ctx->nil : loom_astype(ctx, r, LOOM_DTYPE_F64);
+}
+
+LOOM_API loom_array_t *loom_digitize(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *bins,
+                                     int right) {
+    const char *fn = "digitize";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, x) || !fe_check_arg(ctx, fn, bins)) return &ctx->nil;
+    if (bins->ndim != 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: object of too small depth for desired array (bins must be 1-D, %d dimensions)",
+                 fn, (int)bins->ndim);
+        return &ctx->nil;
+    }
+    int64_t n = bins->shape[0];
+    /* NumPy's check_array_monotonic (read now: one sync): past the run of values equal to
+     * bins[0], the first pair decides the direction (bins[0] < bins[i]: increasing, else
+     * decreasing, NaN included), and no later pair may go the other way (NaN never does) */
+    uint8_t mono[2] = {1, 0}; /* increasing, decreasing */
+    if (n > 1) {
+        int64_t a0[1] = {0}, a1[1] = {1}, b0[1] = {n - 1}, b1[1] = {n};
+        loom_array_t *lo = loom_slice(ctx, bins, 1, a0, b0, NULL), *hi = loom_slice(ctx, bins, 1, a1, b1, NULL);
+        loom_scope_begin(ctx);
+        loom_array_t *first = element(ctx, bins, 0);
+        loom_array_t *neq = loom_not_equal(ctx, hi, first);
+        loom_array_t *at = loom_add_i(ctx, loom_argmax(ctx, neq, -1, NULL, 0), 1);
+        loom_array_t *m[4] = {loom_any(ctx, neq, -1, NULL, 0),
+                              loom_less(ctx, first, loom_take(ctx, bins, at, 0, LOOM_TAKE_CLIP)),
+                              loom_any(ctx, loom_greater(ctx, lo, hi), -1, NULL, 0),
+                              loom_any(ctx, loom_less(ctx, lo, hi), -1, NULL, 0)};
+        uint8_t v[4] = {0, 0, 0, 0};
+        loom_status_t st = loom_eval(ctx, 4, m);
+        for (int k = 0; k < 4 && st == LOOM_STATUS_OK; k++) st = loom_read(ctx, m[k], &v[k], 1);
+        loom_scope_end(ctx);
+        if (st != LOOM_STATUS_OK) return &ctx->nil;
+        if (v[0]) { /* not all equal: increasing */
+            mono[0] = v[1] && !v[2];
+            mono[1] = !v[1] && !v[3];
+        }
+    }
+    if (!mono[0] && !mono[1]) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: bins must be monotonically increasing or decreasing", fn);
+        return &ctx->nil;
+    }
+    if (mono[0]) return loom_searchsorted(ctx, bins, x, !right, NULL);
+    /* decreasing: len(bins) - searchsorted(bins[::-1], x) */
+    loom_array_t *s = loom_searchsorted(ctx, loom_flip(ctx, bins, 0, NULL), x, !right, NULL);
+    return loom_subtract(ctx, loom_astype(ctx, loom_weak_int(ctx, n), LOOM_DTYPE_I64), s);
+}
+
+LOOM_API loom_array_t *loom_trapezoid(loom_ctx_t *ctx, loom_array_t *y, loom_array_t *x, double dx,
+                                      int32_t axis) {
+    const char *fn = "trapezoid";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, y) || (x && !fe_check_arg(ctx, fn, x))) return &ctx->nil;
+    int32_t ax;
+    if (y->ndim == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: y must be at least 1-D", fn);
+        return &ctx->nil;
+    }
+    if (!fe_axis(ctx, fn, axis, y->ndim, &ax)) return &ctx->nil;
+    loom_array_t *d;
+    if (!x) {
+        d = loom_weak_float(ctx, dx);
+    } else if (x->ndim == 1) { /* diff(x), along the axis of y */
+        d = loom_diff(ctx, x, 1, 0);
+        int64_t shape[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < y->ndim; i++) shape[i] = 1;
+        shape[ax] = d->flags & FE_NIL ? 1 : d->shape[0];
+        d = loom_reshape(ctx, d, y->ndim, shape);
+    } else {
+        d = loom_diff(ctx, x, 1, ax);
+    }
+    int64_t n = y->shape[ax], st1[LOOM_MAX_DIMS], sp1[LOOM_MAX_DIMS], st2[LOOM_MAX_DIMS], sp2[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < y->ndim; i++) st1[i] = sp1[i] = st2[i] = sp2[i] = LOOM_NONE;
+    st1[ax] = 1, sp2[ax] = n > 0 ? n - 1 : 0;
+    /* NumPy: (d * (y[1:] + y[:-1]) / 2.0).sum(axis) */
+    loom_array_t *s = loom_add(ctx, loom_slice(ctx, y, y->ndim, st1, sp1, NULL),
+                               loom_slice(ctx, y, y->ndim, st2, sp2, NULL));
+    loom_array_t *t = loom_true_divide_f(ctx, loom_multiply(ctx, d, s), 2.0);
+    return loom_sum(ctx, t, 1, &ax, 0);
+}
+
+LOOM_API loom_array_t *loom_polyval(loom_ctx_t *ctx, loom_array_t *p, loom_array_t *x) {
+    const char *fn = "polyval";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, p) || !fe_check_arg(ctx, fn, x)) return &ctx->nil;
+    if (p->ndim != 1 || p->shape[0] > 4096) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: p must be 1-D with at most 4096 coefficients", fn);
+        return &ctx->nil;
+    }
+    /* NumPy: y = zeros_like(x); for pv in p: y = y * x + pv (Horner, one fused expression) */
+    loom_array_t *y = loom_full_like(ctx, x, 0, -1);
+    for (int64_t i = 0; i < p->shape[0]; i++)
+        y = loom_add(ctx, loom_multiply(ctx, y, x), element(ctx, p, i));
+    return y;
+}
+
+LOOM_API loom_array_t *loom_vander(loom_ctx_t *ctx, loom_array_t *x, int64_t n, int increasing) {
+    const char *fn = "vander";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, x)) return &ctx->nil;
+    if (x->ndim != 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: x must be a one-dimensional array or sequence.", fn);
+        return &ctx->nil;
+    }
+    int64_t m = x->shape[0];
+    if (n < 0) n = m;
+    int d = loom_dtype_promote((loom_dtype_t)x->dtype, LOOM_DTYPE_I64);
+    if (d < 0) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: no dtype for %s", fn, ir_dtypes[x->dtype].name);
+        return &ctx->nil;
+    }
+    int64_t col[2] = {m, 1}, full[2] = {m, n > 1 ? n - 1 : 0};
+    loom_array_t *ones = loom_ones(ctx, (loom_dtype_t)d, 2, col), *v = ones;
+    if (n == 0) return loom_reshape(ctx, loom_slice(ctx, ones, 2, NULL, (int64_t[]){m, 0}, NULL), 2, (int64_t[]){m, 0});
+    if (n > 1) { /* NumPy: a column of ones, then the running products of x */
+        loom_array_t *xs = loom_broadcast_to(ctx, loom_reshape(ctx, loom_astype(ctx, x, (loom_dtype_t)d), 2, col), 2, full);
+        loom_array_t *both[2] = {ones, loom_cumprod(ctx, xs, 1)};
+        v = loom_concatenate(ctx, 2, both, 1);
+    }
+    if (!increasing) {
+        int32_t one = 1;
+        v = loom_flip(ctx, v, 1, &one);
+    }
+    return v;
+}
+
+LOOM_API loom_array_t *loom_select(loom_ctx_t *ctx, int32_t n, loom_array_t *const *conds,
+                                   loom_array_t *const *choices, loom_array_t *dflt) {
+    const char *fn = "select";
+    if (!ctx) return NULL;
+    if (n < 1 || n > 256 || !conds || !choices) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: select with an empty condition list is not possible (1 to 256 conditions; %d)", fn, (int)n);
+        return &ctx->nil;
+    }
+    loom_array_t *vals[257];
+    for (int32_t i = 0; i < n; i++) {
+        if (!fe_check_arg(ctx, fn, conds[i]) || !fe_check_arg(ctx, fn, choices[i])) return &ctx->nil;
+        if (conds[i]->dtype != LOOM_DTYPE_BOOL) {
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: invalid entry %d in condlist: should be boolean ndarray", fn, (int)i);
+            return &ctx->nil;
+        }
+        vals[i] = choices[i];
+    }
+    loom_array_t *d = dflt ? dflt : loom_weak_int(ctx, 0);
+    if (!fe_check_arg(ctx, fn, d)) return &ctx->nil;
+    vals[n] = d;
+    /* NumPy: result_type with a Python-number default weak, which is then cast unsafely (so
+     * -1 for uint16 is 65535), as np.where's value operands */
+    int dt = fe_value_dtype(ctx, fn, n + 1, vals);
+    if (dt < 0) return &ctx->nil;
+    /* the first true condition wins: the last choice is applied first */
+    loom_array_t *r = d;
+    for (int32_t i = n - 1; i >= 0; i--)
+        r = loom_where(ctx, conds[i], loom_astype(ctx, choices[i], (loom_dtype_t)dt), r);
+    return loom_astype(ctx, r, (loom_dtype_t)dt);
+}
+
+LOOM_API loom_array_t *loom_vdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "vdot", a) || !fe_check_arg(ctx, "vdot", b)) return &ctx->nil;
+    if (fe_size(a) != fe_size(b)) {
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH, "vdot: vectors have different lengths (%lld and %lld)",
+                 (long long)fe_size(a), (long long)fe_size(b));
+        return &ctx->nil;
+    }
+    int64_t na = fe_size(a), nb = fe_size(b);
+    return loom_dot(ctx, loom_reshape(ctx, a, 1, &na), loom_reshape(ctx, b, 1, &nb));
+}

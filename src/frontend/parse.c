@@ -1361,6 +1361,13 @@ static const func_t funcs[] = {
     {.name = "cross", .kind = F_MANIP, .params = "a,b,axisa?,axisb?,axisc?,axis?"},
     {.name = "multi_dot", .kind = F_MANIP, .params = "arrays,out?"},
     {.name = "matrix_power", .kind = F_MANIP, .params = "a,n"},
+    {.name = "interp", .kind = F_MANIP, .params = "x,xp,fp,left?,right?,period?"},
+    {.name = "digitize", .kind = F_MANIP, .params = "x,bins,right?"},
+    {.name = "trapezoid", .kind = F_MANIP, .params = "y,x?,dx?,axis?"},
+    {.name = "polyval", .kind = F_MANIP, .params = "p,x"},
+    {.name = "vander", .kind = F_MANIP, .params = "x,N?,increasing?"},
+    {.name = "select", .kind = F_MANIP, .params = "condlist,choicelist,default?"},
+    {.name = "vdot", .kind = F_MANIP, .params = "a,b"},
     /* numpy.fft's helpers (also as fft.NAME), convolution */
     {.name = "fftfreq", .kind = F_MANIP, .params = "n,d?"},
     {.name = "rfftfreq", .kind = F_MANIP, .params = "n,d?"},
@@ -1943,6 +1950,22 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (!strcmp(n, "can_cast") || !strcmp(n, "isdtype") || !strcmp(n, "finfo") ||
         !strcmp(n, "iinfo") || !strcmp(n, "result_type"))
         return dtype_call(P, f, b, r, out);
+    if (!strcmp(n, "select")) {
+        const value_t *cl = &b->v[0], *ch = &b->v[1];
+        if (cl->kind != V_TUPLE || ch->kind != V_TUPLE || cl->n != ch->n || cl->n < 1 || cl->n > 64)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "select: condlist and choicelist must be lists of the same length (1 to 64)");
+        loom_array_t *cs[64], *vs[64], *d = NULL;
+        for (int32_t i = 0; i < cl->n; i++)
+            if (loom_array_is_nil(cs[i] = arg_array(P, &cl->items[i], b->pos[0])) ||
+                loom_array_is_nil(vs[i] = as_array(P, &ch->items[i], b->pos[1], "a choice")))
+                return false;
+        if (b->given[2] && loom_array_is_nil(d = as_array(P, &b->v[2], b->pos[2], "default")))
+            return false;
+        *r = loom_select(ctx, cl->n, cs, vs, d);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
     if (!strcmp(n, "multi_dot")) {
         const value_t *v = &b->v[0];
         if (v->kind != V_TUPLE || v->n < 2 || v->n > 64)
@@ -2106,10 +2129,26 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (loom_meshgrid(ctx, m, xs, ij, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
         *r = NULL;
         return array_tuple(P, m, outs, b->pos[0], out);
+    } else if ((!strcmp(n, "split") || !strcmp(n, "array_split")) && b->v[1].kind == V_TUPLE) {
+        const value_t *v = &b->v[1]; /* split points */
+        if (v->n > 4095)
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "%s: at most 4095 split points", n);
+        int64_t *at = base_arena_alloc(&P->arena, (size_t)(v->n ? v->n : 1), sizeof *at);
+        loom_array_t **outs = base_arena_alloc(&P->arena, (size_t)v->n + 1, sizeof *outs);
+        if (!at || !outs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        for (int32_t i = 0; i < v->n; i++) {
+            if (v->items[i].kind != V_INT)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "%s: split points must be integers", n);
+            at[i] = (int64_t)v->items[i].i;
+        }
+        if (!get_int(P, b, 2, 0, &i1)) return false;
+        if (loom_split_at(ctx, a, v->n, at, AX32(i1), outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, v->n + 1, outs, b->pos[0], out);
     } else if (!strcmp(n, "split") || !strcmp(n, "array_split")) {
         if (b->v[1].kind != V_INT)
-            return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
-                        "%s: a number of sections is supported (split points are not yet)", n);
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: indices_or_sections must be a number of sections or a list of split points", n);
         if (!get_int(P, b, 1, 1, &k) || !get_int(P, b, 2, 0, &i1)) return false;
         if (k <= 0 || k > 4096)
             return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
@@ -2207,13 +2246,63 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
                         "%s: mode must be 'valid', 'same' or 'full'", n);
         *r = (n[2] == 'n' ? loom_convolve : loom_correlate)(ctx, a, c, (loom_conv_mode_t)m);
+    } else if (!strcmp(n, "interp")) {
+        loom_array_t *xp = as_array(P, &b->v[1], b->pos[1], "xp"), *fp = NULL, *lr[2] = {NULL, NULL};
+        if (loom_array_is_nil(xp) || loom_array_is_nil(fp = as_array(P, &b->v[2], b->pos[2], "fp")))
+            return false;
+        for (int s = 0; s < 2; s++)
+            if (b->given[3 + s] && b->v[3 + s].kind != V_NONE &&
+                loom_array_is_nil(lr[s] = as_array(P, &b->v[3 + s], b->pos[3 + s], s ? "right" : "left")))
+                return false;
+        double period = NAN;
+        if (b->given[5] && b->v[5].kind != V_NONE && !get_number(P, b, 5, NAN, &period)) return false;
+        *r = loom_interp(ctx, a, xp, fp, lr[0], lr[1], period);
+    } else if (!strcmp(n, "digitize") || !strcmp(n, "polyval") || !strcmp(n, "vdot")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], n[0] == 'd' ? "bins" : n[1] == 'o' ? "x" : "b");
+        int rt = 0;
+        if (loom_array_is_nil(c) || (n[0] == 'd' && !get_flag(P, b, 2, &rt))) return false;
+        *r = n[0] == 'd' ? loom_digitize(ctx, a, c, rt) : n[1] == 'o' ? loom_polyval(ctx, a, c) : loom_vdot(ctx, a, c);
+    } else if (!strcmp(n, "trapezoid")) {
+        loom_array_t *x = NULL;
+        double dx;
+        if (b->given[1] && b->v[1].kind != V_NONE && loom_array_is_nil(x = as_array(P, &b->v[1], b->pos[1], "x")))
+            return false;
+        if (!get_number(P, b, 2, 1.0, &dx) || !get_int(P, b, 3, -1, &k)) return false;
+        *r = loom_trapezoid(ctx, a, x, dx, AX32(k));
+    } else if (!strcmp(n, "vander")) {
+        int inc;
+        if (!get_int(P, b, 1, -1, &k) || !get_flag(P, b, 2, &inc)) return false;
+        if (b->given[1] && b->v[1].kind != V_NONE && k < 0)
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "vander: N must be non-negative");
+        *r = loom_vander(ctx, a, k, inc);
     } else if (!strcmp(n, "tensordot")) {
         loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
         if (loom_array_is_nil(c)) return false;
+        if (b->given[2] && b->v[2].kind == V_TUPLE) { /* (axes of a, axes of b) */
+            const value_t *v = &b->v[2];
+            int32_t xa[LOOM_MAX_DIMS], xb[LOOM_MAX_DIMS], m = -1;
+            bool ok = v->n == 2;
+            for (int s = 0; ok && s < 2; s++) {
+                const value_t *w = &v->items[s];
+                int32_t cnt = w->kind == V_TUPLE ? w->n : 1;
+                ok = cnt <= LOOM_MAX_DIMS && (m < 0 || m == cnt);
+                m = cnt;
+                for (int32_t i = 0; ok && i < cnt; i++) {
+                    const value_t *e = w->kind == V_TUPLE ? &w->items[i] : w;
+                    ok = e->kind == V_INT;
+                    if (ok) (s ? xb : xa)[i] = AX32(e->i);
+                }
+            }
+            if (!ok)
+                return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                            "tensordot: axes must be a number or two equally long lists of axes");
+            *r = loom_tensordot_axes(ctx, a, c, m, xa, xb);
+            if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+            return true;
+        }
         if (b->given[2] && b->v[2].kind != V_INT)
-            return perr(P, b->pos[2], LOOM_STATUS_NOT_AVAILABLE,
-                        "tensordot: axes must be a number of axes (lists of axes are not "
-                        "supported yet)");
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "tensordot: axes must be a number or two lists of axes");
         if (!get_int(P, b, 2, 2, &k)) return false;
         if (k < 0 || k > LOOM_MAX_DIMS)
             return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
@@ -2329,11 +2418,30 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (!get_int(P, b, 1, 0, &k)) return false;
         *r = loom_diag(ctx, a, k);
     } else if (!strcmp(n, "roll")) {
-        if (b->v[1].kind == V_TUPLE)
-            return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
-                        "roll: a tuple of shifts is not supported yet");
-        if (!get_int(P, b, 1, 0, &k) || !get_axes(P, b, 2, false, &naxes, axes)) return false;
-        *r = loom_roll(ctx, a, k, naxes < 0 ? LOOM_AXIS_NONE : axes[0]);
+        if (b->v[1].kind == V_TUPLE || (b->given[2] && b->v[2].kind == V_TUPLE)) {
+            /* NumPy broadcasts the shifts against the axes: one roll per pair */
+            const value_t *sv = &b->v[1];
+            int32_t ns = sv->kind == V_TUPLE ? sv->n : 1;
+            if (!get_axes(P, b, 2, true, &naxes, axes)) return false;
+            if (naxes < 0)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "roll: a tuple of shifts needs a tuple of axes");
+            if (ns != naxes && ns != 1 && naxes != 1)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "roll: shape mismatch: the shifts (%d) and axes (%d) do not broadcast",
+                            (int)ns, (int)naxes);
+            int32_t m = ns > naxes ? ns : naxes;
+            *r = a;
+            for (int32_t i = 0; i < m; i++) {
+                const value_t *si = sv->kind == V_TUPLE ? &sv->items[ns == 1 ? 0 : i] : sv;
+                if (si->kind != V_INT)
+                    return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "roll: shifts must be integers");
+                *r = loom_roll(ctx, *r, (int64_t)si->i, axes[naxes == 1 ? 0 : i]);
+            }
+        } else {
+            if (!get_int(P, b, 1, 0, &k) || !get_axes(P, b, 2, false, &naxes, axes)) return false;
+            *r = loom_roll(ctx, a, k, naxes < 0 ? LOOM_AXIS_NONE : axes[0]);
+        }
     } else if (!strcmp(n, "repeat")) {
         loom_array_t *rep = as_output(P, &b->v[1], b->pos[1]);
         if (loom_array_is_nil(rep) || !get_axes(P, b, 2, false, &naxes, axes)) return false;

@@ -81,10 +81,11 @@ static loom_array_t *correlate_core(loom_ctx_t *ctx, loom_array_t *a, loom_array
     loom_array_t *i = loom_reshape(ctx, loom_arange_int(ctx, 0, n2, 1, LOOM_DTYPE_I64), 2, row);
     loom_array_t *j = loom_add(ctx, t, i);
     loom_array_t *in = loom_logical_and(ctx, loom_greater_equal_i(ctx, j, 0), loom_less_i(ctx, j, n1));
-    loom_array_t *win = loom_where(ctx, in, loom_take(ctx, loom_astype(ctx, a, d), j, 0, LOOM_TAKE_CLIP),
-                                   loom_weak_int(ctx, 0));
+    /* products off the ends are 0, not a[clipped] * v (which could be inf * 0) */
+    loom_array_t *prod = loom_multiply(ctx, loom_take(ctx, loom_astype(ctx, a, d), j, 0, LOOM_TAKE_CLIP),
+                                       loom_astype(ctx, v, d));
     int32_t last = 1;
-    loom_array_t *s = loom_sum(ctx, loom_multiply(ctx, win, loom_astype(ctx, v, d)), 1, &last, 0);
+    loom_array_t *s = loom_sum(ctx, loom_where(ctx, in, prod, loom_weak_int(ctx, 0)), 1, &last, 0);
     return loom_astype(ctx, s, d);
 }
 

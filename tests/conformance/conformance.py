@@ -127,7 +127,16 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "fft.fftshift({x})", "fft.ifftshift({x}, axes=0)", "fft.fftshift({x}, axes=-1)",
             "convolve(ravel({x}), ravel({y}))", "convolve(ravel({x}), ravel({y}), 'same')",
             "correlate(ravel({x}), ravel({y}))", "correlate(ravel({x}), ravel({y}), 'full')",
-            "convolve({x}, {y}, mode='valid')"]
+            "convolve({x}, {y}, mode='valid')",
+            # interpolation, binning, integration, polynomials, selection
+            "interp({x}, sort(ravel({y})), arange(ravel({y}).size))",
+            "interp({x}, sort(ravel({y})), sort(ravel({y})) * 2, left=-1.0, right=7.0)",
+            "digitize({x}, sort(ravel({y})))", "digitize({x}, sort(ravel({y})), right=True)",
+            "trapezoid({x})", "trapezoid({x}, axis=0)", "trapezoid({x}, dx=0.5)",
+            "polyval(ravel({y}), {x})", "vander(ravel({x}))", "vander(ravel({x}), 3, increasing=True)",
+            "select([{x} > 0, {y} < 0], [{x}, {y}], -1)", "vdot({x}, {x})",
+            "split(ravel({x}), [2, 4])[1]", "roll({x}, (1, 2), axis=(0, -1))",
+            "tensordot({x}, {y}, axes=([0], [0]))"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -347,7 +356,9 @@ def numpy_eval(expr, arrays):
         "ediff1d", "cov", "corrcoef", "frexp", "modf", "divmod", "round", "around",
         "nanargmax", "nanargmin", "unstack", "einsum"]})
     ns.update(linalg=np.linalg, cross=np.cross, fft=np.fft, convolve=np.convolve,
-              correlate=np.correlate)
+              correlate=np.correlate, interp=np.interp, digitize=np.digitize,
+              trapezoid=np.trapezoid, polyval=np.polyval, vander=np.vander, select=np.select,
+              vdot=np.vdot, tensordot=np.tensordot)
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

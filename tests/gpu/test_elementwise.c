@@ -239,6 +239,22 @@ static void test_numeric_compositions(void **state) {
             }
             for (int i = 0; i < 7; i++)
                 gpu_ref_batch_add(&ref, &p, l[0][i], l[1][i], gpu_ref_scaled(1.0), "linalg %d", i);
+            /* interpolation, integration, polynomials */
+            {
+                loom_array_t *ip[2][4];
+                for (int k = 0; k < 2; k++) {
+                    loom_ctx_t *c = k ? cpu : gpu;
+                    loom_array_t *sig = loom_slice(c, x[k], 1, at, to2, NULL);
+                    loom_array_t *xp = loom_sort(c, loom_slice(c, x[k], 1, at, (int64_t[]){16 + 64}, NULL), 0);
+                    loom_array_t *fp = loom_slice(c, x[k], 1, (int64_t[]){100}, (int64_t[]){164}, NULL);
+                    ip[k][0] = loom_interp(c, sig, xp, fp, NULL, NULL, NAN);
+                    ip[k][1] = loom_trapezoid(c, m2[k], NULL, 0.5, 1);
+                    ip[k][2] = loom_polyval(c, v[k], loom_true_divide_f(c, sig, 10.0));
+                    ip[k][3] = loom_digitize(c, sig, xp, 0);
+                }
+                for (int i = 0; i < 4; i++)
+                    gpu_ref_batch_add(&ref, &p, ip[0][i], ip[1][i], gpu_ref_scaled(1.0), "interp etc %d", i);
+            }
             /* direct convolution and correlation (one gather-multiply-sum reduction each) */
             for (int mode = 0; mode < 3; mode++) {
                 loom_array_t *cv[2], *cr[2];

@@ -1,7 +1,9 @@
 /* test_numeric — frexp, modf, divmod, ldexp, float_power, round with decimals, fix,
  * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, the Array API's concat,
  * matrix_transpose, tensordot and empty, numpy.linalg's norms, cross, multi_dot and
- * matrix_power, numpy.fft's helpers, convolve and correlate, and the new elementwise functions
+ * matrix_power, numpy.fft's helpers, convolve and correlate, interp, digitize, trapezoid,
+ * polyval, vander, select, vdot, split points, rolls over several axes, tensordot over axis
+ * lists, and the new elementwise functions
  * (special functions, bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device,
  * against NumPy 2's (and scipy.special's) values, shapes and dtypes for the same expressions;
  * and their errors. */
@@ -309,6 +311,80 @@ static const check_value_case_t cases[] = {
      1, {3}, 3, {4.5, 2.0, 2.0}, "float64"},
     {"correlate(array([True, False, True]), array([True, True]), 'full')",
      1, {4}, 4, {1.0, 1.0, 1.0, 1.0}, "bool"},
+    {"interp(array([-1.0, 0.0, 0.5, 1.0, 2.5, 3.0, 9.0, nan]), array([0.0, 1.0, 3.0]), array([10.0, 20.0, 0.0]))",
+     1, {8}, 8, {10.0, 10.0, 15.0, 20.0, 5.0, 0.0, 0.0, NAN}, "float64"},
+    {"interp(array([-1.0, 5.0, 1.0]), array([0.0, 1.0, 3.0]), array([10.0, 20.0, 0.0]), left=-7.0, right=7.0)",
+     1, {3}, 3, {-7.0, 7.0, 20.0}, "float64"},
+    {"interp(array([[0.5, 2.0], [0.0, 3.0]]), array([0, 1, 1, 3]), array([1, 2, 4, 8]))",
+     2, {2, 2}, 4, {1.5, 6.0, 1.0, 8.0}, "float64"},
+    {"interp(array([0.5, 7.0]), array([1.0]), array([5.0]))",
+     1, {2}, 2, {5.0, 5.0}, "float64"},
+    {"interp(array([1.0, 359.0, 725.0]), array([350.0, 10.0, 190.0]), array([0.0, 1.0, 2.0]), period=360)",
+     1, {3}, 3, {0.55, 0.45, 0.75}, "float64"},
+    {"interp(array([1.5], dtype=float32), array([1, 2], dtype=int8), array([0.0, inf]))",
+     1, {1}, 1, {INFINITY}, "float64"},
+    {"digitize(array([0.2, 6.4, 3.0, 1.6, -1.0]), array([0.0, 1.0, 2.5, 4.0, 10.0]))",
+     1, {5}, 5, {1.0, 4.0, 3.0, 2.0, 0.0}, "int64"},
+    {"digitize(array([0.2, 6.4, 3.0, 1.0, 4.0]), array([0.0, 1.0, 2.5, 4.0, 10.0]), right=True)",
+     1, {5}, 5, {1.0, 4.0, 3.0, 1.0, 3.0}, "int64"},
+    {"digitize(array([0.2, 6.4, 3.0, 1.0]), array([10.0, 4.0, 2.5, 1.0, 0.0]))",
+     1, {4}, 4, {4.0, 1.0, 2.0, 3.0}, "int64"},
+    {"digitize(array([0.2, 6.4, 3.0, 1.0]), array([10.0, 4.0, 2.5, 1.0, 0.0]), right=True)",
+     1, {4}, 4, {4.0, 1.0, 2.0, 4.0}, "int64"},
+    {"trapezoid(array([1, 2, 3]))",
+     0, {0}, 1, {4.0}, "float64"},
+    {"trapezoid(array([1.0, 2, 3]), x=array([4.0, 6, 8]))",
+     0, {0}, 1, {8.0}, "float64"},
+    {"trapezoid(array([1.0, 2, 3]), dx=2)",
+     0, {0}, 1, {8.0}, "float64"},
+    {"trapezoid(arange(6.).reshape(2, 3), axis=0)",
+     1, {3}, 3, {1.5, 2.5, 3.5}, "float64"},
+    {"trapezoid(arange(6.).reshape(2, 3), x=array([0.0, 1.0, 3.0]))",
+     1, {2}, 2, {3.5, 12.5}, "float64"},
+    {"trapezoid(arange(6.).reshape(2, 3), x=arange(6.).reshape(2, 3) ** 2, axis=1)",
+     1, {2}, 2, {5.0, 65.0}, "float64"},
+    {"polyval(array([3, 0, 1]), array([5, -1, 2]))",
+     1, {3}, 3, {76.0, 4.0, 13.0}, "int64"},
+    {"polyval(array([3.0, 0.5, 1.0]), array([5.0, -1.0, 0.25]))",
+     1, {3}, 3, {78.5, 3.5, 1.3125}, "float64"},
+    {"vander(array([1, 2, 3, 5]))",
+     2, {4, 4}, 16, {1.0, 1.0, 1.0, 1.0, 8.0, 4.0, 2.0, 1.0, 27.0, 9.0, 3.0, 1.0, 125.0, 25.0, 5.0, 1.0}, "int64"},
+    {"vander(array([1.0, 2.0, 3.0]), 2, increasing=True)",
+     2, {3, 2}, 6, {1.0, 1.0, 1.0, 2.0, 1.0, 3.0}, "float64"},
+    {"vander(array([2, 3], dtype=int8), N=4)",
+     2, {2, 4}, 8, {8.0, 4.0, 2.0, 1.0, 27.0, 9.0, 3.0, 1.0}, "int64"},
+    {"select([arange(6) < 3, arange(6) > 4], [arange(6), arange(6) ** 2], 42)",
+     1, {6}, 6, {0.0, 1.0, 2.0, 42.0, 42.0, 25.0}, "int64"},
+    {"select([arange(4) < 2, arange(4) < 3], [arange(4) * 1.5, arange(4)])",
+     1, {4}, 4, {0.0, 1.5, 2.0, 0.0}, "float64"},
+    {"vdot(arange(6.).reshape(2, 3), arange(6.).reshape(3, 2))",
+     0, {0}, 1, {55.0}, "float64"},
+    {"a, b, c = split(arange(10), [3, 5]); c",
+     1, {5}, 5, {5.0, 6.0, 7.0, 8.0, 9.0}, "int64"},
+    {"a, b, c = split(arange(12).reshape(3, 4), [1, 9], axis=1); b",
+     2, {3, 3}, 9, {1.0, 2.0, 3.0, 5.0, 6.0, 7.0, 9.0, 10.0, 11.0}, "int64"},
+    {"a, b, c = split(arange(10), [7, 2]); b",
+     1, {0}, 0, {0}, "int64"},
+    {"roll(arange(12).reshape(3, 4), (1, -1), axis=(0, 1))",
+     2, {3, 4}, 12, {9.0, 10.0, 11.0, 8.0, 1.0, 2.0, 3.0, 0.0, 5.0, 6.0, 7.0, 4.0}, "int64"},
+    {"roll(arange(12).reshape(3, 4), 2, axis=(0, 1))",
+     2, {3, 4}, 12, {6.0, 7.0, 4.0, 5.0, 10.0, 11.0, 8.0, 9.0, 2.0, 3.0, 0.0, 1.0}, "int64"},
+    {"roll(arange(12).reshape(3, 4), (1, 2), axis=1)",
+     2, {3, 4}, 12, {1.0, 2.0, 3.0, 0.0, 5.0, 6.0, 7.0, 4.0, 9.0, 10.0, 11.0, 8.0}, "int64"},
+    {"tensordot(arange(24.).reshape(2, 3, 4), arange(24.).reshape(4, 3, 2), axes=([1, 0], [1, 2]))",
+     2, {4, 4}, 16, {200.0, 560.0, 920.0, 1280.0, 215.0, 611.0, 1007.0, 1403.0, 230.0, 662.0, 1094.0, 1526.0, 245.0, 713.0, 1181.0, 1649.0}, "float64"},
+    {"tensordot(arange(6.).reshape(2, 3), arange(6.).reshape(3, 2), axes=([1], [0]))",
+     2, {2, 2}, 4, {10.0, 13.0, 28.0, 40.0}, "float64"},
+    {"tensordot(arange(6.).reshape(2, 3), arange(6.).reshape(2, 3), axes=(0, 0))",
+     2, {3, 3}, 9, {9.0, 12.0, 15.0, 12.0, 17.0, 22.0, 15.0, 22.0, 29.0}, "float64"},
+    {"convolve(array([1.0, 2.0, 3.0, 4.0]), array([inf, 1.0, 2.0]), 'same')",
+     1, {4}, 4, {INFINITY, INFINITY, INFINITY, 10.0}, "float64"},
+    {"select([arange(3, dtype=uint16) > 0], [arange(3, dtype=uint16)], -1)",
+     1, {3}, 3, {65535.0, 1.0, 2.0}, "uint16"},
+    {"digitize(array([0.5, 2.0, 9.0]), array([1.0, 3.0, nan]))",
+     1, {3}, 3, {0.0, 1.0, 2.0}, "int64"},
+    {"digitize(array([0.5, 2.0, 9.0]), array([nan, 3.0, 1.0]))",
+     1, {3}, 3, {3.0, 2.0, 1.0}, "int64"},
 };
 
 static void test_numeric_numpy_cases(void **state) {
@@ -361,6 +437,15 @@ static void test_numeric_errors(void **state) {
     check_expr_error(ctx, "convolve(ones((2, 2)), ones(3))", "too deep");
     check_expr_error(ctx, "correlate(ones(3), ones(2), mode='middle')", "mode");
     check_expr_error(ctx, "fft.fftfreq(0)", "positive");
+    check_expr_error(ctx, "interp(ones(3), ones(3), ones(2))", "same length");
+    check_expr_error(ctx, "interp(ones(3), ones(0), ones(0))", "empty");
+    check_expr_error(ctx, "interp(ones(3), ones(2), ones(2), period=0)", "period");
+    check_expr_error(ctx, "digitize(ones(3), array([1.0, 3.0, 2.0]))", "monotonically");
+    check_expr_error(ctx, "select([ones(3)], [ones(3)])", "boolean");
+    check_expr_error(ctx, "select([], [])", "same length");
+    check_expr_error(ctx, "vdot(ones(3), ones(4))", "different lengths");
+    check_expr_error(ctx, "tensordot(ones((2, 3)), ones((2, 3)), axes=([1], [0]))", "shape-mismatch");
+    check_expr_error(ctx, "vander(ones((2, 2)))", "one-dimensional");
     check_expr_error(ctx, "fft.fftshift(array(2.0))", "0-d"); /* found by the conformance suite */
     loom_ctx_destroy(ctx);
 }
