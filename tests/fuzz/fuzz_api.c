@@ -1422,6 +1422,83 @@ static void op_numeric(reader_t *r) {
     }
 }
 
+/* numpy.linalg's norms and products, numpy.fft's helpers, convolution, interp, digitize (a
+ * sync), trapezoid, polyval, vander, select, vdot, split points and axis-list tensordot. */
+static void op_numeric2(reader_t *r) {
+    uint8_t b = byte(r);
+    loom_array_t *a = pick(r), *c = pick(r), *d = pick(r);
+    bool nil1 = is_nil(a), nil2 = is_nil(a) || is_nil(c), nil3 = nil2 || is_nil(d);
+    int32_t axes[2] = {axis_arg(r), axis_arg(r)};
+    double p = real(r);
+    pre();
+    switch (b % 12) {
+        case 0:
+            built(loom_norm(ctx, a, (loom_norm_t)(byte(r) % 5), p, (int32_t)(byte(r) % 4) - 1, axes,
+                            b & 16),
+                  nil1);
+            break;
+        case 1:
+            built(b & 16 ? loom_vector_norm(ctx, a, (int32_t)(byte(r) % 3) - 1, axes, b & 32, p)
+                         : loom_matrix_norm(ctx, a, b & 32, (loom_norm_t)(byte(r) % 4), p),
+                  nil1);
+            break;
+        case 2:
+            built(b & 16 ? loom_cross(ctx, a, c, axes[0]) : loom_matrix_power(ctx, a, integer(r) % 9),
+                  b & 16 ? nil2 : nil1);
+            break;
+        case 3: {
+            loom_array_t *ops[3] = {a, c, d};
+            int32_t n = 2 + byte(r) % 2;
+            built(loom_multi_dot(ctx, n, ops), n == 2 ? nil2 : nil3);
+            break;
+        }
+        case 4:
+            built(b & 16 ? loom_fftshift(ctx, a, (int32_t)(byte(r) % 3) - 1, axes)
+                         : loom_fftfreq(ctx, integer(r) % 70000, p),
+                  b & 16 ? nil1 : false);
+            break;
+        case 5:
+            if (!sync_ok(a) || !sync_ok(c)) return;
+            built((b & 16 ? loom_convolve : loom_correlate)(ctx, a, c, (loom_conv_mode_t)(byte(r) % 4)),
+                  nil2);
+            break;
+        case 6:
+            built(loom_interp(ctx, a, c, d, b & 16 ? a : NULL, NULL, b & 32 ? p : NAN), nil3);
+            break;
+        case 7:
+            if (!sync_ok(c)) return;
+            built(loom_digitize(ctx, a, c, b & 16), nil2);
+            break;
+        case 8:
+            built(b & 16 ? loom_trapezoid(ctx, a, b & 32 ? c : NULL, p, axes[0]) : loom_polyval(ctx, a, c),
+                  b & 16 ? (nil1 || ((b & 32) && is_nil(c))) : nil2);
+            break;
+        case 9:
+            built(b & 16 ? loom_vander(ctx, a, integer(r) % 9, b & 32) : loom_vdot(ctx, a, c),
+                  b & 16 ? nil1 : nil2);
+            break;
+        case 10: {
+            loom_array_t *conds[2] = {a, c}, *choices[2] = {d, a};
+            built(loom_select(ctx, 1 + (b >> 4 & 1), conds, choices, b & 32 ? c : NULL),
+                  nil3);
+            break;
+        }
+        default: {
+            if (b & 16) {
+                int32_t other[2] = {axes[1], axes[0]};
+                built(loom_tensordot_axes(ctx, a, c, b >> 5 & 1 ? 2 : 1, axes, other), nil2);
+            } else {
+                loom_array_t *out[4];
+                int64_t at[3] = {integer(r) % 20, integer(r) % 20, integer(r) % 20};
+                loom_status_t st = acted(loom_split_at(ctx, a, 3, at, axes[0], out));
+                if (st == LOOM_STATUS_OK && before == LOOM_STATUS_OK && !nil1)
+                    for (int k = 0; k < 4; k++) check_array(out[k]), put(out[k]);
+            }
+            break;
+        }
+    }
+}
+
 /* The opcodes, by name for FUZZ_API_TRACE=1, which prints each call of a replayed input with
  * the status after it (the library itself never prints). */
 typedef struct op {
@@ -1441,7 +1518,7 @@ static const op_t ops[] = {
 /* Opcodes added later take the top opcode bytes, so that every byte below keeps the call it
  * picked when the corpus's inputs were found (byte % the first table's length). */
 #define LATER_FROM 248
-static const op_t later_ops[] = {OP(index), OP(numeric)};
+static const op_t later_ops[] = {OP(index), OP(numeric), OP(numeric2)};
 #undef OP
 static bool trace;
 
