@@ -912,6 +912,13 @@ LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axi
  * discrete methods keep a's dtype, the others give floats as NumPy's (float64 for integers). */
 LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q, int32_t axis,
                                      loom_quantile_method_t method, int keepdims);
+/* np.nanmedian / np.nanquantile (nanpercentile: q / 100): the same statistics of each slice's
+ * non-NaN values (an all-NaN slice gives NaN, without NumPy's warning); integer arrays: the
+ * plain functions. */
+LOOM_API loom_array_t *loom_nanmedian(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                      int keepdims);
+LOOM_API loom_array_t *loom_nanquantile(loom_ctx_t *ctx, loom_array_t *a, double q, int32_t axis,
+                                        loom_quantile_method_t method, int keepdims);
 /* np.average(a, axis, weights, keepdims): the weights' mean of a (weights of a's shape, or 1-D
  * along the axis; NULL: loom_mean), in NumPy's dtype; weights summing to zero are refused (one
  * sync to look). sum_weights (NULL: not wanted) gets their sum, as returned=True does. */

@@ -1491,6 +1491,13 @@ static const func_t funcs[] = {
     {.name = "cumulative_prod", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
     {.name = "nancumsum", .kind = F_MANIP, .params = "a,axis?,dtype?,out?"},
     {.name = "nancumprod", .kind = F_MANIP, .params = "a,axis?,dtype?,out?"},
+    {.name = "nanmedian", .kind = F_MANIP, .params = "a,axis?,out?,overwrite_input?,keepdims?"},
+    {.name = "nanquantile",
+     .kind = F_MANIP,
+     .params = "a,q,axis?,out?,overwrite_input?,method?,keepdims?,weights?,interpolation?"},
+    {.name = "nanpercentile",
+     .kind = F_MANIP,
+     .params = "a,q,axis?,out?,overwrite_input?,method?,keepdims?,weights?,interpolation?"},
     {.name = "quantile",
      .kind = F_MANIP,
      .params = "a,q,axis?,out?,overwrite_input?,method?,keepdims?,weights?,interpolation?"},
@@ -2360,7 +2367,10 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return false;
         *r = (n[6] == 's' ? loom_nancumsum : loom_nancumprod)(ctx, a,
                                                                naxes < 0 ? LOOM_AXIS_NONE : axes[0]);
-    } else if (!strcmp(n, "median") || !strcmp(n, "quantile") || !strcmp(n, "percentile")) {
+    } else if (!strcmp(n, "median") || !strcmp(n, "quantile") || !strcmp(n, "percentile") ||
+               !strcmp(n, "nanmedian") || !strcmp(n, "nanquantile") || !strcmp(n, "nanpercentile")) {
+        bool nan = n[0] == 'n';
+        if (nan) n += 3; /* the same arguments */
         int q_at = n[0] == 'm' ? 0 : 1, keep; /* median has no q */
         if (!refuse_given(P, f, b, "out") || !refuse_given(P, f, b, "weights") ||
             !refuse_given(P, f, b, "interpolation") ||
@@ -2369,7 +2379,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return false;
         int32_t axis = naxes < 0 ? LOOM_AXIS_NONE : axes[0];
         if (!q_at) {
-            *r = loom_median(ctx, a, axis, keep);
+            *r = (nan ? loom_nanmedian : loom_median)(ctx, a, axis, keep);
         } else {
             double q;
             if (!is_num(&b->v[1]))
@@ -2398,7 +2408,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             /* NumPy: an integer q (0 or 1) makes linear's index an integer: the element
              * itself, in a's dtype */
             if (n[0] == 'q' && m == 0 && b->v[1].kind != V_FLOAT) m = LOOM_QUANTILE_LOWER;
-            *r = loom_quantile(ctx, a, q, axis, (loom_quantile_method_t)m, keep);
+            *r = (nan ? loom_nanquantile : loom_quantile)(ctx, a, q, axis, (loom_quantile_method_t)m, keep);
         }
     } else if (!strcmp(n, "swapaxes")) {
         if (!get_int(P, b, 1, 0, &i1) || !get_int(P, b, 2, 0, &i2)) return false;

@@ -287,6 +287,132 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
     return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
 }
 
+/* ---- nanmedian and nanquantile: the same order statistics of each slice's non-NaN values,
+ * which the sort puts first: the positions are arrays computed from each slice's count ---- */
+
+/* s's elements at the per-slice positions idx (float64 or int64, clamped to the slice's count:
+ * an all-NaN slice reads its first element, a NaN). */
+static loom_array_t *stats_at(loom_ctx_t *ctx, loom_array_t *s, loom_array_t *idx,
+                              loom_array_t *top) {
+    loom_array_t *i = loom_astype(ctx, loom_clip(ctx, idx, loom_weak_int(ctx, 0), top), LOOM_DTYPE_I64);
+    int32_t last = s->ndim - 1;
+    loom_array_t *g = loom_take_along_axis(ctx, s, loom_expand_dims(ctx, i, 1, &last), last);
+    return loom_squeeze(ctx, g, 1, &last);
+}
+
+static loom_array_t *nan_order(loom_ctx_t *ctx, const char *fn, loom_array_t *a, double q,
+                               int32_t axis, loom_quantile_method_t method, int keepdims,
+                               bool median) {
+    int32_t ax = 0;
+    int64_t len = 0;
+    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax, &len);
+    if (s->flags & FE_NIL) return s;
+    int32_t last = s->ndim - 1;
+    loom_array_t *c = loom_astype(
+        ctx, loom_count_nonzero(ctx, loom_logical_not(ctx, loom_isnan(ctx, s)), 1, &last, 0),
+        LOOM_DTYPE_F64);
+    loom_array_t *nm1 = loom_subtract_f(ctx, c, 1.0), *top = loom_maximum_f(ctx, nm1, 0.0), *r;
+    if (median) { /* NumPy: the middle element, or the mean of the middle two */
+        loom_array_t *lo = stats_at(ctx, s, loom_floor(ctx, loom_true_divide_f(ctx, nm1, 2.0)), top);
+        loom_array_t *hi = stats_at(ctx, s, loom_floor(ctx, loom_true_divide_f(ctx, c, 2.0)), top);
+        loom_array_t *pair[2] = {lo, hi};
+        int32_t end = -1;
+        loom_array_t *mean = loom_mean(ctx, loom_stack(ctx, 2, pair, -1), 1, &end, 0);
+        loom_array_t *odd = loom_not_equal_f(ctx, loom_remainder_f(ctx, c, 2.0), 0.0);
+        r = loom_where(ctx, odd, loom_astype(ctx, lo, (loom_dtype_t)mean->dtype), mean);
+    } else {
+        loom_array_t *pick = NULL, *vi = NULL, *cq = loom_multiply_f(ctx, c, q);
+        switch (method) {
+            case LOOM_QUANTILE_LOWER:
+                pick = loom_floor(ctx, loom_multiply_f(ctx, nm1, q));
+                break;
+            case LOOM_QUANTILE_HIGHER:
+                pick = loom_ceil(ctx, loom_multiply_f(ctx, nm1, q));
+                break;
+            case LOOM_QUANTILE_NEAREST:
+                pick = loom_rint(ctx, loom_multiply_f(ctx, nm1, q));
+                break;
+            case LOOM_QUANTILE_INVERTED_CDF:
+            case LOOM_QUANTILE_CLOSEST_OBSERVATION: {
+                bool inv = method == LOOM_QUANTILE_INVERTED_CDF;
+                loom_array_t *index = loom_subtract_f(ctx, cq, inv ? 1.0 : 1.5);
+                loom_array_t *prev = loom_floor(ctx, index);
+                loom_array_t *at = loom_equal(ctx, index, prev);
+                if (!inv) /* closest_observation: only an odd prev */
+                    at = loom_logical_and(ctx, at, loom_not_equal_f(ctx, loom_remainder_f(ctx, prev, 2.0), 0.0));
+                pick = loom_where(ctx, at, prev, loom_add_f(ctx, prev, 1.0));
+                break;
+            }
+            case LOOM_QUANTILE_MIDPOINT: {
+                loom_array_t *x = loom_multiply_f(ctx, nm1, q);
+                vi = loom_multiply_f(ctx, loom_add(ctx, loom_floor(ctx, x), loom_ceil(ctx, x)), 0.5);
+                break;
+            }
+            case LOOM_QUANTILE_AVERAGED_INVERTED_CDF:
+            case LOOM_QUANTILE_INTERPOLATED_INVERTED_CDF:
+                vi = loom_subtract_f(ctx, cq, 1.0);
+                break;
+            case LOOM_QUANTILE_HAZEN:
+                vi = loom_add_f(ctx, cq, continuous_index(0, q, 0.5, 0.5));
+                break;
+            case LOOM_QUANTILE_WEIBULL:
+                vi = loom_add_f(ctx, cq, continuous_index(0, q, 0, 0));
+                break;
+            case LOOM_QUANTILE_MEDIAN_UNBIASED:
+                vi = loom_add_f(ctx, cq, continuous_index(0, q, 1 / 3.0, 1 / 3.0));
+                break;
+            case LOOM_QUANTILE_NORMAL_UNBIASED:
+                vi = loom_add_f(ctx, cq, continuous_index(0, q, 3 / 8.0, 3 / 8.0));
+                break;
+            default: /* linear */
+                vi = loom_multiply_f(ctx, nm1, q);
+                break;
+        }
+        if (pick) {
+            r = stats_at(ctx, s, pick, top);
+        } else { /* the neighbours and gamma as loom_quantile forms them, per slice */
+            loom_array_t *fl = loom_floor(ctx, vi), *zero = loom_weak_float(ctx, 0.0);
+            loom_array_t *hi_cap = loom_greater_equal(ctx, vi, nm1), *lo_cap = loom_less_f(ctx, vi, 0.0);
+            loom_array_t *prev = loom_where(ctx, hi_cap, loom_weak_float(ctx, -1.0),
+                                            loom_where(ctx, lo_cap, zero, fl));
+            loom_array_t *ip = loom_where(ctx, hi_cap, nm1, loom_where(ctx, lo_cap, zero, fl));
+            loom_array_t *in = loom_where(ctx, hi_cap, nm1, loom_where(ctx, lo_cap, zero, loom_add_f(ctx, fl, 1.0)));
+            loom_array_t *gamma = loom_subtract(ctx, vi, prev);
+            if (method == LOOM_QUANTILE_AVERAGED_INVERTED_CDF)
+                gamma = loom_where(ctx, loom_equal_f(ctx, gamma, 0.0), loom_weak_float(ctx, 0.5),
+                                   loom_weak_float(ctx, 1.0));
+            if (method == LOOM_QUANTILE_MIDPOINT)
+                gamma = loom_where(ctx, loom_equal_f(ctx, loom_remainder_f(ctx, vi, 1.0), 0.0), zero,
+                                   loom_weak_float(ctx, 0.5));
+            loom_array_t *lo = stats_at(ctx, s, ip, top), *hi = stats_at(ctx, s, in, top);
+            loom_array_t *t = loom_astype(ctx, gamma, (loom_dtype_t)s->dtype);
+            loom_array_t *d = loom_subtract(ctx, hi, lo);
+            loom_array_t *up = loom_subtract(ctx, hi, loom_multiply(ctx, d, loom_subtract(ctx, loom_astype(ctx, loom_weak_float(ctx, 1.0), (loom_dtype_t)s->dtype), t)));
+            r = loom_where(ctx, loom_greater_equal_f(ctx, gamma, 0.5), up,
+                           loom_add(ctx, lo, loom_multiply(ctx, d, t)));
+        }
+    }
+    return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
+}
+
+LOOM_API loom_array_t *loom_nanmedian(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                      int keepdims) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "nanmedian", a)) return &ctx->nil;
+    if (!has_nan(a)) return loom_median(ctx, a, axis, keepdims);
+    return nan_order(ctx, "nanmedian", a, 0.5, axis, LOOM_QUANTILE_LINEAR, keepdims, true);
+}
+
+LOOM_API loom_array_t *loom_nanquantile(loom_ctx_t *ctx, loom_array_t *a, double q, int32_t axis,
+                                        loom_quantile_method_t method, int keepdims) {
+    const char *fn = "nanquantile";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (!has_nan(a) || !(q >= 0 && q <= 1) || (int)method < 0 || method > LOOM_QUANTILE_NEAREST)
+        return loom_quantile(ctx, a, q, axis, method, keepdims); /* its errors, or no NaN */
+    return nan_order(ctx, fn, a, q, axis, method, keepdims, false);
+}
+
 /* ---- comparisons and cleanups ---- */
 
 /* The float dtype np.isclose computes y in: np.result_type(y, 1.0). */

@@ -136,7 +136,9 @@ INDEXING = ["{x}[{x} > 0]", "{x}[{x} != {x}]", "flatnonzero({x})", "count_nonzer
             "polyval(ravel({y}), {x})", "vander(ravel({x}))", "vander(ravel({x}), 3, increasing=True)",
             "select([{x} > 0, {y} < 0], [{x}, {y}], -1)", "vdot({x}, {x})",
             "split(ravel({x}), [2, 4])[1]", "roll({x}, (1, 2), axis=(0, -1))",
-            "tensordot({x}, {y}, axes=([0], [0]))"]
+            "tensordot({x}, {y}, axes=([0], [0]))",
+            "nanmedian({x})", "nanmedian({x}, axis=0)", "nanquantile({x}, 0.3, axis=-1)",
+            "nanquantile({x}, 0.6, method='weibull')", "nanpercentile({x}, 90, axis=0, method='lower')"]
 REDUCE = ["sum", "prod", "mean", "max", "min", "any", "all", "var", "std"]
 # Relative tolerance by the least precise float an expression may compute in (a float32
 # intermediate widened to float64 carries float32's error): float16 where any input or cast is
@@ -358,7 +360,8 @@ def numpy_eval(expr, arrays):
     ns.update(linalg=np.linalg, cross=np.cross, fft=np.fft, convolve=np.convolve,
               correlate=np.correlate, interp=np.interp, digitize=np.digitize,
               trapezoid=np.trapezoid, polyval=np.polyval, vander=np.vander, select=np.select,
-              vdot=np.vdot, tensordot=np.tensordot)
+              vdot=np.vdot, tensordot=np.tensordot, nanmedian=np.nanmedian,
+              nanquantile=np.nanquantile, nanpercentile=np.nanpercentile)
     ns.update(abs=np.abs, where=np.where, clip=np.clip, astype=np.astype, np=np, inf=np.inf,
               nan=np.nan, pi=np.pi, e=np.e)
     ns.update({d: getattr(np, d if d != "bool" else "bool_") for d in DTYPES})

@@ -254,6 +254,17 @@ static void test_numeric_compositions(void **state) {
                 }
                 for (int i = 0; i < 4; i++)
                     gpu_ref_batch_add(&ref, &p, ip[0][i], ip[1][i], gpu_ref_scaled(1.0), "interp etc %d", i);
+                /* NaN-ignoring order statistics (the fill's NaN and infinities included) */
+                loom_array_t *nq[2][3];
+                for (int k = 0; k < 2; k++) {
+                    loom_ctx_t *c = k ? cpu : gpu;
+                    loom_array_t *all = loom_reshape(c, loom_slice(c, x[k], 1, NULL, (int64_t[]){1026}, NULL), 2, (int64_t[]){27, 38});
+                    nq[k][0] = loom_nanmedian(c, all, 1, 0);
+                    nq[k][1] = loom_nanquantile(c, all, 0.3, 0, LOOM_QUANTILE_LINEAR, 0);
+                    nq[k][2] = loom_nanquantile(c, all, 0.8, 1, LOOM_QUANTILE_HAZEN, 1);
+                }
+                for (int i = 0; i < 3; i++)
+                    gpu_ref_batch_add(&ref, &p, nq[0][i], nq[1][i], gpu_ref_ulps(0), "nanquantile %d", i);
             }
             /* direct convolution and correlation (one gather-multiply-sum reduction each) */
             for (int mode = 0; mode < 3; mode++) {

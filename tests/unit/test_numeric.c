@@ -2,7 +2,7 @@
  * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, the Array API's concat,
  * matrix_transpose, tensordot and empty, numpy.linalg's norms, cross, multi_dot and
  * matrix_power, numpy.fft's helpers, convolve and correlate, interp, digitize, trapezoid,
- * polyval, vander, select, vdot, split points, rolls over several axes, tensordot over axis
+ * polyval, vander, select, vdot, nanmedian, nanquantile, nanpercentile, split points, rolls over several axes, tensordot over axis
  * lists, and the new elementwise functions
  * (special functions, bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device,
  * against NumPy 2's (and scipy.special's) values, shapes and dtypes for the same expressions;
@@ -377,6 +377,20 @@ static const check_value_case_t cases[] = {
      2, {2, 2}, 4, {10.0, 13.0, 28.0, 40.0}, "float64"},
     {"tensordot(arange(6.).reshape(2, 3), arange(6.).reshape(2, 3), axes=(0, 0))",
      2, {3, 3}, 9, {9.0, 12.0, 15.0, 12.0, 17.0, 22.0, 15.0, 22.0, 29.0}, "float64"},
+    {"nanmedian(array([[1.0, nan, 3.0, 2.0], [nan, nan, nan, nan], [4.0, 1.0, nan, 0.5]]), axis=1)",
+     1, {3}, 3, {2.0, NAN, 1.0}, "float64"},
+    {"nanmedian(array([[1.0, nan, 3.0, 2.0], [nan, nan, nan, nan], [4.0, 1.0, nan, 0.5]]))",
+     0, {0}, 1, {1.5}, "float64"},
+    {"nanquantile(array([[1.0, nan, 3.0, 2.0], [nan, nan, nan, nan], [4.0, 1.0, nan, 0.5]]), 0.3, axis=1)",
+     1, {3}, 3, {1.6, NAN, 0.8}, "float64"},
+    {"nanquantile(array([[1.0, nan, 3.0, 2.0], [4.0, 1.0, nan, 0.5]]), 0.7, axis=1, method='hazen')",
+     1, {2}, 2, {2.5999999999999996, 2.799999999999999}, "float64"},
+    {"nanquantile(array([[1.0, nan, 3.0, 2.0], [4.0, 1.0, nan, 0.5]]), 0.5, axis=1, method='closest_observation')",
+     1, {2}, 2, {2.0, 1.0}, "float64"},
+    {"nanpercentile(array([[1.0, nan], [4.0, 1.0], [nan, 2.0]], dtype=float32), 25, axis=0, keepdims=True)",
+     2, {1, 2}, 2, {1.75, 1.25}, "float32"},
+    {"nanmedian(array([5, 1, 2, 8]))",
+     0, {0}, 1, {3.5}, "float64"},
     {"convolve(array([1.0, 2.0, 3.0, 4.0]), array([inf, 1.0, 2.0]), 'same')",
      1, {4}, 4, {INFINITY, INFINITY, INFINITY, 10.0}, "float64"},
     {"select([arange(3, dtype=uint16) > 0], [arange(3, dtype=uint16)], -1)",
