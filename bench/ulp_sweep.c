@@ -29,9 +29,14 @@ static const struct {
     unary_fn fn;
     long double (*ref)(long double); /* correctly rounded reference, where glibc has one */
 } fns[] = {
-    {"erf", loom_erf, erfl},         {"erfc", loom_erfc, erfcl},       {"erfinv", loom_erfinv, NULL},
-    {"erfcinv", loom_erfcinv, NULL}, {"lgamma", loom_lgamma, lgamma_ld}, {"digamma", loom_digamma, NULL},
-    {"i0", loom_i0, NULL},           {"sinc", loom_sinc, NULL},
+    {"erf", loom_erf, erfl},
+    {"erfc", loom_erfc, erfcl},
+    {"erfinv", loom_erfinv, NULL},
+    {"erfcinv", loom_erfcinv, NULL},
+    {"lgamma", loom_lgamma, lgamma_ld},
+    {"digamma", loom_digamma, NULL},
+    {"i0", loom_i0, NULL},
+    {"sinc", loom_sinc, NULL},
 };
 
 #define CHUNK ((int64_t)1 << 26) /* inputs per GPU evaluation */
@@ -121,8 +126,12 @@ int main(int argc, char **argv) {
             pthread_t th[256];
             for (int t = 0; t < nt; t++) {
                 int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
-                w[t] = (work_t){.cpu = cpu[t], .f = f, .in = in + lo, .gpu = g + lo,
-                                .cpu_out = c + lo, .n = hi - lo};
+                w[t] = (work_t){.cpu = cpu[t],
+                                .f = f,
+                                .in = in + lo,
+                                .gpu = g + lo,
+                                .cpu_out = c + lo,
+                                .n = hi - lo};
                 pthread_create(&th[t], NULL, compare, &w[t]);
             }
             for (int t = 0; t < nt; t++) {

@@ -8,9 +8,9 @@
 
 #include "fe.h"
 
-#define EIN_MAX_OPS 16
+#define EIN_MAX_OPS  16
 #define EIN_ELLIPSIS 64 /* labels of ellipsis axes: 64 + position from the right */
-#define EIN_LABELS (EIN_ELLIPSIS + LOOM_MAX_DIMS)
+#define EIN_LABELS   (EIN_ELLIPSIS + LOOM_MAX_DIMS)
 
 typedef struct term {
     loom_array_t *a;
@@ -57,10 +57,11 @@ static bool parse_term(einsum_t *e, const char *subs, const char *s, size_t len,
     }
     int32_t span = rank < 0 ? *ell : rank - letters;
     if (rank >= 0 && (dots ? span < 0 : letters != rank))
-        return fail(e, "einsum: '%s': a term's subscripts do not match its operand's %d dimensions", subs,
-                    (int)rank);
+        return fail(e, "einsum: '%s': a term's subscripts do not match its operand's %d dimensions",
+                    subs, (int)rank);
     if (!dots) span = 0;
-    if (letters + span > LOOM_MAX_DIMS) return fail(e, "einsum: '%s': more than %d axes", subs, LOOM_MAX_DIMS);
+    if (letters + span > LOOM_MAX_DIMS)
+        return fail(e, "einsum: '%s': more than %d axes", subs, LOOM_MAX_DIMS);
     if (rank >= 0 && span > *ell) *ell = span;
     *n = 0;
     for (size_t i = 0; i < len; i++) {
@@ -221,7 +222,8 @@ static void contract(einsum_t *e, int32_t i, int32_t j) {
         bool bx = false, by = false;
         for (int32_t k = 0; k < na; k++) full[k] = loom_array_dim(x, k);
         for (int32_t k = 0; k < s.nc; k++)
-            if (full[s.nb + s.ni + k] != e->size[s.c[k]]) full[s.nb + s.ni + k] = e->size[s.c[k]], bx = true;
+            if (full[s.nb + s.ni + k] != e->size[s.c[k]])
+                full[s.nb + s.ni + k] = e->size[s.c[k]], bx = true;
         if (bx) x = loom_broadcast_to(ctx, x, na, full);
         for (int32_t k = 0; k < nb; k++) full[k] = loom_array_dim(y, k);
         for (int32_t k = 0; k < s.nc; k++)
@@ -258,19 +260,21 @@ LOOM_API loom_array_t *loom_einsum(loom_ctx_t *ctx, const char *subscripts, int3
     if (d < 0) return &ctx->nil;
     e.dtype = (loom_dtype_t)d;
     /* terms, split at ',' up to "->" */
-    const char *arrow = strstr(subscripts, "->"), *end = arrow ? arrow : subscripts + strlen(subscripts);
+    const char *arrow = strstr(subscripts, "->"),
+               *end = arrow ? arrow : subscripts + strlen(subscripts);
     const char *p = subscripts;
     int32_t ell = 0;
     for (int32_t i = 0; i < n; i++) {
         const char *c = memchr(p, ',', (size_t)(end - p));
         if ((i < n - 1) != (c != NULL))
             return fail(&e, "einsum: '%s': the subscripts name %d operands", subscripts,
-                        (int)(1 + (int)(memchr(subscripts, ',', (size_t)(end - subscripts)) != NULL))),
+                        (int)(1 +
+                              (int)(memchr(subscripts, ',', (size_t)(end - subscripts)) != NULL))),
                    &ctx->nil;
         const char *te = c ? c : end;
         e.t[i].a = loom_astype(ctx, operands[i], e.dtype);
-        if (!parse_term(&e, subscripts, p, (size_t)(te - p), loom_array_ndim(operands[i]), &ell, &e.t[i].n,
-                        e.t[i].lab))
+        if (!parse_term(&e, subscripts, p, (size_t)(te - p), loom_array_ndim(operands[i]), &ell,
+                        &e.t[i].n, e.t[i].lab))
             return &ctx->nil;
         p = te + 1;
     }
@@ -280,8 +284,8 @@ LOOM_API loom_array_t *loom_einsum(loom_ctx_t *ctx, const char *subscripts, int3
             int l = e.t[i].lab[a];
             int64_t x = loom_array_dim(operands[i], a);
             if (x != 1 && e.size[l] != 1 && e.size[l] != x)
-                return fail(&e, "einsum: '%s': a subscript's axes differ in extent (%d)", subscripts,
-                            (int)x),
+                return fail(&e, "einsum: '%s': a subscript's axes differ in extent (%d)",
+                            subscripts, (int)x),
                        &ctx->nil;
             if (x != 1) e.size[l] = x;
         }
@@ -290,7 +294,8 @@ LOOM_API loom_array_t *loom_einsum(loom_ctx_t *ctx, const char *subscripts, int3
             return &ctx->nil;
         for (int32_t k = 0; k < e.nout; k++) {
             bool seen = false;
-            for (int32_t i = 0; i < n && !seen; i++) seen = count_in(e.t[i].lab, e.t[i].n, e.out[k]);
+            for (int32_t i = 0; i < n && !seen; i++)
+                seen = count_in(e.t[i].lab, e.t[i].n, e.out[k]);
             if (count_in(e.out, e.nout, e.out[k]) > 1 || !seen)
                 return fail(&e, "einsum: '%s': output subscript %d appears twice or in no operand",
                             subscripts, (int)k),
@@ -303,7 +308,9 @@ LOOM_API loom_array_t *loom_einsum(loom_ctx_t *ctx, const char *subscripts, int3
             int c = 0;
             for (int32_t i = 0; i < n; i++) c += count_in(e.t[i].lab, e.t[i].n, l);
             if (c == 1) {
-                if (e.nout == LOOM_MAX_DIMS) return fail(&e, "einsum: '%s': more than %d axes", subscripts, LOOM_MAX_DIMS), &ctx->nil;
+                if (e.nout == LOOM_MAX_DIMS)
+                    return fail(&e, "einsum: '%s': more than %d axes", subscripts, LOOM_MAX_DIMS),
+                           &ctx->nil;
                 e.out[e.nout++] = l;
             }
         }

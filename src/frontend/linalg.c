@@ -56,8 +56,10 @@ static loom_array_t *matrix_norm(loom_ctx_t *ctx, const char *fn, loom_array_t *
     int32_t both[2] = {r, c};
     if (kind == LOOM_NORM_NUC || (kind == LOOM_NORM_ORD && (p == 2 || p == -2))) {
         fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                 "%s: the %snorm needs the singular values (linalg.svd is not available yet)",
-                 fn, kind == LOOM_NORM_NUC ? "nuclear " : p == 2 ? "2-" : "-2-");
+                 "%s: the %snorm needs the singular values (linalg.svd is not available yet)", fn,
+                 kind == LOOM_NORM_NUC ? "nuclear "
+                 : p == 2              ? "2-"
+                                       : "-2-");
         return &ctx->nil;
     } else if (kind != LOOM_NORM_ORD) { /* Frobenius (the default) */
         return root_sum_squares(ctx, x, 2, both, keepdims);
@@ -79,8 +81,7 @@ LOOM_API loom_array_t *loom_matrix_norm(loom_ctx_t *ctx, loom_array_t *x, int ke
     if (!fe_check_arg(ctx, "matrix_norm", x)) return &ctx->nil;
     if (x->ndim < 2) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "matrix_norm: the array has %d dimensions; at least 2 are required",
-                 (int)x->ndim);
+                 "matrix_norm: the array has %d dimensions; at least 2 are required", (int)x->ndim);
         return &ctx->nil;
     }
     return matrix_norm(ctx, "matrix_norm", x, x->ndim - 2, x->ndim - 1, keepdims, kind, ord);
@@ -106,8 +107,8 @@ LOOM_API loom_array_t *loom_norm(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t k
         }
         if (x->ndim != 1 && x->ndim != 2) {
             fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                     "%s: Improper number of dimensions to norm (%d with an order and no axis)",
-                     fn, (int)x->ndim);
+                     "%s: Improper number of dimensions to norm (%d with an order and no axis)", fn,
+                     (int)x->ndim);
             return &ctx->nil;
         }
         naxes = x->ndim;
@@ -116,8 +117,8 @@ LOOM_API loom_array_t *loom_norm(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t k
         for (int32_t i = 0; i < naxes; i++)
             if (!fe_axis(ctx, fn, axes[i], x->ndim, &ax[i])) return &ctx->nil;
     } else {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: Improper number of dimensions to norm (%d axes)",
-                 fn, (int)naxes);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: Improper number of dimensions to norm (%d axes)", fn, (int)naxes);
         return &ctx->nil;
     }
     if (naxes == 1) {
@@ -167,7 +168,8 @@ LOOM_API loom_array_t *loom_cross(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
         y[k] = k < nb ? component(ctx, b, ab, k) : NULL;
     }
     /* c = a x b, with a missing third component taken as 0 (NumPy's 2-vectors) */
-    loom_array_t *z = loom_subtract(ctx, loom_multiply(ctx, x[0], y[1]), loom_multiply(ctx, x[1], y[0]));
+    loom_array_t *z =
+        loom_subtract(ctx, loom_multiply(ctx, x[0], y[1]), loom_multiply(ctx, x[1], y[0]));
     if (na == 2 && nb == 2) return z;
     loom_array_t *c0, *c1;
     if (na == 3 && nb == 3) {
@@ -201,8 +203,8 @@ LOOM_API loom_array_t *loom_multi_dot(loom_ctx_t *ctx, int32_t n, loom_array_t *
     const char *fn = "multi_dot";
     if (!ctx) return NULL;
     if (n < 2 || n > 64 || !arrays) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: Expecting at least two arrays (and at most 64; %d given)",
-                 fn, (int)n);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: Expecting at least two arrays (and at most 64; %d given)", fn, (int)n);
         return &ctx->nil;
     }
     for (int32_t i = 0; i < n; i++)

@@ -21,7 +21,8 @@ static loom_dtype_t float_loop(loom_dtype_t d) {
 /* Hands out two results (both or neither: nil ones are released). */
 static loom_status_t two_out(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
                              loom_array_t **out_a, loom_array_t **out_b) {
-    if ((a->flags | b->flags) & FE_NIL) return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
+    if ((a->flags | b->flags) & FE_NIL)
+        return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
     *out_a = a;
     *out_b = b;
     return ctx->err.status; /* an earlier error stays the context's status */
@@ -57,9 +58,9 @@ LOOM_API loom_array_t *loom_ldexp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t
     /* NumPy's loops are (e, i/l), (f, i/l), (d, i/l): a Python int or bool x beside an integer
      * array yields to it and takes float16's (NEP 50); a Python float x is float64. */
     bool weak_int = (x->flags & FE_WEAK) && x->weak_kind != FE_WEAK_FLOAT;
-    loom_dtype_t d = !(x->flags & FE_WEAK)            ? float_loop((loom_dtype_t)x->dtype)
+    loom_dtype_t d = !(x->flags & FE_WEAK)               ? float_loop((loom_dtype_t)x->dtype)
                      : weak_int && !(n->flags & FE_WEAK) ? LOOM_DTYPE_F16
-                                                        : LOOM_DTYPE_F64;
+                                                         : LOOM_DTYPE_F64;
     loom_array_t *lim[3] = {loom_astype(ctx, n, LOOM_DTYPE_I64), loom_weak_int(ctx, -2200),
                             loom_weak_int(ctx, 2200)};
     loom_array_t *k = loom_clip(ctx, lim[0], lim[1], lim[2]);
@@ -87,7 +88,8 @@ LOOM_API loom_status_t loom_modf(loom_ctx_t *ctx, loom_array_t *x, loom_array_t 
     loom_array_t *ip = loom_trunc(ctx, xf);
     /* x - trunc(x) is exact; infinities have fraction 0; the fraction keeps x's sign */
     loom_array_t *fp = loom_copysign(
-        ctx, loom_where(ctx, loom_isinf(ctx, xf), loom_weak_float(ctx, 0), loom_subtract(ctx, xf, ip)),
+        ctx,
+        loom_where(ctx, loom_isinf(ctx, xf), loom_weak_float(ctx, 0), loom_subtract(ctx, xf, ip)),
         xf);
     return two_out(ctx, fp, ip, fractional, integral);
 }
@@ -106,7 +108,8 @@ LOOM_API loom_array_t *loom_float_power(loom_ctx_t *ctx, loom_array_t *a, loom_a
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "float_power", a) || !fe_check_arg(ctx, "float_power", b))
         return &ctx->nil;
-    return loom_power(ctx, loom_astype(ctx, a, LOOM_DTYPE_F64), loom_astype(ctx, b, LOOM_DTYPE_F64));
+    return loom_power(ctx, loom_astype(ctx, a, LOOM_DTYPE_F64),
+                      loom_astype(ctx, b, LOOM_DTYPE_F64));
 }
 
 /* NumPy's power_of_ten: exact table to 1e8, then repeated multiplication by 10 (so 1e23 and
@@ -183,8 +186,8 @@ static loom_array_t *nan_arg(loom_ctx_t *ctx, const char *fn, bool max, loom_arr
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: All-NaN slice encountered", fn);
         return &ctx->nil;
     }
-    loom_array_t *fill = loom_astype(ctx, loom_weak_float(ctx, max ? -INFINITY : INFINITY),
-                                     (loom_dtype_t)a->dtype);
+    loom_array_t *fill =
+        loom_astype(ctx, loom_weak_float(ctx, max ? -INFINITY : INFINITY), (loom_dtype_t)a->dtype);
     return arg(ctx, loom_where(ctx, nan, fill, a), naxes, axes, keepdims);
 }
 
@@ -245,7 +248,8 @@ LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_
     if (xp->ndim != 1 || fp->ndim != 1 || xp->shape[0] != fp->shape[0]) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                  "%s: fp and xp are not of the same length (1-D, %lld and %lld)", fn,
-                 (long long)(fp->ndim ? fp->shape[0] : 1), (long long)(xp->ndim ? xp->shape[0] : 1));
+                 (long long)(fp->ndim ? fp->shape[0] : 1),
+                 (long long)(xp->ndim ? xp->shape[0] : 1));
         return &ctx->nil;
     }
     int64_t n = xp->shape[0];
@@ -266,8 +270,8 @@ LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_
         xpd = loom_take(ctx, xpd, order, 0, LOOM_TAKE_RAISE);
         fpd = loom_take(ctx, fpd, order, 0, LOOM_TAKE_RAISE);
         int64_t a0[1] = {n - 1}, b0[1] = {n}, a1[1] = {0}, b1[1] = {1};
-        loom_array_t *xs[3] = {loom_subtract_f(ctx, loom_slice(ctx, xpd, 1, a0, b0, NULL), period), xpd,
-                               loom_add_f(ctx, loom_slice(ctx, xpd, 1, a1, b1, NULL), period)};
+        loom_array_t *xs[3] = {loom_subtract_f(ctx, loom_slice(ctx, xpd, 1, a0, b0, NULL), period),
+                               xpd, loom_add_f(ctx, loom_slice(ctx, xpd, 1, a1, b1, NULL), period)};
         loom_array_t *fs[3] = {loom_slice(ctx, fpd, 1, a0, b0, NULL), fpd,
                                loom_slice(ctx, fpd, 1, a1, b1, NULL)};
         xpd = loom_concatenate(ctx, 3, xs, 0);
@@ -285,14 +289,18 @@ LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_
         loom_array_t *j = loom_subtract_i(ctx, loom_searchsorted(ctx, xpd, xd, 1, NULL), 1);
         loom_array_t *jc = loom_clip(ctx, j, loom_weak_int(ctx, 0), loom_weak_int(ctx, n - 2));
         loom_array_t *j1 = loom_add_i(ctx, jc, 1);
-        loom_array_t *xa = loom_take(ctx, xpd, jc, 0, LOOM_TAKE_CLIP), *xb = loom_take(ctx, xpd, j1, 0, LOOM_TAKE_CLIP);
-        loom_array_t *ya = loom_take(ctx, fpd, jc, 0, LOOM_TAKE_CLIP), *yb = loom_take(ctx, fpd, j1, 0, LOOM_TAKE_CLIP);
-        loom_array_t *slope = loom_true_divide(ctx, loom_subtract(ctx, yb, ya), loom_subtract(ctx, xb, xa));
+        loom_array_t *xa = loom_take(ctx, xpd, jc, 0, LOOM_TAKE_CLIP),
+                     *xb = loom_take(ctx, xpd, j1, 0, LOOM_TAKE_CLIP);
+        loom_array_t *ya = loom_take(ctx, fpd, jc, 0, LOOM_TAKE_CLIP),
+                     *yb = loom_take(ctx, fpd, j1, 0, LOOM_TAKE_CLIP);
+        loom_array_t *slope =
+            loom_true_divide(ctx, loom_subtract(ctx, yb, ya), loom_subtract(ctx, xb, xa));
         /* NumPy: slope * (x - xp[j]) + fp[j]; on NaN from the other end; then fp[j] if flat */
         r = loom_add(ctx, loom_multiply(ctx, slope, loom_subtract(ctx, xd, xa)), ya);
         loom_array_t *r2 = loom_add(ctx, loom_multiply(ctx, slope, loom_subtract(ctx, xd, xb)), yb);
         r = loom_where(ctx, loom_isnan(ctx, r), r2, r);
-        r = loom_where(ctx, loom_logical_and(ctx, loom_isnan(ctx, r), loom_equal(ctx, ya, yb)), ya, r);
+        r = loom_where(ctx, loom_logical_and(ctx, loom_isnan(ctx, r), loom_equal(ctx, ya, yb)), ya,
+                       r);
         r = loom_where(ctx, loom_equal(ctx, xa, xd), ya, r); /* at a sample point: its value */
         r = loom_where(ctx, loom_equal_i(ctx, j, n - 1), last, r);
     }
@@ -308,8 +316,10 @@ LOOM_API loom_array_t *loom_digitize(loom_ctx_t *ctx, loom_array_t *x, loom_arra
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, x) || !fe_check_arg(ctx, fn, bins)) return &ctx->nil;
     if (bins->ndim != 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: object of too small depth for desired array (bins must be 1-D, %d dimensions)",
-                 fn, (int)bins->ndim);
+        fe_error(
+            ctx, LOOM_STATUS_INVALID_ARGUMENT,
+            "%s: object of too small depth for desired array (bins must be 1-D, %d dimensions)", fn,
+            (int)bins->ndim);
         return &ctx->nil;
     }
     int64_t n = bins->shape[0];
@@ -319,7 +329,8 @@ LOOM_API loom_array_t *loom_digitize(loom_ctx_t *ctx, loom_array_t *x, loom_arra
     uint8_t mono[2] = {1, 0}; /* increasing, decreasing */
     if (n > 1) {
         int64_t a0[1] = {0}, a1[1] = {1}, b0[1] = {n - 1}, b1[1] = {n};
-        loom_array_t *lo = loom_slice(ctx, bins, 1, a0, b0, NULL), *hi = loom_slice(ctx, bins, 1, a1, b1, NULL);
+        loom_array_t *lo = loom_slice(ctx, bins, 1, a0, b0, NULL),
+                     *hi = loom_slice(ctx, bins, 1, a1, b1, NULL);
         loom_scope_begin(ctx);
         loom_array_t *first = element(ctx, bins, 0);
         loom_array_t *neq = loom_not_equal(ctx, hi, first);
@@ -339,7 +350,8 @@ LOOM_API loom_array_t *loom_digitize(loom_ctx_t *ctx, loom_array_t *x, loom_arra
         }
     }
     if (!mono[0] && !mono[1]) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: bins must be monotonically increasing or decreasing", fn);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: bins must be monotonically increasing or decreasing", fn);
         return &ctx->nil;
     }
     if (mono[0]) return loom_searchsorted(ctx, bins, x, !right, NULL);
@@ -371,7 +383,8 @@ LOOM_API loom_array_t *loom_trapezoid(loom_ctx_t *ctx, loom_array_t *y, loom_arr
     } else {
         d = loom_diff(ctx, x, 1, ax);
     }
-    int64_t n = y->shape[ax], st1[LOOM_MAX_DIMS], sp1[LOOM_MAX_DIMS], st2[LOOM_MAX_DIMS], sp2[LOOM_MAX_DIMS];
+    int64_t n = y->shape[ax], st1[LOOM_MAX_DIMS], sp1[LOOM_MAX_DIMS], st2[LOOM_MAX_DIMS],
+            sp2[LOOM_MAX_DIMS];
     for (int32_t i = 0; i < y->ndim; i++) st1[i] = sp1[i] = st2[i] = sp2[i] = LOOM_NONE;
     st1[ax] = 1, sp2[ax] = n > 0 ? n - 1 : 0;
     /* NumPy: (d * (y[1:] + y[:-1]) / 2.0).sum(axis) */
@@ -386,7 +399,8 @@ LOOM_API loom_array_t *loom_polyval(loom_ctx_t *ctx, loom_array_t *p, loom_array
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, p) || !fe_check_arg(ctx, fn, x)) return &ctx->nil;
     if (p->ndim != 1 || p->shape[0] > 4096) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: p must be 1-D with at most 4096 coefficients", fn);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: p must be 1-D with at most 4096 coefficients", fn);
         return &ctx->nil;
     }
     /* NumPy: y = zeros_like(x); for pv in p: y = y * x + pv (Horner, one fused expression) */
@@ -401,7 +415,8 @@ LOOM_API loom_array_t *loom_vander(loom_ctx_t *ctx, loom_array_t *x, int64_t n, 
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, x)) return &ctx->nil;
     if (x->ndim != 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: x must be a one-dimensional array or sequence.", fn);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: x must be a one-dimensional array or sequence.", fn);
         return &ctx->nil;
     }
     int64_t m = x->shape[0];
@@ -413,9 +428,12 @@ LOOM_API loom_array_t *loom_vander(loom_ctx_t *ctx, loom_array_t *x, int64_t n, 
     }
     int64_t col[2] = {m, 1}, full[2] = {m, n > 1 ? n - 1 : 0};
     loom_array_t *ones = loom_ones(ctx, (loom_dtype_t)d, 2, col), *v = ones;
-    if (n == 0) return loom_reshape(ctx, loom_slice(ctx, ones, 2, NULL, (int64_t[]){m, 0}, NULL), 2, (int64_t[]){m, 0});
+    if (n == 0)
+        return loom_reshape(ctx, loom_slice(ctx, ones, 2, NULL, (int64_t[]){m, 0}, NULL), 2,
+                            (int64_t[]){m, 0});
     if (n > 1) { /* NumPy: a column of ones, then the running products of x */
-        loom_array_t *xs = loom_broadcast_to(ctx, loom_reshape(ctx, loom_astype(ctx, x, (loom_dtype_t)d), 2, col), 2, full);
+        loom_array_t *xs = loom_broadcast_to(
+            ctx, loom_reshape(ctx, loom_astype(ctx, x, (loom_dtype_t)d), 2, col), 2, full);
         loom_array_t *both[2] = {ones, loom_cumprod(ctx, xs, 1)};
         v = loom_concatenate(ctx, 2, both, 1);
     }
@@ -431,14 +449,19 @@ LOOM_API loom_array_t *loom_select(loom_ctx_t *ctx, int32_t n, loom_array_t *con
     const char *fn = "select";
     if (!ctx) return NULL;
     if (n < 1 || n > 256 || !conds || !choices) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: select with an empty condition list is not possible (1 to 256 conditions; %d)", fn, (int)n);
+        fe_error(
+            ctx, LOOM_STATUS_INVALID_ARGUMENT,
+            "%s: select with an empty condition list is not possible (1 to 256 conditions; %d)", fn,
+            (int)n);
         return &ctx->nil;
     }
     loom_array_t *vals[257];
     for (int32_t i = 0; i < n; i++) {
-        if (!fe_check_arg(ctx, fn, conds[i]) || !fe_check_arg(ctx, fn, choices[i])) return &ctx->nil;
+        if (!fe_check_arg(ctx, fn, conds[i]) || !fe_check_arg(ctx, fn, choices[i]))
+            return &ctx->nil;
         if (conds[i]->dtype != LOOM_DTYPE_BOOL) {
-            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: invalid entry %d in condlist: should be boolean ndarray", fn, (int)i);
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                     "%s: invalid entry %d in condlist: should be boolean ndarray", fn, (int)i);
             return &ctx->nil;
         }
         vals[i] = choices[i];
@@ -461,8 +484,9 @@ LOOM_API loom_array_t *loom_vdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "vdot", a) || !fe_check_arg(ctx, "vdot", b)) return &ctx->nil;
     if (fe_size(a) != fe_size(b)) {
-        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH, "vdot: vectors have different lengths (%lld and %lld)",
-                 (long long)fe_size(a), (long long)fe_size(b));
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "vdot: vectors have different lengths (%lld and %lld)", (long long)fe_size(a),
+                 (long long)fe_size(b));
         return &ctx->nil;
     }
     int64_t na = fe_size(a), nb = fe_size(b);

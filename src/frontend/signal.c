@@ -9,7 +9,8 @@
 LOOM_API loom_array_t *loom_fftfreq(loom_ctx_t *ctx, int64_t n, double d) {
     if (!ctx) return NULL;
     if (n < 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "fftfreq: n must be positive (%lld)", (long long)n);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "fftfreq: n must be positive (%lld)",
+                 (long long)n);
         return &ctx->nil;
     }
     /* NumPy: [0, 1, ..., (n-1)//2, -(n//2), ..., -1] * (1 / (n * d)) */
@@ -23,7 +24,8 @@ LOOM_API loom_array_t *loom_fftfreq(loom_ctx_t *ctx, int64_t n, double d) {
 LOOM_API loom_array_t *loom_rfftfreq(loom_ctx_t *ctx, int64_t n, double d) {
     if (!ctx) return NULL;
     if (n < 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "rfftfreq: n must be positive (%lld)", (long long)n);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "rfftfreq: n must be positive (%lld)",
+                 (long long)n);
         return &ctx->nil;
     }
     return loom_multiply_f(ctx, loom_arange_int(ctx, 0, n / 2 + 1, 1, LOOM_DTYPE_I64),
@@ -73,17 +75,21 @@ LOOM_API loom_array_t *loom_ifftshift(loom_ctx_t *ctx, loom_array_t *x, int32_t 
 static loom_array_t *correlate_core(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
                                     loom_conv_mode_t mode, loom_dtype_t d) {
     int64_t n1 = a->shape[0], n2 = v->shape[0];
-    int64_t start = mode == LOOM_CONV_FULL ? 0 : mode == LOOM_CONV_SAME ? (n2 - 1) - n2 / 2 : n2 - 1;
+    int64_t start = mode == LOOM_CONV_FULL   ? 0
+                    : mode == LOOM_CONV_SAME ? (n2 - 1) - n2 / 2
+                                             : n2 - 1;
     int64_t len = mode == LOOM_CONV_FULL ? n1 + n2 - 1 : mode == LOOM_CONV_SAME ? n1 : n1 - n2 + 1;
     /* apad[s + t + i] = a[j], j = s + t + i - (n2 - 1), and 0 off the ends of a */
     int64_t col[2] = {len, 1}, row[2] = {1, n2}, off = start - (n2 - 1);
-    loom_array_t *t = loom_reshape(ctx, loom_arange_int(ctx, off, off + len, 1, LOOM_DTYPE_I64), 2, col);
+    loom_array_t *t =
+        loom_reshape(ctx, loom_arange_int(ctx, off, off + len, 1, LOOM_DTYPE_I64), 2, col);
     loom_array_t *i = loom_reshape(ctx, loom_arange_int(ctx, 0, n2, 1, LOOM_DTYPE_I64), 2, row);
     loom_array_t *j = loom_add(ctx, t, i);
-    loom_array_t *in = loom_logical_and(ctx, loom_greater_equal_i(ctx, j, 0), loom_less_i(ctx, j, n1));
+    loom_array_t *in =
+        loom_logical_and(ctx, loom_greater_equal_i(ctx, j, 0), loom_less_i(ctx, j, n1));
     /* products off the ends are 0, not a[clipped] * v (which could be inf * 0) */
-    loom_array_t *prod = loom_multiply(ctx, loom_take(ctx, loom_astype(ctx, a, d), j, 0, LOOM_TAKE_CLIP),
-                                       loom_astype(ctx, v, d));
+    loom_array_t *prod = loom_multiply(
+        ctx, loom_take(ctx, loom_astype(ctx, a, d), j, 0, LOOM_TAKE_CLIP), loom_astype(ctx, v, d));
     int32_t last = 1;
     loom_array_t *s = loom_sum(ctx, loom_where(ctx, in, prod, loom_weak_int(ctx, 0)), 1, &last, 0);
     return loom_astype(ctx, s, d);
@@ -93,21 +99,22 @@ static bool conv_args(loom_ctx_t *ctx, const char *fn, loom_array_t **a, loom_ar
                       loom_conv_mode_t mode, loom_dtype_t *d) {
     if (!fe_check_arg(ctx, fn, *a) || !fe_check_arg(ctx, fn, *v)) return false;
     if ((unsigned)mode > LOOM_CONV_FULL) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode must be 'valid', 'same' or 'full' (%d)",
-                 fn, (int)mode);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: mode must be 'valid', 'same' or 'full' (%d)", fn, (int)mode);
         return false;
     }
     for (int k = 0; k < 2; k++) {
         loom_array_t **x = k ? v : a;
         if ((*x)->ndim > 1) {
-            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: object too deep for desired array (%d dimensions)",
-                     fn, (int)(*x)->ndim);
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: object too deep for desired array (%d dimensions)", fn, (int)(*x)->ndim);
             return false;
         }
         if ((*x)->ndim == 0) *x = loom_reshape(ctx, *x, 1, (int64_t[]){1});
         if ((*x)->flags & FE_NIL) return false;
         if ((*x)->shape[0] == 0) {
-            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s cannot be empty", fn, k ? "v" : "a");
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s cannot be empty", fn,
+                     k ? "v" : "a");
             return false;
         }
     }
