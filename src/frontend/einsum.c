@@ -317,7 +317,6 @@ LOOM_API loom_array_t *loom_einsum(loom_ctx_t *ctx, const char *subscripts, int3
     }
     for (int32_t i = 0; i < e.nt; i++)
         if (!diagonals(&e, &e.t[i])) return &ctx->nil;
-    if (e.nt == 1) sum_unneeded(&e, 0, -1);
     while (e.nt > 1) {
         int32_t bi = 0, bj = 1;
         if (optimize) {

@@ -169,6 +169,8 @@ bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_
  * flattened a and *out 0. False (recorded) on a bad axis or a failed reshape. */
 bool fe_axis_or_flat(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t axis,
                      int32_t *out);
+/* The view a[..., k, ...] of index k on axis ax (already normalised; the axis removed). */
+loom_array_t *fe_index_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t k);
 
 /* ---- index.c ---- */
 /* int64 indices x into an axis of extent n made in range as take's mode says: raise (an INDEX

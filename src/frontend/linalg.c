@@ -134,15 +134,6 @@ LOOM_API loom_array_t *loom_norm(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t k
 
 /* ---- cross, multi_dot, matrix_power ---- */
 
-/* x[..., k, ...] along axis ax (a view without that axis). */
-static loom_array_t *component(loom_ctx_t *ctx, loom_array_t *x, int32_t ax, int64_t k) {
-    int64_t st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS];
-    for (int32_t i = 0; i < x->ndim; i++) st[i] = sp[i] = LOOM_NONE;
-    st[ax] = k;
-    sp[ax] = k + 1;
-    return loom_squeeze(ctx, loom_slice(ctx, x, x->ndim, st, sp, NULL), 1, &ax);
-}
-
 LOOM_API loom_array_t *loom_cross(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, int32_t axis) {
     const char *fn = "cross";
     if (!ctx) return NULL;
@@ -164,8 +155,8 @@ LOOM_API loom_array_t *loom_cross(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     }
     loom_array_t *x[3], *y[3];
     for (int k = 0; k < 3; k++) {
-        x[k] = k < na ? component(ctx, a, aa, k) : NULL;
-        y[k] = k < nb ? component(ctx, b, ab, k) : NULL;
+        x[k] = k < na ? fe_index_axis(ctx, a, aa, k) : NULL;
+        y[k] = k < nb ? fe_index_axis(ctx, b, ab, k) : NULL;
     }
     /* c = a x b, with a missing third component taken as 0 (NumPy's 2-vectors) */
     loom_array_t *z =

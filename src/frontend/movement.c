@@ -450,3 +450,11 @@ LOOM_API loom_array_t *loom_stack(loom_ctx_t *ctx, int32_t n, loom_array_t *cons
     base_free(&ctx->al, ex);
     return r;
 }
+
+loom_array_t *fe_index_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t k) {
+    int64_t st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < a->ndim; i++) st[i] = sp[i] = LOOM_NONE;
+    st[ax] = k;
+    sp[ax] = k + 1;
+    return loom_squeeze(ctx, loom_slice(ctx, a, a->ndim, st, sp, NULL), 1, &ax);
+}

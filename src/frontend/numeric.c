@@ -1,7 +1,7 @@
 /* numeric.c — NumPy's numeric functions that are compositions of loom's ops: frexp, modf and
  * divmod (two results each), ldexp, float_power, round with decimals, fix, isposinf and
- * isneginf; nanargmax and nanargmin; unstack. Each result is a lazy array like any other, so
- * the pieces fuse with their producers and consumers. */
+ * isneginf; unstack; interp, digitize, trapezoid, polyval, vander, select, vdot. Each result is
+ * a lazy array like any other, so the pieces fuse with their producers and consumers. */
 #include <math.h>
 #include <string.h>
 
@@ -163,44 +163,6 @@ LOOM_API loom_array_t *loom_isneginf(loom_ctx_t *ctx, loom_array_t *a) {
     return is_signed_inf(ctx, "isneginf", a, true);
 }
 
-/* nanargmax / nanargmin: NaN elements become -inf / +inf, then argmax / argmin; a slice that is
- * all NaN is NumPy's ValueError, found by evaluating that condition now (a sync, as NumPy's
- * check is). Integer and bool arrays have no NaN: the plain functions. */
-static loom_array_t *nan_arg(loom_ctx_t *ctx, const char *fn, bool max, loom_array_t *a,
-                             int32_t naxes, const int32_t *axes, int keepdims) {
-    if (!ctx) return NULL;
-    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
-    loom_array_t *(*arg)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int) =
-        max ? loom_argmax : loom_argmin;
-    if (!ir_is_float((loom_dtype_t)a->dtype) || fe_size(a) == 0)
-        return arg(ctx, a, naxes, axes, keepdims);
-    loom_array_t *nan = loom_isnan(ctx, a);
-    uint8_t bad = 0;
-    loom_scope_begin(ctx);
-    loom_array_t *any = loom_any(ctx, loom_all(ctx, nan, naxes, axes, 0), -1, NULL, 0);
-    loom_status_t st = loom_eval(ctx, 1, &any);
-    if (st == LOOM_STATUS_OK) st = loom_read(ctx, any, &bad, 1);
-    loom_scope_end(ctx);
-    if (st != LOOM_STATUS_OK) return &ctx->nil;
-    if (bad) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: All-NaN slice encountered", fn);
-        return &ctx->nil;
-    }
-    loom_array_t *fill =
-        loom_astype(ctx, loom_weak_float(ctx, max ? -INFINITY : INFINITY), (loom_dtype_t)a->dtype);
-    return arg(ctx, loom_where(ctx, nan, fill, a), naxes, axes, keepdims);
-}
-
-LOOM_API loom_array_t *loom_nanargmax(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
-                                      const int32_t *axes, int keepdims) {
-    return nan_arg(ctx, "nanargmax", true, a, naxes, axes, keepdims);
-}
-
-LOOM_API loom_array_t *loom_nanargmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
-                                      const int32_t *axes, int keepdims) {
-    return nan_arg(ctx, "nanargmin", false, a, naxes, axes, keepdims);
-}
-
 LOOM_API loom_status_t loom_unstack(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
                                     loom_array_t **out) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
@@ -215,13 +177,7 @@ LOOM_API loom_status_t loom_unstack(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "unstack: out is NULL");
         return ctx->err.status;
     }
-    int64_t n = a->shape[ax], starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
-    for (int32_t i = 0; i < a->ndim; i++) starts[i] = stops[i] = LOOM_NONE;
-    for (int64_t i = 0; i < n; i++) {
-        starts[ax] = i;
-        stops[ax] = i + 1;
-        out[i] = loom_squeeze(ctx, loom_slice(ctx, a, a->ndim, starts, stops, NULL), 1, &ax);
-    }
+    for (int64_t i = 0; i < a->shape[ax]; i++) out[i] = fe_index_axis(ctx, a, ax, i);
     return ctx->err.status;
 }
 
@@ -230,11 +186,6 @@ LOOM_API loom_status_t loom_unstack(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
 /* x as float64, for the functions NumPy computes in double. */
 static loom_array_t *f64(loom_ctx_t *ctx, loom_array_t *x) {
     return loom_astype(ctx, x, LOOM_DTYPE_F64);
-}
-
-static loom_array_t *element(loom_ctx_t *ctx, loom_array_t *v, int64_t i) {
-    int64_t st[1] = {i}, sp[1] = {i + 1};
-    return loom_reshape(ctx, loom_slice(ctx, v, 1, st, sp, NULL), 0, NULL);
 }
 
 LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *xp,
@@ -279,9 +230,9 @@ LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_
         n += 2;
         left = right = NULL;
     }
-    loom_array_t *first = element(ctx, fpd, 0), *last = element(ctx, fpd, n - 1);
+    loom_array_t *first = fe_index_axis(ctx, fpd, 0, 0), *last = fe_index_axis(ctx, fpd, 0, n - 1);
     loom_array_t *lval = left ? f64(ctx, left) : first, *rval = right ? f64(ctx, right) : last;
-    loom_array_t *x0 = element(ctx, xpd, 0), *xl = element(ctx, xpd, n - 1), *r;
+    loom_array_t *x0 = fe_index_axis(ctx, xpd, 0, 0), *xl = fe_index_axis(ctx, xpd, 0, n - 1), *r;
     if (n == 1) {
         r = first;
     } else {
@@ -307,7 +258,7 @@ LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_
     r = loom_where(ctx, loom_greater(ctx, xd, xl), rval, r);
     r = loom_where(ctx, loom_less(ctx, xd, x0), lval, r);
     r = loom_where(ctx, loom_isnan(ctx, xd), xd, r);
-    return ctx->err.status ? &ctx->nil : loom_astype(ctx, r, LOOM_DTYPE_F64);
+    return ctx->err.status ? &ctx->nil : r; /* float64 throughout */
 }
 
 LOOM_API loom_array_t *loom_digitize(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *bins,
@@ -332,7 +283,7 @@ LOOM_API loom_array_t *loom_digitize(loom_ctx_t *ctx, loom_array_t *x, loom_arra
         loom_array_t *lo = loom_slice(ctx, bins, 1, a0, b0, NULL),
                      *hi = loom_slice(ctx, bins, 1, a1, b1, NULL);
         loom_scope_begin(ctx);
-        loom_array_t *first = element(ctx, bins, 0);
+        loom_array_t *first = fe_index_axis(ctx, bins, 0, 0);
         loom_array_t *neq = loom_not_equal(ctx, hi, first);
         loom_array_t *at = loom_add_i(ctx, loom_argmax(ctx, neq, -1, NULL, 0), 1);
         loom_array_t *m[4] = {loom_any(ctx, neq, -1, NULL, 0),
@@ -406,7 +357,7 @@ LOOM_API loom_array_t *loom_polyval(loom_ctx_t *ctx, loom_array_t *p, loom_array
     /* NumPy: y = zeros_like(x); for pv in p: y = y * x + pv (Horner, one fused expression) */
     loom_array_t *y = loom_full_like(ctx, x, 0, -1);
     for (int64_t i = 0; i < p->shape[0]; i++)
-        y = loom_add(ctx, loom_multiply(ctx, y, x), element(ctx, p, i));
+        y = loom_add(ctx, loom_multiply(ctx, y, x), fe_index_axis(ctx, p, 0, i));
     return y;
 }
 

@@ -1,4 +1,4 @@
-/* stats.c — NumPy's NaN-ignoring reductions and scans, ptp, median, quantiles, weighted
+/* stats.c — NumPy's NaN-ignoring reductions, arg-reductions and scans, ptp, median, quantiles, weighted
  * averages, isclose and nan_to_num, built from loom's reductions and
  * elementwise ops (so each fuses into one reduction step where the reductions share their
  * operand): NaN elements become the reduction's identity (0 for sums, 1 for products, -inf /
@@ -55,6 +55,42 @@ LOOM_API loom_array_t *loom_nanmax(loom_ctx_t *ctx, loom_array_t *a, int32_t nax
 LOOM_API loom_array_t *loom_nanmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                    const int32_t *axes, int keepdims) {
     return nan_extreme(ctx, "nanmin", false, a, naxes, axes, keepdims);
+}
+
+/* nanargmax / nanargmin: NaN elements become -inf / +inf, then argmax / argmin; a slice that is
+ * all NaN is NumPy's ValueError, found by evaluating that condition now (a sync, as NumPy's
+ * check is). Integer and bool arrays have no NaN: the plain functions. */
+static loom_array_t *nan_arg(loom_ctx_t *ctx, const char *fn, bool max, loom_array_t *a,
+                             int32_t naxes, const int32_t *axes, int keepdims) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    loom_array_t *(*arg)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int) =
+        max ? loom_argmax : loom_argmin;
+    if (!ir_is_float((loom_dtype_t)a->dtype) || fe_size(a) == 0)
+        return arg(ctx, a, naxes, axes, keepdims);
+    loom_array_t *nan = loom_isnan(ctx, a);
+    uint8_t bad = 0;
+    loom_scope_begin(ctx);
+    loom_array_t *any = loom_any(ctx, loom_all(ctx, nan, naxes, axes, 0), -1, NULL, 0);
+    loom_status_t st = loom_eval(ctx, 1, &any);
+    if (st == LOOM_STATUS_OK) st = loom_read(ctx, any, &bad, 1);
+    loom_scope_end(ctx);
+    if (st != LOOM_STATUS_OK) return &ctx->nil;
+    if (bad) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: All-NaN slice encountered", fn);
+        return &ctx->nil;
+    }
+    return arg(ctx, nan_to(ctx, a, max ? -INFINITY : INFINITY), naxes, axes, keepdims);
+}
+
+LOOM_API loom_array_t *loom_nanargmax(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                      const int32_t *axes, int keepdims) {
+    return nan_arg(ctx, "nanargmax", true, a, naxes, axes, keepdims);
+}
+
+LOOM_API loom_array_t *loom_nanargmin(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                      const int32_t *axes, int keepdims) {
+    return nan_arg(ctx, "nanargmin", false, a, naxes, axes, keepdims);
 }
 
 /* The sum of the non-NaN elements (in the mean's accumulation dtype), as float64. */
