@@ -257,7 +257,8 @@ LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_
     }
     r = loom_where(ctx, loom_greater(ctx, xd, xl), rval, r);
     r = loom_where(ctx, loom_less(ctx, xd, x0), lval, r);
-    r = loom_where(ctx, loom_isnan(ctx, xd), xd, r);
+    if (n > 1) /* NumPy's one-point case has no NaN rule: a NaN x gives fp[0] */
+        r = loom_where(ctx, loom_isnan(ctx, xd), xd, r);
     return ctx->err.status ? &ctx->nil : r; /* float64 throughout */
 }
 

@@ -442,6 +442,10 @@ static void test_numeric_errors(void **state) {
     check_expr_error(ctx, "linalg.multi_dot([ones(3)])", "2 to 64");
     check_expr_error(ctx, "linalg.multi_dot([ones((2, 3)), ones((2, 3, 3)), ones(3)])", "two-dimensional");
     check_expr_error(ctx, "linalg.multi_dot([ones((2, 3)), ones((4, 3)), ones(3)])", "matmul");
+    /* one sample point: NumPy's special case gives fp[0] for NaN (found by the conformance
+     * suite) */
+    check_expr_values(ctx, "interp(array([nan, 7.0, 9.0]), array([8]), array([16]))", "float64", 1,
+                      (int64_t[]){3}, 3, NULL, 1, (double[]){16, 16, 16}, 0);
     /* two arrays are np.dot's, whatever their shapes (found by the conformance suite) */
     check_expr_values(ctx, "linalg.multi_dot([array(2.0), ones((1, 3))])", "float64", 2,
                       (int64_t[]){1, 3}, 3, NULL, 1, (double[]){2, 2, 2}, 0);
