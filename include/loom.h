@@ -89,7 +89,8 @@ extern "C" {
     X(DEVICE_ERROR, "CUDA driver call failed")                                                 \
     X(IO_ERROR, "file or cache input/output failed")                                           \
     X(INTERNAL, "internal error (a bug in loom)")                                              \
-    X(INDEX_ERROR, "index out of bounds")
+    X(INDEX_ERROR, "index out of bounds")                                                      \
+    X(LINALG_ERROR, "singular or not positive definite matrix, or no convergence")
 
 typedef enum loom_status {
 #define LOOM__STATUS_ENUM(e, s) LOOM_STATUS_##e,
@@ -980,7 +981,7 @@ LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *
 LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
                                       int32_t naxes);
 
-/* ---- numpy.linalg: norms and products (the factorisations are not there yet) --------- */
+/* ---- numpy.linalg: norms and products ------------------------------------------------- */
 
 /* The order of a norm: LOOM_NORM_ORD takes the number given with it (p; 0; +-INFINITY);
  * LOOM_NORM_DEFAULT is NumPy's ord=None (the 2-norm of vectors, Frobenius of matrices; of the
@@ -993,7 +994,7 @@ typedef enum loom_norm {
 } loom_norm_t;
 /* np.linalg.norm(x, ord, axis, keepdims): one axis a vector norm, two a matrix norm, none the
  * whole array (a 1-D or 2-D one when an order is given). Integers compute in float64. The
- * norms that need singular values (matrix 2, -2, 'nuc') are NOT_AVAILABLE for now. */
+ * matrix norms 2, -2 and 'nuc' come from the singular values (loom_svdvals). */
 LOOM_API loom_array_t *loom_norm(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t kind, double ord,
                                  int32_t naxes, const int32_t *axes, int keepdims);
 /* The Array API's vector_norm over the given axes (naxes -1 or axes NULL: all), ord a number
@@ -1011,9 +1012,63 @@ LOOM_API loom_array_t *loom_cross(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
  * order of fewest multiplications (the matrix-chain order NumPy computes); two arrays are
  * loom_dot's, as NumPy's. */
 LOOM_API loom_array_t *loom_multi_dot(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
-/* np.linalg.matrix_power(a, n) for n >= 0 (n = 0: the identity), by NumPy's repeated squaring;
- * a negative n needs the inverse: NOT_AVAILABLE for now. */
+/* np.linalg.matrix_power(a, n) (n = 0: the identity; n < 0: powers of the inverse), by NumPy's
+ * repeated squaring. */
 LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64_t n);
+
+/* ---- numpy.linalg: factorisations ------------------------------------------------------
+ * float32 and float64 matrices in the last two axes, stacked over the leading ones (bool and
+ * integers compute in float64, as NumPy's; float16 and bfloat16 are DTYPE_ERROR, as NumPy
+ * refuses float16). The reference device calls LAPACK through LAPACKE (liblapacke.so.3, loaded
+ * when first needed: NOT_AVAILABLE where it is missing), the CUDA device cuSOLVER (loaded with
+ * dlopen). A singular matrix (solve, inv, tensorsolve, tensorinv, cond with ord 1, inf, 'fro'),
+ * one not positive definite (cholesky) or a factorisation that does not converge fails the eval
+ * with LINALG_ERROR, the message naming the matrix of the stack (NumPy's LinAlgError). det and
+ * slogdet of a singular matrix are 0 and (0, -inf), not errors. */
+
+/* np.linalg.solve(a, b): a (.., n, n); b (n,)-shaped stacks when 1-d (NumPy 2's rule), else
+ * (.., n, k) matrices; the stack axes broadcast. */
+LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+LOOM_API loom_array_t *loom_inv(loom_ctx_t *ctx, loom_array_t *a);
+/* np.linalg.cholesky(a, upper): L with a = L L^T, from a's lower triangle; upper: L^T. */
+LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper);
+/* np.linalg.det: sign * exp(logabsdet), as NumPy computes it. */
+LOOM_API loom_array_t *loom_det(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array_t **sign,
+                                    loom_array_t **logabsdet);
+/* np.linalg.eigh(a, UPLO): eigenvalues ascending and the eigenvectors as columns, from the lower
+ * triangle (upper = 0, NumPy's 'L') or the upper one. Eigenvectors are unique up to sign (and
+ * within repeated eigenvalues); LAPACK and cuSOLVER may choose differently. */
+LOOM_API loom_status_t loom_eigh(loom_ctx_t *ctx, loom_array_t *a, int upper,
+                                 loom_array_t **eigenvalues, loom_array_t **eigenvectors);
+LOOM_API loom_array_t *loom_eigvalsh(loom_ctx_t *ctx, loom_array_t *a, int upper);
+/* np.linalg.svd(a, full_matrices): u, s (descending), vh with a = u * s @ vh. */
+LOOM_API loom_status_t loom_svd(loom_ctx_t *ctx, loom_array_t *a, int full_matrices,
+                                loom_array_t **u, loom_array_t **s, loom_array_t **vh);
+LOOM_API loom_array_t *loom_svdvals(loom_ctx_t *ctx, loom_array_t *a);
+/* np.linalg.qr's modes; LOOM_QR_R gives r alone (q may be NULL). */
+typedef enum loom_qr_mode { LOOM_QR_REDUCED, LOOM_QR_COMPLETE, LOOM_QR_R } loom_qr_mode_t;
+LOOM_API loom_status_t loom_qr(loom_ctx_t *ctx, loom_array_t *a, loom_qr_mode_t mode,
+                               loom_array_t **q, loom_array_t **r);
+/* np.linalg.lstsq(a, b, rcond) for a 2-d a (rcond NAN: NumPy's eps * max(M, N)): the minimum
+ * norm solution from the SVD, the residuals (empty unless a has full column rank and more rows
+ * than columns: deciding that reads the rank back, one sync), the rank (int64) and the singular
+ * values. */
+LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rcond,
+                                  loom_array_t **x, loom_array_t **residuals, loom_array_t **rank,
+                                  loom_array_t **sv);
+/* np.linalg.pinv(a, rcond) (NumPy's default rcond is 1e-15): singular values at or below
+ * rcond * max(s) count as zero. */
+LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond);
+/* np.linalg.matrix_rank(a, tol) (tol NAN: NumPy's S.max() * max(M, N) * eps); int64. */
+LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol);
+/* np.linalg.cond(x, p): DEFAULT or ORD +-2 from the singular values; other orders
+ * norm(x) * norm(inv(x)), so a singular matrix is LINALG_ERROR where NumPy returns inf. */
+LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t kind, double ord);
+/* np.linalg.tensorinv(a, ind) and tensorsolve(a, b) (axes=None): solve and inv on the
+ * reshaped operands. */
+LOOM_API loom_array_t *loom_tensorinv(loom_ctx_t *ctx, loom_array_t *a, int32_t ind);
+LOOM_API loom_array_t *loom_tensorsolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
 
 /* ---- numpy.fft's helpers, convolution ------------------------------------------------ */
 

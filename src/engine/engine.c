@@ -21,6 +21,7 @@ en_engine_t *en_engine_create(const en_options_t *o) {
 void en_engine_destroy(en_engine_t *e) {
     if (!e) return;
     if (e->blas) rt_blas_destroy(e->rt, e->blas); /* its workspace is pool memory */
+    if (e->solver) rt_solver_destroy(e->rt, e->solver);
     en_plans_clear(e);
     base_free(e->al, e);
 }

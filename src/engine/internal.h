@@ -25,6 +25,7 @@ struct en_engine {
     bool compile_only, allow_tf32;
     struct en_plans *plans; /* the dispatch fast path's schedules (run.c) */
     rt_blas_t *blas;        /* cuBLASLt, created on the first float product (matmul.c) */
+    rt_solver_t *solver;    /* cuSOLVER, created on the first factorisation (linalg.c) */
     /* The direction (1 forward, -1 reverse) the latest kernels took over each buffer they
      * touched, by base address, the least recent replaced (run.c, "Traversal order"). */
     struct {
@@ -51,7 +52,8 @@ typedef enum en_step_kind {
     EN_STEP_SCAN,   /* cumsum / cumprod (cg_scan) */
     EN_STEP_GEMM,   /* a matrix product and its absorbed epilogue (matmul.c, cuBLAS) */
     EN_STEP_CONCAT, /* strided 2-D copies of contiguous operands into one buffer */
-    EN_STEP_SORT    /* a sort, searchsorted, flatnonzero or scatter (cg_sort, sort.c) */
+    EN_STEP_SORT,   /* a sort, searchsorted, flatnonzero or scatter (cg_sort, sort.c) */
+    EN_STEP_LINALG  /* a factorisation through cuSOLVER (linalg.c) */
 } en_step_kind_t;
 
 /* A slot: one buffer of the schedule. Slots 0 .. n_inputs-1 are the eval's inputs. */
@@ -146,6 +148,19 @@ loom_status_t en_matmul_run(en_engine_t *e, const ir_graph_t *sg, const uint64_t
  * operands at in[], result at out) on the device's stream, with scratch from the pool.
  * Returns the status (errors through en_error). */
 loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
+
+/* ---- linalg.c ---- */
+/* Runs a LINALG step (its node sg->outputs[0] over C-contiguous INPUT operands at in[], result
+ * at out): the cuSOLVER job, LU's pivots kernel (st->kerns[0]), then the info words read back
+ * (a sync); LINALG_ERROR naming the matrix when one fails. Nothing on a compile-only device. */
+loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
+/* Stacks of SOLVE systems up to this size run one thread per system (en_linalg_small_source). */
+#define EN_SMALL_SOLVE 16
+void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
+base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n);
+/* LU's pivots kernel (idx 0 float32, 1 float64) and its cache key. */
+void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
+base_hash128_t en_linalg_pivots_key(loom_dtype_t d);
 
 /* ---- run.c ---- */
 /* Frees every cached plan (engine destroy). */

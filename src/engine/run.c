@@ -270,6 +270,10 @@ static void run_step(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p, en
             en_sort_run(e, st, in, out[0]);
             trail_step(e, sg, in, out, 1);
             return;
+        case EN_STEP_LINALG:
+            en_linalg_run(e, st, in, out[0]);
+            trail_step(e, sg, in, out, 1);
+            return;
         case EN_STEP_GEMM:
             en_matmul_run(e, sg, in, out[0]);
             trail_step(e, sg, in, out, 1);

@@ -899,6 +899,53 @@ static bool sched_sort(sched_t *s, uint32_t i) {
     return true;
 }
 
+static void src_pivots(const void *o, uint32_t i, base_str_t *t, char *name) {
+    en_linalg_pivots_source(o, i, t, name);
+}
+
+static void src_small(const void *o, uint32_t i, base_str_t *t, char *name) {
+    en_linalg_small_source(o, i, t, name);
+}
+
+/* A factorisation: one step over C-contiguous operands (cuSOLVER works on copies of them). */
+static bool sched_linalg(sched_t *s, uint32_t i) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *n = &g->nodes[i];
+    if (!close_open(s)) return false;
+    for (int k = 0; k < ir_ops[n->op].arity; k++)
+        if (!as_contig(s, n->src[k])) return false;
+    en_step_t *st = new_step(s, EN_STEP_LINALG);
+    if (!st) return false;
+    s->in_reduce = false;
+    s->no_generators = s->no_gathers = true;
+    chain_t c0 = {0};
+    uint32_t src[3] = {0};
+    for (int k = 0; k < ir_ops[n->op].arity; k++)
+        if ((src[k] = emit(s, n->src[k], c0, false)) == NONE)
+            return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: %s operand", ir_ops[n->op].name),
+                   false;
+    uint32_t j = emit_copy(s, n, src, n);
+    uint32_t slot = step_output(s, j, n);
+    if (slot == NONE) return false;
+    int64_t rows = n->ndim >= 2 ? g->nodes[n->src[0]].shape[n->ndim - 1] : 0;
+    if (n->op == IR_OP_SOLVE && rows >= 1 && rows <= EN_SMALL_SOLVE) { /* a thread a system */
+        if (!alloc_kerns(s, st, 1)) return false;
+        uint32_t idx = (uint32_t)rows * 2 + (n->dtype == LOOM_DTYPE_F64);
+        if (!(st->kerns[0] = en_kernel(s->e, en_linalg_small_key((loom_dtype_t)n->dtype, rows),
+                                       src_small, NULL, idx)))
+            return false;
+    }
+    if (n->op == IR_OP_LU) {
+        if (!alloc_kerns(s, st, 1)) return false;
+        uint32_t idx = n->dtype == LOOM_DTYPE_F64;
+        if (!(st->kerns[0] = en_kernel(s->e, en_linalg_pivots_key((loom_dtype_t)n->dtype),
+                                       src_pivots, NULL, idx)))
+            return false;
+    }
+    set_buf(s, i, slot);
+    return true;
+}
+
 /* Makes node o readable by a library call: a buffer (materialised when an expression). */
 static bool as_buffer(sched_t *s, uint32_t o) {
     return s->val[o].kind == V_BUF || materialise(s, o);
@@ -1323,6 +1370,9 @@ static bool schedule(sched_t *s) {
             case IR_KIND_NONZERO:
                 if (!sched_sort(s, i)) return false;
                 break;
+            case IR_KIND_LINALG:
+                if (!sched_linalg(s, i)) return false;
+                break;
             case IR_KIND_GATHER: /* a load inside whichever step reads it */
                 if (s->val[n->src[0]].kind == V_INSTEP && !close_open(s)) return false;
                 if (!as_buffer(s, n->src[0])) return false;
@@ -1475,7 +1525,7 @@ void en_schedule_free(en_engine_t *e, en_plan_t *p) {
 }
 
 static const char *const kind_names[] = {"elementwise", "reduce", "scan", "matmul", "concat",
-                                         "sort"};
+                                         "sort",        "linalg"};
 
 void en_schedule_print(const en_plan_t *p, const ir_graph_t *g, base_str_t *out) {
     uint32_t host = 0;

@@ -55,12 +55,22 @@ static loom_array_t *matrix_norm(loom_ctx_t *ctx, const char *fn, loom_array_t *
     loom_array_t *ret;
     int32_t both[2] = {r, c};
     if (kind == LOOM_NORM_NUC || (kind == LOOM_NORM_ORD && (p == 2 || p == -2))) {
-        fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                 "%s: the %snorm needs the singular values (linalg.svd is not available yet)", fn,
-                 kind == LOOM_NORM_NUC ? "nuclear "
-                 : p == 2              ? "2-"
-                                       : "-2-");
-        return &ctx->nil;
+        /* NumPy's _multi_svd_norm: the singular values of x with axes r, c moved last */
+        int32_t perm[LOOM_MAX_DIMS], k = 0, nd = x->ndim;
+        for (int32_t ax = 0; ax < nd; ax++)
+            if (ax != r && ax != c) perm[k++] = ax;
+        perm[k++] = r;
+        perm[k] = c;
+        loom_array_t *sv = loom_svdvals(ctx, loom_transpose(ctx, x, nd, perm));
+        int32_t last = -1;
+        ret = kind == LOOM_NORM_NUC ? loom_sum(ctx, sv, 1, &last, 0)
+              : p > 0               ? loom_max(ctx, sv, 1, &last, 0)
+                                    : loom_min(ctx, sv, 1, &last, 0);
+        if (!keepdims || (ret->flags & FE_NIL)) return ret;
+        int64_t shape[LOOM_MAX_DIMS];
+        memcpy(shape, x->shape, (size_t)nd * sizeof *shape);
+        shape[r] = shape[c] = 1;
+        return loom_reshape(ctx, ret, nd, shape);
     } else if (kind != LOOM_NORM_ORD) { /* Frobenius (the default) */
         return root_sum_squares(ctx, x, 2, both, keepdims);
     } else if (p == 1 || p == -1 || p == INFINITY || p == -INFINITY) {
@@ -250,12 +260,10 @@ LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64
                  "%s: Last 2 dimensions of the array must be square", fn);
         return &ctx->nil;
     }
-    if (n < 0) {
-        fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                 "%s: a negative power (%lld) needs the inverse (linalg.inv is not available "
-                 "yet)",
-                 fn, (long long)n);
-        return &ctx->nil;
+    if (n < 0) { /* NumPy: the powers of inv(a) */
+        a = loom_inv(ctx, a);
+        if (a->flags & FE_NIL) return a;
+        n = -n;
     }
     if (n == 0) { /* the identity, broadcast to a's shape */
         int64_t k = a->shape[a->ndim - 1];

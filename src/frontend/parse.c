@@ -1361,6 +1361,22 @@ static const func_t funcs[] = {
     {.name = "cross", .kind = F_MANIP, .params = "a,b,axisa?,axisb?,axisc?,axis?"},
     {.name = "multi_dot", .kind = F_MANIP, .params = "arrays,out?"},
     {.name = "matrix_power", .kind = F_MANIP, .params = "a,n"},
+    {.name = "solve", .kind = F_BINARY, .params = "a,b", .b = loom_solve},
+    {.name = "inv", .kind = F_UNARY, .params = "a", .u = loom_inv},
+    {.name = "det", .kind = F_UNARY, .params = "a", .u = loom_det},
+    {.name = "svdvals", .kind = F_UNARY, .params = "x", .u = loom_svdvals},
+    {.name = "cholesky", .kind = F_MANIP, .params = "a,upper?"},
+    {.name = "slogdet", .kind = F_MANIP, .params = "a"},
+    {.name = "eigh", .kind = F_MANIP, .params = "a,UPLO?"},
+    {.name = "eigvalsh", .kind = F_MANIP, .params = "a,UPLO?"},
+    {.name = "svd", .kind = F_MANIP, .params = "a,full_matrices?,compute_uv?,hermitian?"},
+    {.name = "qr", .kind = F_MANIP, .params = "a,mode?"},
+    {.name = "lstsq", .kind = F_MANIP, .params = "a,b,rcond?"},
+    {.name = "pinv", .kind = F_MANIP, .params = "a,rcond?,hermitian?,rtol?"},
+    {.name = "matrix_rank", .kind = F_MANIP, .params = "A,tol?,hermitian?,rtol?"},
+    {.name = "cond", .kind = F_MANIP, .params = "x,p?"},
+    {.name = "tensorinv", .kind = F_MANIP, .params = "a,ind?"},
+    {.name = "tensorsolve", .kind = F_MANIP, .params = "a,b,axes?"},
     {.name = "interp", .kind = F_MANIP, .params = "x,xp,fp,left?,right?,period?"},
     {.name = "digitize", .kind = F_MANIP, .params = "x,bins,right?"},
     {.name = "trapezoid", .kind = F_MANIP, .params = "y,x?,dx?,axis?"},
@@ -2236,6 +2252,102 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                             "cross: axisa, axisb and axisc are not supported (use axis=)");
         if (!get_int(P, b, 5, -1, &k)) return false;
         *r = loom_cross(ctx, a, c, AX32(k));
+    } else if (!strcmp(n, "cholesky")) {
+        int up;
+        if (!get_flag(P, b, 1, &up)) return false;
+        *r = loom_cholesky(ctx, a, up);
+    } else if (!strcmp(n, "eigh") || !strcmp(n, "eigvalsh")) {
+        static const char *const uplo[] = {"L", "U"};
+        int u = choice_arg(P, b, 1, uplo, 2, 0);
+        if (u < 0)
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "%s: UPLO must be 'L' or 'U'", n);
+        if (n[3] == 'v') {
+            *r = loom_eigvalsh(ctx, a, u);
+        } else {
+            loom_array_t *pair[2];
+            if (loom_eigh(ctx, a, u, &pair[0], &pair[1]) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+            *r = NULL;
+            return array_tuple(P, 2, pair, b->pos[0], out);
+        }
+    } else if (!strcmp(n, "slogdet")) {
+        loom_array_t *pair[2];
+        if (loom_slogdet(ctx, a, &pair[0], &pair[1]) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, 2, pair, b->pos[0], out);
+    } else if (!strcmp(n, "svd")) {
+        int64_t full, uv;
+        if (!get_int(P, b, 1, 1, &full) || !get_int(P, b, 2, 1, &uv)) return false;
+        if (!uv) { /* hermitian= changes the method, not the values: the general SVD serves */
+            *r = loom_svdvals(ctx, a);
+        } else {
+            loom_array_t *three[3];
+            if (loom_svd(ctx, a, full != 0, &three[0], &three[1], &three[2]) != LOOM_STATUS_OK)
+                return lib_fail(P, b->pos[0]);
+            *r = NULL;
+            return array_tuple(P, 3, three, b->pos[0], out);
+        }
+    } else if (!strcmp(n, "qr")) {
+        static const char *const modes[] = {"reduced", "complete", "r"};
+        int m = choice_arg(P, b, 1, modes, 3, 0);
+        if (m < 0)
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                        "qr: mode must be 'reduced', 'complete' or 'r' ('raw' is not supported)");
+        loom_array_t *pair[2] = {NULL, NULL};
+        if (loom_qr(ctx, a, (loom_qr_mode_t)m, &pair[0], &pair[1]) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[0]);
+        if (m == LOOM_QR_R) {
+            *r = pair[1];
+        } else {
+            *r = NULL;
+            return array_tuple(P, 2, pair, b->pos[0], out);
+        }
+    } else if (!strcmp(n, "lstsq")) {
+        double rc;
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b"), *four[4];
+        if (loom_array_is_nil(c) || !get_number(P, b, 2, NAN, &rc)) return false;
+        if (loom_lstsq(ctx, a, c, rc, &four[0], &four[1], &four[2], &four[3]) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, 4, four, b->pos[0], out);
+    } else if (!strcmp(n, "pinv")) {
+        double rc, rt;
+        if (!get_number(P, b, 1, 1e-15, &rc) || !get_number(P, b, 3, NAN, &rt)) return false;
+        if (b->given[3] && b->v[3].kind == V_NONE) { /* rtol=None: the Array API's default */
+            int64_t m = a->ndim >= 2 ? a->shape[a->ndim - 2] : 0;
+            int64_t nc = a->ndim >= 2 ? a->shape[a->ndim - 1] : 0;
+            loom_finfo_t fi = {0};
+            loom_finfo(loom_array_dtype(a) == LOOM_DTYPE_F32 ? LOOM_DTYPE_F32 : LOOM_DTYPE_F64, &fi);
+            rt = fi.eps * (double)(m > nc ? m : nc);
+        }
+        *r = loom_pinv(ctx, a, isnan(rt) ? rc : rt);
+    } else if (!strcmp(n, "matrix_rank")) {
+        double tol;
+        if (!get_number(P, b, 1, NAN, &tol)) return false;
+        if (b->given[3] && b->v[3].kind != V_NONE)
+            return perr(P, b->pos[3], LOOM_STATUS_NOT_AVAILABLE, "matrix_rank: rtol= is not supported (use tol=)");
+        *r = loom_matrix_rank(ctx, a, tol);
+    } else if (!strcmp(n, "cond")) {
+        loom_norm_t kind = LOOM_NORM_DEFAULT;
+        double p = 0;
+        const value_t *o = &b->v[1];
+        if (b->given[1] && o->kind == V_STR) {
+            static const char *const names[] = {"fro", "nuc"};
+            int c = choice_arg(P, b, 1, names, 2, 0);
+            if (c < 0) return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "cond: Invalid norm order");
+            kind = c ? LOOM_NORM_NUC : LOOM_NORM_FRO;
+        } else if (b->given[1] && o->kind != V_NONE) {
+            if (!is_num(o)) return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "cond: p must be a number, inf, 'fro' or 'nuc'");
+            kind = LOOM_NORM_ORD;
+            p = num_f(o);
+        }
+        *r = loom_cond(ctx, a, kind, p);
+    } else if (!strcmp(n, "tensorinv")) {
+        if (!get_int(P, b, 1, 2, &k)) return false;
+        *r = loom_tensorinv(ctx, a, AX32(k));
+    } else if (!strcmp(n, "tensorsolve")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
+        if (loom_array_is_nil(c) || !refuse_given(P, f, b, "axes")) return false;
+        *r = loom_tensorsolve(ctx, a, c);
     } else if (!strcmp(n, "matrix_power")) {
         if (b->v[1].kind != V_INT)
             return perr(P, b->pos[1], LOOM_STATUS_DTYPE_ERROR, "matrix_power: exponent must be an integer");

@@ -95,7 +95,8 @@ uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n) {
         h = base_hash_mix(h, n->p.axes | (uint64_t)n->p.keepdims << 32);
         h = base_hash_mix(h, (uint64_t)n->p.axis);
     }
-    if (n->op == IR_OP_MATMUL || n->op == IR_OP_SEARCHSORTED || n->op == IR_OP_SCATTER)
+    if (n->op == IR_OP_MATMUL || n->op == IR_OP_SEARCHSORTED || n->op == IR_OP_SCATTER ||
+        kind == IR_KIND_LINALG)
         /* which contraction, side, combination */
         h = base_hash_mix(h, (uint64_t)n->p.k);
     return h;

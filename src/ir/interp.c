@@ -287,6 +287,19 @@ loom_status_t ir_interp(const ir_graph_t *g, base_alloc_t *al, void **results) {
             if (!ir_ref_matmul(n, &g->nodes[a], views[a].base, views[a].strides, &g->nodes[b],
                                views[b].base, views[b].strides, v->base, al))
                 goto oom;
+        } else if (ir_ops[n->op].kind == IR_KIND_LINALG) {
+            void *ops[2] = {NULL, NULL}; /* C-contiguous copies: LAPACK works in place */
+            int k = ir_ops[n->op].arity;
+            for (int s = 0; s < k; s++)
+                if (!(ops[s] = gather(&g->nodes[n->src[s]], &views[n->src[s]], al))) {
+                    base_free(al, ops[0]);
+                    goto oom;
+                }
+            st = ir_ref_linalg(n, &g->nodes[n->src[0]], ops[0], k > 1 ? &g->nodes[n->src[1]] : NULL,
+                               ops[1], v->base, al, g->err);
+            base_free(al, ops[0]);
+            base_free(al, ops[1]);
+            if (st != LOOM_STATUS_OK) goto done;
         } else {
             int k = ir_ops[n->op].arity;
             char *in[3];

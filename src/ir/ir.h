@@ -193,7 +193,28 @@ static inline bool ir_is_int(loom_dtype_t d) {
     /* Inclusive scans along p.axis, sequential in the result dtype (NumPy's accumulate). */  \
     X(CUMSUM, "cumsum", SCAN, 1, ANY, SAME)                                                   \
     X(CUMPROD, "cumprod", SCAN, 1, ANY, SAME)                                                 \
-    X(MATMUL, "matmul", MATMUL, 2, ALL, SAME)      /* contraction, p.k = mode (matmul.c) */
+    X(MATMUL, "matmul", MATMUL, 2, ALL, SAME)      /* contraction, p.k = mode (matmul.c) */ \
+    /* Factorisations (float32, float64), one per matrix of the last two axes, stacked over    \
+     * the leading ones; C-contiguous operands and results (ref_linalg.c documents how each   \
+     * maps onto LAPACK's column-major routines, which both devices call the same way).       \
+     * LU: (.., n, n) -> (.., n+1, n): rows 0..n-1 the transposed getrf factors of the        \
+     *   transpose (diagonal: U's), row n the 1-based pivots. Never raises.                   \
+     * SOLVE: A (.., n, n), B^T (.., k, n) -> X^T (.., k, n) with A X = B. Raises singular.   \
+     * CHOLESKY: (.., n, n) -> L below the diagonal and on it (A = L L^T from A's lower       \
+     *   triangle); above it whatever the device leaves. Raises not positive definite.        \
+     * EIGH: p.k bit 0: read the upper triangle (else the lower); bit 1: values only, (.., n) \
+     *   ascending; else (.., n+1, n): row 0 the values, row 1 + i eigenvector i.             \
+     * SVD of (.., m, n) with m <= n: p.k 0 the values (.., m), descending; 1 (reduced) and   \
+     *   2 (full) (.., m*m + m + r*n), r = m or n: U (m x m), s, Vh (r x n), each C order.    \
+     * QR of A^T (.., n, m), k = min(m, n): p.k 0 (reduced) and 1 (complete): (.., q*m +     \
+     *   n*k), q = k or m: Q^T (q x m) then R^T (n x k) whose part above the diagonal is     \
+     *   whatever the device leaves (its Householder vectors); 2: R^T alone (.., n, k). */     \
+    X(LU, "lu_factor", LINALG, 1, FLT, SAME)                                                   \
+    X(SOLVE, "solve", LINALG, 2, FLT, SAME)                                                    \
+    X(CHOLESKY, "cholesky", LINALG, 1, FLT, SAME)                                              \
+    X(EIGH, "eigh", LINALG, 1, FLT, SAME)                                                      \
+    X(SVD, "svd", LINALG, 1, FLT, SAME)                                                        \
+    X(QR, "qr", LINALG, 1, FLT, SAME)
 
 typedef enum ir_op {
 #define IR__OP_ENUM(e, name, kind, arity, loops, out) IR_OP_##e,
@@ -205,7 +226,7 @@ typedef enum ir_op {
 typedef enum ir_op_kind {
     IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL,
     IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER, IR_KIND_NONZERO,
-    IR_KIND_SORT, IR_KIND_SEARCH, IR_KIND_SCATTER
+    IR_KIND_SORT, IR_KIND_SEARCH, IR_KIND_SCATTER, IR_KIND_LINALG
 } ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
@@ -382,6 +403,27 @@ typedef struct ir_matmul_plan {
  * do not fit the node (the verifier rules that out). */
 bool ir_matmul_plan(const ir_node_t *n, const ir_node_t *a_node, const int64_t *a_strides,
                     const ir_node_t *b_node, const int64_t *b_strides, ir_matmul_plan_t *out);
+
+/* ---- ref_linalg.c: factorisations through LAPACK (LAPACKE, loaded with dlopen) ----
+ * LINALG node n of operands a (and b for SOLVE), C-contiguous, into the C-contiguous out. A
+ * data-dependent failure (singular, not positive definite, no convergence) returns
+ * LOOM_STATUS_LINALG_ERROR with ir_linalg_error's message; a missing LAPACK NOT_AVAILABLE;
+ * scratch memory through al OUT_OF_MEMORY. Errors are recorded on err. */
+loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const void *a,
+                            const ir_node_t *b_node, const void *b, void *out, base_alloc_t *al,
+                            base_error_t *err);
+/* Records the error of LINALG node n whose LAPACK (or cuSOLVER) info was `info` (> 0) for matrix
+ * `index` of `batch`, worded as NumPy's LinAlgError ("Singular matrix"); returns the status. */
+loom_status_t ir_linalg_error(base_error_t *err, const ir_node_t *n, int64_t info, int64_t index,
+                              int64_t batch);
+/* The result shape of LINALG op `op` (mode: its p.k) over operands a (and b for SOLVE); false
+ * when the operands do not fit (not square, not m <= n for SVD, right-hand sides that differ). */
+bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node_t *b, int *ndim,
+                     int64_t *shape);
+/* The matrices of LINALG node n: how many (the product of the leading extents) and the rows
+ * and columns of each of the node's first operand. */
+void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch, int64_t *rows,
+                    int64_t *cols);
 
 /* ---- scalar.c: scalar conversions shared by frontend, folding and the interpreter ---- */
 /* Converts one element between dtypes with NumPy's casting (the same functions as kernels). */

@@ -102,6 +102,11 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
             case IR_OP_CUMPROD:
                 base_str_printf(out, " axis=%lld", (long long)n->p.axis);
                 break;
+            case IR_OP_EIGH:
+            case IR_OP_SVD:
+            case IR_OP_QR:
+                base_str_printf(out, " mode=%lld", (long long)n->p.k);
+                break;
             case IR_OP_SUM:
             case IR_OP_PROD:
             case IR_OP_MAX:

@@ -181,6 +181,22 @@ bool ir_verify(const ir_graph_t *g) {
             if (!verify_shaped(g, i)) return false;
             continue;
         }
+        if (info->kind == IR_KIND_LINALG) {
+            int nd;
+            int64_t shape[LOOM_MAX_DIMS];
+            for (int k = 0; k < info->arity; k++) {
+                if (n->src[k] >= i) return fail(g, i, "operand does not come before its user");
+                if (g->nodes[n->src[k]].dtype != n->dtype)
+                    return fail(g, i, "operand dtype differs");
+            }
+            if (n->dtype != LOOM_DTYPE_F32 && n->dtype != LOOM_DTYPE_F64)
+                return fail(g, i, "not float32 or float64");
+            if (!ir_linalg_shape((ir_op_t)n->op, n->p.k, &g->nodes[n->src[0]],
+                                 info->arity > 1 ? &g->nodes[n->src[1]] : NULL, &nd, shape) ||
+                nd != n->ndim || memcmp(shape, n->shape, (size_t)nd * sizeof *shape))
+                return fail(g, i, "operand or result shape");
+            continue;
+        }
         if (info->kind == IR_KIND_MATMUL) {
             if (!verify_matmul(g, i)) return false;
             continue;

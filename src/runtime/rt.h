@@ -184,4 +184,28 @@ bool rt_blas_supported(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
  * has no algorithm) naming the cuBLASLt call, its status and the shapes. */
 loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
 
+/* ---- solver.c: factorisations through cuSOLVER, loaded with dlopen (never linked) ----
+ * A job: one routine over each of `batch` C-contiguous matrices (rows x cols, the operand's C
+ * order; the routines read them column-major, i.e. transposed, as ref_linalg.c explains), with
+ * results at out in the IR's layouts (ir.h: LU, SOLVE, CHOLESKY, EIGH, SVD, QR), each matrix's
+ * info word at info (int32 x batch; SOLVE's getrs and QR's orgqr words at info2) and LU's and
+ * SOLVE's int32 pivots at ipiv (rows x batch). */
+typedef struct rt_solver rt_solver_t;
+typedef enum rt_la_op { RT_LA_LU, RT_LA_SOLVE, RT_LA_CHOLESKY, RT_LA_EIGH, RT_LA_SVD, RT_LA_QR } rt_la_op_t;
+typedef struct rt_la {
+    rt_la_op_t op;
+    loom_dtype_t dtype; /* F32 or F64 */
+    int64_t mode;       /* the node's p.k */
+    int64_t batch, rows, cols;
+    int64_t nrhs;       /* SOLVE: right-hand sides */
+    uint64_t a, b, out, ipiv, info, info2;
+} rt_la_t;
+/* Loads libcusolver (NOT_AVAILABLE naming it when missing) and creates a handle on the device's
+ * stream. NOT_AVAILABLE on a compile-only device. */
+loom_status_t rt_solver_create(rt_device_t *d, rt_solver_t **out);
+void rt_solver_destroy(rt_device_t *d, rt_solver_t *s);
+/* Queues job j on the device's stream (workspace from the pool); DEVICE_ERROR naming the call
+ * when cuSOLVER refuses one. */
+loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j);
+
 #endif

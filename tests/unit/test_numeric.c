@@ -431,8 +431,7 @@ static void test_numeric_errors(void **state) {
     check_expr_error(ctx, "einsum('i1', ones((3, 3)))", "invalid subscript");
     check_expr_error(ctx, "einsum('i..', ones(3))", "ellipsis");
     check_expr_error(ctx, "matrix_transpose(arange(3))", "at least 2");
-    check_expr_error(ctx, "linalg.norm(ones((2, 3)), 2)", "singular values");
-    check_expr_error(ctx, "linalg.norm(ones((2, 3)), 'nuc')", "singular values");
+    check_expr_error(ctx, "linalg.norm(ones((2, 3), dtype='float16'), 2)", "unsupported in linalg");
     check_expr_error(ctx, "linalg.norm(ones((2, 3, 4)), 1)", "Improper number of dimensions");
     check_expr_error(ctx, "linalg.norm(ones(3), 'fro', axis=0)", "Invalid norm order");
     check_expr_error(ctx, "linalg.norm(ones((3, 3)), 3)", "Invalid norm order");
@@ -450,7 +449,7 @@ static void test_numeric_errors(void **state) {
     check_expr_values(ctx, "linalg.multi_dot([array(2.0), ones((1, 3))])", "float64", 2,
                       (int64_t[]){1, 3}, 3, NULL, 1, (double[]){2, 2, 2}, 0);
     check_expr_error(ctx, "linalg.matrix_power(ones((2, 3)), 2)", "square");
-    check_expr_error(ctx, "linalg.matrix_power(ones((2, 2)), -1)", "inverse");
+    check_expr_error(ctx, "linalg.matrix_power(ones((2, 2)), -1)", "Singular matrix");
     check_expr_error(ctx, "convolve(ones(3), ones(0))", "cannot be empty");
     check_expr_error(ctx, "convolve(ones((2, 2)), ones(3))", "too deep");
     check_expr_error(ctx, "correlate(ones(3), ones(2), mode='middle')", "mode");

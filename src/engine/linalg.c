@@ -1,0 +1,205 @@
+/* linalg.c — runs a LINALG step: one cuSOLVER job over the stack of matrices (runtime/solver.c),
+ * LU's pivots turned into the result's last row by a small kernel, then each matrix's info word
+ * read back (one sync: an error names its matrix, as NumPy's LinAlgError would, before any
+ * later step reads a result that is not one). */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The pivots kernel: int32 pivots (n per matrix) into row n of each (n+1) x n result. */
+void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
+    (void)obj;
+    const char *ct = idx ? "double" : "float";
+    snprintf(name, 48, "loom_lu_pivots_%s", idx ? "f64" : "f32");
+    base_str_printf(t,
+                    "struct lm_params_%s { unsigned long long w[4]; };\n"
+                    "extern \"C\" __global__ void %s(const lm_params_%s P) {\n"
+                    "    const int *piv = (const int *)P.w[0];\n"
+                    "    %s *out = (%s *)P.w[1];\n"
+                    "    const unsigned long long n = P.w[2], total = P.w[3];\n"
+                    "    const unsigned long long step = (unsigned long long)gridDim.x * "
+                    "blockDim.x;\n"
+                    "    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + "
+                    "threadIdx.x; t < total; t += step) {\n"
+                    "        const unsigned long long b = t / n, i = t - b * n;\n"
+                    "        out[b * (n + 1) * n + n * n + i] = (%s)piv[t];\n"
+                    "    }\n"
+                    "}\n",
+                    name, name, name, ct, ct, ct);
+}
+
+/* The small-system solver: one thread per matrix of a stack of n x n systems (n <= 32, idx =
+ * n * 2 + float64), Gaussian elimination with partial pivoting in registers (local memory past
+ * them), then each right-hand side through the factors. cuSOLVER's routines are made for one
+ * large matrix; a loop of them over 100,000 8 x 8 systems costs a launch sequence each. Reads
+ * the node's operands as C order (A, and B^T's rows) and writes X^T's rows; an exact zero pivot
+ * sets the matrix's info word to its 1-based column, as getrf does. */
+void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
+    (void)obj;
+    unsigned n = idx / 2;
+    const char *ct = idx & 1 ? "double" : "float";
+    snprintf(name, 48, "loom_small_solve_%s_%u", idx & 1 ? "f64" : "f32", n);
+    base_str_printf(
+        t,
+        "#define N %u\n"
+        "typedef %s T;\n"
+        "struct lm_params_%s { unsigned long long w[6]; };\n"
+        "extern \"C\" __global__ void __launch_bounds__(128) %s(const lm_params_%s P) {\n"
+        "    const unsigned long long m = (unsigned long long)blockIdx.x * blockDim.x + "
+        "threadIdx.x;\n"
+        "    if (m >= P.w[4]) return;\n"
+        "    const unsigned long long k = P.w[5];\n"
+        "    const T *A = (const T *)P.w[0] + m * N * N;\n"
+        "    const T *B = (const T *)P.w[1] + m * k * N;\n"
+        "    T *X = (T *)P.w[2] + m * k * N;\n"
+        "    T a[N][N];\n"
+        "    int piv[N];\n"
+        "    int info = 0;\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < N; i++)\n"
+        "#pragma unroll\n"
+        "        for (int j = 0; j < N; j++) a[i][j] = A[i * N + j];\n"
+        "#pragma unroll\n"
+        "    for (int c = 0; c < N; c++) {\n"
+        "        int p = c;\n"
+        "        T best = a[c][c] < 0 ? -a[c][c] : a[c][c];\n"
+        "#pragma unroll\n"
+        "        for (int r = c + 1; r < N; r++) {\n"
+        "            T v = a[r][c] < 0 ? -a[r][c] : a[r][c];\n"
+        "            if (v > best) { best = v; p = r; }\n"
+        "        }\n"
+        "        piv[c] = p;\n"
+        "#pragma unroll\n"
+        "        for (int j = 0; j < N; j++) {\n"
+        "            T x = a[c][j], y = a[p][j];\n"
+        "            a[c][j] = p == c ? x : y;\n"
+        "            if (p != c) a[p][j] = x;\n"
+        "        }\n"
+        "        if (a[c][c] == 0) { if (!info) info = c + 1; continue; }\n"
+        "        const T inv = (T)1 / a[c][c];\n"
+        "#pragma unroll\n"
+        "        for (int r = c + 1; r < N; r++) {\n"
+        "            const T l = a[r][c] * inv;\n"
+        "            a[r][c] = l;\n"
+        "#pragma unroll\n"
+        "            for (int j = c + 1; j < N; j++) a[r][j] -= l * a[c][j];\n"
+        "        }\n"
+        "    }\n"
+        "    if (info) ((int *)P.w[3])[m] = info;\n"
+        "    for (unsigned long long q = 0; q < k; q++) {\n"
+        "        T b[N];\n"
+        "#pragma unroll\n"
+        "        for (int i = 0; i < N; i++) b[i] = B[q * N + i];\n"
+        "#pragma unroll\n"
+        "        for (int c = 0; c < N; c++) { T x = b[c]; b[c] = b[piv[c]]; b[piv[c]] = x; }\n"
+        "#pragma unroll\n"
+        "        for (int i = 1; i < N; i++)\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < i; j++) b[i] -= a[i][j] * b[j];\n"
+        "#pragma unroll\n"
+        "        for (int i = N - 1; i >= 0; i--) {\n"
+        "#pragma unroll\n"
+        "            for (int j = i + 1; j < N; j++) b[i] -= a[i][j] * b[j];\n"
+        "            b[i] /= a[i][i];\n"
+        "        }\n"
+        "#pragma unroll\n"
+        "        for (int i = 0; i < N; i++) X[q * N + i] = b[i];\n"
+        "    }\n"
+        "}\n",
+        n, ct, name, name, name);
+}
+
+base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n) {
+    char k[40];
+    snprintf(k, sizeof k, "small_solve/%d/%lld/1", (int)d, (long long)n);
+    return base_hash128(k, strlen(k));
+}
+
+base_hash128_t en_linalg_pivots_key(loom_dtype_t d) {
+    char k[32];
+    snprintf(k, sizeof k, "lu_pivots/%d/1", (int)d);
+    return base_hash128(k, strlen(k));
+}
+
+static uint64_t operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in) {
+    const ir_node_t *o = &sg->nodes[nd->src[k]];
+    const ir_input_t *inp = &sg->inputs[o->input];
+    return in[o->input] + (uint64_t)(inp->offset * (int64_t)ir_dtypes[o->dtype].size);
+}
+
+loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out) {
+    const ir_graph_t *sg = &st->sg;
+    const ir_node_t *nd = &sg->nodes[sg->outputs[0]];
+    const ir_node_t *a = &sg->nodes[nd->src[0]];
+    rt_device_t *rt = e->rt;
+    if (rt_device_compile_only(rt)) return LOOM_STATUS_OK; /* its kernel compiled already */
+    rt_la_t j = {0};
+    j.op = nd->op == IR_OP_LU         ? RT_LA_LU
+           : nd->op == IR_OP_SOLVE    ? RT_LA_SOLVE
+           : nd->op == IR_OP_CHOLESKY ? RT_LA_CHOLESKY
+           : nd->op == IR_OP_EIGH     ? RT_LA_EIGH
+           : nd->op == IR_OP_SVD      ? RT_LA_SVD
+                                      : RT_LA_QR;
+    j.dtype = (loom_dtype_t)nd->dtype;
+    j.mode = nd->p.k;
+    ir_linalg_dims(nd, a, &j.batch, &j.rows, &j.cols);
+    if (j.batch == 0 || ir_node_size(nd) == 0) return LOOM_STATUS_OK;
+    if (j.rows > INT32_MAX / 2 || j.cols > INT32_MAX / 2)
+        return en_error(e, LOOM_STATUS_OVERFLOW,
+                        "linalg.%s: matrices of %lld x %lld exceed cuSOLVER's 32-bit sizes",
+                        ir_ops[nd->op].name, (long long)j.rows, (long long)j.cols);
+    bool small = nd->op == IR_OP_SOLVE && j.rows <= EN_SMALL_SOLVE;
+    if (!small && !e->solver && rt_solver_create(rt, &e->solver) != LOOM_STATUS_OK)
+        return e->err->status;
+    j.a = operand(sg, nd, 0, in);
+    if (nd->op == IR_OP_SOLVE) {
+        j.b = operand(sg, nd, 1, in);
+        j.nrhs = nd->shape[nd->ndim - 2];
+    }
+    j.out = out;
+    size_t words = (size_t)j.batch * 2, pivs = (size_t)(j.batch * j.rows);
+    uint64_t info = 0, ipiv = 0;
+    int32_t *host = NULL;
+    loom_status_t s = rt_alloc(rt, words * 4 + pivs * 4 + 4, &info);
+    if (s) return s;
+    ipiv = info + words * 4;
+    j.info = info;
+    j.info2 = info + (uint64_t)j.batch * 4;
+    j.ipiv = ipiv;
+    if ((s = rt_memset(rt, info, 0, words * 4))) goto done;
+    if (small) {
+        uint64_t w[6] = {j.a, j.b, out, info, (uint64_t)j.batch, (uint64_t)j.nrhs};
+        void *params[1] = {w};
+        if ((s = rt_launch(rt, st->kerns[0], (uint32_t)((j.batch + 127) / 128), 128, params)))
+            goto done;
+    } else if ((s = rt_solver_run(rt, e->solver, &j))) {
+        goto done;
+    }
+    if (nd->op == IR_OP_LU && pivs) {
+        int sm = rt_device_sm_count(rt);
+        uint64_t w[4] = {ipiv, out, (uint64_t)j.rows, (uint64_t)pivs};
+        void *params[1] = {w};
+        uint64_t blocks = (pivs + 255) / 256, cap = 8 * (uint64_t)(sm > 0 ? sm : 132);
+        if ((s = rt_launch(rt, st->kerns[0], (uint32_t)(blocks < cap ? blocks : cap), 256, params)))
+            goto done;
+    }
+    host = base_malloc(e->al, words, sizeof *host);
+    if (!host) {
+        s = en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "linalg: out of memory");
+        goto done;
+    }
+    if ((s = rt_d2h(rt, host, info, words * 4))) goto done;
+    for (int64_t b = 0; b < j.batch && !s; b++) {
+        int32_t i1 = host[b], i2 = host[j.batch + b];
+        if (i1 < 0 || i2 < 0)
+            s = en_error(e, LOOM_STATUS_INTERNAL, "linalg.%s: cuSOLVER refused argument %d",
+                         ir_ops[nd->op].name, -(i1 < 0 ? i1 : i2));
+        else if (i1 > 0 && nd->op != IR_OP_LU) /* a singular matrix has a determinant */
+            s = ir_linalg_error(e->err, nd, i1, b, j.batch);
+    }
+done:
+    base_free(e->al, host);
+    rt_free(rt, info);
+    return s;
+}

@@ -1,0 +1,497 @@
+/* factor.c — numpy.linalg's factorisations and what is built on them. Each factorisation is one
+ * LINALG node (ir.h: LU, SOLVE, CHOLESKY, EIGH, SVD, QR) whose layout is the one LAPACK and
+ * cuSOLVER read and write without transposing (ref_linalg.c); the transposes, triangles, slices
+ * and reductions around it are ordinary views and fused elementwise work here. */
+#include <math.h>
+#include <string.h>
+
+#include "fe.h"
+
+/* a as linalg's input: 2 or more axes; float32 and float64 stay, bool and integers become
+ * float64 (NumPy's _commonType); float16 and bfloat16 are refused, as NumPy refuses float16. */
+static loom_array_t *lin_input(loom_ctx_t *ctx, const char *fn, loom_array_t *a, bool square) {
+    if (!fe_check_arg(ctx, fn, a)) return NULL;
+    if (a->ndim < 2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "linalg.%s: %d-dimensional array given. Array must be at least two-dimensional",
+                 fn, a->ndim);
+        return NULL;
+    }
+    if (square && a->shape[a->ndim - 1] != a->shape[a->ndim - 2]) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "linalg.%s: Last 2 dimensions of the array must be square (they are %lld x %lld)",
+                 fn, (long long)a->shape[a->ndim - 2], (long long)a->shape[a->ndim - 1]);
+        return NULL;
+    }
+    loom_dtype_t d = (loom_dtype_t)a->dtype;
+    if (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "linalg.%s: array type %s is unsupported in linalg",
+                 fn, ir_dtypes[d].name);
+        return NULL;
+    }
+    if (d == LOOM_DTYPE_F32 || d == LOOM_DTYPE_F64) return a;
+    loom_array_t *r = loom_astype(ctx, a, LOOM_DTYPE_F64);
+    return (r->flags & FE_NIL) ? NULL : r;
+}
+
+/* The LINALG node op (mode) of a (and b). */
+static loom_array_t *lin_node(loom_ctx_t *ctx, ir_op_t op, int64_t mode, loom_array_t *a,
+                              loom_array_t *b) {
+    if (!a || (a->flags & FE_NIL) || (b && (b->flags & FE_NIL))) return &ctx->nil;
+    ir_node_t an = {0}, bn = {0};
+    an.ndim = (uint8_t)a->ndim;
+    memcpy(an.shape, a->shape, (size_t)a->ndim * sizeof *a->shape);
+    if (b) {
+        bn.ndim = (uint8_t)b->ndim;
+        memcpy(bn.shape, b->shape, (size_t)b->ndim * sizeof *b->shape);
+    }
+    int nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    if (!ir_linalg_shape(op, mode, &an, b ? &bn : NULL, &nd, shape)) {
+        fe_error(ctx, LOOM_STATUS_INTERNAL, "linalg.%s: operand shapes", ir_ops[op].name);
+        return &ctx->nil;
+    }
+    ir_params_t p = {0};
+    p.k = mode;
+    loom_array_t *srcs[2] = {a, b};
+    return fe_shaped(ctx, op, (loom_dtype_t)a->dtype, nd, shape, b ? 2 : 1, srcs, &p);
+}
+
+/* x[..., start:stop] of the last axis, then reshaped to (..., rows, cols). */
+static loom_array_t *unpack(loom_ctx_t *ctx, loom_array_t *x, int64_t start, int64_t rows,
+                            int64_t cols) {
+    int nd = x->ndim;
+    int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS], shape[LOOM_MAX_DIMS];
+    for (int ax = 0; ax < nd; ax++) {
+        starts[ax] = LOOM_NONE;
+        stops[ax] = LOOM_NONE;
+        shape[ax] = x->shape[ax];
+    }
+    starts[nd - 1] = start;
+    stops[nd - 1] = start + rows * cols;
+    loom_array_t *s = loom_slice(ctx, x, nd, starts, stops, NULL);
+    shape[nd - 1] = rows;
+    shape[nd] = cols;
+    return loom_reshape(ctx, s, nd + 1, shape);
+}
+
+/* x[..., start:stop, :] (rows of the last two axes). */
+static loom_array_t *rows_of(loom_ctx_t *ctx, loom_array_t *x, int64_t start, int64_t stop) {
+    int nd = x->ndim;
+    int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
+    for (int ax = 0; ax < nd; ax++) starts[ax] = stops[ax] = LOOM_NONE;
+    starts[nd - 2] = start;
+    stops[nd - 2] = stop;
+    return loom_slice(ctx, x, nd, starts, stops, NULL);
+}
+
+static loom_status_t outs(loom_ctx_t *ctx, int n, loom_array_t **vals, loom_array_t ***dst) {
+    for (int i = 0; i < n; i++)
+        if (vals[i] && (vals[i]->flags & FE_NIL))
+            return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
+    for (int i = 0; i < n; i++)
+        if (dst[i]) *dst[i] = vals[i];
+    return ctx->err.status;
+}
+
+static bool need(loom_ctx_t *ctx, const char *fn, int n, loom_array_t ***dst) {
+    for (int i = 0; i < n; i++)
+        if (!dst[i]) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "linalg.%s: result pointer %d is NULL", fn,
+                     i);
+            return false;
+        }
+    return true;
+}
+
+/* A solve of a (.., n, n) for right-hand sides bt (.., k, n) (B^T), batch axes broadcast, the
+ * common float dtype; X (.., n, k). fn names the caller in errors (p.k 1 words them as inv's). */
+static loom_array_t *solve_t(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *bt, int64_t mode) {
+    int d = fe_promote(ctx, "solve", (loom_dtype_t)a->dtype, (loom_dtype_t)bt->dtype);
+    if (d < 0) return &ctx->nil;
+    a = loom_astype(ctx, a, (loom_dtype_t)d);
+    bt = loom_astype(ctx, bt, (loom_dtype_t)d);
+    /* broadcast the batch axes */
+    int nb = (a->ndim > bt->ndim ? a->ndim : bt->ndim) - 2;
+    int64_t batch[LOOM_MAX_DIMS], shape[LOOM_MAX_DIMS];
+    for (int i = 0; i < nb; i++) {
+        int ia = i - (nb - (a->ndim - 2)), ib = i - (nb - (bt->ndim - 2));
+        int64_t ea = ia >= 0 ? a->shape[ia] : 1, eb = ib >= 0 ? bt->shape[ib] : 1;
+        if (ea != eb && ea != 1 && eb != 1) {
+            fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                     "linalg.solve: the stack axes of a and b do not broadcast (%lld and %lld)",
+                     (long long)ea, (long long)eb);
+            return &ctx->nil;
+        }
+        batch[i] = ea == 1 ? eb : ea;
+    }
+    memcpy(shape, batch, (size_t)nb * sizeof *batch);
+    shape[nb] = a->shape[a->ndim - 2];
+    shape[nb + 1] = a->shape[a->ndim - 1];
+    loom_array_t *ab = loom_broadcast_to(ctx, a, nb + 2, shape);
+    shape[nb] = bt->shape[bt->ndim - 2];
+    shape[nb + 1] = bt->shape[bt->ndim - 1];
+    loom_array_t *bb = loom_broadcast_to(ctx, bt, nb + 2, shape);
+    return loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, mode, ab, bb));
+}
+
+LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    if (!ctx) return NULL;
+    a = lin_input(ctx, "solve", a, true);
+    if (!a || !fe_check_arg(ctx, "solve", b)) return &ctx->nil;
+    int64_t n = a->shape[a->ndim - 1];
+    loom_dtype_t bd = (loom_dtype_t)b->dtype;
+    if (bd == LOOM_DTYPE_F16 || bd == LOOM_DTYPE_BF16) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "linalg.solve: array type %s is unsupported in linalg", ir_dtypes[bd].name);
+        return &ctx->nil;
+    }
+    if (!ir_is_float(bd)) b = loom_astype(ctx, b, LOOM_DTYPE_F64);
+    if (b->flags & FE_NIL) return &ctx->nil;
+    bool vector = b->ndim == 1; /* NumPy 2: b is a vector only when it is 1-D */
+    if (b->ndim == 0 || b->shape[vector ? 0 : b->ndim - 2] != n) {
+        char s[64];
+        fe_format_shape(s, sizeof s, b->ndim, b->shape);
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "linalg.solve: b %s must have shape (..., %lld) or (..., %lld, K) for a of "
+                 "%lld x %lld matrices",
+                 s, (long long)n, (long long)n, (long long)n, (long long)n);
+        return &ctx->nil;
+    }
+    loom_array_t *bt;
+    if (vector) {
+        int64_t shape[2] = {1, n};
+        bt = loom_reshape(ctx, b, 2, shape);
+    } else {
+        bt = loom_matrix_transpose(ctx, b);
+    }
+    loom_array_t *x = solve_t(ctx, a, bt, 0);
+    if (!vector || (x->flags & FE_NIL)) return x;
+    return fe_index_axis(ctx, x, x->ndim - 1, 0);
+}
+
+/* inv(a) = solve(a, I) (NumPy's gesv with the identity). */
+LOOM_API loom_array_t *loom_inv(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    a = lin_input(ctx, "inv", a, true);
+    if (!a) return &ctx->nil;
+    int64_t n = a->shape[a->ndim - 1];
+    return solve_t(ctx, a, loom_eye(ctx, n, n, 0, (loom_dtype_t)a->dtype), 1);
+}
+
+LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper) {
+    if (!ctx) return NULL;
+    a = lin_input(ctx, "cholesky", a, true);
+    if (!a) return &ctx->nil;
+    loom_array_t *l = loom_tril(ctx, lin_node(ctx, IR_OP_CHOLESKY, 0, a, NULL), 0);
+    return upper ? loom_matrix_transpose(ctx, l) : l;
+}
+
+LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array_t **sign,
+                                    loom_array_t **logabsdet) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    loom_array_t **dst[2] = {sign, logabsdet};
+    if (!need(ctx, "slogdet", 2, dst)) return ctx->err.status;
+    a = lin_input(ctx, "slogdet", a, true);
+    if (!a) return ctx->err.status;
+    int64_t n = a->shape[a->ndim - 1];
+    int nd = a->ndim;
+    loom_array_t *lu = lin_node(ctx, IR_OP_LU, 0, a, NULL);
+    if (lu->flags & FE_NIL) return ctx->err.status;
+    loom_array_t *diag = loom_diagonal(ctx, rows_of(ctx, lu, 0, n), 0, nd - 2, nd - 1);
+    loom_array_t *piv = fe_index_axis(ctx, lu, nd - 2, n);
+    loom_array_t *pos = loom_arange(ctx, 1, (double)n + 1, 1, (loom_dtype_t)a->dtype);
+    /* each pivot that moved a row flips the sign */
+    loom_array_t *swaps =
+        loom_sum(ctx, loom_astype(ctx, loom_not_equal(ctx, piv, pos), LOOM_DTYPE_I64), 1,
+                 (int32_t[]){-1}, 0);
+    loom_array_t *flip =
+        loom_subtract(ctx, loom_weak_int(ctx, 1),
+                      loom_multiply(ctx, loom_weak_int(ctx, 2),
+                                    loom_remainder(ctx, swaps, loom_weak_int(ctx, 2))));
+    loom_array_t *s =
+        loom_multiply(ctx, loom_prod(ctx, loom_sign(ctx, diag), 1, (int32_t[]){-1}, 0),
+                      loom_astype(ctx, flip, (loom_dtype_t)a->dtype));
+    loom_array_t *l = loom_sum(ctx, loom_log(ctx, loom_abs(ctx, diag)), 1, (int32_t[]){-1}, 0);
+    loom_array_t *vals[2] = {s, l};
+    return outs(ctx, 2, vals, dst);
+}
+
+/* NumPy's det: sign * exp(logabsdet) of the LU factors' diagonal. */
+LOOM_API loom_array_t *loom_det(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    loom_array_t *s, *l;
+    if (loom_slogdet(ctx, a, &s, &l) != LOOM_STATUS_OK) return &ctx->nil;
+    return loom_multiply(ctx, s, loom_exp(ctx, l));
+}
+
+LOOM_API loom_status_t loom_eigh(loom_ctx_t *ctx, loom_array_t *a, int upper,
+                                 loom_array_t **eigenvalues, loom_array_t **eigenvectors) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    loom_array_t **dst[2] = {eigenvalues, eigenvectors};
+    if (!need(ctx, "eigh", 2, dst)) return ctx->err.status;
+    a = lin_input(ctx, "eigh", a, true);
+    if (!a) return ctx->err.status;
+    int64_t n = a->shape[a->ndim - 1];
+    loom_array_t *p = lin_node(ctx, IR_OP_EIGH, upper ? 1 : 0, a, NULL);
+    if (p->flags & FE_NIL) return ctx->err.status;
+    loom_array_t *vals[2] = {fe_index_axis(ctx, p, p->ndim - 2, 0),
+                             loom_matrix_transpose(ctx, rows_of(ctx, p, 1, n + 1))};
+    return outs(ctx, 2, vals, dst);
+}
+
+LOOM_API loom_array_t *loom_eigvalsh(loom_ctx_t *ctx, loom_array_t *a, int upper) {
+    if (!ctx) return NULL;
+    a = lin_input(ctx, "eigvalsh", a, true);
+    if (!a) return &ctx->nil;
+    return lin_node(ctx, IR_OP_EIGH, 2 | (upper ? 1 : 0), a, NULL);
+}
+
+/* The singular values of a, descending (a tall matrix through its transpose). */
+static loom_array_t *svdvals(loom_ctx_t *ctx, loom_array_t *a) {
+    bool tall = a->shape[a->ndim - 2] > a->shape[a->ndim - 1];
+    return lin_node(ctx, IR_OP_SVD, 0, tall ? loom_matrix_transpose(ctx, a) : a, NULL);
+}
+
+LOOM_API loom_array_t *loom_svdvals(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    a = lin_input(ctx, "svdvals", a, false);
+    return a ? svdvals(ctx, a) : &ctx->nil;
+}
+
+LOOM_API loom_status_t loom_svd(loom_ctx_t *ctx, loom_array_t *a, int full_matrices,
+                                loom_array_t **u, loom_array_t **s, loom_array_t **vh) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    loom_array_t **dst[3] = {u, s, vh};
+    if (!need(ctx, "svd", 3, dst)) return ctx->err.status;
+    a = lin_input(ctx, "svd", a, false);
+    if (!a) return ctx->err.status;
+    bool tall = a->shape[a->ndim - 2] > a->shape[a->ndim - 1];
+    loom_array_t *w = tall ? loom_matrix_transpose(ctx, a) : a; /* m <= n */
+    int64_t m = w->shape[w->ndim - 2], n = w->shape[w->ndim - 1], r = full_matrices ? n : m;
+    loom_array_t *p = lin_node(ctx, IR_OP_SVD, full_matrices ? 2 : 1, w, NULL);
+    if (p->flags & FE_NIL) return ctx->err.status;
+    loom_array_t *pu = unpack(ctx, p, 0, m, m), *pv = unpack(ctx, p, m * m + m, r, n);
+    int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
+    for (int ax = 0; ax < p->ndim; ax++) starts[ax] = stops[ax] = LOOM_NONE;
+    starts[p->ndim - 1] = m * m;
+    stops[p->ndim - 1] = m * m + m;
+    loom_array_t *ps = loom_slice(ctx, p, p->ndim, starts, stops, NULL);
+    /* a = (U S Vh)^T = Vh^T S U^T when it was transposed */
+    loom_array_t *vals[3] = {tall ? loom_matrix_transpose(ctx, pv) : pu, ps,
+                             tall ? loom_matrix_transpose(ctx, pu) : pv};
+    return outs(ctx, 3, vals, dst);
+}
+
+LOOM_API loom_status_t loom_qr(loom_ctx_t *ctx, loom_array_t *a, loom_qr_mode_t mode,
+                               loom_array_t **q, loom_array_t **r) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    loom_array_t **dst[2] = {q, r};
+    if (mode != LOOM_QR_REDUCED && mode != LOOM_QR_COMPLETE && mode != LOOM_QR_R) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "linalg.qr: unknown mode %d", (int)mode);
+        return ctx->err.status;
+    }
+    if (!need(ctx, "qr", mode == LOOM_QR_R ? 1 : 2, mode == LOOM_QR_R ? dst + 1 : dst))
+        return ctx->err.status;
+    a = lin_input(ctx, "qr", a, false);
+    if (!a) return ctx->err.status;
+    int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
+    int64_t qc = mode == LOOM_QR_COMPLETE ? m : k;
+    int64_t pmode = mode == LOOM_QR_R ? 2 : mode == LOOM_QR_COMPLETE ? 1 : 0;
+    loom_array_t *p = lin_node(ctx, IR_OP_QR, pmode, loom_matrix_transpose(ctx, a), NULL);
+    if (p->flags & FE_NIL) return ctx->err.status;
+    loom_array_t *rt = mode == LOOM_QR_R ? p : unpack(ctx, p, qc * m, n, k);
+    loom_array_t *rr = loom_triu(ctx, loom_matrix_transpose(ctx, rt), 0); /* k x n */
+    if (mode == LOOM_QR_COMPLETE && m > k) { /* R is m x n: zero rows below */
+        int64_t shape[LOOM_MAX_DIMS];
+        memcpy(shape, rr->shape, (size_t)rr->ndim * sizeof *shape);
+        shape[rr->ndim - 2] = m - k;
+        loom_array_t *z = loom_zeros(ctx, (loom_dtype_t)a->dtype, rr->ndim, shape);
+        loom_array_t *parts[2] = {rr, z};
+        rr = loom_concatenate(ctx, 2, parts, rr->ndim - 2);
+    }
+    loom_array_t *vals[2] = {
+        mode == LOOM_QR_R ? NULL : loom_matrix_transpose(ctx, unpack(ctx, p, 0, qc, m)), rr};
+    return outs(ctx, 2, vals, dst);
+}
+
+/* The singular values' cutoff of pinv, matrix_rank and lstsq: s > rtol * max(s). */
+static loom_array_t *keep_mask(loom_ctx_t *ctx, loom_array_t *s, loom_array_t *rtol) {
+    loom_array_t *mx = loom_max(ctx, s, 1, (int32_t[]){-1}, 1);
+    return loom_greater(ctx, s, loom_multiply(ctx, rtol, mx));
+}
+
+LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond) {
+    if (!ctx) return NULL;
+    a = lin_input(ctx, "pinv", a, false);
+    if (!a) return &ctx->nil;
+    int nd = a->ndim;
+    int64_t m = a->shape[nd - 2], n = a->shape[nd - 1];
+    if (m == 0 || n == 0) { /* NumPy: the (.., n, m) empty result */
+        int64_t shape[LOOM_MAX_DIMS];
+        memcpy(shape, a->shape, (size_t)nd * sizeof *shape);
+        shape[nd - 2] = n;
+        shape[nd - 1] = m;
+        return loom_zeros(ctx, (loom_dtype_t)a->dtype, nd, shape);
+    }
+    loom_array_t *u, *s, *vh;
+    if (loom_svd(ctx, a, 0, &u, &s, &vh) != LOOM_STATUS_OK) return &ctx->nil;
+    loom_array_t *keep = keep_mask(ctx, s, loom_weak_float(ctx, rcond));
+    loom_array_t *sinv = loom_where(ctx, keep, loom_reciprocal(ctx, s), loom_weak_float(ctx, 0));
+    loom_array_t *us = loom_multiply(ctx, loom_matrix_transpose(ctx, u),
+                                     loom_expand_dims(ctx, sinv, 1, (int32_t[]){-1}));
+    return loom_matmul(ctx, loom_matrix_transpose(ctx, vh), us);
+}
+
+LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "matrix_rank", a)) return &ctx->nil;
+    if (a->ndim < 2) /* NumPy: int(not all(a == 0)) */
+        return loom_astype(
+            ctx, loom_any(ctx, loom_not_equal(ctx, a, loom_weak_int(ctx, 0)), -1, NULL, 0),
+            LOOM_DTYPE_I64);
+    a = lin_input(ctx, "matrix_rank", a, false);
+    if (!a) return &ctx->nil;
+    int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
+    loom_array_t *s = svdvals(ctx, a);
+    loom_array_t *keep;
+    if (isnan(tol)) { /* S.max() * max(M, N) * eps */
+        loom_finfo_t fi;
+        loom_finfo((loom_dtype_t)a->dtype, &fi);
+        keep = keep_mask(ctx, s, loom_weak_float(ctx, (double)(m > n ? m : n) * fi.eps));
+    } else {
+        keep = loom_greater(ctx, s, loom_weak_float(ctx, tol));
+    }
+    return loom_count_nonzero(ctx, keep, 1, (int32_t[]){-1}, 0);
+}
+
+LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rcond,
+                                  loom_array_t **x, loom_array_t **residuals, loom_array_t **rank,
+                                  loom_array_t **sv) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    loom_array_t **dst[4] = {x, residuals, rank, sv};
+    if (!need(ctx, "lstsq", 4, dst)) return ctx->err.status;
+    a = lin_input(ctx, "lstsq", a, false);
+    if (!a || !fe_check_arg(ctx, "lstsq", b)) return ctx->err.status;
+    if (a->ndim != 2 || (b->ndim != 1 && b->ndim != 2) || b->shape[0] != a->shape[0]) {
+        char sa[64], sb[64];
+        fe_format_shape(sa, sizeof sa, a->ndim, a->shape);
+        fe_format_shape(sb, sizeof sb, b->ndim, b->shape);
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "linalg.lstsq: a %s must be 2-d and b %s 1-d or 2-d with as many rows", sa, sb);
+        return ctx->err.status;
+    }
+    int d = fe_promote(ctx, "lstsq", (loom_dtype_t)a->dtype, (loom_dtype_t)b->dtype);
+    if (d < 0) return ctx->err.status;
+    if (!ir_is_float((loom_dtype_t)d) || d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16)
+        d = LOOM_DTYPE_F64;
+    a = loom_astype(ctx, a, (loom_dtype_t)d);
+    loom_array_t *bm = b->ndim == 1 ? loom_expand_dims(ctx, b, 1, (int32_t[]){1}) : b;
+    bm = loom_astype(ctx, bm, (loom_dtype_t)d);
+    int64_t m = a->shape[0], n = a->shape[1], k = bm->shape[1];
+    if (isnan(rcond)) { /* NumPy's default: eps * max(M, N) */
+        loom_finfo_t fi;
+        loom_finfo((loom_dtype_t)d, &fi);
+        rcond = fi.eps * (double)(m > n ? m : n);
+    }
+    loom_array_t *xs, *s, *rk;
+    if (m == 0 || n == 0) {
+        xs = loom_zeros(ctx, (loom_dtype_t)d, 2, (int64_t[]){n, k});
+        s = loom_zeros(ctx, (loom_dtype_t)d, 1, (int64_t[]){0});
+        rk = fe_i64(ctx, 0);
+    } else {
+        loom_array_t *u, *vh;
+        if (loom_svd(ctx, a, 0, &u, &s, &vh) != LOOM_STATUS_OK) return ctx->err.status;
+        loom_array_t *keep = keep_mask(ctx, s, loom_weak_float(ctx, rcond));
+        loom_array_t *sinv =
+            loom_where(ctx, keep, loom_reciprocal(ctx, s), loom_weak_float(ctx, 0));
+        loom_array_t *utb = loom_matmul(ctx, loom_matrix_transpose(ctx, u), bm);
+        xs = loom_matmul(ctx, loom_matrix_transpose(ctx, vh),
+                         loom_multiply(ctx, loom_expand_dims(ctx, sinv, 1, (int32_t[]){-1}), utb));
+        rk = loom_count_nonzero(ctx, keep, -1, NULL, 0);
+    }
+    /* residuals: the squared 2-norms of b - a x per column when a has full column rank and
+     * more rows than columns; else empty (NumPy's rule, which needs the rank now: one sync) */
+    int64_t r = 0;
+    loom_scope_begin(ctx);
+    loom_array_t *both[2] = {rk, xs};
+    loom_status_t st = loom_eval(ctx, 2, both);
+    if (st == LOOM_STATUS_OK) st = loom_read(ctx, rk, &r, sizeof r);
+    loom_scope_end(ctx);
+    if (st != LOOM_STATUS_OK) return ctx->err.status ? ctx->err.status : st;
+    loom_array_t *res;
+    if (r == n && m > n) {
+        loom_array_t *e = loom_subtract(ctx, bm, loom_matmul(ctx, a, xs));
+        res = loom_sum(ctx, loom_square(ctx, e), 1, (int32_t[]){0}, 0);
+    } else {
+        res = loom_zeros(ctx, (loom_dtype_t)d, 1, (int64_t[]){0});
+    }
+    loom_array_t *vals[4] = {b->ndim == 1 ? fe_index_axis(ctx, xs, 1, 0) : xs, res,
+                             loom_astype(ctx, rk, LOOM_DTYPE_I32), s}; /* LAPACK's int */
+    return outs(ctx, 4, vals, dst);
+}
+
+LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t kind, double ord) {
+    if (!ctx) return NULL;
+    x = lin_input(ctx, "cond", x, false);
+    if (!x) return &ctx->nil;
+    if (kind == LOOM_NORM_DEFAULT || (kind == LOOM_NORM_ORD && fabs(ord) == 2)) {
+        loom_array_t *s = svdvals(ctx, x);
+        int64_t k = s->shape[s->ndim - 1];
+        if (k == 0) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "linalg.cond: empty matrices");
+            return &ctx->nil;
+        }
+        loom_array_t *hi = fe_index_axis(ctx, s, s->ndim - 1, 0);
+        loom_array_t *lo = fe_index_axis(ctx, s, s->ndim - 1, k - 1);
+        return kind == LOOM_NORM_ORD && ord < 0 ? loom_true_divide(ctx, lo, hi)
+                                                : loom_true_divide(ctx, hi, lo);
+    }
+    if (x->shape[x->ndim - 1] != x->shape[x->ndim - 2]) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "linalg.cond: Last 2 dimensions of the array must be square");
+        return &ctx->nil;
+    }
+    return loom_multiply(ctx, loom_matrix_norm(ctx, x, 0, kind, ord),
+                         loom_matrix_norm(ctx, loom_inv(ctx, x), 0, kind, ord));
+}
+
+LOOM_API loom_array_t *loom_tensorinv(loom_ctx_t *ctx, loom_array_t *a, int32_t ind) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "tensorinv", a)) return &ctx->nil;
+    if (ind <= 0 || ind > a->ndim) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "linalg.tensorinv: ind %d must be in 1..%d",
+                 ind, a->ndim);
+        return &ctx->nil;
+    }
+    int64_t rows = 1, cols = 1, shape[LOOM_MAX_DIMS];
+    int nd = 0;
+    for (int ax = ind; ax < a->ndim; ax++) cols *= (shape[nd++] = a->shape[ax]);
+    for (int ax = 0; ax < ind; ax++) rows *= (shape[nd++] = a->shape[ax]);
+    loom_array_t *ia = loom_inv(ctx, loom_reshape(ctx, a, 2, (int64_t[]){rows, cols}));
+    return loom_reshape(ctx, ia, nd, shape);
+}
+
+LOOM_API loom_array_t *loom_tensorsolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "tensorsolve", a) || !fe_check_arg(ctx, "tensorsolve", b))
+        return &ctx->nil;
+    if (b->ndim > a->ndim) {
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "linalg.tensorsolve: b has more axes (%d) than a (%d)", b->ndim, a->ndim);
+        return &ctx->nil;
+    }
+    int64_t rows = 1, cols = 1, shape[LOOM_MAX_DIMS];
+    int nd = 0;
+    for (int ax = 0; ax < b->ndim; ax++) rows *= b->shape[ax];
+    for (int ax = b->ndim; ax < a->ndim; ax++) cols *= (shape[nd++] = a->shape[ax]);
+    if (rows != cols) {
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "linalg.tensorsolve: prod(a.shape[b.ndim:]) (%lld) must equal b.size (%lld)",
+                 (long long)cols, (long long)rows);
+        return &ctx->nil;
+    }
+    loom_array_t *x = loom_solve(ctx, loom_reshape(ctx, a, 2, (int64_t[]){rows, cols}),
+                                 loom_reshape(ctx, b, 1, &rows));
+    return loom_reshape(ctx, x, nd, shape);
+}

@@ -1,0 +1,289 @@
+/* ref_linalg.c — the factorisations (LINALG nodes) on the reference device, through LAPACK's C
+ * interface (LAPACKE, loaded with dlopen the first time one runs, as the CUDA device loads
+ * cuSOLVER: a machine without it still runs everything else).
+ *
+ * Both devices run the same column-major routines over the same C-contiguous buffers. A C-order
+ * (r x c) matrix read in column-major order is its transpose (c x r), so each node's layout (ir.h)
+ * is the one that needs no transposition around the library call:
+ *   LU        getrf of A^T: det(A^T) = det(A), which is all its users need.
+ *   SOLVE     getrf of A^T, then getrs with trans = 'T' solves (A^T)^T X = B; B and X are
+ *             column-major n x k, which is the C-order k x n B^T and X^T.
+ *   CHOLESKY  potrf(uplo 'U') of A^T = A reads A's lower triangle and leaves U with A = U^T U;
+ *             C order sees U^T = L.
+ *   EIGH      syevd of A^T = A, uplo swapped; the column-major eigenvectors are C-order rows.
+ *   SVD       of A^T = U' S VT' (n x m, n >= m): A = VT'^T S U'^T, so VT' read in C order is
+ *             A's U and U' read in C order is A's Vh.
+ *   QR        geqrf + orgqr of A itself: the frontend hands the node A^T (C order), which is A
+ *             column-major; Q and R come back column-major, C order's Q^T and R^T.
+ * The reference zeroes what the CUDA device leaves undefined (CHOLESKY's upper triangle, R's
+ * Householder vectors); the frontend masks those parts anyway. */
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "ir.h"
+
+#define COL_MAJOR 102   /* LAPACK_COL_MAJOR */
+typedef int32_t lp_int; /* lapack_int of Debian's LP64 LAPACKE */
+
+/* X(name): every routine, in s (float32) and d (float64) forms with one C signature each. */
+typedef struct lapacke {
+    lp_int (*getrf[2])(int, lp_int, lp_int, void *, lp_int, lp_int *);
+    lp_int (*getrs[2])(int, char, lp_int, lp_int, const void *, lp_int, const lp_int *, void *,
+                       lp_int);
+    lp_int (*potrf[2])(int, char, lp_int, void *, lp_int);
+    lp_int (*syevd[2])(int, char, char, lp_int, void *, lp_int, void *);
+    lp_int (*gesdd[2])(int, char, lp_int, lp_int, void *, lp_int, void *, void *, lp_int, void *,
+                       lp_int);
+    lp_int (*geqrf[2])(int, lp_int, lp_int, void *, lp_int, void *);
+    lp_int (*orgqr[2])(int, lp_int, lp_int, lp_int, void *, lp_int, const void *);
+} lapacke_t;
+
+static const struct {
+    const char *name[2];
+    size_t offset;
+} lapacke_syms[] = {
+    {{"LAPACKE_sgetrf", "LAPACKE_dgetrf"}, offsetof(lapacke_t, getrf)},
+    {{"LAPACKE_sgetrs", "LAPACKE_dgetrs"}, offsetof(lapacke_t, getrs)},
+    {{"LAPACKE_spotrf", "LAPACKE_dpotrf"}, offsetof(lapacke_t, potrf)},
+    {{"LAPACKE_ssyevd", "LAPACKE_dsyevd"}, offsetof(lapacke_t, syevd)},
+    {{"LAPACKE_sgesdd", "LAPACKE_dgesdd"}, offsetof(lapacke_t, gesdd)},
+    {{"LAPACKE_sgeqrf", "LAPACKE_dgeqrf"}, offsetof(lapacke_t, geqrf)},
+    {{"LAPACKE_sorgqr", "LAPACKE_dorgqr"}, offsetof(lapacke_t, orgqr)},
+};
+static const char *const lapacke_libs[] = {"liblapacke.so.3", "liblapacke.so"};
+
+static lapacke_t lapacke;
+static bool lapacke_ok;
+static pthread_once_t lapacke_once = PTHREAD_ONCE_INIT;
+
+static void lapacke_load(void) {
+    void *dl = NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(lapacke_libs) && !dl; i++)
+        dl = dlopen(lapacke_libs[i], RTLD_NOW | RTLD_LOCAL);
+    if (!dl) return;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(lapacke_syms); i++)
+        for (int t = 0; t < 2; t++) {
+            void *f = dlsym(dl, lapacke_syms[i].name[t]);
+            if (!f) return; /* the library stays loaded: a process-wide table, like libcuda's */
+            memcpy((char *)&lapacke + lapacke_syms[i].offset + (size_t)t * sizeof f, &f, sizeof f);
+        }
+    lapacke_ok = true;
+}
+
+void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch, int64_t *rows,
+                    int64_t *cols) {
+    (void)n;
+    int nd = a_node->ndim;
+    int64_t b = 1;
+    for (int ax = 0; ax + 2 < nd; ax++) b *= a_node->shape[ax];
+    *batch = b;
+    *rows = a_node->shape[nd - 2];
+    *cols = a_node->shape[nd - 1];
+}
+
+loom_status_t ir_linalg_error(base_error_t *err, const ir_node_t *n, int64_t info, int64_t index,
+                              int64_t batch) {
+    const char *what = "Singular matrix";
+    const char *fn = n->op == IR_OP_SOLVE && n->p.k == 1 ? "inv" : ir_ops[n->op].name;
+    if (n->op == IR_OP_CHOLESKY) what = "Matrix is not positive definite";
+    if (n->op == IR_OP_EIGH) what = "Eigenvalues did not converge";
+    if (n->op == IR_OP_SVD) what = "SVD did not converge";
+    if (n->op == IR_OP_QR) what = "QR factorization failed";
+    if (batch > 1)
+        return base_error_set(err, LOOM_STATUS_LINALG_ERROR,
+                              "linalg.%s: %s (matrix %lld of the stack of %lld; info %lld)", fn,
+                              what, (long long)index, (long long)batch, (long long)info);
+    return base_error_set(err, LOOM_STATUS_LINALG_ERROR, "linalg.%s: %s (info %lld)", fn, what,
+                          (long long)info);
+}
+
+/* out[i + j * ld_out] = in[i + j * ld_in] for i < rows, j < cols (column-major copies). */
+static void copy_cols(size_t es, int64_t rows, int64_t cols, const char *in, int64_t ld_in,
+                      char *out, int64_t ld_out) {
+    for (int64_t j = 0; j < cols; j++)
+        memcpy(out + (size_t)(j * ld_out) * es, in + (size_t)(j * ld_in) * es, (size_t)rows * es);
+}
+
+static void set_elem(loom_dtype_t d, char *p, int64_t i, double v) {
+    if (d == LOOM_DTYPE_F32)
+        ((float *)(void *)p)[i] = (float)v;
+    else
+        ((double *)(void *)p)[i] = v;
+}
+
+/* The identity (n x n) at p. */
+static void identity(loom_dtype_t d, char *p, int64_t n) {
+    memset(p, 0, (size_t)(n * n) * ir_dtypes[d].size);
+    for (int64_t i = 0; i < n; i++) set_elem(d, p, i * n + i, 1.0);
+}
+
+loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const void *a,
+                            const ir_node_t *b_node, const void *b, void *out, base_alloc_t *al,
+                            base_error_t *err) {
+    (void)b_node; /* SOLVE's right-hand sides: k x rows each, k from the node's shape */
+    int64_t batch, rows, cols;
+    ir_linalg_dims(n, a_node, &batch, &rows, &cols);
+    loom_dtype_t d = (loom_dtype_t)n->dtype;
+    size_t es = ir_dtypes[d].size;
+    int t = d == LOOM_DTYPE_F64;
+    int64_t out_per = batch ? ir_node_size(n) / batch : 0;
+    if (batch == 0 || out_per == 0) return LOOM_STATUS_OK;
+    pthread_once(&lapacke_once, lapacke_load);
+    if (!lapacke_ok)
+        return base_error_set(err, LOOM_STATUS_NOT_AVAILABLE,
+                              "linalg.%s: the reference device needs LAPACK's C interface "
+                              "(liblapacke.so.3, Debian's liblapacke), which could not be loaded",
+                              ir_ops[n->op].name);
+    if (rows > INT32_MAX || cols > INT32_MAX)
+        return base_error_set(err, LOOM_STATUS_OVERFLOW,
+                              "linalg.%s: matrices of %lld x %lld "
+                              "exceed LAPACK's 32-bit sizes",
+                              ir_ops[n->op].name, (long long)rows, (long long)cols);
+    const lapacke_t *L = &lapacke;
+    /* scratch: a matrix (QR: m x max(n, m)), tau or pivots */
+    int64_t big = rows > cols ? rows : cols;
+    char *work = base_malloc(al, (size_t)(big * big + big + 1), es);
+    lp_int *ipiv = base_malloc(al, (size_t)big + 1, sizeof *ipiv);
+    loom_status_t st = LOOM_STATUS_OK;
+    if (!work || !ipiv) {
+        st = base_error_set(err, LOOM_STATUS_OUT_OF_MEMORY, "reference device: out of memory");
+        goto done;
+    }
+    int64_t a_per = rows * cols;
+    for (int64_t bi = 0; bi < batch && !st; bi++) {
+        const char *ap = (const char *)a + (size_t)(bi * a_per) * es;
+        char *op = (char *)out + (size_t)(bi * out_per) * es;
+        lp_int info = 0, nn = (lp_int)rows;
+        switch (n->op) {
+            case IR_OP_LU:
+                memcpy(op, ap, (size_t)a_per * es);
+                info = L->getrf[t](COL_MAJOR, nn, nn, op, nn, ipiv);
+                for (int64_t i = 0; i < rows; i++) set_elem(d, op, a_per + i, ipiv[i]);
+                if (info > 0) info = 0; /* a singular matrix has a determinant: 0 */
+                break;
+            case IR_OP_SOLVE: {
+                int64_t k = n->shape[n->ndim - 2];
+                memcpy(work, ap, (size_t)a_per * es);
+                memcpy(op, (const char *)b + (size_t)(bi * k * rows) * es, (size_t)(k * rows) * es);
+                info = L->getrf[t](COL_MAJOR, nn, nn, work, nn, ipiv);
+                if (info == 0 && k)
+                    info = L->getrs[t](COL_MAJOR, 'T', nn, (lp_int)k, work, nn, ipiv, op, nn);
+                break;
+            }
+            case IR_OP_CHOLESKY:
+                memcpy(op, ap, (size_t)a_per * es);
+                info = L->potrf[t](COL_MAJOR, 'U', nn, op, nn);
+                for (int64_t j = 0; j < rows; j++) /* column-major strict lower = C's upper */
+                    for (int64_t i = j + 1; i < rows; i++) set_elem(d, op, i + j * rows, 0);
+                break;
+            case IR_OP_EIGH: {
+                char uplo = (n->p.k & 1) ? 'L' : 'U'; /* C order's triangle, transposed */
+                bool vectors = !(n->p.k & 2);
+                char *m = vectors ? op + (size_t)rows * es : work;
+                memcpy(m, ap, (size_t)a_per * es);
+                info = L->syevd[t](COL_MAJOR, vectors ? 'V' : 'N', uplo, nn, m, nn, op);
+                break;
+            }
+            case IR_OP_SVD: { /* rows = m <= cols = n; column-major A^T is n x m */
+                int64_t m = rows, nc = cols;
+                memcpy(work, ap, (size_t)a_per * es);
+                char *s = n->p.k ? op + (size_t)(m * m) * es : op;
+                char *vh = s + (size_t)m * es;
+                char jobz = n->p.k == 0 ? 'N' : n->p.k == 1 ? 'S' : 'A';
+                if (m == 0) {
+                    if (n->p.k == 2) identity(d, vh, nc);
+                    break;
+                }
+                char dummy[16];
+                info = L->gesdd[t](COL_MAJOR, jobz, (lp_int)nc, (lp_int)m, work, (lp_int)nc, s,
+                                   n->p.k ? vh : dummy, (lp_int)nc, n->p.k ? op : dummy, (lp_int)m);
+                break;
+            }
+            case IR_OP_QR: { /* operand A^T (n x m in C order) is A column-major, m x n */
+                int64_t m = cols, nc = rows, k = m < nc ? m : nc;
+                int64_t q = n->p.k == 1 ? m : k;
+                char *tau = work + (size_t)(m * big) * es;
+                char *rt = n->p.k == 2 ? op : op + (size_t)(q * m) * es;
+                memcpy(work, ap, (size_t)a_per * es);
+                if (k) info = L->geqrf[t](COL_MAJOR, (lp_int)m, (lp_int)nc, work, (lp_int)m, tau);
+                if (info) break;
+                copy_cols(es, k, nc, work, m, rt, k); /* R: k x n column-major */
+                for (int64_t j = 0; j < nc; j++)
+                    for (int64_t i = j + 1; i < k; i++) set_elem(d, rt, i + j * k, 0);
+                if (n->p.k == 2) break;
+                if (k == 0) {
+                    if (q) identity(d, op, q);
+                    break;
+                }
+                info =
+                    L->orgqr[t](COL_MAJOR, (lp_int)m, (lp_int)q, (lp_int)k, work, (lp_int)m, tau);
+                if (!info) memcpy(op, work, (size_t)(m * q) * es);
+                break;
+            }
+            default:
+                info = -1;
+        }
+        if (info < 0)
+            st = base_error_set(err, LOOM_STATUS_INTERNAL, "linalg.%s: LAPACK refused argument %d",
+                                ir_ops[n->op].name, (int)-info);
+        else if (info > 0)
+            st = ir_linalg_error(err, n, info, bi, batch);
+    }
+done:
+    base_free(al, work);
+    base_free(al, ipiv);
+    return st;
+}
+
+bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node_t *b, int *ndim,
+                     int64_t *shape) {
+    int nd = a->ndim;
+    if (nd < 2 || a->shape[nd - 2] < 0) return false;
+    int64_t r = a->shape[nd - 2], c = a->shape[nd - 1];
+    memcpy(shape, a->shape, (size_t)nd * sizeof *shape);
+    *ndim = nd;
+    bool square = r == c;
+    switch (op) {
+        case IR_OP_LU:
+            shape[nd - 2] = r + 1;
+            return square && mode == 0;
+        case IR_OP_SOLVE:
+            if (!b || b->ndim != nd || b->shape[nd - 1] != r ||
+                memcmp(b->shape, a->shape, (size_t)(nd - 2) * sizeof *shape))
+                return false;
+            shape[nd - 2] = b->shape[nd - 2];
+            return square && (mode == 0 || mode == 1); /* 1: inv's, for its messages */
+        case IR_OP_CHOLESKY:
+            return square && mode == 0;
+        case IR_OP_EIGH:
+            if (mode & 2)
+                *ndim = nd - 1;
+            else
+                shape[nd - 2] = r + 1;
+            return square && mode >= 0 && mode < 4;
+        case IR_OP_SVD:
+            if (mode == 0) {
+                *ndim = nd - 1;
+                shape[nd - 2] = r;
+            } else {
+                *ndim = nd - 1;
+                shape[nd - 2] = r * r + r + (mode == 1 ? r : c) * c;
+            }
+            return r <= c && mode >= 0 && mode < 3;
+        case IR_OP_QR: { /* operand A^T: r = n, c = m */
+            int64_t m = c, n = r, k = m < n ? m : n, q = mode == 1 ? m : k;
+            if (mode == 2) {
+                shape[nd - 2] = n;
+                shape[nd - 1] = k;
+            } else {
+                *ndim = nd - 1;
+                shape[nd - 2] = q * m + n * k;
+            }
+            return mode >= 0 && mode < 3;
+        }
+        default:
+            return false;
+    }
+}

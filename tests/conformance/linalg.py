@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""numpy.linalg through `loom eval` against NumPy 2: every factorisation and what is built on
+it, over stacks, empty and 1 x 1 matrices, float32, float64 and integer inputs, transposed
+views, and the errors NumPy raises (LinAlgError for singular and indefinite matrices).
+
+Results that are unique are compared directly; eigenvectors and singular vectors (unique only
+up to sign) through what they must satisfy: V diag(w) V^T = A, U S Vh = A, Q R = A and the
+orthonormality of Q, U, V. Usage: linalg.py LOOM [--device cpu]. Exits 77 without NumPy 2."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+if np is None or int(np.__version__.split(".")[0]) < 2:
+    print("numpy 2 not installed: skipped")
+    sys.exit(77)
+
+RTOL = {"float32": 2e-4, "float64": 1e-9}
+
+
+def inputs():
+    rng = np.random.default_rng(20261202)
+    g = lambda *s: rng.standard_normal(s)
+    arrays = {
+        "a": g(4, 4) + 4 * np.eye(4),                 # well conditioned
+        "s3": g(3, 5, 5) + 5 * np.eye(5),             # a stack
+        "f": (g(6, 6) + 6 * np.eye(6)).astype(np.float32),
+        "i": rng.integers(-5, 6, (3, 3)) + 8 * np.eye(3, dtype=np.int64),
+        "b": g(4, 2), "v": g(4), "bs": g(3, 5, 3), "vs": g(5),
+        "t": g(7, 3), "w": g(3, 7), "tf": g(6, 4).astype(np.float32),
+        "one": np.array([[2.5]]), "e": np.zeros((0, 0)), "e3": np.zeros((3, 0, 0)),
+        "eb": np.zeros((0, 4, 4)), "sing": np.array([[1.0, 2.0], [2.0, 4.0]]),
+        "big": g(40, 40) + 10 * np.eye(40), "many": g(200, 8, 8) + 4 * np.eye(8),
+        "m17": g(17, 17) + 6 * np.eye(17), "m130": g(130, 130) + 15 * np.eye(130),
+    }
+    spd = g(3, 6, 6)
+    arrays["p"] = spd @ spd.swapaxes(-1, -2) + 6 * np.eye(6)
+    arrays["pf"] = arrays["p"][0].astype(np.float32)
+    sym = g(5, 5)
+    arrays["h"] = sym + sym.T
+    arrays["hs"] = arrays["p"] - 3 * np.eye(6)
+    arrays["indef"] = np.stack([arrays["p"][0], -arrays["p"][1], arrays["p"][2]])
+    return arrays
+
+
+# (expression, number of results); NumPy evaluates the same text.
+CASES = [
+    ("linalg.solve(a, b)", 1), ("linalg.solve(a, v)", 1), ("linalg.solve(s3, bs)", 1),
+    ("linalg.solve(s3, vs)", 1), ("linalg.solve(f, f[:, :2])", 1), ("linalg.solve(i, i)", 1),
+    ("linalg.solve(a.T, b)", 1), ("linalg.solve(s3, s3[0])", 1), ("linalg.solve(one, one)", 1),
+    ("linalg.solve(e, e)", 1), ("linalg.solve(big, big[:, 3])", 1),
+    ("linalg.inv(a)", 1), ("linalg.inv(s3)", 1), ("linalg.inv(f)", 1), ("linalg.inv(i)", 1),
+    ("linalg.inv(e3)", 1), ("linalg.inv(eb)", 1), ("linalg.inv(big) @ big", 1),
+    ("linalg.det(a)", 1), ("linalg.det(s3)", 1), ("linalg.det(f)", 1), ("linalg.det(i)", 1),
+    ("linalg.det(sing)", 1), ("linalg.det(e3)", 1), ("linalg.det(one)", 1),
+    ("linalg.slogdet(s3)", 2), ("linalg.slogdet(sing)", 2), ("linalg.slogdet(f)", 2),
+    ("linalg.slogdet(-a)", 2), ("linalg.slogdet(e)", 2),
+    ("linalg.cholesky(p)", 1), ("linalg.cholesky(pf)", 1), ("linalg.cholesky(p, upper=True)", 1),
+    ("linalg.cholesky(one)", 1), ("linalg.cholesky(e3)", 1),
+    ("linalg.eigvalsh(h)", 1), ("linalg.eigvalsh(hs)", 1), ("linalg.eigvalsh(h, UPLO='U')", 1),
+    ("linalg.eigvalsh(np.triu(h))", 1), ("linalg.eigvalsh(np.triu(h), UPLO='U')", 1),
+    ("linalg.eigh(hs)[0]", 1), ("linalg.eigvalsh(pf)", 1), ("linalg.eigvalsh(e3)", 1),
+    ("r = linalg.eigh(hs); (r[1] * r[0][..., None, :]) @ r[1].mT", 1),
+    ("r = linalg.eigh(h, UPLO='U'); r[1].mT @ r[1]", 1),
+    ("linalg.svdvals(t)", 1), ("linalg.svdvals(w)", 1), ("linalg.svdvals(s3)", 1),
+    ("linalg.svd(tf, compute_uv=False)", 1), ("linalg.svd(e, compute_uv=False)", 1),
+    ("r = linalg.svd(t, full_matrices=False); (r[0] * r[1][..., None, :]) @ r[2]", 1),
+    ("r = linalg.svd(w, full_matrices=False); (r[0] * r[1][..., None, :]) @ r[2]", 1),
+    ("r = linalg.svd(s3); (r[0] * r[1][..., None, :]) @ r[2]", 1),
+    ("r = linalg.svd(t); r[0].mT @ r[0]", 1), ("r = linalg.svd(w); r[2] @ r[2].mT", 1),
+    ("linalg.qr(t, mode='r')", 1), ("linalg.qr(w, mode='r')", 1), ("linalg.qr(t)", 2),
+    ("linalg.qr(w)", 2), ("linalg.qr(t, mode='complete')", 2), ("linalg.qr(w, mode='complete')", 2),
+    ("linalg.qr(s3)", 2), ("linalg.qr(tf)", 2), ("linalg.qr(e)", 2),
+    ("r = linalg.qr(t); r[0] @ r[1]", 1),
+    ("linalg.pinv(t)", 1), ("linalg.pinv(s3)", 1), ("linalg.pinv(sing)", 1),
+    ("linalg.pinv(e)", 1), ("linalg.pinv(t, rtol=None)", 1),
+    ("linalg.matrix_rank(a)", 1), ("linalg.matrix_rank(sing)", 1), ("linalg.matrix_rank(s3)", 1),
+    ("linalg.matrix_rank(v)", 1), ("linalg.matrix_rank(sing, tol=0.5)", 1),
+    ("linalg.norm(t, 2)", 1), ("linalg.norm(t, -2)", 1), ("linalg.norm(t, 'nuc')", 1),
+    ("linalg.norm(s3, 2, axis=(0, 2))", 1), ("linalg.norm(s3, 'nuc', axis=(2, 1), keepdims=True)", 1),
+    ("linalg.matrix_norm(s3, ord=2)", 1), ("linalg.matrix_norm(s3, ord='nuc', keepdims=True)", 1),
+    ("linalg.cond(a)", 1), ("linalg.cond(s3, -2)", 1), ("linalg.cond(a, 1)", 1),
+    ("linalg.cond(a, 'fro')", 1), ("linalg.cond(s3, -np.inf)", 1),
+    ("linalg.lstsq(t, t[:, 0] * 2 + 1)", 4), ("linalg.lstsq(t, t @ b[:3])", 4),
+    ("linalg.lstsq(w, w[:, 0])", 4), ("linalg.lstsq(sing, sing[0])", 4), ("linalg.lstsq(t, t)", 4),
+    ("linalg.matrix_power(a, -1)", 1), ("linalg.matrix_power(s3, -3)", 1),
+    ("linalg.tensorinv(a.reshape(2, 2, 4), ind=2)", 1),
+    ("linalg.tensorsolve(a.reshape(2, 2, 2, 2), v.reshape(2, 2))", 1),
+    ("linalg.solve(2 * a + 1, b - 1) * 3", 1),
+    ("linalg.solve(many, many[..., :1])", 1), ("linalg.solve(many, many)", 1),
+    ("linalg.inv(many)", 1), ("linalg.det(many)", 1), ("linalg.solve(m17, m17[0])", 1),
+    ("linalg.solve(m17.mT, m17[:, :2])", 1), ("linalg.inv(m130) @ m130", 1),
+    ("linalg.eigvalsh(m130 + m130.T)", 1), ("linalg.svdvals(m130[:, :77])", 1),
+    ("linalg.slogdet(m130)", 2), ("linalg.cholesky(m130 @ m130.T)", 1),
+    ("r = linalg.qr(m130[:77]); r[0] @ r[1]", 1),
+]
+# NumPy raises; loom must fail with the same kind of error.
+ERRORS = [
+    ("linalg.solve(sing, v[:2])", "Singular matrix"), ("linalg.inv(sing)", "Singular matrix"),
+    ("linalg.inv(np.stack([a, a * 0, a]))", "matrix 1 of the stack of 3"),
+    ("linalg.cholesky(indef)", "matrix 1 of the stack of 3"),
+    ("linalg.cholesky(h)", "not positive definite"), ("linalg.inv(t)", "square"),
+    ("linalg.det(v)", "two-dimensional"), ("linalg.solve(a, t)", "must have shape"),
+    ("linalg.eigvalsh(a.astype(np.float16))", "unsupported in linalg"),
+    ("linalg.matrix_power(sing, -1)", "Singular matrix"),
+]
+
+
+def run(loom, binds, tmp, expr, n, device):
+    names = ["r%d" % i for i in range(max(n, 1))]
+    prog = expr if n <= 1 else "%s = %s" % (", ".join(names), expr)
+    outs = ["-o", os.path.join(tmp, "out0.npy")] if n <= 1 else \
+        [a for k in names for a in ("-o", "%s=%s" % (k, os.path.join(tmp, k + ".npy")))]
+    p = subprocess.run([loom, "eval", prog, *binds, *outs, "--device", device],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return None, p.stderr.strip()
+    if n <= 1:
+        return [np.load(os.path.join(tmp, "out0.npy"))], None
+    return [np.load(os.path.join(tmp, k + ".npy")) for k in names], None
+
+
+def close(got, want):
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return "shape/dtype %s %s, NumPy %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
+    if want.dtype.kind != "f":
+        return None if np.array_equal(got, want) else "values differ"
+    w, g = want.astype(np.float64), got.astype(np.float64)
+    fin = np.abs(w[np.isfinite(w)])
+    scale = max(1.0, float(fin.max())) if fin.size else 1.0
+    with np.errstate(invalid="ignore"):
+        ok = (w == g) | (np.isnan(w) & np.isnan(g)) | \
+            (np.abs(g - w) <= RTOL[str(want.dtype)] * scale)
+    if np.all(ok):
+        return None
+    k = tuple(int(x) for x in np.argwhere(~ok)[0]) if want.ndim else ()
+    return "%d of %d differ; first at %s: loom %r, NumPy %r" % (
+        int(np.count_nonzero(~ok)), want.size, k, got[k], want[k])
+
+
+def numpy_eval(expr, arrays):
+    ns = dict(arrays, np=np, linalg=np.linalg)
+    if "=" in expr.split(";")[0] and ";" in expr:
+        stmt, last = expr.rsplit(";", 1)
+        exec(stmt, ns)
+        return eval(last, ns)
+    return eval(expr, ns)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("loom")
+    ap.add_argument("--device", default="cpu")
+    args = ap.parse_args()
+    if args.device != "cpu":
+        p = subprocess.run([args.loom, "info", "--device", args.device], capture_output=True)
+        if p.returncode:
+            print("no %s device: skipped" % args.device)
+            return 77
+    arrays = inputs()
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="loom-linalg-") as tmp:
+        binds = []
+        for k, x in arrays.items():
+            np.save(os.path.join(tmp, k + ".npy"), x)
+            binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
+        for expr, n in CASES:
+            want = numpy_eval(expr, arrays)
+            got, err = run(args.loom, binds, tmp, expr, n, args.device)
+            if err:
+                failures += 1
+                print("FAIL %s\n  loom: %s" % (expr, err))
+                continue
+            wants = [np.asarray(want)] if n == 1 else [np.asarray(x) for x in want]
+            for i, (g, w) in enumerate(zip(got, wants)):
+                why = close(g, w)
+                if why:
+                    failures += 1
+                    print("FAIL %s (result %d): %s" % (expr, i, why))
+        for expr, words in ERRORS:
+            try:
+                numpy_eval(expr, arrays)
+                np_raised = False
+            except (np.linalg.LinAlgError, TypeError, ValueError):
+                np_raised = True
+            got, err = run(args.loom, binds, tmp, expr, 1, args.device)
+            if not np_raised or got is not None or words not in (err or ""):
+                failures += 1
+                print("FAIL %s: NumPy raised %s; loom: %s" % (expr, np_raised, err or "no error"))
+    total = len(CASES) + len(ERRORS)
+    print("%d of %d linalg cases agree with NumPy" % (total - failures, total))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
