@@ -44,14 +44,14 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         t,
         "#define N %u\n"
         "typedef %s T;\n"
-        "struct lm_params_%s { unsigned long long w[6]; };\n"
+        "struct lm_params_%s { unsigned long long w[7]; };\n"
         "extern \"C\" __global__ void __launch_bounds__(128) %s(const lm_params_%s P) {\n"
         "    const unsigned long long m = (unsigned long long)blockIdx.x * blockDim.x + "
         "threadIdx.x;\n"
         "    if (m >= P.w[4]) return;\n"
         "    const unsigned long long k = P.w[5];\n"
         "    const T *A = (const T *)P.w[0] + m * N * N;\n"
-        "    const T *B = (const T *)P.w[1] + m * k * N;\n"
+        "    const T *B = (const T *)P.w[1] + m * k * N * P.w[6];\n"
         "    T *X = (T *)P.w[2] + m * k * N;\n"
         "    T a[N][N];\n"
         "    int piv[N];\n"
@@ -70,12 +70,13 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         "            if (v > best) { best = v; p = r; }\n"
         "        }\n"
         "        piv[c] = p;\n"
+        "#pragma unroll\n" /* constant indices only: the matrix stays in registers */
+        "        for (int r = c + 1; r < N; r++)\n"
+        "            if (r == p) {\n"
         "#pragma unroll\n"
-        "        for (int j = 0; j < N; j++) {\n"
-        "            T x = a[c][j], y = a[p][j];\n"
-        "            a[c][j] = p == c ? x : y;\n"
-        "            if (p != c) a[p][j] = x;\n"
-        "        }\n"
+        "                for (int j = 0; j < N; j++) { T x = a[c][j]; a[c][j] = a[r][j]; a[r][j] = "
+        "x; }\n"
+        "            }\n"
         "        if (a[c][c] == 0) { if (!info) info = c + 1; continue; }\n"
         "        const T inv = (T)1 / a[c][c];\n"
         "#pragma unroll\n"
@@ -92,7 +93,10 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         "#pragma unroll\n"
         "        for (int i = 0; i < N; i++) b[i] = B[q * N + i];\n"
         "#pragma unroll\n"
-        "        for (int c = 0; c < N; c++) { T x = b[c]; b[c] = b[piv[c]]; b[piv[c]] = x; }\n"
+        "        for (int c = 0; c < N; c++)\n"
+        "#pragma unroll\n"
+        "            for (int r = c + 1; r < N; r++)\n"
+        "                if (r == piv[c]) { T x = b[c]; b[c] = b[r]; b[r] = x; }\n"
         "#pragma unroll\n"
         "        for (int i = 1; i < N; i++)\n"
         "#pragma unroll\n"
@@ -112,7 +116,7 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
 
 base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n) {
     char k[40];
-    snprintf(k, sizeof k, "small_solve/%d/%lld/1", (int)d, (long long)n);
+    snprintf(k, sizeof k, "small_solve/%d/%lld/3", (int)d, (long long)n);
     return base_hash128(k, strlen(k));
 }
 
@@ -169,7 +173,7 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     j.ipiv = ipiv;
     if ((s = rt_memset(rt, info, 0, words * 4))) goto done;
     if (small) {
-        uint64_t w[6] = {j.a, j.b, out, info, (uint64_t)j.batch, (uint64_t)j.nrhs};
+        uint64_t w[7] = {j.a, j.b, out, info, (uint64_t)j.batch, (uint64_t)j.nrhs, j.mode != 1};
         void *params[1] = {w};
         if ((s = rt_launch(rt, st->kerns[0], (uint32_t)((j.batch + 127) / 128), 128, params)))
             goto done;

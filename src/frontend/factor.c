@@ -105,8 +105,8 @@ static bool need(loom_ctx_t *ctx, const char *fn, int n, loom_array_t ***dst) {
 }
 
 /* A solve of a (.., n, n) for right-hand sides bt (.., k, n) (B^T), batch axes broadcast, the
- * common float dtype; X (.., n, k). fn names the caller in errors (p.k 1 words them as inv's). */
-static loom_array_t *solve_t(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *bt, int64_t mode) {
+ * common float dtype; X (.., n, k). */
+static loom_array_t *solve_t(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *bt) {
     int d = fe_promote(ctx, "solve", (loom_dtype_t)a->dtype, (loom_dtype_t)bt->dtype);
     if (d < 0) return &ctx->nil;
     a = loom_astype(ctx, a, (loom_dtype_t)d);
@@ -132,7 +132,7 @@ static loom_array_t *solve_t(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *bt,
     shape[nb] = bt->shape[bt->ndim - 2];
     shape[nb + 1] = bt->shape[bt->ndim - 1];
     loom_array_t *bb = loom_broadcast_to(ctx, bt, nb + 2, shape);
-    return loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, mode, ab, bb));
+    return loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, 0, ab, bb));
 }
 
 LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
@@ -165,7 +165,7 @@ LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     } else {
         bt = loom_matrix_transpose(ctx, b);
     }
-    loom_array_t *x = solve_t(ctx, a, bt, 0);
+    loom_array_t *x = solve_t(ctx, a, bt);
     if (!vector || (x->flags & FE_NIL)) return x;
     return fe_index_axis(ctx, x, x->ndim - 1, 0);
 }
@@ -176,7 +176,9 @@ LOOM_API loom_array_t *loom_inv(loom_ctx_t *ctx, loom_array_t *a) {
     a = lin_input(ctx, "inv", a, true);
     if (!a) return &ctx->nil;
     int64_t n = a->shape[a->ndim - 1];
-    return solve_t(ctx, a, loom_eye(ctx, n, n, 0, (loom_dtype_t)a->dtype), 1);
+    /* one identity B^T shared by the stack (not broadcast: a copy per matrix is the solver's) */
+    loom_array_t *eye = loom_eye(ctx, n, n, 0, (loom_dtype_t)a->dtype);
+    return loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, 1, a, eye));
 }
 
 LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper) {

@@ -199,7 +199,8 @@ static inline bool ir_is_int(loom_dtype_t d) {
      * maps onto LAPACK's column-major routines, which both devices call the same way).       \
      * LU: (.., n, n) -> (.., n+1, n): rows 0..n-1 the transposed getrf factors of the        \
      *   transpose (diagonal: U's), row n the 1-based pivots. Never raises.                   \
-     * SOLVE: A (.., n, n), B^T (.., k, n) -> X^T (.., k, n) with A X = B. Raises singular.   \
+     * SOLVE: A (.., n, n), B^T (.., k, n) -> X^T (.., k, n) with A X = B; p.k 1 (inv): one    \
+ *   B^T (k, n) for every matrix. Raises singular.                                          \
      * CHOLESKY: (.., n, n) -> L below the diagonal and on it (A = L L^T from A's lower       \
      *   triangle); above it whatever the device leaves. Raises not positive definite.        \
      * EIGH: p.k bit 0: read the upper triangle (else the lower); bit 1: values only, (.., n) \

@@ -166,7 +166,8 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
             case IR_OP_SOLVE: {
                 int64_t k = n->shape[n->ndim - 2];
                 memcpy(work, ap, (size_t)a_per * es);
-                memcpy(op, (const char *)b + (size_t)(bi * k * rows) * es, (size_t)(k * rows) * es);
+                int64_t bb = n->p.k == 1 ? 0 : bi; /* inv: one B for all */
+                memcpy(op, (const char *)b + (size_t)(bb * k * rows) * es, (size_t)(k * rows) * es);
                 info = L->getrf[t](COL_MAJOR, nn, nn, work, nn, ipiv);
                 if (info == 0 && k)
                     info = L->getrs[t](COL_MAJOR, 'T', nn, (lp_int)k, work, nn, ipiv, op, nn);
@@ -249,12 +250,12 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
         case IR_OP_LU:
             shape[nd - 2] = r + 1;
             return square && mode == 0;
-        case IR_OP_SOLVE:
-            if (!b || b->ndim != nd || b->shape[nd - 1] != r ||
-                memcmp(b->shape, a->shape, (size_t)(nd - 2) * sizeof *shape))
+        case IR_OP_SOLVE: /* mode 1 (inv): one (k, n) B^T shared by every matrix */
+            if (!b || b->ndim != (mode == 1 ? 2 : nd) || b->shape[b->ndim - 1] != r ||
+                (mode != 1 && memcmp(b->shape, a->shape, (size_t)(nd - 2) * sizeof *shape)))
                 return false;
-            shape[nd - 2] = b->shape[nd - 2];
-            return square && (mode == 0 || mode == 1); /* 1: inv's, for its messages */
+            shape[nd - 2] = b->shape[b->ndim - 2];
+            return square && (mode == 0 || mode == 1);
         case IR_OP_CHOLESKY:
             return square && mode == 0;
         case IR_OP_EIGH:
