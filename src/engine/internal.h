@@ -151,13 +151,19 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
 
 /* ---- linalg.c ---- */
 /* Runs a LINALG step (its node sg->outputs[0] over C-contiguous INPUT operands at in[], result
- * at out): the cuSOLVER job, LU's pivots kernel (st->kerns[0]), then the info words read back
- * (a sync); LINALG_ERROR naming the matrix when one fails. Nothing on a compile-only device. */
+ * at out): the cuSOLVER job or the small-system kernel (st->kerns[0]), LU's pivots kernel
+ * (st->kerns[0]), then the first failing info word found by the last kernel and read back (a
+ * sync); LINALG_ERROR naming the matrix when one fails. Nothing on a compile-only device. */
 loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
 /* Stacks of SOLVE systems up to this size run one thread per system (en_linalg_small_source). */
 #define EN_SMALL_SOLVE 16
 void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
 base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n);
+/* Its threads per block (shared memory holds the block's matrices: 32 KiB). */
+uint32_t en_linalg_small_tpb(int64_t n, size_t es);
+/* The first failing info word's kernel (every LINALG step's last) and its cache key. */
+void en_linalg_first_bad_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
+base_hash128_t en_linalg_first_bad_key(void);
 /* LU's pivots kernel (idx 0 float32, 1 float64) and its cache key. */
 void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
 base_hash128_t en_linalg_pivots_key(loom_dtype_t d);

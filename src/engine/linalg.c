@@ -43,14 +43,24 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
     base_str_printf(
         t,
         "#define N %u\n"
+        "#define TPB %u\n"
         "typedef %s T;\n"
         "struct lm_params_%s { unsigned long long w[7]; };\n"
-        "extern \"C\" __global__ void __launch_bounds__(128) %s(const lm_params_%s P) {\n"
-        "    const unsigned long long m = (unsigned long long)blockIdx.x * blockDim.x + "
-        "threadIdx.x;\n"
-        "    if (m >= P.w[4]) return;\n"
+        "extern \"C\" __global__ void __launch_bounds__(TPB) %s(const lm_params_%s P) {\n"
+        /* the block's matrices through shared memory, read coalesced; a pad word per matrix
+         * keeps the threads' rows in different banks */
+        "    __shared__ T sm[TPB * (N * N + 1)];\n"
+        "    const unsigned long long m0 = (unsigned long long)blockIdx.x * TPB;\n"
+        "    const unsigned long long left = P.w[4] - m0;\n"
+        "    const unsigned cnt = left < TPB ? (unsigned)left : TPB;\n"
+        "    const T *A0 = (const T *)P.w[0] + m0 * N * N;\n"
+        "    for (unsigned i = threadIdx.x; i < cnt * N * N; i += TPB)\n"
+        "        sm[i / (N * N) * (N * N + 1) + i %% (N * N)] = A0[i];\n"
+        "    __syncthreads();\n"
+        "    const unsigned long long m = m0 + threadIdx.x;\n"
+        "    if (threadIdx.x >= cnt) return;\n"
         "    const unsigned long long k = P.w[5];\n"
-        "    const T *A = (const T *)P.w[0] + m * N * N;\n"
+        "    const T *A = sm + threadIdx.x * (N * N + 1);\n"
         "    const T *B = (const T *)P.w[1] + m * k * N * P.w[6];\n"
         "    T *X = (T *)P.w[2] + m * k * N;\n"
         "    T a[N][N];\n"
@@ -111,13 +121,46 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         "        for (int i = 0; i < N; i++) X[q * N + i] = b[i];\n"
         "    }\n"
         "}\n",
-        n, ct, name, name, name);
+        n, en_linalg_small_tpb(n, idx & 1 ? 8 : 4), ct, name, name, name);
+}
+
+uint32_t en_linalg_small_tpb(int64_t n, size_t es) {
+    int64_t t = n > 0 ? 32768 / (n * n * (int64_t)es) : 128;
+    return (uint32_t)(t < 1 ? 1 : t > 128 ? 128 : t);
 }
 
 base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n) {
     char k[40];
-    snprintf(k, sizeof k, "small_solve/%d/%lld/3", (int)d, (long long)n);
+    snprintf(k, sizeof k, "small_solve/%d/%lld/4", (int)d, (long long)n);
     return base_hash128(k, strlen(k));
+}
+
+/* The first failing info word of a step (its index, or UINT32_MAX): what the host reads back,
+ * 4 bytes instead of every matrix's words. LU's positive words (a zero pivot) are no failure. */
+void en_linalg_first_bad_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
+    (void)obj;
+    (void)idx;
+    snprintf(name, 48, "loom_la_first_bad");
+    base_str_printf(t,
+                    "struct lm_params_%s { unsigned long long w[5]; };\n"
+                    "extern \"C\" __global__ void %s(const lm_params_%s P) {\n"
+                    "    const int *info = (const int *)P.w[0];\n"
+                    "    const unsigned long long n = P.w[1], batch = P.w[2], lu = P.w[4];\n"
+                    "    const unsigned long long step = (unsigned long long)gridDim.x * "
+                    "blockDim.x;\n"
+                    "    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + "
+                    "threadIdx.x; t < n; t += step) {\n"
+                    "        const int v = info[t];\n"
+                    "        if (v < 0 || (v > 0 && !(lu && t < batch)))\n"
+                    "            atomicMin((unsigned *)P.w[3], (unsigned)t);\n"
+                    "    }\n"
+                    "}\n",
+                    name, name, name);
+}
+
+base_hash128_t en_linalg_first_bad_key(void) {
+    static const char k[] = "la_first_bad/1";
+    return base_hash128(k, sizeof k - 1);
 }
 
 base_hash128_t en_linalg_pivots_key(loom_dtype_t d) {
@@ -163,19 +206,20 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     }
     j.out = out;
     size_t words = (size_t)j.batch * 2, pivs = (size_t)(j.batch * j.rows);
-    uint64_t info = 0, ipiv = 0;
-    int32_t *host = NULL;
-    loom_status_t s = rt_alloc(rt, words * 4 + pivs * 4 + 4, &info);
+    uint64_t info = 0, ipiv = 0, first = 0;
+    loom_status_t s = rt_alloc(rt, words * 4 + 8 + pivs * 4, &info);
     if (s) return s;
-    ipiv = info + words * 4;
+    first = info + words * 4;
+    ipiv = first + 8;
     j.info = info;
     j.info2 = info + (uint64_t)j.batch * 4;
     j.ipiv = ipiv;
-    if ((s = rt_memset(rt, info, 0, words * 4))) goto done;
+    if ((s = rt_memset(rt, info, 0, words * 4)) || (s = rt_memset(rt, first, 0xFF, 4))) goto done;
     if (small) {
         uint64_t w[7] = {j.a, j.b, out, info, (uint64_t)j.batch, (uint64_t)j.nrhs, j.mode != 1};
         void *params[1] = {w};
-        if ((s = rt_launch(rt, st->kerns[0], (uint32_t)((j.batch + 127) / 128), 128, params)))
+        uint32_t tpb = en_linalg_small_tpb(j.rows, ir_dtypes[j.dtype].size);
+        if ((s = rt_launch(rt, st->kerns[0], (uint32_t)((j.batch + tpb - 1) / tpb), tpb, params)))
             goto done;
     } else if ((s = rt_solver_run(rt, e->solver, &j))) {
         goto done;
@@ -188,22 +232,27 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
         if ((s = rt_launch(rt, st->kerns[0], (uint32_t)(blocks < cap ? blocks : cap), 256, params)))
             goto done;
     }
-    host = base_malloc(e->al, words, sizeof *host);
-    if (!host) {
-        s = en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "linalg: out of memory");
-        goto done;
+    { /* the first failing word, found on the device; its value read only when there is one */
+        uint64_t w[5] = {info, (uint64_t)words, (uint64_t)j.batch, first, nd->op == IR_OP_LU};
+        void *params[1] = {w};
+        uint64_t blocks = (words + 255) / 256;
+        if ((s = rt_launch(rt, st->kerns[st->n_kerns - 1],
+                           (uint32_t)(blocks < 1024 ? blocks : 1024), 256, params)))
+            goto done;
     }
-    if ((s = rt_d2h(rt, host, info, words * 4))) goto done;
-    for (int64_t b = 0; b < j.batch && !s; b++) {
-        int32_t i1 = host[b], i2 = host[j.batch + b];
-        if (i1 < 0 || i2 < 0)
+    uint32_t bad;
+    if ((s = rt_d2h(rt, &bad, first, sizeof bad))) goto done;
+    if (bad != UINT32_MAX) {
+        int32_t v = 0;
+        if ((s = rt_d2h(rt, &v, info + (uint64_t)bad * 4, sizeof v))) goto done;
+        int64_t b = (int64_t)bad % j.batch;
+        if (v < 0)
             s = en_error(e, LOOM_STATUS_INTERNAL, "linalg.%s: cuSOLVER refused argument %d",
-                         ir_ops[nd->op].name, -(i1 < 0 ? i1 : i2));
-        else if (i1 > 0 && nd->op != IR_OP_LU) /* a singular matrix has a determinant */
-            s = ir_linalg_error(e->err, nd, i1, b, j.batch);
+                         ir_ops[nd->op].name, -v);
+        else
+            s = ir_linalg_error(e->err, nd, v, b, j.batch);
     }
 done:
-    base_free(e->al, host);
     rt_free(rt, info);
     return s;
 }

@@ -607,7 +607,18 @@ static bool elem_step(sched_t *s, const uint32_t *outs, uint32_t n, uint32_t *sl
                 en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: cannot emit node %u", outs[k]);
             return false;
         }
-        slots[k] = step_output(s, j, &s->g->nodes[outs[k]]);
+        const ir_node_t *want = &s->g->nodes[outs[k]], *got = &st->sg.nodes[j];
+        if (got->ndim != want->ndim ||
+            memcmp(got->shape, want->shape, (size_t)want->ndim * sizeof *want->shape)) {
+            /* a generator read broadcast keeps its own shape (emit): the step writes it copied
+             * over the whole result, not its own few elements */
+            ir_node_t c = {0};
+            c.op = IR_OP_CAST;
+            c.dtype = want->dtype;
+            uint32_t src[3] = {j, 0, 0};
+            if ((j = emit_copy(s, &c, src, want)) == NONE) return false;
+        }
+        slots[k] = step_output(s, j, want);
         if (slots[k] == NONE) return false;
     }
     return finish_elem(s, st);
@@ -907,6 +918,10 @@ static void src_small(const void *o, uint32_t i, base_str_t *t, char *name) {
     en_linalg_small_source(o, i, t, name);
 }
 
+static void src_first_bad(const void *o, uint32_t i, base_str_t *t, char *name) {
+    en_linalg_first_bad_source(o, i, t, name);
+}
+
 /* A factorisation: one step over C-contiguous operands (cuSOLVER works on copies of them). */
 static bool sched_linalg(sched_t *s, uint32_t i) {
     const ir_graph_t *g = s->g;
@@ -927,21 +942,21 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
     uint32_t j = emit_copy(s, n, src, n);
     uint32_t slot = step_output(s, j, n);
     if (slot == NONE) return false;
-    int64_t rows = n->ndim >= 2 ? g->nodes[n->src[0]].shape[n->ndim - 1] : 0;
-    if (n->op == IR_OP_SOLVE && rows >= 1 && rows <= EN_SMALL_SOLVE) { /* a thread a system */
-        if (!alloc_kerns(s, st, 1)) return false;
-        uint32_t idx = (uint32_t)rows * 2 + (n->dtype == LOOM_DTYPE_F64);
-        if (!(st->kerns[0] = en_kernel(s->e, en_linalg_small_key((loom_dtype_t)n->dtype, rows),
-                                       src_small, NULL, idx)))
-            return false;
-    }
-    if (n->op == IR_OP_LU) {
-        if (!alloc_kerns(s, st, 1)) return false;
-        uint32_t idx = n->dtype == LOOM_DTYPE_F64;
-        if (!(st->kerns[0] = en_kernel(s->e, en_linalg_pivots_key((loom_dtype_t)n->dtype),
-                                       src_pivots, NULL, idx)))
-            return false;
-    }
+    const ir_node_t *a0 = &g->nodes[n->src[0]];
+    int64_t rows = a0->shape[a0->ndim - 1];
+    bool small = n->op == IR_OP_SOLVE && rows >= 1 && rows <= EN_SMALL_SOLVE;
+    uint32_t nk = small || n->op == IR_OP_LU ? 2 : 1;
+    if (!alloc_kerns(s, st, nk)) return false;
+    uint32_t f64 = n->dtype == LOOM_DTYPE_F64;
+    if (small) /* a thread a system */
+        st->kerns[0] = en_kernel(s->e, en_linalg_small_key((loom_dtype_t)n->dtype, rows),
+                                 src_small, NULL, (uint32_t)rows * 2 + f64);
+    if (n->op == IR_OP_LU)
+        st->kerns[0] = en_kernel(s->e, en_linalg_pivots_key((loom_dtype_t)n->dtype), src_pivots,
+                                 NULL, f64);
+    st->kerns[nk - 1] = en_kernel(s->e, en_linalg_first_bad_key(), src_first_bad, NULL, 0);
+    for (uint32_t k = 0; k < nk; k++)
+        if (!st->kerns[k]) return false;
     set_buf(s, i, slot);
     return true;
 }

@@ -95,6 +95,20 @@ static void test_views(void **state) {
     eval_both(f, "stack((x, y, x - y), axis=1)", 0, -1);
 }
 
+/* A generator broadcast as a whole result, or as the operand of a library step (which reads a
+ * buffer): the step that materialises it writes every element, not the generator's own few. */
+static void test_broadcast_generators(void **state) {
+    fx_t *f = *state;
+    eval_both(f, "broadcast_to(eye(64, dtype='float32'), (3, 64, 64))", 0, 1);
+    eval_both(f, "broadcast_to(arange(64, dtype='float32'), (37, 64)) @ x.T", 1e-5, -1);
+    eval_both(f, "sort(broadcast_to(linspace(1, 0, 64, dtype='float32'), (37, 64)), axis=0)", 0,
+              -1);
+    eval_both(f,
+              "linalg.solve(stack((x[:, :37], y[:, :37])) + 40 * eye(37, dtype='float32'), "
+              "broadcast_to(eye(37, dtype='float32'), (2, 37, 37)))",
+              1e-4, -1);
+}
+
 static void test_fused_reductions(void **state) {
     fx_t *f = *state;
     const double t = 1e-5;
@@ -150,6 +164,7 @@ int main(void) {
     loom_ctx_destroy(probe);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_views),
+        cmocka_unit_test(test_broadcast_generators),
         cmocka_unit_test(test_fused_reductions),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
