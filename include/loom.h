@@ -1030,7 +1030,8 @@ LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64
  * (.., n, k) matrices; the stack axes broadcast. */
 LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
 LOOM_API loom_array_t *loom_inv(loom_ctx_t *ctx, loom_array_t *a);
-/* np.linalg.cholesky(a, upper): L with a = L L^T, from a's lower triangle; upper: L^T. */
+/* np.linalg.cholesky(a, upper): L with a = L L^T from a's lower triangle; upper: U with
+ * a = U^T U from a's upper triangle (NumPy 2's). */
 LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper);
 /* np.linalg.det: sign * exp(logabsdet), as NumPy computes it. */
 LOOM_API loom_array_t *loom_det(loom_ctx_t *ctx, loom_array_t *a);

@@ -185,8 +185,12 @@ LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper
     if (!ctx) return NULL;
     a = lin_input(ctx, "cholesky", a, true);
     if (!a) return &ctx->nil;
-    loom_array_t *l = loom_tril(ctx, lin_node(ctx, IR_OP_CHOLESKY, 0, a, NULL), 0);
-    return upper ? loom_matrix_transpose(ctx, l) : l;
+    /* The node reads its operand's transpose's lower triangle and gives L^T. NumPy's upper form
+     * reads a's upper triangle, which is a^T's lower: a itself goes in, U = L^T comes out. */
+    loom_array_t *lt = lin_node(ctx, IR_OP_CHOLESKY, 0, upper ? a : loom_matrix_transpose(ctx, a),
+                                NULL);
+    loom_array_t *u = loom_triu(ctx, lt, 0);
+    return upper ? u : loom_matrix_transpose(ctx, u);
 }
 
 LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array_t **sign,

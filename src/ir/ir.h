@@ -201,8 +201,8 @@ static inline bool ir_is_int(loom_dtype_t d) {
      *   transpose (diagonal: U's), row n the 1-based pivots. Never raises.                   \
      * SOLVE: A (.., n, n), B^T (.., k, n) -> X^T (.., k, n) with A X = B; p.k 1 (inv): one    \
  *   B^T (k, n) for every matrix. Raises singular.                                          \
-     * CHOLESKY: (.., n, n) -> L below the diagonal and on it (A = L L^T from A's lower       \
-     *   triangle); above it whatever the device leaves. Raises not positive definite.        \
+     * CHOLESKY: A^T (.., n, n) -> L^T on and above the diagonal (A = L L^T from A's lower   \
+     *   triangle); below it whatever the device leaves. Raises not positive definite.        \
      * EIGH: p.k bit 0: read the upper triangle (else the lower); bit 1: values only, (.., n) \
      *   ascending; else (.., n+1, n): row 0 the values, row 1 + i eigenvector i.             \
      * SVD of (.., m, n) with m <= n: p.k 0 the values (.., m), descending; 1 (reduced) and   \
