@@ -161,7 +161,7 @@ def main():
     ap.add_argument("-k", default="", help="only the cases whose text contains this")
     args = ap.parse_args()
     if args.device != "cpu":
-        p = subprocess.run([args.loom, "info", "--device", args.device], capture_output=True)
+        p = subprocess.run([args.loom, "eval", "1", "--device", args.device], capture_output=True)
         if p.returncode:
             print("no %s device: skipped" % args.device)
             return 77

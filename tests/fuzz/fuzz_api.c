@@ -381,6 +381,14 @@ static bool small_enough(loom_array_t *const *roots, int n_roots) {
             if (k < 0) return false;
             n *= k ? k : 1;
         }
+        if (!(a->flags & FE_REALISED) && ir_ops[a->op].kind == IR_KIND_LINALG) {
+            /* a factorisation: about max(rows, cols)^3 per matrix */
+            const loom_array_t *o = a->src[0];
+            int64_t big = o->shape[o->ndim - 1] > o->shape[o->ndim - 2] ? o->shape[o->ndim - 1]
+                                                                        : o->shape[o->ndim - 2];
+            if (big > 64) return false;
+            n = node_elems(o) * (big ? big : 1);
+        }
         if ((work += n) > MAX_WORK) return false;
         for (int k = 0; k < 3; k++) {
             if (!a->src[k]) continue;
@@ -1499,6 +1507,76 @@ static void op_numeric2(reader_t *r) {
     }
 }
 
+/* Several results of one call: all of them or none, each a checked array. */
+static void results(loom_status_t st, int n, loom_array_t **out) {
+    int set = 0;
+    for (int k = 0; k < n; k++) set += out[k] != NULL;
+    CHECK(set == 0 || set == n, "a several-result function handed out some of its results");
+    (void)st;
+    for (int k = 0; k < n; k++)
+        if (out[k] && !loom_array_is_nil(out[k])) check_array(out[k]), put(out[k]);
+}
+
+/* numpy.linalg's factorisations and what is built on them: any shapes, dtypes and modes
+ * (lstsq reads the rank back: only on operands small enough to evaluate). */
+static void op_linalg(reader_t *r) {
+    uint8_t b = byte(r);
+    loom_array_t *a = pick(r), *c = pick(r);
+    bool nil1 = is_nil(a), nil2 = is_nil(a) || is_nil(c);
+    double p = real(r);
+    loom_array_t *out[4] = {NULL, NULL, NULL, NULL};
+    pre();
+    switch (b % 10) {
+        case 0:
+            built(b & 16 ? loom_solve(ctx, a, c) : loom_inv(ctx, a), b & 16 ? nil2 : nil1);
+            break;
+        case 1:
+            built(b & 16 ? loom_cholesky(ctx, a, b & 32) : loom_det(ctx, a), nil1);
+            break;
+        case 2:
+            results(acted(loom_slogdet(ctx, a, &out[0], &out[1])), 2, out);
+            break;
+        case 3:
+            if (b & 16)
+                results(acted(loom_eigh(ctx, a, b & 32, &out[0], &out[1])), 2, out);
+            else
+                built(loom_eigvalsh(ctx, a, b & 32), nil1);
+            break;
+        case 4:
+            if (b & 16)
+                results(acted(loom_svd(ctx, a, b & 32, &out[0], &out[1], &out[2])), 3, out);
+            else
+                built(loom_svdvals(ctx, a), nil1);
+            break;
+        case 5: {
+            loom_qr_mode_t m = (loom_qr_mode_t)(byte(r) % 4);
+            loom_status_t st = acted(loom_qr(ctx, a, m, &out[0], &out[1]));
+            if (m == LOOM_QR_R) {
+                if (out[1] && !loom_array_is_nil(out[1])) check_array(out[1]), put(out[1]);
+                (void)st;
+            } else {
+                results(st, 2, out);
+            }
+            break;
+        }
+        case 6:
+            built(b & 16 ? loom_pinv(ctx, a, p) : loom_matrix_rank(ctx, a, b & 32 ? p : NAN), nil1);
+            break;
+        case 7:
+            built(loom_cond(ctx, a, (loom_norm_t)(byte(r) % 5), p), nil1);
+            break;
+        case 8:
+            built(b & 16 ? loom_tensorinv(ctx, a, (int32_t)(byte(r) % 5) - 1)
+                         : loom_tensorsolve(ctx, a, c),
+                  b & 16 ? nil1 : nil2);
+            break;
+        default:
+            if (!sync_ok(a) || !sync_ok(c)) return;
+            results(acted(loom_lstsq(ctx, a, c, p, &out[0], &out[1], &out[2], &out[3])), 4, out);
+            break;
+    }
+}
+
 /* The opcodes, by name for FUZZ_API_TRACE=1, which prints each call of a replayed input with
  * the status after it (the library itself never prints). */
 typedef struct op {
@@ -1518,7 +1596,7 @@ static const op_t ops[] = {
 /* Opcodes added later take the top opcode bytes, so that every byte below keeps the call it
  * picked when the corpus's inputs were found (byte % the first table's length). */
 #define LATER_FROM 248
-static const op_t later_ops[] = {OP(index), OP(numeric), OP(numeric2)};
+static const op_t later_ops[] = {OP(index), OP(numeric), OP(numeric2), OP(linalg)};
 #undef OP
 static bool trace;
 
