@@ -34,10 +34,25 @@ static loom_array_t *lin_input(loom_ctx_t *ctx, const char *fn, loom_array_t *a,
     return (r->flags & FE_NIL) ? NULL : r;
 }
 
+/* The longest matrix side a factorisation takes: its packed results (a few side^2 elements per
+ * matrix) stay far inside int64, and LAPACK's and cuSOLVER's 32-bit sizes refuse larger ones
+ * anyway. */
+#define LIN_MAX_SIDE ((int64_t)1 << 24)
+
 /* The LINALG node op (mode) of a (and b). */
 static loom_array_t *lin_node(loom_ctx_t *ctx, ir_op_t op, int64_t mode, loom_array_t *a,
                               loom_array_t *b) {
     if (!a || (a->flags & FE_NIL) || (b && (b->flags & FE_NIL))) return &ctx->nil;
+    for (int k = 0; k < 2; k++) { /* packed results hold a few side^2 elements a matrix */
+        const loom_array_t *o = k ? b : a;
+        if (o && (o->shape[o->ndim - 1] > LIN_MAX_SIDE || o->shape[o->ndim - 2] > LIN_MAX_SIDE)) {
+            fe_error(ctx, LOOM_STATUS_OVERFLOW,
+                     "linalg.%s: matrices of %lld x %lld are too large (at most %lld a side)",
+                     ir_ops[op].name, (long long)o->shape[o->ndim - 2],
+                     (long long)o->shape[o->ndim - 1], (long long)LIN_MAX_SIDE);
+            return &ctx->nil;
+        }
+    }
     ir_node_t an = {0}, bn = {0};
     an.ndim = (uint8_t)a->ndim;
     memcpy(an.shape, a->shape, (size_t)a->ndim * sizeof *a->shape);
@@ -85,10 +100,16 @@ static loom_array_t *rows_of(loom_ctx_t *ctx, loom_array_t *x, int64_t start, in
     return loom_slice(ctx, x, nd, starts, stops, NULL);
 }
 
+/* A several-result function that failed (or got a nil operand): every result nil. */
+static loom_status_t nil_outs(loom_ctx_t *ctx, int n, loom_array_t ***dst) {
+    for (int i = 0; i < n; i++)
+        if (dst[i]) *dst[i] = &ctx->nil;
+    return ctx->err.status;
+}
+
 static loom_status_t outs(loom_ctx_t *ctx, int n, loom_array_t **vals, loom_array_t ***dst) {
     for (int i = 0; i < n; i++)
-        if (vals[i] && (vals[i]->flags & FE_NIL))
-            return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
+        if (vals[i] && (vals[i]->flags & FE_NIL)) return nil_outs(ctx, n, dst);
     for (int i = 0; i < n; i++)
         if (dst[i]) *dst[i] = vals[i];
     return ctx->err.status;
@@ -187,8 +208,8 @@ LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper
     if (!a) return &ctx->nil;
     /* The node reads its operand's transpose's lower triangle and gives L^T. NumPy's upper form
      * reads a's upper triangle, which is a^T's lower: a itself goes in, U = L^T comes out. */
-    loom_array_t *lt = lin_node(ctx, IR_OP_CHOLESKY, 0, upper ? a : loom_matrix_transpose(ctx, a),
-                                NULL);
+    loom_array_t *lt =
+        lin_node(ctx, IR_OP_CHOLESKY, 0, upper ? a : loom_matrix_transpose(ctx, a), NULL);
     loom_array_t *u = loom_triu(ctx, lt, 0);
     return upper ? u : loom_matrix_transpose(ctx, u);
 }
@@ -197,13 +218,13 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
                                     loom_array_t **logabsdet) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     loom_array_t **dst[2] = {sign, logabsdet};
-    if (!need(ctx, "slogdet", 2, dst)) return ctx->err.status;
+    if (!need(ctx, "slogdet", 2, dst)) return nil_outs(ctx, 2, dst);
     a = lin_input(ctx, "slogdet", a, true);
-    if (!a) return ctx->err.status;
+    if (!a) return nil_outs(ctx, 2, dst);
     int64_t n = a->shape[a->ndim - 1];
     int nd = a->ndim;
     loom_array_t *lu = lin_node(ctx, IR_OP_LU, 0, a, NULL);
-    if (lu->flags & FE_NIL) return ctx->err.status;
+    if (lu->flags & FE_NIL) return nil_outs(ctx, 2, dst);
     loom_array_t *diag = loom_diagonal(ctx, rows_of(ctx, lu, 0, n), 0, nd - 2, nd - 1);
     loom_array_t *piv = fe_index_axis(ctx, lu, nd - 2, n);
     loom_array_t *pos = loom_arange(ctx, 1, (double)n + 1, 1, (loom_dtype_t)a->dtype);
@@ -227,7 +248,7 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
 LOOM_API loom_array_t *loom_det(loom_ctx_t *ctx, loom_array_t *a) {
     if (!ctx) return NULL;
     loom_array_t *s, *l;
-    if (loom_slogdet(ctx, a, &s, &l) != LOOM_STATUS_OK) return &ctx->nil;
+    loom_slogdet(ctx, a, &s, &l); /* nil results on failure, which propagate */
     return loom_multiply(ctx, s, loom_exp(ctx, l));
 }
 
@@ -235,12 +256,12 @@ LOOM_API loom_status_t loom_eigh(loom_ctx_t *ctx, loom_array_t *a, int upper,
                                  loom_array_t **eigenvalues, loom_array_t **eigenvectors) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     loom_array_t **dst[2] = {eigenvalues, eigenvectors};
-    if (!need(ctx, "eigh", 2, dst)) return ctx->err.status;
+    if (!need(ctx, "eigh", 2, dst)) return nil_outs(ctx, 2, dst);
     a = lin_input(ctx, "eigh", a, true);
-    if (!a) return ctx->err.status;
+    if (!a) return nil_outs(ctx, 2, dst);
     int64_t n = a->shape[a->ndim - 1];
     loom_array_t *p = lin_node(ctx, IR_OP_EIGH, upper ? 1 : 0, a, NULL);
-    if (p->flags & FE_NIL) return ctx->err.status;
+    if (p->flags & FE_NIL) return nil_outs(ctx, 2, dst);
     loom_array_t *vals[2] = {fe_index_axis(ctx, p, p->ndim - 2, 0),
                              loom_matrix_transpose(ctx, rows_of(ctx, p, 1, n + 1))};
     return outs(ctx, 2, vals, dst);
@@ -269,14 +290,14 @@ LOOM_API loom_status_t loom_svd(loom_ctx_t *ctx, loom_array_t *a, int full_matri
                                 loom_array_t **u, loom_array_t **s, loom_array_t **vh) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     loom_array_t **dst[3] = {u, s, vh};
-    if (!need(ctx, "svd", 3, dst)) return ctx->err.status;
+    if (!need(ctx, "svd", 3, dst)) return nil_outs(ctx, 3, dst);
     a = lin_input(ctx, "svd", a, false);
-    if (!a) return ctx->err.status;
+    if (!a) return nil_outs(ctx, 3, dst);
     bool tall = a->shape[a->ndim - 2] > a->shape[a->ndim - 1];
     loom_array_t *w = tall ? loom_matrix_transpose(ctx, a) : a; /* m <= n */
     int64_t m = w->shape[w->ndim - 2], n = w->shape[w->ndim - 1], r = full_matrices ? n : m;
     loom_array_t *p = lin_node(ctx, IR_OP_SVD, full_matrices ? 2 : 1, w, NULL);
-    if (p->flags & FE_NIL) return ctx->err.status;
+    if (p->flags & FE_NIL) return nil_outs(ctx, 3, dst);
     loom_array_t *pu = unpack(ctx, p, 0, m, m), *pv = unpack(ctx, p, m * m + m, r, n);
     int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
     for (int ax = 0; ax < p->ndim; ax++) starts[ax] = stops[ax] = LOOM_NONE;
@@ -295,17 +316,17 @@ LOOM_API loom_status_t loom_qr(loom_ctx_t *ctx, loom_array_t *a, loom_qr_mode_t 
     loom_array_t **dst[2] = {q, r};
     if (mode != LOOM_QR_REDUCED && mode != LOOM_QR_COMPLETE && mode != LOOM_QR_R) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "linalg.qr: unknown mode %d", (int)mode);
-        return ctx->err.status;
+        return nil_outs(ctx, 2, dst);
     }
     if (!need(ctx, "qr", mode == LOOM_QR_R ? 1 : 2, mode == LOOM_QR_R ? dst + 1 : dst))
-        return ctx->err.status;
+        return nil_outs(ctx, 2, dst);
     a = lin_input(ctx, "qr", a, false);
-    if (!a) return ctx->err.status;
+    if (!a) return nil_outs(ctx, 2, dst);
     int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
     int64_t qc = mode == LOOM_QR_COMPLETE ? m : k;
     int64_t pmode = mode == LOOM_QR_R ? 2 : mode == LOOM_QR_COMPLETE ? 1 : 0;
     loom_array_t *p = lin_node(ctx, IR_OP_QR, pmode, loom_matrix_transpose(ctx, a), NULL);
-    if (p->flags & FE_NIL) return ctx->err.status;
+    if (p->flags & FE_NIL) return nil_outs(ctx, 2, dst);
     loom_array_t *rt = mode == LOOM_QR_R ? p : unpack(ctx, p, qc * m, n, k);
     loom_array_t *rr = loom_triu(ctx, loom_matrix_transpose(ctx, rt), 0); /* k x n */
     if (mode == LOOM_QR_COMPLETE && m > k) { /* R is m x n: zero rows below */
@@ -341,7 +362,8 @@ LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond)
         return loom_zeros(ctx, (loom_dtype_t)a->dtype, nd, shape);
     }
     loom_array_t *u, *s, *vh;
-    if (loom_svd(ctx, a, 0, &u, &s, &vh) != LOOM_STATUS_OK) return &ctx->nil;
+    loom_svd(ctx, a, 0, &u, &s, &vh);
+    if (u->flags & FE_NIL) return u; /* (an earlier, kept error is not this call's) */
     loom_array_t *keep = keep_mask(ctx, s, loom_weak_float(ctx, rcond));
     loom_array_t *sinv = loom_where(ctx, keep, loom_reciprocal(ctx, s), loom_weak_float(ctx, 0));
     loom_array_t *us = loom_multiply(ctx, loom_matrix_transpose(ctx, u),
@@ -376,19 +398,19 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
                                   loom_array_t **sv) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     loom_array_t **dst[4] = {x, residuals, rank, sv};
-    if (!need(ctx, "lstsq", 4, dst)) return ctx->err.status;
+    if (!need(ctx, "lstsq", 4, dst)) return nil_outs(ctx, 4, dst);
     a = lin_input(ctx, "lstsq", a, false);
-    if (!a || !fe_check_arg(ctx, "lstsq", b)) return ctx->err.status;
+    if (!a || !fe_check_arg(ctx, "lstsq", b)) return nil_outs(ctx, 4, dst);
     if (a->ndim != 2 || (b->ndim != 1 && b->ndim != 2) || b->shape[0] != a->shape[0]) {
         char sa[64], sb[64];
         fe_format_shape(sa, sizeof sa, a->ndim, a->shape);
         fe_format_shape(sb, sizeof sb, b->ndim, b->shape);
         fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
                  "linalg.lstsq: a %s must be 2-d and b %s 1-d or 2-d with as many rows", sa, sb);
-        return ctx->err.status;
+        return nil_outs(ctx, 4, dst);
     }
     int d = fe_promote(ctx, "lstsq", (loom_dtype_t)a->dtype, (loom_dtype_t)b->dtype);
-    if (d < 0) return ctx->err.status;
+    if (d < 0) return nil_outs(ctx, 4, dst);
     if (!ir_is_float((loom_dtype_t)d) || d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16)
         d = LOOM_DTYPE_F64;
     a = loom_astype(ctx, a, (loom_dtype_t)d);
@@ -407,7 +429,8 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
         rk = fe_i64(ctx, 0);
     } else {
         loom_array_t *u, *vh;
-        if (loom_svd(ctx, a, 0, &u, &s, &vh) != LOOM_STATUS_OK) return ctx->err.status;
+        loom_svd(ctx, a, 0, &u, &s, &vh);
+        if (u->flags & FE_NIL) return nil_outs(ctx, 4, dst);
         loom_array_t *keep = keep_mask(ctx, s, loom_weak_float(ctx, rcond));
         loom_array_t *sinv =
             loom_where(ctx, keep, loom_reciprocal(ctx, s), loom_weak_float(ctx, 0));
@@ -424,7 +447,7 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     loom_status_t st = loom_eval(ctx, 2, both);
     if (st == LOOM_STATUS_OK) st = loom_read(ctx, rk, &r, sizeof r);
     loom_scope_end(ctx);
-    if (st != LOOM_STATUS_OK) return ctx->err.status ? ctx->err.status : st;
+    if (st != LOOM_STATUS_OK) return nil_outs(ctx, 4, dst);
     loom_array_t *res;
     if (r == n && m > n) {
         loom_array_t *e = loom_subtract(ctx, bm, loom_matmul(ctx, a, xs));
@@ -443,6 +466,7 @@ LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t k
     if (!x) return &ctx->nil;
     if (kind == LOOM_NORM_DEFAULT || (kind == LOOM_NORM_ORD && fabs(ord) == 2)) {
         loom_array_t *s = svdvals(ctx, x);
+        if (s->flags & FE_NIL) return s;
         int64_t k = s->shape[s->ndim - 1];
         if (k == 0) {
             fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "linalg.cond: empty matrices");

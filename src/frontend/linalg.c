@@ -260,6 +260,10 @@ LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64
                  "%s: Last 2 dimensions of the array must be square", fn);
         return &ctx->nil;
     }
+    if (n == INT64_MIN) {
+        fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: exponent %lld out of range", fn, (long long)n);
+        return &ctx->nil;
+    }
     if (n < 0) { /* NumPy: the powers of inv(a) */
         a = loom_inv(ctx, a);
         if (a->flags & FE_NIL) return a;

@@ -94,7 +94,8 @@ CASES = [
     ("linalg.tensorinv(a.reshape(2, 2, 4), ind=2)", 1),
     ("linalg.tensorsolve(a.reshape(2, 2, 2, 2), v.reshape(2, 2))", 1),
     ("linalg.solve(2 * a + 1, b - 1) * 3", 1),
-    ("linalg.solve(many, many[..., :1])", 1), ("linalg.solve(many, many)", 1),
+    ("linalg.solve(many, many[..., :1])", 1), ("linalg.qr(t * np.nan)", 2),
+    ("linalg.det(a * np.nan)", 1), ("linalg.solve(a * np.nan, v)", 1), ("linalg.solve(many, many)", 1),
     ("linalg.inv(many)", 1), ("linalg.det(many)", 1), ("linalg.solve(m17, m17[0])", 1),
     ("linalg.solve(m17.mT, m17[:, :2])", 1), ("linalg.inv(m130) @ m130", 1),
     ("linalg.eigvalsh(m130 + m130.T)", 1), ("linalg.svdvals(m130[:, :77])", 1),
@@ -110,6 +111,8 @@ ERRORS = [
     ("linalg.det(v)", "two-dimensional"), ("linalg.solve(a, t)", "must have shape"),
     ("linalg.eigvalsh(a.astype(np.float16))", "unsupported in linalg"),
     ("linalg.matrix_power(sing, -1)", "Singular matrix"),
+    ("linalg.svd(t * np.nan)[1]", "SVD did not converge"),
+    ("linalg.eigvalsh(h * np.nan)", "did not converge"),
 ]
 
 
