@@ -1021,7 +1021,7 @@ LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64
  * integers compute in float64, as NumPy's; float16 and bfloat16 are DTYPE_ERROR, as NumPy
  * refuses float16). The reference device calls LAPACK through LAPACKE (liblapacke.so.3, loaded
  * when first needed: NOT_AVAILABLE where it is missing), the CUDA device cuSOLVER (loaded with
- * dlopen). A singular matrix (solve, inv, tensorsolve, tensorinv, cond with ord 1, inf, 'fro'),
+ * dlopen). A singular matrix (solve, inv, tensorsolve, tensorinv),
  * one not positive definite (cholesky) or a factorisation that does not converge fails the eval
  * with LINALG_ERROR, the message naming the matrix of the stack (NumPy's LinAlgError). det and
  * slogdet of a singular matrix are 0 and (0, -inf), not errors. */
@@ -1061,10 +1061,11 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
 /* np.linalg.pinv(a, rcond) (NumPy's default rcond is 1e-15): singular values at or below
  * rcond * max(s) count as zero. */
 LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond);
-/* np.linalg.matrix_rank(a, tol) (tol NAN: NumPy's S.max() * max(M, N) * eps); int64. */
-LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol);
+/* np.linalg.matrix_rank(a, tol, rtol=rtol): singular values above tol count; tol NAN: above
+ * rtol * S.max() (rtol NAN: NumPy's max(M, N) * eps). int64. */
+LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol, double rtol);
 /* np.linalg.cond(x, p): DEFAULT or ORD +-2 from the singular values; other orders
- * norm(x) * norm(inv(x)), so a singular matrix is LINALG_ERROR where NumPy returns inf. */
+ * norm(x) * norm(inv(x)). A singular matrix gives inf, as NumPy's (NaN where x holds NaN). */
 LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t kind, double ord);
 /* np.linalg.tensorinv(a, ind) and tensorsolve(a, b) (axes=None): solve and inv on the
  * reshaped operands. */

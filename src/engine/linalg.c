@@ -216,7 +216,7 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     j.ipiv = ipiv;
     if ((s = rt_memset(rt, info, 0, words * 4)) || (s = rt_memset(rt, first, 0xFF, 4))) goto done;
     if (small) {
-        uint64_t w[7] = {j.a, j.b, out, info, (uint64_t)j.batch, (uint64_t)j.nrhs, j.mode != 1};
+        uint64_t w[7] = {j.a, j.b, out, info, (uint64_t)j.batch, (uint64_t)j.nrhs, j.mode == 0};
         void *params[1] = {w};
         uint32_t tpb = en_linalg_small_tpb(j.rows, ir_dtypes[j.dtype].size);
         if ((s = rt_launch(rt, st->kerns[0], (uint32_t)((j.batch + tpb - 1) / tpb), tpb, params)))
@@ -233,7 +233,9 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
             goto done;
     }
     { /* the first failing word, found on the device; its value read only when there is one */
-        uint64_t w[5] = {info, (uint64_t)words, (uint64_t)j.batch, first, nd->op == IR_OP_LU};
+        /* a zero pivot is no failure for LU (det is 0) and cond's inv (inf) */
+        bool zero_ok = nd->op == IR_OP_LU || (nd->op == IR_OP_SOLVE && nd->p.k == 2);
+        uint64_t w[5] = {info, (uint64_t)words, (uint64_t)j.batch, first, zero_ok};
         void *params[1] = {w};
         uint64_t blocks = (words + 255) / 256;
         if ((s = rt_launch(rt, st->kerns[st->n_kerns - 1],

@@ -371,7 +371,7 @@ LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond)
     return loom_matmul(ctx, loom_matrix_transpose(ctx, vh), us);
 }
 
-LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol) {
+LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol, double rtol) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "matrix_rank", a)) return &ctx->nil;
     if (a->ndim < 2) /* NumPy: int(not all(a == 0)) */
@@ -383,10 +383,11 @@ LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double
     int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
     loom_array_t *s = svdvals(ctx, a);
     loom_array_t *keep;
-    if (isnan(tol)) { /* S.max() * max(M, N) * eps */
+    if (isnan(tol)) { /* S.max() * rtol, NumPy's rtol max(M, N) * eps */
         loom_finfo_t fi;
         loom_finfo((loom_dtype_t)a->dtype, &fi);
-        keep = keep_mask(ctx, s, loom_weak_float(ctx, (double)(m > n ? m : n) * fi.eps));
+        if (isnan(rtol)) rtol = (double)(m > n ? m : n) * fi.eps;
+        keep = keep_mask(ctx, s, loom_weak_float(ctx, rtol));
     } else {
         keep = loom_greater(ctx, s, loom_weak_float(ctx, tol));
     }
@@ -460,6 +461,14 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     return outs(ctx, 4, vals, dst);
 }
 
+/* NumPy's cond: a NaN (a singular matrix's inverse) becomes inf, unless x held a NaN. */
+static loom_array_t *nan_to_inf(loom_ctx_t *ctx, loom_array_t *r, loom_array_t *x) {
+    int32_t last2[2] = {-2, -1};
+    loom_array_t *had = loom_any(ctx, loom_isnan(ctx, x), 2, last2, 0);
+    loom_array_t *fix = loom_logical_and(ctx, loom_isnan(ctx, r), loom_logical_not(ctx, had));
+    return loom_where(ctx, fix, loom_weak_float(ctx, INFINITY), r);
+}
+
 LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t kind, double ord) {
     if (!ctx) return NULL;
     x = lin_input(ctx, "cond", x, false);
@@ -474,16 +483,24 @@ LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t k
         }
         loom_array_t *hi = fe_index_axis(ctx, s, s->ndim - 1, 0);
         loom_array_t *lo = fe_index_axis(ctx, s, s->ndim - 1, k - 1);
-        return kind == LOOM_NORM_ORD && ord < 0 ? loom_true_divide(ctx, lo, hi)
-                                                : loom_true_divide(ctx, hi, lo);
+        return nan_to_inf(ctx,
+                          kind == LOOM_NORM_ORD && ord < 0 ? loom_true_divide(ctx, lo, hi)
+                                                           : loom_true_divide(ctx, hi, lo),
+                          x);
     }
     if (x->shape[x->ndim - 1] != x->shape[x->ndim - 2]) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                  "linalg.cond: Last 2 dimensions of the array must be square");
         return &ctx->nil;
     }
-    return loom_multiply(ctx, loom_matrix_norm(ctx, x, 0, kind, ord),
-                         loom_matrix_norm(ctx, loom_inv(ctx, x), 0, kind, ord));
+    /* NumPy's inv under errstate(all='ignore'): a singular matrix gives NaN, not an error */
+    int64_t n = x->shape[x->ndim - 1];
+    loom_array_t *eye = loom_eye(ctx, n, n, 0, (loom_dtype_t)x->dtype);
+    loom_array_t *inv = loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, 2, x, eye));
+    return nan_to_inf(ctx,
+                      loom_multiply(ctx, loom_matrix_norm(ctx, x, 0, kind, ord),
+                                    loom_matrix_norm(ctx, inv, 0, kind, ord)),
+                      x);
 }
 
 LOOM_API loom_array_t *loom_tensorinv(loom_ctx_t *ctx, loom_array_t *a, int32_t ind) {

@@ -2321,11 +2321,12 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         }
         *r = loom_pinv(ctx, a, isnan(rt) ? rc : rt);
     } else if (!strcmp(n, "matrix_rank")) {
-        double tol;
-        if (!get_number(P, b, 1, NAN, &tol)) return false;
-        if (b->given[3] && b->v[3].kind != V_NONE)
-            return perr(P, b->pos[3], LOOM_STATUS_NOT_AVAILABLE, "matrix_rank: rtol= is not supported (use tol=)");
-        *r = loom_matrix_rank(ctx, a, tol);
+        double tol, rtol;
+        if (!get_number(P, b, 1, NAN, &tol) || !get_number(P, b, 3, NAN, &rtol)) return false;
+        if (!isnan(tol) && !isnan(rtol))
+            return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
+                        "matrix_rank: `tol` and `rtol` can't be both set.");
+        *r = loom_matrix_rank(ctx, a, tol, rtol);
     } else if (!strcmp(n, "cond")) {
         loom_norm_t kind = LOOM_NORM_DEFAULT;
         double p = 0;

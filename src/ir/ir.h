@@ -200,7 +200,8 @@ static inline bool ir_is_int(loom_dtype_t d) {
      * LU: (.., n, n) -> (.., n+1, n): rows 0..n-1 the transposed getrf factors of the        \
      *   transpose (diagonal: U's), row n the 1-based pivots. Never raises.                   \
      * SOLVE: A (.., n, n), B^T (.., k, n) -> X^T (.., k, n) with A X = B; p.k 1 (inv): one    \
- *   B^T (k, n) for every matrix. Raises singular.                                          \
+     *   B^T (k, n) for every matrix. Raises singular; p.k 2 (cond's inv): a singular matrix  \
+     *   gives NaN or inf instead (the CPU NaN throughout), as NumPy's inv under errstate.     \
      * CHOLESKY: A^T (.., n, n) -> L^T on and above the diagonal (A = L L^T from A's lower   \
      *   triangle); below it whatever the device leaves. Raises not positive definite.        \
      * EIGH: p.k bit 0: read the upper triangle (else the lower); bit 1: values only, (.., n) \

@@ -94,7 +94,7 @@ void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch,
 loom_status_t ir_linalg_error(base_error_t *err, const ir_node_t *n, int64_t info, int64_t index,
                               int64_t batch) {
     const char *what = "Singular matrix";
-    const char *fn = n->op == IR_OP_SOLVE && n->p.k == 1 ? "inv" : ir_ops[n->op].name;
+    const char *fn = n->op == IR_OP_SOLVE && n->p.k ? "inv" : ir_ops[n->op].name;
     if (n->op == IR_OP_CHOLESKY) what = "Matrix is not positive definite";
     if (n->op == IR_OP_EIGH) what = "Eigenvalues did not converge";
     if (n->op == IR_OP_SVD) what = "SVD did not converge";
@@ -174,11 +174,15 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
             case IR_OP_SOLVE: {
                 int64_t k = n->shape[n->ndim - 2];
                 memcpy(work, ap, (size_t)a_per * es);
-                int64_t bb = n->p.k == 1 ? 0 : bi; /* inv: one B for all */
+                int64_t bb = n->p.k ? 0 : bi; /* inv: one B for all */
                 memcpy(op, (const char *)b + (size_t)(bb * k * rows) * es, (size_t)(k * rows) * es);
                 info = L->getrf[t](COL_MAJOR, nn, nn, work, nn, ipiv);
                 if (info == 0 && k)
                     info = L->getrs[t](COL_MAJOR, 'T', nn, (lp_int)k, work, nn, ipiv, op, nn);
+                if (info > 0 && n->p.k == 2) { /* cond's inv: NaN, no error */
+                    for (int64_t e = 0; e < k * rows; e++) set_elem(d, op, e, NAN);
+                    info = 0;
+                }
                 break;
             }
             case IR_OP_CHOLESKY:
@@ -262,12 +266,12 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
         case IR_OP_LU:
             shape[nd - 2] = r + 1;
             return square && mode == 0;
-        case IR_OP_SOLVE: /* mode 1 (inv): one (k, n) B^T shared by every matrix */
-            if (!b || b->ndim != (mode == 1 ? 2 : nd) || b->shape[b->ndim - 1] != r ||
-                (mode != 1 && memcmp(b->shape, a->shape, (size_t)(nd - 2) * sizeof *shape)))
+        case IR_OP_SOLVE: /* modes 1 and 2 (inv): one (k, n) B^T shared by every matrix */
+            if (!b || b->ndim != (mode ? 2 : nd) || b->shape[b->ndim - 1] != r ||
+                (!mode && memcmp(b->shape, a->shape, (size_t)(nd - 2) * sizeof *shape)))
                 return false;
             shape[nd - 2] = b->shape[b->ndim - 2];
-            return square && (mode == 0 || mode == 1);
+            return square && mode >= 0 && mode <= 2;
         case IR_OP_CHOLESKY:
             return square && mode == 0;
         case IR_OP_EIGH:

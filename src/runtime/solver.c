@@ -235,7 +235,7 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
             size_t bbytes = (size_t)(j->nrhs * m) * es;
             if ((st = rt_alloc(d, per * (size_t)j->batch, &work))) goto done;
             if ((st = rt_d2d(d, work, j->a, per * (size_t)j->batch))) goto done;
-            if (j->mode != 1) {
+            if (j->mode == 0) {
                 if ((st = rt_d2d(d, j->out, j->b, bbytes * (size_t)j->batch))) goto done;
             } else { /* inv: the one identity B for every matrix */
                 for (int64_t b = 0; b < j->batch; b++)

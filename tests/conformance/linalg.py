@@ -87,7 +87,10 @@ CASES = [
     ("linalg.norm(s3, 2, axis=(0, 2))", 1), ("linalg.norm(s3, 'nuc', axis=(2, 1), keepdims=True)", 1),
     ("linalg.matrix_norm(s3, ord=2)", 1), ("linalg.matrix_norm(s3, ord='nuc', keepdims=True)", 1),
     ("linalg.cond(a)", 1), ("linalg.cond(s3, -2)", 1), ("linalg.cond(a, 1)", 1),
-    ("linalg.cond(a, 'fro')", 1), ("linalg.cond(s3, -np.inf)", 1),
+    ("linalg.cond(a, 'fro')", 1), ("linalg.cond(s3, -np.inf)", 1), ("linalg.cond(sing, 1)", 1),
+    ("linalg.cond(sing)", 1), ("linalg.cond(np.stack([a, a * 0, a]), np.inf)", 1),
+    ("linalg.cond(a * np.nan, 1)", 1), ("linalg.matrix_rank(s3, rtol=0.5)", 1),
+    ("linalg.matrix_rank(big, rtol=0.1)", 1),
     ("linalg.lstsq(t, t[:, 0] * 2 + 1)", 4), ("linalg.lstsq(t, t @ b[:3])", 4),
     ("linalg.lstsq(w, w[:, 0])", 4), ("linalg.lstsq(sing, sing[0])", 4), ("linalg.lstsq(t, t)", 4),
     ("linalg.matrix_power(a, -1)", 1), ("linalg.matrix_power(s3, -3)", 1),
@@ -114,6 +117,54 @@ ERRORS = [
     ("linalg.svd(t * np.nan)[1]", "SVD did not converge"),
     ("linalg.eigvalsh(h * np.nan)", "did not converge"),
 ]
+
+
+def random_cases(arrays, count, seed):
+    """Random stacks (empty, 1 x 1, odd sizes), dtypes and views (transposed, reversed,
+    strided), each function compared directly where its result is unique and through its
+    defining identity where it is not."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    views = ["{x}", "{x}.mT", "{x}[..., ::-1, :]", "np.flip({x}, -1).mT"]
+    for i in range(count):
+        batch = [(), (0,), (1,), (3,), (2, 2)][rng.integers(5)]
+        n = int(rng.choice([0, 1, 2, 3, 5, 8, 17]))
+        m = int(rng.choice([1, 2, 4, 9]))
+        dt = [np.float64, np.float32, np.int32][rng.integers(3)]
+        g = lambda *s: rng.uniform(-1, 1, s)
+        sq = g(*batch, n, n) + (n + 1) * np.eye(n)
+        if dt == np.int32:
+            sq = np.round(sq * 4).astype(np.int32) + 4 * (n + 1) * np.eye(n, dtype=np.int32)
+        name = "zq%d" % i
+        arrays[name] = sq.astype(dt)
+        arrays["zb%d" % i] = g(*batch, n, m).astype(dt if dt != np.int32 else np.float64)
+        spd = g(*batch, n, n)
+        arrays["zp%d" % i] = (spd @ spd.swapaxes(-1, -2) + n * np.eye(n)).astype(
+            np.float32 if dt == np.float32 else np.float64)
+        v = views[rng.integers(len(views))].format(x=name)
+        pick = rng.integers(10)
+        if pick == 0:
+            cases.append(("linalg.solve(%s, zb%d)" % (v, i), 1))
+        elif pick == 1:
+            cases.append(("linalg.inv(%s)" % v, 1))
+        elif pick == 2:
+            cases.append(("linalg.slogdet(%s)" % v, 2))
+        elif pick == 3:
+            cases.append(("linalg.cholesky(zp%d, upper=%s)" % (i, bool(rng.integers(2))), 1))
+        elif pick == 4:
+            cases.append(("linalg.eigvalsh(zp%d)" % i, 1))
+        elif pick == 5:
+            cases.append(("r = linalg.eigh(zp%d); (r[1] * r[0][..., None, :]) @ r[1].mT" % i, 1))
+        elif pick == 6:
+            cases.append(("linalg.svdvals(zb%d)" % i, 1))
+        elif pick == 7:
+            cases.append(("r = linalg.svd(%s, full_matrices=False); (r[0] * r[1][..., None, :]) "
+                          "@ r[2]" % v, 1))
+        elif pick == 8:
+            cases.append(("r = linalg.qr(zb%d.mT); r[0] @ r[1]" % i, 1))
+        else:
+            cases.append(("linalg.pinv(zb%d)" % i, 1))
+    return cases
 
 
 def run(loom, binds, tmp, expr, n, device):
@@ -162,6 +213,8 @@ def main():
     ap.add_argument("loom")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("-k", default="", help="only the cases whose text contains this")
+    ap.add_argument("--random", type=int, default=60, help="random cases added")
+    ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
     if args.device != "cpu":
         p = subprocess.run([args.loom, "eval", "1", "--device", args.device], capture_output=True)
@@ -169,13 +222,14 @@ def main():
             print("no %s device: skipped" % args.device)
             return 77
     arrays = inputs()
+    cases_all = CASES + random_cases(arrays, args.random, args.seed)
     failures = 0
     with tempfile.TemporaryDirectory(prefix="loom-linalg-") as tmp:
         binds = []
         for k, x in arrays.items():
             np.save(os.path.join(tmp, k + ".npy"), x)
             binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
-        cases = [c for c in CASES if args.k in c[0]]
+        cases = [c for c in cases_all if args.k in c[0]]
         errors = [c for c in ERRORS if args.k in c[0]]
         for expr, n in cases:
             want = numpy_eval(expr, arrays)

@@ -1560,7 +1560,7 @@ static void op_linalg(reader_t *r) {
             break;
         }
         case 6:
-            built(b & 16 ? loom_pinv(ctx, a, p) : loom_matrix_rank(ctx, a, b & 32 ? p : NAN), nil1);
+            built(b & 16 ? loom_pinv(ctx, a, p) : loom_matrix_rank(ctx, a, b & 32 ? p : NAN, b & 64 ? p : NAN), nil1);
             break;
         case 7:
             built(loom_cond(ctx, a, (loom_norm_t)(byte(r) % 5), p), nil1);
