@@ -427,6 +427,18 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
 void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch, int64_t *rows,
                     int64_t *cols);
 
+/* ---- ref_fft.c: the reference device's DFT (any length, double) ----
+ * A plan for complex transforms of length n over interleaved (re, im) doubles: mixed radix
+ * when n's prime factors are small, Bluestein otherwise. NULL when memory runs out. */
+typedef struct ir_fft_plan ir_fft_plan_t;
+ir_fft_plan_t *ir_fft_plan_new(int64_t n, base_alloc_t *al);
+void ir_fft_plan_free(ir_fft_plan_t *p);
+/* Doubles of scratch ir_fft_exec needs (the caller's: plans are shared between threads). */
+size_t ir_fft_scratch_doubles(const ir_fft_plan_t *p);
+/* In place: sign -1 the forward transform X_k = sum_j x_j exp(-2 pi i jk / n), +1 the backward
+ * one (exp(+...), unscaled). */
+void ir_fft_exec(const ir_fft_plan_t *p, double *data, int sign, double *scratch);
+
 /* ---- scalar.c: scalar conversions shared by frontend, folding and the interpreter ---- */
 /* Converts one element between dtypes with NumPy's casting (the same functions as kernels). */
 void ir_cast_element(loom_dtype_t to, void *dst, loom_dtype_t from, const void *src);
