@@ -872,6 +872,25 @@ static bool as_contig(sched_t *s, uint32_t o) {
     return materialise(s, o);
 }
 
+/* A step of `kind` over node i, whose operands are buffers by now: its step graph (their INPUT
+ * nodes and a copy of i, *j) and its output slot (NONE on failure). */
+static uint32_t fixed_step(sched_t *s, uint32_t i, en_step_kind_t kind, en_step_t **st,
+                           uint32_t *j) {
+    const ir_node_t *n = &s->g->nodes[i];
+    if (!(*st = new_step(s, kind))) return NONE;
+    s->in_reduce = false;
+    s->no_generators = s->no_gathers = true;
+    chain_t c0 = {0};
+    uint32_t src[3] = {0};
+    for (int k = 0; k < ir_ops[n->op].arity; k++)
+        if ((src[k] = emit(s, n->src[k], c0, false)) == NONE) {
+            en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: %s operand", ir_ops[n->op].name);
+            return NONE;
+        }
+    *j = emit_copy(s, n, src, n);
+    return step_output(s, *j, n);
+}
+
 /* A sort, argsort, searchsorted, flatnonzero or scatter: one step of fixed kernels over
  * C-contiguous operands (a scatter's values may also be one element broadcast). */
 static bool sched_sort(sched_t *s, uint32_t i) {
@@ -886,18 +905,8 @@ static bool sched_sort(sched_t *s, uint32_t i) {
         if (n->op == IR_OP_SCATTER && k == 2 && v->kind == V_BUF && one) continue;
         if (!as_contig(s, o)) return false;
     }
-    en_step_t *st = new_step(s, EN_STEP_SORT);
-    if (!st) return false;
-    s->in_reduce = false;
-    s->no_generators = s->no_gathers = true;
-    chain_t c0 = {0};
-    uint32_t src[3] = {0};
-    for (int k = 0; k < ir_ops[n->op].arity; k++)
-        if ((src[k] = emit(s, n->src[k], c0, false)) == NONE)
-            return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: %s operand", ir_ops[n->op].name),
-                   false;
-    uint32_t j = emit_copy(s, n, src, n);
-    uint32_t slot = step_output(s, j, n);
+    en_step_t *st;
+    uint32_t j = 0, slot = fixed_step(s, i, EN_STEP_SORT, &st, &j);
     if (slot == NONE) return false;
     st->sort = base_arena_alloc(s->ar, 1, sizeof *st->sort);
     if (!st->sort) return oom(s);
@@ -929,18 +938,8 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
     if (!close_open(s)) return false;
     for (int k = 0; k < ir_ops[n->op].arity; k++)
         if (!as_contig(s, n->src[k])) return false;
-    en_step_t *st = new_step(s, EN_STEP_LINALG);
-    if (!st) return false;
-    s->in_reduce = false;
-    s->no_generators = s->no_gathers = true;
-    chain_t c0 = {0};
-    uint32_t src[3] = {0};
-    for (int k = 0; k < ir_ops[n->op].arity; k++)
-        if ((src[k] = emit(s, n->src[k], c0, false)) == NONE)
-            return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: %s operand", ir_ops[n->op].name),
-                   false;
-    uint32_t j = emit_copy(s, n, src, n);
-    uint32_t slot = step_output(s, j, n);
+    en_step_t *st;
+    uint32_t j = 0, slot = fixed_step(s, i, EN_STEP_LINALG, &st, &j);
     if (slot == NONE) return false;
     const ir_node_t *a0 = &g->nodes[n->src[0]];
     int64_t rows = a0->shape[a0->ndim - 1];
