@@ -365,7 +365,9 @@ LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t
     const char *fn = "concatenate";
     if (!ctx) return NULL;
     if (!arrays_ok(ctx, fn, n, arrays)) return &ctx->nil;
-    int d = join_dtype(ctx, fn, n, arrays);
+    /* NEP 50, as np.where: a Python scalar yields to the arrays (NumPy 2's concatenate((f16,
+     * 2.5)) is float16; an int out of range wraps). np.stack converts them first (strong). */
+    int d = fe_value_dtype(ctx, fn, n, arrays);
     if (d < 0) return &ctx->nil;
     if (axis == LOOM_AXIS_NONE) {
         loom_array_t **flat = base_malloc(&ctx->al, (size_t)n, sizeof *flat);

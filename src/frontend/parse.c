@@ -2605,8 +2605,10 @@ static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array
                     f->j == loom_stack ? "stack" : "concatenate");
     loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)v->n, sizeof *xs);
     if (!xs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
-    for (int32_t i = 0; i < v->n; i++) {
-        xs[i] = arg_array(P, &v->items[i], b->pos[0]);
+    for (int32_t i = 0; i < v->n; i++) { /* concatenate keeps numbers weak (NEP 50), stack not */
+        const value_t *it = &v->items[i];
+        xs[i] = f->j == loom_concatenate && is_num(it) ? as_array(P, it, b->pos[0], "arrays")
+                                                       : arg_array(P, it, b->pos[0]);
         if (loom_array_is_nil(xs[i])) return false;
     }
     int32_t axis = 0;

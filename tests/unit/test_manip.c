@@ -124,6 +124,12 @@ static const manip_case_t cases[] = {
      1, {3}, 3, {1, 0, 1}, 1, "bool"},
     {"rot90(arange(12).reshape(3,4), -1)",
      2, {4, 3}, 12, {8, 4, 0, 9, 5, 1, 10, 6, 2, 11, 7, 3}, 1, "int64"},
+    /* found by the conformance suite: concatenate keeps Python numbers weak (NEP 50, as
+     * np.where does: an int out of range wraps); stack converts them first */
+    {"concatenate((ones(1, dtype='float16'), 2.5), axis=None)", 1, {2}, 2, {2, 5}, 2, "float16"},
+    {"concatenate((ones(1, dtype='int8'), 300), axis=None)", 1, {2}, 2, {1, 44}, 1, "int8"},
+    {"concatenate((ones(1, dtype='int8'), 2.5), axis=None)", 1, {2}, 2, {2, 5}, 2, "float64"},
+    {"stack((ones((), dtype='float16'), 2.5))", 1, {2}, 2, {2, 5}, 2, "float64"},
     {"rot90(arange(24.0).reshape(2,3,4), 1, (0, 2))",
      3, {4, 3, 2}, 24, {6, 30, 14, 38, 22, 46, 4, 28, 12, 36, 20, 44, 2, 26, 10, 34, 18, 42, 0, 24, 8, 32, 16, 40}, 2, "float64"},
 };
