@@ -476,6 +476,9 @@ def main():
                         print("both refuse: %s\n  NumPy: %s\n  loom: %s" % (expr, np_err, err))
                 continue
             if p.returncode != 0:
+                if want.dtype.kind == "O":  # Python ints past int64: loom has no object dtype
+                    refused += 1
+                    continue
                 if is_known(expr, loom_err=err):
                     continue
                 failures += 1
