@@ -191,7 +191,9 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     j.dtype = (loom_dtype_t)nd->dtype;
     j.mode = nd->p.k;
     ir_linalg_dims(nd, a, &j.batch, &j.rows, &j.cols);
-    if (j.batch == 0 || ir_node_size(nd) == 0) return LOOM_STATUS_OK;
+    /* an empty result still factors its matrices: a singular one with no right-hand sides
+     * is an error, as NumPy's */
+    if (j.batch == 0 || (ir_node_size(nd) == 0 && j.rows * j.cols == 0)) return LOOM_STATUS_OK;
     if (j.rows > INT32_MAX / 2 || j.cols > INT32_MAX / 2)
         return en_error(e, LOOM_STATUS_OVERFLOW,
                         "linalg.%s: matrices of %lld x %lld exceed cuSOLVER's 32-bit sizes",

@@ -34,25 +34,10 @@ static loom_array_t *lin_input(loom_ctx_t *ctx, const char *fn, loom_array_t *a,
     return (r->flags & FE_NIL) ? NULL : r;
 }
 
-/* The longest matrix side a factorisation takes: its packed results (a few side^2 elements per
- * matrix) stay far inside int64, and LAPACK's and cuSOLVER's 32-bit sizes refuse larger ones
- * anyway. */
-#define LIN_MAX_SIDE ((int64_t)1 << 24)
-
 /* The LINALG node op (mode) of a (and b). */
 static loom_array_t *lin_node(loom_ctx_t *ctx, ir_op_t op, int64_t mode, loom_array_t *a,
                               loom_array_t *b) {
     if (!a || (a->flags & FE_NIL) || (b && (b->flags & FE_NIL))) return &ctx->nil;
-    for (int k = 0; k < 2; k++) { /* packed results hold a few side^2 elements a matrix */
-        const loom_array_t *o = k ? b : a;
-        if (o && (o->shape[o->ndim - 1] > LIN_MAX_SIDE || o->shape[o->ndim - 2] > LIN_MAX_SIDE)) {
-            fe_error(ctx, LOOM_STATUS_OVERFLOW,
-                     "linalg.%s: matrices of %lld x %lld are too large (at most %lld a side)",
-                     ir_ops[op].name, (long long)o->shape[o->ndim - 2],
-                     (long long)o->shape[o->ndim - 1], (long long)LIN_MAX_SIDE);
-            return &ctx->nil;
-        }
-    }
     ir_node_t an = {0}, bn = {0};
     an.ndim = (uint8_t)a->ndim;
     memcpy(an.shape, a->shape, (size_t)a->ndim * sizeof *a->shape);
@@ -62,8 +47,10 @@ static loom_array_t *lin_node(loom_ctx_t *ctx, ir_op_t op, int64_t mode, loom_ar
     }
     int nd;
     int64_t shape[LOOM_MAX_DIMS];
-    if (!ir_linalg_shape(op, mode, &an, b ? &bn : NULL, &nd, shape)) {
-        fe_error(ctx, LOOM_STATUS_INTERNAL, "linalg.%s: operand shapes", ir_ops[op].name);
+    if (!ir_linalg_shape(op, mode, &an, b ? &bn : NULL, &nd, shape)) { /* checked before */
+        fe_error(ctx, LOOM_STATUS_OVERFLOW, "linalg.%s: matrices of %lld x %lld are too large",
+                 ir_ops[op].name, (long long)a->shape[a->ndim - 2],
+                 (long long)a->shape[a->ndim - 1]);
         return &ctx->nil;
     }
     ir_params_t p = {0};
@@ -228,17 +215,20 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
     loom_array_t *diag = loom_diagonal(ctx, rows_of(ctx, lu, 0, n), 0, nd - 2, nd - 1);
     loom_array_t *piv = fe_index_axis(ctx, lu, nd - 2, n);
     loom_array_t *pos = loom_arange(ctx, 1, (double)n + 1, 1, (loom_dtype_t)a->dtype);
-    /* each pivot that moved a row flips the sign */
-    loom_array_t *swaps =
-        loom_sum(ctx, loom_astype(ctx, loom_not_equal(ctx, piv, pos), LOOM_DTYPE_I64), 1,
-                 (int32_t[]){-1}, 0);
-    loom_array_t *flip =
-        loom_subtract(ctx, loom_weak_int(ctx, 1),
-                      loom_multiply(ctx, loom_weak_int(ctx, 2),
-                                    loom_remainder(ctx, swaps, loom_weak_int(ctx, 2))));
-    loom_array_t *s =
-        loom_multiply(ctx, loom_prod(ctx, loom_sign(ctx, diag), 1, (int32_t[]){-1}, 0),
-                      loom_astype(ctx, flip, (loom_dtype_t)a->dtype));
+    /* NumPy's sign: flipped by each row swap and each negative pivot (a NaN one leaves it),
+     * 0 when a pivot is zero */
+    loom_array_t *zero = loom_weak_int(ctx, 0);
+    loom_array_t *flips =
+        loom_add(ctx, loom_astype(ctx, loom_not_equal(ctx, piv, pos), LOOM_DTYPE_I64),
+                 loom_astype(ctx, loom_less(ctx, diag, zero), LOOM_DTYPE_I64));
+    loom_array_t *odd =
+        loom_remainder(ctx, loom_sum(ctx, flips, 1, (int32_t[]){-1}, 0), loom_weak_int(ctx, 2));
+    loom_array_t *nonzero = loom_all(ctx, loom_not_equal(ctx, diag, zero), 1, (int32_t[]){-1}, 0);
+    loom_array_t *s = loom_astype(
+        ctx,
+        loom_multiply(ctx, loom_subtract(ctx, loom_weak_int(ctx, 1), loom_multiply_i(ctx, odd, 2)),
+                      loom_astype(ctx, nonzero, LOOM_DTYPE_I64)),
+        (loom_dtype_t)a->dtype);
     loom_array_t *l = loom_sum(ctx, loom_log(ctx, loom_abs(ctx, diag)), 1, (int32_t[]){-1}, 0);
     loom_array_t *vals[2] = {s, l};
     return outs(ctx, 2, vals, dst);
@@ -382,6 +372,9 @@ LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double
     if (!a) return &ctx->nil;
     int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
     loom_array_t *s = svdvals(ctx, a);
+    if (s->flags & FE_NIL) return s;
+    if (s->shape[s->ndim - 1] == 0) /* no singular values: rank 0 (NumPy's max initial=0) */
+        return loom_zeros(ctx, LOOM_DTYPE_I64, s->ndim - 1, s->shape);
     loom_array_t *keep;
     if (isnan(tol)) { /* S.max() * rtol, NumPy's rtol max(M, N) * eps */
         loom_finfo_t fi;
@@ -410,19 +403,27 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
                  "linalg.lstsq: a %s must be 2-d and b %s 1-d or 2-d with as many rows", sa, sb);
         return nil_outs(ctx, 4, dst);
     }
-    int d = fe_promote(ctx, "lstsq", (loom_dtype_t)a->dtype, (loom_dtype_t)b->dtype);
+    /* NumPy's _commonType: a non-float operand counts as float64 */
+    loom_dtype_t bd = ir_is_float((loom_dtype_t)b->dtype) ? (loom_dtype_t)b->dtype : LOOM_DTYPE_F64;
+    int d = fe_promote(ctx, "lstsq", (loom_dtype_t)a->dtype, bd);
     if (d < 0) return nil_outs(ctx, 4, dst);
-    if (!ir_is_float((loom_dtype_t)d) || d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16)
-        d = LOOM_DTYPE_F64;
+    if (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "linalg.lstsq: array type %s is unsupported in "
+                 "linalg",
+                 ir_dtypes[d].name);
+        return nil_outs(ctx, 4, dst);
+    }
     a = loom_astype(ctx, a, (loom_dtype_t)d);
     loom_array_t *bm = b->ndim == 1 ? loom_expand_dims(ctx, b, 1, (int32_t[]){1}) : b;
     bm = loom_astype(ctx, bm, (loom_dtype_t)d);
     int64_t m = a->shape[0], n = a->shape[1], k = bm->shape[1];
-    if (isnan(rcond)) { /* NumPy's default: eps * max(M, N) */
-        loom_finfo_t fi;
-        loom_finfo((loom_dtype_t)d, &fi);
+    loom_finfo_t fi;
+    loom_finfo((loom_dtype_t)d, &fi);
+    if (isnan(rcond)) /* NumPy's default: eps * max(M, N) (of the dtype loom computes in) */
         rcond = fi.eps * (double)(m > n ? m : n);
-    }
+    else if (rcond < 0) /* LAPACK's gelsd: machine precision */
+        rcond = fi.eps;
     loom_array_t *xs, *s, *rk;
     if (m == 0 || n == 0) {
         xs = loom_zeros(ctx, (loom_dtype_t)d, 2, (int64_t[]){n, k});

@@ -1801,6 +1801,10 @@ static bool refuse_given(parser_t *P, const func_t *f, const bound_t *b, const c
 
 /* The array an argument stands for: numbers become strong 0-d arrays, as np.asarray makes. */
 static loom_array_t *arg_array(parser_t *P, const value_t *v, int32_t pos) {
+    if (v->kind == V_TUPLE) { /* a rectangular list of numbers, as np.asarray takes it */
+        loom_array_t *a = list_array(P, v, pos);
+        if (a) return a;
+    }
     if (v->kind != V_ARRAY && !is_num(v)) {
         perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
              "the argument must be an array or a number, "

@@ -57,7 +57,7 @@ static const char *const lapacke_libs[] = {"liblapacke.so.3", "liblapacke.so"};
 
 static lapacke_t lapacke;
 static bool lapacke_ok;
-static pthread_once_t lapacke_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lapacke_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void lapacke_load(void) {
     void *dl = NULL;
@@ -78,6 +78,16 @@ static void lapacke_load(void) {
     if (f) memcpy(&set_nancheck, &f, sizeof f);
     if (set_nancheck) set_nancheck(0);
     lapacke_ok = true;
+}
+
+/* LAPACKE's table, loaded by the first caller; a failed load is tried again next time (the
+ * library may be installed meanwhile, or the failure was a lack of memory). */
+static bool lapacke_ready(void) {
+    pthread_mutex_lock(&lapacke_lock);
+    if (!lapacke_ok) lapacke_load();
+    bool ok = lapacke_ok;
+    pthread_mutex_unlock(&lapacke_lock);
+    return ok;
 }
 
 void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch, int64_t *rows,
@@ -137,9 +147,9 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
     size_t es = ir_dtypes[d].size;
     int t = d == LOOM_DTYPE_F64;
     int64_t out_per = batch ? ir_node_size(n) / batch : 0;
-    if (batch == 0 || out_per == 0) return LOOM_STATUS_OK;
-    pthread_once(&lapacke_once, lapacke_load);
-    if (!lapacke_ok)
+    int64_t a_per = rows * cols;
+    if (batch == 0 || (out_per == 0 && a_per == 0)) return LOOM_STATUS_OK;
+    if (!lapacke_ready())
         return base_error_set(err, LOOM_STATUS_NOT_AVAILABLE,
                               "linalg.%s: the reference device needs LAPACK's C interface "
                               "(liblapacke.so.3, Debian's liblapacke), which could not be loaded",
@@ -150,16 +160,16 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
                               "exceed LAPACK's 32-bit sizes",
                               ir_ops[n->op].name, (long long)rows, (long long)cols);
     const lapacke_t *L = &lapacke;
-    /* scratch: a matrix (QR: m x max(n, m)), tau or pivots */
-    int64_t big = rows > cols ? rows : cols;
-    char *work = base_malloc(al, (size_t)(big * big + big + 1), es);
-    lp_int *ipiv = base_malloc(al, (size_t)big + 1, sizeof *ipiv);
+    /* scratch: a copy of the operand matrix (QR: m x max(n, q) and tau), and the pivots */
+    int64_t qm = cols, qn = rows, qk = qm < qn ? qm : qn, qq = n->p.k == 1 ? qm : qk;
+    int64_t work_n = n->op == IR_OP_QR ? qm * (qn > qq ? qn : qq) + qk : a_per;
+    char *work = base_malloc(al, (size_t)work_n + 1, es);
+    lp_int *ipiv = base_malloc(al, (size_t)rows + 1, sizeof *ipiv);
     loom_status_t st = LOOM_STATUS_OK;
     if (!work || !ipiv) {
         st = base_error_set(err, LOOM_STATUS_OUT_OF_MEMORY, "reference device: out of memory");
         goto done;
     }
-    int64_t a_per = rows * cols;
     for (int64_t bi = 0; bi < batch && !st; bi++) {
         const char *ap = (const char *)a + (size_t)(bi * a_per) * es;
         char *op = (char *)out + (size_t)(bi * out_per) * es;
@@ -216,8 +226,8 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
             }
             case IR_OP_QR: { /* operand A^T (n x m in C order) is A column-major, m x n */
                 int64_t m = cols, nc = rows, k = m < nc ? m : nc;
-                int64_t q = n->p.k == 1 ? m : k;
-                char *tau = work + (size_t)(m * big) * es;
+                int64_t q = n->p.k == 1 ? m : k, wide = nc > q ? nc : q;
+                char *tau = work + (size_t)(m * wide) * es;
                 char *rt = n->p.k == 2 ? op : op + (size_t)(q * m) * es;
                 memcpy(work, ap, (size_t)a_per * es);
                 if (k) info = L->geqrf[t](COL_MAJOR, (lp_int)m, (lp_int)nc, work, (lp_int)m, tau);
@@ -240,7 +250,11 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
         }
         if (n->op == IR_OP_SVD && info == -5) /* gesdd's "A had a NaN entry" (its -4) */
             info = 1;
-        if (info < 0)
+        if (info == -1010 || info == -1011) /* LAPACK_WORK_MEMORY_ERROR, _TRANSPOSE_ */
+            st = base_error_set(err, LOOM_STATUS_OUT_OF_MEMORY,
+                                "linalg.%s: LAPACK ran out of memory for its work arrays",
+                                ir_ops[n->op].name);
+        else if (info < 0)
             st = base_error_set(err, LOOM_STATUS_INTERNAL,
                                 "linalg.%s: LAPACK refused argument %d (mode %lld, %lld x %lld)",
                                 ir_ops[n->op].name, (int)-info, (long long)n->p.k, (long long)rows,
@@ -254,6 +268,12 @@ done:
     return st;
 }
 
+/* a * b + c, false on overflow (the packed results' sizes). */
+static bool mul_add(int64_t a, int64_t b, int64_t c, int64_t *out) {
+    int64_t p;
+    return !__builtin_mul_overflow(a, b, &p) && !__builtin_add_overflow(p, c, out);
+}
+
 bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node_t *b, int *ndim,
                      int64_t *shape) {
     int nd = a->ndim;
@@ -263,7 +283,8 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
     *ndim = nd;
     bool square = r == c;
     switch (op) {
-        case IR_OP_LU:
+        case IR_OP_LU: /* pivots as floats: exact while n < 2^24 */
+            if (r >= ((int64_t)1 << 24)) return false;
             shape[nd - 2] = r + 1;
             return square && mode == 0;
         case IR_OP_SOLVE: /* modes 1 and 2 (inv): one (k, n) B^T shared by every matrix */
@@ -285,8 +306,10 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
                 *ndim = nd - 1;
                 shape[nd - 2] = r;
             } else {
+                int64_t uv;
                 *ndim = nd - 1;
-                shape[nd - 2] = r * r + r + (mode == 1 ? r : c) * c;
+                if (!mul_add(r, r, r, &uv) || !mul_add(mode == 1 ? r : c, c, uv, &shape[nd - 2]))
+                    return false;
             }
             return r <= c && mode >= 0 && mode < 3;
         case IR_OP_QR: { /* operand A^T: r = n, c = m */
@@ -295,8 +318,9 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
                 shape[nd - 2] = n;
                 shape[nd - 1] = k;
             } else {
+                int64_t qs;
                 *ndim = nd - 1;
-                shape[nd - 2] = q * m + n * k;
+                if (!mul_add(q, m, 0, &qs) || !mul_add(n, k, qs, &shape[nd - 2])) return false;
             }
             return mode >= 0 && mode < 3;
         }

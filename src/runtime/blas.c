@@ -13,6 +13,7 @@
  * "in place" and "output type" schemes add partial sums rounded to float16/bfloat16, which
  * breaks the round-once contract of rt.h (bfloat16 results came back 3-40 ulps off). */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,19 +167,20 @@ loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out) {
     if (d->compile_only) return rt_not_available(d, "cuBLASLt");
     rt_blas_t *b = base_calloc(d->al, 1, sizeof *b);
     if (!b) return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY, "cuBLASLt: out of memory");
-    const char *why = NULL;
+    char why[256] = ""; /* dlerror's text is freed by the next failing dlopen: a copy */
     for (size_t i = 0; i < BASE_ARRAY_LEN(lib_names) && !b->dl; i++) {
         b->dl = dlopen(lib_names[i], RTLD_NOW | RTLD_LOCAL);
+        const char *e = b->dl ? NULL : dlerror();
         if (b->dl)
             b->lib = lib_names[i];
-        else if (!why)
-            why = dlerror();
+        else if (!why[0] && e)
+            snprintf(why, sizeof why, "%s", e);
     }
     if (!b->dl) {
         base_free(d->al, b);
         return base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
                               "matmul on the CUDA device needs cuBLASLt: %s not found (%s)",
-                              lib_names[0], why ? why : "unknown reason");
+                              lib_names[0], why[0] ? why : "unknown reason");
     }
     for (size_t i = 0; i < BASE_ARRAY_LEN(syms); i++) {
         void *f = dlsym(b->dl, syms[i].name);

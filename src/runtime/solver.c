@@ -6,6 +6,7 @@
  * device's stream with one workspace from the pool (sized by the routine's bufferSize query) and
  * each matrix's info word in the caller's array. Nothing here synchronises. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
@@ -87,19 +88,20 @@ loom_status_t rt_solver_create(rt_device_t *d, rt_solver_t **out) {
     if (d->compile_only) return rt_not_available(d, "cuSOLVER");
     rt_solver_t *s = base_calloc(d->al, 1, sizeof *s);
     if (!s) return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY, "cuSOLVER: out of memory");
-    const char *why = NULL;
+    char why[256] = ""; /* dlerror's text is freed by the next failing dlopen: a copy */
     for (size_t i = 0; i < BASE_ARRAY_LEN(sv_libs) && !s->dl; i++) {
         s->dl = dlopen(sv_libs[i], RTLD_NOW | RTLD_LOCAL);
+        const char *e = s->dl ? NULL : dlerror();
         if (s->dl)
             s->lib = sv_libs[i];
-        else if (!why)
-            why = dlerror();
+        else if (!why[0] && e)
+            snprintf(why, sizeof why, "%s", e);
     }
     if (!s->dl) {
         base_free(d->al, s);
         return base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
                               "linalg on the CUDA device needs cuSOLVER: %s not found (%s)",
-                              sv_libs[0], why ? why : "unknown reason");
+                              sv_libs[0], why[0] ? why : "unknown reason");
     }
     for (size_t i = 0; i < BASE_ARRAY_LEN(sv_syms); i++)
         for (int k = 0; k < sv_syms[i].n; k++) {
@@ -236,9 +238,9 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
             if ((st = rt_alloc(d, per * (size_t)j->batch, &work))) goto done;
             if ((st = rt_d2d(d, work, j->a, per * (size_t)j->batch))) goto done;
             if (j->mode == 0) {
-                if ((st = rt_d2d(d, j->out, j->b, bbytes * (size_t)j->batch))) goto done;
+                if (bbytes && (st = rt_d2d(d, j->out, j->b, bbytes * (size_t)j->batch))) goto done;
             } else { /* inv: the one identity B for every matrix */
-                for (int64_t b = 0; b < j->batch; b++)
+                for (int64_t b = 0; b < j->batch && bbytes; b++)
                     if ((st = rt_d2d(d, j->out + (uint64_t)b * bbytes, j->b, bbytes))) goto done;
             }
             for (int64_t b = 0; b < j->batch; b++) {
@@ -308,7 +310,7 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
         }
         case RT_LA_QR: { /* operand A^T (C order) = A column-major, qm x qn */
             int64_t qm = n, qn = m, qk = qm < qn ? qm : qn, q = j->mode == 1 ? qm : qk;
-            int64_t wide = qn > qm ? qn : qm;
+            int64_t wide = qn > q ? qn : q; /* geqrf uses qm x qn, orgqr qm x q */
             size_t pitch = (size_t)((j->mode == 2 ? 0 : q * qm) + qn * qk) * es;
             if ((st = rt_alloc(d, (size_t)(qm * wide + qk + 1) * es, &work))) goto done;
             tau = work + (uint64_t)(qm * wide) * es;

@@ -38,6 +38,7 @@ def inputs():
         "eb": np.zeros((0, 4, 4)), "sing": np.array([[1.0, 2.0], [2.0, 4.0]]),
         "big": g(40, 40) + 10 * np.eye(40), "many": g(200, 8, 8) + 4 * np.eye(8),
         "m17": g(17, 17) + 6 * np.eye(17), "m130": g(130, 130) + 15 * np.eye(130),
+        "tall": g(100000, 3),
     }
     spd = g(3, 6, 6)
     arrays["p"] = spd @ spd.swapaxes(-1, -2) + 6 * np.eye(6)
@@ -104,6 +105,13 @@ CASES = [
     ("linalg.eigvalsh(m130 + m130.T)", 1), ("linalg.svdvals(m130[:, :77])", 1),
     ("linalg.slogdet(m130)", 2), ("linalg.cholesky(m130 @ m130.T)", 1),
     ("r = linalg.qr(m130[:77]); r[0] @ r[1]", 1),
+    # found by review: empty matrix_rank, slogdet's sign with NaN, lstsq's dtype and rcond < 0,
+    # scratch sized by the longer side squared
+    ("linalg.matrix_rank(np.zeros((2, 0, 3)))", 1), ("linalg.matrix_rank(np.zeros((0, 3)))", 1),
+    ("linalg.slogdet(np.array([[np.nan, 1.0], [2.0, 3.0]]))", 2),
+    ("linalg.lstsq(tf, np.arange(6, dtype=np.int8))", 4),
+    ("linalg.lstsq(np.diag([1.0, 1e-20]), np.array([1.0, 1.0]), rcond=-1)", 4),
+    ("linalg.svdvals(tall)", 1), ("linalg.qr(tall, mode='r')", 1),
 ]
 # NumPy raises; loom must fail with the same kind of error.
 ERRORS = [
@@ -115,6 +123,7 @@ ERRORS = [
     ("linalg.eigvalsh(a.astype(np.float16))", "unsupported in linalg"),
     ("linalg.matrix_power(sing, -1)", "Singular matrix"),
     ("linalg.svd(t * np.nan)[1]", "SVD did not converge"),
+    ("linalg.solve(np.zeros((2, 2)), np.zeros((2, 0)))", "Singular matrix"),
     ("linalg.eigvalsh(h * np.nan)", "did not converge"),
 ]
 

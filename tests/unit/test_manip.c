@@ -130,6 +130,9 @@ static const manip_case_t cases[] = {
     {"concatenate((ones(1, dtype='int8'), 300), axis=None)", 1, {2}, 2, {1, 44}, 1, "int8"},
     {"concatenate((ones(1, dtype='int8'), 2.5), axis=None)", 1, {2}, 2, {2, 5}, 2, "float64"},
     {"stack((ones((), dtype='float16'), 2.5))", 1, {2}, 2, {2, 5}, 2, "float64"},
+    /* lists where NumPy takes array_like (np.asarray's dtype) */
+    {"diag([1, 2])", 2, {2, 2}, 4, {1, 0, 0, 2}, 1, "int64"},
+    {"concatenate(([1, 2], [3.5]))", 1, {3}, 3, {2, 4, 7}, 2, "float64"},
     {"rot90(arange(24.0).reshape(2,3,4), 1, (0, 2))",
      3, {4, 3, 2}, 24, {6, 30, 14, 38, 22, 46, 4, 28, 12, 36, 20, 44, 2, 26, 10, 34, 18, 42, 0, 24, 8, 32, 16, 40}, 2, "float64"},
 };
