@@ -167,7 +167,23 @@ KNOWN = [
     ("dot(0-d zero, array holding NaN/inf): NumPy 0, loom_dot NaN",
      lambda expr, np_err, loom_err, why: why is not None and "dot(" in expr
      and re.search(r"loom np\.float\d+\(nan\), NumPy np\.float\d+\(-?0\.0\)", why)),
+    # np.unique(axis=...) sorts rows as structured values, whose float16 fields order NaN
+    # first (float32 and float64 fields order it last, as every sort does); loom puts NaN last.
+    ("unique(float16 rows holding NaN, axis=k): NumPy orders the NaN row first",
+     lambda expr, np_err, loom_err, why: why is not None and "unique(" in expr
+     and "axis=" in expr and float16_nan_operand(expr)),
+    ("Python ints past 2**127 (NumPy: object or float64): loom's parser refuses them",
+     lambda expr, np_err, loom_err, why: loom_err is not None
+     and "parser holds integers below 2**127" in loom_err),
 ]
+
+ARRAYS = {}
+
+
+def float16_nan_operand(expr):
+    """Whether the expression reads a float16 input that holds a NaN."""
+    return any(a.dtype == np.float16 and np.isnan(a).any()
+               for name, a in ARRAYS.items() if re.search(r"\b%s\b" % name, expr))
 
 
 def copysign_flip(why):
@@ -421,6 +437,7 @@ def main():
     args = ap.parse_args()
     rng = random.Random(args.seed)
     arrays = make_inputs(rng, 16)
+    ARRAYS.update(arrays)
     names = sorted(arrays)
     failures = refused = agreed = 0
     known = {}
