@@ -1,7 +1,8 @@
 /* test_schedule — how the CUDA device cuts graphs into steps, checked on the compile-only
  * NVRTC device (no GPU): the schedule each eval writes to the dump folder lists its steps.
  * Softmax and layernorm are one reduce step, mean/var one, sum((x-y)**2) one; views are
- * index rewrites (no step of their own); matmul is one library step; joins are copies.
+ * index rewrites (no step of their own); matmul is one library step; joins are copies; a
+ * factorisation is one step (its small-system kernels compile for 1 x 1 to 16 x 16).
  * Softmax over rows split across blocks (64 x 65536) is one step of one kernel (online
  * max and sum per chunk, then the output pass, as tasks of the same kernel). A reduction
  * gets a buffer only where something after its step reads it. */
@@ -22,7 +23,7 @@ static char root[256];
 static int evals;
 
 typedef struct counts {
-    int steps, elem, reduce, scan, matmul, concat;
+    int steps, elem, reduce, scan, matmul, concat, linalg;
     int kernels; /* kernel names listed by the steps */
     int written; /* buffers the steps write */
 } counts_t;
@@ -68,6 +69,7 @@ static counts_t schedule_of_shape(const char *expr, int64_t rows, int64_t cols) 
             c.scan += !strcmp(kind, "scan");
             c.matmul += !strcmp(kind, "matmul");
             c.concat += !strcmp(kind, "concat");
+            c.linalg += !strcmp(kind, "linalg");
             for (const char *q = strchr(line, ':'); q && (q = strstr(q, " loom_")); q++)
                 c.kernels++;
         }
@@ -225,6 +227,35 @@ static void test_gathers_and_generators(void **state) {
     expect("linalg.norm(x - y, axis=1)", 1, 1);
 }
 
+/* A factorisation is one library step over a buffer its producer wrote; what follows fuses
+ * as usual (det: the LU step, then one reduction for the sign and the log sum). Stacks of small
+ * systems are loom's own kernel: compiled here for small, odd and the largest sizes. */
+static void test_factorisations(void **state) {
+    (void)state;
+    counts_t c = schedule_of("linalg.det(x[:256])");
+    assert_int_equal(c.steps, 2);
+    assert_int_equal(c.linalg, 1);
+    assert_int_equal(c.reduce, 1);
+    c = schedule_of("linalg.solve(x[:256] * 2 + 1, v)"); /* the producer, then the solve */
+    assert_int_equal(c.steps, 2);
+    assert_int_equal(c.elem, 1);
+    assert_int_equal(c.linalg, 1);
+    c = schedule_of("linalg.cholesky(x[:256], upper=True) + 1");
+    assert_int_equal(c.linalg, 1);
+    assert_int_equal(c.elem, 1); /* the triangle and the + 1, after the step */
+    static const char *const stacks[] = {
+        "linalg.solve(reshape(x[:2, :2], (2, 1, 2))[..., :1], v[:2].reshape(2, 1, 1))",
+        "linalg.inv(reshape(x[:50], (512, 5, 5)))",
+        "linalg.inv(reshape(x, (512, 16, 16)).astype('float64'))",
+        "linalg.solve(reshape(x, (512, 16, 16)), reshape(y[:32], (512, 16, 1)))",
+        "linalg.slogdet(reshape(x, (2048, 8, 8)).astype('float64'))[1]",
+    };
+    for (size_t k = 0; k < sizeof stacks / sizeof *stacks; k++) {
+        c = schedule_of(stacks[k]);
+        assert_int_equal(c.linalg, 1);
+    }
+}
+
 int main(void) {
     snprintf(root, sizeof root, "/tmp/loom_test_schedule_%d", (int)getpid());
     char cmd[600];
@@ -237,6 +268,7 @@ int main(void) {
         cmocka_unit_test(test_views_are_index_rewrites),
         cmocka_unit_test(test_other_steps),
         cmocka_unit_test(test_gathers_and_generators),
+        cmocka_unit_test(test_factorisations),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
