@@ -229,7 +229,11 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
         loom_multiply(ctx, loom_subtract(ctx, loom_weak_int(ctx, 1), loom_multiply_i(ctx, odd, 2)),
                       loom_astype(ctx, nonzero, LOOM_DTYPE_I64)),
         (loom_dtype_t)a->dtype);
-    loom_array_t *l = loom_sum(ctx, loom_log(ctx, loom_abs(ctx, diag)), 1, (int32_t[]){-1}, 0);
+    /* -inf for a zero pivot whatever else the diagonal holds (NaN or inf would make the sum
+     * NaN), as NumPy sets it when getrf reports one */
+    loom_array_t *l = loom_where(
+        ctx, nonzero, loom_sum(ctx, loom_log(ctx, loom_abs(ctx, diag)), 1, (int32_t[]){-1}, 0),
+        loom_weak_float(ctx, -INFINITY));
     loom_array_t *vals[2] = {s, l};
     return outs(ctx, 2, vals, dst);
 }

@@ -60,9 +60,11 @@ LOOM_API loom_array_t *loom_ldexp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t
     bool weak_int = (x->flags & FE_WEAK) && x->weak_kind != FE_WEAK_FLOAT;
     /* (a bool exponent array gives the Python int no integer to yield to: int64, float64) */
     bool int_n = !(n->flags & FE_WEAK) && n->dtype != LOOM_DTYPE_BOOL;
-    loom_dtype_t d = !(x->flags & FE_WEAK) ? float_loop((loom_dtype_t)x->dtype)
-                     : weak_int && int_n   ? LOOM_DTYPE_F16
-                                           : LOOM_DTYPE_F64;
+    bool weak_bool = (x->flags & FE_WEAK) && x->weak_kind == FE_WEAK_BOOL; /* np.bool_: 'e' */
+    loom_dtype_t d = !(x->flags & FE_WEAK)       ? float_loop((loom_dtype_t)x->dtype)
+                     : weak_bool                 ? LOOM_DTYPE_F16
+                     : weak_int && int_n         ? LOOM_DTYPE_F16
+                                                 : LOOM_DTYPE_F64;
     loom_array_t *lim[3] = {loom_astype(ctx, n, LOOM_DTYPE_I64), loom_weak_int(ctx, -2200),
                             loom_weak_int(ctx, 2200)};
     loom_array_t *k = loom_clip(ctx, lim[0], lim[1], lim[2]);

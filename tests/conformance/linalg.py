@@ -109,6 +109,8 @@ CASES = [
     # scratch sized by the longer side squared
     ("linalg.matrix_rank(np.zeros((2, 0, 3)))", 1), ("linalg.matrix_rank(np.zeros((0, 3)))", 1),
     ("linalg.slogdet(np.array([[np.nan, 1.0], [2.0, 3.0]]))", 2),
+    ("linalg.slogdet(np.array([[0.0, 0.0], [0.0, np.nan]]))", 2),
+    ("linalg.det(np.array([[0.0, 0.0], [0.0, np.nan]]))", 1),
     ("linalg.lstsq(tf, np.arange(6, dtype=np.int8))", 4),
     ("linalg.lstsq(np.diag([1.0, 1e-20]), np.array([1.0, 1.0]), rcond=-1)", 4),
     ("linalg.svdvals(tall)", 1), ("linalg.qr(tall, mode='r')", 1),

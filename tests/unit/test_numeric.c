@@ -60,6 +60,8 @@ static const check_value_case_t cases[] = {
     /* found by the conformance suite: a Python int beside a bool exponent array is int64 */
     {"ldexp(1, array([True, False]))", 1, {2}, 2, {2.0, 1.0}, "float64"},
     {"ldexp(1, array([1, 2], dtype=int8))", 1, {2}, 2, {2.0, 4.0}, "float16"},
+    {"ldexp(True, array([True, False]))", 1, {2}, 2, {2.0, 1.0}, "float16"},
+    {"ldexp(True, 2)", 0, {0}, 1, {4.0}, "float16"},
     {"float_power(array([2, 3], dtype=int8), array([3, -1], dtype=int8))",
      1, {2}, 2, {8.0, 0.3333333333333333}, "float64"},
     {"float_power(array([2.0, 0.5], dtype=float32), 2)",
