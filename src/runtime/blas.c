@@ -13,7 +13,6 @@
  * "in place" and "output type" schemes add partial sums rounded to float16/bfloat16, which
  * breaks the round-once contract of rt.h (bfloat16 results came back 3-40 ulps off). */
 #include <dlfcn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,15 +166,8 @@ loom_status_t rt_blas_create(rt_device_t *d, rt_blas_t **out) {
     if (d->compile_only) return rt_not_available(d, "cuBLASLt");
     rt_blas_t *b = base_calloc(d->al, 1, sizeof *b);
     if (!b) return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY, "cuBLASLt: out of memory");
-    char why[256] = ""; /* dlerror's text is freed by the next failing dlopen: a copy */
-    for (size_t i = 0; i < BASE_ARRAY_LEN(lib_names) && !b->dl; i++) {
-        b->dl = dlopen(lib_names[i], RTLD_NOW | RTLD_LOCAL);
-        const char *e = b->dl ? NULL : dlerror();
-        if (b->dl)
-            b->lib = lib_names[i];
-        else if (!why[0] && e)
-            snprintf(why, sizeof why, "%s", e);
-    }
+    char why[256];
+    b->dl = rt_dlopen_first(lib_names, BASE_ARRAY_LEN(lib_names), &b->lib, why, sizeof why);
     if (!b->dl) {
         base_free(d->al, b);
         return base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,

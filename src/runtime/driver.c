@@ -2,6 +2,7 @@
  * failed driver calls into messages. The library is never linked, so loom loads (and runs on
  * the CPU) on machines without a driver. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
@@ -16,6 +17,21 @@ static const sym_t syms[] = {
     RT_DRIVER_LIST(RT__DRIVER_SYM)
 #undef RT__DRIVER_SYM
 };
+
+void *rt_dlopen_first(const char *const *names, size_t n, const char **opened, char *why,
+                      size_t cap) {
+    if (cap) why[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        void *dl = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (dl) {
+            *opened = names[i];
+            return dl;
+        }
+        const char *e = dlerror();
+        if (cap && !why[0] && e) snprintf(why, cap, "%s", e);
+    }
+    return NULL;
+}
 
 loom_status_t rt_driver_load(base_error_t *err, const char *lib, rt_driver_t *drv) {
     memset(drv, 0, sizeof *drv);

@@ -80,6 +80,11 @@ void rt_driver_unload(rt_driver_t *drv);
 loom_status_t rt_cu_fail(rt_device_t *d, loom_status_t status, CUresult r, const char *what);
 /* NOT_AVAILABLE: "<what> is not available on a compile-only device". */
 loom_status_t rt_not_available(rt_device_t *d, const char *what);
+/* The first of names[0..n) that dlopen loads (its name in *opened), or NULL with the first
+ * failure's dlerror text copied into why (cap bytes; the library's own buffer does not outlive
+ * the next failing dlopen). */
+void *rt_dlopen_first(const char *const *names, size_t n, const char **opened, char *why,
+                      size_t cap);
 /* Makes the device's context current on this thread (cheap when it already is). */
 loom_status_t rt_bind(rt_device_t *d);
 

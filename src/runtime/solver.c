@@ -6,7 +6,6 @@
  * device's stream with one workspace from the pool (sized by the routine's bufferSize query) and
  * each matrix's info word in the caller's array. Nothing here synchronises. */
 #include <dlfcn.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
@@ -88,15 +87,8 @@ loom_status_t rt_solver_create(rt_device_t *d, rt_solver_t **out) {
     if (d->compile_only) return rt_not_available(d, "cuSOLVER");
     rt_solver_t *s = base_calloc(d->al, 1, sizeof *s);
     if (!s) return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY, "cuSOLVER: out of memory");
-    char why[256] = ""; /* dlerror's text is freed by the next failing dlopen: a copy */
-    for (size_t i = 0; i < BASE_ARRAY_LEN(sv_libs) && !s->dl; i++) {
-        s->dl = dlopen(sv_libs[i], RTLD_NOW | RTLD_LOCAL);
-        const char *e = s->dl ? NULL : dlerror();
-        if (s->dl)
-            s->lib = sv_libs[i];
-        else if (!why[0] && e)
-            snprintf(why, sizeof why, "%s", e);
-    }
+    char why[256];
+    s->dl = rt_dlopen_first(sv_libs, BASE_ARRAY_LEN(sv_libs), &s->lib, why, sizeof why);
     if (!s->dl) {
         base_free(d->al, s);
         return base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
