@@ -144,6 +144,9 @@ void en_schedule_print(const en_plan_t *p, const ir_graph_t *g, base_str_t *out)
 loom_status_t en_matmul_run(en_engine_t *e, const ir_graph_t *sg, const uint64_t *in_addr,
                             uint64_t out_addr);
 /* ---- sort.c ---- */
+/* The device address of element 0 of step-graph INPUT operand k of node nd (in[]: the step's
+ * input addresses, before their offsets). */
+uint64_t en_operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in);
 /* Runs a SORT step (st->sort over st->sg, whose node sg->outputs[0] reads C-contiguous INPUT
  * operands at in[], result at out) on the device's stream, with scratch from the pool.
  * Returns the status (errors through en_error). */

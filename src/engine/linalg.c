@@ -169,12 +169,6 @@ base_hash128_t en_linalg_pivots_key(loom_dtype_t d) {
     return base_hash128(k, strlen(k));
 }
 
-static uint64_t operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in) {
-    const ir_node_t *o = &sg->nodes[nd->src[k]];
-    const ir_input_t *inp = &sg->inputs[o->input];
-    return in[o->input] + (uint64_t)(inp->offset * (int64_t)ir_dtypes[o->dtype].size);
-}
-
 loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out) {
     const ir_graph_t *sg = &st->sg;
     const ir_node_t *nd = &sg->nodes[sg->outputs[0]];
@@ -201,9 +195,9 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     bool small = nd->op == IR_OP_SOLVE && j.rows <= EN_SMALL_SOLVE;
     if (!small && !e->solver && rt_solver_create(rt, &e->solver) != LOOM_STATUS_OK)
         return e->err->status;
-    j.a = operand(sg, nd, 0, in);
+    j.a = en_operand(sg, nd, 0, in);
     if (nd->op == IR_OP_SOLVE) {
-        j.b = operand(sg, nd, 1, in);
+        j.b = en_operand(sg, nd, 1, in);
         j.nrhs = nd->shape[nd->ndim - 2];
     }
     j.out = out;

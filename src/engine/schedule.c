@@ -919,18 +919,6 @@ static bool sched_sort(sched_t *s, uint32_t i) {
     return true;
 }
 
-static void src_pivots(const void *o, uint32_t i, base_str_t *t, char *name) {
-    en_linalg_pivots_source(o, i, t, name);
-}
-
-static void src_small(const void *o, uint32_t i, base_str_t *t, char *name) {
-    en_linalg_small_source(o, i, t, name);
-}
-
-static void src_first_bad(const void *o, uint32_t i, base_str_t *t, char *name) {
-    en_linalg_first_bad_source(o, i, t, name);
-}
-
 /* A factorisation: one step over C-contiguous operands (cuSOLVER works on copies of them). */
 static bool sched_linalg(sched_t *s, uint32_t i) {
     const ir_graph_t *g = s->g;
@@ -949,11 +937,13 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
     uint32_t f64 = n->dtype == LOOM_DTYPE_F64;
     if (small) /* a thread a system */
         st->kerns[0] = en_kernel(s->e, en_linalg_small_key((loom_dtype_t)n->dtype, rows),
-                                 src_small, NULL, (uint32_t)rows * 2 + f64);
+                                 en_linalg_small_source, NULL, (uint32_t)rows * 2 + f64);
     if (n->op == IR_OP_LU)
-        st->kerns[0] = en_kernel(s->e, en_linalg_pivots_key((loom_dtype_t)n->dtype), src_pivots,
+        st->kerns[0] = en_kernel(s->e, en_linalg_pivots_key((loom_dtype_t)n->dtype),
+                                 en_linalg_pivots_source,
                                  NULL, f64);
-    st->kerns[nk - 1] = en_kernel(s->e, en_linalg_first_bad_key(), src_first_bad, NULL, 0);
+    st->kerns[nk - 1] = en_kernel(s->e, en_linalg_first_bad_key(),
+                                     en_linalg_first_bad_source, NULL, 0);
     for (uint32_t k = 0; k < nk; k++)
         if (!st->kerns[k]) return false;
     set_buf(s, i, slot);

@@ -4,8 +4,7 @@
  * kernels queue on the device's stream like every other step. */
 #include "internal.h"
 
-/* Element address of the step graph's INPUT operand k of node nd. */
-static uint64_t operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in) {
+uint64_t en_operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in) {
     const ir_node_t *o = &sg->nodes[nd->src[k]];
     const ir_input_t *inp = &sg->inputs[o->input];
     return in[o->input] + (uint64_t)(inp->offset * (int64_t)ir_dtypes[o->dtype].size);
@@ -64,8 +63,8 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
     rt_device_t *rt = e->rt;
     if (s->op == IR_OP_SEARCHSORTED) {
         if (!s->n) return LOOM_STATUS_OK;
-        uint64_t w[5] = {(uint64_t)s->n, operand(sg, nd, 0, in), (uint64_t)s->len,
-                         operand(sg, nd, 1, in), out};
+        uint64_t w[5] = {(uint64_t)s->n, en_operand(sg, nd, 0, in), (uint64_t)s->len,
+                         en_operand(sg, nd, 1, in), out};
         return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
     }
     if (s->op == IR_OP_NONZERO) {
@@ -74,7 +73,7 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         if (!s->n) return LOOM_STATUS_OK;
         uint64_t counts;
         if (rt_alloc(rt, (size_t)s->nb * 8, &counts) != LOOM_STATUS_OK) return e->err->status;
-        uint64_t x = operand(sg, nd, 0, in);
+        uint64_t x = en_operand(sg, nd, 0, in);
         uint64_t w0[4] = {(uint64_t)s->n, x, counts, (uint64_t)s->per};
         launch(e, st->kerns[0], (uint32_t)s->nb, 256, w0);
         uint64_t w1[2] = {(uint64_t)s->nb, counts};
@@ -87,13 +86,14 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
     bool scatter = s->op == IR_OP_SCATTER;
     if (scatter) { /* the base first: the runs then combine into it */
         size_t bytes = (size_t)s->len * ir_dtypes[s->dtype].size;
-        if (bytes && rt_d2d(rt, out, operand(sg, nd, 0, in), bytes) != LOOM_STATUS_OK)
+        if (bytes && rt_d2d(rt, out, en_operand(sg, nd, 0, in), bytes) != LOOM_STATUS_OK)
             return e->err->status;
     }
     if (!s->n) return LOOM_STATUS_OK;
     if (scatter && s->atomic) {
-        uint64_t w[6] = {(uint64_t)s->n,   operand(sg, nd, 1, in), operand(sg, nd, 2, in), out,
-                         (uint64_t)s->len, s->one_value ? 0 : 1};
+        uint64_t w[6] = {
+            (uint64_t)s->n,   en_operand(sg, nd, 1, in), en_operand(sg, nd, 2, in), out,
+            (uint64_t)s->len, s->one_value ? 0 : 1};
         return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
     }
     size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
@@ -106,23 +106,23 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
     uint64_t work = base + 2 * kb + 2 * pb;
     uint32_t grid = stride_grid(e, s->n);
     if (scatter) {
-        uint64_t w[5] = {(uint64_t)s->n, operand(sg, nd, 1, in), k[0], p[0], (uint64_t)s->len};
+        uint64_t w[5] = {(uint64_t)s->n, en_operand(sg, nd, 1, in), k[0], p[0], (uint64_t)s->len};
         launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
     } else {
-        uint64_t w[6] = {(uint64_t)s->n, operand(sg, nd, 0, in), k[0],
-                         p[0],           (uint64_t)s->len,       (uint64_t)s->inner};
+        uint64_t w[6] = {(uint64_t)s->n, en_operand(sg, nd, 0, in), k[0],
+                         p[0],           (uint64_t)s->len,          (uint64_t)s->inner};
         launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
     }
     int c = 0;
     radix(e, st, k, p, work, &c);
     if (scatter) {
-        uint64_t w[7] = {(uint64_t)s->n,         k[c], p[c],
-                         operand(sg, nd, 2, in), out,  (uint64_t)s->len,
-                         s->one_value ? 0 : 1};
+        uint64_t w[7] = {
+            (uint64_t)s->n,      k[c], p[c], en_operand(sg, nd, 2, in), out, (uint64_t)s->len,
+            s->one_value ? 0 : 1};
         launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
     } else {
-        uint64_t w[6] = {(uint64_t)s->n,        p[c], out, (uint64_t)s->len, (uint64_t)s->inner,
-                         operand(sg, nd, 0, in)};
+        uint64_t w[6] = {(uint64_t)s->n,           p[c], out, (uint64_t)s->len, (uint64_t)s->inner,
+                         en_operand(sg, nd, 0, in)};
         launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
     }
     rt_free(rt, base);

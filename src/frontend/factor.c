@@ -9,6 +9,17 @@
 
 /* a as linalg's input: 2 or more axes; float32 and float64 stay, bool and integers become
  * float64 (NumPy's _commonType); float16 and bfloat16 are refused, as NumPy refuses float16. */
+/* linalg's dtype rule for one operand: float32 and float64 stay, bool and integers become
+ * float64; float16 and bfloat16 are DTYPE_ERROR (-1). */
+static int lin_dtype(loom_ctx_t *ctx, const char *fn, loom_dtype_t d) {
+    if (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "linalg.%s: array type %s is unsupported in linalg",
+                 fn, ir_dtypes[d].name);
+        return -1;
+    }
+    return ir_is_float(d) ? (int)d : LOOM_DTYPE_F64;
+}
+
 static loom_array_t *lin_input(loom_ctx_t *ctx, const char *fn, loom_array_t *a, bool square) {
     if (!fe_check_arg(ctx, fn, a)) return NULL;
     if (a->ndim < 2) {
@@ -23,14 +34,9 @@ static loom_array_t *lin_input(loom_ctx_t *ctx, const char *fn, loom_array_t *a,
                  fn, (long long)a->shape[a->ndim - 2], (long long)a->shape[a->ndim - 1]);
         return NULL;
     }
-    loom_dtype_t d = (loom_dtype_t)a->dtype;
-    if (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16) {
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "linalg.%s: array type %s is unsupported in linalg",
-                 fn, ir_dtypes[d].name);
-        return NULL;
-    }
-    if (d == LOOM_DTYPE_F32 || d == LOOM_DTYPE_F64) return a;
-    loom_array_t *r = loom_astype(ctx, a, LOOM_DTYPE_F64);
+    int d = lin_dtype(ctx, fn, (loom_dtype_t)a->dtype);
+    if (d < 0) return NULL;
+    loom_array_t *r = loom_astype(ctx, a, (loom_dtype_t)d);
     return (r->flags & FE_NIL) ? NULL : r;
 }
 
@@ -59,32 +65,24 @@ static loom_array_t *lin_node(loom_ctx_t *ctx, ir_op_t op, int64_t mode, loom_ar
     return fe_shaped(ctx, op, (loom_dtype_t)a->dtype, nd, shape, b ? 2 : 1, srcs, &p);
 }
 
-/* x[..., start:stop] of the last axis, then reshaped to (..., rows, cols). */
-static loom_array_t *unpack(loom_ctx_t *ctx, loom_array_t *x, int64_t start, int64_t rows,
-                            int64_t cols) {
-    int nd = x->ndim;
-    int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS], shape[LOOM_MAX_DIMS];
-    for (int ax = 0; ax < nd; ax++) {
-        starts[ax] = LOOM_NONE;
-        stops[ax] = LOOM_NONE;
-        shape[ax] = x->shape[ax];
-    }
-    starts[nd - 1] = start;
-    stops[nd - 1] = start + rows * cols;
-    loom_array_t *s = loom_slice(ctx, x, nd, starts, stops, NULL);
-    shape[nd - 1] = rows;
-    shape[nd] = cols;
-    return loom_reshape(ctx, s, nd + 1, shape);
-}
-
-/* x[..., start:stop, :] (rows of the last two axes). */
-static loom_array_t *rows_of(loom_ctx_t *ctx, loom_array_t *x, int64_t start, int64_t stop) {
+/* x[start:stop] along axis nd - back (back 1: the last axis), the others whole. */
+static loom_array_t *span(loom_ctx_t *ctx, loom_array_t *x, int back, int64_t start, int64_t stop) {
     int nd = x->ndim;
     int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
     for (int ax = 0; ax < nd; ax++) starts[ax] = stops[ax] = LOOM_NONE;
-    starts[nd - 2] = start;
-    stops[nd - 2] = stop;
+    starts[nd - back] = start;
+    stops[nd - back] = stop;
     return loom_slice(ctx, x, nd, starts, stops, NULL);
+}
+
+/* x[..., start:start + rows * cols] reshaped to (..., rows, cols). */
+static loom_array_t *unpack(loom_ctx_t *ctx, loom_array_t *x, int64_t start, int64_t rows,
+                            int64_t cols) {
+    int64_t shape[LOOM_MAX_DIMS];
+    memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
+    shape[x->ndim - 1] = rows;
+    shape[x->ndim] = cols;
+    return loom_reshape(ctx, span(ctx, x, 1, start, start + rows * cols), x->ndim + 1, shape);
 }
 
 /* A several-result function that failed (or got a nil operand): every result nil. */
@@ -148,13 +146,9 @@ LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     a = lin_input(ctx, "solve", a, true);
     if (!a || !fe_check_arg(ctx, "solve", b)) return &ctx->nil;
     int64_t n = a->shape[a->ndim - 1];
-    loom_dtype_t bd = (loom_dtype_t)b->dtype;
-    if (bd == LOOM_DTYPE_F16 || bd == LOOM_DTYPE_BF16) {
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-                 "linalg.solve: array type %s is unsupported in linalg", ir_dtypes[bd].name);
-        return &ctx->nil;
-    }
-    if (!ir_is_float(bd)) b = loom_astype(ctx, b, LOOM_DTYPE_F64);
+    int bd = lin_dtype(ctx, "solve", (loom_dtype_t)b->dtype);
+    if (bd < 0) return &ctx->nil;
+    b = loom_astype(ctx, b, (loom_dtype_t)bd);
     if (b->flags & FE_NIL) return &ctx->nil;
     bool vector = b->ndim == 1; /* NumPy 2: b is a vector only when it is 1-D */
     if (b->ndim == 0 || b->shape[vector ? 0 : b->ndim - 2] != n) {
@@ -178,15 +172,20 @@ LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     return fe_index_axis(ctx, x, x->ndim - 1, 0);
 }
 
-/* inv(a) = solve(a, I) (NumPy's gesv with the identity). */
+/* inv(a) = solve(a, I) (NumPy's gesv with the identity), one identity B^T shared by the stack
+ * (not broadcast: a copy per matrix is the solver's). mode 1 raises for a singular matrix, 2
+ * (cond's) gives NaN or inf. */
+static loom_array_t *inv_of(loom_ctx_t *ctx, loom_array_t *a, int64_t mode) {
+    int64_t n = a->shape[a->ndim - 1];
+    loom_array_t *eye = loom_eye(ctx, n, n, 0, (loom_dtype_t)a->dtype);
+    return loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, mode, a, eye));
+}
+
 LOOM_API loom_array_t *loom_inv(loom_ctx_t *ctx, loom_array_t *a) {
     if (!ctx) return NULL;
     a = lin_input(ctx, "inv", a, true);
     if (!a) return &ctx->nil;
-    int64_t n = a->shape[a->ndim - 1];
-    /* one identity B^T shared by the stack (not broadcast: a copy per matrix is the solver's) */
-    loom_array_t *eye = loom_eye(ctx, n, n, 0, (loom_dtype_t)a->dtype);
-    return loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, 1, a, eye));
+    return inv_of(ctx, a, 1);
 }
 
 LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper) {
@@ -212,7 +211,7 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
     int nd = a->ndim;
     loom_array_t *lu = lin_node(ctx, IR_OP_LU, 0, a, NULL);
     if (lu->flags & FE_NIL) return nil_outs(ctx, 2, dst);
-    loom_array_t *diag = loom_diagonal(ctx, rows_of(ctx, lu, 0, n), 0, nd - 2, nd - 1);
+    loom_array_t *diag = loom_diagonal(ctx, span(ctx, lu, 2, 0, n), 0, nd - 2, nd - 1);
     loom_array_t *piv = fe_index_axis(ctx, lu, nd - 2, n);
     loom_array_t *pos = loom_arange(ctx, 1, (double)n + 1, 1, (loom_dtype_t)a->dtype);
     /* NumPy's sign: flipped by each row swap and each negative pivot (a NaN one leaves it),
@@ -257,7 +256,7 @@ LOOM_API loom_status_t loom_eigh(loom_ctx_t *ctx, loom_array_t *a, int upper,
     loom_array_t *p = lin_node(ctx, IR_OP_EIGH, upper ? 1 : 0, a, NULL);
     if (p->flags & FE_NIL) return nil_outs(ctx, 2, dst);
     loom_array_t *vals[2] = {fe_index_axis(ctx, p, p->ndim - 2, 0),
-                             loom_matrix_transpose(ctx, rows_of(ctx, p, 1, n + 1))};
+                             loom_matrix_transpose(ctx, span(ctx, p, 2, 1, n + 1))};
     return outs(ctx, 2, vals, dst);
 }
 
@@ -293,11 +292,7 @@ LOOM_API loom_status_t loom_svd(loom_ctx_t *ctx, loom_array_t *a, int full_matri
     loom_array_t *p = lin_node(ctx, IR_OP_SVD, full_matrices ? 2 : 1, w, NULL);
     if (p->flags & FE_NIL) return nil_outs(ctx, 3, dst);
     loom_array_t *pu = unpack(ctx, p, 0, m, m), *pv = unpack(ctx, p, m * m + m, r, n);
-    int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
-    for (int ax = 0; ax < p->ndim; ax++) starts[ax] = stops[ax] = LOOM_NONE;
-    starts[p->ndim - 1] = m * m;
-    stops[p->ndim - 1] = m * m + m;
-    loom_array_t *ps = loom_slice(ctx, p, p->ndim, starts, stops, NULL);
+    loom_array_t *ps = span(ctx, p, 1, m * m, m * m + m);
     /* a = (U S Vh)^T = Vh^T S U^T when it was transposed */
     loom_array_t *vals[3] = {tall ? loom_matrix_transpose(ctx, pv) : pu, ps,
                              tall ? loom_matrix_transpose(ctx, pu) : pv};
@@ -499,9 +494,7 @@ LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t k
         return &ctx->nil;
     }
     /* NumPy's inv under errstate(all='ignore'): a singular matrix gives NaN, not an error */
-    int64_t n = x->shape[x->ndim - 1];
-    loom_array_t *eye = loom_eye(ctx, n, n, 0, (loom_dtype_t)x->dtype);
-    loom_array_t *inv = loom_matrix_transpose(ctx, lin_node(ctx, IR_OP_SOLVE, 2, x, eye));
+    loom_array_t *inv = inv_of(ctx, x, 2);
     return nan_to_inf(ctx,
                       loom_multiply(ctx, loom_matrix_norm(ctx, x, 0, kind, ord),
                                     loom_matrix_norm(ctx, inv, 0, kind, ord)),

@@ -1867,6 +1867,29 @@ static int choice_arg(parser_t *P, const bound_t *b, int slot, const char *const
     return -1;
 }
 
+/* A norm's order argument (norm's ord=, cond's p=): absent or None leaves *kind and *p; a
+ * number is LOOM_NORM_ORD; 'fro'/'f' and 'nuc' only where matrices are normed. */
+static bool norm_order(parser_t *P, const bound_t *b, int slot, const char *fn, bool matrices,
+                       loom_norm_t *kind, double *p) {
+    const value_t *o = &b->v[slot];
+    if (!b->given[slot] || o->kind == V_NONE) return true;
+    if (o->kind == V_STR) {
+        static const char *const names[] = {"fro", "f", "nuc"};
+        int c = choice_arg(P, b, slot, names, 3, 0);
+        if (c < 0 || !matrices)
+            return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: Invalid norm order for %s", fn, matrices ? "matrices" : "vectors");
+        *kind = c == 2 ? LOOM_NORM_NUC : LOOM_NORM_FRO;
+        return true;
+    }
+    if (!is_num(o))
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: ord must be a number, inf, 'fro' or 'nuc'", fn);
+    *kind = LOOM_NORM_ORD;
+    *p = num_f(o);
+    return true;
+}
+
 /* take's and choose's mode=, in loom_take_mode_t order. */
 static const char *const take_modes[] = {"raise", "wrap", "clip"};
 
@@ -2224,21 +2247,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         int kslot = n[0] == 'n' ? 3 : n[0] == 'v' ? 2 : 1;
         loom_norm_t kind = n[0] == 'n' ? LOOM_NORM_DEFAULT : n[0] == 'v' ? LOOM_NORM_ORD : LOOM_NORM_FRO;
         double p = 2;
-        const value_t *o = &b->v[oslot];
-        if (b->given[oslot] && o->kind == V_STR) {
-            static const char *const names[] = {"fro", "f", "nuc"};
-            int c = choice_arg(P, b, oslot, names, 3, 0);
-            if (c < 0 || n[0] == 'v')
-                return perr(P, b->pos[oslot], LOOM_STATUS_INVALID_ARGUMENT,
-                            "%s: Invalid norm order for %s", n, n[0] == 'v' ? "vectors" : "matrices");
-            kind = c == 2 ? LOOM_NORM_NUC : LOOM_NORM_FRO;
-        } else if (b->given[oslot] && o->kind != V_NONE) {
-            if (!is_num(o))
-                return perr(P, b->pos[oslot], LOOM_STATUS_INVALID_ARGUMENT,
-                            "%s: ord must be a number, inf, 'fro' or 'nuc'", n);
-            kind = LOOM_NORM_ORD;
-            p = num_f(o);
-        }
+        if (!norm_order(P, b, oslot, n, n[0] != 'v', &kind, &p)) return false;
         if (!get_flag(P, b, kslot, &keep)) return false;
         if (n[0] == 'm') {
             *r = loom_matrix_norm(ctx, a, keep, kind, p);
@@ -2334,17 +2343,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     } else if (!strcmp(n, "cond")) {
         loom_norm_t kind = LOOM_NORM_DEFAULT;
         double p = 0;
-        const value_t *o = &b->v[1];
-        if (b->given[1] && o->kind == V_STR) {
-            static const char *const names[] = {"fro", "nuc"};
-            int c = choice_arg(P, b, 1, names, 2, 0);
-            if (c < 0) return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "cond: Invalid norm order");
-            kind = c ? LOOM_NORM_NUC : LOOM_NORM_FRO;
-        } else if (b->given[1] && o->kind != V_NONE) {
-            if (!is_num(o)) return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "cond: p must be a number, inf, 'fro' or 'nuc'");
-            kind = LOOM_NORM_ORD;
-            p = num_f(o);
-        }
+        if (!norm_order(P, b, 1, n, true, &kind, &p)) return false;
         *r = loom_cond(ctx, a, kind, p);
     } else if (!strcmp(n, "tensorinv")) {
         if (!get_int(P, b, 1, 2, &k)) return false;
