@@ -233,6 +233,11 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
     loom_array_t *l = loom_where(
         ctx, nonzero, loom_sum(ctx, loom_log(ctx, loom_abs(ctx, diag)), 1, (int32_t[]){-1}, 0),
         loom_weak_float(ctx, -INFINITY));
+    /* A NaN anywhere in a makes logabsdet NaN. The factors alone cannot say so: cuSOLVER's pivot
+     * search treats NaN differently from LAPACK's and may report a zero pivot. The sign then
+     * follows the device's pivot order, as NumPy's follows its BLAS's. */
+    loom_array_t *had = loom_any(ctx, loom_isnan(ctx, a), 2, (int32_t[]){-2, -1}, 0);
+    l = loom_where(ctx, had, loom_weak_float(ctx, NAN), l);
     loom_array_t *vals[2] = {s, l};
     return outs(ctx, 2, vals, dst);
 }
