@@ -118,7 +118,9 @@ LOOM_API const char *loom_status_string(loom_status_t status);
     X(F16, "float16", 2)                                                                       \
     X(BF16, "bfloat16", 2)                                                                     \
     X(F32, "float32", 4)                                                                       \
-    X(F64, "float64", 8)
+    X(F64, "float64", 8)                                                                       \
+    X(C64, "complex64", 8)                                                                     \
+    X(C128, "complex128", 16)
 
 typedef enum loom_dtype {
 #define LOOM__DTYPE_ENUM(e, s, n) LOOM_DTYPE_##e,
@@ -358,6 +360,25 @@ LOOM_API loom_array_t *loom_weak_int(loom_ctx_t *ctx, int64_t value);
 LOOM_API loom_array_t *loom_weak_uint(loom_ctx_t *ctx, uint64_t value);
 LOOM_API loom_array_t *loom_weak_float(loom_ctx_t *ctx, double value);
 LOOM_API loom_array_t *loom_weak_bool(loom_ctx_t *ctx, int value);
+/* A Python complex re + im j: complex128 alone; next to float32 (or float16, bfloat16) arrays
+ * complex64, as NEP 50 gives float32 + 1j. */
+LOOM_API loom_array_t *loom_weak_complex(loom_ctx_t *ctx, double re, double im);
+/* np.full(shape, re + im j, dtype) for dtype complex64 or complex128. */
+LOOM_API loom_array_t *loom_full_complex(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                         const int64_t *shape, double re, double im);
+
+/* ---- Complex numbers ------------------------------------------------------------------ */
+
+/* np.real, np.imag: the parts of a complex array in its parts' float dtype (complex64:
+ * float32); of a real array, the array itself and zeros of its dtype. np.conj (conjugate):
+ * the complex conjugate, a real array itself. np.angle(z, deg): arctan2(imag, real), in
+ * degrees when deg (integers compute in float64). loom_complex: re + 1j * im with the parts'
+ * promoted float dtype (float32: complex64; integers: complex128). */
+LOOM_API loom_array_t *loom_real(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_array_t *loom_imag(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_array_t *loom_conj(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_array_t *loom_angle(loom_ctx_t *ctx, loom_array_t *a, int deg);
+LOOM_API loom_array_t *loom_complex(loom_ctx_t *ctx, loom_array_t *re, loom_array_t *im);
 
 /* ---- Elementwise operations ----------------------------------------------------------- */
 

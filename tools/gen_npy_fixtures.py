@@ -2,8 +2,8 @@
 """Writes the .npy fixtures of tests/unit/test_npy.c with NumPy itself (np.save and
 np.lib.format.write_array), so that loom's reader is checked against the real format.
 
-Every array holds element k (in C order) = (3k - 5) cast to the dtype, except bool (k % 3 != 0)
-and the floats ((3k - 5) / 4); bfloat16 has no NumPy dtype, so its fixture is the bfloat16 bit
+Every array holds element k (in C order) = (3k - 5) cast to the dtype, except bool (k % 3 != 0),
+the floats ((3k - 5) / 4) and the complex dtypes ((3k - 5) / 4 + (k - 7) / 8 j); bfloat16 has no NumPy dtype, so its fixture is the bfloat16 bit
 patterns viewed as '|V2' (what np.save writes for ml_dtypes.bfloat16). test_npy.c computes the
 same values. Run from the repository root: python3 tools/gen_npy_fixtures.py
 """
@@ -13,7 +13,7 @@ import numpy as np
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "npy")
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "bfloat16", "float32", "float64"]
+          "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 SHAPE = (2, 3, 4)
 
 
@@ -25,6 +25,8 @@ def values(dtype, shape):
     elif dtype == "bfloat16":
         f = ((3 * k - 5) / 4).astype(np.float32)
         a = (f.view(np.uint32) >> 16).astype("<u2").view("|V2")  # exact: values need 7 bits
+    elif dtype.startswith("complex"):
+        a = ((3 * k - 5) / 4 + 1j * ((k - 7) / 8)).astype(dtype)
     elif dtype.startswith("float"):
         a = ((3 * k - 5) / 4).astype(dtype)
     else:

@@ -19,22 +19,29 @@
 #define STR(x)  STR2(x)
 
 /* One statement per generated function; the sum keeps every call alive. */
-#define CALL_1(name, s, T)                          "acc += (double)lm_" #name "_" #s "((" #T ")x[i]);\n"
-#define CALL_2(name, s, T)                          "acc += (double)lm_" #name "_" #s "((" #T ")x[i], (" #T ")x[i + 1]);\n"
+#define CALL_1(name, s, T)                          "acc += chk(lm_" #name "_" #s "(in<" #T ">(x[i])));\n"
+#define CALL_2(name, s, T)                          "acc += chk(lm_" #name "_" #s "(in<" #T ">(x[i]), in<" #T ">(x[i + 1])));\n"
 #define CALL_OP(E, name, ar, o, TAG, C, s, T, W, N) CALL_##ar(name, s, T)
 #define CALL_OPS(E, name, ar, loops, o)             LM_LOOPS_##loops(CALL_OP, E, name, ar, o)
 #define CALL_CAST(TTAG, ts, TT, tc, FTAG, fs, FT, fc)                                              \
-    "acc += (double)lm_cast_" #fs "_" #ts "((" #FT ")x[i]);\n"
+    "acc += chk(lm_cast_" #fs "_" #ts "(in<" #FT ">(x[i])));\n"
 #define CALL_CASTS(FTAG, fs, FT, fc) LM_DTYPE_LIST2(CALL_CAST, FTAG, fs, FT, fc)
 #define CALL_LEAF(TAG, s, T, c)                                                                    \
-    "acc += (double)lm_where_" #s "((lm_b)(i & 1), (" #T ")x[i], (" #T ")x[i + 1]);\n"             \
-    "acc += (double)lm_arange_" #s "(x[0], x[1], i);\n"                                            \
-    "acc += (double)lm_linspace_" #s "(x[0], x[1], x[2], 7, i);\n"
+    "acc += chk(lm_where_" #s "((lm_b)(i & 1), in<" #T ">(x[i]), in<" #T ">(x[i + 1])));\n"        \
+    "acc += chk(lm_arange_" #s "(x[0], x[1], i));\n"                                               \
+    "acc += chk(lm_linspace_" #s "(x[0], x[1], x[2], 7, i));\n"
 #define CALL_RANDOM(s)                                                                             \
     "acc += (double)lm_random_uniform_" #s "(seed, i, 0.0, 1.0);\n"                                \
     "acc += (double)lm_random_normal_" #s "(seed, i, 0.0, 1.0);\n"
 
+/* in<T>: an operand of type T from a double; chk: a result of any type as a double. */
 static const char kernel[] =
+    "template <typename T> __device__ T in(double v) { return (T)v; }\n"
+    "template <> __device__ lm_c64 in<lm_c64>(double v) { return lm__mk_c64((float)v, 0.5f); }\n"
+    "template <> __device__ lm_c128 in<lm_c128>(double v) { return lm__mk_c128(v, 0.5); }\n"
+    "__device__ double chk(double v) { return v; }\n"
+    "__device__ double chk(lm_c64 z) { return z.re + z.im; }\n"
+    "__device__ double chk(lm_c128 z) { return z.re + z.im; }\n"
     "extern \"C\" __global__ void lm_check(const double *x, double *y, long long n,\n"
     "                                      unsigned long long seed) {\n"
     "    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"

@@ -187,6 +187,23 @@ static bool same_elem(loom_dtype_t d, double v, double back) {
     }
 }
 
+/* A float as NumPy prints it: the shortest text that reads back to the same value. */
+static void format_real(loom_dtype_t d, double v, char *buf, size_t cap) {
+    if (v != v) {
+        snprintf(buf, cap, "nan");
+        return;
+    }
+    if (v == 1.0 / 0.0 || v == -1.0 / 0.0) {
+        snprintf(buf, cap, "%s", v > 0 ? "inf" : "-inf");
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (same_elem(d, v, strtod(buf, NULL))) break;
+    }
+    if (!strpbrk(buf, ".en") && strlen(buf) + 1 < cap) strcat(buf, ".");
+}
+
 static void print_elem(loom_dtype_t d, const unsigned char *p) {
     char buf[64];
     switch (d) {
@@ -236,20 +253,16 @@ static void print_elem(loom_dtype_t d, const unsigned char *p) {
         default:
             break;
     }
-    double v = elem_double(d, p);
-    if (v != v) {
-        fputs("nan", stdout);
+    if (d == LOOM_DTYPE_C64 || d == LOOM_DTYPE_C128) { /* NumPy's 1.+2.j */
+        loom_dtype_t part = d == LOOM_DTYPE_C64 ? LOOM_DTYPE_F32 : LOOM_DTYPE_F64;
+        size_t half = loom_dtype_size(part);
+        char re[64], im[64];
+        format_real(part, elem_double(part, p), re, sizeof re);
+        format_real(part, elem_double(part, p + half), im, sizeof im);
+        printf("%s%s%sj", re, im[0] == '-' ? "" : "+", im);
         return;
     }
-    if (v == 1.0 / 0.0 || v == -1.0 / 0.0) {
-        fputs(v > 0 ? "inf" : "-inf", stdout);
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (same_elem(d, v, strtod(buf, NULL))) break;
-    }
-    if (!strpbrk(buf, ".en")) strcat(buf, ".");
+    format_real(d, elem_double(d, p), buf, sizeof buf);
     fputs(buf, stdout);
 }
 

@@ -156,7 +156,7 @@ static uint64_t dbits(double d) {
 uint32_t cg__leaf_words(const ir_node_t *n, uint64_t *w) {
     switch (n->op) {
         case IR_OP_ARANGE: /* integers for bool and integer dtypes (see lm_arange_*) */
-            if (ir_is_float((loom_dtype_t)n->dtype)) {
+            if (ir_is_float((loom_dtype_t)n->dtype) || ir_is_complex((loom_dtype_t)n->dtype)) {
                 w[0] = dbits(n->p.a);
                 w[1] = dbits(n->p.b);
             } else {
@@ -188,7 +188,8 @@ uint32_t cg__leaf_words(const ir_node_t *n, uint64_t *w) {
 
 void cg__emit_leaf_decls(base_str_t *o, const ir_node_t *n, uint32_t j, uint32_t *w) {
     uint32_t np = cg__leaf_n_words(n);
-    bool ints = n->op == IR_OP_ARANGE && !ir_is_float((loom_dtype_t)n->dtype);
+    bool ints = n->op == IR_OP_ARANGE && !ir_is_float((loom_dtype_t)n->dtype) &&
+                !ir_is_complex((loom_dtype_t)n->dtype);
     for (uint32_t p = 0; p < np; p++) {
         bool rand = n->op == IR_OP_RAND_UNIFORM || n->op == IR_OP_RAND_NORMAL;
         if (rand && p == 0)

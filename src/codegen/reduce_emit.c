@@ -218,6 +218,10 @@ static const char *extreme(loom_dtype_t d, bool lowest) {
 /* The identity a REDUCE node's accumulator starts from. */
 static void emit_identity(const cg_reduce_t *r, const ir_node_t *n, base_str_t *o) {
     loom_dtype_t a = acc_dtype(r->g, n);
+    if (ir_is_complex(a)) { /* sum and prod only */
+        base_str_printf(o, "lm__mk_%s(%d, 0)", sfx(a), n->op == IR_OP_PROD);
+        return;
+    }
     switch (n->op) {
         case IR_OP_SUM:
         case IR_OP_ANY:
@@ -321,6 +325,29 @@ static void emit_helpers(const cg_reduce_t *r, base_str_t *o) {
            "    if constexpr (sizeof(T) >= 4) return __shfl_sync(0xffffffffu, v, 0, w);\n"
            "    else return (T)__shfl_sync(0xffffffffu, (int)v, 0, w);\n"
            "}\n");
+    /* complex accumulators: each part on its own */
+    for (loom_dtype_t c = LOOM_DTYPE_C64; c <= LOOM_DTYPE_C128; c++) {
+        bool used = false;
+        for (uint32_t j = 0; j < r->n_nodes; j++)
+            used = used || (ir_ops[node(r, j)->op].kind == IR_KIND_REDUCE &&
+                            acc_dtype(r->g, node(r, j)) == c);
+        if (!used) continue;
+        const char *t = ty(c), *s = sfx(c);
+        base_str_printf(o,
+                        "static __device__ __forceinline__ %s lmr_down(%s v, int m, int w) {\n"
+                        "    return lm__mk_%s(__shfl_down_sync(0xffffffffu, v.re, m, w),\n"
+                        "                     __shfl_down_sync(0xffffffffu, v.im, m, w));\n"
+                        "}\n"
+                        "static __device__ __forceinline__ %s lmr_xor(%s v, int m, int w) {\n"
+                        "    return lm__mk_%s(__shfl_xor_sync(0xffffffffu, v.re, m, w),\n"
+                        "                     __shfl_xor_sync(0xffffffffu, v.im, m, w));\n"
+                        "}\n"
+                        "static __device__ __forceinline__ %s lmr_first(%s v, int w) {\n"
+                        "    return lm__mk_%s(__shfl_sync(0xffffffffu, v.re, 0, w),\n"
+                        "                     __shfl_sync(0xffffffffu, v.im, 0, w));\n"
+                        "}\n",
+                        t, t, s, t, t, s, t, t, s);
+    }
     bool done[2][LOOM_DTYPE_COUNT] = {{false}};
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);

@@ -174,9 +174,32 @@ static loom_array_t *finish(loom_array_t *a) {
     return a;
 }
 
+/* Ops with no complex kernels yet (orderings, scans, scatters, products, factorisations). */
+static bool complex_refused(ir_op_t op) {
+    switch (ir_ops[op].kind) {
+        case IR_KIND_REDUCE:
+            return op != IR_OP_SUM && op != IR_OP_PROD && op != IR_OP_ANY && op != IR_OP_ALL;
+        case IR_KIND_SCAN:
+        case IR_KIND_SORT:
+        case IR_KIND_SEARCH:
+        case IR_KIND_SCATTER:
+        case IR_KIND_MATMUL:
+        case IR_KIND_LINALG:
+            return true;
+        default:
+            return false;
+    }
+}
+
 loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t ndim,
                         const int64_t *shape, int n, loom_array_t *const *srcs,
                         const ir_params_t *p) {
+    for (int i = 0; i < n; i++)
+        if (ir_is_complex((loom_dtype_t)srcs[i]->dtype) && complex_refused(op)) {
+            fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "%s: %s operands are not supported yet",
+                     ir_ops[op].name, ir_dtypes[srcs[i]->dtype].name);
+            return &ctx->nil;
+        }
     /* (a gather's result joins its operands' extents: their product may not fit) */
     if (!fe_check_shape(ctx, ir_ops[op].name, ndim, shape, NULL)) return &ctx->nil;
     loom_array_t *r = fe_node_new(ctx, op, dtype, ndim, shape);
@@ -390,6 +413,11 @@ static loom_array_t *leaf(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom_dtyp
 
 static loom_array_t *full_bits(loom_ctx_t *ctx, const char *fn, loom_dtype_t dtype, int32_t ndim,
                                const int64_t *shape, uint64_t bits) {
+    if (dtype == LOOM_DTYPE_C128) { /* bits: the real part's (ir_bits_from_double) */
+        loom_array_t *re = full_bits(ctx, fn, LOOM_DTYPE_F64, ndim, shape, bits);
+        if (re->flags & FE_NIL) return re;
+        return fe_shaped(ctx, IR_OP_CAST, dtype, ndim, shape, 1, &re, NULL);
+    }
     loom_array_t *a = leaf(ctx, fn, IR_OP_CONST, dtype, ndim, shape);
     if (!(a->flags & FE_NIL)) a->p.bits = bits;
     return finish(a);
@@ -398,6 +426,22 @@ static loom_array_t *full_bits(loom_ctx_t *ctx, const char *fn, loom_dtype_t dty
 loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
                        uint64_t bits) {
     return full_bits(ctx, "constant", dtype, ndim, shape, bits);
+}
+
+loom_array_t *fe_complex_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                               const int64_t *shape, double re, double im) {
+    if (dtype == LOOM_DTYPE_C64) {
+        float p[2] = {(float)re, (float)im};
+        uint64_t bits;
+        memcpy(&bits, p, sizeof bits);
+        return full_bits(ctx, "constant", dtype, ndim, shape, bits);
+    }
+    uint64_t rb = ir_bits_from_double(dtype, re), ib = ir_bits_from_double(dtype, im);
+    if (ib == 0) return full_bits(ctx, "constant", dtype, ndim, shape, rb); /* +0.0 */
+    loom_array_t *parts[2] = {full_bits(ctx, "constant", dtype, ndim, shape, rb),
+                              full_bits(ctx, "constant", dtype, ndim, shape, ib)};
+    if ((parts[0]->flags | parts[1]->flags) & FE_NIL) return &ctx->nil;
+    return fe_shaped(ctx, IR_OP_COMPLEX, dtype, ndim, shape, 2, parts, NULL);
 }
 
 loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v) {
@@ -442,7 +486,7 @@ static int64_t elem_i64(loom_dtype_t d, uint64_t bits) {
 static void arange_params(loom_array_t *a, uint64_t v0_bits, uint64_t v1_bits, double start,
                           double step) {
     loom_dtype_t d = (loom_dtype_t)a->dtype;
-    if (ir_is_float(d)) {
+    if (ir_is_float(d) || ir_is_complex(d)) { /* complex: the real parts, imaginary 0 */
         a->p.a = start;
         a->p.b = step;
         return;
@@ -634,6 +678,31 @@ LOOM_API loom_array_t *loom_weak_float(loom_ctx_t *ctx, double value) {
     loom_array_t *a = weak(ctx, FE_WEAK_FLOAT, LOOM_DTYPE_F64, bits);
     if (a && !(a->flags & FE_NIL)) a->weak.f = value;
     return a;
+}
+
+LOOM_API loom_array_t *loom_weak_complex(loom_ctx_t *ctx, double re, double im) {
+    if (!ctx) return NULL;
+    loom_array_t *a = fe_complex_const(ctx, LOOM_DTYPE_C128, 0, NULL, re, im);
+    if (!(a->flags & FE_NIL)) {
+        a->flags |= FE_WEAK;
+        a->weak_kind = FE_WEAK_COMPLEX;
+        a->weak.c.re = re;
+        a->weak.c.im = im;
+    }
+    return a;
+}
+
+LOOM_API loom_array_t *loom_full_complex(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                                         const int64_t *shape, double re, double im) {
+    if (!ctx) return NULL;
+    if (!check_dtype(ctx, "loom_full_complex", dtype)) return &ctx->nil;
+    if (!ir_is_complex(dtype)) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "loom_full_complex: %s is not a complex dtype",
+                 ir_dtypes[dtype].name);
+        return &ctx->nil;
+    }
+    if (!fe_check_shape(ctx, "loom_full_complex", ndim, shape, NULL)) return &ctx->nil;
+    return fe_complex_const(ctx, dtype, ndim, shape, re, im);
 }
 
 LOOM_API loom_array_t *loom_weak_bool(loom_ctx_t *ctx, int value) {

@@ -10,7 +10,7 @@
 /* ---- DLPack v1.0 ABI (dlpack.h: DLDevice, DLDataType, DLTensor, DLManagedTensor[Versioned]) */
 
 enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3 };                         /* DLDeviceType */
-enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_BOOL = 6 }; /* DLDataTypeCode */
+enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_BOOL = 6 }; /* DLDataTypeCode */
 
 typedef struct dl_device {
     int32_t device_type; /* an enum in dlpack.h: int-sized */
@@ -70,7 +70,8 @@ static const dl_data_type_t dl_types[LOOM_DTYPE_COUNT] = {
     [LOOM_DTYPE_U16] = {DL_UINT, 16, 1},    [LOOM_DTYPE_U32] = {DL_UINT, 32, 1},
     [LOOM_DTYPE_U64] = {DL_UINT, 64, 1},    [LOOM_DTYPE_F16] = {DL_FLOAT, 16, 1},
     [LOOM_DTYPE_BF16] = {DL_BFLOAT, 16, 1}, [LOOM_DTYPE_F32] = {DL_FLOAT, 32, 1},
-    [LOOM_DTYPE_F64] = {DL_FLOAT, 64, 1},
+    [LOOM_DTYPE_F64] = {DL_FLOAT, 64, 1},   [LOOM_DTYPE_C64] = {DL_COMPLEX, 64, 1},
+    [LOOM_DTYPE_C128] = {DL_COMPLEX, 128, 1},
 };
 
 /* Every extent, offset and stride reach is kept below this, so byte sums cannot overflow. */

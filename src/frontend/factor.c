@@ -17,6 +17,12 @@ static int lin_dtype(loom_ctx_t *ctx, const char *fn, loom_dtype_t d) {
                  fn, ir_dtypes[d].name);
         return -1;
     }
+    if (ir_is_complex(d)) {
+        fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                 "linalg.%s: %s matrices are not supported yet (float32 and float64 are)", fn,
+                 ir_dtypes[d].name);
+        return -1;
+    }
     return ir_is_float(d) ? (int)d : LOOM_DTYPE_F64;
 }
 
@@ -408,6 +414,7 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
         return nil_outs(ctx, 4, dst);
     }
     /* NumPy's _commonType: a non-float operand counts as float64 */
+    if (lin_dtype(ctx, "lstsq", (loom_dtype_t)b->dtype) < 0) return nil_outs(ctx, 4, dst);
     loom_dtype_t bd = ir_is_float((loom_dtype_t)b->dtype) ? (loom_dtype_t)b->dtype : LOOM_DTYPE_F64;
     int d = fe_promote(ctx, "lstsq", (loom_dtype_t)a->dtype, bd);
     if (d < 0) return nil_outs(ctx, 4, dst);

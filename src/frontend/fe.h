@@ -27,7 +27,9 @@ enum fe_flags {
     FE_MARK = 1u << 3,     /* transient: listed once already (eval's root dedupe) */
 };
 
-typedef enum fe_weak_kind { FE_WEAK_BOOL, FE_WEAK_INT, FE_WEAK_UINT, FE_WEAK_FLOAT } fe_weak_kind_t;
+typedef enum fe_weak_kind {
+    FE_WEAK_BOOL, FE_WEAK_INT, FE_WEAK_UINT, FE_WEAK_FLOAT, FE_WEAK_COMPLEX
+} fe_weak_kind_t;
 
 struct loom_array {
     loom_ctx_t *ctx;
@@ -40,7 +42,12 @@ struct loom_array {
     int64_t shape[LOOM_MAX_DIMS];
     loom_array_t *src[3];
     ir_params_t p;
-    union { int64_t i; uint64_t u; double f; } weak; /* the weak scalar's Python-level value */
+    union {
+        int64_t i;
+        uint64_t u;
+        double f;
+        struct { double re, im; } c;
+    } weak; /* the weak scalar's Python-level value */
     fe_buffer_t *buf;     /* when realised */
     int64_t strides[LOOM_MAX_DIMS]; /* elements */
     int64_t offset;       /* elements */
@@ -130,6 +137,9 @@ loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t
 /* A 0-d int64 CONST of value v (index arithmetic of the gather, mask and sort builders). */
 loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v);
 /* A CONST node (every element = bits, in dtype's representation). */
+/* A constant complex64 or complex128 array of value re + im j. */
+loom_array_t *fe_complex_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
+                               const int64_t *shape, double re, double im);
 loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const int64_t *shape,
                        uint64_t bits);
 /* A zeroed buffer (refcount 0) from the ctx's buffer slabs, or NULL when out of memory (the

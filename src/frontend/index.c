@@ -8,7 +8,7 @@
 
 /* Indices as int64 (bool and every integer dtype; a float one is refused as NumPy refuses it). */
 static loom_array_t *as_index(loom_ctx_t *ctx, const char *fn, loom_array_t *x) {
-    if (ir_is_float((loom_dtype_t)x->dtype)) {
+    if (ir_is_float((loom_dtype_t)x->dtype) || ir_is_complex((loom_dtype_t)x->dtype)) {
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
                  "%s: indices must be integers; cannot cast %s to int64 (same_kind)", fn,
                  ir_dtypes[x->dtype].name);

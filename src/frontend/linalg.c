@@ -7,15 +7,20 @@
 
 #include "fe.h"
 
-/* NumPy's norms compute in the array's float dtype; integers and bool as float64. */
+/* NumPy's norms compute in the array's float or complex dtype; integers and bool as float64. */
 static loom_array_t *inexact(loom_ctx_t *ctx, loom_array_t *x) {
-    return ir_is_float((loom_dtype_t)x->dtype) ? x : loom_astype(ctx, x, LOOM_DTYPE_F64);
+    loom_dtype_t d = (loom_dtype_t)x->dtype;
+    return ir_is_float(d) || ir_is_complex(d) ? x : loom_astype(ctx, x, LOOM_DTYPE_F64);
 }
 
-/* sum(x * x) over the axes, then sqrt: the 2-norm and the Frobenius norm. */
+/* sum(x * x) over the axes, then sqrt: the 2-norm and the Frobenius norm (complex x: the
+ * real part of x * conj(x), |x|^2). */
 static loom_array_t *root_sum_squares(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
                                       const int32_t *axes, int keepdims) {
-    return loom_sqrt(ctx, loom_sum(ctx, loom_multiply(ctx, x, x), naxes, axes, keepdims));
+    loom_array_t *sq = ir_is_complex((loom_dtype_t)x->dtype)
+                           ? loom_real(ctx, loom_multiply(ctx, x, loom_conj(ctx, x)))
+                           : loom_multiply(ctx, x, x);
+    return loom_sqrt(ctx, loom_sum(ctx, sq, naxes, axes, keepdims));
 }
 
 static loom_array_t *vector_norm(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
@@ -28,7 +33,9 @@ static loom_array_t *vector_norm(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes
     if (p == INFINITY) return loom_max(ctx, loom_abs(ctx, x), naxes, axes, keepdims);
     if (p == -INFINITY) return loom_min(ctx, loom_abs(ctx, x), naxes, axes, keepdims);
     if (p == 0)
-        return loom_sum(ctx, loom_astype(ctx, loom_not_equal_i(ctx, x, 0), (loom_dtype_t)x->dtype),
+        return loom_sum(ctx,
+                        loom_astype(ctx, loom_not_equal_i(ctx, x, 0),
+                                    ir_real_dtype((loom_dtype_t)x->dtype)),
                         naxes, axes, keepdims);
     if (p == 1) return loom_sum(ctx, loom_abs(ctx, x), naxes, axes, keepdims);
     if (p == 2) return root_sum_squares(ctx, x, naxes, axes, keepdims);

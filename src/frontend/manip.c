@@ -657,7 +657,8 @@ LOOM_API loom_array_t *loom_ediff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array
         return &ctx->nil;
     /* NumPy casts the ends into a's dtype under same_kind: bool < uint < int < float */
     static const int rank[] = {
-        [IR_DKIND_BOOL] = 0, [IR_DKIND_UINT] = 1, [IR_DKIND_INT] = 2, [IR_DKIND_FLOAT] = 3};
+        [IR_DKIND_BOOL] = 0, [IR_DKIND_UINT] = 1, [IR_DKIND_INT] = 2, [IR_DKIND_FLOAT] = 3,
+        [IR_DKIND_COMPLEX] = 4};
     loom_array_t *const ends[2] = {to_begin, to_end};
     for (int e = 0; e < 2; e++)
         if (ends[e] && rank[ir_dtypes[ends[e]->dtype].kind] > rank[ir_dtypes[a->dtype].kind]) {

@@ -32,9 +32,10 @@ static char descr_kind(loom_dtype_t d) {
         case LOOM_DTYPE_BF16:
             return 'V';
         default:
-            return ir_dtypes[d].kind == IR_DKIND_FLOAT  ? 'f'
-                   : ir_dtypes[d].kind == IR_DKIND_UINT ? 'u'
-                                                        : 'i';
+            return ir_dtypes[d].kind == IR_DKIND_FLOAT     ? 'f'
+                   : ir_dtypes[d].kind == IR_DKIND_COMPLEX ? 'c'
+                   : ir_dtypes[d].kind == IR_DKIND_UINT    ? 'u'
+                                                           : 'i';
     }
 }
 
@@ -284,6 +285,7 @@ LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path) {
         char why[256];
         snprintf(why, sizeof why,
                  "dtype '%s' is not supported (loom has bool, int8..64, uint8..64, float16/32/64, "
+                 "complex64/128, "
                  "and '<V2' as bfloat16)",
                  h.descr);
         return load_fail(ctx, LOOM_STATUS_DTYPE_ERROR, path, why, buf);
@@ -303,7 +305,9 @@ LOOM_API loom_array_t *loom_npy_load(loom_ctx_t *ctx, const char *path) {
                  size - pre - hlen);
         return load_fail(ctx, LOOM_STATUS_IO_ERROR, path, why, buf);
     }
-    if (swap) swap_bytes(data, (size_t)n, esize);
+    if (swap) /* complex numbers: each part on its own */
+        swap_bytes(data, ir_is_complex((loom_dtype_t)d) ? (size_t)n * 2u : (size_t)n,
+                   ir_is_complex((loom_dtype_t)d) ? esize / 2u : esize);
     if (d == LOOM_DTYPE_BOOL)
         for (int64_t i = 0; i < n; i++) data[i] = data[i] != 0;
     unsigned char *c = data;

@@ -12,7 +12,7 @@
 static loom_dtype_t float_loop(loom_dtype_t d) {
     static const loom_dtype_t order[] = {LOOM_DTYPE_F16, LOOM_DTYPE_BF16, LOOM_DTYPE_F32,
                                          LOOM_DTYPE_F64};
-    if (ir_is_float(d)) return d;
+    if (ir_is_float(d) || ir_is_complex(d)) return d; /* complex: the op refuses it */
     for (size_t i = 0; i < BASE_ARRAY_LEN(order); i++)
         if (ir_can_cast_safe(d, order[i])) return order[i];
     return LOOM_DTYPE_F64;
@@ -130,6 +130,9 @@ LOOM_API loom_array_t *loom_round(loom_ctx_t *ctx, loom_array_t *a, int32_t deci
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "round", a)) return &ctx->nil;
     loom_dtype_t d = (loom_dtype_t)a->dtype;
+    if (ir_is_complex(d)) /* each part on its own, as NumPy's */
+        return loom_complex(ctx, loom_round(ctx, loom_real(ctx, a), decimals),
+                            loom_round(ctx, loom_imag(ctx, a), decimals));
     bool flt = ir_is_float(d);
     if (decimals == 0 && (flt || d == LOOM_DTYPE_BOOL)) return loom_rint(ctx, a); /* bool: f16 */
     if (d == LOOM_DTYPE_BOOL) {

@@ -15,8 +15,10 @@ static int weak_rank(const loom_array_t *a) {
         case FE_WEAK_INT:
         case FE_WEAK_UINT:
             return 1;
-        default:
+        case FE_WEAK_FLOAT:
             return 2;
+        default:
+            return 3;
     }
 }
 
@@ -50,6 +52,9 @@ static void weak_text(const loom_array_t *w, char *buf, size_t cap) {
         case FE_WEAK_FLOAT:
             snprintf(buf, cap, "%.17g", w->weak.f);
             break;
+        case FE_WEAK_COMPLEX:
+            snprintf(buf, cap, "(%.17g%+.17gj)", w->weak.c.re, w->weak.c.im);
+            break;
     }
 }
 
@@ -71,7 +76,9 @@ static int weak_against(loom_ctx_t *ctx, const char *fn, const loom_array_t *w, 
             }
             return d;
         case FE_WEAK_FLOAT:
-            return ir_is_float(d) ? (int)d : LOOM_DTYPE_F64;
+            return ir_is_float(d) || ir_is_complex(d) ? (int)d : LOOM_DTYPE_F64;
+        case FE_WEAK_COMPLEX: /* float32 + 1j is complex64 */
+            return ir_is_float(d) || ir_is_complex(d) ? (int)ir_complex_dtype(d) : LOOM_DTYPE_C128;
     }
     return -1;
 }
@@ -166,6 +173,8 @@ static uint64_t weak_bits(const loom_array_t *a, loom_dtype_t d) {
     switch ((fe_weak_kind_t)a->weak_kind) {
         case FE_WEAK_FLOAT:
             return ir_bits_from_double(d, a->weak.f);
+        case FE_WEAK_COMPLEX: /* a real dtype takes the real part */
+            return ir_bits_from_double(d, a->weak.c.re);
         case FE_WEAK_UINT:
             return ir_bits_from_u64(d, a->weak.u);
         default:
@@ -176,6 +185,8 @@ static uint64_t weak_bits(const loom_array_t *a, loom_dtype_t d) {
 /* An operand converted to dtype d: weak scalars become strong constants of d, strong arrays
  * get a CAST node when their dtype differs. */
 static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) {
+    if (is_weak(a) && a->weak_kind == FE_WEAK_COMPLEX && ir_is_complex(d))
+        return fe_complex_const(ctx, d, 0, NULL, a->weak.c.re, a->weak.c.im);
     if (is_weak(a)) return fe_const(ctx, d, 0, NULL, weak_bits(a, d));
     if (a->dtype == d) return a;
     return fe_shaped(ctx, IR_OP_CAST, d, a->ndim, a->shape, 1, &a, NULL);
@@ -187,7 +198,7 @@ static loom_array_t *to_dtype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) 
  * node built, lowered and freed per op. Such a constant never reaches the caller, and the
  * scope keeps it alive; the op check is a guard should anything ever realise it. */
 static loom_array_t *operand(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_t d) {
-    if (!is_weak(a)) return to_dtype(ctx, a, d);
+    if (!is_weak(a) || ir_is_complex(d)) return to_dtype(ctx, a, d);
     uint64_t bits = weak_bits(a, d);
     fe_scope_t *s = &ctx->scopes[ctx->n_scopes - 1];
     for (int i = 0; i < FE_SCOPE_CONSTS; i++) {
@@ -226,11 +237,11 @@ static bool bool_refused(loom_ctx_t *ctx, ir_op_t op, int loop, int n, loom_arra
 static bool is_comparison(ir_op_t op) { return op >= IR_OP_EQUAL && op <= IR_OP_GREATER_EQUAL; }
 static bool is_logical(ir_op_t op) { return op >= IR_OP_LOGICAL_AND && op <= IR_OP_LOGICAL_XOR; }
 
-/* NumPy's loop order (? b B h H i I l L q Q e f d), with bfloat16 after float16. */
+/* NumPy's loop order (? b B h H i I l L q Q e f d F D), with bfloat16 after float16. */
 static const loom_dtype_t loop_order[] = {
     LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
     LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
-    LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+    LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_C64, LOOM_DTYPE_C128};
 
 /* resolve_loop's answers by op and participating dtypes (the second LOOM_DTYPE_COUNT when
  * there is one): the loop dtype + 1, 0 while unknown. Shared by every ctx and thread: each
@@ -243,12 +254,13 @@ static uint8_t loop_memo[IR_OP_COUNT][LOOM_DTYPE_COUNT][LOOM_DTYPE_COUNT + 1];
  * says; true_divide of integers uses the float64 loop. Returns -1 with an error. */
 static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) {
     const char *fn = ir_ops[op].name;
-    int strong_rank = -1; /* 0 bool, 1 int, 2 float */
+    int strong_rank = -1; /* 0 bool, 1 int, 2 float, 3 complex */
     for (int i = 0; i < n; i++)
         if (!is_weak(ops[i])) {
-            int r = ir_dtypes[ops[i]->dtype].kind == IR_DKIND_BOOL ? 0
-                    : ir_is_float((loom_dtype_t)ops[i]->dtype)     ? 2
-                                                                   : 1;
+            int r = ir_dtypes[ops[i]->dtype].kind == IR_DKIND_BOOL  ? 0
+                    : ir_is_complex((loom_dtype_t)ops[i]->dtype)    ? 3
+                    : ir_is_float((loom_dtype_t)ops[i]->dtype)      ? 2
+                                                                    : 1;
             if (r > strong_rank) strong_rank = r;
         }
     loom_dtype_t part[3] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL};
@@ -258,9 +270,11 @@ static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) 
         loom_dtype_t d = (loom_dtype_t)ops[i]->dtype;
         if (is_weak(ops[i])) {
             if (weak_rank(ops[i]) <= strong_rank) continue; /* yields to the strong operands */
+            if (ops[i]->weak_kind == FE_WEAK_COMPLEX && strong_rank == 2)
+                d = LOOM_DTYPE_C64; /* float32 + 1j is complex64, float64 + 1j complex128 */
         }
         part[np++] = d;
-        all_intlike = all_intlike && !ir_is_float(d);
+        all_intlike = all_intlike && (ir_is_int(d) || d == LOOM_DTYPE_BOOL);
     }
     if (op == IR_OP_TRUE_DIVIDE && all_intlike) return LOOM_DTYPE_F64;
     /* The search depends only on (op, participating dtypes): remembered for one or two. */
@@ -350,7 +364,7 @@ loom_array_t *fe_elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **
                             : operand(ctx, ops[i], (loom_dtype_t)loop);
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
     }
-    loom_dtype_t out = ir_ops[op].out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : (loom_dtype_t)loop;
+    loom_dtype_t out = ir_out_dtype(op, (loom_dtype_t)loop);
     /* NumPy's float32/float64 power loops take sqrt for a scalar exponent of 0.5 (the other
      * exponents they special-case, -1, 0, 1 and 2, give pow's values anyway); sqrt differs
      * from pow at -0.0 and -inf. Decided here for a Python-number exponent; an exponent array
@@ -419,7 +433,8 @@ UNARY_DEF(signbit, SIGNBIT)
     LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a) {                         \
         if (!ctx) return NULL;                                                                     \
         if (!fe_check_arg(ctx, #name, a)) return &ctx->nil;                                        \
-        if (!ir_is_float((loom_dtype_t)a->dtype)) a = loom_astype(ctx, a, LOOM_DTYPE_F64);         \
+        if (!ir_is_float((loom_dtype_t)a->dtype) && !ir_is_complex((loom_dtype_t)a->dtype))      \
+            a = loom_astype(ctx, a, LOOM_DTYPE_F64);                                               \
         return fe_elementwise(ctx, IR_OP_##ENUM, 1, &a);                                              \
     }
 FLOAT64_FOR_INTS_DEF(i0, I0)

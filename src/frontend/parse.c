@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/prelude.h"
 #include "fe.h"
 
 __extension__ typedef __int128 i128;
@@ -47,7 +48,7 @@ static const char *const op_text[] = {
 #undef OP_TEXT
 };
 
-typedef enum tok_kind { T_END, T_NEWLINE, T_INT, T_FLOAT, T_NAME, T_STR, T_OP } tok_kind_t;
+typedef enum tok_kind { T_END, T_NEWLINE, T_INT, T_FLOAT, T_IMAG, T_NAME, T_STR, T_OP } tok_kind_t;
 
 typedef struct tok {
     tok_kind_t kind;
@@ -60,6 +61,7 @@ typedef struct tok {
 typedef enum nkind {
     N_INT,
     N_FLOAT,
+    N_IMAG, /* an imaginary literal (2.5j): fval */
     N_BOOL,
     N_NONE,
     N_ELLIPSIS,
@@ -108,6 +110,7 @@ typedef enum vkind {
     V_ARRAY,
     V_INT,
     V_FLOAT,
+    V_COMPLEX, /* a Python complex: f + fi j */
     V_BOOL,
     V_NONE,
     V_STR,
@@ -121,7 +124,7 @@ typedef struct value {
     vkind_t kind;
     loom_array_t *a;
     i128 i; /* V_INT; V_BOOL 0 or 1 */
-    double f;
+    double f, fi;
     int dtype;           /* V_DTYPE */
     bool pytype;         /* V_DTYPE written as Python's int, float or bool */
     int32_t tpos, tlen;  /* V_STR */
@@ -262,6 +265,13 @@ static bool scan_number(parser_t *P, int32_t i, int32_t *end, bool *is_float) {
         j = k;
         while (is_digit(s[j]) || s[j] == '_') j++;
     }
+    if (s[j] == 'j' || s[j] == 'J') { /* an imaginary literal: T_IMAG */
+        *is_float = true;
+        *end = ++j;
+        if (is_ident(s[j]))
+            return perr(P, j, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: invalid number literal");
+        return true;
+    }
     if (is_ident_start(s[j]))
         return perr(P, j, LOOM_STATUS_INVALID_ARGUMENT, "syntax error: invalid number literal");
     *end = j;
@@ -285,8 +295,9 @@ static bool tokenize(parser_t *P) {
         } else if (is_digit(c) || (c == '.' && is_digit(s[i + 1]))) {
             int32_t end = i;
             bool fl = false;
-            if (!scan_number(P, i, &end, &fl) || !push_tok(P, fl ? T_FLOAT : T_INT, 0, i, end - i))
-                return false;
+            if (!scan_number(P, i, &end, &fl)) return false;
+            tok_kind_t k = s[end - 1] == 'j' || s[end - 1] == 'J' ? T_IMAG : fl ? T_FLOAT : T_INT;
+            if (!push_tok(P, k, 0, i, end - i)) return false;
             i = end;
         } else if (is_ident_start(c)) {
             int32_t j = i;
@@ -587,6 +598,13 @@ static node_t *parse_atom(parser_t *P) {
             return int_literal(P, t);
         case T_FLOAT:
             return float_literal(P, t);
+        case T_IMAG: {
+            tok_t r = *t;
+            r.len--; /* the digits before j */
+            node_t *x = float_literal(P, &r);
+            if (x) x->kind = N_IMAG;
+            return x;
+        }
         case T_STR: {
             node_t *x = new_node(P, N_STR, t->pos - 1, 0);
             if (x) {
@@ -915,6 +933,9 @@ static double num_f(const value_t *v) { return v->kind == V_FLOAT ? v->f : (doub
 static value_t mk_int(i128 i) { return (value_t){.kind = V_INT, .i = i}; }
 static value_t mk_bool(bool b) { return (value_t){.kind = V_BOOL, .i = b}; }
 static value_t mk_float(double f) { return (value_t){.kind = V_FLOAT, .f = f}; }
+static value_t mk_complex(double re, double im) {
+    return (value_t){.kind = V_COMPLEX, .f = re, .fi = im};
+}
 
 static const char *kind_text(const value_t *v) {
     switch (v->kind) {
@@ -924,6 +945,8 @@ static const char *kind_text(const value_t *v) {
             return "an int";
         case V_FLOAT:
             return "a float";
+        case V_COMPLEX:
+            return "a complex";
         case V_BOOL:
             return "a bool";
         case V_NONE:
@@ -1124,9 +1147,12 @@ __attribute__((noinline)) static bool py_binary(parser_t *P, int op, int32_t pos
 static bool list_check(const value_t *v, int depth, int32_t nd, const int64_t *shape,
                        vkind_t *kind) {
     if (v->kind != V_TUPLE) {
-        if (depth != nd || (v->kind != V_BOOL && v->kind != V_INT && v->kind != V_FLOAT))
+        if (depth != nd || (v->kind != V_BOOL && v->kind != V_INT && v->kind != V_FLOAT &&
+                            v->kind != V_COMPLEX))
             return false;
-        if (v->kind == V_FLOAT || (v->kind == V_INT && *kind != V_FLOAT) ||
+        /* the highest kind: complex, float, int, bool */
+        if (v->kind == V_COMPLEX || (v->kind == V_FLOAT && *kind != V_COMPLEX) ||
+            (v->kind == V_INT && *kind != V_FLOAT && *kind != V_COMPLEX) ||
             (v->kind == V_BOOL && *kind == V_NONE))
             *kind = v->kind;
         return true;
@@ -1155,7 +1181,11 @@ static bool list_fill(const value_t *v, loom_dtype_t d, char *out, int64_t *at) 
             if (!list_fill(&v->items[i], d, out, at)) return false;
         return true;
     }
-    if (d == LOOM_DTYPE_F64) {
+    if (d == LOOM_DTYPE_C128) {
+        double f[2] = {v->kind == V_FLOAT || v->kind == V_COMPLEX ? v->f : (double)v->i,
+                       v->kind == V_COMPLEX ? v->fi : 0.0};
+        memcpy(out + 16 * (*at)++, f, 16);
+    } else if (d == LOOM_DTYPE_F64) {
         double f = v->kind == V_FLOAT ? v->f : (double)v->i;
         memcpy(out + 8 * (*at)++, &f, 8);
     } else if (d == LOOM_DTYPE_I64) {
@@ -1176,13 +1206,14 @@ static loom_array_t *list_array_as(parser_t *P, const value_t *v, int32_t pos, b
     int64_t shape[LOOM_MAX_DIMS];
     vkind_t kind = V_NONE;
     if (v->kind != V_TUPLE || !list_shape(v, &nd, shape, &kind)) return NULL;
-    loom_dtype_t d = kind == V_FLOAT ? LOOM_DTYPE_F64
+    loom_dtype_t d = kind == V_COMPLEX ? LOOM_DTYPE_C128
+                     : kind == V_FLOAT ? LOOM_DTYPE_F64
                      : kind == V_BOOL ? LOOM_DTYPE_BOOL
                      : kind == V_INT || index ? LOOM_DTYPE_I64
                                                : LOOM_DTYPE_F64; /* [] is float64 */
     int64_t n = 1;
     for (int32_t i = 0; i < nd; i++) n *= shape[i];
-    char *buf = base_arena_alloc(&P->arena, (size_t)(n ? n : 1), 8);
+    char *buf = base_arena_alloc(&P->arena, (size_t)(n ? n : 1), ir_dtypes[d].size);
     int64_t at = 0;
     if (!buf) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory"), &P->ctx->nil;
     if (!list_fill(v, d, buf, &at)) {
@@ -1214,6 +1245,8 @@ static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const 
             return loom_weak_bool(ctx, (int)v->i);
         case V_FLOAT:
             return loom_weak_float(ctx, v->f);
+        case V_COMPLEX:
+            return loom_weak_complex(ctx, v->f, v->fi);
         case V_INT:
             if (v->i >= INT64_MIN && v->i <= INT64_MAX) return loom_weak_int(ctx, (int64_t)v->i);
             if (v->i > 0 && v->i <= (i128)UINT64_MAX) return loom_weak_uint(ctx, (uint64_t)v->i);
@@ -1234,7 +1267,9 @@ static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const 
 /* A value as an output array: numbers become strong 0-d arrays (np.asarray's dtype). */
 static loom_array_t *as_output(parser_t *P, const value_t *v, int32_t pos) {
     loom_array_t *a = as_array(P, v, pos, "the result");
-    if (loom_array_is_nil(a) || !is_num(v)) return a;
+    if (loom_array_is_nil(a)) return a;
+    if (v->kind == V_COMPLEX) return loom_astype(P->ctx, a, LOOM_DTYPE_C128);
+    if (!is_num(v)) return a;
     loom_dtype_t d = v->kind == V_BOOL    ? LOOM_DTYPE_BOOL
                      : v->kind == V_FLOAT ? LOOM_DTYPE_F64
                      : v->i > INT64_MAX   ? LOOM_DTYPE_U64
@@ -1344,6 +1379,11 @@ static const func_t funcs[] = {
     {.name = "isposinf", .kind = F_UNARY, .params = "x", .u = loom_isposinf},
     {.name = "isneginf", .kind = F_UNARY, .params = "x", .u = loom_isneginf},
     {.name = "ldexp", .kind = F_BINARY, .params = "x1,x2", .b = loom_ldexp},
+    {.name = "real", .kind = F_UNARY, .params = "val", .u = loom_real},
+    {.name = "imag", .kind = F_UNARY, .params = "val", .u = loom_imag},
+    {.name = "conj", .kind = F_UNARY, .params = "x", .u = loom_conj, .method = true},
+    {.name = "conjugate", .kind = F_UNARY, .params = "x", .u = loom_conj, .method = true},
+    {.name = "angle", .kind = F_MANIP, .params = "z,deg?"},
     {.name = "float_power", .kind = F_BINARY, .params = "x1,x2", .b = loom_float_power},
     {.name = "nanargmax", .kind = F_ARGRED, .params = RED, .r = loom_nanargmax},
     {.name = "nanargmin", .kind = F_ARGRED, .params = RED, .r = loom_nanargmin},
@@ -1691,7 +1731,9 @@ static const struct {
     {"u4", LOOM_DTYPE_U32},     {"u8", LOOM_DTYPE_U64},     {"f2", LOOM_DTYPE_F16},
     {"f4", LOOM_DTYPE_F32},     {"f8", LOOM_DTYPE_F64},     {"half", LOOM_DTYPE_F16},
     {"single", LOOM_DTYPE_F32}, {"double", LOOM_DTYPE_F64}, {"float", LOOM_DTYPE_F64},
-    {"int", LOOM_DTYPE_I64},    {"uint", LOOM_DTYPE_U64},
+    {"int", LOOM_DTYPE_I64},    {"uint", LOOM_DTYPE_U64},   {"c8", LOOM_DTYPE_C64},
+    {"c16", LOOM_DTYPE_C128},   {"csingle", LOOM_DTYPE_C64}, {"cdouble", LOOM_DTYPE_C128},
+    {"complex", LOOM_DTYPE_C128},
 };
 
 static int dtype_by_name(const char *s, int32_t n) {
@@ -2431,6 +2473,10 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
                         "tensordot: axes must be in 0..%d (%lld)", LOOM_MAX_DIMS, (long long)k);
         *r = loom_tensordot(ctx, a, c, (int32_t)k);
+    } else if (!strcmp(n, "angle")) {
+        int deg;
+        if (!get_flag(P, b, 1, &deg)) return false;
+        *r = loom_angle(ctx, a, deg);
     } else if (!strcmp(n, "round") || !strcmp(n, "around")) {
         if (!get_int(P, b, 1, 0, &k) || !refuse_given(P, f, b, "out")) return false;
         *r = loom_round(ctx, a, k > INT32_MAX ? INT32_MAX : k < INT32_MIN ? INT32_MIN : (int32_t)k);
@@ -3053,6 +3099,12 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 break;
             }
             const value_t *fill = &b->v[1];
+            if (fill->kind == V_COMPLEX) { /* complex128 unless a dtype is given */
+                if (!get_dtype(P, b, dslot, LOOM_DTYPE_C128, &d)) return false;
+                r = ir_is_complex(d) ? loom_full_complex(ctx, d, nd, shape, fill->f, fill->fi)
+                                     : loom_full(ctx, d, nd, shape, fill->f);
+                break;
+            }
             if (!is_num(fill))
                 return perr(
                     P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
@@ -3289,17 +3341,64 @@ static binary_fn array_binop(int op) {
  * the general power applies. */
 static loom_array_t *fast_power(loom_ctx_t *ctx, loom_array_t *base, const value_t *e) {
     loom_dtype_t d = loom_array_dtype(base);
-    if (d != LOOM_DTYPE_F16 && d != LOOM_DTYPE_F32 && d != LOOM_DTYPE_F64) return NULL;
+    if (d != LOOM_DTYPE_F16 && d != LOOM_DTYPE_F32 && d != LOOM_DTYPE_F64 &&
+        d != LOOM_DTYPE_C64 && d != LOOM_DTYPE_C128)
+        return NULL;
     if (e->kind == V_INT && e->i == 2) return loom_square(ctx, base);
     if (e->kind == V_INT && e->i == -1) return loom_reciprocal(ctx, base);
     if (e->kind == V_FLOAT && e->f == 0.5) return loom_sqrt(ctx, base);
     return NULL;
 }
 
+/* a OP b where a or b is a Python complex and the other a number: Python's complex arithmetic
+ * (division and powers through loom's own complex128 functions, as NumPy computes them). */
+static bool py_complex_binary(parser_t *P, int op, int32_t pos, const value_t *a,
+                              const value_t *b, value_t *out) {
+    double ar = a->kind == V_COMPLEX ? a->f : num_f(a), ai = a->kind == V_COMPLEX ? a->fi : 0;
+    double br = b->kind == V_COMPLEX ? b->f : num_f(b), bi = b->kind == V_COMPLEX ? b->fi : 0;
+    lm_c128 x = {ar, ai}, y = {br, bi}, r;
+    switch (op) {
+        case OP_PLUS:
+            r = lm_add_c128(x, y);
+            break;
+        case OP_MINUS:
+            r = lm_subtract_c128(x, y);
+            break;
+        case OP_STAR:
+            r = lm_multiply_c128(x, y);
+            break;
+        case OP_SLASH:
+            if (br == 0 && bi == 0)
+                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "complex division by zero (Python numbers)");
+            r = lm_true_divide_c128(x, y);
+            break;
+        case OP_POW:
+            if (ar == 0 && ai == 0 && (bi != 0 || br < 0))
+                return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                            "0.0 to a negative or complex power (Python numbers)");
+            r = lm_power_c128(x, y);
+            break;
+        case OP_EQ:
+        case OP_NE:
+            *out = mk_bool((ar == br && ai == bi) == (op == OP_EQ));
+            return true;
+        default:
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "unsupported operand types for %s: %s and %s", op_text[op], kind_text(a),
+                        kind_text(b));
+    }
+    *out = mk_complex(r.re, r.im);
+    return true;
+}
+
 /* a OP b, the operands' values given. */
 __attribute__((noinline)) static bool apply_binary(parser_t *P, const node_t *x, const value_t *pa,
                                                    const value_t *pb, value_t *out) {
     value_t a = *pa, b = *pb;
+    bool ca = a.kind == V_COMPLEX, cb = b.kind == V_COMPLEX;
+    if ((ca || is_num(&a)) && (cb || is_num(&b)) && (ca || cb))
+        return py_complex_binary(P, x->op, x->pos, &a, &b, out);
     if (is_num(&a) && is_num(&b)) return py_binary(P, x->op, x->pos, &a, &b, out);
     /* a list next to an array is an array (NumPy); lists alone are Python's (repetition,
      * concatenation), which the language does not have */
@@ -3327,6 +3426,12 @@ __attribute__((noinline)) static bool apply_binary(parser_t *P, const node_t *x,
 __attribute__((noinline)) static bool apply_unary(parser_t *P, const node_t *x, const value_t *pa,
                                                   value_t *out) {
     value_t a = *pa;
+    if (a.kind == V_COMPLEX) {
+        if (x->op == OP_TILDE)
+            return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "bad operand type for ~: a complex");
+        *out = x->op == OP_MINUS ? mk_complex(-a.f, -a.fi) : a;
+        return true;
+    }
     if (is_num(&a)) {
         if (a.kind == V_FLOAT && x->op == OP_TILDE)
             return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "bad operand type for ~: a float");
@@ -3859,6 +3964,9 @@ static bool eval_leaf(parser_t *P, const node_t *x, value_t *out) {
             return true;
         case N_FLOAT:
             *out = mk_float(x->fval);
+            return true;
+        case N_IMAG:
+            *out = mk_complex(0.0, x->fval);
             return true;
         case N_BOOL:
             *out = mk_bool(x->ival != 0);

@@ -175,17 +175,21 @@ LOOM_API loom_array_t *loom_all(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
 /* mean/var/std: the dtype they accumulate in (NumPy: float64 for ints and bool, float32 for
  * float16; bfloat16 like float16) and the dtype of their result. */
 static loom_dtype_t mean_acc(loom_dtype_t d) {
+    if (ir_is_complex(d)) return d;
     if (!ir_is_float(d)) return LOOM_DTYPE_F64;
     return d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16 ? LOOM_DTYPE_F32 : d;
 }
-static loom_dtype_t mean_out(loom_dtype_t d) { return ir_is_float(d) ? d : LOOM_DTYPE_F64; }
+static loom_dtype_t mean_out(loom_dtype_t d) {
+    return ir_is_float(d) || ir_is_complex(d) ? d : LOOM_DTYPE_F64;
+}
 
-/* sum(x) / divisor, divided in float64 (as NumPy's true_divide of the sum by the intp count)
- * and cast to dtype out. */
+/* sum(x) / divisor, divided in float64 or complex128 (as NumPy's true_divide of the sum by
+ * the intp count) and cast to dtype out. */
 static loom_array_t *sum_over(loom_ctx_t *ctx, loom_array_t *x, uint32_t set, bool keepdims,
                               double divisor, loom_dtype_t out) {
     loom_array_t *s = reduce_node(ctx, IR_OP_SUM, x, set, keepdims, (loom_dtype_t)x->dtype);
-    loom_array_t *q = loom_true_divide_f(ctx, loom_astype(ctx, s, LOOM_DTYPE_F64), divisor);
+    loom_dtype_t wide = ir_is_complex((loom_dtype_t)x->dtype) ? LOOM_DTYPE_C128 : LOOM_DTYPE_F64;
+    loom_array_t *q = loom_true_divide_f(ctx, loom_astype(ctx, s, wide), divisor);
     return loom_astype(ctx, q, out);
 }
 
@@ -214,8 +218,10 @@ static loom_array_t *variance(loom_ctx_t *ctx, const char *fn, loom_array_t *a, 
     loom_array_t *m = sum_over(ctx, x, set, true, n, acc); /* the mean, broadcastable */
     loom_array_t *dev = loom_subtract(ctx, x, m);
     double div = n - ddof > 0 ? n - ddof : 0;
-    loom_array_t *v = sum_over(ctx, loom_multiply(ctx, dev, dev), set, keepdims != 0, div,
-                               mean_out(d));
+    /* complex: |dev|^2 as NumPy forms it, the real part of dev * conj(dev) */
+    loom_array_t *sq = ir_is_complex(acc) ? loom_real(ctx, loom_multiply(ctx, dev, loom_conj(ctx, dev)))
+                                          : loom_multiply(ctx, dev, dev);
+    loom_array_t *v = sum_over(ctx, sq, set, keepdims != 0, div, ir_real_dtype(mean_out(d)));
     return root ? loom_sqrt(ctx, v) : v;
 }
 

@@ -14,10 +14,12 @@ loom_array_t *fe_positions(loom_ctx_t *ctx, const loom_array_t *a) {
     return loom_reshape(ctx, r, a->ndim, a->shape);
 }
 
-/* NumPy's same_kind rule for a ufunc.at's values: bool < unsigned/signed ints < floats. */
+/* NumPy's same_kind rule for a ufunc.at's values: bool < unsigned/signed ints < floats <
+ * complex. */
 static bool same_kind(loom_dtype_t from, loom_dtype_t to) {
     ir_dkind_t f = ir_dtypes[from].kind, t = ir_dtypes[to].kind;
-    if (f == t || f == IR_DKIND_BOOL || t == IR_DKIND_FLOAT) return true;
+    if (f == t || f == IR_DKIND_BOOL || t == IR_DKIND_COMPLEX) return true;
+    if (t == IR_DKIND_FLOAT) return f != IR_DKIND_COMPLEX;
     return f == IR_DKIND_UINT && t == IR_DKIND_INT;
 }
 
@@ -154,6 +156,11 @@ LOOM_API loom_array_t *loom_bincount(loom_ctx_t *ctx, loom_array_t *x, loom_arra
                  fn, (long long)minlength);
         return &ctx->nil;
     }
+    if (weights && ir_is_complex((loom_dtype_t)weights->dtype)) {
+        fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "%s: %s weights are not supported yet", fn,
+                 ir_dtypes[weights->dtype].name);
+        return &ctx->nil;
+    }
     if (weights && (weights->ndim != 1 || weights->shape[0] != x->shape[0])) {
         fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
                  "%s: the weights and x must have the same length (%lld and %lld)", fn,
@@ -191,6 +198,11 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
         (weights && !fe_check_input(ctx, fn, weights)))
         return ctx->err.status;
     if (!hist) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: hist must not be NULL", fn);
+    loom_array_t *const checked[3] = {a, edges, weights};
+    for (int i = 0; i < 3; i++)
+        if (checked[i] && ir_is_complex((loom_dtype_t)checked[i]->dtype))
+            return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "%s: %s operands are not supported yet",
+                            fn, ir_dtypes[checked[i]->dtype].name);
     int64_t minus1 = -1;
     loom_array_t *x = loom_reshape(ctx, a, 1, &minus1), *w = NULL;
     if (weights) {

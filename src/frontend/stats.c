@@ -17,7 +17,9 @@ static loom_array_t *nan_to(loom_ctx_t *ctx, loom_array_t *a, double fill) {
     return loom_where(ctx, loom_isnan(ctx, a), f, a);
 }
 
-static bool has_nan(const loom_array_t *a) { return ir_is_float((loom_dtype_t)a->dtype); }
+static bool has_nan(const loom_array_t *a) {
+    return ir_is_float((loom_dtype_t)a->dtype) || ir_is_complex((loom_dtype_t)a->dtype);
+}
 
 LOOM_API loom_array_t *loom_nansum(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                                    const int32_t *axes, int keepdims) {
@@ -452,7 +454,9 @@ LOOM_API loom_array_t *loom_nanquantile(loom_ctx_t *ctx, loom_array_t *a, double
 /* ---- comparisons and cleanups ---- */
 
 /* The float dtype np.isclose computes y in: np.result_type(y, 1.0). */
-static loom_dtype_t float_of(loom_dtype_t d) { return ir_is_float(d) ? d : LOOM_DTYPE_F64; }
+static loom_dtype_t float_of(loom_dtype_t d) {
+    return ir_is_float(d) || ir_is_complex(d) ? d : LOOM_DTYPE_F64;
+}
 
 LOOM_API loom_array_t *loom_isclose(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rtol,
                                     double atol, int equal_nan) {
@@ -494,6 +498,9 @@ LOOM_API loom_array_t *loom_nan_to_num(loom_ctx_t *ctx, loom_array_t *a, double 
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "nan_to_num", a)) return &ctx->nil;
     loom_dtype_t d = (loom_dtype_t)a->dtype;
+    if (ir_is_complex(d)) /* each part on its own, as NumPy's */
+        return loom_complex(ctx, loom_nan_to_num(ctx, loom_real(ctx, a), nan, posinf, neginf),
+                            loom_nan_to_num(ctx, loom_imag(ctx, a), nan, posinf, neginf));
     if (!ir_is_float(d)) return fe_scope_adopt(ctx, a);
     /* NaN posinf/neginf: the dtype's largest and smallest finite values, as NumPy's None */
     double hi = isnan(posinf) ? finite_max(d) : posinf,
@@ -599,7 +606,7 @@ LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
                  loom_dtype_name((loom_dtype_t)a->dtype), loom_dtype_name((loom_dtype_t)w->dtype));
         return &ctx->nil;
     }
-    if (!ir_is_float((loom_dtype_t)a->dtype))
+    if (!ir_is_float((loom_dtype_t)a->dtype) && !ir_is_complex((loom_dtype_t)a->dtype))
         d = loom_dtype_promote((loom_dtype_t)d, LOOM_DTYPE_F64);
     loom_array_t *wd = loom_astype(ctx, w, (loom_dtype_t)d);
     loom_array_t *wb = loom_broadcast_to(ctx, wd, a->ndim, a->shape);

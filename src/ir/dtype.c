@@ -12,7 +12,7 @@
     X(I8, INT, 7, 'b') X(I16, INT, 15, 'h') X(I32, INT, 31, 'i') X(I64, INT, 63, 'l')              \
         X(U8, UINT, 8, 'B') X(U16, UINT, 16, 'H') X(U32, UINT, 32, 'I') X(U64, UINT, 64, 'L')      \
             X(F16, FLOAT, 16, 'e') X(BF16, FLOAT, 16, 'E') X(F32, FLOAT, 32, 'f')                  \
-                X(F64, FLOAT, 64, 'd')
+                X(F64, FLOAT, 64, 'd') X(C64, COMPLEX, 64, 'F') X(C128, COMPLEX, 128, 'D')
 
 #define NAME_SIZE(e, s, n)         [LOOM_DTYPE_##e].name = s, [LOOM_DTYPE_##e].size = n,
 #define SFX_CTYPE(e, s, ct, canon) [LOOM_DTYPE_##e].sfx = #s, [LOOM_DTYPE_##e].ctype = #ct,
@@ -27,10 +27,14 @@ bool ir_can_cast_safe(loom_dtype_t from, loom_dtype_t to) {
     const ir_dtype_info_t *f = &ir_dtypes[from], *t = &ir_dtypes[to];
     if (from == to || f->kind == IR_DKIND_BOOL) return true;
     if (t->kind == IR_DKIND_BOOL) return false;
+    if (f->kind == IR_DKIND_COMPLEX) return t->kind == IR_DKIND_COMPLEX && t->size > f->size;
+    /* a complex dtype holds what its parts' float dtype holds, and that float dtype */
+    size_t tsize = t->kind == IR_DKIND_COMPLEX ? t->size / 2u : t->size;
+    bool tfloat = t->kind == IR_DKIND_FLOAT || t->kind == IR_DKIND_COMPLEX;
     if (f->kind == IR_DKIND_FLOAT) /* float16 and bfloat16 do not hold each other */
-        return t->kind == IR_DKIND_FLOAT && t->size > f->size;
-    if (t->kind == IR_DKIND_FLOAT) /* an int needs a significand of its size */
-        return f->size <= (t->size == 2 ? 1 : t->size == 4 ? 2 : 8);
+        return tfloat && (tsize > f->size || (t->kind == IR_DKIND_COMPLEX && tsize == f->size));
+    if (tfloat) /* an int needs a significand of its size */
+        return f->size <= (tsize == 2 ? 1 : tsize == 4 ? 2 : 8);
     if (f->kind == IR_DKIND_INT && t->kind == IR_DKIND_UINT) return false;
     return f->bits <= t->bits; /* value bits: uint8 (8) fits int16 (15), not int8 (7) */
 }
@@ -38,7 +42,8 @@ bool ir_can_cast_safe(loom_dtype_t from, loom_dtype_t to) {
 int ir_promote(loom_dtype_t a, loom_dtype_t b) {
     /* The smallest of these both operands cast to safely; NumPy's answer for every pair. */
     static const loom_dtype_t wider[] = {LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64,
-                                         LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+                                         LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_C64,
+                                         LOOM_DTYPE_C128};
     if (!valid((int)a) || !valid((int)b)) return -1;
     if (ir_can_cast_safe(a, b)) return (int)b;
     if (ir_can_cast_safe(b, a)) return (int)a;

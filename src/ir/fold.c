@@ -12,6 +12,7 @@ void ir_fold(ir_graph_t *g) {
         ir_node_t *n = &g->nodes[i];
         const ir_op_info_t *info = &ir_ops[n->op];
         if (info->kind != IR_KIND_ELEM || ir_node_raises(g, n)) continue;
+        if (ir_dtypes[n->dtype].size > sizeof n->p.bits) continue; /* complex128: no CONST */
         bool all_const = true;
         for (int s = 0; s < info->arity; s++)
             all_const = all_const && g->nodes[n->src[s]].op == IR_OP_CONST;

@@ -11,7 +11,9 @@
 #include "../base/base.h"
 
 /* ---- dtype.c: dtype facts and NumPy 2 promotion ---- */
-typedef enum ir_dkind { IR_DKIND_BOOL, IR_DKIND_INT, IR_DKIND_UINT, IR_DKIND_FLOAT } ir_dkind_t;
+typedef enum ir_dkind {
+    IR_DKIND_BOOL, IR_DKIND_INT, IR_DKIND_UINT, IR_DKIND_FLOAT, IR_DKIND_COMPLEX
+} ir_dkind_t;
 
 typedef struct ir_dtype_info {
     const char *name;   /* "float32" */
@@ -19,7 +21,7 @@ typedef struct ir_dtype_info {
     const char *ctype;  /* storage type in generated C: "lm_f32" */
     uint8_t size;
     ir_dkind_t kind;
-    uint8_t bits;       /* for ints: value bits; for floats: total bits */
+    uint8_t bits;       /* for ints: value bits; for floats and complex: total bits */
     char npchar;        /* NumPy's type character ('f'), 'E' for bfloat16 */
 } ir_dtype_info_t;
 
@@ -32,6 +34,17 @@ static inline bool ir_is_float(loom_dtype_t d) { return ir_dtypes[d].kind == IR_
 static inline bool ir_is_int(loom_dtype_t d) {
     return ir_dtypes[d].kind == IR_DKIND_INT || ir_dtypes[d].kind == IR_DKIND_UINT;
 }
+static inline bool ir_is_complex(loom_dtype_t d) { return ir_dtypes[d].kind == IR_DKIND_COMPLEX; }
+/* The float dtype of a complex dtype's parts; any other dtype itself. */
+static inline loom_dtype_t ir_real_dtype(loom_dtype_t d) {
+    return d == LOOM_DTYPE_C64 ? LOOM_DTYPE_F32 : d == LOOM_DTYPE_C128 ? LOOM_DTYPE_F64 : d;
+}
+/* The complex dtype holding a float dtype (float16, bfloat16, float32: complex64); any other
+ * dtype itself. */
+static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
+    if (ir_dtypes[d].kind != IR_DKIND_FLOAT) return d;
+    return d == LOOM_DTYPE_F64 ? LOOM_DTYPE_C128 : LOOM_DTYPE_C64;
+}
 
 /* ---- ops.c: the op table ----
  * X(ENUM, name, kind, arity, loops, out)
@@ -40,8 +53,10 @@ static inline bool ir_is_int(loom_dtype_t d) {
  *          CONCAT, REDUCE, SCAN (params below; loops and out unused)
  *   loops: which compute dtypes the op has a loop for (NumPy's ufunc.types, plus bfloat16
  *          wherever float16 has one): ALL = bool, ints, floats; NUM = ints, floats;
- *          FLT = floats; INT = bool, ints; INTNB = ints; ANY = any (casts, where, leaves)
- *   out:   SAME (result dtype = compute dtype) or BOOL
+ *          FLT = floats; INT = bool, ints; INTNB = ints; ALLC, NUMC, FLTC = ALL, NUM, FLT and
+ *          the complex dtypes; CPLX = complex only; ANY = any (casts, where, leaves)
+ *   out:   SAME (result dtype = compute dtype), BOOL, or REAL (a complex compute dtype's
+ *          part dtype, else the compute dtype)
  * The prelude (src/ir/prelude.h) defines lm_<name>_<sfx>() for each op and loop dtype;
  * the CPU interpreter and the CUDA code generator both call those functions. */
 #define IR_OP_LIST(X)                                                                          \
@@ -54,30 +69,30 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(RAND_NORMAL, "random_normal", LEAF, 0, ANY, SAME)                                       \
     X(CAST, "astype", ELEM, 1, ANY, SAME)          /* to this node's dtype */                 \
     X(WHERE, "where", ELEM, 3, ANY, SAME)          /* src0 bool; src1, src2 this dtype */     \
-    X(NEGATIVE, "negative", ELEM, 1, NUM, SAME)                                                \
-    X(POSITIVE, "positive", ELEM, 1, NUM, SAME)                                                \
-    X(ABS, "absolute", ELEM, 1, ALL, SAME)                                                     \
-    X(SIGN, "sign", ELEM, 1, NUM, SAME)                                                        \
-    X(SQRT, "sqrt", ELEM, 1, FLT, SAME)                                                        \
+    X(NEGATIVE, "negative", ELEM, 1, NUMC, SAME)                                                \
+    X(POSITIVE, "positive", ELEM, 1, NUMC, SAME)                                                \
+    X(ABS, "absolute", ELEM, 1, ALLC, REAL)                                                     \
+    X(SIGN, "sign", ELEM, 1, NUMC, SAME)                                                        \
+    X(SQRT, "sqrt", ELEM, 1, FLTC, SAME)                                                        \
     X(CBRT, "cbrt", ELEM, 1, FLT, SAME)                                                        \
-    X(SQUARE, "square", ELEM, 1, NUM, SAME)                                                    \
-    X(RECIPROCAL, "reciprocal", ELEM, 1, NUM, SAME)                                            \
-    X(EXP, "exp", ELEM, 1, FLT, SAME)                                                          \
+    X(SQUARE, "square", ELEM, 1, NUMC, SAME)                                                    \
+    X(RECIPROCAL, "reciprocal", ELEM, 1, NUMC, SAME)                                            \
+    X(EXP, "exp", ELEM, 1, FLTC, SAME)                                                          \
     X(EXP2, "exp2", ELEM, 1, FLT, SAME)                                                        \
     X(EXPM1, "expm1", ELEM, 1, FLT, SAME)                                                      \
-    X(LOG, "log", ELEM, 1, FLT, SAME)                                                          \
+    X(LOG, "log", ELEM, 1, FLTC, SAME)                                                          \
     X(LOG2, "log2", ELEM, 1, FLT, SAME)                                                        \
     X(LOG10, "log10", ELEM, 1, FLT, SAME)                                                      \
     X(LOG1P, "log1p", ELEM, 1, FLT, SAME)                                                      \
-    X(SIN, "sin", ELEM, 1, FLT, SAME)                                                          \
-    X(COS, "cos", ELEM, 1, FLT, SAME)                                                          \
-    X(TAN, "tan", ELEM, 1, FLT, SAME)                                                          \
+    X(SIN, "sin", ELEM, 1, FLTC, SAME)                                                          \
+    X(COS, "cos", ELEM, 1, FLTC, SAME)                                                          \
+    X(TAN, "tan", ELEM, 1, FLTC, SAME)                                                          \
     X(ARCSIN, "arcsin", ELEM, 1, FLT, SAME)                                                    \
     X(ARCCOS, "arccos", ELEM, 1, FLT, SAME)                                                    \
     X(ARCTAN, "arctan", ELEM, 1, FLT, SAME)                                                    \
-    X(SINH, "sinh", ELEM, 1, FLT, SAME)                                                        \
-    X(COSH, "cosh", ELEM, 1, FLT, SAME)                                                        \
-    X(TANH, "tanh", ELEM, 1, FLT, SAME)                                                        \
+    X(SINH, "sinh", ELEM, 1, FLTC, SAME)                                                        \
+    X(COSH, "cosh", ELEM, 1, FLTC, SAME)                                                        \
+    X(TANH, "tanh", ELEM, 1, FLTC, SAME)                                                        \
     X(ARCSINH, "arcsinh", ELEM, 1, FLT, SAME)                                                  \
     X(ARCCOSH, "arccosh", ELEM, 1, FLT, SAME)                                                  \
     X(ARCTANH, "arctanh", ELEM, 1, FLT, SAME)                                                  \
@@ -85,10 +100,10 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(CEIL, "ceil", ELEM, 1, ALL, SAME)                                                        \
     X(TRUNC, "trunc", ELEM, 1, ALL, SAME)                                                      \
     X(RINT, "rint", ELEM, 1, FLT, SAME)                                                        \
-    X(ISNAN, "isnan", ELEM, 1, ALL, BOOL)                                                      \
-    X(ISINF, "isinf", ELEM, 1, ALL, BOOL)                                                      \
-    X(ISFINITE, "isfinite", ELEM, 1, ALL, BOOL)                                                \
-    X(LOGICAL_NOT, "logical_not", ELEM, 1, ALL, BOOL)                                          \
+    X(ISNAN, "isnan", ELEM, 1, ALLC, BOOL)                                                      \
+    X(ISINF, "isinf", ELEM, 1, ALLC, BOOL)                                                      \
+    X(ISFINITE, "isfinite", ELEM, 1, ALLC, BOOL)                                                \
+    X(LOGICAL_NOT, "logical_not", ELEM, 1, ALLC, BOOL)                                          \
     X(INVERT, "invert", ELEM, 1, INT, SAME)                                                    \
     /* Special functions: float32 computed in double, rounded once (prelude.h) */             \
     X(ERF, "erf", ELEM, 1, FLT, SAME)                                                          \
@@ -104,13 +119,19 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(SPACING, "spacing", ELEM, 1, FLT, SAME)                                                  \
     X(SIGNBIT, "signbit", ELEM, 1, FLT, BOOL)                                                  \
     X(FREXP_EXPONENT, "frexp_exponent", ELEM, 1, FLT, SAME) /* frexp's exponent, as a float */ \
-    X(ADD, "add", ELEM, 2, ALL, SAME)                                                          \
-    X(SUBTRACT, "subtract", ELEM, 2, NUM, SAME)                                                \
-    X(MULTIPLY, "multiply", ELEM, 2, ALL, SAME)                                                \
-    X(TRUE_DIVIDE, "true_divide", ELEM, 2, FLT, SAME)                                          \
+    /* Complex parts (out REAL: the part's float dtype) and the complex number of two parts:  \
+     * COMPLEX's operands are complex, their real parts become the result's two parts. */      \
+    X(REAL, "real", ELEM, 1, CPLX, REAL)                                                       \
+    X(IMAG, "imag", ELEM, 1, CPLX, REAL)                                                       \
+    X(CONJUGATE, "conjugate", ELEM, 1, CPLX, SAME)                                             \
+    X(COMPLEX, "complex", ELEM, 2, CPLX, SAME)                                                 \
+    X(ADD, "add", ELEM, 2, ALLC, SAME)                                                          \
+    X(SUBTRACT, "subtract", ELEM, 2, NUMC, SAME)                                                \
+    X(MULTIPLY, "multiply", ELEM, 2, ALLC, SAME)                                                \
+    X(TRUE_DIVIDE, "true_divide", ELEM, 2, FLTC, SAME)                                          \
     X(FLOOR_DIVIDE, "floor_divide", ELEM, 2, NUM, SAME)                                        \
     X(REMAINDER, "remainder", ELEM, 2, NUM, SAME)                                              \
-    X(POWER, "power", ELEM, 2, NUM, SAME)                                                      \
+    X(POWER, "power", ELEM, 2, NUMC, SAME)                                                      \
     X(MAXIMUM, "maximum", ELEM, 2, ALL, SAME)                                                  \
     X(MINIMUM, "minimum", ELEM, 2, ALL, SAME)                                                  \
     X(FMAX, "fmax", ELEM, 2, ALL, SAME)                                                        \
@@ -118,15 +139,15 @@ static inline bool ir_is_int(loom_dtype_t d) {
     X(ARCTAN2, "arctan2", ELEM, 2, FLT, SAME)                                                  \
     X(HYPOT, "hypot", ELEM, 2, FLT, SAME)                                                      \
     X(COPYSIGN, "copysign", ELEM, 2, FLT, SAME)                                                \
-    X(EQUAL, "equal", ELEM, 2, ALL, BOOL)                                                      \
-    X(NOT_EQUAL, "not_equal", ELEM, 2, ALL, BOOL)                                              \
+    X(EQUAL, "equal", ELEM, 2, ALLC, BOOL)                                                      \
+    X(NOT_EQUAL, "not_equal", ELEM, 2, ALLC, BOOL)                                              \
     X(LESS, "less", ELEM, 2, ALL, BOOL)                                                        \
     X(LESS_EQUAL, "less_equal", ELEM, 2, ALL, BOOL)                                            \
     X(GREATER, "greater", ELEM, 2, ALL, BOOL)                                                  \
     X(GREATER_EQUAL, "greater_equal", ELEM, 2, ALL, BOOL)                                      \
-    X(LOGICAL_AND, "logical_and", ELEM, 2, ALL, BOOL)                                          \
-    X(LOGICAL_OR, "logical_or", ELEM, 2, ALL, BOOL)                                            \
-    X(LOGICAL_XOR, "logical_xor", ELEM, 2, ALL, BOOL)                                          \
+    X(LOGICAL_AND, "logical_and", ELEM, 2, ALLC, BOOL)                                          \
+    X(LOGICAL_OR, "logical_or", ELEM, 2, ALLC, BOOL)                                            \
+    X(LOGICAL_XOR, "logical_xor", ELEM, 2, ALLC, BOOL)                                          \
     X(BITWISE_AND, "bitwise_and", ELEM, 2, INT, SAME)                                          \
     X(BITWISE_OR, "bitwise_or", ELEM, 2, INT, SAME)                                            \
     X(BITWISE_XOR, "bitwise_xor", ELEM, 2, INT, SAME)                                          \
@@ -231,9 +252,12 @@ typedef enum ir_op_kind {
     IR_KIND_SORT, IR_KIND_SEARCH, IR_KIND_SCATTER, IR_KIND_LINALG
 } ir_op_kind_t;
 typedef enum ir_loops {
-    IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB
+    IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB,
+    IR_LOOPS_ALLC, IR_LOOPS_NUMC, IR_LOOPS_FLTC, IR_LOOPS_CPLX
 } ir_loops_t;
-typedef enum ir_out { IR_OUT_SAME, IR_OUT_BOOL } ir_out_t;
+typedef enum ir_out { IR_OUT_SAME, IR_OUT_BOOL, IR_OUT_REAL } ir_out_t;
+/* The result dtype of an elementwise op computing in dtype d. */
+static inline loom_dtype_t ir_out_dtype(ir_op_t op, loom_dtype_t d);
 
 typedef struct ir_op_info {
     const char *name; /* NumPy's name */
@@ -244,6 +268,11 @@ typedef struct ir_op_info {
 } ir_op_info_t;
 
 extern const ir_op_info_t ir_ops[IR_OP_COUNT];
+static inline loom_dtype_t ir_out_dtype(ir_op_t op, loom_dtype_t d) {
+    return ir_ops[op].out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL
+           : ir_ops[op].out == IR_OUT_REAL ? ir_real_dtype(d)
+                                           : d;
+}
 /* Whether op has a loop computing in dtype d. */
 bool ir_op_has_loop(ir_op_t op, loom_dtype_t d);
 /* NumPy's loop choice: the first loop dtype (in NumPy's order ? b B h H i I l L q Q e f d,
@@ -442,6 +471,9 @@ void ir_fft_exec(const ir_fft_plan_t *p, double *data, int sign, double *scratch
 /* ---- scalar.c: scalar conversions shared by frontend, folding and the interpreter ---- */
 /* Converts one element between dtypes with NumPy's casting (the same functions as kernels). */
 void ir_cast_element(loom_dtype_t to, void *dst, loom_dtype_t from, const void *src);
+/* A scalar's CONST bits (p.bits). complex128 does not fit 64 bits: for it these are the real
+ * part's float64 bits, and the frontend's constants of complex128 are a CAST of that float64
+ * CONST (COMPLEX of two of them where the imaginary part is not zero). */
 uint64_t ir_bits_from_double(loom_dtype_t d, double v);
 uint64_t ir_bits_from_i64(loom_dtype_t d, int64_t v);
 uint64_t ir_bits_from_u64(loom_dtype_t d, uint64_t v);

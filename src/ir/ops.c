@@ -10,28 +10,38 @@ const ir_op_info_t ir_ops[IR_OP_COUNT] = {
 
 bool ir_op_has_loop(ir_op_t op, loom_dtype_t d) {
     ir_dkind_t k = ir_dtypes[d].kind;
+    bool c = k == IR_DKIND_COMPLEX;
     switch (ir_ops[op].loops) {
         case IR_LOOPS_ANY:
-        case IR_LOOPS_ALL:
             return true;
+        case IR_LOOPS_ALL:
+            return !c;
         case IR_LOOPS_NUM:
-            return k != IR_DKIND_BOOL;
+            return k != IR_DKIND_BOOL && !c;
         case IR_LOOPS_FLT:
             return k == IR_DKIND_FLOAT;
         case IR_LOOPS_INT:
-            return k != IR_DKIND_FLOAT;
+            return k != IR_DKIND_FLOAT && !c;
         case IR_LOOPS_INTNB:
             return k == IR_DKIND_INT || k == IR_DKIND_UINT;
+        case IR_LOOPS_ALLC:
+            return true;
+        case IR_LOOPS_NUMC:
+            return k != IR_DKIND_BOOL;
+        case IR_LOOPS_FLTC:
+            return k == IR_DKIND_FLOAT || c;
+        case IR_LOOPS_CPLX:
+            return c;
     }
     return false;
 }
 
 int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
-    /* NumPy's loop order: ? b B h H i I l L q Q e f d, with bfloat16 after e. */
+    /* NumPy's loop order: ? b B h H i I l L q Q e f d F D, with bfloat16 after e. */
     static const loom_dtype_t order[] = {
         LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
         LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
-        LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+        LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_C64, LOOM_DTYPE_C128};
     if ((int)common < 0 || common >= LOOM_DTYPE_COUNT || op >= IR_OP_COUNT) return -1;
     if (common == LOOM_DTYPE_BOOL) {
         /* NumPy refuses these on bool rather than taking the int8 loop. */
@@ -40,7 +50,7 @@ int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
             return -1;
     }
     /* true_divide's integer loops (bb->d ... QQ->d) compute in float64. */
-    if (op == IR_OP_TRUE_DIVIDE && ir_dtypes[common].kind != IR_DKIND_FLOAT) return LOOM_DTYPE_F64;
+    if (op == IR_OP_TRUE_DIVIDE && ir_is_int(common)) return LOOM_DTYPE_F64;
     for (size_t i = 0; i < BASE_ARRAY_LEN(order); i++)
         if (ir_op_has_loop(op, order[i]) && ir_can_cast_safe(common, order[i]))
             return (int)order[i];

@@ -4,10 +4,11 @@
  *
  * Naming contract (the code generator writes these names as text):
  *   types        lm_b lm_i8 lm_i16 lm_i32 lm_i64 lm_u8 lm_u16 lm_u32 lm_u64 lm_f16 lm_bf16
- *                lm_f32 lm_f64 (16-bit floats are stored as their bit patterns)
+ *                lm_f32 lm_f64 lm_c64 lm_c128 (16-bit floats are stored as their bit patterns;
+ *                complex numbers as structs of the real and imaginary parts, NumPy's layout)
  *   ops          lm_<numpy name>_<sfx>(a[, b]) for each op of LM_ELEM_OPS and each dtype of
  *                its loop set; returns lm_b for comparisons and predicates, else the operand type
- *   casts        lm_cast_<from sfx>_<to sfx>(x), all 13 x 13 pairs (NumPy's unsafe astype)
+ *   casts        lm_cast_<from sfx>_<to sfx>(x), all 15 x 15 pairs (NumPy's unsafe astype)
  *   where        lm_where_<sfx>(lm_b c, x, y)
  *   leaves       lm_arange_<sfx>(start, step, i), lm_linspace_<sfx>(start, step, stop, k, i),
  *                lm_random_uniform_<fsfx>(seed, i, low, high),
@@ -70,11 +71,20 @@ typedef unsigned short lm_f16;  /* IEEE binary16 bits */
 typedef unsigned short lm_bf16; /* bfloat16 bits (the top half of a float32) */
 typedef float lm_f32;
 typedef double lm_f64;
+struct lm_c64 {
+    lm_f32 re, im;
+};
+struct lm_c128 {
+    lm_f64 re, im;
+};
+typedef struct lm_c64 lm_c64;
+typedef struct lm_c128 lm_c128;
 
 /* ---- Tables -------------------------------------------------------------------------------
  * X(TAG, sfx, ctype, class, W, bits): every dtype. TAG matches LOOM_DTYPE_<TAG>; class is
- * B (bool), S (signed), U (unsigned), H (16-bit float, computed in float32) or F (native
- * float); W is the unsigned type integer arithmetic wraps in (for F: the libm suffix). */
+ * B (bool), S (signed), U (unsigned), H (16-bit float, computed in float32), F (native
+ * float) or C (complex); W is the unsigned type integer arithmetic wraps in (for F: the libm
+ * suffix; for C: the type of each part). */
 #define LM__DT_B(X, E, n, a, o) X(E, n, a, o, BOOL, B, b, lm_b, lm_u32, 1)
 #define LM__DT_S(X, E, n, a, o)                                                                \
     X(E, n, a, o, I8, S, i8, lm_i8, lm_u32, 8) X(E, n, a, o, I16, S, i16, lm_i16, lm_u32, 16)  \
@@ -90,7 +100,11 @@ typedef double lm_f64;
     X(E, n, a, o, F16, H, f16, lm_f16, lm_f32, 16)                                             \
     X(E, n, a, o, BF16, H, bf16, lm_bf16, lm_f32, 16)
 
-/* Loop sets of ir.h: X(E, name, arity, out, TAG, class, sfx, ctype, W, bits) per dtype. */
+#define LM__DT_C(X, E, n, a, o)                                                                \
+    X(E, n, a, o, C64, C, c64, lm_c64, lm_f32, 64) X(E, n, a, o, C128, C, c128, lm_c128, lm_f64, 128)
+
+/* Loop sets of ir.h: X(E, name, arity, out, TAG, class, sfx, ctype, W, bits) per dtype. The
+ * sets ending in C add the complex dtypes; CPLX is those alone. */
 #define LM_LOOPS_ALL(X, E, n, a, o)                                                            \
     LM__DT_B(X, E, n, a, o) LM__DT_S(X, E, n, a, o) LM__DT_U(X, E, n, a, o)                    \
         LM__DT_F(X, E, n, a, o)
@@ -100,9 +114,13 @@ typedef double lm_f64;
 #define LM_LOOPS_INT(X, E, n, a, o)                                                            \
     LM__DT_B(X, E, n, a, o) LM__DT_S(X, E, n, a, o) LM__DT_U(X, E, n, a, o)
 #define LM_LOOPS_INTNB(X, E, n, a, o) LM__DT_S(X, E, n, a, o) LM__DT_U(X, E, n, a, o)
+#define LM_LOOPS_ALLC(X, E, n, a, o) LM_LOOPS_ALL(X, E, n, a, o) LM__DT_C(X, E, n, a, o)
+#define LM_LOOPS_NUMC(X, E, n, a, o) LM_LOOPS_NUM(X, E, n, a, o) LM__DT_C(X, E, n, a, o)
+#define LM_LOOPS_FLTC(X, E, n, a, o) LM__DT_F(X, E, n, a, o) LM__DT_C(X, E, n, a, o)
+#define LM_LOOPS_CPLX(X, E, n, a, o) LM__DT_C(X, E, n, a, o)
 
 /* X(TAG, sfx, ctype, canonical): the dtypes in LOOM_DTYPE_LIST order. A cast first widens
- * its source to the canonical type (u64, i64, f64; f64h = f64 from a float16 source, whose
+ * its source to the canonical type (u64, i64, f64, c128; f64h = f64 from a float16 source, whose
  * cast to uint32 NumPy does differently; f64b = f64 from a bfloat16 source, which narrows back
  * to bfloat16 bit for bit, NaN payloads included), then narrows to the target. */
 #define LM_DTYPE_LIST(X)                                                                       \
@@ -110,7 +128,7 @@ typedef double lm_f64;
     X(I32, i32, lm_i32, i64) X(I64, i64, lm_i64, i64) X(U8, u8, lm_u8, u64)                    \
     X(U16, u16, lm_u16, u64) X(U32, u32, lm_u32, u64) X(U64, u64, lm_u64, u64)                 \
     X(F16, f16, lm_f16, f64h) X(BF16, bf16, lm_bf16, f64b) X(F32, f32, lm_f32, f64)            \
-    X(F64, f64, lm_f64, f64)
+    X(F64, f64, lm_f64, f64) X(C64, c64, lm_c64, c128) X(C128, c128, lm_c128, c128)
 /* A second copy, for nesting inside LM_DTYPE_LIST (the preprocessor does not recurse). */
 #define LM_DTYPE_LIST2(X, p, q, r, s)                                                          \
     X(BOOL, b, lm_b, u64, p, q, r, s) X(I8, i8, lm_i8, i64, p, q, r, s)                        \
@@ -119,43 +137,46 @@ typedef double lm_f64;
     X(U16, u16, lm_u16, u64, p, q, r, s) X(U32, u32, lm_u32, u64, p, q, r, s)                  \
     X(U64, u64, lm_u64, u64, p, q, r, s) X(F16, f16, lm_f16, f64h, p, q, r, s)                 \
     X(BF16, bf16, lm_bf16, f64b, p, q, r, s) X(F32, f32, lm_f32, f64, p, q, r, s)              \
-    X(F64, f64, lm_f64, f64, p, q, r, s)
+    X(F64, f64, lm_f64, f64, p, q, r, s) X(C64, c64, lm_c64, c128, p, q, r, s)                 \
+    X(C128, c128, lm_c128, c128, p, q, r, s)
 
 /* X(ENUM, name, arity, loops, out): the elementwise ops of ir.h's IR_OP_LIST, same order,
  * without CAST and WHERE (ref_kernels.c checks the two lists agree at compile time). */
 #define LM_ELEM_OPS(X)                                                                         \
-    X(NEGATIVE, negative, 1, NUM, SAME) X(POSITIVE, positive, 1, NUM, SAME)                    \
-    X(ABS, absolute, 1, ALL, SAME) X(SIGN, sign, 1, NUM, SAME) X(SQRT, sqrt, 1, FLT, SAME)     \
-    X(CBRT, cbrt, 1, FLT, SAME) X(SQUARE, square, 1, NUM, SAME)                                \
-    X(RECIPROCAL, reciprocal, 1, NUM, SAME) X(EXP, exp, 1, FLT, SAME)                          \
-    X(EXP2, exp2, 1, FLT, SAME) X(EXPM1, expm1, 1, FLT, SAME) X(LOG, log, 1, FLT, SAME)        \
+    X(NEGATIVE, negative, 1, NUMC, SAME) X(POSITIVE, positive, 1, NUMC, SAME)                    \
+    X(ABS, absolute, 1, ALLC, REAL) X(SIGN, sign, 1, NUMC, SAME) X(SQRT, sqrt, 1, FLTC, SAME)     \
+    X(CBRT, cbrt, 1, FLT, SAME) X(SQUARE, square, 1, NUMC, SAME)                                \
+    X(RECIPROCAL, reciprocal, 1, NUMC, SAME) X(EXP, exp, 1, FLTC, SAME)                          \
+    X(EXP2, exp2, 1, FLT, SAME) X(EXPM1, expm1, 1, FLT, SAME) X(LOG, log, 1, FLTC, SAME)        \
     X(LOG2, log2, 1, FLT, SAME) X(LOG10, log10, 1, FLT, SAME) X(LOG1P, log1p, 1, FLT, SAME)    \
-    X(SIN, sin, 1, FLT, SAME) X(COS, cos, 1, FLT, SAME) X(TAN, tan, 1, FLT, SAME)              \
+    X(SIN, sin, 1, FLTC, SAME) X(COS, cos, 1, FLTC, SAME) X(TAN, tan, 1, FLTC, SAME)              \
     X(ARCSIN, arcsin, 1, FLT, SAME) X(ARCCOS, arccos, 1, FLT, SAME)                            \
-    X(ARCTAN, arctan, 1, FLT, SAME) X(SINH, sinh, 1, FLT, SAME) X(COSH, cosh, 1, FLT, SAME)    \
-    X(TANH, tanh, 1, FLT, SAME) X(ARCSINH, arcsinh, 1, FLT, SAME)                              \
+    X(ARCTAN, arctan, 1, FLT, SAME) X(SINH, sinh, 1, FLTC, SAME) X(COSH, cosh, 1, FLTC, SAME)    \
+    X(TANH, tanh, 1, FLTC, SAME) X(ARCSINH, arcsinh, 1, FLT, SAME)                              \
     X(ARCCOSH, arccosh, 1, FLT, SAME) X(ARCTANH, arctanh, 1, FLT, SAME)                        \
     X(FLOOR, floor, 1, ALL, SAME) X(CEIL, ceil, 1, ALL, SAME) X(TRUNC, trunc, 1, ALL, SAME)    \
-    X(RINT, rint, 1, FLT, SAME) X(ISNAN, isnan, 1, ALL, BOOL) X(ISINF, isinf, 1, ALL, BOOL)    \
-    X(ISFINITE, isfinite, 1, ALL, BOOL) X(LOGICAL_NOT, logical_not, 1, ALL, BOOL)              \
+    X(RINT, rint, 1, FLT, SAME) X(ISNAN, isnan, 1, ALLC, BOOL) X(ISINF, isinf, 1, ALLC, BOOL)    \
+    X(ISFINITE, isfinite, 1, ALLC, BOOL) X(LOGICAL_NOT, logical_not, 1, ALLC, BOOL)              \
     X(INVERT, invert, 1, INT, SAME) X(ERF, erf, 1, FLT, SAME) X(ERFC, erfc, 1, FLT, SAME)      \
     X(ERFINV, erfinv, 1, FLT, SAME) X(ERFCINV, erfcinv, 1, FLT, SAME)                          \
     X(LGAMMA, lgamma, 1, FLT, SAME) X(DIGAMMA, digamma, 1, FLT, SAME) X(I0, i0, 1, FLT, SAME)  \
     X(SINC, sinc, 1, FLT, SAME) X(DEG2RAD, deg2rad, 1, FLT, SAME)                              \
     X(RAD2DEG, rad2deg, 1, FLT, SAME) X(SPACING, spacing, 1, FLT, SAME)                        \
     X(SIGNBIT, signbit, 1, FLT, BOOL) X(FREXP_EXPONENT, frexp_exponent, 1, FLT, SAME)          \
-    X(ADD, add, 2, ALL, SAME)                                                                  \
-    X(SUBTRACT, subtract, 2, NUM, SAME) X(MULTIPLY, multiply, 2, ALL, SAME)                    \
-    X(TRUE_DIVIDE, true_divide, 2, FLT, SAME) X(FLOOR_DIVIDE, floor_divide, 2, NUM, SAME)      \
-    X(REMAINDER, remainder, 2, NUM, SAME) X(POWER, power, 2, NUM, SAME)                        \
+    X(REAL, real, 1, CPLX, REAL) X(IMAG, imag, 1, CPLX, REAL)                                  \
+    X(CONJUGATE, conjugate, 1, CPLX, SAME) X(COMPLEX, complex, 2, CPLX, SAME)                  \
+    X(ADD, add, 2, ALLC, SAME)                                                                  \
+    X(SUBTRACT, subtract, 2, NUMC, SAME) X(MULTIPLY, multiply, 2, ALLC, SAME)                    \
+    X(TRUE_DIVIDE, true_divide, 2, FLTC, SAME) X(FLOOR_DIVIDE, floor_divide, 2, NUM, SAME)      \
+    X(REMAINDER, remainder, 2, NUM, SAME) X(POWER, power, 2, NUMC, SAME)                        \
     X(MAXIMUM, maximum, 2, ALL, SAME) X(MINIMUM, minimum, 2, ALL, SAME)                        \
     X(FMAX, fmax, 2, ALL, SAME) X(FMIN, fmin, 2, ALL, SAME) X(ARCTAN2, arctan2, 2, FLT, SAME)  \
     X(HYPOT, hypot, 2, FLT, SAME) X(COPYSIGN, copysign, 2, FLT, SAME)                          \
-    X(EQUAL, equal, 2, ALL, BOOL) X(NOT_EQUAL, not_equal, 2, ALL, BOOL)                        \
+    X(EQUAL, equal, 2, ALLC, BOOL) X(NOT_EQUAL, not_equal, 2, ALLC, BOOL)                        \
     X(LESS, less, 2, ALL, BOOL) X(LESS_EQUAL, less_equal, 2, ALL, BOOL)                        \
     X(GREATER, greater, 2, ALL, BOOL) X(GREATER_EQUAL, greater_equal, 2, ALL, BOOL)            \
-    X(LOGICAL_AND, logical_and, 2, ALL, BOOL) X(LOGICAL_OR, logical_or, 2, ALL, BOOL)          \
-    X(LOGICAL_XOR, logical_xor, 2, ALL, BOOL) X(BITWISE_AND, bitwise_and, 2, INT, SAME)        \
+    X(LOGICAL_AND, logical_and, 2, ALLC, BOOL) X(LOGICAL_OR, logical_or, 2, ALLC, BOOL)          \
+    X(LOGICAL_XOR, logical_xor, 2, ALLC, BOOL) X(BITWISE_AND, bitwise_and, 2, INT, SAME)        \
     X(BITWISE_OR, bitwise_or, 2, INT, SAME) X(BITWISE_XOR, bitwise_xor, 2, INT, SAME)          \
     X(LEFT_SHIFT, left_shift, 2, INTNB, SAME) X(RIGHT_SHIFT, right_shift, 2, INTNB, SAME)      \
     X(LOGADDEXP, logaddexp, 2, FLT, SAME) X(LOGADDEXP2, logaddexp2, 2, FLT, SAME)              \
@@ -424,6 +445,55 @@ LM__FROM_F64B(f16, lm_f16)
 LM__FROM_F64B(f32, lm_f32)
 LM__FROM_F64B(f64, lm_f64)
 LM_FN lm_bf16 lm__bf16_from_f64b(lm_f64 x) { return (lm_bf16)(lm__fbits(lm__f64_to_f32(x)) >> 16); }
+
+/* Complex: the canonical form is complex128; a real target takes the real part (NumPy's
+ * ComplexWarning cast), bool is true when either part is nonzero; a complex target from a
+ * real source gets a zero imaginary part. */
+LM_FN lm_c64 lm__mk_c64(lm_f32 re, lm_f32 im) {
+    lm_c64 z;
+    z.re = re;
+    z.im = im;
+    return z;
+}
+LM_FN lm_c128 lm__mk_c128(lm_f64 re, lm_f64 im) {
+    lm_c128 z;
+    z.re = re;
+    z.im = im;
+    return z;
+}
+LM_FN lm_c128 lm__canon_c64(lm_c64 x) {
+    return lm__mk_c128(lm__f32_to_f64(x.re), lm__f32_to_f64(x.im));
+}
+LM_FN lm_c128 lm__canon_c128(lm_c128 x) { return x; }
+#define LM__FROM_C128(sfx, T)                                                                  \
+    LM_FN T lm__##sfx##_from_c128(lm_c128 x) { return lm__##sfx##_from_f64(x.re); }
+LM__FROM_C128(i8, lm_i8)
+LM__FROM_C128(i16, lm_i16)
+LM__FROM_C128(i32, lm_i32)
+LM__FROM_C128(i64, lm_i64)
+LM__FROM_C128(u8, lm_u8)
+LM__FROM_C128(u16, lm_u16)
+LM__FROM_C128(u32, lm_u32)
+LM__FROM_C128(u64, lm_u64)
+LM__FROM_C128(f16, lm_f16)
+LM__FROM_C128(bf16, lm_bf16)
+LM__FROM_C128(f32, lm_f32)
+LM__FROM_C128(f64, lm_f64)
+LM_FN lm_b lm__b_from_c128(lm_c128 x) { return x.re != 0 || x.im != 0; }
+LM_FN lm_c64 lm__c64_from_c128(lm_c128 x) {
+    return lm__mk_c64(lm__f64_to_f32(x.re), lm__f64_to_f32(x.im));
+}
+LM_FN lm_c128 lm__c128_from_c128(lm_c128 x) { return x; }
+#define LM__TO_COMPLEX(c)                                                                      \
+    LM_FN lm_c64 lm__c64_from_##c(lm_f64 x) { return lm__mk_c64(lm__f64_to_f32(x), 0); }      \
+    LM_FN lm_c128 lm__c128_from_##c(lm_f64 x) { return lm__mk_c128(x, 0); }
+LM__TO_COMPLEX(f64)
+LM__TO_COMPLEX(f64h)
+LM__TO_COMPLEX(f64b)
+LM_FN lm_c64 lm__c64_from_i64(lm_i64 x) { return lm__mk_c64((lm_f32)x, 0); }
+LM_FN lm_c64 lm__c64_from_u64(lm_u64 x) { return lm__mk_c64((lm_f32)x, 0); }
+LM_FN lm_c128 lm__c128_from_i64(lm_i64 x) { return lm__mk_c128((lm_f64)x, 0); }
+LM_FN lm_c128 lm__c128_from_u64(lm_u64 x) { return lm__mk_c128((lm_f64)x, 0); }
 
 #define LM__CAST_TO(TTAG, ts, TT, tc, fs, FT, fc, unused)                                            \
     LM_FN TT lm_cast_##fs##_##ts(FT x) { return lm__##ts##_from_##fc(lm__canon_##fs(x)); }
@@ -929,18 +999,21 @@ LM_FN lm_u64 lm__gcd(lm_u64 a, lm_u64 b) {
 
 #define LM__RET_SAME(T) T
 #define LM__RET_BOOL(T) lm_b
+#define LM__RET_REAL(T) T
 #define LM__PARAMS_1(T) T a
 #define LM__PARAMS_2(T) T a, T b
 #define LM__ARGS_1(s) lm_##s##_to_f32(a)
 #define LM__ARGS_2(s) lm_##s##_to_f32(a), lm_##s##_to_f32(b)
 #define LM__HRET_SAME(s, x) return lm_f32_to_##s(x);
 #define LM__HRET_BOOL(s, x) return x;
+#define LM__HRET_REAL(s, x) return lm_f32_to_##s(x);
 
 #define LM__DEF(E, n, ar, o, TAG, C, s, T, W, N) LM__DEF_##C(n, ar, o, C, s, T, W, N)
 #define LM__DEF_B(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
 #define LM__DEF_S(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
 #define LM__DEF_U(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
 #define LM__DEF_F(n, ar, o, C, s, T, W, N) LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)
+#define LM__DEF_C(n, ar, o, C, s, T, W, N) /* written out below */
 #define LM__DEF_PLAIN(n, ar, o, C, s, T, W, N)                                                 \
     LM_FN LM__RET_##o(T) lm_##n##_##s(LM__PARAMS_##ar(T)) { LM__OP_##n(C, s, T, W, N) }
 #define LM__DEF_H(n, ar, o, C, s, T, W, N)                                                     \
@@ -973,6 +1046,233 @@ LM_FN lm_u64 lm__gcd(lm_u64 a, lm_u64 b) {
 #define LM__CAT(a, b) LM__CAT_(a, b)
 #define LM__GEN_OP(E, n, ar, loops, o) LM_LOOPS_##loops(LM__DEF, E, n, ar, o)
 LM_ELEM_OPS(LM__GEN_OP)
+
+/* ---- Complex ops --------------------------------------------------------------------------
+ * NumPy's loops, part by part, in the dtype's precision: add and subtract; multiply (and
+ * square) as NumPy's vector loops compute it, with one fused multiply-add per part
+ * (re = fma(ar, br, -(ai bi)), im = fma(ar, bi, ai br)); absolute as its vector loop,
+ * max * sqrt(1 + (min / max)^2) with a fused multiply-add; division and reciprocal by Smith's
+ * method; sign as z / hypot(z); integer powers below 100 by repeated multiplication without
+ * fused multiply-adds (npymath's npy_cpow). exp, log,
+ * sqrt and the trigonometric and hyperbolic functions follow C99's Annex G with their special
+ * values, written for complex128; complex64 computes them in complex128 and rounds each part
+ * once. */
+LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
+#define LM__CARITH(s, T, R, rs, F, MUL, ADD, SUB)                                              \
+    LM_FN T lm_add_##s(T a, T b) { return lm__mk_##s(ADD(a.re, b.re), ADD(a.im, b.im)); }      \
+    LM_FN T lm_subtract_##s(T a, T b) { return lm__mk_##s(SUB(a.re, b.re), SUB(a.im, b.im)); } \
+    LM_FN T lm_multiply_##s(T a, T b) {                                                        \
+        return lm__mk_##s(fma##F(a.re, b.re, -MUL(a.im, b.im)),                                \
+                          fma##F(a.re, b.im, MUL(a.im, b.re)));                                \
+    }                                                                                          \
+    LM_FN T lm_square_##s(T a) { return lm_multiply_##s(a, a); }                               \
+    LM_FN T lm__cmul_##s(T a, T b) { /* npymath's cmul: no fused multiply-add */               \
+        return lm__mk_##s(SUB(MUL(a.re, b.re), MUL(a.im, b.im)),                               \
+                          ADD(MUL(a.re, b.im), MUL(a.im, b.re)));                              \
+    }                                                                                          \
+    LM_FN T lm_true_divide_##s(T a, T b) {                                                     \
+        R br = fabs##F(b.re), bi = fabs##F(b.im);                                              \
+        if (br >= bi) {                                                                        \
+            if (br == 0 && bi == 0) return lm__mk_##s(a.re / br, a.im / br);                   \
+            R rat = b.im / b.re, scl = (R)1 / ADD(b.re, MUL(b.im, rat));                       \
+            return lm__mk_##s(MUL(ADD(a.re, MUL(a.im, rat)), scl),                             \
+                              MUL(SUB(a.im, MUL(a.re, rat)), scl));                            \
+        }                                                                                      \
+        R rat = b.re / b.im, scl = (R)1 / ADD(b.im, MUL(b.re, rat));                           \
+        return lm__mk_##s(MUL(ADD(MUL(a.re, rat), a.im), scl),                                 \
+                          MUL(SUB(MUL(a.im, rat), a.re), scl));                                \
+    }                                                                                          \
+    LM_FN T lm_reciprocal_##s(T a) {                                                           \
+        if (fabs##F(a.im) <= fabs##F(a.re)) {                                                  \
+            R r = a.im / a.re, d = ADD(a.re, MUL(a.im, r));                                    \
+            return lm__mk_##s((R)1 / d, -r / d);                                               \
+        }                                                                                      \
+        R r = a.re / a.im, d = ADD(MUL(a.re, r), a.im);                                        \
+        return lm__mk_##s(r / d, (R)-1 / d);                                                   \
+    }                                                                                          \
+    LM_FN T lm_negative_##s(T a) { return lm__mk_##s(-a.re, -a.im); }                          \
+    LM_FN T lm_positive_##s(T a) { return a; }                                                 \
+    LM_FN T lm_conjugate_##s(T a) { return lm__mk_##s(a.re, -a.im); }                         \
+    LM_FN R lm_real_##s(T a) { return a.re; }                                                  \
+    LM_FN R lm_imag_##s(T a) { return a.im; }                                                  \
+    LM_FN T lm_complex_##s(T a, T b) { return lm__mk_##s(a.re, b.re); }                        \
+    LM_FN R lm_absolute_##s(T a) {                                                             \
+        R re = fabs##F(a.re), im = fabs##F(a.im);                                              \
+        if (lm__isinf_##rs(re) || lm__isinf_##rs(im)) return lm__isinf_##rs(re) ? re : im;     \
+        if (re != re || im != im) return (R)lm__nan64();                                       \
+        R big = re > im ? re : im, small = re > im ? im : re;                                  \
+        if (big == 0) return big;                                                              \
+        R ratio = small / big;                                                                 \
+        return MUL(sqrt##F(fma##F(ratio, ratio, (R)1)), big);                                  \
+    }                                                                                          \
+    LM_FN lm_b lm_isnan_##s(T a) { return lm__isnan_##rs(a.re) | lm__isnan_##rs(a.im); }       \
+    LM_FN lm_b lm_isinf_##s(T a) { return lm__isinf_##rs(a.re) | lm__isinf_##rs(a.im); }       \
+    LM_FN lm_b lm_isfinite_##s(T a) {                                                          \
+        return !(lm__isnan_##rs(a.re) | lm__isnan_##rs(a.im) | lm__isinf_##rs(a.re) |          \
+                 lm__isinf_##rs(a.im));                                                        \
+    }                                                                                          \
+    LM_FN lm_b lm_logical_not_##s(T a) { return a.re == 0 && a.im == 0; }                      \
+    LM_FN lm_b lm_equal_##s(T a, T b) { return a.re == b.re && a.im == b.im; }                 \
+    LM_FN lm_b lm_not_equal_##s(T a, T b) { return a.re != b.re || a.im != b.im; }             \
+    LM_FN lm_b lm_logical_and_##s(T a, T b) {                                                  \
+        return (a.re != 0 || a.im != 0) && (b.re != 0 || b.im != 0);                           \
+    }                                                                                          \
+    LM_FN lm_b lm_logical_or_##s(T a, T b) {                                                   \
+        return a.re != 0 || a.im != 0 || b.re != 0 || b.im != 0;                               \
+    }                                                                                          \
+    LM_FN lm_b lm_logical_xor_##s(T a, T b) {                                                  \
+        return (a.re != 0 || a.im != 0) != (b.re != 0 || b.im != 0);                           \
+    }                                                                                          \
+    LM_FN T lm_sign_##s(T a) {                                                                 \
+        R h = hypot##F(a.re, a.im), nan = (R)lm__nan64();                                      \
+        if (h != h) return lm__mk_##s(nan, nan);                                               \
+        if (lm__isinf_##rs(h)) {                                                               \
+            if (!lm__isinf_##rs(a.re)) return lm__mk_##s(0, a.im > 0 ? (R)1 : (R)-1);           \
+            if (lm__isinf_##rs(a.im)) return lm__mk_##s(nan, nan);                             \
+            return lm__mk_##s(a.re > 0 ? (R)1 : (R)-1, 0);                                     \
+        }                                                                                      \
+        if (h == 0) return lm__mk_##s(0, 0);                                                   \
+        return lm__mk_##s(a.re / h, a.im / h);                                                 \
+    }                                                                                          \
+    LM_FN T lm_power_##s(T a, T b) {                                                           \
+        if (b.re == 0 && b.im == 0) return lm__mk_##s(1, 0);                                   \
+        if (a.re == 0 && a.im == 0) {                                                          \
+            if (b.re > 0) return lm__mk_##s(0, 0);                                             \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (b.im == 0 && b.re > -100 && b.re < 100 && (R)(int)b.re == b.re) {                  \
+            int n = (int)b.re, m = n < 0 ? -n : n, mask = 1;                                   \
+            if (n == 1) return a;                                                              \
+            if (n == 2) return lm__cmul_##s(a, a);                                             \
+            if (n == 3) return lm__cmul_##s(a, lm__cmul_##s(a, a));                            \
+            T acc = lm__mk_##s(1, 0), p = a;                                                   \
+            for (;;) {                                                                         \
+                if (m & mask) acc = lm__cmul_##s(acc, p);                                      \
+                mask <<= 1;                                                                    \
+                if (m < mask) break;                                                           \
+                p = lm__cmul_##s(p, p);                                                        \
+            }                                                                                  \
+            return n < 0 ? lm_true_divide_##s(lm__mk_##s(1, 0), acc) : acc;                    \
+        }                                                                                      \
+        return lm__cpow_##s(a, b);                                                             \
+    }
+
+LM_FN lm_c128 lm_exp_c128(lm_c128 z) {
+    lm_f64 a = z.re, b = z.im;
+    if (b == 0) return lm__mk_c128(exp(a), b);
+    if (lm__isinf_f64(a)) {
+        lm_f64 r = a < 0 ? 0.0 : a;
+        if (lm__isinf_f64(b) || lm__isnan_f64(b)) return lm__mk_c128(r, a < 0 ? 0.0 : b - b);
+        return lm__mk_c128(LM_DMUL(r, cos(b)), LM_DMUL(r, sin(b)));
+    }
+    if (lm__isinf_f64(b) || lm__isnan_f64(b)) return lm__mk_c128(lm__nan64(), lm__nan64());
+    lm_f64 e = exp(a);
+    return lm__mk_c128(LM_DMUL(e, cos(b)), LM_DMUL(e, sin(b)));
+}
+/* log |z| near |z| = 1 through log1p, so that it keeps its relative precision there. */
+LM_FN lm_c128 lm_log_c128(lm_c128 z) {
+    lm_f64 a = fabs(z.re), b = fabs(z.im), hi = a > b ? a : b, lo = a > b ? b : a;
+    lm_f64 h = hypot(a, b), re;
+    if (h > 0.7 && h < 1.4)
+        re = LM_DMUL(0.5, log1p(LM_DADD(LM_DMUL(LM_DSUB(hi, 1.0), LM_DADD(hi, 1.0)),
+                                        LM_DMUL(lo, lo))));
+    else
+        re = log(h);
+    return lm__mk_c128(re, atan2(z.im, z.re));
+}
+LM_FN lm_c128 lm_sqrt_c128(lm_c128 z) {
+    lm_f64 a = z.re, b = z.im, scale = 1.0, t;
+    if (a == 0 && b == 0) return lm__mk_c128(0.0, b);
+    if (lm__isinf_f64(b)) return lm__mk_c128(fabs(b), b);
+    if (lm__isnan_f64(a)) return lm__mk_c128(a, lm__nan64());
+    if (lm__isinf_f64(a)) {
+        if (a < 0) return lm__mk_c128(fabs(LM_DSUB(b, b)), copysign(-a, b));
+        return lm__mk_c128(a, copysign(LM_DSUB(b, b), b));
+    }
+    if (lm__isnan_f64(b)) return lm__mk_c128(lm__nan64(), b);
+    if (fabs(a) > 1e300 || fabs(b) > 1e300) { /* hypot would overflow */
+        a = LM_DMUL(a, 0.25);
+        b = LM_DMUL(b, 0.25);
+        scale = 2.0;
+    }
+    if (a >= 0) {
+        t = sqrt(LM_DMUL(LM_DADD(a, hypot(a, b)), 0.5));
+        return lm__mk_c128(LM_DMUL(t, scale), LM_DMUL(LM_DDIV(b, LM_DMUL(2.0, t)), scale));
+    }
+    t = sqrt(LM_DMUL(LM_DADD(-a, hypot(a, b)), 0.5));
+    return lm__mk_c128(LM_DMUL(LM_DDIV(fabs(b), LM_DMUL(2.0, t)), scale),
+                       LM_DMUL(copysign(t, b), scale));
+}
+LM_FN lm_c128 lm_sinh_c128(lm_c128 z) {
+    lm_f64 a = z.re, b = z.im;
+    if (b == 0) return lm__mk_c128(sinh(a), b);
+    if (a == 0 && (lm__isinf_f64(b) || lm__isnan_f64(b)))
+        return lm__mk_c128(a, lm__nan64());
+    return lm__mk_c128(LM_DMUL(sinh(a), cos(b)), LM_DMUL(cosh(a), sin(b)));
+}
+LM_FN lm_c128 lm_cosh_c128(lm_c128 z) {
+    lm_f64 a = z.re, b = z.im;
+    if (b == 0) return lm__mk_c128(cosh(a), LM_DMUL(a == 0 ? a : copysign(1.0, a), b));
+    if (a == 0 && (lm__isinf_f64(b) || lm__isnan_f64(b)))
+        return lm__mk_c128(lm__nan64(), 0.0);
+    return lm__mk_c128(LM_DMUL(cosh(a), cos(b)), LM_DMUL(sinh(a), sin(b)));
+}
+/* Kahan's formulation (as in FreeBSD's ctanh): no overflow for large |Re z|. */
+LM_FN lm_c128 lm_tanh_c128(lm_c128 z) {
+    lm_f64 x = z.re, y = z.im;
+    if (lm__isnan_f64(x)) return lm__mk_c128(x, y == 0 ? y : x);
+    if (lm__isinf_f64(x)) {
+        lm_f64 im = lm__isinf_f64(y) || lm__isnan_f64(y) ? 0.0 : LM_DMUL(sin(y), cos(y));
+        return lm__mk_c128(copysign(1.0, x), copysign(0.0, im));
+    }
+    if (lm__isinf_f64(y) || lm__isnan_f64(y)) {
+        if (x == 0) return lm__mk_c128(x, lm__nan64());
+        return lm__mk_c128(lm__nan64(), lm__nan64());
+    }
+    if (fabs(x) >= 22) {
+        lm_f64 e = exp(-fabs(x));
+        return lm__mk_c128(copysign(1.0, x), LM_DMUL(LM_DMUL(LM_DMUL(4.0, sin(y)), cos(y)),
+                                                     LM_DMUL(e, e)));
+    }
+    lm_f64 t = tan(y), beta = LM_DADD(1.0, LM_DMUL(t, t)), s = sinh(x);
+    lm_f64 rho = sqrt(LM_DADD(1.0, LM_DMUL(s, s)));
+    lm_f64 denom = LM_DADD(1.0, LM_DMUL(LM_DMUL(beta, s), s));
+    return lm__mk_c128(LM_DDIV(LM_DMUL(LM_DMUL(beta, rho), s), denom), LM_DDIV(t, denom));
+}
+/* sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz). */
+LM_FN lm_c128 lm_sin_c128(lm_c128 z) {
+    lm_c128 w = lm_sinh_c128(lm__mk_c128(-z.im, z.re));
+    return lm__mk_c128(w.im, -w.re);
+}
+LM_FN lm_c128 lm_cos_c128(lm_c128 z) { return lm_cosh_c128(lm__mk_c128(-z.im, z.re)); }
+LM_FN lm_c128 lm_tan_c128(lm_c128 z) {
+    lm_c128 w = lm_tanh_c128(lm__mk_c128(-z.im, z.re));
+    return lm__mk_c128(w.im, -w.re);
+}
+/* a ** b = exp(b log a), the general case of power (C99's cpow as glibc computes it). */
+LM_FN lm_c128 lm__cpow_c128(lm_c128 a, lm_c128 b) {
+    lm_c128 l = lm_log_c128(a);
+    return lm_exp_c128(lm__mk_c128(LM_DSUB(LM_DMUL(b.re, l.re), LM_DMUL(b.im, l.im)),
+                                   LM_DADD(LM_DMUL(b.re, l.im), LM_DMUL(b.im, l.re))));
+}
+LM_FN lm_c64 lm__cpow_c64(lm_c64 a, lm_c64 b) {
+    return lm__c64_from_c128(lm__cpow_c128(lm__canon_c64(a), lm__canon_c64(b)));
+}
+#define LM__C64_VIA_C128(name)                                                                 \
+    LM_FN lm_c64 lm_##name##_c64(lm_c64 z) {                                                   \
+        return lm__c64_from_c128(lm_##name##_c128(lm__canon_c64(z)));                          \
+    }
+LM__C64_VIA_C128(exp)
+LM__C64_VIA_C128(log)
+LM__C64_VIA_C128(sqrt)
+LM__C64_VIA_C128(sinh)
+LM__C64_VIA_C128(cosh)
+LM__C64_VIA_C128(tanh)
+LM__C64_VIA_C128(sin)
+LM__C64_VIA_C128(cos)
+LM__C64_VIA_C128(tan)
+LM__CARITH(c64, lm_c64, lm_f32, f32, f, LM_OP_FMUL, LM_OP_FADD, LM_OP_FSUB)
+LM__CARITH(c128, lm_c128, lm_f64, f64, , LM_OP_DMUL, LM_OP_DADD, LM_OP_DSUB)
 
 /* ---- Leaf generators --------------------------------------------------------------------- */
 
@@ -1018,6 +1318,12 @@ LM_FN lm_f64 lm_arange_f64(lm_f64 start, lm_f64 step, lm_i64 i) {
     }
 LM__ARANGE_HALF(f16)
 LM__ARANGE_HALF(bf16)
+LM_FN lm_c64 lm_arange_c64(lm_f64 start, lm_f64 step, lm_i64 i) {
+    return lm__mk_c64(lm_arange_f32(start, step, i), 0);
+}
+LM_FN lm_c128 lm_arange_c128(lm_f64 start, lm_f64 step, lm_i64 i) {
+    return lm__mk_c128(lm_arange_f64(start, step, i), 0);
+}
 
 /* np.linspace: y = i * step + start in double, element k (the endpoint, or -1) = stop
  * exactly; integer dtypes take floor(y) before the cast, as NumPy does. */
@@ -1043,6 +1349,9 @@ LM__LINSPACE(F16, f16, lm_f16, f64h)
 LM__LINSPACE(BF16, bf16, lm_bf16, f64)
 LM__LINSPACE(F32, f32, lm_f32, f64)
 LM__LINSPACE(F64, f64, lm_f64, f64)
+#define LM__LINSPACE_FLOOR_c128(y) (y)
+LM__LINSPACE(C64, c64, lm_c64, c128)
+LM__LINSPACE(C128, c128, lm_c128, c128)
 
 /* ---- Random: Philox-4x32-10 and the stream of docs/random.md ----------------------------- */
 LM_FN void lm_philox(lm_u64 seed, lm_u64 counter, lm_u32 out[4]) {
@@ -1189,6 +1498,11 @@ LM_FN lm_f16 lm_word_f16(lm_u64 w) { return (lm_f16)w; }
 LM_FN lm_bf16 lm_word_bf16(lm_u64 w) { return (lm_bf16)w; }
 LM_FN lm_f32 lm_word_f32(lm_u64 w) { return __uint_as_float((unsigned)w); }
 LM_FN lm_f64 lm_word_f64(lm_u64 w) { return __longlong_as_double((long long)w); }
+/* complex64: both parts in one word, as they lie in memory (complex128 is never a parameter:
+ * its constants are built from two float64 ones by COMPLEX). */
+LM_FN lm_c64 lm_word_c64(lm_u64 w) {
+    return lm__mk_c64(__uint_as_float((unsigned)w), __uint_as_float((unsigned)(w >> 32)));
+}
 
 /* N elements of T moved by one aligned load or store (16 bytes at most). */
 template <typename T, int N> struct alignas(sizeof(T) * N) lm_vec { T v[N]; };

@@ -16,6 +16,12 @@ void ir_print_scalar(loom_dtype_t dtype, uint64_t bits, base_str_t *out) {
         int64_t v =
             w == 64 ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w); /* sign-extend */
         base_str_printf(out, "%lld", (long long)v);
+    } else if (d->kind == IR_DKIND_COMPLEX) { /* complex64 (complex128 has no CONST) */
+        uint32_t re = (uint32_t)bits, im = (uint32_t)(bits >> 32);
+        ir_print_scalar(LOOM_DTYPE_F32, re, out);
+        base_str_cat(out, (im >> 31) ? "" : "+");
+        ir_print_scalar(LOOM_DTYPE_F32, im, out);
+        base_str_cat(out, "j");
     } else {
         double v = ir_bits_to_double(dtype, bits);
         char buf[40];

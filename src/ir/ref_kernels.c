@@ -32,21 +32,19 @@ _Static_assert(0 LM_DTYPE_LIST(COUNT_DT) == LOOM_DTYPE_COUNT, "prelude.h's dtype
 #define PARAMS                                                                                     \
     int64_t n, void *out, const void *a, int64_t sa, const void *b, int64_t sb, const void *c,     \
         int64_t sc
-#define OUT_SAME(T) T
-#define OUT_BOOL(T) lm_b
-
+/* The result type is the prelude function's (a complex op's REAL result is its part type). */
 #define DEF_ELEM(E, name, ar, o, TAG, C, s, T, W, N) DEF_ELEM_##ar(name, o, s, T)
 #define DEF_ELEM_1(name, o, s, T)                                                                  \
     static void ref_##name##_##s(PARAMS) {                                                         \
-        OUT_##o(T) *y = out;                                                                       \
         const T *x = a;                                                                            \
+        __typeof__(lm_##name##_##s(x[0])) *y = out;                                                \
         (void)b, (void)sb, (void)c, (void)sc;                                                      \
         for (int64_t i = 0; i < n; i++) y[i] = lm_##name##_##s(x[i * sa]);                         \
     }
 #define DEF_ELEM_2(name, o, s, T)                                                                  \
     static void ref_##name##_##s(PARAMS) {                                                         \
-        OUT_##o(T) *y = out;                                                                       \
         const T *x = a, *z = b;                                                                    \
+        __typeof__(lm_##name##_##s(x[0], z[0])) *y = out;                                          \
         (void)c, (void)sc;                                                                         \
         for (int64_t i = 0; i < n; i++) y[i] = lm_##name##_##s(x[i * sa], z[i * sb]);              \
     }
@@ -93,6 +91,7 @@ const ir_ref_fn ir_ref_cast[LOOM_DTYPE_COUNT][LOOM_DTYPE_COUNT] = {LM_DTYPE_LIST
 #define ARANGE_ARGS_f64(p)  (p)->a, (p)->b
 #define ARANGE_ARGS_f64h(p) (p)->a, (p)->b
 #define ARANGE_ARGS_f64b(p) (p)->a, (p)->b
+#define ARANGE_ARGS_c128(p) (p)->a, (p)->b
 #define DEF_LEAVES(TAG, s, T, canon)                                                               \
     static void arange_##s(const ir_params_t *p, int64_t n, void *out) {                           \
         T *y = out;                                                                                \

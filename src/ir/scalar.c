@@ -33,27 +33,25 @@ void ir_cast_element(loom_dtype_t to, void *dst, loom_dtype_t from, const void *
     casts[from][to](dst, src);
 }
 
-uint64_t ir_bits_from_double(loom_dtype_t d, double v) {
-    uint64_t bits = 0;
-    ir_cast_element(d, &bits, LOOM_DTYPE_F64, &v);
+/* The first 8 bytes of a value of dtype d cast from one of dtype from: the whole value, except
+ * for complex128, whose real part's float64 bits they are. */
+static uint64_t bits_of(loom_dtype_t d, loom_dtype_t from, const void *src) {
+    unsigned char buf[16] = {0};
+    uint64_t bits;
+    ir_cast_element(d, buf, from, src);
+    memcpy(&bits, buf, sizeof bits);
     return bits;
 }
 
-uint64_t ir_bits_from_i64(loom_dtype_t d, int64_t v) {
-    uint64_t bits = 0;
-    ir_cast_element(d, &bits, LOOM_DTYPE_I64, &v);
-    return bits;
-}
-
-uint64_t ir_bits_from_u64(loom_dtype_t d, uint64_t v) {
-    uint64_t bits = 0;
-    ir_cast_element(d, &bits, LOOM_DTYPE_U64, &v);
-    return bits;
-}
+uint64_t ir_bits_from_double(loom_dtype_t d, double v) { return bits_of(d, LOOM_DTYPE_F64, &v); }
+uint64_t ir_bits_from_i64(loom_dtype_t d, int64_t v) { return bits_of(d, LOOM_DTYPE_I64, &v); }
+uint64_t ir_bits_from_u64(loom_dtype_t d, uint64_t v) { return bits_of(d, LOOM_DTYPE_U64, &v); }
 
 double ir_bits_to_double(loom_dtype_t d, uint64_t bits) {
+    unsigned char buf[16] = {0};
     double v;
-    ir_cast_element(LOOM_DTYPE_F64, &v, d, &bits);
+    memcpy(buf, &bits, sizeof bits);
+    ir_cast_element(LOOM_DTYPE_F64, &v, d, buf);
     return v;
 }
 

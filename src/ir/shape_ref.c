@@ -149,6 +149,44 @@ void ir_ref_concat(const ir_node_t *n, const ir_node_t *a, const char *pa, const
 DEF_PAIRWISE(float, pairwise_f32)
 DEF_PAIRWISE(double, pairwise_f64)
 
+/* NumPy's complex pairwise sum: a holds n parts (n / 2 complex numbers, interleaved), the real
+ * and imaginary sums each with four accumulators per block of eight parts. */
+#define DEF_CPAIRWISE(T, name)                                                                     \
+    static void name(const T *a, int64_t n, T *rr, T *ri) {                                        \
+        if (n < 8) {                                                                               \
+            *rr = 0;                                                                               \
+            *ri = 0;                                                                               \
+            for (int64_t i = 0; i < n; i += 2) {                                                   \
+                *rr += a[i];                                                                       \
+                *ri += a[i + 1];                                                                   \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        if (n <= PW_BLOCK) {                                                                       \
+            T r[8];                                                                                \
+            for (int j = 0; j < 8; j++) r[j] = a[j];                                               \
+            int64_t i;                                                                             \
+            for (i = 8; i < n - (n % 8); i += 8)                                                   \
+                for (int j = 0; j < 8; j++) r[j] += a[i + j];                                      \
+            *rr = (r[0] + r[2]) + (r[4] + r[6]);                                                   \
+            *ri = (r[1] + r[3]) + (r[5] + r[7]);                                                   \
+            for (; i < n; i += 2) {                                                                \
+                *rr += a[i];                                                                       \
+                *ri += a[i + 1];                                                                   \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        T rr1, ri1, rr2, ri2;                                                                      \
+        int64_t n2 = n / 2;                                                                        \
+        n2 -= n2 % 8;                                                                              \
+        name(a, n2, &rr1, &ri1);                                                                   \
+        name(a + n2, n - n2, &rr2, &ri2);                                                          \
+        *rr = rr1 + rr2;                                                                           \
+        *ri = ri1 + ri2;                                                                           \
+    }
+DEF_CPAIRWISE(float, cpairwise_f32)
+DEF_CPAIRWISE(double, cpairwise_f64)
+
 /* The dtype a reduction of operand dtype d accumulates in. */
 static loom_dtype_t acc_dtype(ir_op_t op, loom_dtype_t d) {
     if ((op == IR_OP_SUM || op == IR_OP_PROD) && (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16))
@@ -173,10 +211,9 @@ static int64_t arg_extreme(ir_op_t op, loom_dtype_t d, const char *x, int64_t n)
     return best;
 }
 
-/* Combines x[0..n) (accumulator dtype ad) into res (ad). */
-static void combine(ir_op_t op, loom_dtype_t ad, const char *x, int64_t n, uint64_t *res) {
+/* Combines x[0..n) (accumulator dtype ad) into res (ad; 16 bytes, zeroed). */
+static void combine(ir_op_t op, loom_dtype_t ad, const char *x, int64_t n, void *res) {
     size_t sz = ir_dtypes[ad].size;
-    *res = 0;
     if (op == IR_OP_ARGMAX || op == IR_OP_ARGMIN) {
         int64_t i = arg_extreme(op, ad, x, n);
         memcpy(res, &i, sizeof i);
@@ -194,6 +231,22 @@ static void combine(ir_op_t op, loom_dtype_t ad, const char *x, int64_t n, uint6
         memcpy(res, &s, sizeof s);
         return;
     }
+    if (op == IR_OP_SUM && ad == LOOM_DTYPE_C64) {
+        float s[2] = {0.0f, 0.0f}, rr, ri;
+        cpairwise_f32((const float *)(const void *)x, 2 * n, &rr, &ri);
+        s[0] += rr;
+        s[1] += ri;
+        memcpy(res, s, sizeof s);
+        return;
+    }
+    if (op == IR_OP_SUM && ad == LOOM_DTYPE_C128) {
+        double s[2] = {0.0, 0.0}, rr, ri;
+        cpairwise_f64((const double *)(const void *)x, 2 * n, &rr, &ri);
+        s[0] += rr;
+        s[1] += ri;
+        memcpy(res, s, sizeof s);
+        return;
+    }
     ir_op_t elem = op == IR_OP_SUM    ? IR_OP_ADD
                    : op == IR_OP_PROD ? IR_OP_MULTIPLY
                    : op == IR_OP_MAX  ? IR_OP_MAXIMUM
@@ -203,7 +256,8 @@ static void combine(ir_op_t op, loom_dtype_t ad, const char *x, int64_t n, uint6
     ir_ref_fn f = ir_ref_elem[elem][ad];
     int64_t i = 0;
     if (op == IR_OP_PROD || op == IR_OP_ALL) {
-        *res = ir_bits_from_i64(ad, 1); /* the identity */
+        int64_t one = 1; /* the identity */
+        ir_cast_element(ad, res, LOOM_DTYPE_I64, &one);
     } else if (op == IR_OP_MAX || op == IR_OP_MIN) {
         if (n == 0) return;
         memcpy(res, x, sz);
@@ -251,12 +305,12 @@ bool ir_ref_reduce(const ir_node_t *n, const ir_node_t *o, const char *p, const 
                 }
             }
         }
-        uint64_t res;
-        combine(op, ad, row, count, &res);
+        _Alignas(16) unsigned char res[16] = {0};
+        combine(op, ad, row, count, res);
         if (op == IR_OP_ARGMAX || op == IR_OP_ARGMIN)
-            memcpy((char *)out + k * (int64_t)osz, &res, osz);
+            memcpy((char *)out + k * (int64_t)osz, res, osz);
         else
-            to_out(1, (char *)out + k * (int64_t)osz, &res, 0, NULL, 0, NULL, 0);
+            to_out(1, (char *)out + k * (int64_t)osz, res, 0, NULL, 0, NULL, 0);
         for (int j = nk - 1; j >= 0; j--) {
             if (++kidx[j] < o->shape[kept[j]]) break;
             kidx[j] = 0;

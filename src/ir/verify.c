@@ -222,7 +222,7 @@ bool ir_verify(const ir_graph_t *g) {
         for (int s = 1; s < info->arity; s++)
             if (g->nodes[n->src[s]].dtype != d) return fail(g, i, "operands differ in dtype");
         if (!ir_op_has_loop((ir_op_t)n->op, d)) return fail(g, i, "no loop for the operand dtype");
-        loom_dtype_t want = info->out == IR_OUT_BOOL ? LOOM_DTYPE_BOOL : d;
+        loom_dtype_t want = ir_out_dtype((ir_op_t)n->op, d);
         if (n->dtype != want) return fail(g, i, "result dtype does not follow the loop");
     }
     for (uint32_t i = 0; i < g->n_outputs; i++)

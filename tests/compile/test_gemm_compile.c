@@ -53,6 +53,7 @@ static void test_gemm_generated_kernels_compile(void **state) {
     (void)state;
     loom_ctx_t *ctx = nvrtc_ctx();
     for (int d = 0; d < LOOM_DTYPE_COUNT; d++) {
+        if (ir_is_complex((loom_dtype_t)d)) continue; /* the frontend refuses complex products */
         uint64_t c0 = compiles(ctx);
         run_step(ctx, (loom_dtype_t)d, ir_is_float((loom_dtype_t)d) ? 0 : 5, NULL, 0);
         assert_int_equal(compiles(ctx) - c0, 1); /* one generated matmul kernel */

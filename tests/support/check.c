@@ -42,6 +42,13 @@ uint64_t check_load_bits(loom_dtype_t d, const void *p) {
             memcpy(&v, p, 8);
             return v;
         }
+        case 16: { /* complex128: the real part's bits, all ones when the imaginary part is
+                      not zero (check_store_bits writes a zero one) */
+            uint64_t v, im;
+            memcpy(&v, p, 8);
+            memcpy(&im, (const char *)p + 8, 8);
+            return im ? UINT64_MAX : v;
+        }
         default:
             return 0;
     }
@@ -66,6 +73,10 @@ void check_store_bits(loom_dtype_t d, void *p, uint64_t bits) {
         }
         case 8:
             memcpy(p, &bits, 8);
+            break;
+        case 16: /* complex128: bits are the real part's, the imaginary part is zero */
+            memcpy(p, &bits, 8);
+            memset((char *)p + 8, 0, 8);
             break;
         default:
             break;

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""complex64 and complex128 through `loom eval` against NumPy 2: promotion with every dtype
+(NEP 50 weak Python complex numbers too), arithmetic, the complex ufuncs, special values,
+reductions, casts, views and the errors for what loom does not do with complex yet.
+
+Arithmetic, parts, casts and moves must agree bit for bit (NaNs as NaNs); the transcendental
+functions within a few ulps of NumPy's (glibc's) values, relative to |z|. Usage: complex.py LOOM
+[--device cpu|cuda] [-k TEXT]. Exits 77 without NumPy 2."""
+import argparse
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+if np is None or int(np.__version__.split(".")[0]) < 2:
+    print("numpy 2 not installed: skipped")
+    sys.exit(77)
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+# ulps of the part dtype, relative to |NumPy's value|, for the functions that are not exact
+ULPS = 8
+
+
+def inputs():
+    rng = np.random.default_rng(20261202)
+    g = lambda *s: rng.standard_normal(s)
+    specials = [0.0, -0.0, 1.0, -1.0, 2.5, 1e-300, 1e300, np.inf, -np.inf, np.nan]
+    zs = np.array([complex(a, b) for a, b in itertools.product(specials, specials)])
+    return {
+        "z64": (g(5, 7) + 1j * g(5, 7)).astype(np.complex64),
+        "z128": g(64) * 3 + 1j * g(64) * 3,
+        "zs": zs,                                      # every pair of special parts
+        "zf": np.array([complex(a, b) for a, b in itertools.product(specials[:7], specials[:7])]),
+        "f32": g(5, 7).astype(np.float32),
+        "f64": g(64),
+        "i8": rng.integers(-9, 9, (5, 7)).astype(np.int8),
+        "b": rng.integers(0, 2, 64).astype(bool),
+    }
+
+
+EXACT = [
+    # promotion and NEP 50 weak complex numbers
+    "f32 + 1j", "i8 * 1j", "f32.astype(np.complex64) + f64[:35].reshape(5, 7)", "z64 + 2.5",
+    "z64 * 2", "z128 + z64[0, 0]", "b + 1j", "1j * 1j + z64", "(1 + 2j) * (3 - 1j) + z128",
+    "np.float16(1) + 1j", "z64 + f32", "z64 + i8", "z64 + f64[:35].reshape(5, 7)",
+    # arithmetic as NumPy's loops compute it
+    "z64 + z64[::-1]", "z128 - 2", "z128 * (1 + 2j)", "z64 * z64", "z64 / (z64 + 1)",
+    "z128 / z128[::-1]", "1 / z128", "zs / zs[::-1]", "zs * zs[::-1]", "zs + zs[::-1]",
+    "np.square(z64)", "np.square(zs)", "np.reciprocal(z128)", "np.reciprocal(zs)", "-zs",
+    "+z64", "np.negative(z64)", "z64 ** 2", "z128 ** 3", "z128 ** -2", "z128 ** 7",
+    "z128 ** 1", "z64 ** 0", "zs ** 2", "np.power(z128, 4)",
+    # parts
+    "np.real(z64)", "np.imag(z128)", "np.conj(z64)", "z64.conj()", "np.conjugate(zs)",
+    "np.real(f32)", "np.imag(i8)", "np.conj(i8)", "np.abs(z64)", "np.absolute(zs)",
+    "np.sign(zs)", "np.sign(z64)",
+    # predicates and comparisons
+    "np.isnan(zs)", "np.isinf(zs)", "np.isfinite(zs)", "z128 == z128[::-1]", "zs == zs",
+    "zs != zs[::-1]", "np.logical_not(zs)", "np.logical_and(zs, zs[::-1])",
+    "np.logical_or(z64, 0)", "np.logical_xor(zs, 1j)", "z64 == 1j",
+    # casts
+    "z128.astype(np.float32)", "z64.astype(np.float64)", "z64.astype(bool)", "zs.astype(bool)",
+    "z128.astype(np.int32)", "f32.astype(np.complex64)", "i8.astype(np.complex128)",
+    "z128.astype(np.complex64)", "z64.astype(np.complex128)", "b.astype(np.complex64)",
+    "z64.astype(np.float16)", "zf.astype(np.uint8)",
+    # moves, creation, where
+    "z128[::3]", "z64.T", "np.concatenate((z64, z64 * 1j))", "np.where(f32 > 0, z64, 0)",
+    "np.where(f32 > 0, z64, 1j)", "z128.reshape(8, 8)[1:5, ::2]", "np.take(z128, np.array([3, 1, 60]))",
+    "z64[f32 > 0]", "np.zeros(3, dtype=np.complex64)", "np.ones((2, 3), dtype=np.complex128)",
+    "np.full(4, 1 + 2j)", "np.full((2,), 3j, dtype=np.complex64)", "np.flip(z64, axis=1)",
+    "np.broadcast_to(z64[0], (3, 7))", "np.stack([z128, z128 * 2])", "np.roll(z128, 3)",
+    "np.array([1 + 2j, 3, 4.5])", "np.nan_to_num(zs)",
+    "np.round(z128, 2)", "np.around(z64)",
+]
+
+# sums: NumPy's order depends on the memory layout (pairwise along contiguous rows, one row
+# after another across them); within ULPS of the largest |part| seen
+SUMS = [
+    "np.sum(z64)", "np.sum(z128)", "np.sum(z64, axis=0)", "np.sum(z64, axis=1, keepdims=True)",
+    "np.prod(z64[:3], axis=1)", "np.prod(z128[:10])", "np.mean(z64)", "np.mean(z128)",
+    "np.mean(z64, axis=0)", "np.any(zs)", "np.all(z64)", "np.nansum(zs)",
+    "np.sum(np.ones((300, 200)) * (1 + 1j), axis=0)", "np.sum(z128.reshape(8, 8), axis=0)",
+]
+
+APPROX = [
+    "np.sqrt(z64)", "np.sqrt(z128)", "np.sqrt(zs)", "np.exp(z128)", "np.exp(z64)", "np.exp(zf)",
+    "np.log(z128)", "np.log(z64)", "np.log(zs)", "np.log(1 + 1e-9j + z128 * 0)",
+    "np.sin(z128)", "np.cos(z128)", "np.tan(z128)", "np.sinh(z128)", "np.cosh(z128)",
+    "np.tanh(z128)", "np.sin(z64)", "np.tanh(z64 * 30)", "np.tanh(zf)", "np.sinh(zf)",
+    "np.cosh(zf)", "np.sin(zf)", "np.cos(zf)", "np.tan(zf)",
+    "z128 ** 0.5", "z128 ** (1 + 1j)", "np.power(z64, 2.5)", "z128 ** 1.5", "2 ** z128",
+    "np.angle(z128)", "np.angle(z64, deg=True)", "np.angle(f32)", "np.angle(zs)",
+    "np.var(z128)", "np.std(z64)", "np.std(z64, axis=1)", "np.var(z64, axis=0, ddof=1)",
+    "np.abs(z128 * 1e200)", "np.isclose(z128, z128 + 1e-12)", "np.linalg.norm(z128)",
+    "np.linalg.norm(z64, axis=1)", "np.mean(np.exp(1j * f64) * z128)",
+]
+
+ERRORS = [
+    ("np.max(z128)", "not supported"), ("np.sort(z64)", "not supported"),
+    ("np.cumsum(z128)", "not supported"), ("z128.reshape(8, 8) @ z128.reshape(8, 8)", "not supported"),
+    ("z64 < z64", "not supported"), ("np.floor(z64)", "not supported"),
+    ("np.maximum(z64, 1)", "not supported"), ("np.argmax(z128)", "not supported"),
+    ("np.linalg.solve(z128.reshape(8, 8), z128[:8])", "not supported"),
+    ("z64 // 2", "not supported"), ("np.arctan2(z64, z64)", "not supported"),
+    ("z128.astype(np.int8)[np.array([1.5j])]", "indices"),
+]
+
+
+def run(loom, binds, tmp, expr, device):
+    out = os.path.join(tmp, "out.npy")
+    p = subprocess.run([loom, "eval", expr, *binds, "-o", out, "--device", device],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return None, p.stderr.strip()
+    return np.load(out), None
+
+
+def parts(a):
+    if a.dtype.kind == "c":
+        return [a.real, a.imag]
+    return [a]
+
+
+def close(got, want, exact, floor=0.0):
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return "shape/dtype %s %s, NumPy %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
+    if want.dtype.kind not in "fc":
+        return None if np.array_equal(got, want) else "values differ"
+    part = np.finfo(want.dtype).eps
+    # the magnitude each element is measured against: |z| (complex), |x| (real)
+    mag = np.abs(want.astype(np.complex128)) if want.dtype.kind == "c" else np.abs(want)
+    bad = np.zeros(want.shape, bool)
+    for g, w in zip(parts(got), parts(want)):
+        g, w = g.astype(np.float64), w.astype(np.float64)
+        same = (g == w) | (np.isnan(g) & np.isnan(w))
+        if not exact:
+            with np.errstate(invalid="ignore", over="ignore"):
+                tol = ULPS * part * np.where(np.isfinite(mag),
+                                             np.maximum(np.maximum(mag, np.abs(w)), floor), 0)
+                near = np.isfinite(w) & np.isfinite(g) & (np.abs(g - w) <= tol)
+                tiny = np.isfinite(w) & (np.abs(w) < 1e-300) & (np.abs(g) < 1e-300)
+            same |= near | tiny
+        bad |= ~same
+    if not bad.any():
+        return None
+    k = tuple(int(x) for x in np.argwhere(bad)[0]) if want.ndim else ()
+    return "%d of %d differ; first at %s: loom %r, NumPy %r" % (
+        int(np.count_nonzero(bad)), want.size, k, got[k], want[k])
+
+
+def promotion_cases():
+    """dtype of (zeros of A) + (zeros of B) for every pair with a complex dtype."""
+    out = []
+    for a in DTYPES:
+        for b in DTYPES:
+            if "complex" in a or "complex" in b:
+                out.append("np.zeros(2, dtype=np.%s) + np.zeros(2, dtype=np.%s)" % (a, b))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("loom")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("-k", default="", help="only the cases whose text contains this")
+    args = ap.parse_args()
+    if args.device != "cpu":
+        p = subprocess.run([args.loom, "eval", "1", "--device", args.device], capture_output=True)
+        if p.returncode:
+            print("no %s device: skipped" % args.device)
+            return 77
+    np.seterr(all="ignore")
+    arrays = inputs()
+    cases = [(e, True) for e in EXACT + promotion_cases()] + [(e, False) for e in APPROX] + \
+        [(e, "sum") for e in SUMS]
+    cases = [c for c in cases if args.k in c[0]]
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="loom-complex-") as tmp:
+        binds = []
+        for k, x in arrays.items():
+            np.save(os.path.join(tmp, k + ".npy"), x)
+            binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
+        import warnings
+        warnings.simplefilter("ignore")
+        for expr, exact in cases:
+            want = np.asarray(eval(expr, dict(arrays, np=np)))
+            got, err = run(args.loom, binds, tmp, expr, args.device)
+            if err:
+                failures += 1
+                print("FAIL %s\n  loom: %s" % (expr, err))
+                continue
+            floor = float(np.max(np.abs(want))) if exact == "sum" and want.size else 0.0
+            why = close(got, want, exact is True, floor if np.isfinite(floor) else 0.0)
+            if why:
+                failures += 1
+                print("FAIL %s: %s" % (expr, why))
+        errors = [e for e in ERRORS if args.k in e[0]]
+        for expr, words in errors:
+            _, err = run(args.loom, binds, tmp, expr, args.device)
+            if not err or words not in err:
+                failures += 1
+                print("FAIL %s: expected an error with %r, got %r" % (expr, words, err))
+    total = len(cases) + len(errors)
+    print("%d of %d complex cases agree with NumPy" % (total - failures, total))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
