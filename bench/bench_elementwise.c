@@ -1,5 +1,6 @@
 /* bench_elementwise — elementwise workloads on the CUDA device: fused elementwise bandwidth
- * (hypot 20M / 64M, gelu 64M, outer exp(a+b)*a 8192²), dispatch cost of a cached 15-op chain
+ * (hypot 20M / 64M, gelu 64M, outer exp(a+b)*a 8192², the complex64 chain
+ * abs(exp(1j * x) * z + conj(z)) over 64M), dispatch cost of a cached 15-op chain
  * on 1024 floats, compile latencies (cold NVRTC, disk hit, memory hit) and the pool's peak.
  * Timing: CUDA events on the context's stream around `inner` evals, warm-up first, median of
  * `reps` batches. Prints one line per workload: µs per call and GB/s (bytes that must move). */
@@ -63,6 +64,17 @@ static void outer_once(void *arg) {
     pair_t *p = arg;
     loom_scope_begin(ctx);
     loom_array_t *r = loom_multiply(ctx, loom_exp(ctx, loom_add(ctx, p->x, p->y)), p->x);
+    loom_eval(ctx, 1, &r);
+    loom_scope_end(ctx);
+}
+
+/* abs(exp(1j * x) * z + conj(z)): x float32, z complex64, a float32 result. */
+static void complex_once(void *arg) {
+    pair_t *p = arg;
+    loom_scope_begin(ctx);
+    loom_array_t *e = loom_exp(ctx, loom_multiply(ctx, loom_weak_complex(ctx, 0, 1), p->x));
+    loom_array_t *r =
+        loom_abs(ctx, loom_add(ctx, loom_multiply(ctx, e, p->y), loom_conj(ctx, p->y)));
     loom_eval(ctx, 1, &r);
     loom_scope_end(ctx);
 }
@@ -165,6 +177,19 @@ int main(int argc, char **argv) {
         report("outer_8192x8192", time_us(outer_once, &p, 9, 10), 4.0 * 8192 * 8192);
         loom_array_release(p.x);
         loom_array_release(p.y);
+    }
+    {
+        int64_t n = INT64_C(1) << 26;
+        pair_t p = {dev_rand(8, 1, &n), NULL};
+        loom_array_t *re = dev_rand(9, 1, &n), *im = dev_rand(10, 1, &n);
+        p.y = loom_complex(ctx, re, im);
+        loom_eval(ctx, 1, &p.y);
+        loom_array_retain(p.y);
+        report("complex64_chain_64M", time_us(complex_once, &p, 9, 10), 16.0 * (double)n);
+        loom_array_release(p.x);
+        loom_array_release(p.y);
+        loom_array_release(re);
+        loom_array_release(im);
     }
     if (argc > 1 && !strcmp(argv[1], "bw")) { /* bandwidth workloads only */
         loom_ctx_destroy(ctx);

@@ -1055,8 +1055,8 @@ LM_ELEM_OPS(LM__GEN_OP)
  * method; sign as z / hypot(z); integer powers below 100 by repeated multiplication without
  * fused multiply-adds (npymath's npy_cpow). exp, log,
  * sqrt and the trigonometric and hyperbolic functions follow C99's Annex G with their special
- * values, written for complex128; complex64 computes them in complex128 and rounds each part
- * once. */
+ * values, in the dtype's own precision (the float32 functions for complex64, as NumPy's
+ * npy_cexpf and the like). */
 LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
 #define LM__CARITH(s, T, R, rs, F, MUL, ADD, SUB)                                              \
     LM_FN T lm_add_##s(T a, T b) { return lm__mk_##s(ADD(a.re, b.re), ADD(a.im, b.im)); }      \
@@ -1157,120 +1157,111 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
         return lm__cpow_##s(a, b);                                                             \
     }
 
-LM_FN lm_c128 lm_exp_c128(lm_c128 z) {
-    lm_f64 a = z.re, b = z.im;
-    if (b == 0) return lm__mk_c128(exp(a), b);
-    if (lm__isinf_f64(a)) {
-        lm_f64 r = a < 0 ? 0.0 : a;
-        if (lm__isinf_f64(b) || lm__isnan_f64(b)) return lm__mk_c128(r, a < 0 ? 0.0 : b - b);
-        return lm__mk_c128(LM_DMUL(r, cos(b)), LM_DMUL(r, sin(b)));
+/* The Annex G functions for one precision: T the complex type, R its part type, F the libm
+ * suffix, MUL/ADD/SUB/DIV its rounding operations, BIG where hypot would overflow, TCUT where
+ * tanh's real part is 1 to the last bit (FreeBSD's 22 and 9). */
+#define LM__CTRANS(s, T, R, rs, F, MUL, ADD, SUB, DIV, BIG, TCUT)                               \
+    LM_FN T lm_exp_##s(T z) {                                                                  \
+        R a = z.re, b = z.im;                                                                  \
+        if (b == 0) return lm__mk_##s(exp##F(a), b);                                           \
+        if (lm__isinf_##rs(a)) {                                                               \
+            R r = a < 0 ? (R)0 : a;                                                            \
+            if (lm__isinf_##rs(b) || lm__isnan_##rs(b))                                        \
+                return lm__mk_##s(r, a < 0 ? (R)0 : SUB(b, b));                                \
+            return lm__mk_##s(MUL(r, cos##F(b)), MUL(r, sin##F(b)));                           \
+        }                                                                                      \
+        if (lm__isinf_##rs(b) || lm__isnan_##rs(b))                                            \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        R e = exp##F(a);                                                                       \
+        return lm__mk_##s(MUL(e, cos##F(b)), MUL(e, sin##F(b)));                               \
+    }                                                                                          \
+    /* log |z| near |z| = 1 through log1p, so that it keeps its relative precision there */   \
+    LM_FN T lm_log_##s(T z) {                                                                  \
+        R a = fabs##F(z.re), b = fabs##F(z.im), hi = a > b ? a : b, lo = a > b ? b : a;       \
+        R h = hypot##F(a, b), re;                                                              \
+        if (h > (R)0.7 && h < (R)1.4)                                                          \
+            re = MUL((R)0.5, log1p##F(ADD(MUL(SUB(hi, (R)1), ADD(hi, (R)1)), MUL(lo, lo))));   \
+        else                                                                                   \
+            re = log##F(h);                                                                    \
+        return lm__mk_##s(re, atan2##F(z.im, z.re));                                           \
+    }                                                                                          \
+    LM_FN T lm_sqrt_##s(T z) {                                                                 \
+        R a = z.re, b = z.im, scale = 1, t;                                                    \
+        if (a == 0 && b == 0) return lm__mk_##s(0, b);                                         \
+        if (lm__isinf_##rs(b)) return lm__mk_##s(fabs##F(b), b);                               \
+        if (lm__isnan_##rs(a)) return lm__mk_##s(a, (R)lm__nan64());                           \
+        if (lm__isinf_##rs(a)) {                                                               \
+            if (a < 0) return lm__mk_##s(fabs##F(SUB(b, b)), copysign##F(-a, b));              \
+            return lm__mk_##s(a, copysign##F(SUB(b, b), b));                                   \
+        }                                                                                      \
+        if (lm__isnan_##rs(b)) return lm__mk_##s((R)lm__nan64(), b);                           \
+        if (fabs##F(a) > (R)BIG || fabs##F(b) > (R)BIG) { /* hypot would overflow */           \
+            a = MUL(a, (R)0.25);                                                               \
+            b = MUL(b, (R)0.25);                                                               \
+            scale = 2;                                                                         \
+        }                                                                                      \
+        if (a >= 0) {                                                                          \
+            t = sqrt##F(MUL(ADD(a, hypot##F(a, b)), (R)0.5));                                  \
+            return lm__mk_##s(MUL(t, scale), MUL(DIV(b, MUL((R)2, t)), scale));                \
+        }                                                                                      \
+        t = sqrt##F(MUL(ADD(-a, hypot##F(a, b)), (R)0.5));                                     \
+        return lm__mk_##s(MUL(DIV(fabs##F(b), MUL((R)2, t)), scale), MUL(copysign##F(t, b), scale)); \
+    }                                                                                          \
+    LM_FN T lm_sinh_##s(T z) {                                                                 \
+        R a = z.re, b = z.im;                                                                  \
+        if (b == 0) return lm__mk_##s(sinh##F(a), b);                                          \
+        if (a == 0 && (lm__isinf_##rs(b) || lm__isnan_##rs(b)))                                \
+            return lm__mk_##s(a, (R)lm__nan64());                                              \
+        return lm__mk_##s(MUL(sinh##F(a), cos##F(b)), MUL(cosh##F(a), sin##F(b)));             \
+    }                                                                                          \
+    LM_FN T lm_cosh_##s(T z) {                                                                 \
+        R a = z.re, b = z.im;                                                                  \
+        if (b == 0) return lm__mk_##s(cosh##F(a), MUL(a == 0 ? a : copysign##F((R)1, a), b));  \
+        if (a == 0 && (lm__isinf_##rs(b) || lm__isnan_##rs(b)))                                \
+            return lm__mk_##s((R)lm__nan64(), 0);                                              \
+        return lm__mk_##s(MUL(cosh##F(a), cos##F(b)), MUL(sinh##F(a), sin##F(b)));             \
+    }                                                                                          \
+    /* Kahan's formulation (as FreeBSD's ctanh): no overflow for a large real part */         \
+    LM_FN T lm_tanh_##s(T z) {                                                                 \
+        R x = z.re, y = z.im;                                                                  \
+        if (lm__isnan_##rs(x)) return lm__mk_##s(x, y == 0 ? y : x);                           \
+        if (lm__isinf_##rs(x)) {                                                               \
+            R im = lm__isinf_##rs(y) || lm__isnan_##rs(y) ? (R)0 : MUL(sin##F(y), cos##F(y));  \
+            return lm__mk_##s(copysign##F((R)1, x), copysign##F((R)0, im));                    \
+        }                                                                                      \
+        if (lm__isinf_##rs(y) || lm__isnan_##rs(y)) {                                          \
+            if (x == 0) return lm__mk_##s(x, (R)lm__nan64());                                  \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (fabs##F(x) >= (R)TCUT) {                                                           \
+            R e = exp##F(-fabs##F(x));                                                         \
+            return lm__mk_##s(copysign##F((R)1, x),                                            \
+                              MUL(MUL(MUL((R)4, sin##F(y)), cos##F(y)), MUL(e, e)));           \
+        }                                                                                      \
+        R t = tan##F(y), beta = ADD((R)1, MUL(t, t)), sh = sinh##F(x);                         \
+        R rho = sqrt##F(ADD((R)1, MUL(sh, sh)));                                               \
+        R denom = ADD((R)1, MUL(MUL(beta, sh), sh));                                           \
+        return lm__mk_##s(DIV(MUL(MUL(beta, rho), sh), denom), DIV(t, denom));                 \
+    }                                                                                          \
+    /* sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz) */                          \
+    LM_FN T lm_sin_##s(T z) {                                                                  \
+        T w = lm_sinh_##s(lm__mk_##s(-z.im, z.re));                                            \
+        return lm__mk_##s(w.im, -w.re);                                                        \
+    }                                                                                          \
+    LM_FN T lm_cos_##s(T z) { return lm_cosh_##s(lm__mk_##s(-z.im, z.re)); }                  \
+    LM_FN T lm_tan_##s(T z) {                                                                  \
+        T w = lm_tanh_##s(lm__mk_##s(-z.im, z.re));                                            \
+        return lm__mk_##s(w.im, -w.re);                                                        \
+    }                                                                                          \
+    /* a ** b = exp(b log a), the general case of power (C99's cpow as glibc computes it) */  \
+    LM_FN T lm__cpow_##s(T a, T b) {                                                           \
+        T l = lm_log_##s(a);                                                                   \
+        return lm_exp_##s(lm__mk_##s(SUB(MUL(b.re, l.re), MUL(b.im, l.im)),                    \
+                                     ADD(MUL(b.re, l.im), MUL(b.im, l.re))));                  \
     }
-    if (lm__isinf_f64(b) || lm__isnan_f64(b)) return lm__mk_c128(lm__nan64(), lm__nan64());
-    lm_f64 e = exp(a);
-    return lm__mk_c128(LM_DMUL(e, cos(b)), LM_DMUL(e, sin(b)));
-}
-/* log |z| near |z| = 1 through log1p, so that it keeps its relative precision there. */
-LM_FN lm_c128 lm_log_c128(lm_c128 z) {
-    lm_f64 a = fabs(z.re), b = fabs(z.im), hi = a > b ? a : b, lo = a > b ? b : a;
-    lm_f64 h = hypot(a, b), re;
-    if (h > 0.7 && h < 1.4)
-        re = LM_DMUL(0.5, log1p(LM_DADD(LM_DMUL(LM_DSUB(hi, 1.0), LM_DADD(hi, 1.0)),
-                                        LM_DMUL(lo, lo))));
-    else
-        re = log(h);
-    return lm__mk_c128(re, atan2(z.im, z.re));
-}
-LM_FN lm_c128 lm_sqrt_c128(lm_c128 z) {
-    lm_f64 a = z.re, b = z.im, scale = 1.0, t;
-    if (a == 0 && b == 0) return lm__mk_c128(0.0, b);
-    if (lm__isinf_f64(b)) return lm__mk_c128(fabs(b), b);
-    if (lm__isnan_f64(a)) return lm__mk_c128(a, lm__nan64());
-    if (lm__isinf_f64(a)) {
-        if (a < 0) return lm__mk_c128(fabs(LM_DSUB(b, b)), copysign(-a, b));
-        return lm__mk_c128(a, copysign(LM_DSUB(b, b), b));
-    }
-    if (lm__isnan_f64(b)) return lm__mk_c128(lm__nan64(), b);
-    if (fabs(a) > 1e300 || fabs(b) > 1e300) { /* hypot would overflow */
-        a = LM_DMUL(a, 0.25);
-        b = LM_DMUL(b, 0.25);
-        scale = 2.0;
-    }
-    if (a >= 0) {
-        t = sqrt(LM_DMUL(LM_DADD(a, hypot(a, b)), 0.5));
-        return lm__mk_c128(LM_DMUL(t, scale), LM_DMUL(LM_DDIV(b, LM_DMUL(2.0, t)), scale));
-    }
-    t = sqrt(LM_DMUL(LM_DADD(-a, hypot(a, b)), 0.5));
-    return lm__mk_c128(LM_DMUL(LM_DDIV(fabs(b), LM_DMUL(2.0, t)), scale),
-                       LM_DMUL(copysign(t, b), scale));
-}
-LM_FN lm_c128 lm_sinh_c128(lm_c128 z) {
-    lm_f64 a = z.re, b = z.im;
-    if (b == 0) return lm__mk_c128(sinh(a), b);
-    if (a == 0 && (lm__isinf_f64(b) || lm__isnan_f64(b)))
-        return lm__mk_c128(a, lm__nan64());
-    return lm__mk_c128(LM_DMUL(sinh(a), cos(b)), LM_DMUL(cosh(a), sin(b)));
-}
-LM_FN lm_c128 lm_cosh_c128(lm_c128 z) {
-    lm_f64 a = z.re, b = z.im;
-    if (b == 0) return lm__mk_c128(cosh(a), LM_DMUL(a == 0 ? a : copysign(1.0, a), b));
-    if (a == 0 && (lm__isinf_f64(b) || lm__isnan_f64(b)))
-        return lm__mk_c128(lm__nan64(), 0.0);
-    return lm__mk_c128(LM_DMUL(cosh(a), cos(b)), LM_DMUL(sinh(a), sin(b)));
-}
-/* Kahan's formulation (as in FreeBSD's ctanh): no overflow for large |Re z|. */
-LM_FN lm_c128 lm_tanh_c128(lm_c128 z) {
-    lm_f64 x = z.re, y = z.im;
-    if (lm__isnan_f64(x)) return lm__mk_c128(x, y == 0 ? y : x);
-    if (lm__isinf_f64(x)) {
-        lm_f64 im = lm__isinf_f64(y) || lm__isnan_f64(y) ? 0.0 : LM_DMUL(sin(y), cos(y));
-        return lm__mk_c128(copysign(1.0, x), copysign(0.0, im));
-    }
-    if (lm__isinf_f64(y) || lm__isnan_f64(y)) {
-        if (x == 0) return lm__mk_c128(x, lm__nan64());
-        return lm__mk_c128(lm__nan64(), lm__nan64());
-    }
-    if (fabs(x) >= 22) {
-        lm_f64 e = exp(-fabs(x));
-        return lm__mk_c128(copysign(1.0, x), LM_DMUL(LM_DMUL(LM_DMUL(4.0, sin(y)), cos(y)),
-                                                     LM_DMUL(e, e)));
-    }
-    lm_f64 t = tan(y), beta = LM_DADD(1.0, LM_DMUL(t, t)), s = sinh(x);
-    lm_f64 rho = sqrt(LM_DADD(1.0, LM_DMUL(s, s)));
-    lm_f64 denom = LM_DADD(1.0, LM_DMUL(LM_DMUL(beta, s), s));
-    return lm__mk_c128(LM_DDIV(LM_DMUL(LM_DMUL(beta, rho), s), denom), LM_DDIV(t, denom));
-}
-/* sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz). */
-LM_FN lm_c128 lm_sin_c128(lm_c128 z) {
-    lm_c128 w = lm_sinh_c128(lm__mk_c128(-z.im, z.re));
-    return lm__mk_c128(w.im, -w.re);
-}
-LM_FN lm_c128 lm_cos_c128(lm_c128 z) { return lm_cosh_c128(lm__mk_c128(-z.im, z.re)); }
-LM_FN lm_c128 lm_tan_c128(lm_c128 z) {
-    lm_c128 w = lm_tanh_c128(lm__mk_c128(-z.im, z.re));
-    return lm__mk_c128(w.im, -w.re);
-}
-/* a ** b = exp(b log a), the general case of power (C99's cpow as glibc computes it). */
-LM_FN lm_c128 lm__cpow_c128(lm_c128 a, lm_c128 b) {
-    lm_c128 l = lm_log_c128(a);
-    return lm_exp_c128(lm__mk_c128(LM_DSUB(LM_DMUL(b.re, l.re), LM_DMUL(b.im, l.im)),
-                                   LM_DADD(LM_DMUL(b.re, l.im), LM_DMUL(b.im, l.re))));
-}
-LM_FN lm_c64 lm__cpow_c64(lm_c64 a, lm_c64 b) {
-    return lm__c64_from_c128(lm__cpow_c128(lm__canon_c64(a), lm__canon_c64(b)));
-}
-#define LM__C64_VIA_C128(name)                                                                 \
-    LM_FN lm_c64 lm_##name##_c64(lm_c64 z) {                                                   \
-        return lm__c64_from_c128(lm_##name##_c128(lm__canon_c64(z)));                          \
-    }
-LM__C64_VIA_C128(exp)
-LM__C64_VIA_C128(log)
-LM__C64_VIA_C128(sqrt)
-LM__C64_VIA_C128(sinh)
-LM__C64_VIA_C128(cosh)
-LM__C64_VIA_C128(tanh)
-LM__C64_VIA_C128(sin)
-LM__C64_VIA_C128(cos)
-LM__C64_VIA_C128(tan)
+#define LM__FDIV_RN(a, b) ((a) / (b))
+LM__CTRANS(c64, lm_c64, lm_f32, f32, f, LM_FMUL, LM_FADD, LM_FSUB, LM__FDIV_RN, 1e37, 9)
+LM__CTRANS(c128, lm_c128, lm_f64, f64, , LM_DMUL, LM_DADD, LM_DSUB, LM_DDIV, 1e300, 22)
 LM__CARITH(c64, lm_c64, lm_f32, f32, f, LM_OP_FMUL, LM_OP_FADD, LM_OP_FSUB)
 LM__CARITH(c128, lm_c128, lm_f64, f64, , LM_OP_DMUL, LM_OP_DADD, LM_OP_DSUB)
 

@@ -116,7 +116,7 @@ static void test_transfer_all_dtypes_bit_exact(void **state) {
     for (int dt = 0; dt < LOOM_DTYPE_COUNT; dt++) {
         size_t sz = loom_dtype_size((loom_dtype_t)dt);
         int64_t n = 1 + rand() % 100003;
-        unsigned char *raw = malloc((size_t)n * sz + 8), *back = malloc((size_t)n * sz + 8);
+        unsigned char *raw = malloc((size_t)n * sz + 16), *back = malloc((size_t)n * sz + 16);
         unsigned char *x = raw + sz * (size_t)(rand() % 2); /* element-aligned, maybe odd */
         fill(x, (size_t)n * sz, (uint32_t)dt);
         if (dt == LOOM_DTYPE_BOOL)
