@@ -164,6 +164,20 @@ static loom_status_t run_generic(en_engine_t *e, const ir_graph_t *sg, uint32_t 
     return rt_launch_ex(e->rt, k, grid, block, 0, pp);
 }
 
+/* The generated kernel where cuBLASLt cannot take a product; complex products have no
+ * generated kernel, so for them that is an error naming the product. */
+static loom_status_t generic_or_refuse(en_engine_t *e, const ir_graph_t *sg, uint32_t mm,
+                                       const en_matmul_epi_t *ep, ir_matmul_plan_t *p, view_t *a,
+                                       view_t *b, const uint64_t *in_addr, uint64_t out) {
+    loom_dtype_t d = (loom_dtype_t)sg->nodes[mm].dtype;
+    if (ir_is_complex(d))
+        return en_error(e, LOOM_STATUS_NOT_AVAILABLE,
+                        "matmul: cuBLASLt has no algorithm for this %s product (%lld x %lld x "
+                        "%lld), and loom has no generated complex kernel",
+                        ir_dtypes[d].name, (long long)p->m, (long long)p->n, (long long)p->k);
+    return run_generic(e, sg, mm, ep, p, a, b, in_addr, out);
+}
+
 static loom_status_t run_blas(en_engine_t *e, const ir_graph_t *sg, uint32_t mm, const en_matmul_epi_t *ep,
                               ir_matmul_plan_t *p, view_t *a, view_t *b, const uint64_t *in_addr,
                               uint64_t out, uint64_t *temps, int *n_temps) {
@@ -174,7 +188,7 @@ static loom_status_t run_blas(en_engine_t *e, const ir_graph_t *sg, uint32_t mm,
     for (int round = 0; round < 2; round++) {
         if (en_matmul_layout(p, &l)) break;
         if (!l.gather_a && !l.gather_b) /* the result's layout: never, as plans go */
-            return run_generic(e, sg, mm, ep, p, a, b, in_addr, out);
+            return generic_or_refuse(e, sg, mm, ep, p, a, b, in_addr, out);
         if (round == 1)
             return en_error(e, LOOM_STATUS_INTERNAL, "matmul: contiguous operands not BLAS-able");
         if (l.gather_a && !make_contiguous(e, a, &temps[(*n_temps)++])) return e->err->status;
@@ -230,7 +244,7 @@ static loom_status_t run_blas(en_engine_t *e, const ir_graph_t *sg, uint32_t mm,
         base_log(e->log, LOOM_LOG_INFO,
                  "matmul: cuBLASLt has no algorithm for this %s product; using the generated "
                  "kernel", ir_dtypes[d].name);
-        return run_generic(e, sg, mm, ep, p, a, b, in_addr, out);
+        return generic_or_refuse(e, sg, mm, ep, p, a, b, in_addr, out);
     }
     int64_t idx[2 * LOOM_MAX_DIMS] = {0};
     for (;;) {
@@ -282,7 +296,14 @@ loom_status_t en_matmul_run(en_engine_t *e, const ir_graph_t *sg, const uint64_t
     ir_matmul_plan_t p;
     if (!ir_matmul_plan(m, a.node, a.strides, b.node, b.strides, &p))
         return en_error(e, LOOM_STATUS_INTERNAL, "matmul: operand shapes do not fit the node");
-    if (!ir_is_float((loom_dtype_t)m->dtype) || p.k == 0)
+    bool cplx = ir_is_complex((loom_dtype_t)m->dtype);
+    if (cplx && p.k == 0) { /* an empty sum: zeros (no epilogue fuses into a complex product) */
+        if (e->compile_only) return LOOM_STATUS_OK;
+        size_t bytes = (size_t)ir_node_size(m) * ir_dtypes[m->dtype].size;
+        loom_status_t st = rt_memset(e->rt, out_addr, 0, bytes);
+        return st == LOOM_STATUS_OK ? st : en_error(e, st, "matmul: zeroing an empty product");
+    }
+    if ((!ir_is_float((loom_dtype_t)m->dtype) && !cplx) || p.k == 0)
         return run_generic(e, sg, mm, &ep, &p, &a, &b, in_addr, out_addr);
     uint64_t temps[4] = {0};
     int n_temps = 0;

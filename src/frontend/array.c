@@ -60,7 +60,7 @@ bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t
     for (int32_t i = 0; i < ndim; i++) {
         if (!base_mul_i64(n, shape[i], &n) ||
             !base_mul_i64(nonzero, shape[i] ? shape[i] : 1, &nonzero) ||
-            nonzero > (INT64_C(1) << 60)) {
+            nonzero >= (INT64_C(1) << 60)) { /* below 2^60: 16-byte elements fit size_t */
             char s[256];
             fe_format_shape(s, sizeof s, ndim, shape);
             fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: shape %s has too many elements", fn, s);
@@ -174,7 +174,7 @@ static loom_array_t *finish(loom_array_t *a) {
     return a;
 }
 
-/* Ops with no complex kernels yet (orderings, scans, scatters, products, factorisations). */
+/* Ops with no complex kernels yet (orderings, scans, scatters, factorisations). */
 static bool complex_refused(ir_op_t op) {
     switch (ir_ops[op].kind) {
         case IR_KIND_REDUCE:
@@ -183,7 +183,6 @@ static bool complex_refused(ir_op_t op) {
         case IR_KIND_SORT:
         case IR_KIND_SEARCH:
         case IR_KIND_SCATTER:
-        case IR_KIND_MATMUL:
         case IR_KIND_LINALG:
             return true;
         default:

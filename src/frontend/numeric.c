@@ -448,6 +448,6 @@ LOOM_API loom_array_t *loom_vdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
                  (long long)fe_size(b));
         return &ctx->nil;
     }
-    int64_t na = fe_size(a), nb = fe_size(b);
-    return loom_dot(ctx, loom_reshape(ctx, a, 1, &na), loom_reshape(ctx, b, 1, &nb));
+    int64_t na = fe_size(a), nb = fe_size(b); /* np.vdot conjugates a complex a */
+    return loom_dot(ctx, loom_reshape(ctx, loom_conj(ctx, a), 1, &na), loom_reshape(ctx, b, 1, &nb));
 }

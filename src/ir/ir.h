@@ -78,12 +78,12 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
     X(SQUARE, "square", ELEM, 1, NUMC, SAME)                                                    \
     X(RECIPROCAL, "reciprocal", ELEM, 1, NUMC, SAME)                                            \
     X(EXP, "exp", ELEM, 1, FLTC, SAME)                                                          \
-    X(EXP2, "exp2", ELEM, 1, FLT, SAME)                                                        \
-    X(EXPM1, "expm1", ELEM, 1, FLT, SAME)                                                      \
+    X(EXP2, "exp2", ELEM, 1, FLTC, SAME)                                                        \
+    X(EXPM1, "expm1", ELEM, 1, FLTC, SAME)                                                      \
     X(LOG, "log", ELEM, 1, FLTC, SAME)                                                          \
-    X(LOG2, "log2", ELEM, 1, FLT, SAME)                                                        \
-    X(LOG10, "log10", ELEM, 1, FLT, SAME)                                                      \
-    X(LOG1P, "log1p", ELEM, 1, FLT, SAME)                                                      \
+    X(LOG2, "log2", ELEM, 1, FLTC, SAME)                                                        \
+    X(LOG10, "log10", ELEM, 1, FLTC, SAME)                                                      \
+    X(LOG1P, "log1p", ELEM, 1, FLTC, SAME)                                                      \
     X(SIN, "sin", ELEM, 1, FLTC, SAME)                                                          \
     X(COS, "cos", ELEM, 1, FLTC, SAME)                                                          \
     X(TAN, "tan", ELEM, 1, FLTC, SAME)                                                          \
@@ -214,7 +214,7 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
     /* Inclusive scans along p.axis, sequential in the result dtype (NumPy's accumulate). */  \
     X(CUMSUM, "cumsum", SCAN, 1, ANY, SAME)                                                   \
     X(CUMPROD, "cumprod", SCAN, 1, ANY, SAME)                                                 \
-    X(MATMUL, "matmul", MATMUL, 2, ALL, SAME)      /* contraction, p.k = mode (matmul.c) */ \
+    X(MATMUL, "matmul", MATMUL, 2, ALLC, SAME)      /* contraction, p.k = mode (matmul.c) */ \
     /* Factorisations (float32, float64), one per matrix of the last two axes, stacked over    \
      * the leading ones; C-contiguous operands and results (ref_linalg.c documents how each   \
      * maps onto LAPACK's column-major routines, which both devices call the same way).       \

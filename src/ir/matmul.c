@@ -204,6 +204,8 @@ DEF_PACK(f16, lm_f16, float, F16_F32)
 DEF_PACK(bf16, lm_bf16, float, BF16_F32)
 DEF_PACK(f32, float, float, ID)
 DEF_PACK(f64, double, double, ID)
+DEF_PACK(c64, float _Complex, float _Complex, ID)
+DEF_PACK(c128, double _Complex, double _Complex, ID)
 
 #define DEF_MICRO(s, AT)                                                                           \
     static void micro_##s(int64_t kc, const void *apv, const void *bpv, void *cv, int64_t ldc) {   \
@@ -223,6 +225,8 @@ DEF_PACK(f64, double, double, ID)
 DEF_MICRO(f32, float)
 DEF_MICRO(f64, double)
 DEF_MICRO(u64, uint64_t)
+DEF_MICRO(c64, float _Complex)
+DEF_MICRO(c128, double _Complex)
 
 #define DEF_STORE(s, AT, OT, CONV)                                                                 \
     static void store_##s(const void *accv, int64_t ld, int64_t mc, int64_t nc, char *dst,         \
@@ -248,6 +252,8 @@ DEF_STORE(f16, float, lm_f16, F32_F16)
 DEF_STORE(bf16, float, lm_bf16, F32_BF16)
 DEF_STORE(f32, float, float, ID)
 DEF_STORE(f64, double, double, ID)
+DEF_STORE(c64, float _Complex, float _Complex, ID)
+DEF_STORE(c128, double _Complex, double _Complex, ID)
 
 typedef struct kernel {
     pack_fn pack;
@@ -270,6 +276,8 @@ static const kernel_t kernels[LOOM_DTYPE_COUNT] = {
     [LOOM_DTYPE_BF16] = {pack_bf16, micro_f32, store_bf16, 4},
     [LOOM_DTYPE_F32] = {pack_f32, micro_f32, store_f32, 4},
     [LOOM_DTYPE_F64] = {pack_f64, micro_f64, store_f64, 8},
+    [LOOM_DTYPE_C64] = {pack_c64, micro_c64, store_c64, 8},
+    [LOOM_DTYPE_C128] = {pack_c128, micro_c128, store_c128, 16},
 };
 
 /* One batch element: c (m x n, strides scm, scn) = sum over the kout axes of a x b. */

@@ -147,8 +147,8 @@ typedef struct lm_c128 lm_c128;
     X(ABS, absolute, 1, ALLC, REAL) X(SIGN, sign, 1, NUMC, SAME) X(SQRT, sqrt, 1, FLTC, SAME)     \
     X(CBRT, cbrt, 1, FLT, SAME) X(SQUARE, square, 1, NUMC, SAME)                                \
     X(RECIPROCAL, reciprocal, 1, NUMC, SAME) X(EXP, exp, 1, FLTC, SAME)                          \
-    X(EXP2, exp2, 1, FLT, SAME) X(EXPM1, expm1, 1, FLT, SAME) X(LOG, log, 1, FLTC, SAME)        \
-    X(LOG2, log2, 1, FLT, SAME) X(LOG10, log10, 1, FLT, SAME) X(LOG1P, log1p, 1, FLT, SAME)    \
+    X(EXP2, exp2, 1, FLTC, SAME) X(EXPM1, expm1, 1, FLTC, SAME) X(LOG, log, 1, FLTC, SAME)        \
+    X(LOG2, log2, 1, FLTC, SAME) X(LOG10, log10, 1, FLTC, SAME) X(LOG1P, log1p, 1, FLTC, SAME)    \
     X(SIN, sin, 1, FLTC, SAME) X(COS, cos, 1, FLTC, SAME) X(TAN, tan, 1, FLTC, SAME)              \
     X(ARCSIN, arcsin, 1, FLT, SAME) X(ARCCOS, arccos, 1, FLT, SAME)                            \
     X(ARCTAN, arctan, 1, FLT, SAME) X(SINH, sinh, 1, FLTC, SAME) X(COSH, cosh, 1, FLTC, SAME)    \
@@ -1252,6 +1252,30 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
     LM_FN T lm_tan_##s(T z) {                                                                  \
         T w = lm_tanh_##s(lm__mk_##s(-z.im, z.re));                                            \
         return lm__mk_##s(w.im, -w.re);                                                        \
+    }                                                                                          \
+    /* NumPy's nc_exp2, nc_expm1, nc_log1p, nc_log2 and nc_log10 */                          \
+    LM_FN T lm_exp2_##s(T z) {                                                                 \
+        return lm_exp_##s(lm__mk_##s(MUL(z.re, (R)0.693147180559945309417232121458176568),     \
+                                     MUL(z.im, (R)0.693147180559945309417232121458176568)));   \
+    }                                                                                          \
+    LM_FN T lm_expm1_##s(T z) {                                                                \
+        R h = sin##F(DIV(z.im, (R)2));                                                         \
+        return lm__mk_##s(SUB(MUL(expm1##F(z.re), cos##F(z.im)), MUL(MUL((R)2, h), h)),        \
+                          MUL(exp##F(z.re), sin##F(z.im)));                                    \
+    }                                                                                          \
+    LM_FN T lm_log1p_##s(T z) {                                                                \
+        R x = ADD(z.re, (R)1);                                                                 \
+        return lm__mk_##s(log##F(hypot##F(x, z.im)), atan2##F(z.im, x));                      \
+    }                                                                                          \
+    LM_FN T lm_log2_##s(T z) {                                                                 \
+        T l = lm_log_##s(z);                                                                   \
+        return lm__mk_##s(MUL(l.re, (R)1.442695040888963407359924681001892137),               \
+                          MUL(l.im, (R)1.442695040888963407359924681001892137));              \
+    }                                                                                          \
+    LM_FN T lm_log10_##s(T z) {                                                                \
+        T l = lm_log_##s(z);                                                                   \
+        return lm__mk_##s(MUL(l.re, (R)0.434294481903251827651128918916605082),               \
+                          MUL(l.im, (R)0.434294481903251827651128918916605082));              \
     }                                                                                          \
     /* a ** b = exp(b log a), the general case of power (C99's cpow as glibc computes it) */  \
     LM_FN T lm__cpow_##s(T a, T b) {                                                           \

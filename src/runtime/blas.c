@@ -35,6 +35,7 @@ typedef struct lt_heuristic {
 
 enum {
     CUDA_R_32F_ = 0, CUDA_R_64F_ = 1, CUDA_R_16F_ = 2, CUDA_R_16BF_ = 14, /* cudaDataType */
+    CUDA_C_32F_ = 4, CUDA_C_64F_ = 5,
     COMPUTE_32F = 68, COMPUTE_32F_FAST_TF32 = 77, COMPUTE_64F = 70,      /* cublasComputeType_t */
     OP_N = 0, OP_T = 1,                                                   /* cublasOperation_t */
     DESC_SCALE_TYPE = 1, DESC_TRANSA = 3, DESC_TRANSB = 4, DESC_EPILOGUE = 7,
@@ -137,6 +138,8 @@ static const char *dtype_name(loom_dtype_t t) {
         case LOOM_DTYPE_F16: return "float16";
         case LOOM_DTYPE_BF16: return "bfloat16";
         case LOOM_DTYPE_F32: return "float32";
+        case LOOM_DTYPE_C64: return "complex64";
+        case LOOM_DTYPE_C128: return "complex128";
         default: return "float64";
     }
 }
@@ -221,6 +224,8 @@ static int data_type(loom_dtype_t t) {
         case LOOM_DTYPE_F16: return CUDA_R_16F_;
         case LOOM_DTYPE_BF16: return CUDA_R_16BF_;
         case LOOM_DTYPE_F32: return CUDA_R_32F_;
+        case LOOM_DTYPE_C64: return CUDA_C_32F_;
+        case LOOM_DTYPE_C128: return CUDA_C_64F_;
         default: return CUDA_R_64F_;
     }
 }
@@ -262,10 +267,15 @@ static lt_status_t descs_make(const rt_blas_t *b, const rt_gemm_t *g, descs_t *x
                               const char **call) {
     memset(x, 0, sizeof *x);
     int type = data_type(g->dtype);
-    int compute = g->dtype == LOOM_DTYPE_F64 ? COMPUTE_64F
+    bool dbl = g->dtype == LOOM_DTYPE_F64 || g->dtype == LOOM_DTYPE_C128;
+    int compute = dbl                                     ? COMPUTE_64F
                   : g->dtype == LOOM_DTYPE_F32 && g->tf32 ? COMPUTE_32F_FAST_TF32
                                                           : COMPUTE_32F;
-    int scale = g->dtype == LOOM_DTYPE_F64 ? CUDA_R_64F_ : CUDA_R_32F_;
+    /* complex products scale by complex alpha and beta (CUBLAS's C and Z GEMMs) */
+    int scale = g->dtype == LOOM_DTYPE_C64    ? CUDA_C_32F_
+                : g->dtype == LOOM_DTYPE_C128 ? CUDA_C_64F_
+                : dbl                         ? CUDA_R_64F_
+                                              : CUDA_R_32F_;
     *call = "cublasLtMatmulDescCreate";
     lt_status_t s = b->lt.DescCreate(&x->op, compute, scale);
     if (s) return s;
@@ -353,13 +363,14 @@ static loom_status_t workspace_reserve(rt_device_t *d, rt_blas_t *b, size_t byte
 
 static lt_status_t matmul(rt_device_t *d, const rt_blas_t *b, const rt_gemm_t *g,
                           const descs_t *x, const lt_algo_t *algo) {
-    float af = (float)g->alpha, bf = 0;
-    double ad = g->alpha, bd = 0;
-    bool dbl = g->dtype == LOOM_DTYPE_F64;
+    /* alpha and beta (0) in the scale type: real, or complex with a zero imaginary part */
+    float af[2] = {(float)g->alpha, 0}, bf[2] = {0, 0};
+    double ad[2] = {g->alpha, 0}, bd[2] = {0, 0};
+    bool dbl = g->dtype == LOOM_DTYPE_F64 || g->dtype == LOOM_DTYPE_C128;
     void *dp = (void *)(uintptr_t)g->d;
-    return b->lt.Matmul(b->handle, x->op, dbl ? (const void *)&ad : (const void *)&af,
+    return b->lt.Matmul(b->handle, x->op, dbl ? (const void *)ad : (const void *)af,
                         (const void *)(uintptr_t)g->a, x->a, (const void *)(uintptr_t)g->b, x->b,
-                        dbl ? (const void *)&bd : (const void *)&bf, dp, x->d, dp, x->d, algo,
+                        dbl ? (const void *)bd : (const void *)bf, dp, x->d, dp, x->d, algo,
                         (void *)(uintptr_t)b->workspace, b->workspace_bytes, d->stream);
 }
 

@@ -81,6 +81,12 @@ EXACT = [
 # sums: NumPy's order depends on the memory layout (pairwise along contiguous rows, one row
 # after another across them); within ULPS of the largest |part| seen
 SUMS = [
+    "z64.T @ z64", "z128.reshape(8, 8) @ z128.reshape(8, 8)", "np.dot(z64, z64.T)",
+    "np.vdot(z128, z128[::-1])", "np.vecdot(z64, z64)", "np.inner(z128, z128)",
+    "np.einsum('ij,kj->ik', z64, z64)", "np.tensordot(z64, z64, axes=([0], [0]))",
+    "f32 @ z64.T", "z64 @ f64[:7]", "z128.reshape(4, 4, 4) @ z128.reshape(4, 4, 4)",
+    "np.zeros((3, 0), dtype=np.complex64) @ np.zeros((0, 2), dtype=np.complex64)",
+    "z128.reshape(8, 8).T @ z128.reshape(8, 8)[:, ::2]", "np.linalg.matrix_power(z128.reshape(8, 8), 3)",
     "np.sum(z64)", "np.sum(z128)", "np.sum(z64, axis=0)", "np.sum(z64, axis=1, keepdims=True)",
     "np.prod(z64[:3], axis=1)", "np.prod(z128[:10])", "np.mean(z64)", "np.mean(z128)",
     "np.mean(z64, axis=0)", "np.any(zs)", "np.all(z64)", "np.nansum(zs)",
@@ -94,6 +100,8 @@ APPROX = [
     "np.sin(z128)", "np.cos(z128)", "np.tan(z128)", "np.sinh(z128)", "np.cosh(z128)",
     "np.tanh(z128)", "np.sin(z64)", "np.tanh(z64 * 30)", "np.tanh(zf)", "np.sinh(zf)",
     "np.cosh(zf)", "np.sin(zf)", "np.cos(zf)", "np.tan(zf)",
+    "np.exp2(z128)", "np.exp2(z64)", "np.expm1(z128 * 0.1)", "np.expm1(z64)", "np.log1p(z128)",
+    "np.log1p(z64 * 0.01)", "np.log2(z128)", "np.log10(z64)", "np.log10(zs)",
     "z128 ** 0.5", "z128 ** (1 + 1j)", "np.power(z64, 2.5)", "z128 ** 1.5", "2 ** z128",
     "np.angle(z128)", "np.angle(z64, deg=True)", "np.angle(f32)", "np.angle(zs)",
     "np.var(z128)", "np.std(z64)", "np.std(z64, axis=1)", "np.var(z64, axis=0, ddof=1)",
@@ -103,7 +111,7 @@ APPROX = [
 
 ERRORS = [
     ("np.max(z128)", "not supported"), ("np.sort(z64)", "not supported"),
-    ("np.cumsum(z128)", "not supported"), ("z128.reshape(8, 8) @ z128.reshape(8, 8)", "not supported"),
+    ("np.cumsum(z128)", "not supported"),
     ("z64 < z64", "not supported"), ("np.floor(z64)", "not supported"),
     ("np.maximum(z64, 1)", "not supported"), ("np.argmax(z128)", "not supported"),
     ("np.linalg.solve(z128.reshape(8, 8), z128[:8])", "not supported"),

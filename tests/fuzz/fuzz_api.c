@@ -32,11 +32,11 @@ enum {
     MAX_INPUT = 2048,
     MAX_CALLS = 128,
     POOL = 16,
-    MAX_NODE_ELEMS = 4096, /* any one node that is evaluated: 32 KiB of float64 */
+    MAX_NODE_ELEMS = 4096, /* any one node that is evaluated: 64 KiB of complex128 */
     MAX_WORK = 1 << 16,    /* elements (and multiply-adds) of one evaluation */
     MAX_NODES = 512,
     SEEN_CAP = 2048, /* the walk's pointer set: a power of two above 2 * MAX_NODES */
-    BUF_BYTES = MAX_NODE_ELEMS * 8,
+    BUF_BYTES = MAX_NODE_ELEMS * 16, /* complex128 */
     CANARY = 64,
     ARENA_BYTES = 1 << 16, /* host memory that arrays borrow or wrap, per input */
     MAX_WRAPS = 64,
@@ -315,7 +315,7 @@ static loom_status_t shape_status(int32_t ndim, const int64_t *shape, int64_t *n
     for (int32_t i = 0; i < ndim; i++)
         if (__builtin_mul_overflow(p, shape[i], &p) ||
             __builtin_mul_overflow(nonzero, shape[i] ? shape[i] : 1, &nonzero) ||
-            nonzero > (INT64_C(1) << 60))
+            nonzero >= (INT64_C(1) << 60))
             return LOOM_STATUS_OVERFLOW;
     *n = p;
     return LOOM_STATUS_OK;
@@ -459,7 +459,7 @@ static void op_fill(reader_t *r) {
             double lo = real(r), hi = real(r);
             a = which == 4 ? loom_random_uniform(ctx, seed, d, nd, s, lo, hi)
                            : loom_random_normal(ctx, seed, d, nd, s, lo, hi);
-            dtype_ok = dtype_ok && d >= LOOM_DTYPE_F16; /* random numbers are floats */
+            dtype_ok = dtype_ok && d >= LOOM_DTYPE_F16 && d <= LOOM_DTYPE_F64; /* floats */
             break;
         }
     }
