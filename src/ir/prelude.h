@@ -1253,7 +1253,7 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
         T w = lm_tanh_##s(lm__mk_##s(-z.im, z.re));                                            \
         return lm__mk_##s(w.im, -w.re);                                                        \
     }                                                                                          \
-    /* NumPy's nc_exp2, nc_expm1, nc_log1p, nc_log2 and nc_log10 */                          \
+    /* NumPy's nc_exp2, nc_expm1, nc_log2 and nc_log10 */                                    \
     LM_FN T lm_exp2_##s(T z) {                                                                 \
         return lm_exp_##s(lm__mk_##s(MUL(z.re, (R)0.693147180559945309417232121458176568),     \
                                      MUL(z.im, (R)0.693147180559945309417232121458176568)));   \
@@ -1263,9 +1263,15 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
         return lm__mk_##s(SUB(MUL(expm1##F(z.re), cos##F(z.im)), MUL(MUL((R)2, h), h)),        \
                           MUL(exp##F(z.re), sin##F(z.im)));                                    \
     }                                                                                          \
+    /* log1p: NumPy's log(hypot(1 + x, y)) loses the digits of a small z to the rounding of \
+     * 1 + x; near |1 + z| = 1 this takes log1p(x (2 + x) + y^2) / 2 instead */               \
     LM_FN T lm_log1p_##s(T z) {                                                                \
-        R x = ADD(z.re, (R)1);                                                                 \
-        return lm__mk_##s(log##F(hypot##F(x, z.im)), atan2##F(z.im, x));                      \
+        R x = ADD(z.re, (R)1), h = hypot##F(x, z.im), re;                                      \
+        if (h > (R)0.5 && h < (R)2)                                                            \
+            re = MUL((R)0.5, log1p##F(ADD(MUL(z.re, ADD((R)2, z.re)), MUL(z.im, z.im))));      \
+        else                                                                                   \
+            re = log##F(h);                                                                    \
+        return lm__mk_##s(re, atan2##F(z.im, x));                                              \
     }                                                                                          \
     LM_FN T lm_log2_##s(T z) {                                                                 \
         T l = lm_log_##s(z);                                                                   \

@@ -101,7 +101,9 @@ APPROX = [
     "np.tanh(z128)", "np.sin(z64)", "np.tanh(z64 * 30)", "np.tanh(zf)", "np.sinh(zf)",
     "np.cosh(zf)", "np.sin(zf)", "np.cos(zf)", "np.tan(zf)",
     "np.exp2(z128)", "np.exp2(z64)", "np.expm1(z128 * 0.1)", "np.expm1(z64)", "np.log1p(z128)",
-    "np.log1p(z64 * 0.01)", "np.log2(z128)", "np.log10(z64)", "np.log10(zs)",
+    # NumPy's log1p loses digits near 0 (log(hypot(1 + x, y))): at 1e-9 its complex128 real
+    # part is off by 3e-7 relative (mpmath agrees with loom's), so only this comparison holds
+    "np.log1p(z64.astype(np.complex128) * 0.01).astype(np.complex64)", "np.log2(z128)", "np.log10(z64)", "np.log10(zs)",
     "z128 ** 0.5", "z128 ** (1 + 1j)", "np.power(z64, 2.5)", "z128 ** 1.5", "2 ** z128",
     "np.angle(z128)", "np.angle(z64, deg=True)", "np.angle(f32)", "np.angle(zs)",
     "np.var(z128)", "np.std(z64)", "np.std(z64, axis=1)", "np.var(z64, axis=0, ddof=1)",
