@@ -13,14 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-except ImportError:
-    np = None
-
-if np is None or int(np.__version__.split(".")[0]) < 2:
-    print("numpy 2 not installed: skipped")
-    sys.exit(77)
+from common import device_missing, np
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
@@ -180,11 +173,8 @@ def main():
     ap.add_argument("--device", default="cpu")
     ap.add_argument("-k", default="", help="only the cases whose text contains this")
     args = ap.parse_args()
-    if args.device != "cpu":
-        p = subprocess.run([args.loom, "eval", "1", "--device", args.device], capture_output=True)
-        if p.returncode:
-            print("no %s device: skipped" % args.device)
-            return 77
+    if device_missing(args.loom, args.device):
+        return 77
     np.seterr(all="ignore")
     arrays = inputs()
     cases = [(e, True) for e in EXACT + promotion_cases()] + [(e, False) for e in APPROX] + \

@@ -12,14 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-except ImportError:
-    np = None
-
-if np is None or int(np.__version__.split(".")[0]) < 2:
-    print("numpy 2 not installed: skipped")
-    sys.exit(77)
+from common import device_missing, np
 
 RTOL = {"float32": 2e-4, "float64": 1e-9}
 
@@ -229,11 +222,8 @@ def main():
     ap.add_argument("--random", type=int, default=60, help="random cases added")
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
-    if args.device != "cpu":
-        p = subprocess.run([args.loom, "eval", "1", "--device", args.device], capture_output=True)
-        if p.returncode:
-            print("no %s device: skipped" % args.device)
-            return 77
+    if device_missing(args.loom, args.device):
+        return 77
     arrays = inputs()
     cases_all = CASES + random_cases(arrays, args.random, args.seed)
     failures = 0
