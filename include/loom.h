@@ -148,7 +148,8 @@ typedef enum loom_casting {
     LOOM_CASTING_UNSAFE
 } loom_casting_t;
 LOOM_API int loom_can_cast(loom_dtype_t from, loom_dtype_t to, loom_casting_t casting);
-/* np.finfo of a float dtype (bfloat16's as ml_dtypes gives them): 0, or -1 for another dtype. */
+/* np.finfo of a float dtype (bfloat16's as ml_dtypes gives them; a complex dtype's parts', as
+ * np.finfo(complex64) is float32's): 0, or -1 for another dtype. */
 typedef struct loom_finfo {
     int bits;
     double eps, max, min, smallest_normal, resolution;

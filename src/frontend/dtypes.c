@@ -4,7 +4,7 @@
 
 #include "fe.h"
 
-/* NumPy's kind order for same_kind: bool < unsigned < signed < float. */
+/* NumPy's kind order for same_kind: bool < unsigned < signed < float < complex. */
 static int kind_rank(loom_dtype_t d) {
     switch (ir_dtypes[d].kind) {
         case IR_DKIND_BOOL:
@@ -13,8 +13,10 @@ static int kind_rank(loom_dtype_t d) {
             return 1;
         case IR_DKIND_INT:
             return 2;
-        default:
+        case IR_DKIND_FLOAT:
             return 3;
+        default:
+            return 4;
     }
 }
 
@@ -36,7 +38,9 @@ LOOM_API int loom_can_cast(loom_dtype_t from, loom_dtype_t to, loom_casting_t ca
 }
 
 LOOM_API int loom_finfo(loom_dtype_t d, loom_finfo_t *out) {
-    if ((unsigned)d >= LOOM_DTYPE_COUNT || !out || ir_dtypes[d].kind != IR_DKIND_FLOAT) return -1;
+    if ((unsigned)d >= LOOM_DTYPE_COUNT || !out) return -1;
+    d = ir_real_dtype(d); /* a complex dtype's: its parts' (np.finfo(complex64) is float32's) */
+    if (ir_dtypes[d].kind != IR_DKIND_FLOAT) return -1;
     memset(out, 0, sizeof *out);
     switch (d) { /* np.finfo's (bfloat16: ml_dtypes') */
         case LOOM_DTYPE_F16:
@@ -80,7 +84,7 @@ LOOM_API int loom_isdtype(loom_dtype_t d, const char *kind) {
     if (!strcmp(kind, "unsigned integer")) return k == IR_DKIND_UINT;
     if (!strcmp(kind, "integral")) return k == IR_DKIND_INT || k == IR_DKIND_UINT;
     if (!strcmp(kind, "real floating")) return k == IR_DKIND_FLOAT;
-    if (!strcmp(kind, "complex floating")) return 0;
+    if (!strcmp(kind, "complex floating")) return k == IR_DKIND_COMPLEX;
     if (!strcmp(kind, "numeric")) return k != IR_DKIND_BOOL;
     return -1;
 }

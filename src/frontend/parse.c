@@ -1986,7 +1986,8 @@ static bool dtype_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (n[0] == 'f' ? loom_finfo(d, &fi) != 0 : loom_iinfo(d, &ii) != 0)
             return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "%s: %s is not %s dtype", n,
                         loom_dtype_name(d), n[0] == 'f' ? "a float" : "an integer");
-        *out = (value_t){.kind = V_INFO, .dtype = (int)d};
+        /* np.finfo(complex64) describes float32, and its values are float32 */
+        *out = (value_t){.kind = V_INFO, .dtype = (int)ir_real_dtype(d)};
         return true;
     }
     if (!strcmp(n, "isdtype")) {

@@ -43,6 +43,10 @@ EXACT = [
     "f32 + 1j", "i8 * 1j", "f32.astype(np.complex64) + f64[:35].reshape(5, 7)", "z64 + 2.5",
     "z64 * 2", "z128 + z64[0, 0]", "b + 1j", "1j * 1j + z64", "(1 + 2j) * (3 - 1j) + z128",
     "np.float16(1) + 1j", "z64 + f32", "z64 + i8", "z64 + f64[:35].reshape(5, 7)",
+    # data-type functions
+    "np.finfo(np.complex64).eps", "np.finfo(np.complex128).max", "np.isdtype(np.complex64, 'complex floating')",
+    "np.isdtype(np.complex128, 'real floating')", "np.can_cast(np.complex64, np.float32, 'same_kind')",
+    "np.can_cast(np.float64, np.complex64, 'same_kind')", "np.can_cast(np.int32, np.complex64)",
     # arithmetic as NumPy's loops compute it
     "z64 + z64[::-1]", "z128 - 2", "z128 * (1 + 2j)", "z64 * z64", "z64 / (z64 + 1)",
     "z128 / z128[::-1]", "1 / z128", "zs / zs[::-1]", "zs * zs[::-1]", "zs + zs[::-1]",

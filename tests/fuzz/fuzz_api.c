@@ -1577,6 +1577,39 @@ static void op_linalg(reader_t *r) {
     }
 }
 
+/* Complex numbers: the parts, the number of two parts, weak and full complex values. */
+static void op_complex(reader_t *r) {
+    uint8_t which = byte(r) % 6;
+    loom_array_t *a = pick(r);
+    pre();
+    switch (which) {
+        case 0:
+            built(loom_real(ctx, a), is_nil(a));
+            break;
+        case 1:
+            built(loom_imag(ctx, a), is_nil(a));
+            break;
+        case 2:
+            built(loom_conj(ctx, a), is_nil(a));
+            break;
+        case 3:
+            built(loom_angle(ctx, a, byte(r) & 1), is_nil(a));
+            break;
+        case 4: {
+            loom_array_t *c = pick(r);
+            built(loom_complex(ctx, a, c), is_nil(a) || is_nil(c));
+            break;
+        }
+        default: {
+            double re = real(r), im = real(r);
+            loom_array_t *w = built(loom_weak_complex(ctx, re, im), false);
+            CHECK(before != LOOM_STATUS_OK || inject || !loom_array_is_nil(w),
+                  "a weak complex number failed");
+            break;
+        }
+    }
+}
+
 /* The opcodes, by name for FUZZ_API_TRACE=1, which prints each call of a replayed input with
  * the status after it (the library itself never prints). */
 typedef struct op {
@@ -1596,7 +1629,7 @@ static const op_t ops[] = {
 /* Opcodes added later take the top opcode bytes, so that every byte below keeps the call it
  * picked when the corpus's inputs were found (byte % the first table's length). */
 #define LATER_FROM 248
-static const op_t later_ops[] = {OP(index), OP(numeric), OP(numeric2), OP(linalg)};
+static const op_t later_ops[] = {OP(index), OP(numeric), OP(numeric2), OP(linalg), OP(complex)};
 #undef OP
 static bool trace;
 
