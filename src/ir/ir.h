@@ -132,19 +132,19 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
     X(FLOOR_DIVIDE, "floor_divide", ELEM, 2, NUM, SAME)                                        \
     X(REMAINDER, "remainder", ELEM, 2, NUM, SAME)                                              \
     X(POWER, "power", ELEM, 2, NUMC, SAME)                                                      \
-    X(MAXIMUM, "maximum", ELEM, 2, ALL, SAME)                                                  \
-    X(MINIMUM, "minimum", ELEM, 2, ALL, SAME)                                                  \
-    X(FMAX, "fmax", ELEM, 2, ALL, SAME)                                                        \
-    X(FMIN, "fmin", ELEM, 2, ALL, SAME)                                                        \
+    X(MAXIMUM, "maximum", ELEM, 2, ALLC, SAME)                                                  \
+    X(MINIMUM, "minimum", ELEM, 2, ALLC, SAME)                                                  \
+    X(FMAX, "fmax", ELEM, 2, ALLC, SAME)                                                        \
+    X(FMIN, "fmin", ELEM, 2, ALLC, SAME)                                                        \
     X(ARCTAN2, "arctan2", ELEM, 2, FLT, SAME)                                                  \
     X(HYPOT, "hypot", ELEM, 2, FLT, SAME)                                                      \
     X(COPYSIGN, "copysign", ELEM, 2, FLT, SAME)                                                \
     X(EQUAL, "equal", ELEM, 2, ALLC, BOOL)                                                      \
     X(NOT_EQUAL, "not_equal", ELEM, 2, ALLC, BOOL)                                              \
-    X(LESS, "less", ELEM, 2, ALL, BOOL)                                                        \
-    X(LESS_EQUAL, "less_equal", ELEM, 2, ALL, BOOL)                                            \
-    X(GREATER, "greater", ELEM, 2, ALL, BOOL)                                                  \
-    X(GREATER_EQUAL, "greater_equal", ELEM, 2, ALL, BOOL)                                      \
+    X(LESS, "less", ELEM, 2, ALLC, BOOL)                                                        \
+    X(LESS_EQUAL, "less_equal", ELEM, 2, ALLC, BOOL)                                            \
+    X(GREATER, "greater", ELEM, 2, ALLC, BOOL)                                                  \
+    X(GREATER_EQUAL, "greater_equal", ELEM, 2, ALLC, BOOL)                                      \
     X(LOGICAL_AND, "logical_and", ELEM, 2, ALLC, BOOL)                                          \
     X(LOGICAL_OR, "logical_or", ELEM, 2, ALLC, BOOL)                                            \
     X(LOGICAL_XOR, "logical_xor", ELEM, 2, ALLC, BOOL)                                          \

@@ -169,12 +169,12 @@ typedef struct lm_c128 lm_c128;
     X(SUBTRACT, subtract, 2, NUMC, SAME) X(MULTIPLY, multiply, 2, ALLC, SAME)                    \
     X(TRUE_DIVIDE, true_divide, 2, FLTC, SAME) X(FLOOR_DIVIDE, floor_divide, 2, NUM, SAME)      \
     X(REMAINDER, remainder, 2, NUM, SAME) X(POWER, power, 2, NUMC, SAME)                        \
-    X(MAXIMUM, maximum, 2, ALL, SAME) X(MINIMUM, minimum, 2, ALL, SAME)                        \
-    X(FMAX, fmax, 2, ALL, SAME) X(FMIN, fmin, 2, ALL, SAME) X(ARCTAN2, arctan2, 2, FLT, SAME)  \
+    X(MAXIMUM, maximum, 2, ALLC, SAME) X(MINIMUM, minimum, 2, ALLC, SAME)                        \
+    X(FMAX, fmax, 2, ALLC, SAME) X(FMIN, fmin, 2, ALLC, SAME) X(ARCTAN2, arctan2, 2, FLT, SAME)  \
     X(HYPOT, hypot, 2, FLT, SAME) X(COPYSIGN, copysign, 2, FLT, SAME)                          \
     X(EQUAL, equal, 2, ALLC, BOOL) X(NOT_EQUAL, not_equal, 2, ALLC, BOOL)                        \
-    X(LESS, less, 2, ALL, BOOL) X(LESS_EQUAL, less_equal, 2, ALL, BOOL)                        \
-    X(GREATER, greater, 2, ALL, BOOL) X(GREATER_EQUAL, greater_equal, 2, ALL, BOOL)            \
+    X(LESS, less, 2, ALLC, BOOL) X(LESS_EQUAL, less_equal, 2, ALLC, BOOL)                        \
+    X(GREATER, greater, 2, ALLC, BOOL) X(GREATER_EQUAL, greater_equal, 2, ALLC, BOOL)            \
     X(LOGICAL_AND, logical_and, 2, ALLC, BOOL) X(LOGICAL_OR, logical_or, 2, ALLC, BOOL)          \
     X(LOGICAL_XOR, logical_xor, 2, ALLC, BOOL) X(BITWISE_AND, bitwise_and, 2, INT, SAME)        \
     X(BITWISE_OR, bitwise_or, 2, INT, SAME) X(BITWISE_XOR, bitwise_xor, 2, INT, SAME)          \
@@ -1114,6 +1114,30 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
     LM_FN lm_b lm_logical_not_##s(T a) { return a.re == 0 && a.im == 0; }                      \
     LM_FN lm_b lm_equal_##s(T a, T b) { return a.re == b.re && a.im == b.im; }                 \
     LM_FN lm_b lm_not_equal_##s(T a, T b) { return a.re != b.re || a.im != b.im; }             \
+    /* NumPy's lexicographic order (CLT, CLE, CGT, CGE of its loops): a NaN imaginary part     \
+     * makes the real parts' strict order false */                                             \
+    LM_FN lm_b lm_less_##s(T a, T b) {                                                         \
+        return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im);  \
+    }                                                                                          \
+    LM_FN lm_b lm_less_equal_##s(T a, T b) {                                                   \
+        return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im); \
+    }                                                                                          \
+    LM_FN lm_b lm_greater_##s(T a, T b) { return lm_less_##s(b, a); }                         \
+    LM_FN lm_b lm_greater_equal_##s(T a, T b) { return lm_less_equal_##s(b, a); }             \
+    /* maximum and minimum propagate a NaN of either part of a, else of b; fmax and fmin      \
+     * ignore a NaN b */                                                                       \
+    LM_FN T lm_maximum_##s(T a, T b) {                                                         \
+        return a.re != a.re || a.im != a.im || lm_greater_equal_##s(a, b) ? a : b;             \
+    }                                                                                          \
+    LM_FN T lm_minimum_##s(T a, T b) {                                                         \
+        return a.re != a.re || a.im != a.im || lm_less_equal_##s(a, b) ? a : b;                \
+    }                                                                                          \
+    LM_FN T lm_fmax_##s(T a, T b) {                                                            \
+        return b.re != b.re || b.im != b.im || lm_greater_equal_##s(a, b) ? a : b;             \
+    }                                                                                          \
+    LM_FN T lm_fmin_##s(T a, T b) {                                                            \
+        return b.re != b.re || b.im != b.im || lm_less_equal_##s(a, b) ? a : b;                \
+    }                                                                                          \
     LM_FN lm_b lm_logical_and_##s(T a, T b) {                                                  \
         return (a.re != 0 || a.im != 0) && (b.re != 0 || b.im != 0);                           \
     }                                                                                          \
