@@ -380,6 +380,10 @@ LOOM_API loom_array_t *loom_imag(loom_ctx_t *ctx, loom_array_t *a);
 LOOM_API loom_array_t *loom_conj(loom_ctx_t *ctx, loom_array_t *a);
 LOOM_API loom_array_t *loom_angle(loom_ctx_t *ctx, loom_array_t *a, int deg);
 LOOM_API loom_array_t *loom_complex(loom_ctx_t *ctx, loom_array_t *re, loom_array_t *im);
+/* np.iscomplex, np.isreal: whether each element's imaginary part is nonzero, zero (a real
+ * array: all false, all true). */
+LOOM_API loom_array_t *loom_iscomplex(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_array_t *loom_isreal(loom_ctx_t *ctx, loom_array_t *a);
 
 /* ---- Elementwise operations ----------------------------------------------------------- */
 

@@ -25,6 +25,18 @@ LOOM_API loom_array_t *loom_conj(loom_ctx_t *ctx, loom_array_t *a) {
     return is_cplx(a) ? fe_elementwise(ctx, IR_OP_CONJUGATE, 1, &a) : a;
 }
 
+LOOM_API loom_array_t *loom_iscomplex(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "iscomplex", a)) return &ctx->nil;
+    return loom_not_equal_i(ctx, loom_imag(ctx, a), 0);
+}
+
+LOOM_API loom_array_t *loom_isreal(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "isreal", a)) return &ctx->nil;
+    return loom_equal_i(ctx, loom_imag(ctx, a), 0);
+}
+
 /* NumPy's angle: arctan2(z.imag, z.real); a real z is arctan2(0, z) (weak 0). */
 LOOM_API loom_array_t *loom_angle(loom_ctx_t *ctx, loom_array_t *a, int deg) {
     if (!ctx) return NULL;

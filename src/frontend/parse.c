@@ -1384,6 +1384,10 @@ static const func_t funcs[] = {
     {.name = "conj", .kind = F_UNARY, .params = "x", .u = loom_conj, .method = true},
     {.name = "conjugate", .kind = F_UNARY, .params = "x", .u = loom_conj, .method = true},
     {.name = "angle", .kind = F_MANIP, .params = "z,deg?"},
+    {.name = "iscomplex", .kind = F_UNARY, .params = "x", .u = loom_iscomplex},
+    {.name = "isreal", .kind = F_UNARY, .params = "x", .u = loom_isreal},
+    {.name = "iscomplexobj", .kind = F_MANIP, .params = "x"},
+    {.name = "isrealobj", .kind = F_MANIP, .params = "x"},
     {.name = "float_power", .kind = F_BINARY, .params = "x1,x2", .b = loom_float_power},
     {.name = "nanargmax", .kind = F_ARGRED, .params = RED, .r = loom_nanargmax},
     {.name = "nanargmin", .kind = F_ARGRED, .params = RED, .r = loom_nanargmin},
@@ -2043,6 +2047,14 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     if (!strcmp(n, "can_cast") || !strcmp(n, "isdtype") || !strcmp(n, "finfo") ||
         !strcmp(n, "iinfo") || !strcmp(n, "result_type"))
         return dtype_call(P, f, b, r, out);
+    if (!strcmp(n, "iscomplexobj") || !strcmp(n, "isrealobj")) { /* of the dtype alone */
+        const value_t *v = &b->v[0];
+        bool c = v->kind == V_COMPLEX ||
+                 (v->kind == V_ARRAY && ir_is_complex(loom_array_dtype(v->a)));
+        *r = NULL;
+        *out = mk_bool(c == (n[2] == 'c'));
+        return true;
+    }
     if (!strcmp(n, "select")) {
         const value_t *cl = &b->v[0], *ch = &b->v[1];
         if (cl->kind != V_TUPLE || ch->kind != V_TUPLE || cl->n != ch->n || cl->n < 1 || cl->n > 64)

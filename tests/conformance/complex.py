@@ -56,6 +56,8 @@ EXACT = [
     # parts
     "np.real(z64)", "np.imag(z128)", "np.conj(z64)", "z64.conj()", "np.conjugate(zs)",
     "np.real(f32)", "np.imag(i8)", "np.conj(i8)", "np.abs(z64)", "np.absolute(zs)",
+    "np.iscomplex(zs)", "np.isreal(zs)", "np.iscomplex(f32)", "np.iscomplexobj(z64)",
+    "np.isrealobj(z64)", "np.iscomplexobj(f32)",
     # predicates and comparisons
     "np.isnan(zs)", "np.isinf(zs)", "np.isfinite(zs)", "z128 == z128[::-1]", "zs == zs",
     "zs != zs[::-1]", "np.logical_not(zs)", "np.logical_and(zs, zs[::-1])",
