@@ -380,6 +380,40 @@ LOOM_API loom_array_t *loom_imag(loom_ctx_t *ctx, loom_array_t *a);
 LOOM_API loom_array_t *loom_conj(loom_ctx_t *ctx, loom_array_t *a);
 LOOM_API loom_array_t *loom_angle(loom_ctx_t *ctx, loom_array_t *a, int deg);
 LOOM_API loom_array_t *loom_complex(loom_ctx_t *ctx, loom_array_t *re, loom_array_t *im);
+/* ---- numpy.fft ------------------------------------------------------------------------ */
+
+/* numpy.fft's norm: "backward" (the inverse transforms divide by n), "ortho" (both by
+ * sqrt(n)), "forward" (the forward ones divide by n). */
+typedef enum loom_fft_norm { LOOM_FFT_BACKWARD, LOOM_FFT_ORTHO, LOOM_FFT_FORWARD } loom_fft_norm_t;
+/* np.fft.fft, ifft, rfft, irfft, hfft, ihfft along axis: n points (LOOM_NONE: the axis's
+ * extent; irfft and hfft: 2 (m - 1)), the input cropped or zero-padded to them. float16,
+ * bfloat16 and float32 transform in complex64, the rest in complex128 (rfft and ihfft refuse a
+ * complex input; irfft and hfft give the real dtype). On the CPU device for now: the CUDA device
+ * refuses an eval with a transform (NOT_AVAILABLE). */
+LOOM_API loom_array_t *loom_fft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
+                                loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_ifft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
+                                 loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_rfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
+                                 loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_irfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
+                                  loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_hfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
+                                 loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_ihfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
+                                  loom_fft_norm_t norm);
+/* np.fft.fftn, ifftn, rfftn, irfftn over naxes axes (axes NULL: the last naxes, or all when s
+ * is NULL too), s[i] points on axes[i] (s NULL: the extents; irfftn's last: 2 (m - 1)); fft2
+ * and the like are these over axes (-2, -1). */
+LOOM_API loom_array_t *loom_fftn(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes, const int64_t *s,
+                                 const int32_t *axes, loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_ifftn(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                  const int64_t *s, const int32_t *axes, loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_rfftn(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                  const int64_t *s, const int32_t *axes, loom_fft_norm_t norm);
+LOOM_API loom_array_t *loom_irfftn(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
+                                   const int64_t *s, const int32_t *axes, loom_fft_norm_t norm);
+
 /* np.iscomplex, np.isreal: whether each element's imaginary part is nonzero, zero (a real
  * array: all false, all true). */
 LOOM_API loom_array_t *loom_iscomplex(loom_ctx_t *ctx, loom_array_t *a);

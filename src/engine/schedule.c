@@ -1377,6 +1377,11 @@ static bool schedule(sched_t *s) {
             case IR_KIND_LINALG:
                 if (!sched_linalg(s, i)) return false;
                 break;
+            case IR_KIND_FFT: /* cuFFT steps are not written yet: a clear refusal */
+                return en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
+                                "fft: the CUDA device has no FFT yet (cuFFT is not wired in); the "
+                                "CPU device (LOOM_DEVICE=cpu) computes numpy.fft's transforms"),
+                       false;
             case IR_KIND_GATHER: /* a load inside whichever step reads it */
                 if (s->val[n->src[0]].kind == V_INSTEP && !close_open(s)) return false;
                 if (!as_buffer(s, n->src[0])) return false;

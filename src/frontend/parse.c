@@ -1429,6 +1429,20 @@ static const func_t funcs[] = {
     {.name = "select", .kind = F_MANIP, .params = "condlist,choicelist,default?"},
     {.name = "vdot", .kind = F_MANIP, .params = "a,b"},
     /* numpy.fft's helpers (also as fft.NAME), convolution */
+    {.name = "fft", .kind = F_MANIP, .params = "a,n?,axis?,norm?"},
+    {.name = "ifft", .kind = F_MANIP, .params = "a,n?,axis?,norm?"},
+    {.name = "rfft", .kind = F_MANIP, .params = "a,n?,axis?,norm?"},
+    {.name = "irfft", .kind = F_MANIP, .params = "a,n?,axis?,norm?"},
+    {.name = "hfft", .kind = F_MANIP, .params = "a,n?,axis?,norm?"},
+    {.name = "ihfft", .kind = F_MANIP, .params = "a,n?,axis?,norm?"},
+    {.name = "fft2", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
+    {.name = "ifft2", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
+    {.name = "rfft2", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
+    {.name = "irfft2", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
+    {.name = "fftn", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
+    {.name = "ifftn", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
+    {.name = "rfftn", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
+    {.name = "irfftn", .kind = F_MANIP, .params = "a,s?,axes?,norm?"},
     {.name = "fftfreq", .kind = F_MANIP, .params = "n,d?"},
     {.name = "rfftfreq", .kind = F_MANIP, .params = "n,d?"},
     {.name = "fftshift", .kind = F_MANIP, .params = "x,axes?"},
@@ -1768,7 +1782,7 @@ static bool get_dtype(parser_t *P, const bound_t *b, int slot, int dflt, loom_dt
     if (d < 0)
         return perr(P, b->pos[slot], LOOM_STATUS_DTYPE_ERROR,
                     "data type '%.*s' not understood (loom has bool, int8..int64, uint8..uint64, "
-                    "float16, bfloat16, float32, float64)",
+                    "float16, bfloat16, float32, float64, complex64, complex128)",
                     (int)(v->tlen > 40 ? 40 : v->tlen), P->src + v->tpos);
     *out = (loom_dtype_t)d;
     return true;
@@ -1911,6 +1925,61 @@ static int choice_arg(parser_t *P, const bound_t *b, int slot, const char *const
             !strncmp(P->src + v->tpos, names[i], (size_t)v->tlen))
             return i;
     return -1;
+}
+
+/* numpy.fft's transforms: 0-5 the 1-D ones, 6-9 the n-D ones, or -1. */
+static int fft_kind(const char *n) {
+    static const char *const names[] = {"fft",  "ifft",  "rfft",  "irfft",  "hfft",
+                                        "ihfft", "fftn", "ifftn", "rfftn", "irfftn"};
+    size_t len = strlen(n);
+    bool two = len > 1 && n[len - 1] == '2'; /* fft2 and the like: fftn over (-2, -1) */
+    for (int i = 0; i < 10; i++) {
+        size_t l = strlen(names[i]);
+        if (two && i >= 6 ? len == l && !strncmp(n, names[i], l - 1) : !strcmp(n, names[i]))
+            return i;
+    }
+    return -1;
+}
+
+/* np.fft.NAME(a, n, axis, norm) or NAME(a, s, axes, norm). */
+static bool fft_call(parser_t *P, const bound_t *b, const char *n, loom_array_t *a,
+                     loom_array_t **r) {
+    typedef loom_array_t *(*fft1_fn)(loom_ctx_t *, loom_array_t *, int64_t, int32_t,
+                                     loom_fft_norm_t);
+    typedef loom_array_t *(*fftn_fn)(loom_ctx_t *, loom_array_t *, int32_t, const int64_t *,
+                                     const int32_t *, loom_fft_norm_t);
+    static const fft1_fn one[] = {loom_fft, loom_ifft, loom_rfft, loom_irfft, loom_hfft, loom_ihfft};
+    static const fftn_fn many[] = {loom_fftn, loom_ifftn, loom_rfftn, loom_irfftn};
+    static const char *const norms[] = {"backward", "ortho", "forward"};
+    int kind = fft_kind(n);
+    int nm = choice_arg(P, b, 3, norms, 3, LOOM_FFT_BACKWARD);
+    if (nm < 0)
+        return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: Invalid norm value; should be \"backward\", \"ortho\" or \"forward\".",
+                    n);
+    if (kind < 6) {
+        int64_t pts, ax;
+        if (!get_int(P, b, 1, LOOM_NONE, &pts) || !get_int(P, b, 2, -1, &ax)) return false;
+        *r = one[kind](P->ctx, a, pts, ax > INT32_MAX || ax < -INT32_MAX ? INT32_MAX : (int32_t)ax,
+                       (loom_fft_norm_t)nm);
+        return true;
+    }
+    int32_t nd = 0, naxes, axes[LOOM_MAX_DIMS];
+    int64_t s[LOOM_MAX_DIMS];
+    bool has_s = b->given[1] && b->v[1].kind != V_NONE;
+    if (has_s && !get_shape(P, b, 1, &nd, s)) return false;
+    if (!get_axes(P, b, 2, true, &naxes, axes)) return false;
+    if (naxes < 0 && n[strlen(n) - 1] == '2') { /* fft2 and the like */
+        naxes = 2;
+        axes[0] = -2, axes[1] = -1;
+    }
+    if (naxes >= 0 && has_s && nd != naxes)
+        return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: Shape and axes have different lengths.", n);
+    int32_t m = naxes >= 0 ? naxes : has_s ? nd : 0;
+    *r = many[kind - 6](P->ctx, a, m, has_s ? s : NULL, naxes >= 0 ? axes : NULL,
+                        (loom_fft_norm_t)nm);
+    return true;
 }
 
 /* A norm's order argument (norm's ord=, cond's p=): absent or None leaves *kind and *p; a
@@ -2412,6 +2481,8 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return perr(P, b->pos[1], LOOM_STATUS_DTYPE_ERROR, "matrix_power: exponent must be an integer");
         if (!get_int(P, b, 1, 1, &k)) return false;
         *r = loom_matrix_power(ctx, a, k);
+    } else if (fft_kind(n) >= 0) {
+        if (!fft_call(P, b, n, a, r)) return false;
     } else if (!strcmp(n, "fftshift") || !strcmp(n, "ifftshift")) {
         if (!get_axes(P, b, 1, true, &naxes, axes)) return false;
         *r = (n[0] == 'f' ? loom_fftshift : loom_ifftshift)(ctx, a, naxes, naxes < 0 ? NULL : axes);

@@ -89,14 +89,14 @@ uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n) {
     ir_op_kind_t kind = ir_ops[n->op].kind;
     if (kind == IR_KIND_VIEW || kind == IR_KIND_CONCAT || kind == IR_KIND_REDUCE ||
         kind == IR_KIND_SCAN || kind == IR_KIND_GATHER || kind == IR_KIND_SORT ||
-        kind == IR_KIND_SEARCH) { /* axes, slices and sides change the computation */
+        kind == IR_KIND_SEARCH || kind == IR_KIND_FFT) { /* axes, slices, sides */
         h = base_hash_mix(h, base_hash64(n->p.ax, sizeof n->p.ax, 0));
         h = base_hash_mix(h, base_hash64(n->p.step, sizeof n->p.step, 0));
         h = base_hash_mix(h, n->p.axes | (uint64_t)n->p.keepdims << 32);
         h = base_hash_mix(h, (uint64_t)n->p.axis);
     }
     if (n->op == IR_OP_MATMUL || n->op == IR_OP_SEARCHSORTED || n->op == IR_OP_SCATTER ||
-        kind == IR_KIND_LINALG)
+        kind == IR_KIND_LINALG || kind == IR_KIND_FFT)
         /* which contraction, side, combination */
         h = base_hash_mix(h, (uint64_t)n->p.k);
     return h;

@@ -163,7 +163,8 @@ static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc
     ir_op_kind_t kind = ir_ops[n->op].kind;
     if (kind != IR_KIND_VIEW && kind != IR_KIND_CONCAT && kind != IR_KIND_REDUCE &&
         kind != IR_KIND_SCAN && kind != IR_KIND_GATHER && kind != IR_KIND_NONZERO &&
-        kind != IR_KIND_SORT && kind != IR_KIND_SEARCH && kind != IR_KIND_SCATTER)
+        kind != IR_KIND_SORT && kind != IR_KIND_SEARCH && kind != IR_KIND_SCATTER &&
+        kind != IR_KIND_FFT)
         return false;
     *st = LOOM_STATUS_OK;
     view_t *v = &views[i];
@@ -195,6 +196,8 @@ static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc
         ir_ref_concat(n, o, ov->base, ov->strides, b, bv->base, bv->strides, v->base);
     } else if (kind == IR_KIND_SCAN) {
         ir_ref_scan(n, o, ov->base, ov->strides, v->base);
+    } else if (kind == IR_KIND_FFT) {
+        if (!ir_ref_fft(n, o, ov->base, ov->strides, v->base, al)) goto oom;
     } else if (kind == IR_KIND_SCATTER) {
         const view_t *xv = &views[n->src[1]], *vv = &views[n->src[2]];
         ir_ref_scatter(n, o, ov->base, ov->strides, &g->nodes[n->src[1]], xv->base, xv->strides,

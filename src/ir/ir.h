@@ -214,6 +214,10 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
     /* Inclusive scans along p.axis, sequential in the result dtype (NumPy's accumulate). */  \
     X(CUMSUM, "cumsum", SCAN, 1, ANY, SAME)                                                   \
     X(CUMPROD, "cumprod", SCAN, 1, ANY, SAME)                                                 \
+    /* The discrete Fourier transform along p.axis of a complex64 or complex128 operand, same \
+     * shape and dtype: p.k 0 forward (exp(-2 pi i jk / n)), 1 backward (exp(+...)), both     \
+     * unscaled (numpy.fft's norms, real transforms and padding are the frontend's). */       \
+    X(FFT, "fft", FFT, 1, CPLX, SAME)                                                          \
     X(MATMUL, "matmul", MATMUL, 2, ALLC, SAME)      /* contraction, p.k = mode (matmul.c) */ \
     /* Factorisations (float32, float64), one per matrix of the last two axes, stacked over    \
      * the leading ones; C-contiguous operands and results (ref_linalg.c documents how each   \
@@ -249,7 +253,7 @@ typedef enum ir_op {
 typedef enum ir_op_kind {
     IR_KIND_LEAF, IR_KIND_ELEM, IR_KIND_MATMUL,
     IR_KIND_VIEW, IR_KIND_CONCAT, IR_KIND_REDUCE, IR_KIND_SCAN, IR_KIND_GATHER, IR_KIND_NONZERO,
-    IR_KIND_SORT, IR_KIND_SEARCH, IR_KIND_SCATTER, IR_KIND_LINALG
+    IR_KIND_SORT, IR_KIND_SEARCH, IR_KIND_SCATTER, IR_KIND_LINALG, IR_KIND_FFT
 } ir_op_kind_t;
 typedef enum ir_loops {
     IR_LOOPS_ANY, IR_LOOPS_ALL, IR_LOOPS_NUM, IR_LOOPS_FLT, IR_LOOPS_INT, IR_LOOPS_INTNB,
@@ -455,6 +459,11 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
  * and columns of each of the node's first operand. */
 void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch, int64_t *rows,
                     int64_t *cols);
+
+/* FFT nodes on the reference device: each line along n->p.axis of operand o (data p, element
+ * strides s) transformed into out (C order). False when memory runs out. */
+bool ir_ref_fft(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s, void *out,
+                base_alloc_t *al);
 
 /* ---- ref_fft.c: the reference device's DFT (any length, double) ----
  * A plan for complex transforms of length n over interleaved (re, im) doubles: mixed radix

@@ -148,6 +148,13 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
                 memcmp(n->shape, o->shape, (size_t)n->ndim * sizeof *n->shape))
                 return fail(g, i, "scan: shape or axis");
             return true;
+        case IR_OP_FFT:
+            if (n->ndim != o->ndim || n->p.axis < 0 || n->p.axis >= n->ndim ||
+                memcmp(n->shape, o->shape, (size_t)n->ndim * sizeof *n->shape) ||
+                o->dtype != n->dtype || !ir_is_complex((loom_dtype_t)n->dtype) || n->p.k < 0 ||
+                n->p.k > 1)
+                return fail(g, i, "fft: shape, axis, dtype or direction");
+            return true;
         default: { /* reductions */
             if (o->ndim < 32 && (n->p.axes >> o->ndim)) return fail(g, i, "reduced axis range");
             int k = 0;
@@ -177,7 +184,7 @@ bool ir_verify(const ir_graph_t *g) {
             info->kind == IR_KIND_REDUCE || info->kind == IR_KIND_SCAN ||
             info->kind == IR_KIND_GATHER || info->kind == IR_KIND_NONZERO ||
             info->kind == IR_KIND_SORT || info->kind == IR_KIND_SEARCH ||
-            info->kind == IR_KIND_SCATTER) {
+            info->kind == IR_KIND_SCATTER || info->kind == IR_KIND_FFT) {
             if (!verify_shaped(g, i)) return false;
             continue;
         }
