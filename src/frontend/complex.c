@@ -22,6 +22,7 @@ LOOM_API loom_array_t *loom_imag(loom_ctx_t *ctx, loom_array_t *a) {
 LOOM_API loom_array_t *loom_conj(loom_ctx_t *ctx, loom_array_t *a) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "conj", a)) return &ctx->nil;
+    if (a->dtype == LOOM_DTYPE_BOOL) return loom_astype(ctx, a, LOOM_DTYPE_I8); /* NumPy's loop */
     return is_cplx(a) ? fe_elementwise(ctx, IR_OP_CONJUGATE, 1, &a) : a;
 }
 

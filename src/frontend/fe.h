@@ -137,6 +137,11 @@ loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t
 /* A 0-d int64 CONST of value v (index arithmetic of the gather, mask and sort builders). */
 loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v);
 /* A CONST node (every element = bits, in dtype's representation). */
+/* The complex conjugate of a complex a; any other a itself (loom_conj gives NumPy's int8 for
+ * bool, which the products that conjugate their operand must not take). */
+static inline loom_array_t *fe_conj(loom_ctx_t *ctx, loom_array_t *a) {
+    return ir_is_complex((loom_dtype_t)a->dtype) ? loom_conj(ctx, a) : a;
+}
 /* A constant complex64 or complex128 array of value re + im j. */
 loom_array_t *fe_complex_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                const int64_t *shape, double re, double im);

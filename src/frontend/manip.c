@@ -391,7 +391,7 @@ LOOM_API loom_array_t *loom_vecdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_
     }
     /* the product's sum over the axis, after broadcasting the rest; complex a conjugated */
     int32_t last_a = a->ndim - 1, last_b = b->ndim - 1, m1 = -1;
-    loom_array_t *p = loom_multiply(ctx, loom_moveaxis(ctx, loom_conj(ctx, a), 1, &a1, &last_a),
+    loom_array_t *p = loom_multiply(ctx, loom_moveaxis(ctx, fe_conj(ctx, a), 1, &a1, &last_a),
                                     loom_moveaxis(ctx, b, 1, &b1, &last_b));
     /* in the product's dtype, as the gufunc's (not sum's wider integer accumulator; the
      * same bits modulo the width) */

@@ -48,7 +48,7 @@ LOOM_API loom_array_t *loom_ldexp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "ldexp", x) || !fe_check_arg(ctx, "ldexp", n)) return &ctx->nil;
     loom_dtype_t nd = (loom_dtype_t)n->dtype;
-    if (ir_is_float(nd) || nd == LOOM_DTYPE_U64) {
+    if (ir_is_float(nd) || ir_is_complex(nd) || nd == LOOM_DTYPE_U64) {
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
                  "ldexp: ufunc 'ldexp' not supported for the input types (%s, %s): the exponent "
                  "must be an integer array that casts safely to int64",
@@ -112,8 +112,11 @@ LOOM_API loom_array_t *loom_float_power(loom_ctx_t *ctx, loom_array_t *a, loom_a
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "float_power", a) || !fe_check_arg(ctx, "float_power", b))
         return &ctx->nil;
-    return loom_power(ctx, loom_astype(ctx, a, LOOM_DTYPE_F64),
-                      loom_astype(ctx, b, LOOM_DTYPE_F64));
+    /* NumPy's loops are float64 and complex128 */
+    loom_dtype_t d = ir_is_complex((loom_dtype_t)a->dtype) || ir_is_complex((loom_dtype_t)b->dtype)
+                         ? LOOM_DTYPE_C128
+                         : LOOM_DTYPE_F64;
+    return loom_power(ctx, loom_astype(ctx, a, d), loom_astype(ctx, b, d));
 }
 
 /* NumPy's power_of_ten: exact table to 1e8, then repeated multiplication by 10 (so 1e23 and
@@ -214,6 +217,18 @@ LOOM_API loom_array_t *loom_interp(loom_ctx_t *ctx, loom_array_t *x, loom_array_
     if (n == 0) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array of sample points is empty", fn);
         return &ctx->nil;
+    }
+    if (ir_is_complex((loom_dtype_t)x->dtype) || ir_is_complex((loom_dtype_t)xp->dtype)) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: Cannot cast %s to float64 (x and xp are real)",
+                 fn, ir_dtypes[ir_is_complex((loom_dtype_t)x->dtype) ? x->dtype : xp->dtype].name);
+        return &ctx->nil;
+    }
+    if (ir_is_complex((loom_dtype_t)fp->dtype)) { /* NumPy interpolates both parts */
+        loom_array_t *l[2] = {left, right}, *li[2] = {left, right};
+        for (int k = 0; k < 2; k++)
+            if (l[k]) l[k] = loom_real(ctx, l[k]), li[k] = loom_imag(ctx, li[k]);
+        return loom_complex(ctx, loom_interp(ctx, x, xp, loom_real(ctx, fp), l[0], l[1], period),
+                            loom_interp(ctx, x, xp, loom_imag(ctx, fp), li[0], li[1], period));
     }
     loom_array_t *xd = f64(ctx, x), *xpd = f64(ctx, xp), *fpd = f64(ctx, fp);
     if (period == period) { /* NumPy: x and xp modulo the period, xp sorted, one period padded */
@@ -449,5 +464,5 @@ LOOM_API loom_array_t *loom_vdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
         return &ctx->nil;
     }
     int64_t na = fe_size(a), nb = fe_size(b); /* np.vdot conjugates a complex a */
-    return loom_dot(ctx, loom_reshape(ctx, loom_conj(ctx, a), 1, &na), loom_reshape(ctx, b, 1, &nb));
+    return loom_dot(ctx, loom_reshape(ctx, fe_conj(ctx, a), 1, &na), loom_reshape(ctx, b, 1, &nb));
 }

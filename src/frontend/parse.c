@@ -1865,7 +1865,7 @@ static loom_array_t *arg_array(parser_t *P, const value_t *v, int32_t pos) {
         loom_array_t *a = list_array(P, v, pos);
         if (a) return a;
     }
-    if (v->kind != V_ARRAY && !is_num(v)) {
+    if (v->kind != V_ARRAY && v->kind != V_COMPLEX && !is_num(v)) {
         perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
              "the argument must be an array or a number, "
              "not %s",
@@ -2273,6 +2273,15 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             loom_dtype_t dd;
             if (!get_dtype(P, b, slot, LOOM_DTYPE_F64, &dd)) return false;
             d = (int)dd;
+        }
+        if (n[0] == 'f' && b->v[1].kind == V_COMPLEX) { /* a real dtype takes the real part */
+            loom_dtype_t t = d >= 0 ? (loom_dtype_t)d : loom_array_dtype(a);
+            int32_t nd = loom_array_ndim(a);
+            int64_t shape[LOOM_MAX_DIMS];
+            for (int32_t i = 0; i < nd; i++) shape[i] = loom_array_dim(a, i);
+            *r = ir_is_complex(t) ? loom_full_complex(ctx, t, nd, shape, b->v[1].f, b->v[1].fi)
+                                  : loom_full(ctx, t, nd, shape, b->v[1].f);
+            return true;
         }
         if (n[0] == 'f') {
             if (!is_num(&b->v[1]))
@@ -3165,6 +3174,12 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             if (loom_array_is_nil(x[0])) return false;
             loom_dtype_t d;
             if (!get_dtype(P, b, 1, (int)loom_array_dtype(x[0]), &d)) return false;
+            /* NumPy refuses complex Python numbers into a real dtype (arrays cast) */
+            if (b->v[0].kind != V_ARRAY && ir_is_complex(loom_array_dtype(x[0])) &&
+                !ir_is_complex(d))
+                return perr(P, b->pos[0], LOOM_STATUS_DTYPE_ERROR,
+                            "array: complex numbers cannot become %s (take np.real first)",
+                            loom_dtype_name(d));
             r = loom_astype(ctx, x[0], d);
             break;
         }
@@ -3571,6 +3586,38 @@ __attribute__((noinline)) static bool py_convert(parser_t *P, const node_t *call
     return true;
 }
 
+/* Python's complex(re=0, im=0): a Python complex of numbers; of arrays, re + 1j * im
+ * (loom_complex). */
+__attribute__((noinline)) static bool py_complex(parser_t *P, const node_t *call, value_t *out) {
+    if (call->n > 3)
+        return perr(P, call->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "complex() takes at most 2 arguments (%d given)", (int)call->n - 1);
+    value_t v[2] = {mk_float(0.0), mk_float(0.0)};
+    for (int32_t k = 1; k < call->n; k++) {
+        if (call->kids[k]->kind == N_KWARG)
+            return perr(P, call->kids[k]->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "complex() takes its parts by position");
+        if (!eval_node(P, call->kids[k], &v[k - 1])) return false;
+    }
+    if ((is_num(&v[0]) || v[0].kind == V_COMPLEX) && (is_num(&v[1]) || v[1].kind == V_COMPLEX)) {
+        /* Python's: re + im * 1j, each part possibly complex itself */
+        double r0 = v[0].kind == V_COMPLEX ? v[0].f : num_f(&v[0]);
+        double i0 = v[0].kind == V_COMPLEX ? v[0].fi : 0.0;
+        double r1 = v[1].kind == V_COMPLEX ? v[1].f : num_f(&v[1]);
+        double i1 = v[1].kind == V_COMPLEX ? v[1].fi : 0.0;
+        *out = mk_complex(r0 - i1, i0 + r1);
+        return true;
+    }
+    loom_array_t *re = as_array(P, &v[0], call->pos, "complex's real part");
+    if (loom_array_is_nil(re)) return false;
+    loom_array_t *im = as_array(P, &v[1], call->pos, "complex's imaginary part");
+    if (loom_array_is_nil(im)) return false;
+    loom_array_t *r = loom_complex(P->ctx, re, im);
+    if (loom_array_is_nil(r)) return lib_fail(P, call->pos);
+    *out = (value_t){.kind = V_ARRAY, .a = r};
+    return true;
+}
+
 /* The method x calls (x.name(...)), or NULL when x is not a method call or names no method
  * loom has (eval_call then says which). */
 static const func_t *method_of(const parser_t *P, const node_t *x) {
@@ -3634,6 +3681,7 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
         if (!callee->np &&
             (name_eq(s, n, "int") || name_eq(s, n, "float") || name_eq(s, n, "bool")))
             return py_convert(P, x, (loom_dtype_t)d, out);
+        if (!callee->np && name_eq(s, n, "complex")) return py_complex(P, x, out);
         /* np.float32(x): x.astype(float32), a strong result. */
         static const func_t as = {.name = "dtype", .kind = F_ASTYPE, .params = "x"};
         bound_t *b = bound_get(P, x->pos);
@@ -3709,10 +3757,27 @@ __attribute__((noinline)) static bool apply_attr(parser_t *P, const node_t *x, c
         return true;
     }
     bool t = name_eq(s, x->tlen, "T"), mt = name_eq(s, x->tlen, "mT");
+    bool re = name_eq(s, x->tlen, "real"), im = name_eq(s, x->tlen, "imag");
+    if (re || im) { /* x.real, x.imag (of a Python number too) */
+        if (obj.kind == V_COMPLEX || obj.kind == V_FLOAT || obj.kind == V_INT ||
+            obj.kind == V_BOOL) {
+            double v = obj.kind == V_COMPLEX ? (re ? obj.f : obj.fi) : re ? num_f(&obj) : 0.0;
+            *out = obj.kind == V_COMPLEX || obj.kind == V_FLOAT ? mk_float(v)
+                                                               : mk_int(re ? obj.i : 0);
+            return true;
+        }
+        if (obj.kind != V_ARRAY)
+            return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT, "%s has no attribute '%.*s'",
+                        kind_text(&obj), (int)x->tlen, s);
+        loom_array_t *r = (re ? loom_real : loom_imag)(P->ctx, obj.a);
+        if (loom_array_is_nil(r)) return lib_fail(P, x->tpos);
+        *out = (value_t){.kind = V_ARRAY, .a = r};
+        return true;
+    }
     if (!t && !mt)
         return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT,
-                    "attribute '%.*s' is not supported (only .T, .mT and methods such as "
-                    ".astype())",
+                    "attribute '%.*s' is not supported (only .T, .mT, .real, .imag and methods "
+                    "such as .astype())",
                     (int)(x->tlen > 60 ? 60 : x->tlen), s);
     if (obj.kind != V_ARRAY)
         return perr(P, x->tpos, LOOM_STATUS_INVALID_ARGUMENT, "%s has no attribute '%.*s'",

@@ -130,9 +130,10 @@ LOOM_API loom_array_t *loom_correlate(loom_ctx_t *ctx, loom_array_t *a, loom_arr
     if (!ctx) return NULL;
     loom_dtype_t d;
     if (!conv_args(ctx, "correlate", &a, &v, mode, &d)) return &ctx->nil;
-    if (a->shape[0] >= v->shape[0]) return correlate_core(ctx, a, v, mode, d);
-    /* NumPy swaps the operands and reverses the result */
-    return loom_flip(ctx, correlate_core(ctx, v, a, mode, d), 0, NULL);
+    /* NumPy's correlate2 conjugates the second operand */
+    if (a->shape[0] >= v->shape[0]) return correlate_core(ctx, a, fe_conj(ctx, v), mode, d);
+    /* NumPy swaps the operands and reverses (and conjugates) the result */
+    return fe_conj(ctx, loom_flip(ctx, correlate_core(ctx, v, fe_conj(ctx, a), mode, d), 0, NULL));
 }
 
 LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,

@@ -95,7 +95,13 @@ LOOM_API loom_array_t *loom_nanargmin(loom_ctx_t *ctx, loom_array_t *a, int32_t 
     return nan_arg(ctx, "nanargmin", false, a, naxes, axes, keepdims);
 }
 
-/* The sum of the non-NaN elements (in the mean's accumulation dtype), as float64. */
+/* The wide dtype of a's mean: complex128 for complex a, else float64. */
+static loom_dtype_t wide_of(const loom_array_t *a) {
+    return ir_is_complex((loom_dtype_t)a->dtype) ? LOOM_DTYPE_C128 : LOOM_DTYPE_F64;
+}
+
+/* The sum of the non-NaN elements (in the mean's accumulation dtype), as float64 (complex:
+ * complex128). */
 static loom_array_t *nan_sum64(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes, const int32_t *axes,
                                int keepdims) {
     loom_dtype_t acc = a->dtype == LOOM_DTYPE_F16 || a->dtype == LOOM_DTYPE_BF16
@@ -103,7 +109,7 @@ static loom_array_t *nan_sum64(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes, 
                            : (loom_dtype_t)a->dtype;
     loom_array_t *s =
         loom_sum(ctx, loom_astype(ctx, nan_to(ctx, a, 0), acc), naxes, axes, keepdims);
-    return loom_astype(ctx, s, LOOM_DTYPE_F64);
+    return loom_astype(ctx, s, wide_of(a));
 }
 
 /* The count of the non-NaN elements, as float64. */
@@ -134,18 +140,21 @@ static loom_array_t *nan_moment(loom_ctx_t *ctx, const char *fn, bool root, loom
     loom_array_t *mean = loom_true_divide(ctx, nan_sum64(ctx, a, naxes, axes, 1),
                                           nan_count64(ctx, a, naxes, axes, 1)); /* broadcast back */
     loom_array_t *n2 = nan_count64(ctx, a, naxes, axes, keepdims); /* in the result's shape */
-    loom_array_t *d = loom_subtract(ctx, loom_astype(ctx, a, LOOM_DTYPE_F64), mean);
-    /* only the NaN elements of a count as 0 (inf - inf stays NaN, as NumPy's) */
+    loom_array_t *d = loom_subtract(ctx, loom_astype(ctx, a, wide_of(a)), mean);
+    /* |d|^2 (complex: the real part of d conj(d)); only the NaN elements of a count as 0
+     * (inf - inf stays NaN, as NumPy's) */
+    loom_array_t *dd = ir_is_complex((loom_dtype_t)a->dtype)
+                           ? loom_real(ctx, loom_multiply(ctx, d, loom_conj(ctx, d)))
+                           : loom_multiply(ctx, d, d);
     loom_array_t *sq =
-        loom_where(ctx, loom_isnan(ctx, a), loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0),
-                   loom_multiply(ctx, d, d));
+        loom_where(ctx, loom_isnan(ctx, a), loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0), dd);
     loom_array_t *ss = loom_sum(ctx, sq, naxes, axes, keepdims);
     loom_array_t *dof = loom_subtract(ctx, n2, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, ddof));
     loom_array_t *v = loom_true_divide(ctx, ss, dof);
     loom_array_t *bad = loom_less_equal(ctx, dof, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0));
     v = loom_where(ctx, bad, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, NAN), v);
     if (root) v = loom_sqrt(ctx, v);
-    return loom_astype(ctx, v, (loom_dtype_t)a->dtype);
+    return loom_astype(ctx, v, ir_real_dtype((loom_dtype_t)a->dtype));
 }
 
 LOOM_API loom_array_t *loom_nanvar(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
@@ -661,7 +670,7 @@ LOOM_API loom_array_t *loom_cov(loom_ctx_t *ctx, loom_array_t *m, loom_array_t *
     double dof = (isnan(ddof) ? (bias ? 0 : 1) : ddof);
     int32_t one = 1;
     loom_array_t *c = loom_subtract(ctx, x, loom_mean(ctx, x, 1, &one, 1));
-    loom_array_t *p = loom_matmul(ctx, c, loom_transpose(ctx, c, 2, NULL));
+    loom_array_t *p = loom_matmul(ctx, c, fe_conj(ctx, loom_transpose(ctx, c, 2, NULL)));
     /* NumPy divides by max(n - ddof, 0) (a warning, then inf or NaN, at zero) */
     double fact = (double)n - dof > 0 ? (double)n - dof : 0;
     loom_array_t *r = loom_true_divide(
@@ -675,11 +684,14 @@ LOOM_API loom_array_t *loom_corrcoef(loom_ctx_t *ctx, loom_array_t *m, loom_arra
     loom_array_t *c = loom_cov(ctx, m, y, rowvar, 0, NAN);
     if ((c->flags & FE_NIL) || c->ndim == 0) /* one variable: c / c, as NumPy's */
         return (c->flags & FE_NIL) ? c : loom_true_divide(ctx, c, c);
-    loom_array_t *dg = loom_sqrt(ctx, loom_diagonal(ctx, c, 0, 0, 1));
+    loom_array_t *dg = loom_sqrt(ctx, loom_real(ctx, loom_diagonal(ctx, c, 0, 0, 1)));
     int64_t col[2] = {-1, 1}, row[2] = {1, -1};
     loom_array_t *r = loom_true_divide(ctx, loom_true_divide(ctx, c, loom_reshape(ctx, dg, 2, col)),
                                        loom_reshape(ctx, dg, 2, row));
-    /* NumPy clips the real part into [-1, 1] */
+    /* NumPy clips the real part (and a complex one's imaginary part) into [-1, 1] */
+    if (ir_is_complex((loom_dtype_t)r->dtype))
+        return loom_complex(ctx, loom_clip(ctx, loom_real(ctx, r), loom_weak_int(ctx, -1), loom_weak_int(ctx, 1)),
+                            loom_clip(ctx, loom_imag(ctx, r), loom_weak_int(ctx, -1), loom_weak_int(ctx, 1)));
     loom_array_t *one =
         loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 1), (loom_dtype_t)r->dtype);
     return loom_clip(ctx, r, loom_negative(ctx, one), one);

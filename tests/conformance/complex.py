@@ -77,13 +77,20 @@ EXACT = [
     "z64[f32 > 0]", "np.zeros(3, dtype=np.complex64)", "np.ones((2, 3), dtype=np.complex128)",
     "np.full(4, 1 + 2j)", "np.full((2,), 3j, dtype=np.complex64)", "np.flip(z64, axis=1)",
     "np.broadcast_to(z64[0], (3, 7))", "np.stack([z128, z128 * 2])", "np.roll(z128, 3)",
-    "np.array([1 + 2j, 3, 4.5])", "np.nan_to_num(zs)",
+    "np.array([1 + 2j, 3, 4.5])", "np.nan_to_num(zs)", "z128.real", "z64.imag", "(1 + 2j).imag",
+    "complex(1, 2) * z64", "np.conj(b)", "np.full_like(f32, 1j, dtype=np.complex128)",
+    "np.full_like(z64, 2 - 1j)", "np.angle(1j)", "np.isclose(1j, 1j)",
     "np.round(z128, 2)", "np.around(z64)",
 ]
 
 # sums: NumPy's order depends on the memory layout (pairwise along contiguous rows, one row
 # after another across them); within ULPS of the largest |part| seen
 SUMS = [
+    "np.nanmean(zs[:40])", "np.nanmean(np.where(np.isnan(zs), 1j, zs))", "np.nanmean(z64, axis=0)",
+    "np.cov(z64)", "np.cov(z128)", "np.corrcoef(z64)", "np.correlate(z128, z128[:9])",
+    "np.correlate(z128[:9], z128, 'full')", "np.correlate(f64[:20], z128[:7], 'same')",
+    "np.convolve(z128, z128[:5])", "np.interp(f64, np.arange(-3.0, 3.0), z128[:6])",
+    "np.float_power(z64, 2)", "np.float_power(f32, 1j)",
     "z64.T @ z64", "z128.reshape(8, 8) @ z128.reshape(8, 8)", "np.dot(z64, z64.T)",
     "np.vdot(z128, z128[::-1])", "np.vecdot(z64, z64)", "np.inner(z128, z128)",
     "np.einsum('ij,kj->ik', z64, z64)", "np.tensordot(z64, z64, axes=([0], [0]))",
@@ -97,6 +104,8 @@ SUMS = [
 ]
 
 APPROX = [
+    "np.nanvar(zs[10:40])", "np.nanstd(np.where(np.isnan(zs), 1j, zs))", "np.nanvar(z64, axis=0)",
+    "np.nanstd(z64, axis=1, ddof=1)",
     "np.sign(zs)", "np.sign(z64)",  # z / hypot(z): libm's hypot and CUDA's may differ by an ulp
     "np.sqrt(z64)", "np.sqrt(z128)", "np.sqrt(zs)", "np.exp(z128)", "np.exp(z64)", "np.exp(zf)",
     "np.log(z128)", "np.log(z64)", "np.log(zs)", "np.log(1 + 1e-9j + z128 * 0)",
@@ -121,6 +130,8 @@ ERRORS = [
     ("np.linalg.solve(z128.reshape(8, 8), z128[:8])", "not supported"),
     ("z64 // 2", "not supported"), ("np.arctan2(z64, z64)", "not supported"),
     ("z128.astype(np.int8)[np.array([1.5j])]", "indices"),
+    ("np.array([1 + 1j], dtype=np.float64)", "cannot become float64"),
+    ("np.ldexp(f32, 1j)", "ldexp"), ("np.interp(z128, f64, f64)", "Cannot cast"),
 ]
 
 
