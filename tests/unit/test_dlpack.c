@@ -297,6 +297,20 @@ static void test_dlpack_bad_tensors(void **state) {
     m.dl_tensor.byte_offset = 2; /* a float32 at a 2-byte boundary (found by review) */
     expect_refused(ctx, &m, 0, LOOM_STATUS_INVALID_ARGUMENT, "not aligned");
     m.dl_tensor.byte_offset = 0;
+    {   /* complex numbers need their parts' alignment only, as NumPy's (found by review) */
+        _Alignas(16) double z[6] = {1, 2, 3, 4, 5, 6};
+        int64_t two = 2;
+        DLManagedTensor c = caller_tensor(z + 1, 1, &two, NULL, 5, 128);
+        c.deleter = NULL; /* the caller's: loom must not call it on this stack array */
+        loom_array_t *a = loom_from_dlpack(ctx, &c, 0);
+        assert_false(loom_array_is_nil(a));
+        double got[4];
+        assert_int_equal(loom_read(ctx, a, got, sizeof got), LOOM_STATUS_OK);
+        assert_true(got[0] == 2 && got[3] == 5);
+        loom_array_release(a);
+        c.dl_tensor.data = (char *)(z + 1) + 4; /* 4-byte aligned: too little for float64 parts */
+        expect_refused(ctx, &c, 0, LOOM_STATUS_INVALID_ARGUMENT, "not aligned");
+    }
     m.dl_tensor.data = NULL;
     expect_refused(ctx, &m, 0, LOOM_STATUS_INVALID_ARGUMENT, "data is NULL");
 
