@@ -1,7 +1,9 @@
 """What the NumPy comparison scripts share: NumPy 2 or a skip (exit 77), and whether the device
 asked for answers at all."""
+import os
 import subprocess
 import sys
+import tempfile
 
 try:
     import numpy as np
@@ -22,3 +24,42 @@ def device_missing(loom, device):
         print("no %s device: skipped" % device)
         return True
     return False
+
+
+def run(loom, binds, tmp, expr, device):
+    """`loom eval expr` with the arrays bound: (its one result, None) or (None, stderr)."""
+    out = os.path.join(tmp, "out.npy")
+    p = subprocess.run([loom, "eval", expr, *binds, "-o", out, "--device", device],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return None, p.stderr.strip()
+    return np.load(out), None
+
+
+def check_all(loom, device, arrays, cases, errors, compare, what):
+    """Each (expr, tag) of cases through loom and NumPy, compare(got, want, tag) giving None or
+    why they differ; each (expr, words) of errors must fail in loom with words in the message.
+    Prints the failures and a summary; 0 when all agree, else 1."""
+    import warnings
+    warnings.simplefilter("ignore")
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="loom-%s-" % what) as tmp:
+        binds = []
+        for k, x in arrays.items():
+            np.save(os.path.join(tmp, k + ".npy"), x)
+            binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
+        for expr, tag in cases:
+            want = np.asarray(eval(expr, dict(arrays, np=np)))
+            got, err = run(loom, binds, tmp, expr, device)
+            why = "loom: %s" % err if err else compare(got, want, tag)
+            if why:
+                failures += 1
+                print("FAIL %s: %s" % (expr, why))
+        for expr, words in errors:
+            _, err = run(loom, binds, tmp, expr, device)
+            if not err or words not in err:
+                failures += 1
+                print("FAIL %s: expected an error with %r, got %r" % (expr, words, err))
+    total = len(cases) + len(errors)
+    print("%d of %d %s cases agree with NumPy" % (total - failures, total, what))
+    return 1 if failures else 0

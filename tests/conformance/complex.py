@@ -8,12 +8,9 @@ functions within a few ulps of NumPy's (glibc's) values, relative to |z|. Usage:
 [--device cpu|cuda] [-k TEXT]. Exits 77 without NumPy 2."""
 import argparse
 import itertools
-import os
-import subprocess
 import sys
-import tempfile
 
-from common import device_missing, np
+from common import check_all, device_missing, np
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
@@ -135,15 +132,6 @@ ERRORS = [
 ]
 
 
-def run(loom, binds, tmp, expr, device):
-    out = os.path.join(tmp, "out.npy")
-    p = subprocess.run([loom, "eval", expr, *binds, "-o", out, "--device", device],
-                       capture_output=True, text=True)
-    if p.returncode:
-        return None, p.stderr.strip()
-    return np.load(out), None
-
-
 def parts(a):
     if a.dtype.kind == "c":
         return [a.real, a.imag]
@@ -200,36 +188,13 @@ def main():
     cases = [(e, True) for e in EXACT + promotion_cases()] + [(e, False) for e in APPROX] + \
         [(e, "sum") for e in SUMS]
     cases = [c for c in cases if args.k in c[0]]
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="loom-complex-") as tmp:
-        binds = []
-        for k, x in arrays.items():
-            np.save(os.path.join(tmp, k + ".npy"), x)
-            binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
-        import warnings
-        warnings.simplefilter("ignore")
-        for expr, exact in cases:
-            want = np.asarray(eval(expr, dict(arrays, np=np)))
-            got, err = run(args.loom, binds, tmp, expr, args.device)
-            if err:
-                failures += 1
-                print("FAIL %s\n  loom: %s" % (expr, err))
-                continue
-            floor = float(np.max(np.abs(want))) if exact == "sum" and want.size else 0.0
-            why = close(got, want, exact is True, floor if np.isfinite(floor) else 0.0)
-            if why:
-                failures += 1
-                print("FAIL %s: %s" % (expr, why))
-        errors = [e for e in ERRORS if args.k in e[0]]
-        for expr, words in errors:
-            _, err = run(args.loom, binds, tmp, expr, args.device)
-            if not err or words not in err:
-                failures += 1
-                print("FAIL %s: expected an error with %r, got %r" % (expr, words, err))
-    total = len(cases) + len(errors)
-    print("%d of %d complex cases agree with NumPy" % (total - failures, total))
-    return 1 if failures else 0
+    errors = [e for e in ERRORS if args.k in e[0]]
 
+    def compare(got, want, tag):
+        floor = float(np.max(np.abs(want))) if tag == "sum" and want.size else 0.0
+        return close(got, want, tag is True, floor if np.isfinite(floor) else 0.0)
+
+    return check_all(args.loom, args.device, arrays, cases, errors, compare, "complex")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,12 +5,9 @@ integer, bool and complex inputs, and NumPy's errors. Values within a few ulps t
 the largest magnitude (loom transforms in double; NumPy's pocketfft in the input's precision).
 Usage: fft.py LOOM [--device cpu] [-k TEXT]. Exits 77 without NumPy 2."""
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
 
-from common import device_missing, np
+from common import check_all, device_missing, np
 
 
 def inputs():
@@ -56,15 +53,6 @@ ERRORS = [
 ]
 
 
-def run(loom, binds, tmp, expr, device):
-    out = os.path.join(tmp, "out.npy")
-    p = subprocess.run([loom, "eval", expr, *binds, "-o", out, "--device", device],
-                       capture_output=True, text=True)
-    if p.returncode:
-        return None, p.stderr.strip()
-    return np.load(out), None
-
-
 def close(got, want):
     if got.shape != want.shape or got.dtype != want.dtype:
         return "shape/dtype %s %s, NumPy %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
@@ -90,34 +78,10 @@ def main():
     if device_missing(args.loom, args.device):
         return 77
     arrays = inputs()
-    cases = [c for c in CASES if args.k in c]
+    cases = [(c, None) for c in CASES if args.k in c]
     errors = [e for e in ERRORS if args.k in e[0]]
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="loom-fft-") as tmp:
-        binds = []
-        for k, v in arrays.items():
-            np.save(os.path.join(tmp, k + ".npy"), v)
-            binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
-        for expr in cases:
-            want = np.asarray(eval(expr, dict(arrays, np=np)))
-            got, err = run(args.loom, binds, tmp, expr, args.device)
-            if err:
-                failures += 1
-                print("FAIL %s\n  loom: %s" % (expr, err))
-                continue
-            why = close(got, want)
-            if why:
-                failures += 1
-                print("FAIL %s: %s" % (expr, why))
-        for expr, words in errors:
-            _, err = run(args.loom, binds, tmp, expr, args.device)
-            if not err or words not in err:
-                failures += 1
-                print("FAIL %s: expected an error with %r, got %r" % (expr, words, err))
-    total = len(cases) + len(errors)
-    print("%d of %d fft cases agree with NumPy" % (total - failures, total))
-    return 1 if failures else 0
-
+    return check_all(args.loom, args.device, arrays, cases, errors,
+                     lambda got, want, _: close(got, want), "fft")
 
 if __name__ == "__main__":
     sys.exit(main())
