@@ -66,7 +66,9 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         if (node(s, j)->op == IR_OP_INPUT && cg__reach(s->strides[j], s->shape, nd) > CG__IDX32_MAX)
             big = true;
     s->idx64 = big;
-    s->tile = s->axis == nd - 1 && s->len >= TILE_MIN_LEN;
+    /* (a 16-byte element's tile would pass the 48 KiB of static shared memory) */
+    s->tile = s->axis == nd - 1 && s->len >= TILE_MIN_LEN &&
+              ir_dtypes[node(s, s->n_nodes - 1)->dtype].size <= 8;
     return s;
 }
 
@@ -199,6 +201,15 @@ static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, co
                         src);
 }
 
+/* The accumulator's declaration (its start value is never read: element 0 replaces it). */
+static void emit_acc(const ir_node_t *sn, base_str_t *o, const char *ind) {
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    if (ir_is_complex(d))
+        base_str_printf(o, "%s%s acc = lm__mk_%s(0, 0);\n", ind, ty(sn), sfx(d));
+    else
+        base_str_printf(o, "%s%s acc = (%s)0;\n", ind, ty(sn), ty(sn));
+}
+
 static const char *scan_fn(const cg_scan_t *s) {
     return node(s, s->n_nodes - 1)->op == IR_OP_CUMSUM ? "add" : "multiply";
 }
@@ -211,7 +222,7 @@ static void emit_lines(const cg_scan_t *s, base_str_t *o) {
     base_str_cat(o, "    for (LM_I l = (LM_I)blockIdx.x * (LM_I)blockDim.x + (LM_I)threadIdx.x; "
                     "l < lines; l += step) {\n");
     emit_line_offsets(s, o, "        ", "l");
-    base_str_printf(o, "        %s acc = (%s)0;\n", ty(sn), ty(sn));
+    emit_acc(sn, o, "        ");
     base_str_cat(o, "        for (LM_I i = 0; i < len; i++) {\n");
     emit_prologue(s, o, "            ", "k");
     base_str_printf(o, "            acc = i == 0 ? x : lm_%s_%s(acc, x);\n", scan_fn(s), sfx(d));
@@ -238,7 +249,7 @@ static void emit_tiled(const cg_scan_t *s, base_str_t *o) {
     base_str_cat(o, "        const LM_I l = lb + lane < lines ? lb + lane : lines - 1;\n");
     emit_line_offsets(s, o, "        ", "l");
     base_str_cat(o, "        const int nl = lines - lb < 32 ? (int)(lines - lb) : 32;\n");
-    base_str_printf(o, "        %s acc = (%s)0;\n", T, T);
+    emit_acc(sn, o, "        ");
     base_str_cat(o, "        for (LM_I cb = 0; cb < len; cb += 32) {\n");
     base_str_cat(o, "            const LM_I i = cb + lane;\n");
     base_str_cat(o, "            for (int y = 0; y < 32; y++) {\n");

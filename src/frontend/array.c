@@ -174,12 +174,11 @@ static loom_array_t *finish(loom_array_t *a) {
     return a;
 }
 
-/* Ops with no complex kernels yet (orderings, scans, scatters, factorisations). */
+/* Ops with no complex kernels yet (orderings, scatters, factorisations). */
 static bool complex_refused(ir_op_t op) {
     switch (ir_ops[op].kind) {
         case IR_KIND_REDUCE:
             return op != IR_OP_SUM && op != IR_OP_PROD && op != IR_OP_ANY && op != IR_OP_ALL;
-        case IR_KIND_SCAN:
         case IR_KIND_SORT:
         case IR_KIND_SEARCH:
         case IR_KIND_SCATTER:

@@ -97,7 +97,10 @@ SUMS = [
     "np.sum(z64)", "np.sum(z128)", "np.sum(z64, axis=0)", "np.sum(z64, axis=1, keepdims=True)",
     "np.prod(z64[:3], axis=1)", "np.prod(z128[:10])", "np.mean(z64)", "np.mean(z128)",
     "np.mean(z64, axis=0)", "np.any(zs)", "np.all(z64)", "np.nansum(zs)",
-    "np.sum(np.ones((300, 200)) * (1 + 1j), axis=0)", "np.sum(z128.reshape(8, 8), axis=0)",
+    "np.sum(np.ones((300, 200)) * (1 + 1j), axis=0)", "np.cumsum(z128)", "np.cumsum(z64, axis=0)",
+    "np.cumsum(z64, axis=1)", "np.cumprod(z128[:20] * 0.5)", "np.cumprod(z64, axis=1)",
+    "np.cumsum(zs)", "np.nancumsum(zs)", "np.cumsum(np.ones((40, 700), dtype=np.complex64) * (1 + 2j), axis=1)",
+    "np.cumsum(np.ones((40, 700)) * (0.1 + 2j), axis=1)", "np.sum(z128.reshape(8, 8), axis=0)",
 ]
 
 APPROX = [
@@ -122,7 +125,7 @@ APPROX = [
 
 ERRORS = [
     ("np.max(z128)", "not supported"), ("np.sort(z64)", "not supported"),
-    ("np.cumsum(z128)", "not supported"),
+
     ("np.floor(z64)", "not supported"), ("np.argmax(z128)", "not supported"),
     ("np.linalg.solve(z128.reshape(8, 8), z128[:8])", "not supported"),
     ("z64 // 2", "not supported"), ("np.arctan2(z64, z64)", "not supported"),
