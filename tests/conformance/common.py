@@ -15,6 +15,18 @@ if np is None or int(np.__version__.split(".")[0]) < 2:
     sys.exit(77)
 
 
+def arguments():
+    """LOOM [--device D] [-k TEXT]: the loom binary, the device, a filter on the cases' text;
+    None (after saying so) when the device is missing."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("loom")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("-k", default="", help="only the cases whose text contains this")
+    args = ap.parse_args()
+    return None if device_missing(args.loom, args.device) else args
+
+
 def device_missing(loom, device):
     """True (after saying so) when `loom eval` cannot run on device; the CPU is always there."""
     if device == "cpu":

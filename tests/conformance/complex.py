@@ -6,11 +6,10 @@ reductions, casts, views and the errors for what loom does not do with complex y
 Arithmetic, parts, casts and moves must agree bit for bit (NaNs as NaNs); the transcendental
 functions within a few ulps of NumPy's (glibc's) values, relative to |z|. Usage: complex.py LOOM
 [--device cpu|cuda] [-k TEXT]. Exits 77 without NumPy 2."""
-import argparse
 import itertools
 import sys
 
-from common import check_all, device_missing, np
+from common import arguments, check_all, np
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
@@ -179,12 +178,8 @@ def promotion_cases():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("loom")
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("-k", default="", help="only the cases whose text contains this")
-    args = ap.parse_args()
-    if device_missing(args.loom, args.device):
+    args = arguments()
+    if args is None:
         return 77
     np.seterr(all="ignore")
     arrays = inputs()

@@ -4,10 +4,9 @@ axes and the three norms, power-of-two, smooth and prime lengths (Bluestein), fl
 integer, bool and complex inputs, and NumPy's errors. Values within a few ulps times log2(n) of
 the largest magnitude (loom transforms in double; NumPy's pocketfft in the input's precision).
 Usage: fft.py LOOM [--device cpu] [-k TEXT]. Exits 77 without NumPy 2."""
-import argparse
 import sys
 
-from common import check_all, device_missing, np
+from common import arguments, check_all, np
 
 
 def inputs():
@@ -70,12 +69,8 @@ def close(got, want):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("loom")
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("-k", default="", help="only the cases whose text contains this")
-    args = ap.parse_args()
-    if device_missing(args.loom, args.device):
+    args = arguments()
+    if args is None:
         return 77
     arrays = inputs()
     cases = [(c, None) for c in CASES if args.k in c]
