@@ -428,13 +428,9 @@ loom_array_t *fe_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim, const 
 
 loom_array_t *fe_complex_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                const int64_t *shape, double re, double im) {
-    if (dtype == LOOM_DTYPE_C64) {
-        float p[2] = {(float)re, (float)im};
-        uint64_t bits;
-        memcpy(&bits, p, sizeof bits);
-        return full_bits(ctx, "constant", dtype, ndim, shape, bits);
-    }
     uint64_t rb = ir_bits_from_double(dtype, re), ib = ir_bits_from_double(dtype, im);
+    if (dtype == LOOM_DTYPE_C64) /* both parts in one word, the real part's in the low half */
+        return full_bits(ctx, "constant", dtype, ndim, shape, (rb & 0xffffffffu) | (ib << 32));
     if (ib == 0) return full_bits(ctx, "constant", dtype, ndim, shape, rb); /* +0.0 */
     loom_array_t *parts[2] = {full_bits(ctx, "constant", dtype, ndim, shape, rb),
                               full_bits(ctx, "constant", dtype, ndim, shape, ib)};

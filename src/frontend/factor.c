@@ -73,12 +73,7 @@ static loom_array_t *lin_node(loom_ctx_t *ctx, ir_op_t op, int64_t mode, loom_ar
 
 /* x[start:stop] along axis nd - back (back 1: the last axis), the others whole. */
 static loom_array_t *span(loom_ctx_t *ctx, loom_array_t *x, int back, int64_t start, int64_t stop) {
-    int nd = x->ndim;
-    int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
-    for (int ax = 0; ax < nd; ax++) starts[ax] = stops[ax] = LOOM_NONE;
-    starts[nd - back] = start;
-    stops[nd - back] = stop;
-    return loom_slice(ctx, x, nd, starts, stops, NULL);
+    return fe_slice_axis(ctx, x, x->ndim - back, start, stop, LOOM_NONE);
 }
 
 /* x[..., start:start + rows * cols] reshaped to (..., rows, cols). */

@@ -142,6 +142,12 @@ loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v);
 static inline loom_array_t *fe_conj(loom_ctx_t *ctx, loom_array_t *a) {
     return ir_is_complex((loom_dtype_t)a->dtype) ? loom_conj(ctx, a) : a;
 }
+/* |x|^2 as NumPy forms it: the real part of x * conj(x) for complex x, else x * x. */
+static inline loom_array_t *fe_abs2(loom_ctx_t *ctx, loom_array_t *x) {
+    return ir_is_complex((loom_dtype_t)x->dtype)
+               ? loom_real(ctx, loom_multiply(ctx, x, loom_conj(ctx, x)))
+               : loom_multiply(ctx, x, x);
+}
 /* A constant complex64 or complex128 array of value re + im j. */
 loom_array_t *fe_complex_const(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                const int64_t *shape, double re, double im);
@@ -186,6 +192,9 @@ bool fe_axis_or_flat(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t 
                      int32_t *out);
 /* The view a[..., k, ...] of index k on axis ax (already normalised; the axis removed). */
 loom_array_t *fe_index_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t k);
+/* a[..., start:stop:step, ...] on axis ax alone (LOOM_NONE: omitted, as in loom_slice). */
+loom_array_t *fe_slice_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t start,
+                            int64_t stop, int64_t step);
 
 /* ---- index.c ---- */
 /* int64 indices x into an axis of extent n made in range as take's mode says: raise (an INDEX

@@ -15,23 +15,21 @@ static loom_array_t *as_complex(loom_ctx_t *ctx, loom_array_t *a) {
     return loom_astype(ctx, a, c);
 }
 
+/* NumPy's error for a transform of fewer than one point. */
+static loom_array_t *bad_points(loom_ctx_t *ctx, const char *fn, int64_t n) {
+    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+             "%s: Invalid number of FFT data points (%lld) specified.", fn, (long long)n);
+    return &ctx->nil;
+}
+
 /* a cropped or zero-padded to n along axis ax (n LOOM_NONE: as it is). */
 static loom_array_t *resize(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t ax,
                             int64_t n) {
     if (a->flags & FE_NIL) return a;
     int64_t len = a->shape[ax];
     if (n == LOOM_NONE || n == len) return a;
-    if (n < 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: Invalid number of FFT data points (%lld) specified.", fn, (long long)n);
-        return &ctx->nil;
-    }
-    if (n < len) {
-        int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
-        for (int i = 0; i < a->ndim; i++) starts[i] = stops[i] = LOOM_NONE;
-        starts[ax] = 0, stops[ax] = n;
-        return loom_slice(ctx, a, a->ndim, starts, stops, NULL);
-    }
+    if (n < 1) return bad_points(ctx, fn, n);
+    if (n < len) return fe_slice_axis(ctx, a, ax, 0, n, LOOM_NONE);
     int64_t shape[LOOM_MAX_DIMS];
     for (int i = 0; i < a->ndim; i++) shape[i] = a->shape[i];
     shape[ax] = n - len;
@@ -116,10 +114,8 @@ LOOM_API loom_array_t *loom_rfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, in
     }
     loom_array_t *x = resize(ctx, fn, as_complex(ctx, a), ax, n);
     if (x->flags & FE_NIL) return x;
-    int64_t len = x->shape[ax], starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS];
-    for (int i = 0; i < x->ndim; i++) starts[i] = stops[i] = LOOM_NONE;
-    starts[ax] = 0, stops[ax] = len / 2 + 1;
-    loom_array_t *y = loom_slice(ctx, c2c(ctx, x, ax, false), x->ndim, starts, stops, NULL);
+    int64_t len = x->shape[ax];
+    loom_array_t *y = fe_slice_axis(ctx, c2c(ctx, x, ax, false), ax, 0, len / 2 + 1, LOOM_NONE);
     return normed(ctx, y, norm, false, len);
 }
 
@@ -130,21 +126,14 @@ LOOM_API loom_array_t *loom_irfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, i
     if (!ctx) return NULL;
     if (!args_ok(ctx, fn, a, axis, norm, &ax)) return &ctx->nil;
     if (n == LOOM_NONE) n = 2 * (a->shape[ax] - 1);
-    if (n < 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: Invalid number of FFT data points (%lld) specified.", fn, (long long)n);
-        return &ctx->nil;
-    }
+    if (n < 1) return bad_points(ctx, fn, n);
     /* the first n // 2 + 1 inputs, then the Hermitian rest: X[n - k] = conj(X[k]) */
     loom_array_t *h = resize(ctx, fn, as_complex(ctx, a), ax, n / 2 + 1);
     if (h->flags & FE_NIL) return h;
     loom_array_t *x = h;
     if ((n + 1) / 2 > 1) {
-        int64_t starts[LOOM_MAX_DIMS], stops[LOOM_MAX_DIMS], steps[LOOM_MAX_DIMS];
-        for (int i = 0; i < h->ndim; i++) starts[i] = stops[i] = steps[i] = LOOM_NONE;
-        starts[ax] = (n + 1) / 2 - 1, stops[ax] = 0, steps[ax] = -1;
         loom_array_t *parts[2] = {
-            h, loom_conj(ctx, loom_slice(ctx, h, h->ndim, starts, stops, steps))};
+            h, loom_conj(ctx, fe_slice_axis(ctx, h, ax, (n + 1) / 2 - 1, 0, -1))};
         x = loom_concatenate(ctx, 2, parts, ax);
     }
     return normed(ctx, loom_real(ctx, c2c(ctx, x, ax, true)), norm, true, n);

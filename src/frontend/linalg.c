@@ -17,10 +17,7 @@ static loom_array_t *inexact(loom_ctx_t *ctx, loom_array_t *x) {
  * real part of x * conj(x), |x|^2). */
 static loom_array_t *root_sum_squares(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,
                                       const int32_t *axes, int keepdims) {
-    loom_array_t *sq = ir_is_complex((loom_dtype_t)x->dtype)
-                           ? loom_real(ctx, loom_multiply(ctx, x, loom_conj(ctx, x)))
-                           : loom_multiply(ctx, x, x);
-    return loom_sqrt(ctx, loom_sum(ctx, sq, naxes, axes, keepdims));
+    return loom_sqrt(ctx, loom_sum(ctx, fe_abs2(ctx, x), naxes, axes, keepdims));
 }
 
 static loom_array_t *vector_norm(loom_ctx_t *ctx, loom_array_t *x, int32_t naxes,

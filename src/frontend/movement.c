@@ -453,10 +453,16 @@ LOOM_API loom_array_t *loom_stack(loom_ctx_t *ctx, int32_t n, loom_array_t *cons
     return r;
 }
 
+loom_array_t *fe_slice_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t start,
+                            int64_t stop, int64_t step) {
+    int64_t st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS], sd[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < a->ndim; i++) st[i] = sp[i] = sd[i] = LOOM_NONE;
+    st[ax] = start;
+    sp[ax] = stop;
+    sd[ax] = step;
+    return loom_slice(ctx, a, a->ndim, st, sp, sd);
+}
+
 loom_array_t *fe_index_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t k) {
-    int64_t st[LOOM_MAX_DIMS], sp[LOOM_MAX_DIMS];
-    for (int32_t i = 0; i < a->ndim; i++) st[i] = sp[i] = LOOM_NONE;
-    st[ax] = k;
-    sp[ax] = k + 1;
-    return loom_squeeze(ctx, loom_slice(ctx, a, a->ndim, st, sp, NULL), 1, &ax);
+    return loom_squeeze(ctx, fe_slice_axis(ctx, a, ax, k, k + 1, LOOM_NONE), 1, &ax);
 }

@@ -237,11 +237,6 @@ static bool bool_refused(loom_ctx_t *ctx, ir_op_t op, int loop, int n, loom_arra
 static bool is_comparison(ir_op_t op) { return op >= IR_OP_EQUAL && op <= IR_OP_GREATER_EQUAL; }
 static bool is_logical(ir_op_t op) { return op >= IR_OP_LOGICAL_AND && op <= IR_OP_LOGICAL_XOR; }
 
-/* NumPy's loop order (? b B h H i I l L q Q e f d F D), with bfloat16 after float16. */
-static const loom_dtype_t loop_order[] = {
-    LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
-    LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
-    LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_C64, LOOM_DTYPE_C128};
 
 /* resolve_loop's answers by op and participating dtypes (the second LOOM_DTYPE_COUNT when
  * there is one): the loop dtype + 1, 0 while unknown. Shared by every ctx and thread: each
@@ -282,8 +277,8 @@ static int resolve_loop(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **ops) 
                             : NULL;
     uint8_t hit = memo ? __atomic_load_n(memo, __ATOMIC_RELAXED) : 0;
     if (hit) return hit - 1;
-    for (size_t l = 0; l < BASE_ARRAY_LEN(loop_order); l++) {
-        loom_dtype_t L = loop_order[l];
+    for (size_t l = 0; l < LOOM_DTYPE_COUNT; l++) {
+        loom_dtype_t L = ir_loop_order[l];
         if (!ir_op_has_loop(op, L)) continue;
         bool ok = true;
         for (int i = 0; i < np && ok; i++) ok = ir_can_cast_safe(part[i], L);

@@ -1927,17 +1927,17 @@ static int choice_arg(parser_t *P, const bound_t *b, int slot, const char *const
     return -1;
 }
 
-/* numpy.fft's transforms: 0-5 the 1-D ones, 6-9 the n-D ones, or -1. */
+/* numpy.fft's transforms: 0-5 the 1-D ones, 6-9 the n-D ones (fft2 and the like are those
+ * over (-2, -1)), or -1. */
 static int fft_kind(const char *n) {
-    static const char *const names[] = {"fft",  "ifft",  "rfft",  "irfft",  "hfft",
-                                        "ihfft", "fftn", "ifftn", "rfftn", "irfftn"};
-    size_t len = strlen(n);
-    bool two = len > 1 && n[len - 1] == '2'; /* fft2 and the like: fftn over (-2, -1) */
-    for (int i = 0; i < 10; i++) {
-        size_t l = strlen(names[i]);
-        if (two && i >= 6 ? len == l && !strncmp(n, names[i], l - 1) : !strcmp(n, names[i]))
-            return i;
-    }
+    static const struct {
+        const char *name;
+        int kind;
+    } names[] = {{"fft", 0},   {"ifft", 1},  {"rfft", 2},  {"irfft", 3},   {"hfft", 4},
+                 {"ihfft", 5}, {"fftn", 6},  {"ifftn", 7}, {"rfftn", 8},   {"irfftn", 9},
+                 {"fft2", 6},  {"ifft2", 7}, {"rfft2", 8},  {"irfft2", 9}};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(names); i++)
+        if (!strcmp(n, names[i].name)) return names[i].kind;
     return -1;
 }
 

@@ -218,10 +218,8 @@ static loom_array_t *variance(loom_ctx_t *ctx, const char *fn, loom_array_t *a, 
     loom_array_t *m = sum_over(ctx, x, set, true, n, acc); /* the mean, broadcastable */
     loom_array_t *dev = loom_subtract(ctx, x, m);
     double div = n - ddof > 0 ? n - ddof : 0;
-    /* complex: |dev|^2 as NumPy forms it, the real part of dev * conj(dev) */
-    loom_array_t *sq = ir_is_complex(acc) ? loom_real(ctx, loom_multiply(ctx, dev, loom_conj(ctx, dev)))
-                                          : loom_multiply(ctx, dev, dev);
-    loom_array_t *v = sum_over(ctx, sq, set, keepdims != 0, div, ir_real_dtype(mean_out(d)));
+    loom_array_t *v =
+        sum_over(ctx, fe_abs2(ctx, dev), set, keepdims != 0, div, ir_real_dtype(mean_out(d)));
     return root ? loom_sqrt(ctx, v) : v;
 }
 

@@ -141,13 +141,9 @@ static loom_array_t *nan_moment(loom_ctx_t *ctx, const char *fn, bool root, loom
                                           nan_count64(ctx, a, naxes, axes, 1)); /* broadcast back */
     loom_array_t *n2 = nan_count64(ctx, a, naxes, axes, keepdims); /* in the result's shape */
     loom_array_t *d = loom_subtract(ctx, loom_astype(ctx, a, wide_of(a)), mean);
-    /* |d|^2 (complex: the real part of d conj(d)); only the NaN elements of a count as 0
-     * (inf - inf stays NaN, as NumPy's) */
-    loom_array_t *dd = ir_is_complex((loom_dtype_t)a->dtype)
-                           ? loom_real(ctx, loom_multiply(ctx, d, loom_conj(ctx, d)))
-                           : loom_multiply(ctx, d, d);
-    loom_array_t *sq =
-        loom_where(ctx, loom_isnan(ctx, a), loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0), dd);
+    /* |d|^2; only the NaN elements of a count as 0 (inf - inf stays NaN, as NumPy's) */
+    loom_array_t *sq = loom_where(ctx, loom_isnan(ctx, a),
+                                  loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 0), fe_abs2(ctx, d));
     loom_array_t *ss = loom_sum(ctx, sq, naxes, axes, keepdims);
     loom_array_t *dof = loom_subtract(ctx, n2, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, ddof));
     loom_array_t *v = loom_true_divide(ctx, ss, dof);

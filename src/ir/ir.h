@@ -279,8 +279,10 @@ static inline loom_dtype_t ir_out_dtype(ir_op_t op, loom_dtype_t d) {
 }
 /* Whether op has a loop computing in dtype d. */
 bool ir_op_has_loop(ir_op_t op, loom_dtype_t d);
-/* NumPy's loop choice: the first loop dtype (in NumPy's order ? b B h H i I l L q Q e f d,
- * bfloat16 after e) that `common` casts to safely; -1 if none. */
+/* NumPy's order of a ufunc's loops: ? b B h H i I l L q Q e f d F D, bfloat16 after e. */
+extern const loom_dtype_t ir_loop_order[LOOM_DTYPE_COUNT];
+/* NumPy's loop choice: the first loop dtype (in ir_loop_order) that `common` casts to
+ * safely; -1 if none. */
 int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common);
 
 /* ---- The flat IR (graph.c) ---- */

@@ -36,12 +36,13 @@ bool ir_op_has_loop(ir_op_t op, loom_dtype_t d) {
     return false;
 }
 
+const loom_dtype_t ir_loop_order[LOOM_DTYPE_COUNT] = {
+    LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
+    LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
+    LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_C64, LOOM_DTYPE_C128};
+
 int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
-    /* NumPy's loop order: ? b B h H i I l L q Q e f d F D, with bfloat16 after e. */
-    static const loom_dtype_t order[] = {
-        LOOM_DTYPE_BOOL, LOOM_DTYPE_I8,  LOOM_DTYPE_U8,  LOOM_DTYPE_I16, LOOM_DTYPE_U16,
-        LOOM_DTYPE_I32,  LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_U64, LOOM_DTYPE_F16,
-        LOOM_DTYPE_BF16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_C64, LOOM_DTYPE_C128};
+    const loom_dtype_t *order = ir_loop_order;
     if ((int)common < 0 || common >= LOOM_DTYPE_COUNT || op >= IR_OP_COUNT) return -1;
     if (common == LOOM_DTYPE_BOOL) {
         /* NumPy refuses these on bool rather than taking the int8 loop. */
@@ -51,7 +52,7 @@ int ir_op_loop_dtype(ir_op_t op, loom_dtype_t common) {
     }
     /* true_divide's integer loops (bb->d ... QQ->d) compute in float64. */
     if (op == IR_OP_TRUE_DIVIDE && ir_is_int(common)) return LOOM_DTYPE_F64;
-    for (size_t i = 0; i < BASE_ARRAY_LEN(order); i++)
+    for (size_t i = 0; i < LOOM_DTYPE_COUNT; i++)
         if (ir_op_has_loop(op, order[i]) && ir_can_cast_safe(common, order[i]))
             return (int)order[i];
     return -1;
