@@ -287,8 +287,9 @@ LOOM_API loom_array_t *loom_from_dlpack(loom_ctx_t *ctx, void *managed, int vers
     int64_t offset = 0;
     if (t->byte_offset % sz == 0 && t->byte_offset / sz < (uint64_t)MAX_REACH)
         offset = (int64_t)(t->byte_offset / sz);
-    else
-        base += (uintptr_t)t->byte_offset; /* an unaligned start: fold it into the base */
+    else if (t->data) /* an unaligned start: fold it into the base (never into NULL's, which
+                         wrap refuses for a non-empty tensor) */
+        base += (uintptr_t)t->byte_offset;
     return wrap(ctx, fn, (loom_dtype_t)dtype, t->ndim, t->shape, t->strides, on_device, base,
                 offset, versioned ? release_versioned : release_legacy, managed);
 }

@@ -310,6 +310,11 @@ static void test_dlpack_bad_tensors(void **state) {
         loom_array_release(a);
         c.dl_tensor.data = (char *)(z + 1) + 4; /* 4-byte aligned: too little for float64 parts */
         expect_refused(ctx, &c, 0, LOOM_STATUS_INVALID_ARGUMENT, "not aligned");
+        /* NULL data and an offset that is no whole element: refused, never read (found by
+         * fuzz_dlpack once 8-byte complex128 starts were allowed) */
+        c.dl_tensor.data = NULL;
+        c.dl_tensor.byte_offset = 104;
+        expect_refused(ctx, &c, 0, LOOM_STATUS_INVALID_ARGUMENT, "data is NULL");
     }
     m.dl_tensor.data = NULL;
     expect_refused(ctx, &m, 0, LOOM_STATUS_INVALID_ARGUMENT, "data is NULL");
