@@ -1,7 +1,7 @@
 /* bench_reduce — reduction workloads on the CUDA device: a full sum of 256M float32,
  * row softmax and row layernorm of 8192², column sums of 8192², 65536 × 64 and 64 × 1M, row
  * softmax of 65536 × 64 and 64 × 1M, row variances of 8192² and 1024 × 65536, cumsum along rows
- * and columns. Timing as bench_elementwise:
+ * and columns of 8192² and of one line of 2^28 (bench/peers_scan.py runs the peers'). Timing as bench_elementwise:
  * CUDA events around `inner` evals after warm-up, median of `reps` batches. Each line: µs per
  * call, TB/s of the bytes that must move (read once, write once), the ratio to the copy floor
  * (those bytes at 4.17 TB/s, the H200's measured device-to-device copy rate) and kernels per
@@ -112,6 +112,7 @@ int main(int argc, char **argv) {
     bench("softmax_rows_64x1M", W_SOFTMAX, 64, m, 1, 2 * f * 64 * m);
     bench("cumsum_rows_8192x8192", W_CUMSUM, 8192, 8192, 1, 2 * f * 8192 * 8192);
     bench("cumsum_cols_8192x8192", W_CUMSUM, 8192, 8192, 0, 2 * f * 8192 * 8192);
+    bench("cumsum_1d_256M", W_CUMSUM, 1, 256 * m, 1, 2 * f * 256 * m);
     loom_ctx_destroy(ctx);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", cache);

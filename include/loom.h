@@ -388,8 +388,8 @@ typedef enum loom_fft_norm { LOOM_FFT_BACKWARD, LOOM_FFT_ORTHO, LOOM_FFT_FORWARD
 /* np.fft.fft, ifft, rfft, irfft, hfft, ihfft along axis: n points (LOOM_NONE: the axis's
  * extent; irfft and hfft: 2 (m - 1)), the input cropped or zero-padded to them. float16,
  * bfloat16 and float32 transform in complex64, the rest in complex128 (rfft and ihfft refuse a
- * complex input; irfft and hfft give the real dtype). On the CPU device for now: the CUDA device
- * refuses an eval with a transform (NOT_AVAILABLE). */
+ * complex input; irfft and hfft give the real dtype). The CPU device transforms in double; the
+ * CUDA device calls cuFFT (NOT_AVAILABLE without libcufft) in the dtype's own precision. */
 LOOM_API loom_array_t *loom_fft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
                                 loom_fft_norm_t norm);
 LOOM_API loom_array_t *loom_ifft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,

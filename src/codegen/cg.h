@@ -164,8 +164,11 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g);
 base_hash128_t cg_scan_key(const cg_scan_t *s);
 void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name);
 uint32_t cg_scan_n_params(const cg_scan_t *s);
+/* Device scratch the kernel needs (0: none), of which the first *zeroed bytes must be zero
+ * at launch. */
+size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed);
 void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
-                    uint64_t *words);
+                    uint64_t scratch, uint64_t *words);
 void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
                           uint32_t *smem);
 

@@ -1,10 +1,31 @@
-/* scan.c — CUDA C for a scan step (cumsum, cumprod): one thread per scan line, walking it in
- * order with NumPy's sequential semantics in the result dtype (y0 = x0, yi = y(i-1) op xi).
- * Threads take consecutive lines, so when the scan axis is not innermost their reads and
- * writes are coalesced. When it is innermost (rows), a warp takes 32 lines and moves them
- * through a shared-memory tile 32 elements at a time: coalesced loads and stores, each lane
- * still scanning its own line in order. The elementwise prologue is computed per element.
- * Names come from node positions; extents, strides, addresses and scalars are parameters. */
+/* scan.c — CUDA C for a scan step (cumsum, cumprod) in the result dtype. Four forms, by the
+ * line length and whether the scanned axis is innermost:
+ *
+ *   LINES  short lines: one thread per line, in NumPy's sequential order (y0 = x0,
+ *          yi = y(i-1) op xi). Threads take consecutive lines, so reads along an outer axis
+ *          are coalesced.
+ *   TILE   short innermost lines: a warp per 32 lines through a shared-memory tile, each lane
+ *          still scanning its own line in order.
+ *   LB     innermost lines of LB_MIN elements and more: tiles of LB_BLOCK x items elements,
+ *          a block's each, in block order (blocks start in index order, as CUB's single-pass
+ *          scan also relies on, so a tile waits only on running ones). A thread scans its
+ *          items in order, the block combines the threads' totals (two levels of
+ *          sequential folds in shared memory) and a tile gets its line prefix by decoupled
+ *          look-back over the earlier tiles' published aggregates and inclusive prefixes.
+ *          The look-back folds from the nearest inclusive prefix forward, so every tile's
+ *          prefix is the left fold of the earlier tiles' aggregates, whatever the timing:
+ *          results are deterministic.
+ *   COLS   lines along an outer axis of at least COLS_MIN elements, the innermost extent 32
+ *          or more: a block takes 32 adjacent lines (lanes) x COLS_G groups of items
+ *          consecutive elements; the groups' totals fold in order in shared memory, and the
+ *          block walks its lines tile by tile with a carry.
+ *
+ * LB and COLS reorder the operations, so float products and 2-byte float sums keep the
+ * in-order forms (cg_scan_init says why). Other sums and integer products use them: y = ((prefix op
+ * thread prefix) op item scan), with fixed brackets (deterministic, but not NumPy's sequential
+ * rounding; docs/guide.md says how far float results move). The elementwise prologue is computed
+ * per element. Names come from node positions; extents, strides, addresses and scalars are
+ * parameters. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +34,13 @@
 #define SCAN_BLOCK   256
 #define TILE_BLOCK   128 /* 4 warps of 32 lines each */
 #define TILE_MIN_LEN 16  /* innermost lines from this long go through the tile */
+#define LB_BLOCK     256
+#define LB_MIN       512 /* innermost lines from this long: decoupled look-back */
+#define LB_WIN       256 /* earlier tiles' values a look-back holds before it starts over */
+#define COLS_G       16  /* COLS: groups (warps) per block */
+#define COLS_MIN     64  /* outer-axis lines from this long: COLS */
+
+enum { M_LINES, M_TILE, M_LB, M_COLS };
 
 struct cg_scan {
     const ir_graph_t *g;
@@ -23,7 +51,9 @@ struct cg_scan {
     int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
     int64_t lines, len;
     bool idx64;
-    bool tile; /* innermost scan axis: the shared-memory tile variant */
+    int mode;      /* M_LINES .. M_COLS */
+    int items;     /* LB, COLS: consecutive elements per thread */
+    int64_t ahead; /* LB: the tile (in block order) whose operands a block prefetches */
 };
 
 static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nodes[s->nodes[j]]; }
@@ -37,7 +67,6 @@ static uint32_t pos(const cg_scan_t *s, uint32_t ir) {
 cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
                         const uint64_t *input_addr, int sm_count) {
     (void)input_addr;
-    (void)sm_count;
     cg_scan_t *s = base_arena_alloc(ar, 1, sizeof *s);
     if (!s) return NULL;
     s->g = g;
@@ -66,9 +95,24 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         if (node(s, j)->op == IR_OP_INPUT && cg__reach(s->strides[j], s->shape, nd) > CG__IDX32_MAX)
             big = true;
     s->idx64 = big;
-    /* (a 16-byte element's tile would pass the 48 KiB of static shared memory) */
-    s->tile = s->axis == nd - 1 && s->len >= TILE_MIN_LEN &&
-              ir_dtypes[node(s, s->n_nodes - 1)->dtype].size <= 8;
+    size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
+    s->items = es >= 4 ? (int)(64 / es) : 16;
+    s->ahead = 8 * (int64_t)(sm_count > 0 ? sm_count : 132); /* about twice the resident */
+    /* Reordered forms for sums and integer products. A float product reordered could
+     * overflow a partial product that a zero met first in order (0 * inf: NaN where NumPy
+     * has 0); a float16 sum in NumPy's order stalls where a reordered one does not (results
+     * far apart): those stay in order. */
+    loom_dtype_t d = (loom_dtype_t)node(s, s->n_nodes - 1)->dtype;
+    bool fl = ir_is_float(d) || ir_is_complex(d);
+    bool any_order = (node(s, s->n_nodes - 1)->op == IR_OP_CUMSUM && !(fl && es < 4)) || !fl;
+    if (any_order && s->axis == nd - 1 && s->len >= LB_MIN)
+        s->mode = M_LB;
+    else if (s->axis == nd - 1 && s->len >= TILE_MIN_LEN && es <= 8)
+        s->mode = M_TILE; /* (a 16-byte element's tile would pass 48 KiB of shared memory) */
+    else if (any_order && s->axis < nd - 1 && s->len >= COLS_MIN && s->shape[nd - 1] >= 32)
+        s->mode = M_COLS;
+    else
+        s->mode = M_LINES;
     return s;
 }
 
@@ -98,9 +142,9 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7331); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7332); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
-                        (uint32_t)s->tile << 17);
+                        (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
     for (uint32_t j = 0; j < s->n_nodes; j++) {
         const ir_node_t *n = node(s, j);
@@ -117,11 +161,30 @@ uint32_t cg_scan_n_params(const cg_scan_t *s) {
         if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)s->nd;
         if (n->op == IR_OP_CONST) w += 1;
     }
-    return w + 1;
+    return w + 1 + 2 * (s->mode == M_LB);
+}
+
+/* LB's tiles: LB_BLOCK x items elements of a line. */
+static int64_t lb_tiles(const cg_scan_t *s) {
+    int64_t t = (int64_t)LB_BLOCK * s->items;
+    return (s->len + t - 1) / t;
+}
+
+/* LB's scratch: 16 bytes unused, a flag per tile, then each tile's aggregate and its
+ * inclusive prefix (arrays of the result dtype, 16-byte aligned). */
+static size_t lb_flags_end(int64_t units) { return (16 + (size_t)units * 4 + 15) & ~(size_t)15; }
+
+size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
+    *zeroed = 0;
+    if (s->mode != M_LB || s->lines == 0) return 0;
+    int64_t units = s->lines * lb_tiles(s);
+    size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
+    *zeroed = lb_flags_end(units);
+    return *zeroed + 2 * (((size_t)units * es + 15) & ~(size_t)15);
 }
 
 void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
-                    uint64_t *w) {
+                    uint64_t scratch, uint64_t *w) {
     uint32_t n = 0;
     w[n++] = (uint64_t)s->lines;
     w[n++] = (uint64_t)s->len;
@@ -139,18 +202,32 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
         }
     }
     w[n++] = out_addr;
+    if (s->mode == M_LB) {
+        w[n++] = scratch;
+        w[n++] = (uint64_t)s->ahead;
+    }
 }
 
 void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
                           uint32_t *smem) {
     (void)sm_count;
-    int b = s->tile ? TILE_BLOCK : SCAN_BLOCK;
-    int64_t blocks = (s->lines + b - 1) / b;
-    const int64_t cap = INT64_C(1) << 30; /* the kernel loops over further lines */
+    const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further lines or tiles */
+    int64_t blocks;
+    block[1] = block[2] = 1;
+    if (s->mode == M_LB) {
+        blocks = s->lines * lb_tiles(s);
+        block[0] = LB_BLOCK;
+    } else if (s->mode == M_COLS) {
+        blocks = (s->lines + 31) / 32;
+        block[0] = 32;
+        block[1] = COLS_G;
+    } else {
+        int b = s->mode == M_TILE ? TILE_BLOCK : SCAN_BLOCK;
+        blocks = (s->lines + b - 1) / b;
+        block[0] = (uint32_t)b;
+    }
     grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     grid[1] = grid[2] = 1;
-    block[0] = (uint32_t)b;
-    block[1] = block[2] = 1;
     *smem = 0;
 }
 
@@ -159,23 +236,29 @@ static const char *sfx(loom_dtype_t d) { return ir_dtypes[d].sfx; }
 
 /* Coordinates of line `l` over the unscanned axes, the output's line offset ko and each
  * input's line offset k<j>. */
-static void emit_line_offsets(const cg_scan_t *s, base_str_t *o, const char *ind, const char *l) {
-    base_str_printf(o, "%sLM_I q = %s;\n", ind, l);
+static void emit_offsets(const cg_scan_t *s, base_str_t *o, const char *ind, const char *l,
+                         const char *p) {
+    base_str_printf(o, "%sLM_I %sq = %s;\n", ind, p, l);
     for (int ax = s->nd - 1; ax >= 0; ax--) {
         if (ax == s->axis) continue;
-        base_str_printf(o, "%sconst LM_I c%d = q %% e%d; q /= e%d;\n", ind, ax, ax, ax);
+        base_str_printf(o, "%sconst LM_I %sc%d = %sq %% e%d; %sq /= e%d;\n", ind, p, ax, p, ax, p,
+                        ax);
     }
-    base_str_printf(o, "%s(void)q;\n%sconst LM_I ko = 0", ind, ind);
+    base_str_printf(o, "%s(void)%sq;\n%sconst LM_I %sko = 0", ind, p, ind, p);
     for (int ax = 0; ax < s->nd; ax++)
-        if (ax != s->axis) base_str_printf(o, " + c%d * os%d", ax, ax);
-    base_str_cat(o, ";\n");
+        if (ax != s->axis) base_str_printf(o, " + %sc%d * os%d", p, ax, ax);
+    base_str_printf(o, ";\n%s(void)%sko;\n", ind, p);
     for (uint32_t j = 0; j < s->n_nodes; j++) {
         if (node(s, j)->op != IR_OP_INPUT) continue;
-        base_str_printf(o, "%sconst LM_I k%u = 0", ind, j);
+        base_str_printf(o, "%sconst LM_I %sk%u = 0", ind, p, j);
         for (int ax = 0; ax < s->nd; ax++)
-            if (ax != s->axis) base_str_printf(o, " + c%d * t%u_%d", ax, j, ax);
+            if (ax != s->axis) base_str_printf(o, " + %sc%d * t%u_%d", p, ax, j, ax);
         base_str_cat(o, ";\n");
     }
+}
+
+static void emit_line_offsets(const cg_scan_t *s, base_str_t *o, const char *ind, const char *l) {
+    emit_offsets(s, o, ind, l, "");
 }
 
 /* The prologue for element i of the line whose input offsets are <k><j>, ending in x (the
@@ -276,6 +359,273 @@ static void emit_tiled(const cg_scan_t *s, base_str_t *o) {
     base_str_cat(o, "            }\n            __syncwarp();\n        }\n    }\n");
 }
 
+/* The identity of the scan's operation in T (what pads a line's last tile). */
+static void emit_identity(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    int one = sn->op != IR_OP_CUMSUM;
+    if (ir_is_complex(d))
+        base_str_printf(o, "    const %s ident = lm__mk_%s(%d, 0);\n", ty(sn), sfx(d), one);
+    else
+        base_str_printf(o, "    const %s ident = (%s)%d;\n", ty(sn), ty(sn), one);
+}
+
+/* Loads through L2 only (another block's published values; L1 is not coherent). */
+static void emit_ldcg(base_str_t *o) {
+    base_str_cat(o, "template <typename T> __device__ __forceinline__ T lm_sc_ldcg(const T *p) {\n"
+                    "    T v;\n"
+                    "    if constexpr (sizeof(T) == 16) { uint4 w = __ldcg((const uint4 *)p); "
+                    "v = *reinterpret_cast<T *>(&w); }\n"
+                    "    else if constexpr (sizeof(T) == 8) { unsigned long long w = "
+                    "__ldcg((const unsigned long long *)p); v = *reinterpret_cast<T *>(&w); }\n"
+                    "    else if constexpr (sizeof(T) == 4) { unsigned w = __ldcg((const "
+                    "unsigned *)p); v = *reinterpret_cast<T *>(&w); }\n"
+                    "    else if constexpr (sizeof(T) == 2) { unsigned short w = __ldcg((const "
+                    "unsigned short *)p); v = *reinterpret_cast<T *>(&w); }\n"
+                    "    else { unsigned char w = __ldcg((const unsigned char *)p); "
+                    "v = *reinterpret_cast<T *>(&w); }\n"
+                    "    return v;\n}\n");
+}
+
+/* LB: a block per tile of a line (block order), decoupled look-back between tiles. */
+static void emit_lb(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    int it = s->items, tile = LB_BLOCK * it;
+    emit_identity(s, o);
+    base_str_printf(o,
+                    "    __shared__ %s sm[%d];\n"
+                    "    __shared__ %s tot[%d], seg[16], segpre[16], win[%d];\n"
+                    "    __shared__ %s s_agg, s_pre;\n",
+                    T, tile + tile / 32, T, LB_BLOCK, LB_WIN, T);
+    base_str_printf(o,
+                    "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n"
+                    "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
+                    "    const unsigned long long fe = (16 + (unsigned long long)units * 4 + 15) "
+                    "& ~15ull;\n"
+                    "    %s *agg = (%s *)(scr + fe);\n"
+                    "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) + "
+                    "15) & ~15ull));\n"
+                    "    const int t = threadIdx.x;\n",
+                    tile, tile, T, T, T, T, T);
+    base_str_printf(o,
+                    "    for (LM_I u = blockIdx.x; u < units; u += gridDim.x) {\n"
+                    "        const LM_I l = u / tiles, tl = u - l * tiles, tb = tl * %d;\n",
+                    tile);
+    emit_line_offsets(s, o, "        ", "l");
+    /* the operands of the tile `ahead` tiles on into L2 (no registers held): it starts
+     * when this one's look-back and stores run, and finds its loads near */
+    base_str_cat(o, "        if (u + ahead < units) {\n"
+                    "            const LM_I pu = u + ahead, pl = pu / tiles;\n");
+    base_str_printf(o, "            const LM_I ptb = (pu - pl * tiles) * %d;\n", tile);
+    emit_offsets(s, o, "            ", "pl", "p");
+    base_str_printf(o,
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < %d; k++) {\n"
+                    "                const LM_I i = ptb + k * %d + t;\n"
+                    "                if (i < len) {\n",
+                    it, LB_BLOCK);
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT)
+            base_str_printf(o,
+                            "                    asm volatile(\"prefetch.global.L2 [%%0];\" :: "
+                            "\"l\"(in%u + pk%u + i * t%u_%d));\n",
+                            j, j, j, s->axis);
+    base_str_cat(o, "                }\n            }\n        }\n");
+    /* coalesced loads of the tile (the prologue per element) into shared memory; a whole
+     * tile's loads all issue before the first store */
+    base_str_printf(o,
+                    "        if (tb + %d <= len) {\n"
+                    "            %s xs[%d];\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < %d; k++) {\n"
+                    "                const LM_I i = tb + k * %d + t;\n",
+                    tile, T, it, it, LB_BLOCK);
+    emit_prologue(s, o, "                ", "k");
+    base_str_printf(o,
+                    "                xs[k] = x;\n"
+                    "            }\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < %d; k++) {\n"
+                    "                const int e = k * %d + t;\n"
+                    "                sm[e + e / 32] = xs[k];\n"
+                    "            }\n"
+                    "        } else {\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < %d; k++) {\n"
+                    "                const int e = k * %d + t;\n"
+                    "                const LM_I i = tb + e;\n"
+                    "                if (i < len) {\n",
+                    it, LB_BLOCK, it, LB_BLOCK);
+    emit_prologue(s, o, "                    ", "k");
+    base_str_cat(o, "                    sm[e + e / 32] = x;\n"
+                    "                } else {\n"
+                    "                    sm[e + e / 32] = ident;\n"
+                    "                }\n"
+                    "            }\n"
+                    "        }\n"
+                    "        __syncthreads();\n");
+    /* each thread's items in order */
+    base_str_printf(
+        o,
+        "        %s r[%d];\n"
+        "#pragma unroll\n"
+        "        for (int k = 0; k < %d; k++) {\n"
+        "            const int e = t * %d + k;\n"
+        "            r[k] = k == 0 ? sm[e + e / 32] : lm_%s_%s(r[k - 1], sm[e + e / 32]);\n"
+        "        }\n"
+        "        tot[t] = r[%d];\n"
+        "        __syncthreads();\n",
+        T, it, it, it, op, x, it - 1);
+    /* the threads' totals: 16 segments folded in order, then the segments; each thread's
+     * items become tile-local prefixes (its segment's prefix, its segment's earlier threads',
+     * its own items in order), the last one the tile's aggregate */
+    base_str_printf(
+        o,
+        "        if (t < 16) {\n"
+        "            %s a = tot[t * 16];\n"
+        "            for (int j = 1; j < 16; j++) a = lm_%s_%s(a, tot[t * 16 + j]);\n"
+        "            seg[t] = a;\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        if (t == 0) {\n"
+        "            %s a = seg[0];\n"
+        "            for (int j = 1; j < 16; j++) { segpre[j] = a; a = lm_%s_%s(a, "
+        "seg[j]); }\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        {\n"
+        "            const int g = t / 16, q = t %% 16;\n"
+        "            bool hp = g > 0;\n"
+        "            %s pre = hp ? segpre[g] : ident;\n"
+        "            for (int j = 0; j < q; j++) { pre = hp ? lm_%s_%s(pre, tot[g * 16 + "
+        "j]) : tot[g * 16 + j]; hp = true; }\n"
+        "            if (hp) {\n"
+        "#pragma unroll\n"
+        "                for (int k = 0; k < %d; k++) r[k] = lm_%s_%s(pre, r[k]);\n"
+        "            }\n"
+        "        }\n"
+        "        if (t == %d) {\n"
+        "            const %s a = r[%d];\n"
+        "            s_agg = a;\n"
+        "            if (tl == 0) { inc[u] = a; __threadfence(); flag[u] = 2u; }\n"
+        "            else { agg[u] = a; __threadfence(); flag[u] = 1u; }\n"
+        "        }\n"
+        "        __syncthreads();\n",
+        T, op, x, T, op, x, T, op, x, it, op, x, LB_BLOCK - 1, T, it - 1);
+    /* the look-back: warp 0 reads 32 earlier tiles at a time, nearest first, until one has
+     * its inclusive prefix; lane 0 folds from it forward. The tile's inclusive prefix is its
+     * prefix op its aggregate: its last result, exactly. */
+    base_str_printf(
+        o,
+        "        if (tl > 0 && t < 32) {\n"
+        "            const LM_I base = l * tiles;\n"
+        "            LM_I tt = tl;\n"
+        "            int n = 0, found = -1;\n"
+        "            while (found < 0) {\n"
+        "                const LM_I j = tt - 1 - t;\n"
+        "                unsigned f = 0;\n"
+        "                if (j >= 0) {\n"
+        "                    while ((f = flag[base + j]) == 0u) { }\n"
+        "                    __threadfence();\n"
+        "                    win[n + t] = f == 2u ? lm_sc_ldcg(&inc[base + j]) : "
+        "lm_sc_ldcg(&agg[base + j]);\n"
+        "                }\n"
+        "                const unsigned m = __ballot_sync(0xffffffffu, j >= 0 && f == "
+        "2u);\n"
+        "                if (m) found = n + __ffs(m) - 1;\n"
+        "                else { n += 32; tt -= 32; if (n == %d) { n = 0; tt = tl; } }\n"
+        "            }\n"
+        "            __syncwarp();\n"
+        "            if (t == 0) {\n"
+        "                %s p = win[found];\n"
+        "                for (int k = found - 1; k >= 0; k--) p = lm_%s_%s(p, win[k]);\n"
+        "                s_pre = p;\n"
+        "                inc[u] = lm_%s_%s(p, s_agg);\n"
+        "                __threadfence();\n"
+        "                flag[u] = 2u;\n"
+        "            }\n"
+        "        }\n"
+        "        __syncthreads();\n",
+        LB_WIN, T, op, x, op, x);
+    base_str_printf(o,
+                    "#pragma unroll\n"
+                    "        for (int k = 0; k < %d; k++) {\n"
+                    "            const int e = t * %d + k;\n"
+                    "            sm[e + e / 32] = tl > 0 ? lm_%s_%s(s_pre, r[k]) : r[k];\n"
+                    "        }\n"
+                    "        __syncthreads();\n"
+                    "#pragma unroll\n"
+                    "        for (int k = 0; k < %d; k++) {\n"
+                    "            const int e = k * %d + t;\n"
+                    "            if (tb + e < len) out[ko + (tb + e) * os%d] = sm[e + e / 32];\n"
+                    "        }\n"
+                    "        __syncthreads();\n"
+                    "    }\n",
+                    it, it, op, x, it, LB_BLOCK, s->axis);
+}
+
+/* COLS: 32 adjacent lines x COLS_G groups per block, tile by tile with a carry. Each result is
+ * (the group's prefix op the thread's items in order); the group's prefix is the carry folded
+ * with the earlier groups' totals in order, so a group's last result is the next one's prefix
+ * and the tile's last the next tile's carry, exactly. */
+static void emit_cols(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    int it = s->items;
+    emit_identity(s, o);
+    base_str_printf(o,
+                    "    __shared__ %s tot[%d][33];\n"
+                    "    const int lane = threadIdx.x, g = threadIdx.y;\n"
+                    "    for (LM_I lb = (LM_I)blockIdx.x * 32; lb < lines; lb += (LM_I)gridDim.x * "
+                    "32) {\n"
+                    "        const bool valid = lb + lane < lines;\n"
+                    "        const LM_I l = valid ? lb + lane : lines - 1;\n",
+                    T, COLS_G);
+    emit_line_offsets(s, o, "        ", "l");
+    base_str_printf(o,
+                    "        %s carry = ident;\n"
+                    "        bool hc = false;\n"
+                    "        for (LM_I tb = 0; tb < len; tb += %d) {\n"
+                    "            %s r[%d];\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < %d; k++) {\n"
+                    "                const LM_I i = tb + g * %d + k;\n"
+                    "                %s y = ident;\n"
+                    "                if (i < len) {\n",
+                    T, COLS_G * it, T, it, it, it, T);
+    emit_prologue(s, o, "                    ", "k");
+    base_str_printf(
+        o,
+        "                    y = x;\n"
+        "                }\n"
+        "                r[k] = k == 0 ? y : lm_%s_%s(r[k - 1], y);\n"
+        "            }\n"
+        "            tot[g][lane] = r[%d];\n"
+        "            __syncthreads();\n"
+        "            %s pre = carry;\n"
+        "            bool hp = hc;\n"
+        "            for (int j = 0; j < g; j++) { pre = hp ? lm_%s_%s(pre, tot[j][lane]) : "
+        "tot[j][lane]; hp = true; }\n"
+        "            %s nc = pre;\n"
+        "            for (int j = g; j < %d; j++) nc = j > g || hp ? lm_%s_%s(nc, "
+        "tot[j][lane]) : tot[j][lane];\n"
+        "#pragma unroll\n"
+        "            for (int k = 0; k < %d; k++) {\n"
+        "                const LM_I i = tb + g * %d + k;\n"
+        "                if (valid && i < len) out[ko + i * os%d] = hp ? lm_%s_%s(pre, "
+        "r[k]) : r[k];\n"
+        "            }\n"
+        "            carry = nc;\n"
+        "            hc = true;\n"
+        "            __syncthreads();\n"
+        "        }\n"
+        "    }\n",
+        op, x, it - 1, T, op, x, T, COLS_G, op, x, it, it, s->axis, op, x);
+}
+
 void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_hash128_t key = cg_scan_key(s);
     snprintf(name, 40, "loom_sc_%016llx", (unsigned long long)key.lo);
@@ -283,10 +633,15 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_init(&body, out->al);
     base_str_t *o = &body;
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
+    if (s->mode == M_LB) emit_ldcg(o);
+    int threads = s->mode == M_LB     ? LB_BLOCK
+                  : s->mode == M_COLS ? 32 * COLS_G
+                  : s->mode == M_TILE ? TILE_BLOCK
+                                      : SCAN_BLOCK;
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) "
                     "{\n",
-                    s->tile ? TILE_BLOCK : SCAN_BLOCK, name, name);
+                    threads, name, name);
     uint32_t w = 2;
     base_str_cat(o, "    const LM_I lines = (LM_I)P.w[0];\n    const LM_I len = (LM_I)P.w[1];\n");
     for (int ax = 0; ax < s->nd; ax++)
@@ -307,10 +662,24 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     }
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     base_str_printf(o, "    %s *__restrict__ out = (%s *)P.w[%u];\n", ty(sn), ty(sn), w++);
-    if (s->tile)
-        emit_tiled(s, o);
-    else
-        emit_lines(s, o);
+    if (s->mode == M_LB)
+        base_str_printf(o,
+                        "    unsigned char *__restrict__ scr = (unsigned char *)P.w[%u];\n"
+                        "    const LM_I ahead = (LM_I)P.w[%u];\n",
+                        w, w + 1);
+    switch (s->mode) {
+        case M_LB:
+            emit_lb(s, o);
+            break;
+        case M_COLS:
+            emit_cols(s, o);
+            break;
+        case M_TILE:
+            emit_tiled(s, o);
+            break;
+        default:
+            emit_lines(s, o);
+    }
     base_str_cat(o, "}\n");
     cg__emit_finish(out, &body);
 }

@@ -22,6 +22,7 @@ void en_engine_destroy(en_engine_t *e) {
     if (!e) return;
     if (e->blas) rt_blas_destroy(e->rt, e->blas); /* its workspace is pool memory */
     if (e->solver) rt_solver_destroy(e->rt, e->solver);
+    if (e->fft) rt_fft_destroy(e->rt, e->fft);
     en_plans_clear(e);
     base_free(e->al, e);
 }

@@ -26,6 +26,7 @@ struct en_engine {
     struct en_plans *plans; /* the dispatch fast path's schedules (run.c) */
     rt_blas_t *blas;        /* cuBLASLt, created on the first float product (matmul.c) */
     rt_solver_t *solver;    /* cuSOLVER, created on the first factorisation (linalg.c) */
+    rt_fft_t *fft;          /* cuFFT and its plans, created on the first transform (fft.c) */
     /* The direction (1 forward, -1 reverse) the latest kernels took over each buffer they
      * touched, by base address, the least recent replaced (run.c, "Traversal order"). */
     struct {
@@ -53,7 +54,8 @@ typedef enum en_step_kind {
     EN_STEP_GEMM,   /* a matrix product and its absorbed epilogue (matmul.c, cuBLAS) */
     EN_STEP_CONCAT, /* strided 2-D copies of contiguous operands into one buffer */
     EN_STEP_SORT,   /* a sort, searchsorted, flatnonzero or scatter (cg_sort, sort.c) */
-    EN_STEP_LINALG  /* a factorisation through cuSOLVER (linalg.c) */
+    EN_STEP_LINALG, /* a factorisation through cuSOLVER (linalg.c) */
+    EN_STEP_FFT     /* a complex transform along one axis through cuFFT (fft.c) */
 } en_step_kind_t;
 
 /* A slot: one buffer of the schedule. Slots 0 .. n_inputs-1 are the eval's inputs. */
@@ -151,6 +153,11 @@ uint64_t en_operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint
  * operands at in[], result at out) on the device's stream, with scratch from the pool.
  * Returns the status (errors through en_error). */
 loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
+
+/* ---- fft.c ---- */
+/* Runs an FFT step (its node sg->outputs[0] over a C-contiguous INPUT operand at in[], result at
+ * out) as one cuFFT job on the device's stream. Nothing on a compile-only device. */
+loom_status_t en_fft_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
 
 /* ---- linalg.c ---- */
 /* Runs a LINALG step (its node sg->outputs[0] over C-contiguous INPUT operands at in[], result

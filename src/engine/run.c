@@ -257,12 +257,17 @@ static void run_step(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p, en
             uint32_t nw = cg_scan_n_params(st->scan);
             uint64_t *words = base_arena_alloc(g->arena, nw + 1, sizeof *words);
             if (!words) break;
-            cg_scan_params(st->scan, in, out[0], words);
+            size_t zeroed = 0, sbytes = cg_scan_scratch_bytes(st->scan, &zeroed);
+            uint64_t scratch = 0;
+            if (sbytes && (rt_alloc(rt, sbytes, &scratch) || rt_memset(rt, scratch, 0, zeroed)))
+                return;
+            cg_scan_params(st->scan, in, out[0], scratch, words);
             uint32_t grid[3], block[3], smem;
             cg_scan_launch_shape(st->scan, sm, grid, block, &smem);
-            if (!grid[0] || !grid[1] || !grid[2]) return;
             void *params[1] = {words};
-            rt_launch_ex(rt, st->kerns[0], grid, block, smem, params);
+            if (grid[0] && grid[1] && grid[2])
+                rt_launch_ex(rt, st->kerns[0], grid, block, smem, params);
+            if (scratch) rt_free(rt, scratch);
             trail_step(e, sg, in, out, 1);
             return;
         }
@@ -272,6 +277,10 @@ static void run_step(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p, en
             return;
         case EN_STEP_LINALG:
             en_linalg_run(e, st, in, out[0]);
+            trail_step(e, sg, in, out, 1);
+            return;
+        case EN_STEP_FFT:
+            en_fft_run(e, st, in, out[0]);
             trail_step(e, sg, in, out, 1);
             return;
         case EN_STEP_GEMM:

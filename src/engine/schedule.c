@@ -950,6 +950,16 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
     return true;
 }
 
+/* A complex transform: one cuFFT step over a C-contiguous operand. */
+static bool sched_fft(sched_t *s, uint32_t i) {
+    if (!close_open(s) || !as_contig(s, s->g->nodes[i].src[0])) return false;
+    en_step_t *st;
+    uint32_t j = 0, slot = fixed_step(s, i, EN_STEP_FFT, &st, &j);
+    if (slot == NONE) return false;
+    set_buf(s, i, slot);
+    return true;
+}
+
 /* Makes node o readable by a library call: a buffer (materialised when an expression). */
 static bool as_buffer(sched_t *s, uint32_t o) {
     return s->val[o].kind == V_BUF || materialise(s, o);
@@ -1377,11 +1387,9 @@ static bool schedule(sched_t *s) {
             case IR_KIND_LINALG:
                 if (!sched_linalg(s, i)) return false;
                 break;
-            case IR_KIND_FFT: /* cuFFT steps are not written yet: a clear refusal */
-                return en_error(s->e, LOOM_STATUS_NOT_AVAILABLE,
-                                "fft: the CUDA device has no FFT yet (cuFFT is not wired in); the "
-                                "CPU device (LOOM_DEVICE=cpu) computes numpy.fft's transforms"),
-                       false;
+            case IR_KIND_FFT:
+                if (!sched_fft(s, i)) return false;
+                break;
             case IR_KIND_GATHER: /* a load inside whichever step reads it */
                 if (s->val[n->src[0]].kind == V_INSTEP && !close_open(s)) return false;
                 if (!as_buffer(s, n->src[0])) return false;
@@ -1534,7 +1542,7 @@ void en_schedule_free(en_engine_t *e, en_plan_t *p) {
 }
 
 static const char *const kind_names[] = {"elementwise", "reduce", "scan", "matmul", "concat",
-                                         "sort",        "linalg"};
+                                         "sort",        "linalg",  "fft"};
 
 void en_schedule_print(const en_plan_t *p, const ir_graph_t *g, base_str_t *out) {
     uint32_t host = 0;

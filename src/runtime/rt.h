@@ -208,4 +208,23 @@ void rt_solver_destroy(rt_device_t *d, rt_solver_t *s);
  * when cuSOLVER refuses one. */
 loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j);
 
+/* ---- fft.c: complex transforms through cuFFT, loaded with dlopen (never linked) ----
+ * A job: the unscaled transform of every line along the middle axis of a C-contiguous
+ * (outer, n, inner) complex64 or complex128 array at in, into the same layout at out. */
+typedef struct rt_fft rt_fft_t;
+typedef struct rt_fft_job {
+    loom_dtype_t dtype; /* C64 or C128 */
+    int64_t outer, n, inner;
+    bool inverse;       /* exp(+2 pi i jk / n): numpy's ifft without its 1 / n */
+    uint64_t in, out;
+} rt_fft_job_t;
+/* Loads libcufft (NOT_AVAILABLE naming it when missing). NOT_AVAILABLE on a compile-only
+ * device. */
+loom_status_t rt_fft_create(rt_device_t *d, rt_fft_t **out);
+/* Waits for queued transforms, then destroys the kept plans. */
+void rt_fft_destroy(rt_device_t *d, rt_fft_t *f);
+/* Queues job j on the device's stream (plans kept by layout, work area from the pool);
+ * DEVICE_ERROR naming the call when cuFFT refuses one. */
+loom_status_t rt_fft_run(rt_device_t *d, rt_fft_t *f, const rt_fft_job_t *j);
+
 #endif

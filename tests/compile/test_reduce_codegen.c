@@ -720,7 +720,7 @@ static void check_scan(gb_t *b, uint32_t out, const char *what) {
     uint32_t np = cg_scan_n_params(s);
     uint64_t *w = calloc(np + 1, sizeof *w);
     w[np] = 0xabcdef;
-    cg_scan_params(s, b->addr, 0x9000000, w);
+    cg_scan_params(s, b->addr, 0x9000000, 0xA000000, w);
     assert_true(w[np] == 0xabcdef);
     free(w);
     uint32_t grid[3], block[3], smem;
@@ -733,16 +733,19 @@ static void check_scan(gb_t *b, uint32_t out, const char *what) {
 
 static void test_scans(void **state) {
     (void)state;
-    int64_t shape[3] = {5, 1000, 7};
+    /* every form: (5, 1000, 40) along 0 one thread per line, along 1 column groups, along 2
+     * the warp tile; (3, 700) along 1 look-back tiles */
+    int64_t shape[3] = {5, 1000, 40}, rows[2] = {3, 700};
     for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++)
-        for (int axis = 0; axis < 3; axis++) {
+        for (int axis = 0; axis < 4; axis++) {
             gb_t b;
             gb_init(&b);
-            uint32_t x = in_c(&b, dtypes[t], 3, shape);
+            uint32_t x = axis < 3 ? in_c(&b, dtypes[t], 3, shape) : in_c(&b, dtypes[t], 2, rows);
             loom_dtype_t d =
                 ir_dtypes[dtypes[t]].kind == IR_DKIND_BOOL ? LOOM_DTYPE_I64 : dtypes[t];
             uint32_t xc = d == dtypes[t] ? x : cast(&b, d, x);
-            check_scan(&b, scan(&b, axis & 1 ? IR_OP_CUMPROD : IR_OP_CUMSUM, xc, axis), "scan");
+            check_scan(&b, scan(&b, axis & 1 ? IR_OP_CUMPROD : IR_OP_CUMSUM, xc, axis < 3 ? axis : 1),
+                       "scan");
             gb_fini(&b);
         }
     /* a prologue with a scalar, a transposed operand, an empty one */

@@ -17,7 +17,7 @@ def inputs():
         "f": g(48).astype(np.float32), "i": rng.integers(-9, 9, 30), "b": rng.integers(0, 2, 16) > 0,
         "z": g(50) + 1j * g(50), "zf": (g(33) + 1j * g(33)).astype(np.complex64),
         "m": g(12, 10), "mf": g(6, 8).astype(np.float32), "t": g(4, 5, 6),
-        "zm": g(9, 14) + 1j * g(9, 14),
+        "zm": g(9, 14) + 1j * g(9, 14), "u": g(9, 5, 3) + 1j * g(9, 5, 3),
     }
 
 
@@ -26,7 +26,8 @@ CASES = [
     "np.fft.fft(f)", "np.fft.fft(i)", "np.fft.fft(b)", "np.fft.fft(z)", "np.fft.fft(zf)",
     "np.fft.ifft(z)", "np.fft.ifft(zf)", "np.fft.ifft(x97)",
     "np.fft.fft(x, 100)", "np.fft.fft(x, 10)", "np.fft.fft(z, n=37)", "np.fft.ifft(z, 64)",
-    "np.fft.fft(m, axis=0)", "np.fft.fft(m)", "np.fft.ifft(zm, axis=0)", "np.fft.fft(t, axis=1)",
+    "np.fft.fft(m, axis=0)", "np.fft.fft(m)", "np.fft.ifft(zm, axis=0)", "np.fft.fft(t, axis=1)", "np.fft.fft(u, axis=1)",
+    "np.fft.ifft(u, axis=0)",
     "np.fft.fft(x, norm='ortho')", "np.fft.fft(x, norm='forward')", "np.fft.ifft(z, norm='ortho')",
     "np.fft.ifft(z, norm='forward')", "np.fft.ifft(z, norm='backward')",
     "np.fft.rfft(x)", "np.fft.rfft(x7)", "np.fft.rfft(f)", "np.fft.rfft(i, 11)", "np.fft.rfft(m, axis=0)",

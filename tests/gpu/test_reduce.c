@@ -666,6 +666,39 @@ static void test_scans(void **state) {
         loom_scope_end(gpu);
         loom_scope_end(cpu);
     }
+    /* the column-group form (700 x 1500 along 0) and look-back tiles (along 1; 2^21 in one
+     * line: a thousand tiles), every dtype, sums and products, with a prologue */
+    int64_t mid[2] = {700, 1500}, one = INT64_C(1) << 21;
+    uint64_t *mb = calloc((size_t)one, 8);
+    for (int t = 0; t < N_DTYPES; t++) {
+        loom_dtype_t d = dtypes[t];
+        for (int s = 0; s < 2; s++) {
+            /* (a float16 line of 2^21 stalls once its sum's spacing passes the terms) */
+            if (s && (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16)) continue;
+            int nd = s ? 1 : 2;
+            int64_t *sh = s ? &one : mid, cnt = s ? one : mid[0] * mid[1];
+            fill(d, mb, cnt, (uint32_t)t + 11, false);
+            loom_scope_begin(gpu);
+            loom_scope_begin(cpu);
+            loom_array_t *xg = check_from_bits(gpu, d, nd, sh, mb, cnt);
+            loom_array_t *xc = check_from_bits(cpu, d, nd, sh, mb, cnt);
+            for (int32_t a = 0; a < nd; a++) {
+                pairs_add(&p, loom_cumsum(gpu, xg, a), loom_cumsum(cpu, xc, a), 1e4,
+                          "cumsum %s axis %d of %d-d", loom_dtype_name(d), a, nd);
+                if (s == 0)
+                    pairs_add(&p, loom_cumprod(gpu, xg, a), loom_cumprod(cpu, xc, a), 1,
+                              "cumprod %s axis %d", loom_dtype_name(d), a);
+            }
+            if (check_is_float(d))
+                pairs_add(&p, loom_cumsum(gpu, loom_multiply_f(gpu, xg, 0.5), nd - 1),
+                          loom_cumsum(cpu, loom_multiply_f(cpu, xc, 0.5), nd - 1), 1e4,
+                          "cumsum(x * 0.5) %s", loom_dtype_name(d));
+            pairs_check(&p);
+            loom_scope_end(gpu);
+            loom_scope_end(cpu);
+        }
+    }
+    free(mb);
 }
 
 /* The same sum twice gives the same bits (fixed launch shapes and combining order). */
@@ -691,6 +724,24 @@ static void test_deterministic(void **state) {
             assert_memory_equal(cf, ca, sizeof cf);
         }
     }
+    /* scans: look-back tiles over one line of 2^24 and column groups, twice, the same bits */
+    float *s1 = malloc(sizeof(float) << 24), *s2 = malloc(sizeof(float) << 24);
+    for (int rep = 0; rep < 2; rep++) {
+        loom_scope_begin(gpu);
+        assert_int_equal(loom_read(gpu, loom_cumsum(gpu, x, 0), rep ? s2 : s1, sizeof(float) << 24),
+                         LOOM_STATUS_OK);
+        loom_scope_end(gpu);
+    }
+    assert_memory_equal(s1, s2, sizeof(float) << 24);
+    for (int rep = 0; rep < 2; rep++) {
+        loom_scope_begin(gpu);
+        assert_int_equal(loom_read(gpu, loom_cumsum(gpu, c, 0), rep ? s2 : s1, sizeof(float) << 22),
+                         LOOM_STATUS_OK);
+        loom_scope_end(gpu);
+    }
+    assert_memory_equal(s1, s2, sizeof(float) << 22);
+    free(s1);
+    free(s2);
     loom_scope_end(gpu);
 }
 

@@ -1,0 +1,79 @@
+/* bench_fft — numpy.fft on the CUDA device (cuFFT between loom's kernels); bench/peers_fft.py
+ * runs the same workloads with PyTorch and CuPy right after this program:
+ *   fft_1d_16M     fft of one complex64 line of 2^24 points
+ *   fft_rows       fft along the rows of 16384 x 1024 complex64
+ *   fft_cols       fft along the columns of 1024 x 16384 complex64 (strided lines)
+ *   power_rows     |fft(x * w)|^2 along the rows of 16384 x 1024 float32 x, w a 1024-point
+ *                  window: the cast and window fuse into the kernel writing cuFFT's operand,
+ *                  |.|^2 into the one reading its result.
+ * The floor is the bytes the call itself must move at the copy bandwidth (FLOORS.md: 4.17
+ * TB/s): 16 per element for complex64 in and out; 8 for the power spectrum's float32 in and out
+ * (what a transform with fused loads and stores would move). Timing as the other benches. */
+#include "bench_util.h"
+
+static loom_ctx_t *ctx;
+
+typedef struct work {
+    loom_array_t *x, *w;
+    int axis;
+    bool power;
+} work_t;
+
+static void once(void *arg) {
+    const work_t *k = arg;
+    loom_scope_begin(ctx);
+    loom_array_t *r;
+    if (k->power) {
+        loom_array_t *f =
+            loom_fft(ctx, loom_multiply(ctx, k->x, k->w), LOOM_NONE, k->axis, LOOM_FFT_BACKWARD);
+        r = loom_real(ctx, loom_multiply(ctx, f, loom_conj(ctx, f)));
+    } else {
+        r = loom_fft(ctx, k->x, LOOM_NONE, k->axis, LOOM_FFT_BACKWARD);
+    }
+    loom_eval(ctx, 1, &r);
+    loom_scope_end(ctx);
+}
+
+static void report(const char *name, double ms, double bytes) {
+    double floor_us = bytes / 4.17e12 * 1e6;
+    printf("%-14s %9.1f us   %.3f TB/s   floor %.1f us (%.2fx)\n", name, ms * 1e3,
+           bytes / (ms * 1e-3) / 1e12, floor_us, ms * 1e3 / floor_us);
+    fflush(stdout);
+}
+
+static loom_array_t *cplx(uint64_t seed, int nd, const int64_t *shape) {
+    loom_array_t *c =
+        loom_complex(ctx, loom_random_uniform(ctx, seed, LOOM_DTYPE_F32, nd, shape, -1, 1),
+                     loom_random_uniform(ctx, seed + 1, LOOM_DTYPE_F32, nd, shape, -1, 1));
+    loom_array_retain(c);
+    loom_eval(ctx, 1, &c);
+    return c;
+}
+
+int main(void) {
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
+        return 77;
+    }
+    printf("device: %s\n", loom_ctx_device_name(ctx));
+    const double n = 16777216.0;
+    int64_t line[1] = {1 << 24}, rows[2] = {16384, 1024}, cols[2] = {1024, 16384}, win[1] = {1024};
+    work_t a = {cplx(1, 1, line), NULL, 0, false};
+    report("fft_1d_16M", bench_time_ms(ctx, once, &a, 9, 10, NULL), 16 * n);
+    loom_array_release(a.x);
+    work_t b = {cplx(3, 2, rows), NULL, 1, false};
+    report("fft_rows", bench_time_ms(ctx, once, &b, 9, 10, NULL), 16 * n);
+    loom_array_release(b.x);
+    work_t c = {cplx(5, 2, cols), NULL, 0, false};
+    report("fft_cols", bench_time_ms(ctx, once, &c, 9, 10, NULL), 16 * n);
+    loom_array_release(c.x);
+    work_t d = {bench_rand(ctx, 7, LOOM_DTYPE_F32, 2, rows, -1, 1),
+                bench_rand(ctx, 8, LOOM_DTYPE_F32, 1, win, 0, 1), 1, true};
+    report("power_rows", bench_time_ms(ctx, once, &d, 9, 10, NULL), 8 * n);
+    loom_array_release(d.x);
+    loom_array_release(d.w);
+    loom_ctx_destroy(ctx);
+    return 0;
+}
