@@ -8,7 +8,10 @@
  *                  |.|^2 into the one reading its result.
  * The floor is the bytes the call itself must move at the copy bandwidth (FLOORS.md: 4.17
  * TB/s): 16 per element for complex64 in and out; 8 for the power spectrum's float32 in and out
- * (what a transform with fused loads and stores would move). Timing as the other benches. */
+ * (what a transform with fused loads and stores would move). Timing as the other benches.
+ *   conv_1M_K      the convolution of 2^20 float32 points with K (16 ... 4096) points, full
+ *                  mode: direct (loom_convolve), through transforms (rfft, product, irfft of
+ *                  the padded length), and loom_fftconvolve, with the form its cost rule picks. */
 #include "bench_util.h"
 
 static loom_ctx_t *ctx;
@@ -17,13 +20,26 @@ typedef struct work {
     loom_array_t *x, *w;
     int axis;
     bool power;
+    int conv; /* 1 direct, 2 transforms, 3 loom_fftconvolve */
 } work_t;
 
 static void once(void *arg) {
     const work_t *k = arg;
     loom_scope_begin(ctx);
     loom_array_t *r;
-    if (k->power) {
+    if (k->conv) {
+        int64_t n = k->x->shape[0] + k->w->shape[0] - 1, m = 1;
+        while (m < n) m *= 2;
+        if (k->conv == 1)
+            r = loom_convolve(ctx, k->x, k->w, LOOM_CONV_FULL);
+        else if (k->conv == 3)
+            r = loom_fftconvolve(ctx, k->x, k->w, LOOM_CONV_FULL);
+        else
+            r = loom_irfft(ctx,
+                           loom_multiply(ctx, loom_rfft(ctx, k->x, m, 0, LOOM_FFT_BACKWARD),
+                                         loom_rfft(ctx, k->w, m, 0, LOOM_FFT_BACKWARD)),
+                           m, 0, LOOM_FFT_BACKWARD);
+    } else if (k->power) {
         loom_array_t *f =
             loom_fft(ctx, loom_multiply(ctx, k->x, k->w), LOOM_NONE, k->axis, LOOM_FFT_BACKWARD);
         r = loom_real(ctx, loom_multiply(ctx, f, loom_conj(ctx, f)));
@@ -60,20 +76,36 @@ int main(void) {
     printf("device: %s\n", loom_ctx_device_name(ctx));
     const double n = 16777216.0;
     int64_t line[1] = {1 << 24}, rows[2] = {16384, 1024}, cols[2] = {1024, 16384}, win[1] = {1024};
-    work_t a = {cplx(1, 1, line), NULL, 0, false};
+    work_t a = {cplx(1, 1, line), NULL, 0, false, 0};
     report("fft_1d_16M", bench_time_ms(ctx, once, &a, 9, 10, NULL), 16 * n);
     loom_array_release(a.x);
-    work_t b = {cplx(3, 2, rows), NULL, 1, false};
+    work_t b = {cplx(3, 2, rows), NULL, 1, false, 0};
     report("fft_rows", bench_time_ms(ctx, once, &b, 9, 10, NULL), 16 * n);
     loom_array_release(b.x);
-    work_t c = {cplx(5, 2, cols), NULL, 0, false};
+    work_t c = {cplx(5, 2, cols), NULL, 0, false, 0};
     report("fft_cols", bench_time_ms(ctx, once, &c, 9, 10, NULL), 16 * n);
     loom_array_release(c.x);
     work_t d = {bench_rand(ctx, 7, LOOM_DTYPE_F32, 2, rows, -1, 1),
-                bench_rand(ctx, 8, LOOM_DTYPE_F32, 1, win, 0, 1), 1, true};
+                bench_rand(ctx, 8, LOOM_DTYPE_F32, 1, win, 0, 1), 1, true, 0};
     report("power_rows", bench_time_ms(ctx, once, &d, 9, 10, NULL), 8 * n);
     loom_array_release(d.x);
     loom_array_release(d.w);
+    int64_t big = 1 << 20;
+    work_t e = {bench_rand(ctx, 9, LOOM_DTYPE_F32, 1, &big, -1, 1), NULL, 0, false, 0};
+    for (int64_t k = 16; k <= 4096; k *= 4) {
+        e.w = bench_rand(ctx, 10, LOOM_DTYPE_F32, 1, &k, -1, 1);
+        double t[3];
+        for (int f = 0; f < 3; f++) {
+            e.conv = f + 1;
+            t[f] = bench_time_ms(ctx, once, &e, 9, 3, NULL) * 1e3;
+        }
+        printf("conv_1M_%-6lld direct %9.1f us   transforms %9.1f us   fftconvolve %9.1f us "
+               "(rule: %s)\n",
+               (long long)k, t[0], t[1], t[2], fe_fftconvolve_uses_fft(big, k) ? "fft" : "direct");
+        fflush(stdout);
+        loom_array_release(e.w);
+    }
+    loom_array_release(e.x);
     loom_ctx_destroy(ctx);
     return 0;
 }

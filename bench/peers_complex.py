@@ -1,29 +1,12 @@
 """PyTorch (eager and torch.compile) and CuPy on bench_elementwise's complex64 chain
 abs(exp(1j * x) * z + conj(z)) over 64M (x float32, z complex64), in the same call, with the
 bench's protocol: warm-up, then the median of 9 batches of 10 calls, CUDA events."""
-import statistics
 import cupy as cp
 import torch
 
+from peer_timing import bench, report
+
 N = 1 << 26
-
-
-def bench(fn, reps=9, inner=10):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(inner):
-            fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) * 1e3 / inner)
-    return statistics.median(times)
-
 
 x = torch.rand(N, device="cuda")
 z = torch.complex(torch.rand(N, device="cuda"), torch.rand(N, device="cuda"))
@@ -43,11 +26,9 @@ def fused(x, z):
     return cp.abs(cp.exp(1j * x) * z + cp.conj(z))
 
 
-
 with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
     fused_us = bench(lambda: fused(cx, cz))
 rows = [("torch eager", bench(lambda: chain(x, z))), ("torch.compile", bench(lambda: compiled(x, z))),
         ("cupy", cupy_us), ("cupy.fuse", fused_us)]
 for name, us in rows:
-    print(f"complex64_chain_64M  {name:14s} {us:9.1f} us  {16 * N / (us * 1e-6) / 1e12:6.3f} TB/s",
-          flush=True)
+    report("complex64_chain_64M", name, us, 16 * N)

@@ -1,31 +1,11 @@
 """PyTorch (eager and torch.compile) and CuPy on bench_fft's workloads, in the same call, with the
 bench's protocol: warm-up, then the median of 9 batches of 10 calls, CUDA events."""
-import statistics
 import cupy as cp
 import torch
 
+from peer_timing import bench, report
+
 N = 1 << 24
-
-
-def bench(fn, reps=9, inner=10):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(inner):
-            fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) * 1e3 / inner)
-    return statistics.median(times)
-
-
-def report(name, peer, us, nbytes):
-    print("%-14s %-14s %9.1f us   %.3f TB/s" % (name, peer, us, nbytes / (us * 1e-6) / 1e12))
 
 
 def cplx(*shape):

@@ -1152,6 +1152,14 @@ LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_arra
                                      loom_conv_mode_t mode);
 LOOM_API loom_array_t *loom_correlate(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
                                       loom_conv_mode_t mode);
+/* scipy.signal.fftconvolve(a, v, mode) of 1-D arrays: the convolution in float64 for integer
+ * and bool inputs, float32 for float16 and bfloat16, else the result dtype; SciPy's modes
+ * ('same': a's length, centred; 'valid': the lags where one input covers the other). Computed
+ * directly (one reduction kernel) or as the inverse transform of the product of the inputs'
+ * transforms, padded to a length with factors 2, 3, 5 and 7, whichever the cost rule in
+ * docs/guide.md says is cheaper: the two agree within the transforms' rounding. */
+LOOM_API loom_array_t *loom_fftconvolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                        loom_conv_mode_t mode);
 
 /* ---- Interpolation, binning, integration, polynomials ---------------------------------- */
 

@@ -125,6 +125,13 @@ bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t
 loom_array_t *fe_scope_adopt(loom_ctx_t *ctx, loom_array_t *a);
 /* Checks that a builder argument is a live array of ctx; records the error otherwise. */
 bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
+/* fftconvolve's cost rule (signal.c): whether inputs of n1 and n2 elements go through the
+ * transforms. The direct form up to FE_CONV_DIRECT_MAX elements in the shorter input, and
+ * while n1 n2 products cost less than three transforms of the padded length plus a fixed
+ * cost of FE_CONV_FFT_FIXED products (docs/guide.md, "Fourier transforms"). */
+#define FE_CONV_DIRECT_MAX 64
+#define FE_CONV_FFT_FIXED  4.0e7
+bool fe_fftconvolve_uses_fft(int64_t n1, int64_t n2);
 /* fe_check_arg for actions (calls that return a status and hand out results): a nil array
  * is an error even when none is pending (its own was cleared), so that OK always comes with
  * results. */

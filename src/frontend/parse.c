@@ -1449,6 +1449,7 @@ static const func_t funcs[] = {
     {.name = "ifftshift", .kind = F_MANIP, .params = "x,axes?"},
     {.name = "convolve", .kind = F_MANIP, .params = "a,v,mode?"},
     {.name = "correlate", .kind = F_MANIP, .params = "a,v,mode?"},
+    {.name = "fftconvolve", .kind = F_MANIP, .params = "in1,in2,mode?"},
     {.name = "tensordot", .kind = F_MANIP, .params = "a,b,axes?"},
     {.name = "einsum",
      .kind = F_MANIP,
@@ -2495,15 +2496,17 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     } else if (!strcmp(n, "fftshift") || !strcmp(n, "ifftshift")) {
         if (!get_axes(P, b, 1, true, &naxes, axes)) return false;
         *r = (n[0] == 'f' ? loom_fftshift : loom_ifftshift)(ctx, a, naxes, naxes < 0 ? NULL : axes);
-    } else if (!strcmp(n, "convolve") || !strcmp(n, "correlate")) {
+    } else if (!strcmp(n, "convolve") || !strcmp(n, "correlate") || !strcmp(n, "fftconvolve")) {
         static const char *const modes[] = {"valid", "same", "full"};
-        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "v");
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], n[0] == 'f' ? "in2" : "v");
         if (loom_array_is_nil(c)) return false;
-        int m = choice_arg(P, b, 2, modes, 3, n[2] == 'n' ? LOOM_CONV_FULL : LOOM_CONV_VALID);
+        int m = choice_arg(P, b, 2, modes, 3, n[2] == 'r' ? LOOM_CONV_VALID : LOOM_CONV_FULL);
         if (m < 0)
             return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
                         "%s: mode must be 'valid', 'same' or 'full'", n);
-        *r = (n[2] == 'n' ? loom_convolve : loom_correlate)(ctx, a, c, (loom_conv_mode_t)m);
+        *r = (n[0] == 'f'   ? loom_fftconvolve
+              : n[2] == 'n' ? loom_convolve
+                            : loom_correlate)(ctx, a, c, (loom_conv_mode_t)m);
     } else if (!strcmp(n, "interp")) {
         loom_array_t *xp = as_array(P, &b->v[1], b->pos[1], "xp"), *fp = NULL, *lr[2] = {NULL, NULL};
         if (loom_array_is_nil(xp) || loom_array_is_nil(fp = as_array(P, &b->v[2], b->pos[2], "fp")))

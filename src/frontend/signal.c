@@ -1,7 +1,9 @@
 /* signal.c — numpy.fft's helper functions (fftfreq, rfftfreq, fftshift, ifftshift: generators
- * and index arithmetic that fuse into their consumers) and np.convolve / np.correlate in the
+ * and index arithmetic that fuse into their consumers), np.convolve / np.correlate in the
  * direct form: out[t] = sum_i a[s + t + i] * v[i] (0 off the ends of a), a gather whose
- * indices are generator arithmetic, multiplied and summed in one reduction kernel. */
+ * indices are generator arithmetic, multiplied and summed in one reduction kernel; and SciPy's
+ * fftconvolve, the direct form or the product of transforms by a cost rule. */
+#include <math.h>
 #include <string.h>
 
 #include "fe.h"
@@ -147,4 +149,74 @@ LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_arra
         v = t;
     }
     return correlate_core(ctx, a, loom_flip(ctx, v, 0, NULL), mode, d);
+}
+
+/* The smallest 2^a 3^b 5^c 7^d >= n: a length cuFFT (and the CPU device's mixed radix)
+ * transform without Bluestein's padding. */
+static int64_t fast_len(int64_t n) {
+    int64_t best = INT64_MAX;
+    for (int64_t p7 = 1; p7 < best; p7 *= 7)
+        for (int64_t p5 = p7; p5 < best; p5 *= 5)
+            for (int64_t p3 = p5; p3 < best; p3 *= 3) {
+                int64_t v = p3;
+                while (v < n) v *= 2;
+                if (v < best) best = v;
+                if (p3 > INT64_MAX / 3) break;
+            }
+    return best;
+}
+
+bool fe_fftconvolve_uses_fft(int64_t n1, int64_t n2) {
+    /* Direct: one multiply-add per pair of elements. FFT: three transforms of the padded
+     * length, about 5 N log2 N flops each, and a fixed cost of its six steps (transforms,
+     * products, casts) equal to FE_CONV_FFT_FIXED products. */
+    int64_t small = n1 < n2 ? n1 : n2;
+    if (small <= FE_CONV_DIRECT_MAX) return false;
+    double n = (double)fast_len(n1 + n2 - 1);
+    double direct = (double)n1 * (double)n2;
+    double fft = FE_CONV_FFT_FIXED + 3 * 5 * n * log2(n);
+    return fft < direct;
+}
+
+LOOM_API loom_array_t *loom_fftconvolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+                                        loom_conv_mode_t mode) {
+    if (!ctx) return NULL;
+    loom_dtype_t d;
+    if (!conv_args(ctx, "fftconvolve", &a, &v, mode, &d)) return &ctx->nil;
+    /* SciPy's dtypes: integers and bool in float64, float16 in float32 */
+    if (!ir_is_float(d) && !ir_is_complex(d))
+        d = LOOM_DTYPE_F64;
+    else if (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16)
+        d = LOOM_DTYPE_F32;
+    int64_t n1 = a->shape[0], n2 = v->shape[0], full = n1 + n2 - 1;
+    loom_array_t *r;
+    if (!fe_fftconvolve_uses_fft(n1, n2)) {
+        r = n1 >= n2 ? correlate_core(ctx, a, loom_flip(ctx, v, 0, NULL), LOOM_CONV_FULL, d)
+                     : correlate_core(ctx, v, loom_flip(ctx, a, 0, NULL), LOOM_CONV_FULL, d);
+    } else {
+        int64_t n = fast_len(full);
+        a = loom_astype(ctx, a, d);
+        v = loom_astype(ctx, v, d);
+        if (ir_is_complex(d)) {
+            loom_array_t *p = loom_multiply(ctx, loom_fft(ctx, a, n, 0, LOOM_FFT_BACKWARD),
+                                            loom_fft(ctx, v, n, 0, LOOM_FFT_BACKWARD));
+            r = loom_ifft(ctx, p, n, 0, LOOM_FFT_BACKWARD);
+        } else {
+            loom_array_t *p = loom_multiply(ctx, loom_rfft(ctx, a, n, 0, LOOM_FFT_BACKWARD),
+                                            loom_rfft(ctx, v, n, 0, LOOM_FFT_BACKWARD));
+            r = loom_irfft(ctx, p, n, 0, LOOM_FFT_BACKWARD);
+        }
+        r = loom_astype(ctx, fe_slice_axis(ctx, r, 0, 0, full, LOOM_NONE), d);
+    }
+    /* SciPy's modes: 'same' is a's length, centred; 'valid' the lags where one covers the other */
+    int64_t start = 0, len = full;
+    if (mode == LOOM_CONV_SAME) {
+        start = (full - n1) / 2;
+        len = n1;
+    } else if (mode == LOOM_CONV_VALID) {
+        int64_t lo = n1 < n2 ? n1 : n2, hi = n1 < n2 ? n2 : n1;
+        start = lo - 1;
+        len = hi - lo + 1;
+    }
+    return len == full ? r : fe_slice_axis(ctx, r, 0, start, start + len, LOOM_NONE);
 }

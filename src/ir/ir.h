@@ -87,15 +87,15 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
     X(SIN, "sin", ELEM, 1, FLTC, SAME)                                                          \
     X(COS, "cos", ELEM, 1, FLTC, SAME)                                                          \
     X(TAN, "tan", ELEM, 1, FLTC, SAME)                                                          \
-    X(ARCSIN, "arcsin", ELEM, 1, FLT, SAME)                                                    \
-    X(ARCCOS, "arccos", ELEM, 1, FLT, SAME)                                                    \
-    X(ARCTAN, "arctan", ELEM, 1, FLT, SAME)                                                    \
+    X(ARCSIN, "arcsin", ELEM, 1, FLTC, SAME)                                                    \
+    X(ARCCOS, "arccos", ELEM, 1, FLTC, SAME)                                                    \
+    X(ARCTAN, "arctan", ELEM, 1, FLTC, SAME)                                                    \
     X(SINH, "sinh", ELEM, 1, FLTC, SAME)                                                        \
     X(COSH, "cosh", ELEM, 1, FLTC, SAME)                                                        \
     X(TANH, "tanh", ELEM, 1, FLTC, SAME)                                                        \
-    X(ARCSINH, "arcsinh", ELEM, 1, FLT, SAME)                                                  \
-    X(ARCCOSH, "arccosh", ELEM, 1, FLT, SAME)                                                  \
-    X(ARCTANH, "arctanh", ELEM, 1, FLT, SAME)                                                  \
+    X(ARCSINH, "arcsinh", ELEM, 1, FLTC, SAME)                                                  \
+    X(ARCCOSH, "arccosh", ELEM, 1, FLTC, SAME)                                                  \
+    X(ARCTANH, "arctanh", ELEM, 1, FLTC, SAME)                                                  \
     X(FLOOR, "floor", ELEM, 1, ALL, SAME)                                                      \
     X(CEIL, "ceil", ELEM, 1, ALL, SAME)                                                        \
     X(TRUNC, "trunc", ELEM, 1, ALL, SAME)                                                      \

@@ -150,10 +150,10 @@ typedef struct lm_c128 lm_c128;
     X(EXP2, exp2, 1, FLTC, SAME) X(EXPM1, expm1, 1, FLTC, SAME) X(LOG, log, 1, FLTC, SAME)        \
     X(LOG2, log2, 1, FLTC, SAME) X(LOG10, log10, 1, FLTC, SAME) X(LOG1P, log1p, 1, FLTC, SAME)    \
     X(SIN, sin, 1, FLTC, SAME) X(COS, cos, 1, FLTC, SAME) X(TAN, tan, 1, FLTC, SAME)              \
-    X(ARCSIN, arcsin, 1, FLT, SAME) X(ARCCOS, arccos, 1, FLT, SAME)                            \
-    X(ARCTAN, arctan, 1, FLT, SAME) X(SINH, sinh, 1, FLTC, SAME) X(COSH, cosh, 1, FLTC, SAME)    \
-    X(TANH, tanh, 1, FLTC, SAME) X(ARCSINH, arcsinh, 1, FLT, SAME)                              \
-    X(ARCCOSH, arccosh, 1, FLT, SAME) X(ARCTANH, arctanh, 1, FLT, SAME)                        \
+    X(ARCSIN, arcsin, 1, FLTC, SAME) X(ARCCOS, arccos, 1, FLTC, SAME)                            \
+    X(ARCTAN, arctan, 1, FLTC, SAME) X(SINH, sinh, 1, FLTC, SAME) X(COSH, cosh, 1, FLTC, SAME)    \
+    X(TANH, tanh, 1, FLTC, SAME) X(ARCSINH, arcsinh, 1, FLTC, SAME)                              \
+    X(ARCCOSH, arccosh, 1, FLTC, SAME) X(ARCTANH, arctanh, 1, FLTC, SAME)                        \
     X(FLOOR, floor, 1, ALL, SAME) X(CEIL, ceil, 1, ALL, SAME) X(TRUNC, trunc, 1, ALL, SAME)    \
     X(RINT, rint, 1, FLT, SAME) X(ISNAN, isnan, 1, ALLC, BOOL) X(ISINF, isinf, 1, ALLC, BOOL)    \
     X(ISFINITE, isfinite, 1, ALLC, BOOL) X(LOGICAL_NOT, logical_not, 1, ALLC, BOOL)              \
@@ -1058,6 +1058,7 @@ LM_ELEM_OPS(LM__GEN_OP)
  * values, in the dtype's own precision (the float32 functions for complex64, as NumPy's
  * npy_cexpf and the like). */
 LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
+LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
 #define LM__CARITH(s, T, R, rs, F, MUL, ADD, SUB)                                              \
     LM_FN T lm_add_##s(T a, T b) { return lm__mk_##s(ADD(a.re, b.re), ADD(a.im, b.im)); }      \
     LM_FN T lm_subtract_##s(T a, T b) { return lm__mk_##s(SUB(a.re, b.re), SUB(a.im, b.im)); } \
@@ -1184,7 +1185,7 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
 /* The Annex G functions for one precision: T the complex type, R its part type, F the libm
  * suffix, MUL/ADD/SUB/DIV its rounding operations, BIG where hypot would overflow, TCUT where
  * tanh's real part is 1 to the last bit (FreeBSD's 22 and 9). */
-#define LM__CTRANS(s, T, R, rs, F, MUL, ADD, SUB, DIV, BIG, TCUT)                               \
+#define LM__CTRANS(s, T, R, rs, F, MUL, ADD, SUB, DIV, BIG, TCUT, SQBIG)                        \
     LM_FN T lm_exp_##s(T z) {                                                                  \
         R a = z.re, b = z.im;                                                                  \
         if (b == 0) return lm__mk_##s(exp##F(a), b);                                           \
@@ -1307,6 +1308,103 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
         return lm__mk_##s(MUL(l.re, (R)0.434294481903251827651128918916605082),               \
                           MUL(l.im, (R)0.434294481903251827651128918916605082));              \
     }                                                                                          \
+    /* The inverse functions: Kahan's formulas ("Branch cuts for complex elementary         \
+     * functions", 1987) through sqrt(1 - z) and sqrt(1 + z), whose signed zeros put the     \
+     * branch cuts where C99 and NumPy have them; C99 Annex G's values for infinities and    \
+     * NaNs as glibc gives them (NumPy's); asin, atan through asinh, atanh (asin z =        \
+     * -i asinh(iz)), acosh through acos (|Im acos z| + i sign(y) Re acos z). */             \
+    LM_FN T lm__csqrt1m_##s(T z) { return lm_sqrt_##s(lm__mk_##s(SUB((R)1, z.re), -z.im)); }  \
+    LM_FN T lm__csqrt1p_##s(T z) { return lm_sqrt_##s(lm__mk_##s(ADD((R)1, z.re), z.im)); }   \
+    LM_FN T lm_arcsinh_##s(T z) {                                                              \
+        R x = z.re, y = z.im;                                                                  \
+        if (lm__isnan_##rs(x)) {                                                               \
+            if (y == 0) return z;                                                              \
+            if (lm__isinf_##rs(y)) return lm__mk_##s(copysign##F((R)lm__inf64(), x), x);       \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (lm__isnan_##rs(y)) {                                                               \
+            if (lm__isinf_##rs(x)) return z;                                                   \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (lm__isinf_##rs(x) || lm__isinf_##rs(y)) {                                          \
+            R q = lm__isinf_##rs(x) ? (lm__isinf_##rs(y) ? (R)(LM__PI / 4) : (R)0)             \
+                                    : (R)(LM__PI / 2);                                         \
+            return lm__mk_##s(copysign##F((R)lm__inf64(), x), copysign##F(q, y));              \
+        }                                                                                      \
+        /* asin(w) at w = iz = (-y, x): (atan2(Re w, Re(s1 s2)), asinh(Im(conj(s1) s2))) */    \
+        T w = lm__mk_##s(-y, x), s1 = lm__csqrt1m_##s(w), s2 = lm__csqrt1p_##s(w);             \
+        R re = atan2##F(w.re, SUB(MUL(s1.re, s2.re), MUL(s1.im, s2.im)));                      \
+        R im = asinh##F(SUB(MUL(s1.re, s2.im), MUL(s1.im, s2.re)));                            \
+        return lm__mk_##s(im, -re);                                                            \
+    }                                                                                          \
+    LM_FN T lm_arcsin_##s(T z) {                                                               \
+        T w = lm_arcsinh_##s(lm__mk_##s(-z.im, z.re));                                         \
+        return lm__mk_##s(w.im, -w.re);                                                        \
+    }                                                                                          \
+    LM_FN T lm_arccos_##s(T z) {                                                               \
+        R x = z.re, y = z.im;                                                                  \
+        if (lm__isnan_##rs(x)) {                                                               \
+            if (lm__isinf_##rs(y)) return lm__mk_##s(x, -y);                                   \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (lm__isnan_##rs(y)) {                                                               \
+            if (lm__isinf_##rs(x)) return lm__mk_##s(y, copysign##F((R)lm__inf64(), -y));      \
+            if (x == 0) return lm__mk_##s((R)(LM__PI / 2), y);                                 \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (lm__isinf_##rs(x) || lm__isinf_##rs(y)) {                                          \
+            R re = !lm__isinf_##rs(x) ? (R)(LM__PI / 2)                                        \
+                   : lm__isinf_##rs(y) ? (x < 0 ? (R)(3 * LM__PI / 4) : (R)(LM__PI / 4))       \
+                   : (x < 0 ? (R)LM__PI : (R)0);                                               \
+            return lm__mk_##s(re, copysign##F((R)lm__inf64(), -y));                            \
+        }                                                                                      \
+        T s1 = lm__csqrt1m_##s(z), s2 = lm__csqrt1p_##s(z);                                    \
+        return lm__mk_##s(MUL((R)2, atan2##F(s1.re, s2.re)),                                   \
+                          asinh##F(SUB(MUL(s2.re, s1.im), MUL(s2.im, s1.re))));                \
+    }                                                                                          \
+    LM_FN T lm_arccosh_##s(T z) {                                                              \
+        R x = z.re, y = z.im;                                                                  \
+        if (lm__isnan_##rs(x) || lm__isnan_##rs(y)) {                                          \
+            R nan = (R)lm__nan64();                                                            \
+            if (lm__isinf_##rs(x) || lm__isinf_##rs(y)) return lm__mk_##s((R)lm__inf64(), nan); \
+            return lm__mk_##s(nan, x == 0 ? (R)(LM__PI / 2) : nan);                            \
+        }                                                                                      \
+        T w = lm_arccos_##s(z);                                                                \
+        return lm__mk_##s(fabs##F(w.im), copysign##F(w.re, y));                                \
+    }                                                                                          \
+    /* atanh z = (log1p(4x / ((1 - x)^2 + y^2)) / 4, atan2(2y, (1 - x)(1 + x) - y^2) / 2),   \
+     * and x / |z|^2 and +-pi/2 where |z| is large enough for the squares to overflow */     \
+    LM_FN T lm_arctanh_##s(T z) {                                                              \
+        R x = z.re, y = z.im, ax = fabs##F(x), ay = fabs##F(y);                                \
+        if (lm__isnan_##rs(x)) {                                                               \
+            if (lm__isinf_##rs(y))                                                             \
+                return lm__mk_##s(copysign##F((R)0, x), copysign##F((R)(LM__PI / 2), y));      \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (lm__isnan_##rs(y)) {                                                               \
+            if (lm__isinf_##rs(x)) return lm__mk_##s(copysign##F((R)0, x), y);                 \
+            if (x == 0) return z;                                                              \
+            return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
+        }                                                                                      \
+        if (ax > (R)SQBIG || ay > (R)SQBIG) { /* infinities too */                             \
+            R hi = ax > ay ? ax : ay, lo = ax > ay ? ay : ax, r = DIV(lo, hi);                 \
+            R re = lm__isinf_##rs(hi) ? (R)0                                                   \
+                                      : DIV(DIV(DIV(x, hi), hi), ADD((R)1, MUL(r, r)));         \
+            return lm__mk_##s(copysign##F(re, x), copysign##F((R)(LM__PI / 2), y));            \
+        }                                                                                      \
+        /* Re is odd in x and Im even: |x| keeps log1p's argument >= 0 (no cancellation); */   \
+        R omx = SUB((R)1, ax), d = ADD(MUL(omx, omx), MUL(y, y));                              \
+        /* near z = +-1 (d small, perhaps underflowing) as log |1 + z| - log |1 - z| */       \
+        R re = d < (R)0.25 ? MUL((R)0.5, SUB(log##F(hypot##F(ADD((R)1, ax), y)),               \
+                                             log##F(hypot##F(omx, y))))                        \
+                           : MUL((R)0.25, log1p##F(DIV(MUL((R)4, ax), d)));                    \
+        R im = MUL((R)0.5, atan2##F(MUL((R)2, y), SUB(MUL(omx, ADD((R)1, ax)), MUL(y, y))));   \
+        return lm__mk_##s(copysign##F(re, x), im);                                             \
+    }                                                                                          \
+    LM_FN T lm_arctan_##s(T z) {                                                               \
+        T w = lm_arctanh_##s(lm__mk_##s(-z.im, z.re));                                         \
+        return lm__mk_##s(w.im, -w.re);                                                        \
+    }                                                                                          \
     /* a ** b = exp(b log a), the general case of power (C99's cpow as glibc computes it) */  \
     LM_FN T lm__cpow_##s(T a, T b) {                                                           \
         T l = lm_log_##s(a);                                                                   \
@@ -1314,8 +1412,8 @@ LM_FN lm_f64 lm__nan64(void) { return lm__dfrom(0x7ff8000000000000ull); }
                                      ADD(MUL(b.re, l.im), MUL(b.im, l.re))));                  \
     }
 #define LM__FDIV_RN(a, b) ((a) / (b))
-LM__CTRANS(c64, lm_c64, lm_f32, f32, f, LM_FMUL, LM_FADD, LM_FSUB, LM__FDIV_RN, 1e37, 9)
-LM__CTRANS(c128, lm_c128, lm_f64, f64, , LM_DMUL, LM_DADD, LM_DSUB, LM_DDIV, 1e300, 22)
+LM__CTRANS(c64, lm_c64, lm_f32, f32, f, LM_FMUL, LM_FADD, LM_FSUB, LM__FDIV_RN, 1e37, 9, 1e18)
+LM__CTRANS(c128, lm_c128, lm_f64, f64, , LM_DMUL, LM_DADD, LM_DSUB, LM_DDIV, 1e300, 22, 1e150)
 LM__CARITH(c64, lm_c64, lm_f32, f32, f, LM_OP_FMUL, LM_OP_FADD, LM_OP_FSUB)
 LM__CARITH(c128, lm_c128, lm_f64, f64, , LM_OP_DMUL, LM_OP_DADD, LM_OP_DSUB)
 

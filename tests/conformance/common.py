@@ -48,10 +48,11 @@ def run(loom, binds, tmp, expr, device):
     return np.load(out), None
 
 
-def check_all(loom, device, arrays, cases, errors, compare, what):
-    """Each (expr, tag) of cases through loom and NumPy, compare(got, want, tag) giving None or
-    why they differ; each (expr, words) of errors must fail in loom with words in the message.
-    Prints the failures and a summary; 0 when all agree, else 1."""
+def check_all(loom, device, arrays, cases, errors, compare, what, names=None):
+    """Each (expr, tag) of cases through loom and NumPy (with the arrays, np and names
+    defined), compare(got, want, tag) giving None or why they differ; each (expr, words) of
+    errors must fail in loom with words in the message. Prints the failures and a summary; 0
+    when all agree, else 1."""
     import warnings
     warnings.simplefilter("ignore")
     failures = 0
@@ -61,7 +62,7 @@ def check_all(loom, device, arrays, cases, errors, compare, what):
             np.save(os.path.join(tmp, k + ".npy"), x)
             binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
         for expr, tag in cases:
-            want = np.asarray(eval(expr, dict(arrays, np=np)))
+            want = np.asarray(eval(expr, dict(arrays, np=np, **(names or {}))))
             got, err = run(loom, binds, tmp, expr, device)
             why = "loom: %s" % err if err else compare(got, want, tag)
             if why:

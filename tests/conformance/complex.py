@@ -111,6 +111,15 @@ APPROX = [
     "np.sin(z128)", "np.cos(z128)", "np.tan(z128)", "np.sinh(z128)", "np.cosh(z128)",
     "np.tanh(z128)", "np.sin(z64)", "np.tanh(z64 * 30)", "np.tanh(zf)", "np.sinh(zf)",
     "np.cosh(zf)", "np.sin(zf)", "np.cos(zf)", "np.tan(zf)",
+    # the inverse functions: branch cuts (signed zeros on the real and imaginary axes), the
+    # special values, tiny and huge parts, near the branch points +-1 and +-i
+    "np.arcsin(zs)", "np.arccos(zs)", "np.arctan(zs)", "np.arcsinh(zs)", "np.arccosh(zs)",
+    "np.arctanh(zs)", "np.arcsin(z128)", "np.arccos(z128)", "np.arctan(z128)",
+    "np.arcsinh(z128)", "np.arccosh(z128)", "np.arctanh(z128)", "np.arcsin(z64)",
+    "np.arccos(zf)", "np.arctan(z64)", "np.arcsinh(zf)", "np.arccosh(z64)", "np.arctanh(zf)",
+    "np.arctanh(1 + z128 * 1e-9)", "np.arctanh(-1 - 1e-300j + f64 * 0)", "np.arctan(1j + z128 * 1e-7)",
+    "np.arcsin(f64 * 3 + 0j)", "np.arcsin(f64 * 3 - 0j)", "np.arccos(np.conj(f64 * 3 + 0j))",
+    "np.arccosh(f64 * 3 + 0j)", "np.arcsinh(1j * f64 * 3)", "np.arctanh(f64.astype(np.complex64) * 2)",
     "np.exp2(z128)", "np.exp2(z64)", "np.expm1(z128 * 0.1)", "np.expm1(z64)", "np.log1p(z128)",
     # NumPy's log1p loses digits near 0 (log(hypot(1 + x, y))): at 1e-9 its complex128 real
     # part is off by 3e-7 relative (mpmath agrees with loom's), so only this comparison holds

@@ -18,7 +18,30 @@ def inputs():
         "z": g(50) + 1j * g(50), "zf": (g(33) + 1j * g(33)).astype(np.complex64),
         "m": g(12, 10), "mf": g(6, 8).astype(np.float32), "t": g(4, 5, 6),
         "zm": g(9, 14) + 1j * g(9, 14), "u": g(9, 5, 3) + 1j * g(9, 5, 3),
+        "big": g(20000), "k": g(3000), "bigf": g(20000).astype(np.float32),
+        "zbig": g(20000) + 1j * g(20000), "zk": g(3000) + 1j * g(3000),
+        "ik": rng.integers(-9, 9, 3000), "ibig": rng.integers(-9, 9, 20000),
     }
+
+
+def fftconvolve(a, v, mode="full"):
+    """scipy.signal.fftconvolve's values and dtypes, from NumPy's direct convolution."""
+    a, v = np.asarray(a), np.asarray(v)
+    d = np.result_type(a, v)
+    if d.kind in "biu":
+        d = np.dtype(np.float64)
+    elif d == np.float16:
+        d = np.dtype(np.float32)
+    full = np.convolve(a.astype(np.complex128 if d.kind == "c" else np.float64),
+                       v.astype(np.complex128 if d.kind == "c" else np.float64))
+    n1, n2 = len(a), len(v)
+    if mode == "same":
+        s = (len(full) - n1) // 2
+        full = full[s:s + n1]
+    elif mode == "valid":
+        lo = min(n1, n2)
+        full = full[lo - 1:lo - 1 + max(n1, n2) - lo + 1]
+    return full.astype(d)
 
 
 CASES = [
@@ -45,6 +68,17 @@ CASES = [
     "np.real(np.fft.ifft(np.fft.fft(x) * np.fft.fft(x[::-1])))",
 ]
 
+# (case, its inputs): the direct form below the cost rule's threshold, the transforms above
+CONV = [
+    ("fftconvolve(x, x97)", "x x97"), ("fftconvolve(x97, x, 'same')", "x97 x"),
+    ("fftconvolve(x, x97, mode='valid')", "x x97"), ("fftconvolve(z, x7)", "z x7"),
+    ("fftconvolve(big, k)", "big k"), ("fftconvolve(k, big, 'same')", "k big"),
+    ("fftconvolve(big, k, 'valid')", "big k"), ("fftconvolve(bigf, k)", "bigf k"),
+    ("fftconvolve(bigf, bigf[:4000].astype('float32'), 'same')", "bigf bigf"),
+    ("fftconvolve(zbig, zk)", "zbig zk"), ("fftconvolve(zbig, k, 'valid')", "zbig k"),
+    ("fftconvolve(ibig, ik)", "ibig ik"), ("fftconvolve(i, b)", "i b"),
+]
+
 ERRORS = [
     ("np.fft.fft(x, 0)", "Invalid number of FFT data points (0)"),
     ("np.fft.fft(x, norm='none')", "Invalid norm value"),
@@ -53,13 +87,13 @@ ERRORS = [
 ]
 
 
-def close(got, want):
+def close(got, want, scale=None):
     if got.shape != want.shape or got.dtype != want.dtype:
         return "shape/dtype %s %s, NumPy %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
     if want.size == 0:
         return None
     eps = np.finfo(want.dtype).eps
-    scale = float(np.max(np.abs(want))) or 1.0
+    scale = scale or float(np.max(np.abs(want))) or 1.0
     tol = 16 * eps * max(1.0, np.log2(max(want.shape))) * scale
     bad = np.abs(got.astype(np.complex128) - want.astype(np.complex128)) > tol
     if not bad.any():
@@ -75,9 +109,15 @@ def main():
         return 77
     arrays = inputs()
     cases = [(c, None) for c in CASES if args.k in c]
+    for c, names in CONV:  # a transform's error scales with the inputs' norms
+        a, v = (np.asarray(arrays[n], dtype=np.complex128) for n in names.split())
+        if args.k in c:
+            cases.append((c, float(np.linalg.norm(a) * np.linalg.norm(v))))
     errors = [e for e in ERRORS if args.k in e[0]]
+    errors.append(("fftconvolve(x, m)", "too deep"))
     return check_all(args.loom, args.device, arrays, cases, errors,
-                     lambda got, want, _: close(got, want), "fft")
+                     lambda got, want, scale: close(got, want, scale), "fft",
+                     {"fftconvolve": fftconvolve})
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1467,7 +1467,9 @@ static void op_numeric2(reader_t *r) {
             break;
         case 5:
             if (!sync_ok(a) || !sync_ok(c)) return;
-            built((b & 16 ? loom_convolve : loom_correlate)(ctx, a, c, (loom_conv_mode_t)(byte(r) % 4)),
+            built((b & 16   ? loom_convolve
+                   : b & 32 ? loom_fftconvolve
+                            : loom_correlate)(ctx, a, c, (loom_conv_mode_t)(byte(r) % 4)),
                   nil2);
             break;
         case 6:
