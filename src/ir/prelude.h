@@ -1313,6 +1313,9 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
      * branch cuts where C99 and NumPy have them; C99 Annex G's values for infinities and    \
      * NaNs as glibc gives them (NumPy's); asin, atan through asinh, atanh (asin z =        \
      * -i asinh(iz)), acosh through acos (|Im acos z| + i sign(y) Re acos z). */             \
+    /* -v with the sign bit flipped on a NaN too (PTX's neg leaves a NaN's sign unspecified; \
+     * glibc's results carry it into signed infinities and zeros) */                         \
+    LM_FN R lm__negbits_##s(R v) { return copysign##F(v, -copysign##F((R)1, v)); }            \
     LM_FN T lm__csqrt1m_##s(T z) { return lm_sqrt_##s(lm__mk_##s(SUB((R)1, z.re), -z.im)); }  \
     LM_FN T lm__csqrt1p_##s(T z) { return lm_sqrt_##s(lm__mk_##s(ADD((R)1, z.re), z.im)); }   \
     LM_FN T lm_arcsinh_##s(T z) {                                                              \
@@ -1332,14 +1335,15 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
             return lm__mk_##s(copysign##F((R)lm__inf64(), x), copysign##F(q, y));              \
         }                                                                                      \
         /* asin(w) at w = iz = (-y, x): (atan2(Re w, Re(s1 s2)), asinh(Im(conj(s1) s2))) */    \
-        T w = lm__mk_##s(-y, x), s1 = lm__csqrt1m_##s(w), s2 = lm__csqrt1p_##s(w);             \
+        T w = lm__mk_##s(lm__negbits_##s(y), x), s1 = lm__csqrt1m_##s(w),                      \
+          s2 = lm__csqrt1p_##s(w);                                                             \
         R re = atan2##F(w.re, SUB(MUL(s1.re, s2.re), MUL(s1.im, s2.im)));                      \
         R im = asinh##F(SUB(MUL(s1.re, s2.im), MUL(s1.im, s2.re)));                            \
-        return lm__mk_##s(im, -re);                                                            \
+        return lm__mk_##s(im, lm__negbits_##s(re));                                            \
     }                                                                                          \
     LM_FN T lm_arcsin_##s(T z) {                                                               \
-        T w = lm_arcsinh_##s(lm__mk_##s(-z.im, z.re));                                         \
-        return lm__mk_##s(w.im, -w.re);                                                        \
+        T w = lm_arcsinh_##s(lm__mk_##s(lm__negbits_##s(z.im), z.re));                         \
+        return lm__mk_##s(w.im, lm__negbits_##s(w.re));                                       \
     }                                                                                          \
     LM_FN T lm_arccos_##s(T z) {                                                               \
         R x = z.re, y = z.im;                                                                  \
@@ -1348,7 +1352,7 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
             return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
         }                                                                                      \
         if (lm__isnan_##rs(y)) {                                                               \
-            if (lm__isinf_##rs(x)) return lm__mk_##s(y, copysign##F((R)lm__inf64(), -y));      \
+            if (lm__isinf_##rs(x)) return lm__mk_##s(y, -copysign##F((R)lm__inf64(), y));      \
             if (x == 0) return lm__mk_##s((R)(LM__PI / 2), y);                                 \
             return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
         }                                                                                      \
@@ -1402,8 +1406,8 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
         return lm__mk_##s(copysign##F(re, x), im);                                             \
     }                                                                                          \
     LM_FN T lm_arctan_##s(T z) {                                                               \
-        T w = lm_arctanh_##s(lm__mk_##s(-z.im, z.re));                                         \
-        return lm__mk_##s(w.im, -w.re);                                                        \
+        T w = lm_arctanh_##s(lm__mk_##s(lm__negbits_##s(z.im), z.re));                         \
+        return lm__mk_##s(w.im, lm__negbits_##s(w.re));                                       \
     }                                                                                          \
     /* a ** b = exp(b log a), the general case of power (C99's cpow as glibc computes it) */  \
     LM_FN T lm__cpow_##s(T a, T b) {                                                           \
