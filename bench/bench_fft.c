@@ -67,13 +67,7 @@ static loom_array_t *cplx(uint64_t seed, int nd, const int64_t *shape) {
 }
 
 int main(void) {
-    loom_options_t o = {0};
-    o.device = LOOM_DEVICE_CUDA;
-    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
-        return 77;
-    }
-    printf("device: %s\n", loom_ctx_device_name(ctx));
+    if (!(ctx = bench_cuda_ctx())) return 77;
     const double n = 16777216.0;
     int64_t line[1] = {1 << 24}, rows[2] = {16384, 1024}, cols[2] = {1024, 16384}, win[1] = {1024};
     work_t a = {cplx(1, 1, line), NULL, 0, false, 0};

@@ -68,13 +68,7 @@ static void report(const char *name, double ms, double floor_ms, const char *flo
 }
 
 int main(void) {
-    loom_options_t o = {0};
-    o.device = LOOM_DEVICE_CUDA;
-    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
-        return 77;
-    }
-    printf("device: %s\n", loom_ctx_device_name(ctx));
+    if (!(ctx = bench_cuda_ctx())) return 77;
     int64_t big[2] = {8192, 8192}, rhs[1] = {8192}, mid[2] = {4096, 4096};
     int64_t many[3] = {100000, 8, 8}, many_b[3] = {100000, 8, 1};
     static const loom_dtype_t ds[2] = {LOOM_DTYPE_F32, LOOM_DTYPE_F64};

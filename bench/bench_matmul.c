@@ -38,13 +38,7 @@ static double report(const char *name, double n, double ms, double cupy_ms) {
 int main(int argc, char **argv) {
     /* "pos": inputs in [0, 1) as CuPy's cupy.random.rand (default [-1, 1)) */
     double lo = argc > 1 && !strcmp(argv[1], "pos") ? 0 : -1;
-    loom_options_t o = {0};
-    o.device = LOOM_DEVICE_CUDA;
-    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
-        return 77;
-    }
-    printf("device: %s\n", loom_ctx_device_name(ctx));
+    if (!(ctx = bench_cuda_ctx())) return 77;
     int64_t s32[2] = {10000, 10000}, s16[2] = {8192, 8192}, sb[1] = {8192};
     work_t w32 = {bench_rand(ctx, 1, LOOM_DTYPE_F32, 2, s32, lo, 1),
                   bench_rand(ctx, 2, LOOM_DTYPE_F32, 2, s32, lo, 1), NULL, false};

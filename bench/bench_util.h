@@ -54,6 +54,20 @@ static inline double bench_time_ms(loom_ctx_t *ctx, bench_fn fn, void *arg, int 
     return bench_median(t, reps);
 }
 
+/* A context on the CUDA device, its name printed ("device: ..."); NULL (after saying why) when
+ * there is none: the benchmark then exits 77. */
+static inline loom_ctx_t *bench_cuda_ctx(void) {
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    loom_ctx_t *c = NULL;
+    if (loom_ctx_create(&o, &c) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
+        return NULL;
+    }
+    printf("device: %s\n", loom_ctx_device_name(c));
+    return c;
+}
+
 /* A realised device array of uniform random values in [lo, hi) of dtype d (drawn in float32,
  * then cast), retained: the caller releases it. */
 static inline loom_array_t *bench_rand(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t d, int32_t nd,

@@ -218,8 +218,13 @@ static const char *extreme(loom_dtype_t d, bool lowest) {
 /* The identity a REDUCE node's accumulator starts from. */
 static void emit_identity(const cg_reduce_t *r, const ir_node_t *n, base_str_t *o) {
     loom_dtype_t a = acc_dtype(r->g, n);
-    if (ir_is_complex(a)) { /* sum and prod only */
-        base_str_printf(o, "lm__mk_%s(%d, 0)", sfx(a), n->op == IR_OP_PROD);
+    if (ir_is_complex(a)) { /* sum, prod, and the lexicographic max and min */
+        if (n->op == IR_OP_MAX || n->op == IR_OP_MIN)
+            base_str_printf(o, "lm__mk_%s(%s, %s)", sfx(a),
+                            extreme(ir_real_dtype(a), n->op == IR_OP_MAX),
+                            extreme(ir_real_dtype(a), n->op == IR_OP_MAX));
+        else
+            base_str_printf(o, "lm__mk_%s(%d, 0)", sfx(a), n->op == IR_OP_PROD);
         return;
     }
     switch (n->op) {
