@@ -567,8 +567,11 @@ static void emit_acc_decls(const cg_reduce_t *r, int p, base_str_t *o, const cha
         if (!is_reduce(n) || fin(r, j) != p) continue;
         if (is_arg(n)) {
             loom_dtype_t d = dt(&r->g->nodes[n->src[0]]);
-            base_str_printf(o, "%s%s a%uv = (%s)0;\n%slm_i64 a%ui = -1;\n", ind, ty(d), j, ty(d),
-                            ind, j);
+            if (ir_is_complex(d)) /* (the value is unread while the index is -1) */
+                base_str_printf(o, "%s%s a%uv = lm__mk_%s(0, 0);\n", ind, ty(d), j, sfx(d));
+            else
+                base_str_printf(o, "%s%s a%uv = (%s)0;\n", ind, ty(d), j, ty(d));
+            base_str_printf(o, "%slm_i64 a%ui = -1;\n", ind, j);
         } else {
             base_str_printf(o, "%s%s a%u = ", ind, ty(acc_dtype(r->g, n)), j);
             emit_identity(r, n, o);

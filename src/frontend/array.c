@@ -179,7 +179,7 @@ static bool complex_refused(ir_op_t op) {
     switch (ir_ops[op].kind) {
         case IR_KIND_REDUCE:
             return op != IR_OP_SUM && op != IR_OP_PROD && op != IR_OP_ANY && op != IR_OP_ALL &&
-                   op != IR_OP_MAX && op != IR_OP_MIN;
+                   op != IR_OP_MAX && op != IR_OP_MIN && op != IR_OP_ARGMAX && op != IR_OP_ARGMIN;
         case IR_KIND_SORT:
         case IR_KIND_SEARCH:
         case IR_KIND_SCATTER:

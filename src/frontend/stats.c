@@ -59,7 +59,8 @@ LOOM_API loom_array_t *loom_nanmin(loom_ctx_t *ctx, loom_array_t *a, int32_t nax
     return nan_extreme(ctx, "nanmin", false, a, naxes, axes, keepdims);
 }
 
-/* nanargmax / nanargmin: NaN elements become -inf / +inf, then argmax / argmin; a slice that is
+/* nanargmax / nanargmin: NaN elements become -inf / +inf (complex: -inf + 0j, as NumPy's),
+ * then argmax / argmin; a slice that is
  * all NaN is NumPy's ValueError, found by evaluating that condition now (a sync, as NumPy's
  * check is). Integer and bool arrays have no NaN: the plain functions. */
 static loom_array_t *nan_arg(loom_ctx_t *ctx, const char *fn, bool max, loom_array_t *a,
@@ -68,7 +69,8 @@ static loom_array_t *nan_arg(loom_ctx_t *ctx, const char *fn, bool max, loom_arr
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     loom_array_t *(*arg)(loom_ctx_t *, loom_array_t *, int32_t, const int32_t *, int) =
         max ? loom_argmax : loom_argmin;
-    if (!ir_is_float((loom_dtype_t)a->dtype) || fe_size(a) == 0)
+    if (!(ir_is_float((loom_dtype_t)a->dtype) || ir_is_complex((loom_dtype_t)a->dtype)) ||
+        fe_size(a) == 0)
         return arg(ctx, a, naxes, axes, keepdims);
     loom_array_t *nan = loom_isnan(ctx, a);
     uint8_t bad = 0;

@@ -83,6 +83,9 @@ EXACT = [
     "np.nanmax(zs)", "np.nanmin(zs)", "np.nanmax(zs[:90].reshape(9, 10), axis=1)",
     "np.max(np.where(np.arange(64) == 5, complex(np.nan, 1), z128))",
     "np.amin(np.where(np.arange(64) == 9, complex(2, np.nan), z128))",
+    "np.argmax(z128)", "np.argmin(z64, axis=1)", "np.argmax(zs)", "np.argmin(zs)",
+    "np.argmax(zs.reshape(10, 10), axis=0)", "np.nanargmax(zs[:90].reshape(9, 10), axis=1)",
+    "np.nanargmin(z64, axis=0)",
 ]
 
 # sums: NumPy's order depends on the memory layout (pairwise along contiguous rows, one row
@@ -140,7 +143,7 @@ APPROX = [
 ERRORS = [
     ("np.sort(z64)", "not supported"),
 
-    ("np.floor(z64)", "not supported"), ("np.argmax(z128)", "not supported"),
+    ("np.floor(z64)", "not supported"),
     ("np.linalg.solve(z128.reshape(8, 8), z128[:8])", "not supported"),
     ("z64 // 2", "not supported"), ("np.arctan2(z64, z64)", "not supported"),
     ("z128.astype(np.int8)[np.array([1.5j])]", "indices"),
