@@ -9,6 +9,12 @@
  * The floor is the bytes the call itself must move at the copy bandwidth (FLOORS.md: 4.17
  * TB/s): 16 per element for complex64 in and out; 8 for the power spectrum's float32 in and out
  * (what a transform with fused loads and stores would move). Timing as the other benches.
+ *   fft_1d_64M     fft of one complex64 line of 2^26 points
+ *   fft2_8192      fft2 of 8192 x 8192 complex64
+ *   filter_128M    irfft(rfft(x) * h) of 2^27 float32 points, h the 2^26 + 1 complex64 gains
+ *                  (floor: x in, the result out, h read once: 12 bytes a point)
+ *   convolve_same  np.convolve(x, k, 'same') of 2^24 float32 points and 255 taps (floor: x in,
+ *                  the result out; the 4.3 G multiply-adds are the real cost)
  *   conv_1M_K      the convolution of 2^20 float32 points with K (16 ... 4096) points, full
  *                  mode: direct (loom_convolve), through transforms (rfft, product, irfft of
  *                  the padded length), and loom_fftconvolve, with the form its cost rule picks. */
@@ -20,14 +26,24 @@ typedef struct work {
     loom_array_t *x, *w;
     int axis;
     bool power;
-    int conv; /* 1 direct, 2 transforms, 3 loom_fftconvolve */
+    int conv; /* 1 direct, 2 transforms, 3 loom_fftconvolve, 4 'same', 5 filter, 6 fft2 */
 } work_t;
 
 static void once(void *arg) {
     const work_t *k = arg;
     loom_scope_begin(ctx);
     loom_array_t *r;
-    if (k->conv) {
+    if (k->conv == 4) {
+        r = loom_convolve(ctx, k->x, k->w, LOOM_CONV_SAME);
+    } else if (k->conv == 5) {
+        int64_t n = k->x->shape[0];
+        r = loom_irfft(ctx,
+                       loom_multiply(ctx, loom_rfft(ctx, k->x, LOOM_NONE, 0, LOOM_FFT_BACKWARD),
+                                     k->w),
+                       n, 0, LOOM_FFT_BACKWARD);
+    } else if (k->conv == 6) {
+        r = loom_fftn(ctx, k->x, 2, NULL, (int32_t[]){0, 1}, LOOM_FFT_BACKWARD);
+    } else if (k->conv) {
         int64_t n = k->x->shape[0] + k->w->shape[0] - 1, m = 1;
         while (m < n) m *= 2;
         if (k->conv == 1)
@@ -84,14 +100,32 @@ int main(void) {
     report("power_rows", bench_time_ms(ctx, once, &d, 9, 10, NULL), 8 * n);
     loom_array_release(d.x);
     loom_array_release(d.w);
+    int64_t line64[1] = {1 << 26}, sq[2] = {8192, 8192}, n27[1] = {1 << 27},
+            half[1] = {(1 << 26) + 1}, n24[1] = {1 << 24}, taps[1] = {255};
+    work_t f = {cplx(11, 1, line64), NULL, 0, false, 0};
+    report("fft_1d_64M", bench_time_ms(ctx, once, &f, 9, 5, NULL), 16 * 4 * n);
+    loom_array_release(f.x);
+    work_t g = {cplx(13, 2, sq), NULL, 0, false, 6};
+    report("fft2_8192", bench_time_ms(ctx, once, &g, 9, 5, NULL), 16 * 4 * n);
+    loom_array_release(g.x);
+    work_t h = {bench_rand(ctx, 15, LOOM_DTYPE_F32, 1, n27, -1, 1), cplx(16, 1, half), 0, false,
+                5};
+    report("filter_128M", bench_time_ms(ctx, once, &h, 9, 3, NULL), 12 * 8 * n);
+    loom_array_release(h.x);
+    loom_array_release(h.w);
+    work_t q = {bench_rand(ctx, 17, LOOM_DTYPE_F32, 1, n24, -1, 1),
+                bench_rand(ctx, 18, LOOM_DTYPE_F32, 1, taps, -1, 1), 0, false, 4};
+    report("convolve_same", bench_time_ms(ctx, once, &q, 9, 5, NULL), 8 * n);
+    loom_array_release(q.x);
+    loom_array_release(q.w);
     int64_t big = 1 << 20;
     work_t e = {bench_rand(ctx, 9, LOOM_DTYPE_F32, 1, &big, -1, 1), NULL, 0, false, 0};
     for (int64_t k = 16; k <= 4096; k *= 4) {
         e.w = bench_rand(ctx, 10, LOOM_DTYPE_F32, 1, &k, -1, 1);
         double t[3];
-        for (int f = 0; f < 3; f++) {
-            e.conv = f + 1;
-            t[f] = bench_time_ms(ctx, once, &e, 9, 3, NULL) * 1e3;
+        for (int form = 0; form < 3; form++) {
+            e.conv = form + 1;
+            t[form] = bench_time_ms(ctx, once, &e, 9, 3, NULL) * 1e3;
         }
         printf("conv_1M_%-6lld direct %9.1f us   transforms %9.1f us   fftconvolve %9.1f us "
                "(rule: %s)\n",

@@ -1077,9 +1077,10 @@ LOOM_API loom_array_t *loom_multi_dot(loom_ctx_t *ctx, int32_t n, loom_array_t *
 LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64_t n);
 
 /* ---- numpy.linalg: factorisations ------------------------------------------------------
- * float32 and float64 matrices in the last two axes, stacked over the leading ones (bool and
- * integers compute in float64, as NumPy's; float16 and bfloat16 are DTYPE_ERROR, as NumPy
- * refuses float16). The reference device calls LAPACK through LAPACKE (liblapacke.so.3, loaded
+ * float32, float64, complex64 and complex128 matrices in the last two axes, stacked over the
+ * leading ones (bool and integers compute in float64, as NumPy's; float16 and bfloat16 are
+ * DTYPE_ERROR, as NumPy refuses float16). Eigenvalues of Hermitian matrices, singular values,
+ * logabsdet, norms and ranks are real (float32 or float64) for complex matrices too. The reference device calls LAPACK through LAPACKE (liblapacke.so.3, loaded
  * when first needed: NOT_AVAILABLE where it is missing), the CUDA device cuSOLVER (loaded with
  * dlopen). A singular matrix (solve, inv, tensorsolve, tensorinv),
  * one not positive definite (cholesky) or a factorisation that does not converge fails the eval
@@ -1090,8 +1091,8 @@ LOOM_API loom_array_t *loom_matrix_power(loom_ctx_t *ctx, loom_array_t *a, int64
  * (.., n, k) matrices; the stack axes broadcast. */
 LOOM_API loom_array_t *loom_solve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
 LOOM_API loom_array_t *loom_inv(loom_ctx_t *ctx, loom_array_t *a);
-/* np.linalg.cholesky(a, upper): L with a = L L^T from a's lower triangle; upper: U with
- * a = U^T U from a's upper triangle (NumPy 2's). */
+/* np.linalg.cholesky(a, upper): L with a = L L^H from a's lower triangle; upper: U with
+ * a = U^H U from a's upper triangle (NumPy 2's). */
 LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper);
 /* np.linalg.det: sign * exp(logabsdet), as NumPy computes it. */
 LOOM_API loom_array_t *loom_det(loom_ctx_t *ctx, loom_array_t *a);
@@ -1103,6 +1104,15 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
 LOOM_API loom_status_t loom_eigh(loom_ctx_t *ctx, loom_array_t *a, int upper,
                                  loom_array_t **eigenvalues, loom_array_t **eigenvectors);
 LOOM_API loom_array_t *loom_eigvalsh(loom_ctx_t *ctx, loom_array_t *a, int upper);
+/* np.linalg.eig(a): the eigenvalues of a general square matrix and its right eigenvectors as
+ * columns (each of unit 2-norm, its largest component real, as LAPACK's geev gives them), in
+ * the library's order. Always complex (complex64 for float32 input, else complex128), as
+ * JAX's: NumPy's real result when every eigenvalue is real would make the dtype depend on the
+ * data. A matrix holding an inf or a NaN fails the eval with LINALG_ERROR, as NumPy checks.
+ * The CUDA device needs cuSOLVER's Xgeev (CUDA 12.6 or later). */
+LOOM_API loom_status_t loom_eig(loom_ctx_t *ctx, loom_array_t *a, loom_array_t **eigenvalues,
+                                loom_array_t **eigenvectors);
+LOOM_API loom_array_t *loom_eigvals(loom_ctx_t *ctx, loom_array_t *a);
 /* np.linalg.svd(a, full_matrices): u, s (descending), vh with a = u * s @ vh. */
 LOOM_API loom_status_t loom_svd(loom_ctx_t *ctx, loom_array_t *a, int full_matrices,
                                 loom_array_t **u, loom_array_t **s, loom_array_t **vh);
@@ -1146,8 +1156,10 @@ LOOM_API loom_array_t *loom_ifftshift(loom_ctx_t *ctx, loom_array_t *x, int32_t 
 /* The modes of np.convolve and np.correlate, with NumPy's numbers. */
 typedef enum loom_conv_mode { LOOM_CONV_VALID = 0, LOOM_CONV_SAME = 1, LOOM_CONV_FULL = 2 } loom_conv_mode_t;
 /* np.convolve(a, v, mode) and np.correlate(a, v, mode) of 1-D arrays (0-d as length 1; none
- * empty), in the direct form: each output a sum of products, one gather-multiply-sum reduction
- * kernel on the GPU (O(n m) work; no FFT yet). The dtype is np.result_type(a, v). */
+ * empty), in the direct form (O(n m) work; loom_fftconvolve for long kernels): each output a
+ * sum of products in order of the taps, for float32 and float64 one kernel of its own (a
+ * window of a in registers), for other dtypes one gather-multiply-sum reduction kernel. The
+ * dtype is np.result_type(a, v). */
 LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
                                      loom_conv_mode_t mode);
 LOOM_API loom_array_t *loom_correlate(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,

@@ -240,7 +240,11 @@ void cg_gemm_launch_shape(const cg_gemm_params_t *p, uint32_t grid[3], uint32_t 
  * into a result filled with -1 first. The engine (engine/sort.c) lays out the scratch and
  * the parameter words, documented at each kernel's text. */
 enum { CG_SK_PREP, CG_SK_HIST, CG_SK_SCATTER, CG_SK_FINAL, CG_SK_SCATTER_SEG, CG_SK_SEARCH,
-       CG_SK_NZ_COUNT, CG_SK_SCAN, CG_SK_NZ_WRITE, CG_SK_ATOMIC };
+       CG_SK_NZ_COUNT, CG_SK_SCAN, CG_SK_NZ_WRITE, CG_SK_ATOMIC, CG_SK_CORR };
+/* CORRELATE's kernel: threads of a block, outputs a thread computes, and so a block's tile. */
+#define CG_CORR_THREADS 256
+#define CG_CORR_PER 9
+#define CG_CORR_TILE (CG_CORR_THREADS * CG_CORR_PER)
 #define CG_SORT_TILE 2048 /* elements a SCATTER block ranks: 8 warps x 8 rounds of 32 */
 typedef struct cg_sort {
     int op, mode;           /* the IR op; p.k (searchsorted's side, a scatter's combination) */
@@ -255,6 +259,8 @@ typedef struct cg_sort {
     bool one_value;         /* a scatter's values: one element (stride 0) for every index */
     int key_passes, seg_passes;
     int64_t nb, per;        /* blocks over contiguous ranges of per elements */
+    int64_t taps, offset;   /* correlate: v's length, and the a index of output 0's tap 0 */
+    bool flip;              /* correlate: the taps reversed (convolve) */
 } cg_sort_t;
 /* Describes the step of node `node` of g (its operands' shapes and dtypes). */
 void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count);

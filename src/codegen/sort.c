@@ -83,6 +83,14 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             s->n = ir_node_size(n);
             s->len = g->nodes[n->src[0]].shape[0];
             break;
+        case IR_OP_CORRELATE:
+            s->dtype = (loom_dtype_t)n->dtype;
+            s->n = n->shape[0];
+            s->len = g->nodes[n->src[0]].shape[0];
+            s->taps = g->nodes[n->src[1]].shape[0];
+            s->offset = n->p.k;
+            s->flip = n->p.axis != 0;
+            break;
         default: /* NONZERO */
             s->dtype = LOOM_DTYPE_BOOL;
             s->n = ir_node_size(&g->nodes[n->src[0]]);
@@ -108,6 +116,7 @@ uint32_t cg_sort_n_kernels(const cg_sort_t *s) {
         case IR_OP_ARGSORT:
             return s->seg ? CG_SK_SCATTER_SEG + 1 : CG_SK_FINAL + 1;
         case IR_OP_SEARCHSORTED:
+        case IR_OP_CORRELATE:
             return 1;
         default:
             return CG_SK_NZ_WRITE + 1;
@@ -118,6 +127,7 @@ uint32_t cg_sort_n_kernels(const cg_sort_t *s) {
  * digits), searchsorted its search, flatnonzero its count, scan and write. */
 static int kind_of(const cg_sort_t *s, uint32_t i) {
     if (s->op == IR_OP_SEARCHSORTED) return CG_SK_SEARCH;
+    if (s->op == IR_OP_CORRELATE) return CG_SK_CORR;
     if (s->atomic) return CG_SK_ATOMIC;
     if (s->op == IR_OP_NONZERO)
         return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
@@ -472,6 +482,87 @@ static void emit_search(const cg_sort_t *s, base_str_t *o, const char *name) {
     cg__emit_finish(o, &body);
 }
 
+/* CORRELATE: a block computes CG_CORR_TILE consecutive outputs, CG_CORR_PER consecutive ones a
+ * thread, over chunks of up to KC taps: the chunk's stretch of a (zeros off its ends) and its
+ * taps staged in shared memory, each thread's window of a in registers, sliding by
+ * CG_CORR_PER taps a step (one shared load per output and step instead of one per product;
+ * threads' windows CG_CORR_PER apart, odd, so their loads hit different banks). A block whose
+ * stretch lies inside a runs the unguarded loop; one at an end skips the terms outside a, as
+ * the reference does (0 * inf would be NaN). Each output adds its terms in order of i. */
+static void emit_correlate(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: out, a, v, n1, n2, len, offset, flip */
+    open_kernel(o, name, 8, CG_CORR_THREADS);
+    base_str_printf(
+        o,
+        "    typedef %s T;\n"
+        "    enum { R = %d, TPB = %d, TILE = %d, KC = %d };\n"
+        "    T *out = (T *)P.w[0];\n"
+        "    const T *a = (const T *)P.w[1], *v = (const T *)P.w[2];\n"
+        "    const long long n1 = (long long)P.w[3], n2 = (long long)P.w[4];\n"
+        "    const long long len = (long long)P.w[5], off = (long long)P.w[6];\n"
+        "    const bool flip = P.w[7] != 0;\n"
+        "    __shared__ T xs[TILE + KC];\n"
+        "    __shared__ T vs[KC];\n"
+        "    const long long t0 = (long long)blockIdx.x * TILE;\n"
+        "    const int tid = threadIdx.x;\n"
+        "    const bool inside = off + t0 >= 0 && off + t0 + TILE + n2 <= n1;\n"
+        "    T acc[R];\n"
+        "#pragma unroll\n"
+        "    for (int r = 0; r < R; r++) acc[r] = (T)0;\n"
+        "    for (long long c0 = 0; c0 < n2; c0 += KC) {\n"
+        "        const int kc = n2 - c0 < KC ? (int)(n2 - c0) : KC;\n"
+        "        for (int q = tid; q < TILE + kc; q += TPB) {\n"
+        "            const long long j = off + t0 + c0 + q;\n"
+        "            xs[q] = j >= 0 && j < n1 ? a[j] : (T)0;\n"
+        "        }\n"
+        "        for (int q = tid; q < kc; q += TPB) vs[q] = v[flip ? n2 - 1 - (c0 + q) : c0 + q];\n"
+        "        __syncthreads();\n"
+        "        const T *xp = xs + tid * R;\n"
+        "        if (inside) {\n"
+        "            T w[R];\n"
+        "#pragma unroll\n"
+        "            for (int r = 0; r < R; r++) w[r] = xp[r];\n"
+        "            int i = 0;\n"
+        "            for (; i + R <= kc; i += R) {\n"
+        "                T nx[R];\n"
+        "#pragma unroll\n"
+        "                for (int q = 0; q < R; q++) nx[q] = xp[i + R + q];\n"
+        "#pragma unroll\n"
+        "                for (int q = 0; q < R; q++) {\n"
+        "                    const T vi = vs[i + q];\n"
+        "#pragma unroll\n"
+        "                    for (int r = 0; r < R; r++)\n"
+        "                        acc[r] = acc[r] + (r + q < R ? w[r + q] : nx[r + q - R]) * vi;\n"
+        "                }\n"
+        "#pragma unroll\n"
+        "                for (int r = 0; r < R; r++) w[r] = nx[r];\n"
+        "            }\n"
+        "            for (; i < kc; i++) {\n"
+        "                const T vi = vs[i];\n"
+        "#pragma unroll\n"
+        "                for (int r = 0; r < R; r++) acc[r] = acc[r] + xp[r + i] * vi;\n"
+        "            }\n"
+        "        } else {\n"
+        "            const long long j0 = off + t0 + (long long)tid * R + c0;\n"
+        "            for (int i = 0; i < kc; i++) {\n"
+        "                const T vi = vs[i];\n"
+        "#pragma unroll\n"
+        "                for (int r = 0; r < R; r++)\n"
+        "                    if (j0 + r + i >= 0 && j0 + r + i < n1) acc[r] = acc[r] + xp[r + i] * vi;\n"
+        "            }\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "#pragma unroll\n"
+        "    for (int r = 0; r < R; r++) {\n"
+        "        const long long t = t0 + (long long)tid * R + r;\n"
+        "        if (t < len) out[t] = acc[r];\n"
+        "    }\n"
+        "}\n",
+        s->dtype == LOOM_DTYPE_F64 ? "double" : "float", CG_CORR_PER, CG_CORR_THREADS,
+        CG_CORR_TILE, s->dtype == LOOM_DTYPE_F64 ? 512 : 1024);
+}
+
 static void emit_nz_count(base_str_t *o, const char *name) {
     /* words: n, x, counts, per */
     open_kernel(o, name, 4, 256);
@@ -631,6 +722,9 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             return;
         case CG_SK_NZ_COUNT:
             emit_nz_count(&body, name);
+            break;
+        case CG_SK_CORR:
+            emit_correlate(s, &body, name);
             break;
         case CG_SK_ATOMIC:
             emit_scatter_atomic(s, &body, name);

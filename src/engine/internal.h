@@ -162,7 +162,7 @@ loom_status_t en_fft_run(en_engine_t *e, const en_step_t *st, const uint64_t *in
 /* ---- linalg.c ---- */
 /* Runs a LINALG step (its node sg->outputs[0] over C-contiguous INPUT operands at in[], result
  * at out): the cuSOLVER job or the small-system kernel (st->kerns[0]), LU's pivots kernel
- * (st->kerns[0]), then the first failing info word found by the last kernel and read back (a
+ * (st->kerns[0]) or EIG's check (st->kerns[0]), then the first failing info word found by the last kernel and read back (a
  * sync); LINALG_ERROR naming the matrix when one fails. Nothing on a compile-only device. */
 loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
 /* Stacks of SOLVE systems up to this size run one thread per system (en_linalg_small_source). */
@@ -174,9 +174,12 @@ uint32_t en_linalg_small_tpb(int64_t n, size_t es);
 /* The first failing info word's kernel (every LINALG step's last) and its cache key. */
 void en_linalg_first_bad_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
 base_hash128_t en_linalg_first_bad_key(void);
-/* LU's pivots kernel (idx 0 float32, 1 float64) and its cache key. */
+/* LU's pivots kernel (idx bit 0 float64 parts, bit 1 complex) and its cache key. */
 void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
 base_hash128_t en_linalg_pivots_key(loom_dtype_t d);
+/* EIG's check for infs and NaNs (st->kerns[0]; idx 0 complex64, 1 complex128) and its key. */
+void en_linalg_nonfinite_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
+base_hash128_t en_linalg_nonfinite_key(loom_dtype_t d);
 
 /* ---- run.c ---- */
 /* Frees every cached plan (engine destroy). */

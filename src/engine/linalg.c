@@ -7,11 +7,13 @@
 
 #include "internal.h"
 
-/* The pivots kernel: int32 pivots (n per matrix) into row n of each (n+1) x n result. */
+/* The pivots kernel: int32 pivots (n per matrix) into row n of each (n+1) x n result. idx bit
+ * 0: float64 parts; bit 1: complex (each pivot a real part, its imaginary part zero). */
 void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
     (void)obj;
-    const char *ct = idx ? "double" : "float";
-    snprintf(name, 48, "loom_lu_pivots_%s", idx ? "f64" : "f32");
+    const char *ct = idx & 1 ? "double" : "float";
+    unsigned parts = idx & 2 ? 2 : 1;
+    snprintf(name, 48, "loom_lu_pivots_%s%s", idx & 1 ? "f64" : "f32", idx & 2 ? "_c" : "");
     base_str_printf(t,
                     "struct lm_params_%s { unsigned long long w[4]; };\n"
                     "extern \"C\" __global__ void %s(const lm_params_%s P) {\n"
@@ -23,10 +25,12 @@ void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char 
                     "    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + "
                     "threadIdx.x; t < total; t += step) {\n"
                     "        const unsigned long long b = t / n, i = t - b * n;\n"
-                    "        out[b * (n + 1) * n + n * n + i] = (%s)piv[t];\n"
+                    "        const unsigned long long o = (b * (n + 1) * n + n * n + i) * %u;\n"
+                    "        out[o] = (%s)piv[t];\n"
+                    "        if (%u > 1) out[o + 1] = 0;\n"
                     "    }\n"
                     "}\n",
-                    name, name, name, ct, ct, ct);
+                    name, name, name, ct, ct, parts, ct, parts);
 }
 
 /* The small-system solver: one thread per matrix of a stack of n x n systems (n <= 32, idx =
@@ -165,8 +169,59 @@ base_hash128_t en_linalg_first_bad_key(void) {
 
 base_hash128_t en_linalg_pivots_key(loom_dtype_t d) {
     char k[32];
-    snprintf(k, sizeof k, "lu_pivots/%d/1", (int)d);
+    snprintf(k, sizeof k, "lu_pivots/%d/2", (int)d);
     return base_hash128(k, strlen(k));
+}
+
+/* EIG's check, as NumPy's: each matrix holding an inf or a NaN gets info word
+ * IR_LINALG_NONFINITE (idx: 0 complex64's float parts, 1 complex128's double ones). Runs before
+ * the routine, which then overwrites the words. */
+void en_linalg_nonfinite_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
+    (void)obj;
+    const char *ct = idx ? "double" : "float";
+    snprintf(name, 48, "loom_la_nonfinite_%s", idx ? "f64" : "f32");
+    base_str_printf(t,
+                    "struct lm_params_%s { unsigned long long w[4]; };\n"
+                    "extern \"C\" __global__ void %s(const lm_params_%s P) {\n"
+                    "    const %s *a = (const %s *)P.w[0];\n"
+                    "    const unsigned long long per = P.w[1], total = P.w[2];\n"
+                    "    const unsigned long long step = (unsigned long long)gridDim.x * "
+                    "blockDim.x;\n"
+                    "    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + "
+                    "threadIdx.x; t < total; t += step)\n"
+                    "        if (!isfinite(a[t])) ((int *)P.w[3])[t / per] = %d;\n"
+                    "}\n",
+                    name, name, name, ct, ct, IR_LINALG_NONFINITE);
+}
+
+base_hash128_t en_linalg_nonfinite_key(loom_dtype_t d) {
+    char k[32];
+    snprintf(k, sizeof k, "la_nonfinite/%d/1", (int)d);
+    return base_hash128(k, strlen(k));
+}
+
+/* The first failing info word of the step's words at info (found on the device by the step's
+ * last kernel into `first`, then read back: a sync) as the node's error; OK when none failed. */
+static loom_status_t first_failure(en_engine_t *e, const en_step_t *st, const ir_node_t *nd,
+                                   const rt_la_t *j, uint64_t info, size_t words, uint64_t first) {
+    rt_device_t *rt = e->rt;
+    /* a zero pivot is no failure for LU (det is 0) and cond's inv (inf) */
+    bool zero_ok = nd->op == IR_OP_LU || (nd->op == IR_OP_SOLVE && nd->p.k == 2);
+    uint64_t w[5] = {info, (uint64_t)words, (uint64_t)j->batch, first, zero_ok};
+    void *params[1] = {w};
+    uint64_t blocks = (words + 255) / 256;
+    loom_status_t s = rt_launch(rt, st->kerns[st->n_kerns - 1],
+                                (uint32_t)(blocks < 1024 ? blocks : 1024), 256, params);
+    uint32_t bad;
+    if (s || (s = rt_d2h(rt, &bad, first, sizeof bad))) return s;
+    if (bad == UINT32_MAX) return LOOM_STATUS_OK;
+    int32_t v = 0;
+    if ((s = rt_d2h(rt, &v, info + (uint64_t)bad * 4, sizeof v))) return s;
+    int64_t b = (int64_t)bad % j->batch;
+    if (v < 0)
+        return en_error(e, LOOM_STATUS_INTERNAL, "linalg.%s: cuSOLVER refused argument %d",
+                        ir_ops[nd->op].name, -v);
+    return ir_linalg_error(e->err, nd, v, b, j->batch);
 }
 
 loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out) {
@@ -181,8 +236,9 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
            : nd->op == IR_OP_CHOLESKY ? RT_LA_CHOLESKY
            : nd->op == IR_OP_EIGH     ? RT_LA_EIGH
            : nd->op == IR_OP_SVD      ? RT_LA_SVD
-                                      : RT_LA_QR;
-    j.dtype = (loom_dtype_t)nd->dtype;
+           : nd->op == IR_OP_QR       ? RT_LA_QR
+                                      : RT_LA_EIG;
+    j.dtype = (loom_dtype_t)a->dtype;
     j.mode = nd->p.k;
     ir_linalg_dims(nd, a, &j.batch, &j.rows, &j.cols);
     /* an empty result still factors its matrices: a singular one with no right-hand sides
@@ -192,7 +248,7 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
         return en_error(e, LOOM_STATUS_OVERFLOW,
                         "linalg.%s: matrices of %lld x %lld exceed cuSOLVER's 32-bit sizes",
                         ir_ops[nd->op].name, (long long)j.rows, (long long)j.cols);
-    bool small = nd->op == IR_OP_SOLVE && j.rows <= EN_SMALL_SOLVE;
+    bool small = nd->op == IR_OP_SOLVE && j.rows <= EN_SMALL_SOLVE && !ir_is_complex(j.dtype);
     if (!small && !e->solver && rt_solver_create(rt, &e->solver) != LOOM_STATUS_OK)
         return e->err->status;
     j.a = en_operand(sg, nd, 0, in);
@@ -211,6 +267,21 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     j.info2 = info + (uint64_t)j.batch * 4;
     j.ipiv = ipiv;
     if ((s = rt_memset(rt, info, 0, words * 4)) || (s = rt_memset(rt, first, 0xFF, 4))) goto done;
+    if (nd->op == IR_OP_EIG) {
+        /* NumPy refuses infs and NaNs before geev, and cuSOLVER's Xgeev fails on them as a
+         * whole call (an internal error, not a matrix's info word): look first (one sync) */
+        int sm = rt_device_sm_count(rt);
+        uint64_t reals = (uint64_t)(j.rows * j.rows) * 2;
+        uint64_t w[4] = {j.a, reals, reals * (uint64_t)j.batch, info};
+        void *params[1] = {w};
+        uint64_t blocks = (w[2] + 255) / 256, cap = 8 * (uint64_t)(sm > 0 ? sm : 132);
+        if (w[2] && (s = rt_launch(rt, st->kerns[0], (uint32_t)(blocks < cap ? blocks : cap), 256,
+                                   params)))
+            goto done;
+        if ((s = first_failure(e, st, nd, &j, info, words, first)) ||
+            (s = rt_memset(rt, first, 0xFF, 4)))
+            goto done;
+    }
     if (small) {
         uint64_t w[7] = {j.a, j.b, out, info, (uint64_t)j.batch, (uint64_t)j.nrhs, j.mode == 0};
         void *params[1] = {w};
@@ -228,28 +299,7 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
         if ((s = rt_launch(rt, st->kerns[0], (uint32_t)(blocks < cap ? blocks : cap), 256, params)))
             goto done;
     }
-    { /* the first failing word, found on the device; its value read only when there is one */
-        /* a zero pivot is no failure for LU (det is 0) and cond's inv (inf) */
-        bool zero_ok = nd->op == IR_OP_LU || (nd->op == IR_OP_SOLVE && nd->p.k == 2);
-        uint64_t w[5] = {info, (uint64_t)words, (uint64_t)j.batch, first, zero_ok};
-        void *params[1] = {w};
-        uint64_t blocks = (words + 255) / 256;
-        if ((s = rt_launch(rt, st->kerns[st->n_kerns - 1],
-                           (uint32_t)(blocks < 1024 ? blocks : 1024), 256, params)))
-            goto done;
-    }
-    uint32_t bad;
-    if ((s = rt_d2h(rt, &bad, first, sizeof bad))) goto done;
-    if (bad != UINT32_MAX) {
-        int32_t v = 0;
-        if ((s = rt_d2h(rt, &v, info + (uint64_t)bad * 4, sizeof v))) goto done;
-        int64_t b = (int64_t)bad % j.batch;
-        if (v < 0)
-            s = en_error(e, LOOM_STATUS_INTERNAL, "linalg.%s: cuSOLVER refused argument %d",
-                         ir_ops[nd->op].name, -v);
-        else
-            s = ir_linalg_error(e->err, nd, v, b, j.batch);
-    }
+    s = first_failure(e, st, nd, &j, info, words, first);
 done:
     rt_free(rt, info);
     return s;

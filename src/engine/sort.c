@@ -67,6 +67,22 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
                          en_operand(sg, nd, 1, in), out};
         return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
     }
+    if (s->op == IR_OP_CORRELATE) {
+        if (!s->n) return LOOM_STATUS_OK;
+        uint64_t w[8] = {out,
+                         en_operand(sg, nd, 0, in),
+                         en_operand(sg, nd, 1, in),
+                         (uint64_t)s->len,
+                         (uint64_t)s->taps,
+                         (uint64_t)s->n,
+                         (uint64_t)s->offset,
+                         s->flip};
+        int64_t blocks = (s->n + CG_CORR_TILE - 1) / CG_CORR_TILE;
+        if (blocks > INT32_MAX)
+            return en_error(e, LOOM_STATUS_OVERFLOW, "correlate: %lld outputs are too many",
+                            (long long)s->n);
+        return launch(e, st->kerns[0], (uint32_t)blocks, CG_CORR_THREADS, w);
+    }
     if (s->op == IR_OP_NONZERO) {
         if (!s->len) return LOOM_STATUS_OK;
         if (rt_memset(rt, out, 0xFF, (size_t)s->len * 8) != LOOM_STATUS_OK) return e->err->status;

@@ -183,7 +183,6 @@ static bool complex_refused(ir_op_t op) {
         case IR_KIND_SORT:
         case IR_KIND_SEARCH:
         case IR_KIND_SCATTER:
-        case IR_KIND_LINALG:
             return true;
         default:
             return false;

@@ -7,23 +7,22 @@
 
 #include "fe.h"
 
-/* a as linalg's input: 2 or more axes; float32 and float64 stay, bool and integers become
- * float64 (NumPy's _commonType); float16 and bfloat16 are refused, as NumPy refuses float16. */
-/* linalg's dtype rule for one operand: float32 and float64 stay, bool and integers become
- * float64; float16 and bfloat16 are DTYPE_ERROR (-1). */
+/* linalg's dtype rule for one operand (NumPy's _commonType): float32, float64, complex64 and
+ * complex128 stay, bool and integers become float64; float16 and bfloat16 are DTYPE_ERROR
+ * (-1), as NumPy refuses float16. */
 static int lin_dtype(loom_ctx_t *ctx, const char *fn, loom_dtype_t d) {
     if (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16) {
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "linalg.%s: array type %s is unsupported in linalg",
                  fn, ir_dtypes[d].name);
         return -1;
     }
-    if (ir_is_complex(d)) {
-        fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                 "linalg.%s: %s matrices are not supported yet (float32 and float64 are)", fn,
-                 ir_dtypes[d].name);
-        return -1;
-    }
-    return ir_is_float(d) ? (int)d : LOOM_DTYPE_F64;
+    return ir_is_float(d) || ir_is_complex(d) ? (int)d : LOOM_DTYPE_F64;
+}
+
+/* The conjugate transpose of x's last two axes (the transpose for real x). */
+static loom_array_t *ctrans(loom_ctx_t *ctx, loom_array_t *x) {
+    loom_array_t *t = loom_matrix_transpose(ctx, x);
+    return ir_is_complex((loom_dtype_t)x->dtype) ? loom_conj(ctx, t) : t;
 }
 
 static loom_array_t *lin_input(loom_ctx_t *ctx, const char *fn, loom_array_t *a, bool square) {
@@ -68,7 +67,8 @@ static loom_array_t *lin_node(loom_ctx_t *ctx, ir_op_t op, int64_t mode, loom_ar
     ir_params_t p = {0};
     p.k = mode;
     loom_array_t *srcs[2] = {a, b};
-    return fe_shaped(ctx, op, (loom_dtype_t)a->dtype, nd, shape, b ? 2 : 1, srcs, &p);
+    return fe_shaped(ctx, op, ir_linalg_dtype(op, mode, (loom_dtype_t)a->dtype), nd, shape,
+                     b ? 2 : 1, srcs, &p);
 }
 
 /* x[start:stop] along axis nd - back (back 1: the last axis), the others whole. */
@@ -213,14 +213,17 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
     loom_array_t *lu = lin_node(ctx, IR_OP_LU, 0, a, NULL);
     if (lu->flags & FE_NIL) return nil_outs(ctx, 2, dst);
     loom_array_t *diag = loom_diagonal(ctx, span(ctx, lu, 2, 0, n), 0, nd - 2, nd - 1);
+    bool cplx = ir_is_complex((loom_dtype_t)a->dtype);
+    loom_dtype_t rd = ir_real_dtype((loom_dtype_t)a->dtype);
     loom_array_t *piv = fe_index_axis(ctx, lu, nd - 2, n);
-    loom_array_t *pos = loom_arange(ctx, 1, (double)n + 1, 1, (loom_dtype_t)a->dtype);
+    if (cplx) piv = loom_real(ctx, piv);
+    loom_array_t *pos = loom_arange(ctx, 1, (double)n + 1, 1, rd);
     /* NumPy's sign: flipped by each row swap and each negative pivot (a NaN one leaves it),
-     * 0 when a pivot is zero */
+     * 0 when a pivot is zero; complex: the product of the pivots' phases d / |d| instead */
     loom_array_t *zero = loom_weak_int(ctx, 0);
-    loom_array_t *flips =
-        loom_add(ctx, loom_astype(ctx, loom_not_equal(ctx, piv, pos), LOOM_DTYPE_I64),
-                 loom_astype(ctx, loom_less(ctx, diag, zero), LOOM_DTYPE_I64));
+    loom_array_t *flips = loom_astype(ctx, loom_not_equal(ctx, piv, pos), LOOM_DTYPE_I64);
+    if (!cplx)
+        flips = loom_add(ctx, flips, loom_astype(ctx, loom_less(ctx, diag, zero), LOOM_DTYPE_I64));
     loom_array_t *odd =
         loom_remainder(ctx, loom_sum(ctx, flips, 1, (int32_t[]){-1}, 0), loom_weak_int(ctx, 2));
     loom_array_t *nonzero = loom_all(ctx, loom_not_equal(ctx, diag, zero), 1, (int32_t[]){-1}, 0);
@@ -229,6 +232,11 @@ LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array
         loom_multiply(ctx, loom_subtract(ctx, loom_weak_int(ctx, 1), loom_multiply_i(ctx, odd, 2)),
                       loom_astype(ctx, nonzero, LOOM_DTYPE_I64)),
         (loom_dtype_t)a->dtype);
+    if (cplx) {
+        loom_array_t *phase = loom_prod(ctx, loom_true_divide(ctx, diag, loom_abs(ctx, diag)), 1,
+                                        (int32_t[]){-1}, 0);
+        s = loom_where(ctx, nonzero, loom_multiply(ctx, s, phase), loom_weak_int(ctx, 0));
+    }
     /* -inf for a zero pivot whatever else the diagonal holds (NaN or inf would make the sum
      * NaN), as NumPy sets it when getrf reports one */
     loom_array_t *l = loom_where(
@@ -261,8 +269,9 @@ LOOM_API loom_status_t loom_eigh(loom_ctx_t *ctx, loom_array_t *a, int upper,
     int64_t n = a->shape[a->ndim - 1];
     loom_array_t *p = lin_node(ctx, IR_OP_EIGH, upper ? 1 : 0, a, NULL);
     if (p->flags & FE_NIL) return nil_outs(ctx, 2, dst);
-    loom_array_t *vals[2] = {fe_index_axis(ctx, p, p->ndim - 2, 0),
-                             loom_matrix_transpose(ctx, span(ctx, p, 2, 1, n + 1))};
+    /* complex: the node's eigenvectors are those of conj(a) (ref_linalg.c), conjugated back */
+    loom_array_t *vals[2] = {loom_real(ctx, fe_index_axis(ctx, p, p->ndim - 2, 0)),
+                             ctrans(ctx, span(ctx, p, 2, 1, n + 1))};
     return outs(ctx, 2, vals, dst);
 }
 
@@ -271,6 +280,38 @@ LOOM_API loom_array_t *loom_eigvalsh(loom_ctx_t *ctx, loom_array_t *a, int upper
     a = lin_input(ctx, "eigvalsh", a, true);
     if (!a) return &ctx->nil;
     return lin_node(ctx, IR_OP_EIGH, 2 | (upper ? 1 : 0), a, NULL);
+}
+
+/* a as eig's input: a complex square stack (real matrices through complex ones, as ir.h's EIG
+ * says). */
+static loom_array_t *eig_input(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
+    a = lin_input(ctx, fn, a, true);
+    if (!a) return NULL;
+    a = loom_astype(ctx, a, ir_complex_dtype((loom_dtype_t)a->dtype));
+    return (a->flags & FE_NIL) ? NULL : a;
+}
+
+LOOM_API loom_status_t loom_eig(loom_ctx_t *ctx, loom_array_t *a, loom_array_t **eigenvalues,
+                                loom_array_t **eigenvectors) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    loom_array_t **dst[2] = {eigenvalues, eigenvectors};
+    if (!need(ctx, "eig", 2, dst)) return nil_outs(ctx, 2, dst);
+    a = eig_input(ctx, "eig", a);
+    if (!a) return nil_outs(ctx, 2, dst);
+    int64_t n = a->shape[a->ndim - 1];
+    /* the node factors its operand's transpose: a itself, column-major */
+    loom_array_t *p = lin_node(ctx, IR_OP_EIG, 1, loom_matrix_transpose(ctx, a), NULL);
+    if (p->flags & FE_NIL) return nil_outs(ctx, 2, dst);
+    loom_array_t *vals[2] = {fe_index_axis(ctx, p, p->ndim - 2, 0),
+                             loom_matrix_transpose(ctx, span(ctx, p, 2, 1, n + 1))};
+    return outs(ctx, 2, vals, dst);
+}
+
+LOOM_API loom_array_t *loom_eigvals(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    a = eig_input(ctx, "eigvals", a);
+    if (!a) return &ctx->nil;
+    return lin_node(ctx, IR_OP_EIG, 0, loom_matrix_transpose(ctx, a), NULL);
 }
 
 /* The singular values of a, descending (a tall matrix through its transpose). */
@@ -298,7 +339,7 @@ LOOM_API loom_status_t loom_svd(loom_ctx_t *ctx, loom_array_t *a, int full_matri
     loom_array_t *p = lin_node(ctx, IR_OP_SVD, full_matrices ? 2 : 1, w, NULL);
     if (p->flags & FE_NIL) return nil_outs(ctx, 3, dst);
     loom_array_t *pu = unpack(ctx, p, 0, m, m), *pv = unpack(ctx, p, m * m + m, r, n);
-    loom_array_t *ps = span(ctx, p, 1, m * m, m * m + m);
+    loom_array_t *ps = loom_real(ctx, span(ctx, p, 1, m * m, m * m + m));
     /* a = (U S Vh)^T = Vh^T S U^T when it was transposed */
     loom_array_t *vals[3] = {tall ? loom_matrix_transpose(ctx, pv) : pu, ps,
                              tall ? loom_matrix_transpose(ctx, pu) : pv};
@@ -361,9 +402,9 @@ LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond)
     if (u->flags & FE_NIL) return u; /* (an earlier, kept error is not this call's) */
     loom_array_t *keep = keep_mask(ctx, s, loom_weak_float(ctx, rcond));
     loom_array_t *sinv = loom_where(ctx, keep, loom_reciprocal(ctx, s), loom_weak_float(ctx, 0));
-    loom_array_t *us = loom_multiply(ctx, loom_matrix_transpose(ctx, u),
-                                     loom_expand_dims(ctx, sinv, 1, (int32_t[]){-1}));
-    return loom_matmul(ctx, loom_matrix_transpose(ctx, vh), us);
+    loom_array_t *us =
+        loom_multiply(ctx, ctrans(ctx, u), loom_expand_dims(ctx, sinv, 1, (int32_t[]){-1}));
+    return loom_matmul(ctx, ctrans(ctx, vh), us);
 }
 
 LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol, double rtol) {
@@ -410,7 +451,7 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     }
     /* NumPy's _commonType: a non-float operand counts as float64 */
     if (lin_dtype(ctx, "lstsq", (loom_dtype_t)b->dtype) < 0) return nil_outs(ctx, 4, dst);
-    loom_dtype_t bd = ir_is_float((loom_dtype_t)b->dtype) ? (loom_dtype_t)b->dtype : LOOM_DTYPE_F64;
+    loom_dtype_t bd = (loom_dtype_t)lin_dtype(ctx, "lstsq", (loom_dtype_t)b->dtype);
     int d = fe_promote(ctx, "lstsq", (loom_dtype_t)a->dtype, bd);
     if (d < 0) return nil_outs(ctx, 4, dst);
     if (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16) {
@@ -433,7 +474,7 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     loom_array_t *xs, *s, *rk;
     if (m == 0 || n == 0) {
         xs = loom_zeros(ctx, (loom_dtype_t)d, 2, (int64_t[]){n, k});
-        s = loom_zeros(ctx, (loom_dtype_t)d, 1, (int64_t[]){0});
+        s = loom_zeros(ctx, ir_real_dtype((loom_dtype_t)d), 1, (int64_t[]){0});
         rk = fe_i64(ctx, 0);
     } else {
         loom_array_t *u, *vh;
@@ -442,8 +483,8 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
         loom_array_t *keep = keep_mask(ctx, s, loom_weak_float(ctx, rcond));
         loom_array_t *sinv =
             loom_where(ctx, keep, loom_reciprocal(ctx, s), loom_weak_float(ctx, 0));
-        loom_array_t *utb = loom_matmul(ctx, loom_matrix_transpose(ctx, u), bm);
-        xs = loom_matmul(ctx, loom_matrix_transpose(ctx, vh),
+        loom_array_t *utb = loom_matmul(ctx, ctrans(ctx, u), bm);
+        xs = loom_matmul(ctx, ctrans(ctx, vh),
                          loom_multiply(ctx, loom_expand_dims(ctx, sinv, 1, (int32_t[]){-1}), utb));
         rk = loom_count_nonzero(ctx, keep, -1, NULL, 0);
     }
@@ -459,9 +500,10 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
     loom_array_t *res;
     if (r == n && m > n) {
         loom_array_t *e = loom_subtract(ctx, bm, loom_matmul(ctx, a, xs));
+        if (ir_is_complex((loom_dtype_t)d)) e = loom_abs(ctx, e); /* |e|^2, real */
         res = loom_sum(ctx, loom_square(ctx, e), 1, (int32_t[]){0}, 0);
     } else {
-        res = loom_zeros(ctx, (loom_dtype_t)d, 1, (int64_t[]){0});
+        res = loom_zeros(ctx, ir_real_dtype((loom_dtype_t)d), 1, (int64_t[]){0});
     }
     loom_array_t *vals[4] = {b->ndim == 1 ? fe_index_axis(ctx, xs, 1, 0) : xs, res,
                              loom_astype(ctx, rk, LOOM_DTYPE_I32), s}; /* LAPACK's int */

@@ -127,10 +127,12 @@ loom_array_t *fe_scope_adopt(loom_ctx_t *ctx, loom_array_t *a);
 bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
 /* fftconvolve's cost rule (signal.c): whether inputs of n1 and n2 elements go through the
  * transforms. The direct form up to FE_CONV_DIRECT_MAX elements in the shorter input, and
- * while n1 n2 products cost less than three transforms of the padded length plus a fixed
- * cost of FE_CONV_FFT_FIXED products (docs/guide.md, "Fourier transforms"). */
+ * while n1 n2 products cost less than the transforms: FE_CONV_FFT_NLOGN N log2 N of the padded
+ * length N plus a fixed FE_CONV_FFT_FIXED (docs/design-notes.md, "Fourier transforms": fitted
+ * to bench_fft's conv_1M_K rows on the H200). */
 #define FE_CONV_DIRECT_MAX 64
-#define FE_CONV_FFT_FIXED  4.0e7
+#define FE_CONV_FFT_NLOGN  30.0
+#define FE_CONV_FFT_FIXED  1.0e8
 bool fe_fftconvolve_uses_fft(int64_t n1, int64_t n2);
 /* fe_check_arg for actions (calls that return a status and hand out results): a nil array
  * is an error even when none is pending (its own was cleared), so that OK always comes with

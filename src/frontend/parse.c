@@ -1413,6 +1413,8 @@ static const func_t funcs[] = {
     {.name = "slogdet", .kind = F_MANIP, .params = "a"},
     {.name = "eigh", .kind = F_MANIP, .params = "a,UPLO?"},
     {.name = "eigvalsh", .kind = F_MANIP, .params = "a,UPLO?"},
+    {.name = "eig", .kind = F_MANIP, .params = "a"},
+    {.name = "eigvals", .kind = F_MANIP, .params = "a"},
     {.name = "svd", .kind = F_MANIP, .params = "a,full_matrices?,compute_uv?,hermitian?"},
     {.name = "qr", .kind = F_MANIP, .params = "a,mode?"},
     {.name = "lstsq", .kind = F_MANIP, .params = "a,b,rcond?"},
@@ -1959,7 +1961,7 @@ static bool fft_call(parser_t *P, const bound_t *b, const char *n, loom_array_t 
                     "%s: Invalid norm value; should be \"backward\", \"ortho\" or \"forward\".",
                     n);
     if (kind < 6) {
-        int64_t pts, ax;
+        int64_t pts = LOOM_NONE, ax = -1;
         if (!get_int(P, b, 1, LOOM_NONE, &pts) || !get_int(P, b, 2, -1, &ax)) return false;
         *r = one[kind](P->ctx, a, pts, ax > INT32_MAX || ax < -INT32_MAX ? INT32_MAX : (int32_t)ax,
                        (loom_fft_norm_t)nm);
@@ -2416,6 +2418,13 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             *r = NULL;
             return array_tuple(P, 2, pair, b->pos[0], out);
         }
+    } else if (!strcmp(n, "eigvals")) {
+        *r = loom_eigvals(ctx, a);
+    } else if (!strcmp(n, "eig")) {
+        loom_array_t *pair[2];
+        if (loom_eig(ctx, a, &pair[0], &pair[1]) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, 2, pair, b->pos[0], out);
     } else if (!strcmp(n, "slogdet")) {
         loom_array_t *pair[2];
         if (loom_slogdet(ctx, a, &pair[0], &pair[1]) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);

@@ -1,8 +1,9 @@
 /* signal.c — numpy.fft's helper functions (fftfreq, rfftfreq, fftshift, ifftshift: generators
  * and index arithmetic that fuse into their consumers), np.convolve / np.correlate in the
- * direct form: out[t] = sum_i a[s + t + i] * v[i] (0 off the ends of a), a gather whose
- * indices are generator arithmetic, multiplied and summed in one reduction kernel; and SciPy's
- * fftconvolve, the direct form or the product of transforms by a cost rule. */
+ * direct form: out[t] = sum_i a[s + t + i] * v[i] (0 off the ends of a): for float32 and
+ * float64 one CORRELATE node (a kernel of its own, register-blocked), for other dtypes a gather
+ * whose indices are generator arithmetic, multiplied and summed in one reduction kernel; and
+ * SciPy's fftconvolve, the direct form or the product of transforms by a cost rule. */
 #include <math.h>
 #include <string.h>
 
@@ -73,8 +74,9 @@ LOOM_API loom_array_t *loom_ifftshift(loom_ctx_t *ctx, loom_array_t *x, int32_t 
     return shift(ctx, "ifftshift", x, naxes, axes, 1);
 }
 
-/* NumPy's _pyarray_correlate of a (n1) and v (n2 <= n1): lags from the mode's start. */
-static loom_array_t *correlate_core(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
+/* NumPy's _pyarray_correlate of a (n1) and v (n2 <= n1; reversed when flip: convolve's
+ * taps): lags from the mode's start. */
+static loom_array_t *correlate_core(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v, bool flip,
                                     loom_conv_mode_t mode, loom_dtype_t d) {
     int64_t n1 = a->shape[0], n2 = v->shape[0];
     int64_t start = mode == LOOM_CONV_FULL   ? 0
@@ -83,6 +85,15 @@ static loom_array_t *correlate_core(loom_ctx_t *ctx, loom_array_t *a, loom_array
     int64_t len = mode == LOOM_CONV_FULL ? n1 + n2 - 1 : mode == LOOM_CONV_SAME ? n1 : n1 - n2 + 1;
     /* apad[s + t + i] = a[j], j = s + t + i - (n2 - 1), and 0 off the ends of a */
     int64_t col[2] = {len, 1}, row[2] = {1, n2}, off = start - (n2 - 1);
+    if (d == LOOM_DTYPE_F32 || d == LOOM_DTYPE_F64) {
+        loom_array_t *ops[2] = {loom_astype(ctx, a, d), loom_astype(ctx, v, d)};
+        if ((ops[0]->flags & FE_NIL) || (ops[1]->flags & FE_NIL)) return &ctx->nil;
+        ir_params_t p = {0};
+        p.k = off;
+        p.axis = flip;
+        return fe_shaped(ctx, IR_OP_CORRELATE, d, 1, &len, 2, ops, &p);
+    }
+    if (flip) v = loom_flip(ctx, v, 0, NULL);
     loom_array_t *t =
         loom_reshape(ctx, loom_arange_int(ctx, off, off + len, 1, LOOM_DTYPE_I64), 2, col);
     loom_array_t *i = loom_reshape(ctx, loom_arange_int(ctx, 0, n2, 1, LOOM_DTYPE_I64), 2, row);
@@ -133,9 +144,11 @@ LOOM_API loom_array_t *loom_correlate(loom_ctx_t *ctx, loom_array_t *a, loom_arr
     loom_dtype_t d;
     if (!conv_args(ctx, "correlate", &a, &v, mode, &d)) return &ctx->nil;
     /* NumPy's correlate2 conjugates the second operand */
-    if (a->shape[0] >= v->shape[0]) return correlate_core(ctx, a, fe_conj(ctx, v), mode, d);
+    if (a->shape[0] >= v->shape[0])
+        return correlate_core(ctx, a, fe_conj(ctx, v), false, mode, d);
     /* NumPy swaps the operands and reverses (and conjugates) the result */
-    return fe_conj(ctx, loom_flip(ctx, correlate_core(ctx, v, fe_conj(ctx, a), mode, d), 0, NULL));
+    return fe_conj(ctx,
+                   loom_flip(ctx, correlate_core(ctx, v, fe_conj(ctx, a), false, mode, d), 0, NULL));
 }
 
 LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
@@ -148,7 +161,7 @@ LOOM_API loom_array_t *loom_convolve(loom_ctx_t *ctx, loom_array_t *a, loom_arra
         a = v;
         v = t;
     }
-    return correlate_core(ctx, a, loom_flip(ctx, v, 0, NULL), mode, d);
+    return correlate_core(ctx, a, v, true, mode, d);
 }
 
 /* The smallest 2^a 3^b 5^c 7^d >= n: a length cuFFT (and the CPU device's mixed radix)
@@ -168,13 +181,13 @@ static int64_t fast_len(int64_t n) {
 
 bool fe_fftconvolve_uses_fft(int64_t n1, int64_t n2) {
     /* Direct: one multiply-add per pair of elements. FFT: three transforms of the padded
-     * length, about 5 N log2 N flops each, and a fixed cost of its six steps (transforms,
-     * products, casts) equal to FE_CONV_FFT_FIXED products. */
+     * length, FE_CONV_FFT_NLOGN products' worth per N log2 N, and a fixed cost of its six
+     * steps (transforms, products, casts) worth FE_CONV_FFT_FIXED products. */
     int64_t small = n1 < n2 ? n1 : n2;
     if (small <= FE_CONV_DIRECT_MAX) return false;
     double n = (double)fast_len(n1 + n2 - 1);
     double direct = (double)n1 * (double)n2;
-    double fft = FE_CONV_FFT_FIXED + 3 * 5 * n * log2(n);
+    double fft = FE_CONV_FFT_FIXED + FE_CONV_FFT_NLOGN * n * log2(n);
     return fft < direct;
 }
 
@@ -191,8 +204,8 @@ LOOM_API loom_array_t *loom_fftconvolve(loom_ctx_t *ctx, loom_array_t *a, loom_a
     int64_t n1 = a->shape[0], n2 = v->shape[0], full = n1 + n2 - 1;
     loom_array_t *r;
     if (!fe_fftconvolve_uses_fft(n1, n2)) {
-        r = n1 >= n2 ? correlate_core(ctx, a, loom_flip(ctx, v, 0, NULL), LOOM_CONV_FULL, d)
-                     : correlate_core(ctx, v, loom_flip(ctx, a, 0, NULL), LOOM_CONV_FULL, d);
+        r = n1 >= n2 ? correlate_core(ctx, a, v, true, LOOM_CONV_FULL, d)
+                     : correlate_core(ctx, v, a, true, LOOM_CONV_FULL, d);
     } else {
         int64_t n = fast_len(full);
         a = loom_astype(ctx, a, d);

@@ -96,6 +96,7 @@ uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n) {
         h = base_hash_mix(h, (uint64_t)n->p.axis);
     }
     if (n->op == IR_OP_MATMUL || n->op == IR_OP_SEARCHSORTED || n->op == IR_OP_SCATTER ||
+        n->op == IR_OP_CORRELATE ||
         kind == IR_KIND_LINALG || kind == IR_KIND_FFT)
         /* which contraction, side, combination */
         h = base_hash_mix(h, (uint64_t)n->p.k);

@@ -202,6 +202,10 @@ static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc
         const view_t *xv = &views[n->src[1]], *vv = &views[n->src[2]];
         ir_ref_scatter(n, o, ov->base, ov->strides, &g->nodes[n->src[1]], xv->base, xv->strides,
                        &g->nodes[n->src[2]], vv->base, vv->strides, v->base);
+    } else if (n->op == IR_OP_CORRELATE) {
+        const view_t *vv = &views[n->src[1]];
+        ir_ref_correlate(n, o, ov->base, ov->strides, &g->nodes[n->src[1]], vv->base, vv->strides,
+                         v->base);
     } else if (kind == IR_KIND_SEARCH) {
         const view_t *vv = &views[n->src[1]];
         ir_ref_searchsorted(n, o, ov->base, ov->strides, &g->nodes[n->src[1]], vv->base,

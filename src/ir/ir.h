@@ -193,6 +193,11 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
      * dtype), NumPy's order: p.k 0 the first (side='left'), 1 after the last equal. int64,   \
      * operand 1's shape. */                                                                   \
     X(SEARCHSORTED, "searchsorted", SEARCH, 2, ANY, SAME)                                      \
+    /* np.correlate's direct form: a (n1) and taps v (n2), both 1-D of the node's dtype        \
+     * (float32, float64) -> (len): out[t] = sum over i of a[p.k + t + i] * v[i] (v[n2-1-i]    \
+     * when p.axis is 1: convolve's reversed taps), the terms with p.k + t + i outside a      \
+     * left out, added in order of i (so both devices give the same bits). */                 \
+    X(CORRELATE, "correlate", SEARCH, 2, FLT, SAME)                                            \
     /* A functional scatter: operand 0 (the node's dtype and shape) with, for each element e  \
      * of the int64 flat indices operand 1 in C order, element f = idx[e] (skipped when     \
      * negative) combined with operand 2's element e (broadcast to operand 1's shape):        \
@@ -219,29 +224,37 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
      * unscaled (numpy.fft's norms, real transforms and padding are the frontend's). */       \
     X(FFT, "fft", FFT, 1, CPLX, SAME)                                                          \
     X(MATMUL, "matmul", MATMUL, 2, ALLC, SAME)      /* contraction, p.k = mode (matmul.c) */ \
-    /* Factorisations (float32, float64), one per matrix of the last two axes, stacked over    \
-     * the leading ones; C-contiguous operands and results (ref_linalg.c documents how each   \
-     * maps onto LAPACK's column-major routines, which both devices call the same way).       \
+    /* Factorisations (float32, float64, complex64, complex128), one per matrix of the last   \
+     * two axes, stacked over the leading ones; C-contiguous operands and results of the      \
+     * operand's dtype but where said (ref_linalg.c documents how each maps onto LAPACK's     \
+     * column-major routines, which both devices call the same way). Real values packed into  \
+     * a complex result (eigenvalues, singular values) have a zero imaginary part.            \
      * LU: (.., n, n) -> (.., n+1, n): rows 0..n-1 the transposed getrf factors of the        \
      *   transpose (diagonal: U's), row n the 1-based pivots. Never raises.                   \
      * SOLVE: A (.., n, n), B^T (.., k, n) -> X^T (.., k, n) with A X = B; p.k 1 (inv): one    \
      *   B^T (k, n) for every matrix. Raises singular; p.k 2 (cond's inv): a singular matrix  \
      *   gives NaN or inf instead (the CPU NaN throughout), as NumPy's inv under errstate.     \
-     * CHOLESKY: A^T (.., n, n) -> L^T on and above the diagonal (A = L L^T from A's lower   \
+     * CHOLESKY: A^T (.., n, n) -> L^T on and above the diagonal (A = L L^H from A's lower   \
      *   triangle); below it whatever the device leaves. Raises not positive definite.        \
      * EIGH: p.k bit 0: read the upper triangle (else the lower); bit 1: values only, (.., n) \
-     *   ascending; else (.., n+1, n): row 0 the values, row 1 + i eigenvector i.             \
-     * SVD of (.., m, n) with m <= n: p.k 0 the values (.., m), descending; 1 (reduced) and   \
-     *   2 (full) (.., m*m + m + r*n), r = m or n: U (m x m), s, Vh (r x n), each C order.    \
+     *   ascending, of the real dtype; else (.., n+1, n): row 0 the values, row 1 + i         \
+     *   eigenvector i (complex: its conjugate).                                              \
+     * SVD of (.., m, n) with m <= n: p.k 0 the values (.., m), descending, of the real      \
+     *   dtype; 1 (reduced) and 2 (full) (.., m*m + m + r*n), r = m or n: U (m x m), s, Vh    \
+     *   (r x n), each C order.                                                               \
      * QR of A^T (.., n, m), k = min(m, n): p.k 0 (reduced) and 1 (complete): (.., q*m +     \
      *   n*k), q = k or m: Q^T (q x m) then R^T (n x k) whose part above the diagonal is     \
-     *   whatever the device leaves (its Householder vectors); 2: R^T alone (.., n, k). */     \
-    X(LU, "lu_factor", LINALG, 1, FLT, SAME)                                                   \
-    X(SOLVE, "solve", LINALG, 2, FLT, SAME)                                                    \
-    X(CHOLESKY, "cholesky", LINALG, 1, FLT, SAME)                                              \
-    X(EIGH, "eigh", LINALG, 1, FLT, SAME)                                                      \
-    X(SVD, "svd", LINALG, 1, FLT, SAME)                                                        \
-    X(QR, "qr", LINALG, 1, FLT, SAME)
+     *   whatever the device leaves (its Householder vectors); 2: R^T alone (.., n, k).       \
+     * EIG of A^T (.., n, n), complex only: p.k 0 the eigenvalues (.., n) in the library's    \
+     *   order; 1: (.., n+1, n): row 0 the values, row 1 + i the right eigenvector of value i \
+     *   (unit 2-norm, largest component real). Raises did not converge. */                   \
+    X(LU, "lu_factor", LINALG, 1, FLTC, SAME)                                                  \
+    X(SOLVE, "solve", LINALG, 2, FLTC, SAME)                                                   \
+    X(CHOLESKY, "cholesky", LINALG, 1, FLTC, SAME)                                             \
+    X(EIGH, "eigh", LINALG, 1, FLTC, SAME)                                                     \
+    X(SVD, "svd", LINALG, 1, FLTC, SAME)                                                       \
+    X(QR, "qr", LINALG, 1, FLTC, SAME)                                                         \
+    X(EIG, "eig", LINALG, 1, CPLX, SAME)
 
 typedef enum ir_op {
 #define IR__OP_ENUM(e, name, kind, arity, loops, out) IR_OP_##e,
@@ -449,6 +462,8 @@ bool ir_matmul_plan(const ir_node_t *n, const ir_node_t *a_node, const int64_t *
 loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const void *a,
                             const ir_node_t *b_node, const void *b, void *out, base_alloc_t *al,
                             base_error_t *err);
+/* The info word of a matrix that EIG refuses before factoring: it holds an inf or a NaN. */
+#define IR_LINALG_NONFINITE 0x7fffffff
 /* Records the error of LINALG node n whose LAPACK (or cuSOLVER) info was `info` (> 0) for matrix
  * `index` of `batch`, worded as NumPy's LinAlgError ("Singular matrix"); returns the status. */
 loom_status_t ir_linalg_error(base_error_t *err, const ir_node_t *n, int64_t info, int64_t index,
@@ -457,6 +472,9 @@ loom_status_t ir_linalg_error(base_error_t *err, const ir_node_t *n, int64_t inf
  * when the operands do not fit (not square, not m <= n for SVD, right-hand sides that differ). */
 bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node_t *b, int *ndim,
                      int64_t *shape);
+/* The dtype of LINALG op `op` (mode: its p.k) over operands of dtype d: d, or its real dtype
+ * where the result holds real values alone (EIGH's and SVD's values-only modes). */
+loom_dtype_t ir_linalg_dtype(ir_op_t op, int64_t mode, loom_dtype_t d);
 /* The matrices of LINALG node n: how many (the product of the leading extents) and the rows
  * and columns of each of the node's first operand. */
 void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch, int64_t *rows,
@@ -538,6 +556,9 @@ bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const in
  * sv) into out. */
 void ir_ref_searchsorted(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                          const ir_node_t *v, const char *pv, const int64_t *sv, void *out);
+/* CORRELATE node n: a (view at pa, strides sa), taps v (view at pv, strides sv) into out. */
+void ir_ref_correlate(const ir_node_t *n, const ir_node_t *a, const char *pa, const int64_t *sa,
+                      const ir_node_t *v, const char *pv, const int64_t *sv, void *out);
 /* SCATTER node n: base o (view at p, strides s), flat indices x (view px, strides sx), values
  * v (view pv, strides sv) into out. */
 void ir_ref_scatter(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,

@@ -108,9 +108,14 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
             case IR_OP_CUMPROD:
                 base_str_printf(out, " axis=%lld", (long long)n->p.axis);
                 break;
+            case IR_OP_CORRELATE:
+                base_str_printf(out, " offset=%lld%s", (long long)n->p.k,
+                                n->p.axis ? " reversed" : "");
+                break;
             case IR_OP_EIGH:
             case IR_OP_SVD:
             case IR_OP_QR:
+            case IR_OP_EIG:
                 base_str_printf(out, " mode=%lld", (long long)n->p.k);
                 break;
             case IR_OP_SUM:

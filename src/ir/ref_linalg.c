@@ -16,6 +16,11 @@
  *             A's U and U' read in C order is A's Vh.
  *   QR        geqrf + orgqr of A itself: the frontend hands the node A^T (C order), which is A
  *             column-major; Q and R come back column-major, C order's Q^T and R^T.
+ *   EIG       geev of A itself (the frontend hands the node A^T), right eigenvectors only.
+ * Complex matrices take the same routes through the c and z routines (heevd, ungqr, ...):
+ * the transposes above are plain ones, never conjugating, so each identity holds as it is, with
+ * one exception: EIGH's A^T is conj(A) for a Hermitian A, whose eigenvectors are conj(V) (the
+ * frontend conjugates them back).
  * The reference zeroes what the CUDA device leaves undefined (CHOLESKY's lower triangle, R's
  * Householder vectors); the frontend masks those parts anyway. */
 #include <dlfcn.h>
@@ -28,30 +33,42 @@
 #define COL_MAJOR 102   /* LAPACK_COL_MAJOR */
 typedef int32_t lp_int; /* lapack_int of Debian's LP64 LAPACKE */
 
-/* X(name): every routine, in s (float32) and d (float64) forms with one C signature each. */
+/* Every routine in its s (float32), d (float64), c (complex64) and z (complex128) forms, one C
+ * signature for the four (complex numbers and their real parts both as void *); geev in its c
+ * and z forms (real matrices go through complex ones: see EIG in ir.h). */
 typedef struct lapacke {
-    lp_int (*getrf[2])(int, lp_int, lp_int, void *, lp_int, lp_int *);
-    lp_int (*getrs[2])(int, char, lp_int, lp_int, const void *, lp_int, const lp_int *, void *,
+    lp_int (*getrf[4])(int, lp_int, lp_int, void *, lp_int, lp_int *);
+    lp_int (*getrs[4])(int, char, lp_int, lp_int, const void *, lp_int, const lp_int *, void *,
                        lp_int);
-    lp_int (*potrf[2])(int, char, lp_int, void *, lp_int);
-    lp_int (*syevd[2])(int, char, char, lp_int, void *, lp_int, void *);
-    lp_int (*gesdd[2])(int, char, lp_int, lp_int, void *, lp_int, void *, void *, lp_int, void *,
+    lp_int (*potrf[4])(int, char, lp_int, void *, lp_int);
+    lp_int (*syevd[4])(int, char, char, lp_int, void *, lp_int, void *);
+    lp_int (*gesdd[4])(int, char, lp_int, lp_int, void *, lp_int, void *, void *, lp_int, void *,
                        lp_int);
-    lp_int (*geqrf[2])(int, lp_int, lp_int, void *, lp_int, void *);
-    lp_int (*orgqr[2])(int, lp_int, lp_int, lp_int, void *, lp_int, const void *);
+    lp_int (*geqrf[4])(int, lp_int, lp_int, void *, lp_int, void *);
+    lp_int (*orgqr[4])(int, lp_int, lp_int, lp_int, void *, lp_int, const void *);
+    lp_int (*geev[4])(int, char, char, lp_int, void *, lp_int, void *, void *, lp_int, void *,
+                      lp_int); /* [2] and [3] only */
 } lapacke_t;
 
 static const struct {
-    const char *name[2];
+    const char *name[4];
     size_t offset;
 } lapacke_syms[] = {
-    {{"LAPACKE_sgetrf", "LAPACKE_dgetrf"}, offsetof(lapacke_t, getrf)},
-    {{"LAPACKE_sgetrs", "LAPACKE_dgetrs"}, offsetof(lapacke_t, getrs)},
-    {{"LAPACKE_spotrf", "LAPACKE_dpotrf"}, offsetof(lapacke_t, potrf)},
-    {{"LAPACKE_ssyevd", "LAPACKE_dsyevd"}, offsetof(lapacke_t, syevd)},
-    {{"LAPACKE_sgesdd", "LAPACKE_dgesdd"}, offsetof(lapacke_t, gesdd)},
-    {{"LAPACKE_sgeqrf", "LAPACKE_dgeqrf"}, offsetof(lapacke_t, geqrf)},
-    {{"LAPACKE_sorgqr", "LAPACKE_dorgqr"}, offsetof(lapacke_t, orgqr)},
+    {{"LAPACKE_sgetrf", "LAPACKE_dgetrf", "LAPACKE_cgetrf", "LAPACKE_zgetrf"},
+     offsetof(lapacke_t, getrf)},
+    {{"LAPACKE_sgetrs", "LAPACKE_dgetrs", "LAPACKE_cgetrs", "LAPACKE_zgetrs"},
+     offsetof(lapacke_t, getrs)},
+    {{"LAPACKE_spotrf", "LAPACKE_dpotrf", "LAPACKE_cpotrf", "LAPACKE_zpotrf"},
+     offsetof(lapacke_t, potrf)},
+    {{"LAPACKE_ssyevd", "LAPACKE_dsyevd", "LAPACKE_cheevd", "LAPACKE_zheevd"},
+     offsetof(lapacke_t, syevd)},
+    {{"LAPACKE_sgesdd", "LAPACKE_dgesdd", "LAPACKE_cgesdd", "LAPACKE_zgesdd"},
+     offsetof(lapacke_t, gesdd)},
+    {{"LAPACKE_sgeqrf", "LAPACKE_dgeqrf", "LAPACKE_cgeqrf", "LAPACKE_zgeqrf"},
+     offsetof(lapacke_t, geqrf)},
+    {{"LAPACKE_sorgqr", "LAPACKE_dorgqr", "LAPACKE_cungqr", "LAPACKE_zungqr"},
+     offsetof(lapacke_t, orgqr)},
+    {{NULL, NULL, "LAPACKE_cgeev", "LAPACKE_zgeev"}, offsetof(lapacke_t, geev)},
 };
 static const char *const lapacke_libs[] = {"liblapacke.so.3", "liblapacke.so"};
 
@@ -65,7 +82,8 @@ static void lapacke_load(void) {
         dl = dlopen(lapacke_libs[i], RTLD_NOW | RTLD_LOCAL);
     if (!dl) return;
     for (size_t i = 0; i < BASE_ARRAY_LEN(lapacke_syms); i++)
-        for (int t = 0; t < 2; t++) {
+        for (int t = 0; t < 4; t++) {
+            if (!lapacke_syms[i].name[t]) continue;
             void *f = dlsym(dl, lapacke_syms[i].name[t]);
             if (!f) return; /* the library stays loaded: a process-wide table, like libcuda's */
             memcpy((char *)&lapacke + lapacke_syms[i].offset + (size_t)t * sizeof f, &f, sizeof f);
@@ -106,7 +124,8 @@ loom_status_t ir_linalg_error(base_error_t *err, const ir_node_t *n, int64_t inf
     const char *what = "Singular matrix";
     const char *fn = n->op == IR_OP_SOLVE && n->p.k ? "inv" : ir_ops[n->op].name;
     if (n->op == IR_OP_CHOLESKY) what = "Matrix is not positive definite";
-    if (n->op == IR_OP_EIGH) what = "Eigenvalues did not converge";
+    if (n->op == IR_OP_EIGH || n->op == IR_OP_EIG) what = "Eigenvalues did not converge";
+    if (info == IR_LINALG_NONFINITE) what = "Array must not contain infs or NaNs";
     if (n->op == IR_OP_SVD) what = "SVD did not converge";
     if (n->op == IR_OP_QR) what = "QR factorization failed";
     if (batch > 1)
@@ -124,11 +143,47 @@ static void copy_cols(size_t es, int64_t rows, int64_t cols, const char *in, int
         memcpy(out + (size_t)(j * ld_out) * es, in + (size_t)(j * ld_in) * es, (size_t)rows * es);
 }
 
+/* Element i of p (dtype d) set to v; a complex one to v + 0j. */
 static void set_elem(loom_dtype_t d, char *p, int64_t i, double v) {
-    if (d == LOOM_DTYPE_F32)
+    bool c = ir_is_complex(d);
+    if (c) i *= 2;
+    if (ir_real_dtype(d) == LOOM_DTYPE_F32) {
         ((float *)(void *)p)[i] = (float)v;
-    else
+        if (c) ((float *)(void *)p)[i + 1] = 0;
+    } else {
         ((double *)(void *)p)[i] = v;
+        if (c) ((double *)(void *)p)[i + 1] = 0;
+    }
+}
+
+/* count real values (dtype ir_real_dtype(d)) at w into the complex elements of p (dtype d),
+ * imaginary parts zero; a real d copies. */
+static void widen(loom_dtype_t d, char *p, const char *w, int64_t count) {
+    bool f32 = ir_real_dtype(d) == LOOM_DTYPE_F32;
+    for (int64_t i = 0; i < count; i++)
+        set_elem(d, p, i, f32 ? ((const float *)(const void *)w)[i]
+                              : ((const double *)(const void *)w)[i]);
+}
+
+/* Whether the count elements of p (dtype d) are all finite. */
+static bool all_finite(loom_dtype_t d, const char *p, int64_t count) {
+    if (ir_is_complex(d)) count *= 2;
+    for (int64_t i = 0; i < count; i++)
+        if (!isfinite(ir_real_dtype(d) == LOOM_DTYPE_F32 ? ((const float *)(const void *)p)[i]
+                                                         : ((const double *)(const void *)p)[i]))
+            return false;
+    return true;
+}
+
+/* The index of d in the routines' tables: s, d, c, z. */
+static int routine_index(loom_dtype_t d) {
+    return d == LOOM_DTYPE_F32 ? 0 : d == LOOM_DTYPE_F64 ? 1 : d == LOOM_DTYPE_C64 ? 2 : 3;
+}
+
+loom_dtype_t ir_linalg_dtype(ir_op_t op, int64_t mode, loom_dtype_t d) {
+    if ((op == IR_OP_EIGH && (mode & 2)) || (op == IR_OP_SVD && mode == 0))
+        return ir_real_dtype(d);
+    return d;
 }
 
 /* The identity (n x n) at p. */
@@ -143,9 +198,9 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
     (void)b_node; /* SOLVE's right-hand sides: k x rows each, k from the node's shape */
     int64_t batch, rows, cols;
     ir_linalg_dims(n, a_node, &batch, &rows, &cols);
-    loom_dtype_t d = (loom_dtype_t)n->dtype;
-    size_t es = ir_dtypes[d].size;
-    int t = d == LOOM_DTYPE_F64;
+    loom_dtype_t d = (loom_dtype_t)a_node->dtype;
+    size_t es = ir_dtypes[d].size, oes = ir_dtypes[n->dtype].size;
+    int t = routine_index(d);
     int64_t out_per = batch ? ir_node_size(n) / batch : 0;
     int64_t a_per = rows * cols;
     if (batch == 0 || (out_per == 0 && a_per == 0)) return LOOM_STATUS_OK;
@@ -163,7 +218,9 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
     /* scratch: a copy of the operand matrix (QR: m x max(n, q) and tau), and the pivots */
     int64_t qm = cols, qn = rows, qk = qm < qn ? qm : qn, qq = n->p.k == 1 ? qm : qk;
     int64_t work_n = n->op == IR_OP_QR ? qm * (qn > qq ? qn : qq) + qk : a_per;
+    work_n += rows; /* EIGH's and SVD's real values before they widen into complex results */
     char *work = base_malloc(al, (size_t)work_n + 1, es);
+    char *vals = work + (size_t)(work_n - rows) * es;
     lp_int *ipiv = base_malloc(al, (size_t)rows + 1, sizeof *ipiv);
     loom_status_t st = LOOM_STATUS_OK;
     if (!work || !ipiv) {
@@ -172,7 +229,7 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
     }
     for (int64_t bi = 0; bi < batch && !st; bi++) {
         const char *ap = (const char *)a + (size_t)(bi * a_per) * es;
-        char *op = (char *)out + (size_t)(bi * out_per) * es;
+        char *op = (char *)out + (size_t)(bi * out_per) * oes;
         lp_int info = 0, nn = (lp_int)rows;
         switch (n->op) {
             case IR_OP_LU:
@@ -190,7 +247,8 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
                 if (info == 0 && k)
                     info = L->getrs[t](COL_MAJOR, 'T', nn, (lp_int)k, work, nn, ipiv, op, nn);
                 if (info > 0 && n->p.k == 2) { /* cond's inv: NaN, no error */
-                    for (int64_t e = 0; e < k * rows; e++) set_elem(d, op, e, NAN);
+                    for (int64_t e = 0; e < k * rows * (ir_is_complex(d) ? 2 : 1); e++)
+                        set_elem(ir_real_dtype(d), op, e, NAN);
                     info = 0;
                 }
                 break;
@@ -205,8 +263,11 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
                 char uplo = (n->p.k & 1) ? 'L' : 'U'; /* C order's triangle, transposed */
                 bool vectors = !(n->p.k & 2);
                 char *m = vectors ? op + (size_t)rows * es : work;
+                bool wide = vectors && ir_is_complex(d);
                 memcpy(m, ap, (size_t)a_per * es);
-                info = L->syevd[t](COL_MAJOR, vectors ? 'V' : 'N', uplo, nn, m, nn, op);
+                info = L->syevd[t](COL_MAJOR, vectors ? 'V' : 'N', uplo, nn, m, nn,
+                                   wide ? vals : op);
+                if (wide && !info) widen(d, op, vals, rows);
                 break;
             }
             case IR_OP_SVD: { /* rows = m <= cols = n; column-major A^T is n x m */
@@ -214,14 +275,17 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
                 memcpy(work, ap, (size_t)a_per * es);
                 char *s = n->p.k ? op + (size_t)(m * m) * es : op;
                 char *vh = s + (size_t)m * es;
+                bool wide = n->p.k && ir_is_complex(d);
                 char jobz = n->p.k == 0 ? 'N' : n->p.k == 1 ? 'S' : 'A';
                 if (m == 0) {
                     if (n->p.k == 2) identity(d, vh, nc);
                     break;
                 }
                 char dummy[16];
-                info = L->gesdd[t](COL_MAJOR, jobz, (lp_int)nc, (lp_int)m, work, (lp_int)nc, s,
-                                   n->p.k ? vh : dummy, (lp_int)nc, n->p.k ? op : dummy, (lp_int)m);
+                info = L->gesdd[t](COL_MAJOR, jobz, (lp_int)nc, (lp_int)m, work, (lp_int)nc,
+                                   wide ? vals : s, n->p.k ? vh : dummy, (lp_int)nc,
+                                   n->p.k ? op : dummy, (lp_int)m);
+                if (wide && !info) widen(d, s, vals, m);
                 break;
             }
             case IR_OP_QR: { /* operand A^T (n x m in C order) is A column-major, m x n */
@@ -243,6 +307,18 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
                 info =
                     L->orgqr[t](COL_MAJOR, (lp_int)m, (lp_int)q, (lp_int)k, work, (lp_int)m, tau);
                 if (!info) memcpy(op, work, (size_t)(m * q) * es);
+                break;
+            }
+            case IR_OP_EIG: { /* operand A^T: A column-major */
+                char dummy[16];
+                bool vectors = n->p.k == 1;
+                memcpy(work, ap, (size_t)a_per * es);
+                if (!all_finite(d, work, a_per)) { /* NumPy's eig checks first */
+                    info = IR_LINALG_NONFINITE;
+                    break;
+                }
+                info = L->geev[t](COL_MAJOR, 'N', vectors ? 'V' : 'N', nn, work, nn, op, dummy, 1,
+                                  vectors ? op + (size_t)rows * es : dummy, vectors ? nn : 1);
                 break;
             }
             default:
@@ -312,6 +388,12 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
                     return false;
             }
             return r <= c && mode >= 0 && mode < 3;
+        case IR_OP_EIG:
+            if (mode == 0)
+                *ndim = nd - 1;
+            else
+                shape[nd - 2] = r + 1;
+            return square && (mode == 0 || mode == 1);
         case IR_OP_QR: { /* operand A^T: r = n, c = m */
             int64_t m = c, n = r, k = m < n ? m : n, q = mode == 1 ? m : k;
             if (mode == 2) {

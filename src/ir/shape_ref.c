@@ -467,6 +467,32 @@ void ir_ref_searchsorted(const ir_node_t *n, const ir_node_t *o, const char *p, 
     }
 }
 
+void ir_ref_correlate(const ir_node_t *n, const ir_node_t *a, const char *pa, const int64_t *sa,
+                      const ir_node_t *v, const char *pv, const int64_t *sv, void *out) {
+    int64_t n1 = a->shape[0], n2 = v->shape[0], len = n->shape[0], off = n->p.k;
+    bool flip = n->p.axis != 0, f32 = n->dtype == LOOM_DTYPE_F32;
+    for (int64_t t = 0; t < len; t++) {
+        /* the taps whose a index is inside: i in [lo, hi) */
+        int64_t lo = -(off + t) > 0 ? -(off + t) : 0, hi = n1 - (off + t);
+        if (hi > n2) hi = n2;
+        float accf = 0;
+        double accd = 0;
+        for (int64_t i = lo; i < hi; i++) {
+            int64_t ja = (off + t + i) * sa[0], jv = (flip ? n2 - 1 - i : i) * sv[0];
+            if (f32)
+                accf = accf + ((const float *)(const void *)pa)[ja] *
+                                  ((const float *)(const void *)pv)[jv];
+            else
+                accd = accd + ((const double *)(const void *)pa)[ja] *
+                                  ((const double *)(const void *)pv)[jv];
+        }
+        if (f32)
+            ((float *)out)[t] = accf;
+        else
+            ((double *)out)[t] = accd;
+    }
+}
+
 /* Bottom-up merge sort of n keys (tmp: n more). */
 static sort_key_t *merge_sort(ir_dkind_t k, sort_key_t *a, sort_key_t *tmp, int64_t n) {
     for (int64_t w = 1; w < n; w *= 2) {

@@ -54,6 +54,14 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
         }
         return true;
     }
+    if (n->op == IR_OP_CORRELATE) {
+        const ir_node_t *v = &g->nodes[n->src[1]];
+        if (o->ndim != 1 || v->ndim != 1 || n->ndim != 1 || o->dtype != n->dtype ||
+            v->dtype != n->dtype || (n->dtype != LOOM_DTYPE_F32 && n->dtype != LOOM_DTYPE_F64) ||
+            (n->p.axis != 0 && n->p.axis != 1))
+            return fail(g, i, "correlate: operands, result or flip");
+        return true;
+    }
     if (n->op == IR_OP_SEARCHSORTED) {
         const ir_node_t *v = &g->nodes[n->src[1]];
         if (o->ndim != 1 || v->dtype != o->dtype || n->dtype != LOOM_DTYPE_I64 ||
@@ -191,13 +199,17 @@ bool ir_verify(const ir_graph_t *g) {
         if (info->kind == IR_KIND_LINALG) {
             int nd;
             int64_t shape[LOOM_MAX_DIMS];
+            loom_dtype_t od = (loom_dtype_t)g->nodes[n->src[0]].dtype;
             for (int k = 0; k < info->arity; k++) {
                 if (n->src[k] >= i) return fail(g, i, "operand does not come before its user");
-                if (g->nodes[n->src[k]].dtype != n->dtype)
-                    return fail(g, i, "operand dtype differs");
+                if (g->nodes[n->src[k]].dtype != od) return fail(g, i, "operand dtypes differ");
             }
-            if (n->dtype != LOOM_DTYPE_F32 && n->dtype != LOOM_DTYPE_F64)
-                return fail(g, i, "not float32 or float64");
+            loom_dtype_t rd = ir_real_dtype(od);
+            if (!ir_op_has_loop((ir_op_t)n->op, od) ||
+                (rd != LOOM_DTYPE_F32 && rd != LOOM_DTYPE_F64))
+                return fail(g, i, "operand dtype not one the factorisation takes");
+            if (n->dtype != ir_linalg_dtype((ir_op_t)n->op, n->p.k, od))
+                return fail(g, i, "result dtype");
             if (!ir_linalg_shape((ir_op_t)n->op, n->p.k, &g->nodes[n->src[0]],
                                  info->arity > 1 ? &g->nodes[n->src[1]] : NULL, &nd, shape) ||
                 nd != n->ndim || memcmp(shape, n->shape, (size_t)nd * sizeof *shape))

@@ -187,14 +187,16 @@ loom_status_t rt_blas_gemm(rt_device_t *d, rt_blas_t *b, const rt_gemm_t *g);
 /* ---- solver.c: factorisations through cuSOLVER, loaded with dlopen (never linked) ----
  * A job: one routine over each of `batch` C-contiguous matrices (rows x cols, the operand's C
  * order; the routines read them column-major, i.e. transposed, as ref_linalg.c explains), with
- * results at out in the IR's layouts (ir.h: LU, SOLVE, CHOLESKY, EIGH, SVD, QR), each matrix's
+ * results at out in the IR's layouts (ir.h: LU, SOLVE, CHOLESKY, EIGH, SVD, QR, EIG), each matrix's
  * info word at info (int32 x batch; SOLVE's getrs and QR's orgqr words at info2) and LU's and
  * SOLVE's int32 pivots at ipiv (rows x batch). */
 typedef struct rt_solver rt_solver_t;
-typedef enum rt_la_op { RT_LA_LU, RT_LA_SOLVE, RT_LA_CHOLESKY, RT_LA_EIGH, RT_LA_SVD, RT_LA_QR } rt_la_op_t;
+typedef enum rt_la_op {
+    RT_LA_LU, RT_LA_SOLVE, RT_LA_CHOLESKY, RT_LA_EIGH, RT_LA_SVD, RT_LA_QR, RT_LA_EIG
+} rt_la_op_t;
 typedef struct rt_la {
     rt_la_op_t op;
-    loom_dtype_t dtype; /* F32 or F64 */
+    loom_dtype_t dtype; /* the operand's: F32, F64, C64 or C128 (EIG: C64 or C128) */
     int64_t mode;       /* the node's p.k */
     int64_t batch, rows, cols;
     int64_t nrhs;       /* SOLVE: right-hand sides */

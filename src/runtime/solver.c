@@ -4,7 +4,8 @@
  *
  * rt_solver_run runs one job: the same routine over each matrix of a stack, queued on the
  * device's stream with one workspace from the pool (sized by the routine's bufferSize query) and
- * each matrix's info word in the caller's array. Nothing here synchronises. */
+ * each matrix's info word in the caller's array. Nothing here synchronises but EIG, whose
+ * routine (Xgeev, CUDA 12.6 and later) also works in host memory that must outlive it. */
 #include <dlfcn.h>
 #include <string.h>
 
@@ -14,9 +15,10 @@ typedef int sv_status_t;            /* cusolverStatus_t; 0 = CUSOLVER_STATUS_SUC
 typedef struct sv_ctx *sv_handle_t; /* cusolverDnHandle_t */
 typedef struct sv_par *sv_params_t; /* cusolverDnParams_t */
 enum { OP_N = 0, OP_T = 1, FILL_LOWER = 0, FILL_UPPER = 1, EIG_NOVECTOR = 0, EIG_VECTOR = 1 };
-enum { CUDA_R_32F_ = 0, CUDA_R_64F_ = 1 }; /* cudaDataType */
+enum { CUDA_R_32F_ = 0, CUDA_R_64F_ = 1, CUDA_C_32F_ = 4, CUDA_C_64F_ = 5 }; /* cudaDataType */
 
-/* The s (float32) and d (float64) forms of each routine, one C signature for both. */
+/* The s (float32), d (float64), c (complex64) and z (complex128) forms of each routine, one C
+ * signature for the four (complex numbers and their real parts both as void *). */
 typedef struct sv_table {
     sv_status_t (*Create)(sv_handle_t *h);
     sv_status_t (*Destroy)(sv_handle_t h);
@@ -27,30 +29,39 @@ typedef struct sv_table {
                              int, size_t *, size_t *);
     sv_status_t (*Xpotrf)(sv_handle_t, sv_params_t, int, int64_t, int, void *, int64_t, int, void *,
                           size_t, void *, size_t, int *);
-    sv_status_t (*getrf_ws[2])(sv_handle_t, int, int, void *, int, int *);
-    sv_status_t (*getrf[2])(sv_handle_t, int, int, void *, int, void *, int *, int *);
-    sv_status_t (*getrs[2])(sv_handle_t, int, int, int, const void *, int, const int *, void *, int,
+    sv_status_t (*getrf_ws[4])(sv_handle_t, int, int, void *, int, int *);
+    sv_status_t (*getrf[4])(sv_handle_t, int, int, void *, int, void *, int *, int *);
+    sv_status_t (*getrs[4])(sv_handle_t, int, int, int, const void *, int, const int *, void *, int,
                             int *);
-    sv_status_t (*syevd_ws[2])(sv_handle_t, int, int, int, const void *, int, const void *, int *);
-    sv_status_t (*syevd[2])(sv_handle_t, int, int, int, void *, int, void *, void *, int, int *);
-    sv_status_t (*gesvd_ws[2])(sv_handle_t, int, int, int *);
-    sv_status_t (*gesvd[2])(sv_handle_t, signed char, signed char, int, int, void *, int, void *,
+    sv_status_t (*syevd_ws[4])(sv_handle_t, int, int, int, const void *, int, const void *, int *);
+    sv_status_t (*syevd[4])(sv_handle_t, int, int, int, void *, int, void *, void *, int, int *);
+    sv_status_t (*gesvd_ws[4])(sv_handle_t, int, int, int *);
+    sv_status_t (*gesvd[4])(sv_handle_t, signed char, signed char, int, int, void *, int, void *,
                             void *, int, void *, int, void *, int, void *, int *);
-    sv_status_t (*geqrf_ws[2])(sv_handle_t, int, int, void *, int, int *);
-    sv_status_t (*geqrf[2])(sv_handle_t, int, int, void *, int, void *, void *, int, int *);
-    sv_status_t (*orgqr_ws[2])(sv_handle_t, int, int, int, const void *, int, const void *, int *);
-    sv_status_t (*orgqr[2])(sv_handle_t, int, int, int, void *, int, const void *, void *, int,
+    sv_status_t (*geqrf_ws[4])(sv_handle_t, int, int, void *, int, int *);
+    sv_status_t (*geqrf[4])(sv_handle_t, int, int, void *, int, void *, void *, int, int *);
+    sv_status_t (*orgqr_ws[4])(sv_handle_t, int, int, int, const void *, int, const void *, int *);
+    sv_status_t (*orgqr[4])(sv_handle_t, int, int, int, void *, int, const void *, void *, int,
                             int *);
+    sv_status_t (*Xgeev_ws)(sv_handle_t, sv_params_t, int, int, int64_t, int, const void *, int64_t,
+                            int, const void *, int, const void *, int64_t, int, const void *,
+                            int64_t, int, size_t *, size_t *);
+    sv_status_t (*Xgeev)(sv_handle_t, sv_params_t, int, int, int64_t, int, void *, int64_t, int,
+                         void *, int, void *, int64_t, int, void *, int64_t, int, void *, size_t,
+                         void *, size_t, int *);
 } sv_table_t;
 
-#define SV_PAIR(field, s, d)                                                                       \
-    { {"cusolverDn" s, "cusolverDn" d}, offsetof(sv_table_t, field), 2 }
+#define SV_FOUR(field, s, d, c, z)                                                                 \
+    { {"cusolverDn" s, "cusolverDn" d, "cusolverDn" c, "cusolverDn" z}, offsetof(sv_table_t, field), 4, false }
 #define SV_ONE(field, s)                                                                           \
-    { {"cusolverDn" s, NULL}, offsetof(sv_table_t, field), 1 }
+    { {"cusolverDn" s}, offsetof(sv_table_t, field), 1, false }
+#define SV_LATER(field, s) /* newer than CUDA 11: its absence refuses only what needs it */       \
+    { {"cusolverDn" s}, offsetof(sv_table_t, field), 1, true }
 static const struct {
-    const char *name[2];
+    const char *name[4];
     size_t offset;
     int n;
+    bool optional;
 } sv_syms[] = {
     SV_ONE(Create, "Create"),
     SV_ONE(Destroy, "Destroy"),
@@ -59,17 +70,19 @@ static const struct {
     SV_ONE(DestroyParams, "DestroyParams"),
     SV_ONE(Xpotrf_ws, "Xpotrf_bufferSize"),
     SV_ONE(Xpotrf, "Xpotrf"),
-    SV_PAIR(getrf_ws, "Sgetrf_bufferSize", "Dgetrf_bufferSize"),
-    SV_PAIR(getrf, "Sgetrf", "Dgetrf"),
-    SV_PAIR(getrs, "Sgetrs", "Dgetrs"),
-    SV_PAIR(syevd_ws, "Ssyevd_bufferSize", "Dsyevd_bufferSize"),
-    SV_PAIR(syevd, "Ssyevd", "Dsyevd"),
-    SV_PAIR(gesvd_ws, "Sgesvd_bufferSize", "Dgesvd_bufferSize"),
-    SV_PAIR(gesvd, "Sgesvd", "Dgesvd"),
-    SV_PAIR(geqrf_ws, "Sgeqrf_bufferSize", "Dgeqrf_bufferSize"),
-    SV_PAIR(geqrf, "Sgeqrf", "Dgeqrf"),
-    SV_PAIR(orgqr_ws, "Sorgqr_bufferSize", "Dorgqr_bufferSize"),
-    SV_PAIR(orgqr, "Sorgqr", "Dorgqr"),
+    SV_FOUR(getrf_ws, "Sgetrf_bufferSize", "Dgetrf_bufferSize", "Cgetrf_bufferSize", "Zgetrf_bufferSize"),
+    SV_FOUR(getrf, "Sgetrf", "Dgetrf", "Cgetrf", "Zgetrf"),
+    SV_FOUR(getrs, "Sgetrs", "Dgetrs", "Cgetrs", "Zgetrs"),
+    SV_FOUR(syevd_ws, "Ssyevd_bufferSize", "Dsyevd_bufferSize", "Cheevd_bufferSize", "Zheevd_bufferSize"),
+    SV_FOUR(syevd, "Ssyevd", "Dsyevd", "Cheevd", "Zheevd"),
+    SV_FOUR(gesvd_ws, "Sgesvd_bufferSize", "Dgesvd_bufferSize", "Cgesvd_bufferSize", "Zgesvd_bufferSize"),
+    SV_FOUR(gesvd, "Sgesvd", "Dgesvd", "Cgesvd", "Zgesvd"),
+    SV_FOUR(geqrf_ws, "Sgeqrf_bufferSize", "Dgeqrf_bufferSize", "Cgeqrf_bufferSize", "Zgeqrf_bufferSize"),
+    SV_FOUR(geqrf, "Sgeqrf", "Dgeqrf", "Cgeqrf", "Zgeqrf"),
+    SV_FOUR(orgqr_ws, "Sorgqr_bufferSize", "Dorgqr_bufferSize", "Cungqr_bufferSize", "Zungqr_bufferSize"),
+    SV_FOUR(orgqr, "Sorgqr", "Dorgqr", "Cungqr", "Zungqr"),
+    SV_LATER(Xgeev_ws, "Xgeev_bufferSize"),
+    SV_LATER(Xgeev, "Xgeev"),
 };
 
 static const char *const sv_libs[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
@@ -98,6 +111,7 @@ loom_status_t rt_solver_create(rt_device_t *d, rt_solver_t **out) {
     for (size_t i = 0; i < BASE_ARRAY_LEN(sv_syms); i++)
         for (int k = 0; k < sv_syms[i].n; k++) {
             void *f = dlsym(s->dl, sv_syms[i].name[k]);
+            if (!f && sv_syms[i].optional) continue;
             if (!f) {
                 loom_status_t st = base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
                                                   "%s has no symbol %s: cuSOLVER is too old or "
@@ -131,11 +145,29 @@ void rt_solver_destroy(rt_device_t *d, rt_solver_t *s) {
     base_free(d->al, s);
 }
 
+/* The routines' index of dtype d (s, d, c, z), and by it the cudaDataType, element size and
+ * name. */
+static int sv_index(loom_dtype_t d) {
+    return d == LOOM_DTYPE_F32 ? 0 : d == LOOM_DTYPE_F64 ? 1 : d == LOOM_DTYPE_C64 ? 2 : 3;
+}
+static const int sv_types[4] = {CUDA_R_32F_, CUDA_R_64F_, CUDA_C_32F_, CUDA_C_64F_};
+static const size_t sv_sizes[4] = {4, 8, 8, 16};
+static const char *const sv_names[4] = {"float32", "float64", "complex64", "complex128"};
+
 static loom_status_t sv_fail(rt_device_t *d, const char *call, sv_status_t r, const rt_la_t *j) {
     return base_error_set(d->err, LOOM_STATUS_DEVICE_ERROR,
                           "cusolverDn %s failed: status %d (%s, %lld matrices of %lld x %lld)",
-                          call, r, j->dtype == LOOM_DTYPE_F64 ? "float64" : "float32",
-                          (long long)j->batch, (long long)j->rows, (long long)j->cols);
+                          call, r, sv_names[sv_index(j->dtype)], (long long)j->batch,
+                          (long long)j->rows, (long long)j->cols);
+}
+
+
+/* count real values at src into the complex elements at dst (imaginary parts zero): the real
+ * values EIGH and SVD give, packed into a complex result. es: the complex element's size. */
+static loom_status_t widen(rt_device_t *d, uint64_t dst, uint64_t src, size_t es, int64_t count) {
+    loom_status_t st = rt_memset(d, dst, 0, (size_t)count * es);
+    if (!st) st = rt_d2d_2d(d, dst, es, src, es / 2, es / 2, (size_t)count);
+    return st;
 }
 
 #define SV_CALL(call, expr)                                                                        \
@@ -150,14 +182,15 @@ static loom_status_t sv_fail(rt_device_t *d, const char *call, sv_status_t r, co
 /* The identity (n x n) at dev: zeros, then the diagonal from a host row of ones... built on the
  * host (empty-matrix corner cases only). */
 static loom_status_t identity(rt_device_t *d, const rt_la_t *j, uint64_t dev, int64_t n) {
-    size_t es = j->dtype == LOOM_DTYPE_F64 ? 8 : 4, bytes = (size_t)(n * n) * es;
+    int t = sv_index(j->dtype);
+    size_t es = sv_sizes[t], bytes = (size_t)(n * n) * es;
     char *h = base_calloc(d->al, bytes ? bytes : 1, 1);
     if (!h) return base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY, "cuSOLVER: out of memory");
-    for (int64_t i = 0; i < n; i++) {
-        if (es == 8)
-            ((double *)(void *)h)[i * n + i] = 1;
+    for (int64_t i = 0; i < n; i++) { /* 1 (+ 0j): the real part's first bytes */
+        if (t & 1) /* float64, complex128 */
+            ((double *)(void *)(h + (size_t)(i * n + i) * es))[0] = 1;
         else
-            ((float *)(void *)h)[i * n + i] = 1;
+            ((float *)(void *)(h + (size_t)(i * n + i) * es))[0] = 1;
     }
     loom_status_t st = rt_h2d(d, dev, h, bytes);
     base_free(d->al, h);
@@ -165,8 +198,11 @@ static loom_status_t identity(rt_device_t *d, const rt_la_t *j, uint64_t dev, in
 }
 
 loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
-    int t = j->dtype == LOOM_DTYPE_F64;
-    size_t es = t ? 8 : 4;
+    int t = sv_index(j->dtype), ty = sv_types[t];
+    size_t es = sv_sizes[t];
+    bool cplx = t >= 2;
+    char *host = NULL; /* EIG's host workspace */
+    size_t host_bytes = 0, dev_bytes = 0;
     int64_t m = j->rows, n = j->cols, k = m < n ? m : n;
     int im = (int)m, in = (int)n;
     const sv_table_t *T = &s->t;
@@ -182,18 +218,31 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
             SV_CALL("getrf_bufferSize", T->getrf_ws[t](h, im, im, NULL, im, &lwork));
             break;
         case RT_LA_CHOLESKY: { /* lower: ~1.5x the speed of cuSOLVER's upper form */
-            size_t dev = 0, host = 0;
-            int ty = t ? CUDA_R_64F_ : CUDA_R_32F_;
+            size_t dev = 0, hb = 0;
             SV_CALL("Xpotrf_bufferSize",
-                    T->Xpotrf_ws(h, s->params, FILL_LOWER, m, ty, NULL, m, ty, &dev, &host));
-            if (host) {
+                    T->Xpotrf_ws(h, s->params, FILL_LOWER, m, ty, NULL, m, ty, &dev, &hb));
+            if (hb) {
                 st = base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
-                                    "cusolverDnXpotrf asks for %zu bytes of host workspace", host);
+                                    "cusolverDnXpotrf asks for %zu bytes of host workspace", hb);
                 goto done;
             }
             lwork = (int)((dev + es - 1) / es);
             break;
         }
+        case RT_LA_EIG:
+            if (!T->Xgeev || !T->Xgeev_ws) {
+                st = base_error_set(d->err, LOOM_STATUS_NOT_AVAILABLE,
+                                    "linalg.eig on the CUDA device needs cusolverDnXgeev "
+                                    "(CUDA 12.6 or later); %s has none",
+                                    s->lib);
+                goto done;
+            }
+            SV_CALL("Xgeev_bufferSize",
+                    T->Xgeev_ws(h, s->params, EIG_NOVECTOR, j->mode ? EIG_VECTOR : EIG_NOVECTOR, m,
+                                ty, NULL, m, ty, NULL, ty, NULL, 1, ty, NULL, m, ty, &dev_bytes,
+                                &host_bytes));
+            lwork = (int)((dev_bytes + es - 1) / es);
+            break;
         case RT_LA_EIGH:
             SV_CALL("syevd_bufferSize", T->syevd_ws[t](h, (j->mode & 2) ? EIG_NOVECTOR : EIG_VECTOR,
                                                        (j->mode & 1) ? FILL_LOWER : FILL_UPPER, im,
@@ -212,8 +261,17 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
         }
     }
     size_t per = (size_t)(m * n) * es;
-    size_t wbytes = (size_t)(lwork > 0 ? lwork : 1) * es + (j->op == RT_LA_SVD ? k * es : 0);
+    /* after the routine's own workspace: SVD's rwork (k reals), then EIGH's and SVD's real
+     * values when they widen into a complex result (m reals) */
+    size_t wbytes = (size_t)(lwork > 0 ? lwork : 1) * es + (size_t)(k + m) * es;
+    uint64_t vals = 0;
     if ((st = rt_alloc(d, wbytes, &ws))) goto done;
+    vals = ws + (uint64_t)(lwork > 0 ? lwork : 1) * es + (uint64_t)k * es;
+    if (host_bytes && !(host = base_malloc(d->al, host_bytes, 1))) {
+        st = base_error_set(d->err, LOOM_STATUS_OUT_OF_MEMORY,
+                            "linalg.eig: %zu bytes of host workspace", host_bytes);
+        goto done;
+    }
     switch (j->op) {
         case RT_LA_LU: { /* factors into the result's first n rows, pivots to j->ipiv */
             size_t pitch = (size_t)((m + 1) * m) * es;
@@ -251,9 +309,9 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
             if ((st = rt_d2d(d, j->out, j->a, per * (size_t)j->batch))) goto done;
             for (int64_t b = 0; b < j->batch; b++)
                 SV_CALL("Xpotrf",
-                        T->Xpotrf(h, s->params, FILL_LOWER, m, t ? CUDA_R_64F_ : CUDA_R_32F_,
-                                  (void *)(uintptr_t)(j->out + b * per), m,
-                                  t ? CUDA_R_64F_ : CUDA_R_32F_, (void *)(uintptr_t)ws,
+                        T->Xpotrf(h, s->params, FILL_LOWER, m, ty,
+                                  (void *)(uintptr_t)(j->out + b * per), m, ty,
+                                  (void *)(uintptr_t)ws,
                                   (size_t)lwork * es, NULL, 0,
                                   (int *)(uintptr_t)(j->info + (uint64_t)b * 4)));
             break;
@@ -268,18 +326,25 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
                 if ((st = rt_d2d(d, work, j->a, per * (size_t)j->batch))) goto done;
                 mat = work;
             }
-            for (int64_t b = 0; b < j->batch; b++)
+            if (!vectors) pitch = (size_t)m * (es / (cplx ? 2 : 1)); /* real values alone */
+            bool wide = vectors && cplx;
+            for (int64_t b = 0; b < j->batch; b++) {
                 SV_CALL("syevd",
                         T->syevd[t](h, vectors ? EIG_VECTOR : EIG_NOVECTOR,
                                     (j->mode & 1) ? FILL_LOWER : FILL_UPPER, im,
                                     (void *)(uintptr_t)(mat + b * (vectors ? pitch : per)), im,
-                                    (void *)(uintptr_t)(j->out + b * pitch), (void *)(uintptr_t)ws,
-                                    lwork, (int *)(uintptr_t)(j->info + (uint64_t)b * 4)));
+                                    (void *)(uintptr_t)(wide ? vals : j->out + b * pitch),
+                                    (void *)(uintptr_t)ws, lwork,
+                                    (int *)(uintptr_t)(j->info + (uint64_t)b * 4)));
+                if (wide && (st = widen(d, j->out + b * pitch, vals, es, m))) goto done;
+            }
             break;
         }
         case RT_LA_SVD: { /* A^T = U' S VT' (n x m): VT' is A's U, U' its Vh */
             int64_t r = j->mode == 2 ? n : m;
-            size_t pitch = j->mode ? (size_t)(m * m + m + r * n) * es : (size_t)m * es;
+            size_t pitch = j->mode ? (size_t)(m * m + m + r * n) * es
+                                   : (size_t)m * (es / (cplx ? 2 : 1)); /* real values alone */
+            bool wide = j->mode && cplx;
             if ((st = rt_alloc(d, per ? per : es, &work))) goto done;
             for (int64_t b = 0; b < j->batch; b++) {
                 uint64_t o = j->out + b * pitch, sv = j->mode ? o + (uint64_t)(m * m) * es : o;
@@ -292,12 +357,32 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
                 signed char jv = j->mode == 0 ? 'N' : 'A';
                 SV_CALL("gesvd",
                         T->gesvd[t](
-                            h, ju, jv, in, im, (void *)(uintptr_t)work, in, (void *)(uintptr_t)sv,
+                            h, ju, jv, in, im, (void *)(uintptr_t)work, in,
+                            (void *)(uintptr_t)(wide ? vals : sv),
                             j->mode ? (void *)(uintptr_t)(sv + (uint64_t)m * es) : NULL, in,
                             j->mode ? (void *)(uintptr_t)o : NULL, im, (void *)(uintptr_t)ws, lwork,
-                            (void *)(uintptr_t)(ws + (uint64_t)lwork * es),
+                            (void *)(uintptr_t)(ws + (uint64_t)(lwork > 0 ? lwork : 1) * es),
                             (int *)(uintptr_t)(j->info + (uint64_t)b * 4)));
+                if (wide && (st = widen(d, sv, vals, es, m))) goto done;
             }
+            break;
+        }
+        case RT_LA_EIG: { /* operand A^T (C order): A column-major */
+            bool vectors = j->mode == 1;
+            size_t pitch = (size_t)((vectors ? m : 0) + 1) * (size_t)m * es;
+            if ((st = rt_alloc(d, per ? per : es, &work))) goto done;
+            for (int64_t b = 0; b < j->batch; b++) {
+                uint64_t o = j->out + b * pitch;
+                if ((st = rt_d2d(d, work, j->a + b * per, per))) goto done;
+                SV_CALL("Xgeev",
+                        T->Xgeev(h, s->params, EIG_NOVECTOR, vectors ? EIG_VECTOR : EIG_NOVECTOR,
+                                 m, ty, (void *)(uintptr_t)work, m, ty, (void *)(uintptr_t)o, ty,
+                                 NULL, 1, ty,
+                                 vectors ? (void *)(uintptr_t)(o + (uint64_t)m * es) : NULL, m, ty,
+                                 (void *)(uintptr_t)ws, dev_bytes, host, host_bytes,
+                                 (int *)(uintptr_t)(j->info + (uint64_t)b * 4)));
+            }
+            if (host) st = rt_sync(d); /* the host workspace may be read until the stream ends */
             break;
         }
         case RT_LA_QR: { /* operand A^T (C order) = A column-major, qm x qn */
@@ -332,6 +417,10 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
         }
     }
 done:
+    if (host) {
+        if (st) rt_sync(d); /* a failure partway: what was queued may still read it */
+        base_free(d->al, host);
+    }
     if (ws) rt_free(d, ws);
     if (work) rt_free(d, work);
     return st;

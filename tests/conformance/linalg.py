@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """numpy.linalg through `loom eval` against NumPy 2: every factorisation and what is built on
-it, over stacks, empty and 1 x 1 matrices, float32, float64 and integer inputs, transposed
-views, and the errors NumPy raises (LinAlgError for singular and indefinite matrices).
+it, over stacks, empty and 1 x 1 matrices, float32, float64, complex64, complex128 and integer
+inputs, transposed views, and the errors NumPy raises (LinAlgError for singular and indefinite
+matrices).
 
 Results that are unique are compared directly; eigenvectors and singular vectors (unique only
-up to sign) through what they must satisfy: V diag(w) V^T = A, U S Vh = A, Q R = A and the
-orthonormality of Q, U, V. Usage: linalg.py LOOM [--device cpu]. Exits 77 without NumPy 2."""
+up to sign or phase) through what they must satisfy: V diag(w) V^H = A, U S Vh = A, Q R = A,
+A V = V diag(w) and the orthonormality of Q, U, V; eig's eigenvalues (in the library's order)
+through their sum and product. Usage: linalg.py LOOM [--device cpu]. Exits 77 without NumPy 2."""
 import argparse
 import os
 import subprocess
@@ -14,7 +16,7 @@ import tempfile
 
 from common import device_missing, np
 
-RTOL = {"float32": 2e-4, "float64": 1e-9}
+RTOL = {"float32": 2e-4, "float64": 1e-9, "complex64": 2e-4, "complex128": 1e-9}
 
 
 def inputs():
@@ -40,6 +42,19 @@ def inputs():
     arrays["h"] = sym + sym.T
     arrays["hs"] = arrays["p"] - 3 * np.eye(6)
     arrays["indef"] = np.stack([arrays["p"][0], -arrays["p"][1], arrays["p"][2]])
+    c = lambda *s: g(*s) + 1j * g(*s)
+    arrays["ca"] = c(4, 4) + 4 * np.eye(4)
+    arrays["cs3"] = c(3, 5, 5) + 5 * np.eye(5)
+    arrays["cf"] = (c(6, 6) + 6 * np.eye(6)).astype(np.complex64)
+    arrays["cb"] = c(4, 2)
+    arrays["ct"], arrays["cw"] = c(7, 3), c(3, 7)
+    hp = c(3, 6, 6)
+    arrays["cp"] = hp @ hp.conj().swapaxes(-1, -2) + 6 * np.eye(6)
+    arrays["cpf"] = arrays["cp"][0].astype(np.complex64)
+    # exactly singular in floating point too, in either orientation: every multiplier is a
+    # division by a power of two, so LAPACK, cuSOLVER and NumPy all meet an exact zero pivot
+    arrays["csing"] = np.array([[2, 1 + 1j], [4, 2 + 2j]])
+    arrays["cm40"] = c(40, 40) + 8 * np.eye(40)
     return arrays
 
 
@@ -109,6 +124,50 @@ CASES = [
     ("linalg.lstsq(tf, np.arange(6, dtype=np.int8))", 4),
     ("linalg.lstsq(np.diag([1.0, 1e-20]), np.array([1.0, 1.0]), rcond=-1)", 4),
     ("linalg.svdvals(tall)", 1), ("linalg.qr(tall, mode='r')", 1),
+    # complex matrices: the c and z routines, real results where NumPy's are real
+    ("linalg.solve(ca, cb)", 1), ("linalg.solve(cs3, cs3[0])", 1), ("linalg.solve(cf, cf[:, 1])", 1),
+    ("linalg.solve(ca, b)", 1), ("linalg.solve(a, cb)", 1), ("linalg.solve(ca.mT, cb)", 1),
+    ("linalg.inv(ca)", 1), ("linalg.inv(cs3)", 1), ("linalg.inv(cf)", 1),
+    ("linalg.inv(cm40) @ cm40", 1), ("linalg.solve(np.broadcast_to(ca, (300, 4, 4)), cb)", 1),
+    ("linalg.det(ca)", 1), ("linalg.det(cs3)", 1), ("linalg.det(cf)", 1), ("linalg.det(csing)", 1),
+    ("linalg.slogdet(cs3)", 2), ("linalg.slogdet(cf)", 2), ("linalg.slogdet(csing)", 2),
+    ("linalg.slogdet(cm40)", 2),
+    ("linalg.cholesky(cp)", 1), ("linalg.cholesky(cp, upper=True)", 1), ("linalg.cholesky(cpf)", 1),
+    ("linalg.cholesky(np.tril(cp))", 1),
+    ("linalg.eigvalsh(cp)", 1), ("linalg.eigvalsh(cp, UPLO='U')", 1), ("linalg.eigvalsh(cpf)", 1),
+    ("linalg.eigvalsh(np.triu(cp), UPLO='U')", 1), ("linalg.eigh(cp)[0]", 1),
+    ("r = linalg.eigh(cp); (r[1] * r[0][..., None, :]) @ r[1].mT.conj()", 1),
+    ("r = linalg.eigh(cp, UPLO='U'); (r[1] * r[0][..., None, :]) @ r[1].mT.conj()", 1),
+    ("r = linalg.eigh(cpf); r[1].mT.conj() @ r[1]", 1),
+    ("linalg.svdvals(ct)", 1), ("linalg.svdvals(cw)", 1), ("linalg.svdvals(cs3)", 1),
+    ("linalg.svd(cf, compute_uv=False)", 1),
+    ("r = linalg.svd(ct, full_matrices=False); (r[0] * r[1][..., None, :]) @ r[2]", 1),
+    ("r = linalg.svd(cw); (r[0][:, :3] * r[1]) @ r[2][:3]", 1),
+    ("r = linalg.svd(cw); r[2] @ r[2].mT.conj()", 1), ("r = linalg.svd(ct); r[0].mT.conj() @ r[0]", 1),
+    ("linalg.qr(ct, mode='r')", 1), ("r = linalg.qr(ct); r[0] @ r[1]", 1),
+    ("r = linalg.qr(cw, mode='complete'); r[0] @ r[1]", 1),
+    ("r = linalg.qr(ct, mode='complete'); r[0].mT.conj() @ r[0]", 1),
+    ("linalg.pinv(ct)", 1), ("linalg.pinv(cs3)", 1), ("linalg.pinv(csing)", 1),
+    ("linalg.matrix_rank(ca)", 1), ("linalg.matrix_rank(csing)", 1),
+    ("linalg.norm(ct, 2)", 1), ("linalg.norm(ct, 'nuc')", 1), ("linalg.norm(ct)", 1),
+    ("linalg.norm(cs3, 1, axis=(1, 2))", 1), ("linalg.norm(cb, axis=0)", 1),
+    ("linalg.cond(ca)", 1), ("linalg.cond(cs3, 1)", 1), ("linalg.cond(ca, 'fro')", 1),
+    ("linalg.lstsq(ct, ct[:, 0] * 2 + 1j)", 4), ("linalg.lstsq(cw, cw[:, 0])", 4),
+    ("linalg.lstsq(ct, t[:, :2])", 4),
+    ("linalg.matrix_power(ca, -2)", 1), ("linalg.tensorinv(ca.reshape(2, 2, 4), ind=2)", 1),
+    # eig: always complex; the eigenvalues in the library's order, so compared through their
+    # sum and product and the eigenvectors through A V = V diag(w) and their unit norms
+    ("linalg.eigvals(ca).sum()", 1), ("linalg.eigvals(ca).prod()", 1),
+    ("linalg.eigvals(cs3).sum(axis=-1)", 1), ("linalg.eigvals(cs3).prod(axis=-1)", 1),
+    ("linalg.eigvals(cf).sum()", 1), ("np.real(linalg.eigvals(a).sum())", 1),
+    ("np.real(linalg.eigvals(m17).prod())", 1), ("linalg.eigvals(e3)", 1),
+    ("r = linalg.eig(ca); ca @ r[1] - r[1] * r[0][..., None, :]", 1),
+    ("r = linalg.eig(cs3); cs3 @ r[1] - r[1] * r[0][..., None, :]", 1),
+    ("r = linalg.eig(cm40); cm40 @ r[1] - r[1] * r[0][..., None, :]", 1),
+    ("r = linalg.eig(a); a @ r[1] - r[1] * r[0][..., None, :]", 1),
+    ("r = linalg.eig(cf); cf @ r[1] - r[1] * r[0][..., None, :]", 1),
+    ("r = linalg.eig(f); f @ r[1] - r[1] * r[0][..., None, :]", 1),
+    ("linalg.norm(linalg.eig(cs3)[1], axis=-2)", 1), ("linalg.eig(one)[0]", 1),
 ]
 # NumPy raises; loom must fail with the same kind of error.
 ERRORS = [
@@ -122,6 +181,11 @@ ERRORS = [
     ("linalg.svd(t * np.nan)[1]", "SVD did not converge"),
     ("linalg.solve(np.zeros((2, 2)), np.zeros((2, 0)))", "Singular matrix"),
     ("linalg.eigvalsh(h * np.nan)", "did not converge"),
+    ("linalg.solve(csing, cb[:2])", "Singular matrix"), ("linalg.inv(np.stack([ca, ca * 0]))",
+                                                         "matrix 1 of the stack of 2"),
+    ("linalg.cholesky(-cp)", "matrix 0 of the stack of 3"),
+    ("linalg.eigvals(ca * np.nan)", "infs or NaNs"),
+    ("linalg.eigvals(np.stack([ca, ca, ca / 0]))", "matrix 2 of the stack of 3"),
 ]
 
 
@@ -136,8 +200,9 @@ def random_cases(arrays, count, seed):
         batch = [(), (0,), (1,), (3,), (2, 2)][rng.integers(5)]
         n = int(rng.choice([0, 1, 2, 3, 5, 8, 17]))
         m = int(rng.choice([1, 2, 4, 9]))
-        dt = [np.float64, np.float32, np.int32][rng.integers(3)]
-        g = lambda *s: rng.uniform(-1, 1, s)
+        dt = [np.float64, np.float32, np.int32, np.complex128, np.complex64][rng.integers(5)]
+        cplx = np.dtype(dt).kind == "c"
+        g = lambda *s: rng.uniform(-1, 1, s) + (1j * rng.uniform(-1, 1, s) if cplx else 0)
         sq = g(*batch, n, n) + (n + 1) * np.eye(n)
         if dt == np.int32:
             sq = np.round(sq * 4).astype(np.int32) + 4 * (n + 1) * np.eye(n, dtype=np.int32)
@@ -145,10 +210,10 @@ def random_cases(arrays, count, seed):
         arrays[name] = sq.astype(dt)
         arrays["zb%d" % i] = g(*batch, n, m).astype(dt if dt != np.int32 else np.float64)
         spd = g(*batch, n, n)
-        arrays["zp%d" % i] = (spd @ spd.swapaxes(-1, -2) + n * np.eye(n)).astype(
-            np.float32 if dt == np.float32 else np.float64)
+        arrays["zp%d" % i] = (spd @ spd.conj().swapaxes(-1, -2) + n * np.eye(n)).astype(
+            dt if dt in (np.float32, np.complex64, np.complex128) else np.float64)
         v = views[rng.integers(len(views))].format(x=name)
-        pick = rng.integers(10)
+        pick = rng.integers(11)
         if pick == 0:
             cases.append(("linalg.solve(%s, zb%d)" % (v, i), 1))
         elif pick == 1:
@@ -160,7 +225,8 @@ def random_cases(arrays, count, seed):
         elif pick == 4:
             cases.append(("linalg.eigvalsh(zp%d)" % i, 1))
         elif pick == 5:
-            cases.append(("r = linalg.eigh(zp%d); (r[1] * r[0][..., None, :]) @ r[1].mT" % i, 1))
+            cases.append(("r = linalg.eigh(zp%d); (r[1] * r[0][..., None, :]) @ r[1].mT.conj()"
+                          % i, 1))
         elif pick == 6:
             cases.append(("linalg.svdvals(zb%d)" % i, 1))
         elif pick == 7:
@@ -168,8 +234,10 @@ def random_cases(arrays, count, seed):
                           "@ r[2]" % v, 1))
         elif pick == 8:
             cases.append(("r = linalg.qr(zb%d.mT); r[0] @ r[1]" % i, 1))
-        else:
+        elif pick == 9:
             cases.append(("linalg.pinv(zb%d)" % i, 1))
+        else:
+            cases.append(("r = linalg.eig(%s); %s @ r[1] - r[1] * r[0][..., None, :]" % (v, v), 1))
     return cases
 
 
@@ -187,17 +255,25 @@ def run(loom, binds, tmp, expr, n, device):
     return [np.load(os.path.join(tmp, k + ".npy")) for k in names], None
 
 
-def close(got, want):
+def close(got, want, expr=""):
+    if ("eig(" in expr or "eigvals(" in expr) and want.dtype.kind == "f" and got.dtype.kind == "c":
+        # eig is always complex (include/loom.h); NumPy's is real when every eigenvalue is
+        want = want.astype(np.result_type(want.dtype, np.complex64))
     if got.shape != want.shape or got.dtype != want.dtype:
         return "shape/dtype %s %s, NumPy %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
-    if want.dtype.kind != "f":
+    if want.dtype.kind not in "fc":
         return None if np.array_equal(got, want) else "values differ"
+    if want.dtype.kind == "c":  # both parts, on the larger part's scale
+        want, got = np.stack([want.real, want.imag]), np.stack([got.real, got.imag])
+        rtol = RTOL["float32" if want.dtype == np.float32 else "float64"]
+    else:
+        rtol = RTOL[str(want.dtype)]
     w, g = want.astype(np.float64), got.astype(np.float64)
     fin = np.abs(w[np.isfinite(w)])
     scale = max(1.0, float(fin.max())) if fin.size else 1.0
     with np.errstate(invalid="ignore"):
         ok = (w == g) | (np.isnan(w) & np.isnan(g)) | \
-            (np.abs(g - w) <= RTOL[str(want.dtype)] * scale)
+            (np.abs(g - w) <= rtol * scale)
     if np.all(ok):
         return None
     k = tuple(int(x) for x in np.argwhere(~ok)[0]) if want.ndim else ()
@@ -243,7 +319,7 @@ def main():
                 continue
             wants = [np.asarray(want)] if n == 1 else [np.asarray(x) for x in want]
             for i, (g, w) in enumerate(zip(got, wants)):
-                why = close(g, w)
+                why = close(g, w, expr)
                 if why:
                     failures += 1
                     print("FAIL %s (result %d): %s" % (expr, i, why))

@@ -1539,7 +1539,11 @@ static void op_linalg(reader_t *r) {
             results(acted(loom_slogdet(ctx, a, &out[0], &out[1])), 2, out);
             break;
         case 3:
-            if (b & 16)
+            if (b & 64)
+                results(acted(loom_eig(ctx, a, &out[0], &out[1])), 2, out);
+            else if (b & 128)
+                built(loom_eigvals(ctx, a), nil1);
+            else if (b & 16)
                 results(acted(loom_eigh(ctx, a, b & 32, &out[0], &out[1])), 2, out);
             else
                 built(loom_eigvalsh(ctx, a, b & 32), nil1);
