@@ -18,9 +18,9 @@ def inputs():
         "z": g(50) + 1j * g(50), "zf": (g(33) + 1j * g(33)).astype(np.complex64),
         "m": g(12, 10), "mf": g(6, 8).astype(np.float32), "t": g(4, 5, 6),
         "zm": g(9, 14) + 1j * g(9, 14), "u": g(9, 5, 3) + 1j * g(9, 5, 3),
-        "big": g(20000), "k": g(3000), "bigf": g(20000).astype(np.float32),
-        "zbig": g(20000) + 1j * g(20000), "zk": g(3000) + 1j * g(3000),
-        "ik": rng.integers(-9, 9, 3000), "ibig": rng.integers(-9, 9, 20000),
+        "big": g(100000), "k": g(3000), "bigf": g(100000).astype(np.float32),
+        "zbig": g(100000) + 1j * g(100000), "zk": g(3000) + 1j * g(3000),
+        "ik": rng.integers(-9, 9, 3000), "ibig": rng.integers(-9, 9, 100000),
     }
 
 
