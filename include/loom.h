@@ -565,6 +565,20 @@ LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t 
                                   const char *const *names, loom_array_t *const *arrays,
                                   int32_t n_outs, const char *const *out_names,
                                   loom_array_t **outs);
+/* loom_parse's last value as items, for bindings that do not know a function's results in
+ * advance: an array or a number is one item (*is_tuple 0), a tuple (`linalg.svd(a)`) its
+ * entries in order (*is_tuple 1; a nested tuple is refused). outs has room for cap items; a
+ * longer tuple is INVALID_ARGUMENT. *n_items: how many were written (0 on failure). */
+LOOM_API loom_status_t loom_parse_items(loom_ctx_t *ctx, const char *program, int32_t n_names,
+                                        const char *const *names, loom_array_t *const *arrays,
+                                        int32_t cap, loom_array_t **outs, int32_t *n_items,
+                                        int *is_tuple);
+/* The expression language's functions, in the order of its table (for generated bindings):
+ * the i-th name (0, 1, ...; NULL past the last); *params, when not NULL, its parameters as
+ * "a,axis?,keepdims?" (? marks optional ones, * a variadic one); *method, when not NULL,
+ * whether x.NAME(...) works too. Names taken as linalg.NAME and fft.NAME are in the table by
+ * their short names. */
+LOOM_API const char *loom_expr_function(int32_t i, const char **params, int *method);
 /* loom_parse for one result, the program's last value; nil on failure, like every builder. */
 LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,
                                  const char *const *names, loom_array_t *const *arrays);

@@ -4323,7 +4323,11 @@ static bool valid_name(const char *s) {
     return true;
 }
 
-static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_array_t **outs) {
+/* Runs the program; then outs[k] gets variable out_names[k] (or the last value), or, when
+ * items is not NULL, the last value as items: an array or number is one item, a tuple its
+ * entries (at most cap; *is_tuple says which). */
+static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_array_t **outs,
+                int32_t *items, int *is_tuple) {
     loom_ctx_t *ctx = P->ctx;
     for (int32_t i = 0; i < P->n_names; i++) {
         if (!valid_name(P->names[i]))
@@ -4364,6 +4368,25 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
         }
         if (st[i].tlen && !set_var(P, st[i].tpos, st[i].tlen, &last)) return false;
     }
+    if (items) {
+        int32_t pos = st[n_st - 1].expr->pos, n = last.kind == V_TUPLE ? last.n : 1;
+        *is_tuple = last.kind == V_TUPLE;
+        if (n > n_outs)
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "a tuple of %d values, room for %d", (int)n, (int)n_outs);
+        for (int32_t k = 0; k < n; k++) {
+            outs[k] = as_output(P, *is_tuple ? &last.items[k] : &last, pos);
+            if (loom_array_is_nil(outs[k])) return ctx->err.status ? false : lib_fail(P, pos);
+            for (int32_t i = 0; i < P->n_names; i++)
+                if (outs[k] == P->arrays[i]) {
+                    outs[k] = fe_scope_adopt(ctx, outs[k]);
+                    if (loom_array_is_nil(outs[k])) return false;
+                    break;
+                }
+        }
+        *items = n;
+        return true;
+    }
     for (int32_t k = 0; k < n_outs; k++) {
         const char *name = out_names ? out_names[k] : NULL;
         value_t v = last;
@@ -4397,11 +4420,10 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
     return true;
 }
 
-LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t n_names,
-                                  const char *const *names, loom_array_t *const *arrays,
-                                  int32_t n_outs, const char *const *out_names,
-                                  loom_array_t **outs) {
-    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+static loom_status_t parse_into(loom_ctx_t *ctx, const char *program, int32_t n_names,
+                                const char *const *names, loom_array_t *const *arrays,
+                                int32_t n_outs, const char *const *out_names, loom_array_t **outs,
+                                int32_t *items, int *is_tuple) {
     if (n_outs < 0 || (n_outs > 0 && !outs))
         return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse: %d outputs at %p",
                         (int)n_outs, (void *)outs);
@@ -4422,12 +4444,46 @@ LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t 
                   .names = names,
                   .arrays = arrays};
     base_arena_init(&P.arena, &ctx->al);
-    if (!run(&P, n_outs, out_names, outs)) {
+    if (!run(&P, n_outs, out_names, outs, items, is_tuple)) {
         if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_parse: failed silently");
         for (int32_t k = 0; k < n_outs; k++) outs[k] = &ctx->nil;
+        if (items) *items = 0;
     }
     base_arena_fini(&P.arena);
     return ctx->err.status;
+}
+
+LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t n_names,
+                                  const char *const *names, loom_array_t *const *arrays,
+                                  int32_t n_outs, const char *const *out_names,
+                                  loom_array_t **outs) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    return parse_into(ctx, program, n_names, names, arrays, n_outs, out_names, outs, NULL, NULL);
+}
+
+LOOM_API loom_status_t loom_parse_items(loom_ctx_t *ctx, const char *program, int32_t n_names,
+                                        const char *const *names, loom_array_t *const *arrays,
+                                        int32_t cap, loom_array_t **outs, int32_t *n_items,
+                                        int *is_tuple) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    int tuple = 0;
+    int32_t n = 0;
+    loom_status_t st = LOOM_STATUS_INVALID_ARGUMENT;
+    if (cap < 1 || !n_items)
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse_items: room for %d items, count at %p",
+                 (int)cap, (void *)n_items);
+    else
+        st = parse_into(ctx, program, n_names, names, arrays, cap, NULL, outs, &n, &tuple);
+    if (n_items) *n_items = st ? 0 : n;
+    if (is_tuple) *is_tuple = st ? 0 : tuple;
+    return ctx->err.status;
+}
+
+LOOM_API const char *loom_expr_function(int32_t i, const char **params, int *method) {
+    if (i < 0 || (size_t)i >= BASE_ARRAY_LEN(funcs)) return NULL;
+    if (params) *params = funcs[i].params;
+    if (method) *method = funcs[i].method;
+    return funcs[i].name;
 }
 
 LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,

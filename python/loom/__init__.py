@@ -1,0 +1,540 @@
+"""loom from Python: a thin layer over libloom (ctypes, no compiled extension).
+
+Python records calls and converts values; the graph, NumPy's semantics, fusion, errors and the
+kernel caches stay in C. Every function of the expression language is a function here (see
+`loom.numpy`), called by writing the call as expression text with the arrays bound by name:
+`lnp.sum(x, axis=1)` runs the program `sum(_0, axis=1)`. Results are lazy until a value is
+needed (`numpy.asarray(x)`, `float(x)`, printing, `bool(x)`); `loom.eval(*arrays)` computes
+several together.
+
+    import loom.numpy as lnp
+    x = lnp.asarray(numpy_array)
+    y = lnp.exp(x) * 2 + 1          # recorded, not run
+    print(lnp.sum(y, axis=0))       # one eval: one fused kernel on a GPU
+"""
+import ctypes
+import threading
+
+import numpy as _np
+
+from . import _lib
+from ._lib import lib, P
+
+__all__ = ["Context", "ndarray", "eval", "get_context", "LoomError", "LinAlgError", "stats"]
+
+# loom_status_t in include/loom.h's order
+_STATUS_NAMES = ["OK", "INVALID_ARGUMENT", "OUT_OF_MEMORY", "SHAPE_MISMATCH", "DTYPE_ERROR",
+                 "OVERFLOW", "WRONG_CTX", "BUFFER_TOO_SMALL", "NOT_AVAILABLE", "NO_DRIVER",
+                 "NO_DEVICE", "DRIVER_TOO_OLD", "COMPILE_ERROR", "DEVICE_ERROR", "IO_ERROR",
+                 "INTERNAL", "INDEX_ERROR", "LINALG_ERROR"]
+
+
+class LoomError(RuntimeError):
+    """A failure with no closer Python type (device, compile, I/O, internal errors)."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
+class LinAlgError(ValueError):
+    """numpy.linalg.LinAlgError's counterpart (a ValueError, as NumPy's)."""
+
+
+_EXC = {"INVALID_ARGUMENT": ValueError, "SHAPE_MISMATCH": ValueError, "DTYPE_ERROR": TypeError,
+        "OVERFLOW": OverflowError, "WRONG_CTX": ValueError, "BUFFER_TOO_SMALL": ValueError,
+        "OUT_OF_MEMORY": MemoryError, "NOT_AVAILABLE": NotImplementedError,
+        "INDEX_ERROR": IndexError, "LINALG_ERROR": LinAlgError}
+
+
+def _raise(ctx_p, status):
+    """Raises the context's recorded error (then clears it, so the context goes on)."""
+    msg = (lib.loom_ctx_message(ctx_p) or b"").decode(errors="replace")
+    lib.loom_ctx_clear_error(ctx_p)
+    name = _STATUS_NAMES[status] if 0 <= status < len(_STATUS_NAMES) else str(status)
+    exc = _EXC.get(name)
+    if exc is None:
+        raise LoomError("%s (%s)" % (msg, name), name)
+    raise exc(msg)
+
+
+class Context:
+    """A loom context: its device ("auto": a GPU if there is one, else the CPU reference; "cpu",
+    "cuda", "nvrtc"), kernel cache and dump folders. Usable as a `with` block, which makes it
+    the current context of the thread for arrays created inside."""
+
+    def __init__(self, device="auto", cache_dir=None, dump_dir=None, allow_tf32=False,
+                 allow_fma=False):
+        o = _lib.Options()
+        arch = ctypes.c_char_p()
+        kind = lib.loom_device_from_name(str(device).encode(), ctypes.byref(arch))
+        if kind < 0:
+            raise ValueError("loom.Context: unknown device %r (auto, cpu, cuda, nvrtc)" % device)
+        o.device = kind
+        o.arch = arch.value
+        o.cache_dir = cache_dir.encode() if cache_dir else None
+        o.dump_dir = dump_dir.encode() if dump_dir else None
+        o.allow_tf32, o.allow_fma = int(bool(allow_tf32)), int(bool(allow_fma))
+        self._keep = (o.arch, o.cache_dir, o.dump_dir)
+        p = P()
+        st = lib.loom_ctx_create(ctypes.byref(o), ctypes.byref(p))
+        if st:
+            msg = (lib.loom_last_create_message() or b"").decode(errors="replace")
+            exc = _EXC.get(_STATUS_NAMES[st], LoomError)
+            if exc is LoomError:
+                raise LoomError(msg, _STATUS_NAMES[st])
+            raise exc(msg)
+        self._p = p.value
+        self.lock = threading.RLock()  # a context's calls must not overlap (include/loom.h)
+
+    @property
+    def device(self):
+        return lib.loom_ctx_device_name(self._p).decode()
+
+    def stats(self):
+        """The context's counters (loom_stats_t) as a dict."""
+        s = _lib.Stats()
+        lib.loom_ctx_stats(self._p, ctypes.byref(s))
+        return {k: getattr(s, k) for k, _ in s._fields_}
+
+    def close(self):
+        if getattr(self, "_p", None) and lib is not None:
+            lib.loom_ctx_destroy(self._p)
+        self._p = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __enter__(self):
+        _stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack().pop()
+        return False
+
+    def __repr__(self):
+        return "loom.Context(%s)" % self.device
+
+
+_tls = threading.local()
+_default = None
+_default_lock = threading.Lock()
+
+
+def _stack():
+    if not hasattr(_tls, "stack"):
+        _tls.stack = []
+    return _tls.stack
+
+
+def get_context():
+    """The current context: the innermost `with Context(...)` of this thread, else the
+    process's default one (device auto, created on first use)."""
+    st = _stack()
+    if st:
+        return st[-1]
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Context()
+        return _default
+
+
+def stats():
+    return get_context().stats()
+
+
+# ---- dtypes ----
+
+_DT_NAMES = _lib.DTYPES
+
+
+def _np_dtype(code):
+    name = _DT_NAMES[code]
+    if name == "bfloat16":
+        try:
+            import ml_dtypes
+            return _np.dtype(ml_dtypes.bfloat16)
+        except ImportError:
+            raise TypeError("bfloat16 arrays need the ml_dtypes package to become NumPy arrays")
+    return _np.dtype(name)
+
+
+def _dtype_name(dt):
+    """NumPy's name of a dtype given as a NumPy dtype, a type (np.float32, float) or a name."""
+    if isinstance(dt, str):
+        return dt
+    if dt is float:
+        return "float64"
+    if dt is int:
+        return "int64"
+    if dt is bool:
+        return "bool"
+    if dt is complex:
+        return "complex128"
+    return _np.dtype(dt).name
+
+
+# ---- arrays ----
+
+class ndarray:
+    """A lazy loom array. Operators, indexing and NumPy's methods record work; converting to a
+    NumPy array or a Python number evaluates."""
+    __slots__ = ("_ctx", "_p", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, ctx, p):
+        self._ctx = ctx
+        self._p = p  # retained
+
+    def __del__(self):
+        try:
+            if self._p and self._ctx._p:
+                lib.loom_array_release(self._p)
+        except Exception:
+            pass
+        self._p = None
+
+    # facts
+    @property
+    def ndim(self):
+        return lib.loom_array_ndim(self._p)
+
+    @property
+    def shape(self):
+        return tuple(lib.loom_array_dim(self._p, i) for i in range(self.ndim))
+
+    @property
+    def dtype(self):
+        return _np_dtype(lib.loom_array_dtype(self._p))
+
+    @property
+    def size(self):
+        n = 1
+        for e in self.shape:
+            n *= e
+        return n
+
+    @property
+    def nbytes(self):
+        return lib.loom_array_nbytes(self._p)
+
+    @property
+    def context(self):
+        return self._ctx
+
+    def __len__(self):
+        if not self.ndim:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    # values
+    def get(self):
+        """The values as a NumPy array (evaluates)."""
+        out = _np.empty(self.shape, dtype=self.dtype)
+        with self._ctx.lock:
+            st = lib.loom_read(self._ctx._p, self._p, out.ctypes.data, out.nbytes)
+            if st:
+                _raise(self._ctx._p, st)
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.get()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def item(self):
+        return self.get().item()
+
+    def __float__(self):
+        return float(self.get())
+
+    def __int__(self):
+        return int(self.get())
+
+    def __complex__(self):
+        return complex(self.get())
+
+    def __index__(self):
+        if self.dtype.kind not in "iub":
+            raise TypeError("only integer arrays can be used as an index")
+        return int(self.get())
+
+    def __bool__(self):
+        return bool(self.get())
+
+    def __iter__(self):
+        if not self.ndim:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        return "loom." + repr(self.get()).replace("\n", "\n     ")
+
+    def __str__(self):
+        return str(self.get())
+
+    # recorded work: the operators as expression text
+    def _bin(self, op, other, reflected=False):
+        return _run(("{1} %s {0}" if reflected else "{0} %s {1}") % op, [self, other])
+
+    def __add__(self, o): return self._bin("+", o)
+    def __radd__(self, o): return self._bin("+", o, True)
+    def __sub__(self, o): return self._bin("-", o)
+    def __rsub__(self, o): return self._bin("-", o, True)
+    def __mul__(self, o): return self._bin("*", o)
+    def __rmul__(self, o): return self._bin("*", o, True)
+    def __truediv__(self, o): return self._bin("/", o)
+    def __rtruediv__(self, o): return self._bin("/", o, True)
+    def __floordiv__(self, o): return self._bin("//", o)
+    def __rfloordiv__(self, o): return self._bin("//", o, True)
+    def __mod__(self, o): return self._bin("%", o)
+    def __rmod__(self, o): return self._bin("%", o, True)
+    def __pow__(self, o): return self._bin("**", o)
+    def __rpow__(self, o): return self._bin("**", o, True)
+    def __matmul__(self, o): return self._bin("@", o)
+    def __rmatmul__(self, o): return self._bin("@", o, True)
+    def __and__(self, o): return self._bin("&", o)
+    def __rand__(self, o): return self._bin("&", o, True)
+    def __or__(self, o): return self._bin("|", o)
+    def __ror__(self, o): return self._bin("|", o, True)
+    def __xor__(self, o): return self._bin("^", o)
+    def __rxor__(self, o): return self._bin("^", o, True)
+    def __lshift__(self, o): return self._bin("<<", o)
+    def __rlshift__(self, o): return self._bin("<<", o, True)
+    def __rshift__(self, o): return self._bin(">>", o)
+    def __rrshift__(self, o): return self._bin(">>", o, True)
+    def __lt__(self, o): return self._bin("<", o)
+    def __le__(self, o): return self._bin("<=", o)
+    def __gt__(self, o): return self._bin(">", o)
+    def __ge__(self, o): return self._bin(">=", o)
+    def __eq__(self, o): return self._bin("==", o)
+    def __ne__(self, o): return self._bin("!=", o)
+    def __neg__(self): return _run("-{0}", [self])
+    def __pos__(self): return _run("+{0}", [self])
+    def __invert__(self): return _run("~{0}", [self])
+    def __abs__(self): return _run("abs({0})", [self])
+    __hash__ = None
+
+    def __divmod__(self, o):
+        return _run("divmod({0}, {1})", [self, o])
+
+    @property
+    def T(self):
+        return _run("{0}.T", [self])
+
+    @property
+    def mT(self):
+        return _run("{0}.mT", [self])
+
+    @property
+    def real(self):
+        return _run("{0}.real", [self])
+
+    @property
+    def imag(self):
+        return _run("{0}.imag", [self])
+
+    def __getitem__(self, key):
+        b = _Binder([self])
+        return b.run("_0[%s]" % b.subscript(key))
+
+    def __setitem__(self, key, value):
+        """x[key] = value as a functional update: x is rebound to the new array (arrays that
+        alias the old one keep its values, unlike NumPy's in-place write)."""
+        b = _Binder([self])
+        prog = "_0[%s] = %s" % (b.subscript(key), b.lit(value))
+        new = b.run(prog, out_name="_0")
+        lib.loom_array_release(self._p)
+        self._p = lib.loom_array_retain(new._p)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from . import numpy as lnp
+        if name not in lnp._METHODS:
+            raise AttributeError("loom.ndarray has no attribute %r" % name)
+
+        def method(*args, **kwargs):
+            return _call_text("{0}.%s" % name, [self], args, kwargs)
+        method.__name__ = name
+        return method
+
+    # the Array API's and DLPack's hooks
+    def __array_namespace__(self, api_version=None):
+        from . import numpy as lnp
+        return lnp
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.get().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # through a host copy (kDLCPU)
+
+    def to_device(self, device, stream=None):
+        if device not in ("cpu", None):
+            raise ValueError("loom.ndarray.to_device: only 'cpu' (a NumPy array) for now")
+        return self.get()
+
+    @property
+    def device(self):
+        return self._ctx.device
+
+
+def _ctx_of(values):
+    for v in values:
+        if isinstance(v, ndarray):
+            return v._ctx
+    return get_context()
+
+
+def asarray(obj, dtype=None, ctx=None):
+    """A loom array holding obj's values (copied): a loom array as it is (cast if dtype asks),
+    NumPy arrays, Python numbers and nested sequences as NumPy would read them."""
+    if isinstance(obj, ndarray):
+        return obj if dtype is None else _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
+    ctx = ctx or get_context()
+    a = _np.asarray(obj, dtype=None if dtype is None else _np_dtype_of(dtype))
+    if a.dtype.name == "bfloat16":
+        code = _DT_NAMES.index("bfloat16")
+    elif a.dtype.name in _DT_NAMES and a.dtype.byteorder in "=|":
+        code = _DT_NAMES.index(a.dtype.name)
+    elif a.dtype.kind in "biufc" and a.dtype.name in _DT_NAMES:
+        a = a.astype(a.dtype.newbyteorder("="))
+        code = _DT_NAMES.index(a.dtype.name)
+    else:
+        raise TypeError("loom has no dtype for NumPy's %s" % a.dtype)
+    if not a.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        a = a.copy(order="C")
+    shape = (_lib.c_i64 * max(a.ndim, 1))(*a.shape)
+    with ctx.lock:
+        p = lib.loom_from_host(ctx._p, code, a.ndim, shape, a.ctypes.data)
+        if lib.loom_array_is_nil(p):
+            _raise(ctx._p, lib.loom_ctx_status(ctx._p))
+        return ndarray(ctx, lib.loom_array_retain(p))
+
+
+def _np_dtype_of(dt):
+    name = _dtype_name(dt)
+    return _np_dtype(_DT_NAMES.index(name)) if name in _DT_NAMES else _np.dtype(name)
+
+
+def eval(*arrays):
+    """Computes the arrays together (kernels shared between them); returns them."""
+    if not arrays:
+        return arrays
+    ctx = arrays[0]._ctx
+    ps = (P * len(arrays))(*[a._p for a in arrays])
+    with ctx.lock:
+        st = lib.loom_eval(ctx._p, len(arrays), ps)
+        if st:
+            _raise(ctx._p, st)
+    return arrays
+
+
+# ---- calls as expression text ----
+
+_REPR_FLOAT = {float("inf"): "inf", float("-inf"): "(-inf)"}
+
+
+class _Binder:
+    """Writes Python values as expression text, binding arrays to the names _0, _1, ..."""
+
+    def __init__(self, arrays=()):
+        self.arrays = []
+        self.ctx = None
+        for a in arrays:
+            self.bind(a)
+
+    def bind(self, a):
+        if not isinstance(a, ndarray):
+            a = asarray(a, ctx=self.ctx or _ctx_of([]))
+        if self.ctx is None:
+            self.ctx = a._ctx
+        self.arrays.append(a)
+        return "_%d" % (len(self.arrays) - 1)
+
+    def lit(self, v):
+        if isinstance(v, ndarray):
+            return self.bind(v)
+        if v is None:
+            return "None"
+        if v is Ellipsis:
+            return "..."
+        if isinstance(v, (bool, _np.bool_)):
+            return "True" if v else "False"
+        if isinstance(v, (int, _np.integer)):
+            return "(%d)" % int(v)
+        if isinstance(v, (float, _np.floating)):
+            f = float(v)
+            if f != f:
+                return "nan"
+            return _REPR_FLOAT.get(f, "(%r)" % f)
+        if isinstance(v, (complex, _np.complexfloating)):
+            c = complex(v)
+            return "complex(%s, %s)" % (self.lit(c.real), self.lit(c.imag))
+        if isinstance(v, str):
+            return repr(v)
+        if isinstance(v, _np.dtype) or (isinstance(v, type) and (
+                issubclass(v, _np.generic) or v in (float, int, bool, complex))):
+            return repr(_dtype_name(v))
+        if isinstance(v, slice):
+            return ":".join("" if x is None else self.lit(x) for x in (v.start, v.stop, v.step))
+        if isinstance(v, tuple):
+            return "(" + "".join(self.lit(x) + ", " for x in v) + ")"
+        if isinstance(v, list):
+            if any(isinstance(x, ndarray) for x in v):
+                return "[" + ", ".join(self.lit(x) for x in v) + "]"
+            return self.bind(asarray(v, ctx=self.ctx or get_context()))
+        if isinstance(v, _np.ndarray):
+            return self.bind(asarray(v, ctx=self.ctx or get_context()))
+        raise TypeError("loom: cannot pass %s (%r) to loom" % (type(v).__name__, v))
+
+    def subscript(self, key):
+        items = key if isinstance(key, tuple) else (key,)
+        if not items:
+            return "..."
+        return ", ".join(self.lit(x) for x in items)
+
+    def run(self, program, out_name=None):
+        ctx = self.ctx or get_context()
+        n = len(self.arrays)
+        names = (_lib.c_str * max(n, 1))(*[("_%d" % i).encode() for i in range(n)])
+        arrs = (P * max(n, 1))(*[a._p for a in self.arrays])
+        with ctx.lock:
+            lib.loom_scope_begin(ctx._p)
+            try:
+                if out_name is not None:
+                    outs = (P * 1)()
+                    on = (_lib.c_str * 1)(out_name.encode())
+                    st = lib.loom_parse(ctx._p, program.encode(), n, names, arrs, 1, on, outs)
+                    items, tup = [outs[0]], False
+                else:
+                    outs = (P * 16)()
+                    cnt, tup = _lib.c_i32(), ctypes.c_int()
+                    st = lib.loom_parse_items(ctx._p, program.encode(), n, names, arrs, 16, outs,
+                                              ctypes.byref(cnt), ctypes.byref(tup))
+                    items, tup = [outs[i] for i in range(cnt.value)], bool(tup.value)
+                if st:
+                    _raise(ctx._p, st)
+                res = [ndarray(ctx, lib.loom_array_retain(p)) for p in items]
+            finally:
+                lib.loom_scope_end(ctx._p)
+        return tuple(res) if tup else res[0]
+
+
+def _run(fmt, values):
+    b = _Binder()
+    texts = [b.lit(v) for v in values]
+    return b.run(fmt.format(*texts))
+
+
+def _call_text(head, values, args, kwargs):
+    """head (with {0}.. for values) called with args and kwargs: `head(arg, ..., key=val)`."""
+    b = _Binder()
+    texts = [b.lit(v) for v in values]
+    parts = [b.lit(a) for a in args] + ["%s=%s" % (k, b.lit(v)) for k, v in kwargs.items()]
+    return b.run("%s(%s)" % (head.format(*texts), ", ".join(parts)))

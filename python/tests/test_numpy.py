@@ -1,0 +1,225 @@
+"""loom.numpy against NumPy on the CPU reference device (LOOM_DEVICE selects another): values,
+dtypes, tuples of results, laziness, errors and conversions. Property-based cases run where
+hypothesis is installed."""
+import numpy as np
+import pytest
+
+import loom
+import loom.numpy as lnp
+
+rng = np.random.default_rng(7)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cpu_context():
+    with loom.Context(device="cpu") as ctx:
+        yield ctx
+
+
+def check(got, want, rtol=1e-6):
+    assert isinstance(got, loom.ndarray)
+    g = np.asarray(got)
+    want = np.asarray(want)
+    assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, g.dtype, want.shape,
+                                                             want.dtype)
+    if want.dtype.kind in "fc":
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=rtol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(g, want)
+
+
+DTYPES = ["bool", "int8", "int32", "int64", "uint8", "uint32", "float16", "float32", "float64",
+          "complex64", "complex128"]
+
+
+def sample(shape, dtype):
+    x = rng.standard_normal(shape) * 4
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    if dtype == "bool":
+        return x > 0
+    if np.dtype(dtype).kind == "u":
+        x = np.abs(x)
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", ["+", "-", "*", "==", "<", "/"])
+def test_operators(op, dtype):
+    if op == "<" and np.dtype(dtype).kind == "c":
+        pytest.skip("complex numbers have no order in NumPy's operators")
+    a, b = sample((3, 4), dtype), sample((4,), dtype)
+    if op == "-" and dtype == "bool":
+        with pytest.raises(TypeError):
+            lnp.asarray(a) - lnp.asarray(b)
+        return
+    want = eval("a %s b" % op)
+    got = eval("x %s y" % op, {"x": lnp.asarray(a), "y": lnp.asarray(b)})
+    check(got, want, rtol=1e-2 if dtype == "float16" else 1e-6)
+
+
+def test_python_scalars_are_weak():
+    x = lnp.asarray(np.arange(4, dtype=np.float32))
+    check(x * 2.5, np.arange(4, dtype=np.float32) * 2.5)
+    check(1 - x, 1 - np.arange(4, dtype=np.float32))
+    check(x ** 2, np.arange(4, dtype=np.float32) ** 2)
+    i = lnp.asarray(np.arange(5, dtype=np.int8))
+    check(i + 3, np.arange(5, dtype=np.int8) + 3)
+
+
+@pytest.mark.parametrize("name", ["exp", "sin", "sqrt", "log1p", "tanh", "abs", "floor",
+                                  "isnan", "sign", "square"])
+def test_unary_functions(name):
+    a = np.abs(sample((5, 6), "float64")) + 0.1
+    check(getattr(lnp, name)(lnp.asarray(a)), getattr(np, name)(a))
+
+
+@pytest.mark.parametrize("call", [
+    "sum(x)", "sum(x, axis=0)", "mean(x, axis=1, keepdims=True)", "max(x, axis=(0, 2))",
+    "argmax(x, axis=1)", "std(x, ddof=1)", "cumsum(x, axis=2)", "prod(x, axis=-1)",
+    "median(x, axis=0)", "sort(x, axis=1)", "argsort(x, axis=2)", "quantile(x, 0.3)",
+    "where(x > 0, x, 0.5 * x)", "clip(x, -1, 1)", "concatenate([x, x], axis=1)",
+    "stack((x[0], x[1]))", "transpose(x, (2, 0, 1))", "reshape(x, (6, -1))", "pad(x, 1)",
+    "roll(x, 2, axis=1)", "diff(x, axis=0)", "tile(x[0], (2, 1))", "einsum('ijk,ikl->ijl', x, x.swapaxes(1, 2))",
+    "matmul(x, x.swapaxes(-1, -2))", "linalg.norm(x, axis=(1, 2))", "unique(x[0].round())",
+    "take(x, [0, 2], axis=1)", "tril(x[0])", "isclose(x, x + 1e-9)", "nan_to_num(x / 0)",
+])
+def test_functions_against_numpy(call):
+    a = sample((2, 3, 4), "float64")
+    want = eval("np." + call, {"np": np, "x": a})
+    with np.errstate(all="ignore"):
+        got = eval("lnp." + call, {"lnp": lnp, "x": lnp.asarray(a)})
+    check(got, want)
+
+
+def test_methods_and_properties():
+    a = sample((3, 5), "float32")
+    x = lnp.asarray(a)
+    assert x.shape == (3, 5) and x.dtype == np.float32 and x.ndim == 2 and x.size == 15
+    check(x.T, a.T)
+    check(x.sum(axis=1), a.sum(axis=1))
+    check(x.astype(np.int32), a.astype(np.int32))
+    check(x.reshape(5, 3), a.reshape(5, 3))
+    check(x.mT, a.T)
+    assert len(x) == 3
+    assert float(x[1, 2]) == float(a[1, 2])
+    assert bool(x[0, 0] == a[0, 0])
+
+
+def test_indexing():
+    a = sample((4, 5, 6), "float64")
+    x = lnp.asarray(a)
+    i = np.array([3, 0, 1])
+    for key in [(1,), (slice(1, 3), None, Ellipsis), (Ellipsis, -1), (i,), (slice(None), i),
+                (i, slice(None), i), (a > 0,), (slice(None, None, -2), 2)]:
+        check(x[key], a[key])
+    check(x[lnp.asarray(i)], a[i])
+
+
+def test_setitem_rebinds():
+    a = sample((4, 5), "float64")
+    x = lnp.asarray(a)
+    old = x
+    x[1:3, 2] = 7.0
+    a2 = a.copy()
+    a2[1:3, 2] = 7.0
+    check(x, a2)
+    check(old, a2)  # the same Python object, rebound
+
+
+def test_several_results():
+    a = sample((5, 4), "float64")
+    u, s, vh = lnp.linalg.svd(lnp.asarray(a), full_matrices=False)
+    check(s, np.linalg.svd(a, full_matrices=False)[1])
+    check((u * s[None, :]) @ vh, a)
+    w, v = lnp.linalg.eigh(lnp.asarray(a.T @ a))
+    check(w, np.linalg.eigh(a.T @ a)[0])
+    q, r = lnp.linalg.qr(lnp.asarray(a))
+    check(q @ r, a)
+
+
+def test_fft_and_complex():
+    a = sample((16,), "complex128")
+    check(lnp.fft.fft(lnp.asarray(a)), np.fft.fft(a))
+    check(lnp.fft.irfft(lnp.fft.rfft(lnp.asarray(a.real))), np.fft.irfft(np.fft.rfft(a.real)))
+    check(lnp.abs(lnp.asarray(a)), np.abs(a))
+    check(lnp.asarray(a).real, a.real)
+
+
+def test_lazy_until_needed():
+    ctx = loom.get_context()
+    x = lnp.asarray(sample((100,), "float32"))
+    before = ctx.stats()["evals"]
+    y = x
+    for k in range(50):
+        y = y * 1.01 + 0.001 if k % 2 else lnp.sin(y)
+    assert ctx.stats()["evals"] == before  # recorded, nothing run
+    np.asarray(y)
+    assert ctx.stats()["evals"] == before + 1  # one eval for the whole chain
+    a, b = lnp.exp(x), lnp.cos(x)
+    loom.eval(a, b)
+    assert ctx.stats()["evals"] == before + 2
+
+
+def test_errors_become_exceptions():
+    with pytest.raises(ValueError, match="broadcast"):
+        lnp.ones((2, 3)) + lnp.ones((4,))
+    with pytest.raises(lnp.linalg.LinAlgError, match="Singular matrix"):
+        np.asarray(lnp.linalg.inv(lnp.zeros((3, 3))))
+    with pytest.raises(IndexError):
+        np.asarray(lnp.take(lnp.arange(3), lnp.asarray([5])))
+    with pytest.raises(TypeError):
+        lnp.asarray(np.array(["a"]))
+    with pytest.raises(AttributeError):
+        lnp.ones(3).no_such_method()
+    check(lnp.ones(3) * 2, np.ones(3) * 2)  # the context goes on after an error
+
+
+def test_contexts_and_conversions():
+    with loom.Context(device="cpu") as c2:
+        x = lnp.arange(5)
+        assert x.context is c2
+    with pytest.raises(ValueError, match="unknown device"):
+        loom.Context(device="tpu")
+    a = sample((3, 3), "float32")
+    x = lnp.asarray(a)
+    check(lnp.from_dlpack(a), a)
+    np.testing.assert_array_equal(np.from_dlpack(x), a)
+    assert x.__array_namespace__() is lnp
+    assert lnp.__array_api_version__ == "2024.12"
+
+
+def test_every_table_function_is_exposed():
+    from loom import _lib
+    for name, params, method in _lib.functions():
+        f = getattr(lnp, name)
+        if name == "fft":  # NumPy's np.fft is the module; the function is np.fft.fft
+            f = f.fft
+        assert callable(f), name
+
+
+try:
+    from hypothesis import given, settings, strategies as st
+    import hypothesis.extra.numpy as hnp
+except ImportError:  # property-based cases need hypothesis
+    given = None
+
+if given is not None:
+    @settings(max_examples=40, deadline=None)
+    @given(hnp.arrays(st.sampled_from([np.float32, np.float64, np.int32, np.int64]),
+                      hnp.array_shapes(min_dims=0, max_dims=3, max_side=5),
+                      elements={"allow_nan": False, "allow_infinity": False,
+                                "min_value": -100, "max_value": 100}),
+           st.sampled_from(["add", "multiply", "maximum", "subtract"]))
+    def test_property_binary_with_self_reversed(a, name):
+        b = a[::-1] if a.ndim else a
+        want = getattr(np, name)(a, b)
+        check(getattr(lnp, name)(lnp.asarray(a), lnp.asarray(b)), want)
+
+    @settings(max_examples=40, deadline=None)
+    @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=6),
+                      elements={"allow_nan": False, "min_value": -1e6, "max_value": 1e6}),
+           st.sampled_from(["sum", "max", "min", "mean", "cumsum"]))
+    def test_property_reductions_along_last_axis(a, name):
+        check(getattr(lnp, name)(lnp.asarray(a), axis=-1), getattr(np, name)(a, axis=-1),
+              rtol=1e-9)
