@@ -579,6 +579,12 @@ LOOM_API loom_status_t loom_parse_items(loom_ctx_t *ctx, const char *program, in
  * whether x.NAME(...) works too. Names taken as linalg.NAME and fft.NAME are in the table by
  * their short names. */
 LOOM_API const char *loom_expr_function(int32_t i, const char **params, int *method);
+/* The C builder of the i-th function when it is an elementwise ufunc (loom_sin, loom_add, ...):
+ * *arity 1 (loom_array_t *(*)(loom_ctx_t *, loom_array_t *)) or 2 (.., loom_array_t *,
+ * loom_array_t *), to be cast to that type; NULL (*arity 0) for every other function. Bindings
+ * call these directly, sparing the parse. */
+typedef void (*loom_builder_fn)(void);
+LOOM_API loom_builder_fn loom_expr_builder(int32_t i, int *arity);
 /* loom_parse for one result, the program's last value; nil on failure, like every builder. */
 LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,
                                  const char *const *names, loom_array_t *const *arrays);

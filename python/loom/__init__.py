@@ -86,6 +86,10 @@ class Context:
             raise exc(msg)
         self._p = p.value
         self.lock = threading.RLock()  # a context's calls must not overlap (include/loom.h)
+        # the fast path's results (and their weak scalars) live in a scope of their own,
+        # closed and reopened every _RECYCLE calls: what Python holds it retains
+        lib.loom_scope_begin(self._p)
+        self._calls = 0
 
     @property
     def device(self):
@@ -96,6 +100,13 @@ class Context:
         s = _lib.Stats()
         lib.loom_ctx_stats(self._p, ctypes.byref(s))
         return {k: getattr(s, k) for k, _ in s._fields_}
+
+    def _tick(self):
+        self._calls += 1
+        if self._calls >= _RECYCLE:
+            self._calls = 0
+            lib.loom_scope_end(self._p)
+            lib.loom_scope_begin(self._p)
 
     def close(self):
         if getattr(self, "_p", None) and lib is not None:
@@ -120,6 +131,7 @@ class Context:
         return "loom.Context(%s)" % self.device
 
 
+_RECYCLE = 512
 _tls = threading.local()
 _default = None
 _default_lock = threading.Lock()
@@ -277,8 +289,14 @@ class ndarray:
     def __str__(self):
         return str(self.get())
 
-    # recorded work: the operators as expression text
+    # recorded work: the operators through their C builders where the table has them, else
+    # as expression text
     def _bin(self, op, other, reflected=False):
+        f = _FAST.get(_OPS.get(op))
+        if f is not None:
+            r = _fast(f[1], (other, self) if reflected else (self, other))
+            if r is not None:
+                return r
         return _run(("{1} %s {0}" if reflected else "{0} %s {1}") % op, [self, other])
 
     def __add__(self, o): return self._bin("+", o)
@@ -313,10 +331,15 @@ class ndarray:
     def __ge__(self, o): return self._bin(">=", o)
     def __eq__(self, o): return self._bin("==", o)
     def __ne__(self, o): return self._bin("!=", o)
-    def __neg__(self): return _run("-{0}", [self])
-    def __pos__(self): return _run("+{0}", [self])
-    def __invert__(self): return _run("~{0}", [self])
-    def __abs__(self): return _run("abs({0})", [self])
+    def _un(self, name, text):
+        f = _FAST.get(name)
+        r = _fast(f[1], (self,)) if f is not None else None
+        return r if r is not None else _run(text, [self])
+
+    def __neg__(self): return self._un("negative", "-{0}")
+    def __pos__(self): return self._un("positive", "+{0}")
+    def __invert__(self): return self._un("invert", "~{0}")
+    def __abs__(self): return self._un("abs", "abs({0})")
     __hash__ = None
 
     def __divmod__(self, o):
@@ -435,6 +458,58 @@ def eval(*arrays):
     return arrays
 
 
+# ---- calls straight to the C builders: elementwise ufuncs with arrays and Python numbers ----
+
+_OPS = {"+": "add", "-": "subtract", "*": "multiply", "/": "true_divide", "//": "floor_divide",
+        "%": "remainder", "**": "power", "&": "bitwise_and", "|": "bitwise_or",
+        "^": "bitwise_xor", "<<": "left_shift", ">>": "right_shift", "<": "less",
+        "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal",
+        "!=": "not_equal"}
+_FAST = _lib.builders()
+_I64 = 1 << 63
+
+
+def _fast(builder, values):
+    """builder applied to values (loom arrays and Python numbers, weak as NEP 50 says); None
+    when a value needs the general path (NumPy arrays, lists, huge integers, other contexts)."""
+    ctx = None
+    for v in values:
+        if type(v) is ndarray:
+            ctx = v._ctx
+            break
+    if ctx is None:
+        return None
+    args = []
+    with ctx.lock:
+        for v in values:
+            t = type(v)
+            if t is ndarray:
+                if v._ctx is not ctx:
+                    return None
+                args.append(v._p)
+            elif t is float:
+                args.append(lib.loom_weak_float(ctx._p, v))
+            elif t is int:
+                if -_I64 <= v < _I64:
+                    args.append(lib.loom_weak_int(ctx._p, v))
+                elif 0 <= v < 2 * _I64:
+                    args.append(lib.loom_weak_uint(ctx._p, v))
+                else:
+                    return None
+            elif t is bool:
+                args.append(lib.loom_weak_bool(ctx._p, int(v)))
+            elif t is complex:
+                args.append(lib.loom_weak_complex(ctx._p, v.real, v.imag))
+            else:
+                return None
+        p = builder(ctx._p, *args)
+        if not p or lib.loom_array_is_nil(p):
+            _raise(ctx._p, lib.loom_ctx_status(ctx._p))
+        r = ndarray(ctx, lib.loom_array_retain(p))
+        ctx._tick()  # (after the retain: the scope's end may drop its own reference)
+        return r
+
+
 # ---- calls as expression text ----
 
 _REPR_FLOAT = {float("inf"): "inf", float("-inf"): "(-inf)"}
@@ -464,16 +539,18 @@ class _Binder:
             return "None"
         if v is Ellipsis:
             return "..."
-        if isinstance(v, (bool, _np.bool_)):
+        if isinstance(v, _np.generic):  # NumPy's scalars are strong (NEP 50): 0-d arrays
+            return self.bind(asarray(v, ctx=self.ctx or get_context()))
+        if isinstance(v, bool):
             return "True" if v else "False"
-        if isinstance(v, (int, _np.integer)):
+        if isinstance(v, int):
             return "(%d)" % int(v)
-        if isinstance(v, (float, _np.floating)):
+        if isinstance(v, float):
             f = float(v)
             if f != f:
                 return "nan"
             return _REPR_FLOAT.get(f, "(%r)" % f)
-        if isinstance(v, (complex, _np.complexfloating)):
+        if isinstance(v, complex):
             c = complex(v)
             return "complex(%s, %s)" % (self.lit(c.real), self.lit(c.imag))
         if isinstance(v, str):

@@ -107,6 +107,15 @@ _decl("loom_parse", ctypes.c_int, P, c_str, c_i32, ctypes.POINTER(c_str), ctypes
 _decl("loom_parse_items", ctypes.c_int, P, c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P),
       c_i32, ctypes.POINTER(P), ctypes.POINTER(c_i32), ctypes.POINTER(ctypes.c_int))
 _decl("loom_expr_function", c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(ctypes.c_int))
+_decl("loom_expr_builder", P, c_i32, ctypes.POINTER(ctypes.c_int))
+_decl("loom_weak_int", P, P, c_i64)
+_decl("loom_weak_uint", P, P, c_u64)
+_decl("loom_weak_float", P, P, ctypes.c_double)
+_decl("loom_weak_bool", P, P, ctypes.c_int)
+_decl("loom_weak_complex", P, P, ctypes.c_double, ctypes.c_double)
+
+UNARY = ctypes.CFUNCTYPE(P, P, P)
+BINARY = ctypes.CFUNCTYPE(P, P, P, P)
 
 # the status and dtype enumerations, by the library's own names
 STATUS = []
@@ -133,3 +142,13 @@ def functions():
             return out
         out.append((name.decode(), (params.value or b"").decode(), bool(method.value)))
         i += 1
+
+
+def builders():
+    """{name: (arity, C builder)} of the table's elementwise ufuncs (loom_expr_builder)."""
+    out, arity = {}, ctypes.c_int()
+    for i, (name, _, _) in enumerate(functions()):
+        f = lib.loom_expr_builder(i, ctypes.byref(arity))
+        if f and name not in out:
+            out[name] = (arity.value, (UNARY if arity.value == 1 else BINARY)(f))
+    return out

@@ -12,7 +12,7 @@ import numpy as _np
 
 from . import _lib
 from . import (Context, LinAlgError, asarray, eval, get_context, ndarray,  # noqa: F401
-               _call_text, _dtype_name)
+               _call_text, _dtype_name, _fast, _FAST)
 
 __array_api_version__ = "2024.12"
 
@@ -31,9 +31,19 @@ _BUILTIN = {"abs", "round", "min", "max", "sum", "all", "any", "pow", "divmod", 
 
 def _make(name, params, head=None):
     head = head or name
+    fast = _FAST.get(name)
+    if fast is not None and head == name:
+        arity, builder = fast
 
-    def f(*args, **kwargs):
-        return _call_text(head, [], args, kwargs)
+        def f(*args, **kwargs):
+            if not kwargs and len(args) == arity:
+                r = _fast(builder, args)
+                if r is not None:
+                    return r
+            return _call_text(head, [], args, kwargs)
+    else:
+        def f(*args, **kwargs):
+            return _call_text(head, [], args, kwargs)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "numpy.%s(%s) on loom (the expression language's %s)." % (
         head, params.replace(",", ", "), head)

@@ -65,6 +65,30 @@ def test_python_scalars_are_weak():
     check(x ** 2, np.arange(4, dtype=np.float32) ** 2)
     i = lnp.asarray(np.arange(5, dtype=np.int8))
     check(i + 3, np.arange(5, dtype=np.int8) + 3)
+    check(3 - i, 3 - np.arange(5, dtype=np.int8))
+    check(x + True, np.arange(4, dtype=np.float32) + True)
+    check(x * 1j, np.arange(4, dtype=np.float32) * 1j)
+    # NumPy's own scalars are strong (NEP 50), Python's weak
+    check(x + np.float64(1.5), np.arange(4, dtype=np.float32) + np.float64(1.5))
+    check(lnp.add(x, np.float64(1.5)), np.add(np.arange(4, dtype=np.float32), np.float64(1.5)))
+    with pytest.raises(OverflowError):
+        np.asarray(i + 300)  # NumPy 2: a Python int out of int8's range
+    check(i + 2**70 * 0 + 1, np.arange(5, dtype=np.int8) + 1)
+    check(lnp.asarray(np.arange(3, dtype=np.uint64)) + 2**63,
+          np.arange(3, dtype=np.uint64) + 2**63)
+
+
+def test_fast_and_text_paths_agree():
+    """The operators and ufuncs called straight through their C builders, and the same calls
+    written as expression text, over enough calls that the fast path's scope is recycled."""
+    a = sample((6,), "float32")
+    x = lnp.asarray(a)
+    y, want = x, a.copy()
+    for k in range(1200):
+        y = (y * 0.5 + 1.0) if k % 3 else lnp.sin(y)
+        want = (want * np.float32(0.5) + np.float32(1.0)) if k % 3 else np.sin(want)
+    check(y, want, rtol=1e-5)
+    check(lnp.maximum(x, 0.25), np.maximum(a, 0.25))
 
 
 @pytest.mark.parametrize("name", ["exp", "sin", "sqrt", "log1p", "tanh", "abs", "floor",

@@ -4486,6 +4486,20 @@ LOOM_API const char *loom_expr_function(int32_t i, const char **params, int *met
     return funcs[i].name;
 }
 
+LOOM_API loom_builder_fn loom_expr_builder(int32_t i, int *arity) {
+    if (arity) *arity = 0;
+    if (i < 0 || (size_t)i >= BASE_ARRAY_LEN(funcs)) return NULL;
+    if (funcs[i].kind == F_UNARY && funcs[i].u) {
+        if (arity) *arity = 1;
+        return (loom_builder_fn)funcs[i].u;
+    }
+    if (funcs[i].kind == F_BINARY && funcs[i].b) {
+        if (arity) *arity = 2;
+        return (loom_builder_fn)funcs[i].b;
+    }
+    return NULL;
+}
+
 LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,
                                  const char *const *names, loom_array_t *const *arrays) {
     if (!ctx) return NULL;

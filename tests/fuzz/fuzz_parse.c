@@ -84,10 +84,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(text, data, size);
     text[size] = '\0';
     loom_scope_begin(ctx);
-    loom_array_t *out = NULL;
-    if (loom_parse(ctx, text, 3, names, bound, 1, NULL, &out) == LOOM_STATUS_OK &&
-        small_enough(&out, 1))
+    loom_array_t *out = NULL, *items[4];
+    int32_t n_items = 0;
+    int tuple = 0;
+    if (size % 2) { /* odd lengths: the last value as items (a tuple's entries) */
+        if (loom_parse_items(ctx, text, 3, names, bound, 4, items, &n_items, &tuple) ==
+                LOOM_STATUS_OK &&
+            small_enough(items, n_items))
+            loom_eval(ctx, n_items, items);
+    } else if (loom_parse(ctx, text, 3, names, bound, 1, NULL, &out) == LOOM_STATUS_OK &&
+               small_enough(&out, 1)) {
         loom_eval(ctx, 1, &out);
+    }
     loom_scope_end(ctx);
     loom_ctx_clear_error(ctx);
     free(text);

@@ -763,6 +763,63 @@ static void test_parse_index_errors(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* loom_parse_items: an array is one item, a tuple its entries; too many for the room is an
+ * error. loom_expr_function and loom_expr_builder list the table (bindings generate from it). */
+static void test_parse_items_and_table(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    loom_array_t *items[3];
+    int32_t n = -1;
+    int tuple = -1;
+    assert_int_equal(loom_parse_items(ctx, "arange(4) * 2", 0, NULL, NULL, 3, items, &n, &tuple),
+                     LOOM_STATUS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(tuple, 0);
+    assert_int_equal(loom_array_dim(items[0], 0), 4);
+    assert_int_equal(loom_parse_items(ctx, "divmod(arange(5), 2)", 0, NULL, NULL, 3, items, &n,
+                                      &tuple),
+                     LOOM_STATUS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(tuple, 1);
+    int64_t q[5];
+    assert_int_equal(loom_read(ctx, items[1], q, sizeof q), LOOM_STATUS_OK);
+    assert_int_equal(q[3], 1);
+    assert_int_equal(loom_parse_items(ctx, "(1, 2, 3, 4)", 0, NULL, NULL, 3, items, &n, &tuple),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(loom_ctx_message(ctx), "room for 3"));
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(loom_parse_items(ctx, "1", 0, NULL, NULL, 0, items, &n, &tuple),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    bool seen_sin = false, seen_svd = false;
+    for (int32_t i = 0;; i++) {
+        const char *params = NULL;
+        int method = -1, arity = -1;
+        const char *name = loom_expr_function(i, &params, &method);
+        if (!name) {
+            assert_null(loom_expr_builder(i, &arity));
+            assert_int_equal(arity, 0);
+            break;
+        }
+        assert_non_null(params);
+        loom_builder_fn f = loom_expr_builder(i, &arity);
+        if (!strcmp(name, "sin")) {
+            seen_sin = true;
+            assert_int_equal(arity, 1);
+            assert_true(f == (loom_builder_fn)loom_sin);
+        }
+        if (!strcmp(name, "svd")) {
+            seen_svd = true;
+            assert_null(f);
+            assert_int_equal(arity, 0);
+        }
+    }
+    assert_true(seen_sin && seen_svd);
+    assert_null(loom_expr_function(-1, NULL, NULL));
+    loom_ctx_destroy(ctx);
+}
+
 static void test_parse_misuse(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
@@ -816,6 +873,7 @@ int main(void) {
         cmocka_unit_test(test_parse_zero_d_axis),
         cmocka_unit_test(test_parse_index_errors),
         cmocka_unit_test(test_parse_misuse),
+        cmocka_unit_test(test_parse_items_and_table),
         cmocka_unit_test(test_parse_deep_programs_do_not_crash),
         cmocka_unit_test(test_parse_nesting_limit),
     };
