@@ -108,6 +108,7 @@ _decl("loom_parse_items", ctypes.c_int, P, c_str, c_i32, ctypes.POINTER(c_str), 
       c_i32, ctypes.POINTER(P), ctypes.POINTER(c_i32), ctypes.POINTER(ctypes.c_int))
 _decl("loom_expr_function", c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(ctypes.c_int))
 _decl("loom_expr_builder", P, c_i32, ctypes.POINTER(ctypes.c_int))
+_decl("loom_isdtype", ctypes.c_int, ctypes.c_int, c_str)
 _decl("loom_weak_int", P, P, c_i64)
 _decl("loom_weak_uint", P, P, c_u64)
 _decl("loom_weak_float", P, P, ctypes.c_double)

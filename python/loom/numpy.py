@@ -17,7 +17,7 @@ from . import (Context, LinAlgError, asarray, eval, get_context, ndarray,  # noq
 __array_api_version__ = "2024.12"
 
 # NumPy's dtype objects, in and out
-bool_ = _np.bool_
+bool = bool_ = _np.bool_  # noqa: A001 (the Array API's name)
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
@@ -67,6 +67,47 @@ for _sub, _np_sub, _prefix in ((linalg, _np.linalg, "linalg."), (fft, _np.fft, "
                                                 "vector_norm", "matrix_norm"):
             setattr(_sub, _name, _make(_name, _params, _prefix + _name))
     _sys.modules[_sub.__name__] = _sub
+
+
+# shapes alone (no values): NumPy's own rule
+broadcast_shapes = _np.broadcast_shapes
+
+_MAX_DIMS = 8  # LOOM_MAX_DIMS
+
+
+class _Info:
+    """The Array API's inspection namespace (__array_namespace_info__())."""
+
+    def capabilities(self):
+        # boolean masks and unique/nonzero have data-dependent shapes: one sync reads the count
+        return {"boolean indexing": True, "data-dependent shapes": True,
+                "max dimensions": _MAX_DIMS}
+
+    def default_device(self):
+        return get_context().device
+
+    def devices(self):
+        return [get_context().device]
+
+    def default_dtypes(self, *, device=None):
+        return {"real floating": _np.dtype("float64"), "complex floating": _np.dtype("complex128"),
+                "integral": _np.dtype("int64"), "indexing": _np.dtype("int64")}
+
+    def dtypes(self, *, device=None, kind=None):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        out = {}
+        for code, name in enumerate(_lib.DTYPES):
+            if name == "bfloat16":  # not an Array API dtype
+                continue
+            for k in kinds:  # (the namespace's own any() is the array function)
+                if k is None or _lib.lib.loom_isdtype(code, k.encode()) == 1:
+                    out[name] = _np.dtype(name)
+                    break
+        return out
+
+
+def __array_namespace_info__():
+    return _Info()
 
 
 def from_dlpack(x, device=None, copy=None):

@@ -247,3 +247,57 @@ if given is not None:
     def test_property_reductions_along_last_axis(a, name):
         check(getattr(lnp, name)(lnp.asarray(a), axis=-1), getattr(np, name)(a, axis=-1),
               rtol=1e-9)
+
+
+def test_inspection_namespace():
+    info = lnp.__array_namespace_info__()
+    assert info.capabilities()["boolean indexing"] is True
+    assert info.default_dtypes()["real floating"] == np.float64
+    assert set(info.dtypes(kind="complex floating")) == {"complex64", "complex128"}
+    assert "int8" in info.dtypes(kind=("signed integer", "bool")) and "bool" in info.dtypes()
+    assert info.default_device() == loom.get_context().device
+    assert lnp.broadcast_shapes((2, 1), (3,)) == (2, 3) and lnp.bool is np.bool_
+
+
+@pytest.mark.parametrize("script,arg", [("first_program.py", "2000"),
+                                        ("transfer_cost.py", "4096"),
+                                        ("matmul_speedup.py", "48")])
+def test_examples_run(script, arg):
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "..", "examples", "python", script)
+    env = dict(os.environ, LOOM_DEVICE="cpu",
+               PYTHONPATH=os.path.join(here, "..") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, path, arg], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "device: CPU reference" in p.stdout
+
+
+try:
+    import array_api_strict as xp
+except ImportError:  # the differential cases need array-api-strict
+    xp = None
+
+
+@pytest.mark.skipif(xp is None, reason="array-api-strict is not installed")
+@pytest.mark.parametrize("call", [
+    "sum(x, axis=1)", "mean(x)", "permute_dims(x, (1, 0))", "concat([x, x], axis=0)",
+    "matrix_transpose(x)", "astype(x, i32)", "cumulative_sum(x, axis=0, include_initial=True)",
+    "unique_values(round(x))", "argsort(x, axis=1, descending=True)", "clip(x, -0.5, 0.5)",
+    "vecdot(x, x)", "linalg.vector_norm(x, ord=3)", "where(x > 0, x, 0.0)", "sort(x, axis=0)",
+    "searchsorted(sort(x[:, 0]), x[0, :])", "count_nonzero(x > 0, axis=0)", "tile(x, (2, 1))",
+    "flip(x, axis=1)", "roll(x, 3)", "moveaxis(x, 0, 1)", "nextafter(x, 1.0)", "hypot(x, x)",
+])
+def test_against_array_api_strict(call):
+    """The standard's own reference: the same call on array-api-strict and on loom.numpy."""
+    a = sample((4, 5), "float64")
+    ns_x = {"x": xp.asarray(a), "i32": xp.int32}
+    names = {k: getattr(xp, k) for k in dir(xp) if not k.startswith("_")}
+    names["linalg"] = xp.linalg
+    want = np.asarray(eval(call, names, ns_x))
+    got = eval(call, {k: getattr(lnp, k) for k in dir(lnp) if not k.startswith("_")},
+               {"x": lnp.asarray(a), "i32": lnp.int32})
+    check(got, want)

@@ -1609,8 +1609,9 @@ static const func_t funcs[] = {
     {.name = "compress", .kind = F_COMPRESS, .params = "condition,a,axis?,out?"},
     {.name = "extract", .kind = F_EXTRACT, .params = "condition,arr"},
     /* Sorting: stable always (kind= and stable= are accepted and change nothing) */
-    {.name = "sort", .kind = F_SORT, .params = "a,axis?,kind?,order?,stable?"},
-    {.name = "argsort", .kind = F_SORT, .params = "a,axis?,kind?,order?,stable?", .method = true},
+    {.name = "sort", .kind = F_SORT, .params = "a,axis?,kind?,order?,stable?,descending?"},
+    {.name = "argsort", .kind = F_SORT, .params = "a,axis?,kind?,order?,stable?,descending?",
+     .method = true},
     {.name = "searchsorted", .kind = F_SEARCHSORTED, .params = "a,v,side?,sorter?"},
     {.name = "unique",
      .kind = F_UNIQUE,
@@ -2905,7 +2906,30 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "order")) return false;
             if (b->given[1] && !get_axes(P, b, 1, false, &naxes, &axis)) return false;
             if (b->given[1] && naxes < 0) axis = LOOM_AXIS_NONE;
-            r = (f->name[0] == 's' ? loom_sort : loom_argsort)(ctx, x[0], axis);
+            int desc = 0; /* the Array API's descending=: stable, equal elements in order */
+            if (!get_flag(P, b, 5, &desc)) return false;
+            bool values = f->name[0] == 's';
+            if (!desc) {
+                r = (values ? loom_sort : loom_argsort)(ctx, x[0], axis);
+                break;
+            }
+            if (axis == LOOM_AXIS_NONE) {
+                int64_t flat = -1;
+                x[0] = loom_reshape(ctx, x[0], 1, &flat);
+                axis = 0;
+            }
+            /* the ascending sort of the reversed line, reversed: equal elements keep their
+             * order; argsort's positions then count from the other end */
+            int32_t ax = axis;
+            loom_array_t *s = loom_flip(ctx, (values ? loom_sort : loom_argsort)(
+                                                 ctx, loom_flip(ctx, x[0], 1, &ax), axis),
+                                        1, &ax);
+            if (!values && !loom_array_is_nil(s)) {
+                int32_t nd = loom_array_ndim(x[0]);
+                int64_t last = loom_array_dim(x[0], ax < 0 ? ax + nd : ax) - 1;
+                s = loom_subtract(ctx, loom_weak_int(ctx, last), s);
+            }
+            r = s;
             break;
         }
         case F_SEARCHSORTED: {
