@@ -12,7 +12,7 @@ import numpy as _np
 
 from . import _lib
 from . import (Context, LinAlgError, asarray, eval, get_context, ndarray,  # noqa: F401
-               _call_text, _dtype_name, _fast, _FAST)
+               _call_text, _dtype_name, _fast, _FAST, _np_dtype_of)
 
 __array_api_version__ = "2024.12"
 
@@ -27,6 +27,7 @@ pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 _TABLE = _lib.functions()
 _METHODS = {name for name, _, method in _TABLE if method}
 _BUILTIN = {"abs", "round", "min", "max", "sum", "all", "any", "pow", "divmod", "complex"}
+_OWN = {"finfo", "iinfo"}  # Python objects here, not arrays
 
 
 def _make(name, params, head=None):
@@ -53,6 +54,8 @@ def _make(name, params, head=None):
 _mod = _sys.modules[__name__]
 _names = []
 for _name, _params, _ in _TABLE:
+    if _name in _OWN:
+        continue
     if not hasattr(_mod, _name) or _name in _BUILTIN:
         setattr(_mod, _name, _make(_name, _params))
         _names.append(_name)
@@ -71,6 +74,16 @@ for _sub, _np_sub, _prefix in ((linalg, _np.linalg, "linalg."), (fft, _np.fft, "
 
 # shapes alone (no values): NumPy's own rule
 broadcast_shapes = _np.broadcast_shapes
+
+
+def finfo(type):  # noqa: A002 (NumPy's name)
+    """NumPy's finfo of a dtype, a loom array's dtype or a name (the expression language's
+    finfo gives the same numbers but is no Python object)."""
+    return _np.finfo(type.dtype if isinstance(type, ndarray) else _np_dtype_of(type))
+
+
+def iinfo(type):  # noqa: A002
+    return _np.iinfo(type.dtype if isinstance(type, ndarray) else _np_dtype_of(type))
 
 _MAX_DIMS = 8  # LOOM_MAX_DIMS
 

@@ -257,6 +257,8 @@ def test_inspection_namespace():
     assert "int8" in info.dtypes(kind=("signed integer", "bool")) and "bool" in info.dtypes()
     assert info.default_device() == loom.get_context().device
     assert lnp.broadcast_shapes((2, 1), (3,)) == (2, 3) and lnp.bool is np.bool_
+    assert lnp.finfo(lnp.float32).eps == np.finfo(np.float32).eps
+    assert lnp.iinfo(lnp.ones(2, dtype=lnp.int8)).max == 127
 
 
 @pytest.mark.parametrize("script,arg", [("first_program.py", "2000"),
@@ -290,6 +292,10 @@ except ImportError:  # the differential cases need array-api-strict
     "vecdot(x, x)", "linalg.vector_norm(x, ord=3)", "where(x > 0, x, 0.0)", "sort(x, axis=0)",
     "searchsorted(sort(x[:, 0]), x[0, :])", "count_nonzero(x > 0, axis=0)", "tile(x, (2, 1))",
     "flip(x, axis=1)", "roll(x, 3)", "moveaxis(x, 0, 1)", "nextafter(x, 1.0)", "hypot(x, x)",
+    "std(x, correction=1)", "var(x, axis=0, correction=0.5)", "unique_all(round(x))[3]",
+    "unique_inverse(round(x))[1]", "cumulative_prod(x, axis=0, include_initial=True)",
+    "concat((x, x), axis=None)", "unstack(x, axis=1)[2]", "linspace(0, 1, 5, endpoint=False)",
+    "roll(x, (1, 2), axis=(0, 1))", "argmin(x, axis=0, keepdims=True)", "atan2(x, x + 1)",
 ])
 def test_against_array_api_strict(call):
     """The standard's own reference: the same call on array-api-strict and on loom.numpy."""

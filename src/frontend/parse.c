@@ -85,6 +85,7 @@ typedef struct node {
     int32_t pos;        /* caret column: the operator, name or first token */
     int32_t tpos, tlen; /* N_NAME, N_STR, N_ATTR, N_KWARG: the text */
     bool np;            /* N_NAME written as np.NAME: never a variable */
+    bool linalg;        /* N_NAME written as linalg.NAME (numpy.linalg's own semantics) */
     int32_t n;
     struct node **kids; /* N_CALL: callee, args; N_INDEX: object, items; N_SLICE: 3 (or NULL) */
     i128 ival;
@@ -644,6 +645,7 @@ static node_t *parse_atom(parser_t *P) {
             if (((x->tlen == 6 && !memcmp(P->src + x->tpos, "linalg", 6)) ||
                  (x->tlen == 3 && !memcmp(P->src + x->tpos, "fft", 3))) &&
                 is_op(peek(P), OP_DOT) && peek2(P)->kind == T_NAME) {
+                x->linalg = x->tlen == 6;
                 P->at++;
                 const tok_t *u = peek(P);
                 P->at++;
@@ -1493,20 +1495,20 @@ static const func_t funcs[] = {
     {.name = "nanmax", .kind = F_REDUCE, .params = RED, .r = loom_nanmax},
     {.name = "nanmin", .kind = F_REDUCE, .params = RED, .r = loom_nanmin},
     {.name = "ptp", .kind = F_REDUCE, .params = RED, .r = loom_ptp},
-    {.name = "nanvar", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+    {.name = "nanvar", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?,correction?",
      .m = loom_nanvar},
-    {.name = "nanstd", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+    {.name = "nanstd", .kind = F_MOMENTS, .params = "a,axis?,dtype?,out?,ddof?,keepdims?,correction?",
      .m = loom_nanstd},
     {.name = "argmax", .kind = F_ARGRED, .params = RED, .r = loom_argmax, .method = true},
     {.name = "argmin", .kind = F_ARGRED, .params = RED, .r = loom_argmin, .method = true},
     {.name = "var",
      .kind = F_MOMENTS,
-     .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+     .params = "a,axis?,dtype?,out?,ddof?,keepdims?,correction?",
      .m = loom_var,
      .method = true},
     {.name = "std",
      .kind = F_MOMENTS,
-     .params = "a,axis?,dtype?,out?,ddof?,keepdims?",
+     .params = "a,axis?,dtype?,out?,ddof?,keepdims?,correction?",
      .m = loom_std,
      .method = true},
     {.name = "cumsum",
@@ -1658,6 +1660,7 @@ typedef struct bound {
     bool given[MAX_PARAMS];
     char names[MAX_PARAMS][24];
     int n;
+    bool linalg;        /* called as linalg.NAME */
     struct bound *next; /* on P->free_bounds */
 } bound_t;
 
@@ -1669,10 +1672,13 @@ static bound_t *bound_get(parser_t *P, int32_t pos) {
     bound_t *b = P->free_bounds;
     if (b) {
         P->free_bounds = b->next;
+        b->linalg = false;
         return b;
     }
     if (!(b = base_arena_alloc(&P->arena, 1, sizeof *b)))
         perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    else
+        b->linalg = false;
     return b;
 }
 
@@ -2687,7 +2693,10 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (!get_int(P, b, 1, 0, &k)) return false;
         *r = (n[3] == 'l' ? loom_tril : loom_triu)(ctx, a, k);
     } else if (!strcmp(n, "diagonal") || !strcmp(n, "trace")) {
-        if (!get_int(P, b, 1, 0, &k) || !get_int(P, b, 2, 0, &i1) || !get_int(P, b, 3, 1, &i2))
+        /* numpy.linalg's (the Array API's) work on the last two axes, np.diagonal's and
+         * np.trace's on the first two */
+        if (!get_int(P, b, 1, 0, &k) || !get_int(P, b, 2, b->linalg ? -2 : 0, &i1) ||
+            !get_int(P, b, 3, b->linalg ? -1 : 1, &i2))
             return false;
         if (n[0] == 't' && (!refuse_given(P, f, b, "dtype") || !refuse_given(P, f, b, "out")))
             return false;
@@ -2804,7 +2813,14 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                             "%s: axis %d is out of bounds for array of dimension 0", f->name,
                             (int)axes[0]);
             if (f->kind == F_MOMENTS) {
-                if (!get_number(P, b, slot_of(b, "ddof"), 0, &ddof)) return false;
+                /* NumPy 2's correction= (the Array API's name) or ddof=, not both */
+                int kd = slot_of(b, "ddof"), kc = slot_of(b, "correction");
+                bool has_c = b->given[kc] && b->v[kc].kind != V_NONE;
+                if (has_c && b->given[kd] && b->v[kd].kind != V_NONE)
+                    return perr(P, b->pos[kc], LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: ddof and correction can't be provided simultaneously",
+                                f->name);
+                if (!get_number(P, b, has_c ? kc : kd, 0, &ddof)) return false;
                 r = f->m(ctx, x[0], naxes, axes, keep, ddof);
             } else {
                 r = f->r(ctx, x[0], naxes, axes, keep);
@@ -3345,7 +3361,9 @@ static bool nonzero_tuple(parser_t *P, loom_array_t *a, int32_t pos, value_t *ou
 static bool call_func(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
                       value_t *out) {
     bound_t *b = bound_get(P, call->pos);
-    bool ok = b && bind(P, f, call, self, b) && apply_func(P, f, call->pos, b, out);
+    bool ok = b && bind(P, f, call, self, b);
+    if (ok) b->linalg = call->kids[0]->kind == N_NAME && call->kids[0]->linalg;
+    ok = ok && apply_func(P, f, call->pos, b, out);
     if (b) bound_put(P, b);
     return ok;
 }

@@ -124,6 +124,9 @@ CASES = [
     ("linalg.lstsq(tf, np.arange(6, dtype=np.int8))", 4),
     ("linalg.lstsq(np.diag([1.0, 1e-20]), np.array([1.0, 1.0]), rcond=-1)", 4),
     ("linalg.svdvals(tall)", 1), ("linalg.qr(tall, mode='r')", 1),
+    # numpy.linalg's trace and diagonal take the last two axes (np.trace's the first two)
+    ("linalg.trace(s3)", 1), ("linalg.diagonal(s3, offset=1)", 1), ("np.trace(s3)", 1),
+    ("np.linalg.trace(s3, offset=-1)", 1),
     # complex matrices: the c and z routines, real results where NumPy's are real
     ("linalg.solve(ca, cb)", 1), ("linalg.solve(cs3, cs3[0])", 1), ("linalg.solve(cf, cf[:, 1])", 1),
     ("linalg.solve(ca, b)", 1), ("linalg.solve(a, cb)", 1), ("linalg.solve(ca.mT, cb)", 1),
