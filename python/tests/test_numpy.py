@@ -107,12 +107,17 @@ def test_unary_functions(name):
     "roll(x, 2, axis=1)", "diff(x, axis=0)", "tile(x[0], (2, 1))", "einsum('ijk,ikl->ijl', x, x.swapaxes(1, 2))",
     "matmul(x, x.swapaxes(-1, -2))", "linalg.norm(x, axis=(1, 2))", "unique(x[0].round())",
     "take(x, [0, 2], axis=1)", "tril(x[0])", "isclose(x, x + 1e-9)", "nan_to_num(x / 0)",
+    # dtype= of reductions and scans: the operand cast first, the result in that dtype
+    "sum(x, axis=1, dtype='float32')", "cumsum(x, axis=2, dtype=np.float32)",
+    "prod(x > 0, dtype='int16')", "mean(x, dtype=np.float32, keepdims=True)",
+    "sum(x, dtype='int32')", "cumulative_sum(x, axis=0, dtype='float32', include_initial=True)",
+    "std(x, axis=0, correction=1)", "var(x, ddof=2)", "nancumsum(x, dtype='float32')",
 ])
 def test_functions_against_numpy(call):
     a = sample((2, 3, 4), "float64")
     want = eval("np." + call, {"np": np, "x": a})
     with np.errstate(all="ignore"):
-        got = eval("lnp." + call, {"lnp": lnp, "x": lnp.asarray(a)})
+        got = eval("lnp." + call, {"lnp": lnp, "np": np, "x": lnp.asarray(a)})
     check(got, want)
 
 

@@ -1861,6 +1861,20 @@ static int slot_of(const bound_t *b, const char *name) {
     return param_index(b, name, (int32_t)strlen(name));
 }
 
+/* dtype= of a reduction or scan: *d the dtype NumPy accumulates in and returns (-1: not
+ * given), x cast to it first (any cast, as NumPy's reductions take: sum(x, dtype='int32') of
+ * floats truncates each element). */
+static bool reduce_dtype(parser_t *P, const bound_t *b, loom_array_t **x, int *d) {
+    int k = slot_of(b, "dtype");
+    *d = -1;
+    if (k < 0 || !b->given[k] || b->v[k].kind == V_NONE) return true;
+    loom_dtype_t to;
+    if (!get_dtype(P, b, k, 0, &to)) return false;
+    *x = loom_astype(P->ctx, *x, to);
+    *d = (int)to;
+    return !loom_array_is_nil(*x) || lib_fail(P, b->pos[k]);
+}
+
 /* An argument NumPy accepts but loom does not evaluate yet (dtype=, out=): only None passes. */
 static bool refuse_given(parser_t *P, const func_t *f, const bound_t *b, const char *name) {
     int k = slot_of(b, name);
@@ -2629,18 +2643,21 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             return false;
         *r = loom_nan_to_num(ctx, a, nv, pv, mv);
     } else if (!strncmp(n, "cumulative_", 11)) {
-        int init;
-        if (!refuse_given(P, f, b, "dtype") || !refuse_given(P, f, b, "out") ||
-            !get_axes(P, b, 1, false, &naxes, axes) || !get_flag(P, b, 4, &init))
+        int init, rd;
+        if (!refuse_given(P, f, b, "out") || !get_axes(P, b, 1, false, &naxes, axes) ||
+            !get_flag(P, b, 4, &init) || !reduce_dtype(P, b, &a, &rd))
             return false;
         *r = (n[11] == 's' ? loom_cumulative_sum : loom_cumulative_prod)(
             ctx, a, naxes < 0 ? LOOM_AXIS_NONE : axes[0], init);
+        if (rd >= 0) *r = loom_astype(ctx, *r, (loom_dtype_t)rd);
     } else if (!strncmp(n, "nancum", 6)) {
-        if (!refuse_given(P, f, b, "dtype") || !refuse_given(P, f, b, "out") ||
-            !get_axes(P, b, 1, false, &naxes, axes))
+        int rd;
+        if (!refuse_given(P, f, b, "out") || !get_axes(P, b, 1, false, &naxes, axes) ||
+            !reduce_dtype(P, b, &a, &rd))
             return false;
         *r = (n[6] == 's' ? loom_nancumsum : loom_nancumprod)(ctx, a,
                                                                naxes < 0 ? LOOM_AXIS_NONE : axes[0]);
+        if (rd >= 0) *r = loom_astype(ctx, *r, (loom_dtype_t)rd);
     } else if (!strcmp(n, "median") || !strcmp(n, "quantile") || !strcmp(n, "percentile") ||
                !strcmp(n, "nanmedian") || !strcmp(n, "nanquantile") || !strcmp(n, "nanpercentile")) {
         bool nan = n[0] == 'n';
@@ -2801,11 +2818,12 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             int32_t naxes, axes[LOOM_MAX_DIMS];
             int keep;
             double ddof = 0;
+            int rd;
             x[0] = arg_array(P, &b->v[0], b->pos[0]);
-            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "dtype") ||
-                !refuse_given(P, f, b, "out") ||
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "out") ||
                 !get_axes(P, b, 1, f->kind != F_ARGRED, &naxes, axes) ||
-                !get_flag(P, b, slot_of(b, "keepdims"), &keep))
+                !get_flag(P, b, slot_of(b, "keepdims"), &keep) ||
+                !reduce_dtype(P, b, &x[0], &rd))
                 return false;
             /* a 0-d array takes axis 0 or -1 (loom_sum & co.), but not inside a tuple */
             if (loom_array_ndim(x[0]) == 0 && b->v[1].kind == V_TUPLE && naxes > 0)
@@ -2825,15 +2843,18 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             } else {
                 r = f->r(ctx, x[0], naxes, axes, keep);
             }
+            if (rd >= 0) r = loom_astype(ctx, r, (loom_dtype_t)rd); /* (sum of bools: dtype) */
             break;
         }
         case F_SCAN: {
             int32_t naxes, axis;
+            int rd;
             x[0] = arg_array(P, &b->v[0], b->pos[0]);
-            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "dtype") ||
-                !refuse_given(P, f, b, "out") || !get_axes(P, b, 1, false, &naxes, &axis))
+            if (loom_array_is_nil(x[0]) || !refuse_given(P, f, b, "out") ||
+                !get_axes(P, b, 1, false, &naxes, &axis) || !reduce_dtype(P, b, &x[0], &rd))
                 return false;
             r = f->s(ctx, x[0], naxes < 0 ? LOOM_AXIS_NONE : axis);
+            if (rd >= 0) r = loom_astype(ctx, r, (loom_dtype_t)rd);
             break;
         }
         case F_SHAPE: {

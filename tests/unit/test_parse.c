@@ -746,8 +746,8 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "sum(x, axis=1.0)", LOOM_STATUS_INVALID_ARGUMENT, "'axis' must be", 12);
     expect_caret(ctx, "argmax(x, axis=(0,))", LOOM_STATUS_INVALID_ARGUMENT,
                  "'axis' must be None, an integer, not a tuple", 15);
-    expect_caret(ctx, "sum(x, dtype=float32)", LOOM_STATUS_NOT_AVAILABLE,
-                 "sum(): 'dtype=' is not supported yet", 13);
+    expect_caret(ctx, "sum(x, dtype='float9')", LOOM_STATUS_DTYPE_ERROR,
+                 "data type 'float9' not understood", 13);
     expect_caret(ctx, "x.mean(keepdims=True, out=x)", LOOM_STATUS_NOT_AVAILABLE, "'out='", 26);
     expect_caret(ctx, "x.reshape(2, 2)", LOOM_STATUS_SHAPE_MISMATCH, "size 3 into shape (2, 2)", 2);
     expect_caret(ctx, "reshape(x, (2, 'a'))", LOOM_STATUS_INVALID_ARGUMENT, "item 1", 11);
