@@ -414,9 +414,11 @@ def _ctx_of(values):
     return get_context()
 
 
-def asarray(obj, dtype=None, ctx=None):
+def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
     """A loom array holding obj's values (copied): a loom array as it is (cast if dtype asks),
     NumPy arrays, Python numbers and nested sequences as NumPy would read them."""
+    if isinstance(device, Context):
+        ctx = device
     if isinstance(obj, ndarray):
         return obj if dtype is None else _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
     ctx = ctx or get_context()
@@ -610,7 +612,21 @@ def _run(fmt, values):
 
 
 def _call_text(head, values, args, kwargs):
-    """head (with {0}.. for values) called with args and kwargs: `head(arg, ..., key=val)`."""
+    """head (with {0}.. for values) called with args and kwargs: `head(arg, ..., key=val)`.
+
+    The Array API's device= (None, a Context, or the current context's device) chooses the
+    context; copy= is accepted and has no effect: arrays are values, so whether a result shares
+    memory with an operand is never observable."""
+    if "device" in kwargs or "copy" in kwargs:
+        kwargs = dict(kwargs)
+        dev = kwargs.pop("device", None)
+        kwargs.pop("copy", None)
+        if isinstance(dev, Context):
+            with dev:
+                return _call_text(head, values, args, kwargs)
+        if dev is not None and dev != get_context().device and dev != "cpu":
+            raise ValueError("loom: device %r is not this context's (%s); use a loom.Context" %
+                             (dev, get_context().device))
     b = _Binder()
     texts = [b.lit(v) for v in values]
     parts = [b.lit(a) for a in args] + ["%s=%s" % (k, b.lit(v)) for k, v in kwargs.items()]

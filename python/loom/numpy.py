@@ -27,7 +27,7 @@ pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 _TABLE = _lib.functions()
 _METHODS = {name for name, _, method in _TABLE if method}
 _BUILTIN = {"abs", "round", "min", "max", "sum", "all", "any", "pow", "divmod", "complex"}
-_OWN = {"finfo", "iinfo"}  # Python objects here, not arrays
+_OWN = {"finfo", "iinfo", "result_type"}  # Python objects here, not arrays
 
 
 def _make(name, params, head=None):
@@ -60,6 +60,46 @@ for _name, _params, _ in _TABLE:
         setattr(_mod, _name, _make(_name, _params))
         _names.append(_name)
 
+# Results that NumPy and the Array API name: the tuples come back as these
+import collections as _collections  # noqa: E402
+
+_NAMED = {
+    "unique_all": ("UniqueAllResult", "values indices inverse_indices counts"),
+    "unique_counts": ("UniqueCountsResult", "values counts"),
+    "unique_inverse": ("UniqueInverseResult", "values inverse_indices"),
+    "svd": ("SVDResult", "U S Vh"),
+    "eigh": ("EighResult", "eigenvalues eigenvectors"),
+    "eig": ("EigResult", "eigenvalues eigenvectors"),
+    "qr": ("QRResult", "Q R"),
+    "slogdet": ("SlogdetResult", "sign logabsdet"),
+    "lstsq": ("LstsqResult", "x residuals rank s"),
+}
+_TYPES = {k: _collections.namedtuple(n, f) for k, (n, f) in _NAMED.items()}
+
+
+def _named(name, f):
+    t = _TYPES.get(name)
+    if t is None:
+        return f
+
+    def g(*args, **kwargs):
+        r = f(*args, **kwargs)
+        return t(*r) if isinstance(r, tuple) and len(r) == len(t._fields) else r
+    g.__name__, g.__qualname__, g.__doc__ = f.__name__, f.__qualname__, f.__doc__
+    return g
+
+
+for _name in list(_names):
+    setattr(_mod, _name, _named(_name, getattr(_mod, _name)))
+
+
+def result_type(*arrays_and_dtypes):
+    """np.result_type over loom arrays (their dtypes), dtypes and Python scalars (weak):
+    loom's promotion is NumPy 2's."""
+    return _np.result_type(*[a.dtype if isinstance(a, ndarray) else a
+                             for a in arrays_and_dtypes])
+
+
 # numpy.linalg and numpy.fft: the functions NumPy keeps there, called by their qualified names
 linalg = _types.ModuleType(__name__ + ".linalg", "numpy.linalg on loom")
 fft = _types.ModuleType(__name__ + ".fft", "numpy.fft on loom")
@@ -68,7 +108,7 @@ for _sub, _np_sub, _prefix in ((linalg, _np.linalg, "linalg."), (fft, _np.fft, "
     for _name, _params, _ in _TABLE:
         if hasattr(_np_sub, _name) or _name in ("matrix_transpose", "vecdot", "svdvals",
                                                 "vector_norm", "matrix_norm"):
-            setattr(_sub, _name, _make(_name, _params, _prefix + _name))
+            setattr(_sub, _name, _named(_name, _make(_name, _params, _prefix + _name)))
     _sys.modules[_sub.__name__] = _sub
 
 

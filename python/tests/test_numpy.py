@@ -312,3 +312,26 @@ def test_against_array_api_strict(call):
     got = eval(call, {k: getattr(lnp, k) for k in dir(lnp) if not k.startswith("_")},
                {"x": lnp.asarray(a), "i32": lnp.int32})
     check(got, want)
+
+
+def test_array_api_keywords_and_named_results():
+    a = sample((3, 4), "float64")
+    x = lnp.asarray(a)
+    check(lnp.zeros((2, 3), device=None), np.zeros((2, 3)))
+    check(lnp.arange(5, device=x.device), np.arange(5))
+    check(lnp.astype(x, lnp.float32, copy=False), a.astype(np.float32))
+    check(lnp.reshape(x, (4, 3), copy=None), a.reshape(4, 3))
+    check(lnp.asarray([1, 2], copy=True), np.array([1, 2]))
+    with pytest.raises(ValueError, match="device"):
+        lnp.ones(2, device="tpu:0")
+    u = lnp.unique_all(lnp.round(x))
+    want = np.unique_all(np.round(a))
+    check(u.values, want.values)
+    check(u.counts, want.counts)
+    check(u.inverse_indices, want.inverse_indices)
+    r = lnp.linalg.svd(x, full_matrices=False)
+    check(r.S, np.linalg.svd(a).S)
+    check(lnp.linalg.slogdet(x[:, :3]).logabsdet, np.linalg.slogdet(a[:, :3]).logabsdet)
+    check(lnp.linalg.qr(x).R @ lnp.eye(4), np.linalg.qr(a).R @ np.eye(4))
+    assert lnp.result_type(lnp.float32, x) == np.float64
+    assert lnp.result_type(lnp.asarray(np.ones(2, np.float32)), 1.0) == np.float32
