@@ -90,6 +90,11 @@ class Context:
         # closed and reopened every _RECYCLE calls: what Python holds it retains
         lib.loom_scope_begin(self._p)
         self._calls = 0
+        # the context's nil array (what a failed builder returns), to spot one without a call
+        self._nil = lib.loom_expr(self._p, b"(", 0, None, None)
+        lib.loom_ctx_clear_error(self._p)
+        self._weak = {}  # (type, value) -> a retained weak scalar, reused by the fast path
+        self._outs = ((P * 16)(), _lib.c_i32(), ctypes.c_int())  # parse_items' results
 
     @property
     def device(self):
@@ -107,6 +112,33 @@ class Context:
             self._calls = 0
             lib.loom_scope_end(self._p)
             lib.loom_scope_begin(self._p)
+
+    def weak(self, t, v):
+        """A weak scalar array of Python number v (type t), kept for reuse (arrays are values);
+        None for integers beyond uint64."""
+        key = (t, v)
+        p = self._weak.get(key)
+        if p is None:
+            if t is float:
+                p = lib.loom_weak_float(self._p, v)
+            elif t is int:
+                if -_I64 <= v < _I64:
+                    p = lib.loom_weak_int(self._p, v)
+                elif 0 <= v < 2 * _I64:
+                    p = lib.loom_weak_uint(self._p, v)
+                else:
+                    return None
+            elif t is bool:
+                p = lib.loom_weak_bool(self._p, int(v))
+            else:
+                p = lib.loom_weak_complex(self._p, v.real, v.imag)
+            p = lib.loom_array_retain(p)
+            if len(self._weak) >= 1024:  # a bound: constants repeat, counters need not
+                for q in self._weak.values():
+                    lib.loom_array_release(q)
+                self._weak.clear()
+            self._weak[key] = p
+        return p
 
     def close(self):
         if getattr(self, "_p", None) and lib is not None:
@@ -489,23 +521,15 @@ def _fast(builder, values):
                 if v._ctx is not ctx:
                     return None
                 args.append(v._p)
-            elif t is float:
-                args.append(lib.loom_weak_float(ctx._p, v))
-            elif t is int:
-                if -_I64 <= v < _I64:
-                    args.append(lib.loom_weak_int(ctx._p, v))
-                elif 0 <= v < 2 * _I64:
-                    args.append(lib.loom_weak_uint(ctx._p, v))
-                else:
+            elif t is float or t is int or t is bool or t is complex:
+                w = ctx.weak(t, v)
+                if w is None:
                     return None
-            elif t is bool:
-                args.append(lib.loom_weak_bool(ctx._p, int(v)))
-            elif t is complex:
-                args.append(lib.loom_weak_complex(ctx._p, v.real, v.imag))
+                args.append(w)
             else:
                 return None
         p = builder(ctx._p, *args)
-        if not p or lib.loom_array_is_nil(p):
+        if not p or p == ctx._nil:
             _raise(ctx._p, lib.loom_ctx_status(ctx._p))
         r = ndarray(ctx, lib.loom_array_retain(p))
         ctx._tick()  # (after the retain: the scope's end may drop its own reference)
@@ -581,28 +605,36 @@ class _Binder:
     def run(self, program, out_name=None):
         ctx = self.ctx or get_context()
         n = len(self.arrays)
-        names = (_lib.c_str * max(n, 1))(*[("_%d" % i).encode() for i in range(n)])
+        names = _names(n)
         arrs = (P * max(n, 1))(*[a._p for a in self.arrays])
         with ctx.lock:
-            lib.loom_scope_begin(ctx._p)
-            try:
-                if out_name is not None:
-                    outs = (P * 1)()
-                    on = (_lib.c_str * 1)(out_name.encode())
-                    st = lib.loom_parse(ctx._p, program.encode(), n, names, arrs, 1, on, outs)
-                    items, tup = [outs[0]], False
-                else:
-                    outs = (P * 16)()
-                    cnt, tup = _lib.c_i32(), ctypes.c_int()
-                    st = lib.loom_parse_items(ctx._p, program.encode(), n, names, arrs, 16, outs,
-                                              ctypes.byref(cnt), ctypes.byref(tup))
-                    items, tup = [outs[i] for i in range(cnt.value)], bool(tup.value)
-                if st:
-                    _raise(ctx._p, st)
-                res = [ndarray(ctx, lib.loom_array_retain(p)) for p in items]
-            finally:
-                lib.loom_scope_end(ctx._p)
+            # the results join the context's recycled scope, as the fast path's do
+            if out_name is not None:
+                outs = (P * 1)()
+                on = (_lib.c_str * 1)(out_name.encode())
+                st = lib.loom_parse(ctx._p, program.encode(), n, names, arrs, 1, on, outs)
+                items, tup = [outs[0]], False
+            else:
+                outs, cnt, tup = ctx._outs
+                st = lib.loom_parse_items(ctx._p, program.encode(), n, names, arrs, 16, outs,
+                                          ctypes.byref(cnt), ctypes.byref(tup))
+                items, tup = outs[:cnt.value], bool(tup.value)
+            if st:
+                _raise(ctx._p, st)
+            res = [ndarray(ctx, lib.loom_array_retain(p)) for p in items]
+            ctx._tick()
         return tuple(res) if tup else res[0]
+
+
+_NAME_ARRAYS = {}
+
+
+def _names(n):
+    """The C array of the names _0 .. _n-1 (kept: the same for every call of n arrays)."""
+    a = _NAME_ARRAYS.get(n)
+    if a is None:
+        a = _NAME_ARRAYS[n] = (_lib.c_str * max(n, 1))(*[("_%d" % i).encode() for i in range(n)])
+    return a
 
 
 def _run(fmt, values):

@@ -102,6 +102,7 @@ _decl("loom_array_nbytes", c_size, P)
 _decl("loom_from_host", P, P, ctypes.c_int, c_i32, ctypes.POINTER(c_i64), P)
 _decl("loom_eval", ctypes.c_int, P, c_i32, ctypes.POINTER(P))
 _decl("loom_read", ctypes.c_int, P, P, P, c_size)
+_decl("loom_expr", P, P, c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P))
 _decl("loom_parse", ctypes.c_int, P, c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P),
       c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P))
 _decl("loom_parse_items", ctypes.c_int, P, c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P),
