@@ -3006,7 +3006,9 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 if (b->given[4] && naxes < 0) uaxis = LOOM_AXIS_NONE;
                 if (!get_int(P, b, 5, 1, &e)) return false;
                 eqnan = e != 0;
-            } else { /* unique_values, unique_counts, unique_inverse, unique_all */
+            } else { /* unique_values, unique_counts, unique_inverse, unique_all: the Array
+                      * API's, whose NaNs are all distinct (NumPy's equal_nan=False), sorted */
+                eqnan = false;
                 char w = f->name[7];
                 want[0] = w == 'a';
                 want[1] = w == 'a' || w == 'i';

@@ -1,5 +1,6 @@
 /* sort.c — sorting and what is built on it: sort, argsort (stable, NumPy's order: NaN last,
- * -0.0 equal to 0.0), searchsorted, and unique with its counts, first indices and inverse.
+ * -0.0 equal to 0.0; complex numbers lexicographic, as two sorts of their parts),
+ * searchsorted, and unique with its counts, first indices and inverse.
  * SORT and ARGSORT are IR nodes; the rest is composed from them, gathers, scans and the
  * data-dependent NONZERO node (mask.c). */
 #include <string.h>
@@ -15,6 +16,25 @@ static loom_array_t *sort_node(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom
         a = loom_reshape(ctx, a, 1, &one);
     int32_t ax;
     if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
+    if (ir_is_complex((loom_dtype_t)a->dtype)) {
+        /* NumPy's order: the numbers without NaN parts lexicographically (real part, then
+         * imaginary), then R + nanj by real part, nan + Rj by imaginary part, nan + nanj
+         * (its four classes in that order). Three stable sorts, least significant first: by
+         * the imaginary parts, by the real parts of that order, by the class of this one. */
+        loom_array_t *i1 = sort_node(ctx, fn, IR_OP_ARGSORT, loom_imag(ctx, a), ax);
+        loom_array_t *x1 = loom_take_along_axis(ctx, a, i1, ax);
+        loom_array_t *i2 = sort_node(ctx, fn, IR_OP_ARGSORT, loom_real(ctx, x1), ax);
+        loom_array_t *x2 = loom_take_along_axis(ctx, x1, i2, ax);
+        loom_array_t *cls = loom_add(
+            ctx, loom_astype(ctx, loom_isnan(ctx, loom_imag(ctx, x2)), LOOM_DTYPE_I8),
+            loom_multiply(ctx, loom_astype(ctx, loom_isnan(ctx, loom_real(ctx, x2)), LOOM_DTYPE_I8),
+                          loom_weak_int(ctx, 2)));
+        /* classes 2 and 3 (a NaN real part) order by the imaginary part alone: the real sort
+         * kept the imaginary order among them (NaNs equal) */
+        loom_array_t *i3 = sort_node(ctx, fn, IR_OP_ARGSORT, cls, ax);
+        if (op == IR_OP_SORT) return loom_take_along_axis(ctx, x2, i3, ax);
+        return loom_take_along_axis(ctx, loom_take_along_axis(ctx, i1, i2, ax), i3, ax);
+    }
     ir_params_t p = {0};
     p.axis = ax;
     loom_dtype_t d = op == IR_OP_SORT ? (loom_dtype_t)a->dtype : LOOM_DTYPE_I64;
@@ -76,7 +96,17 @@ static loom_status_t unique_groups(loom_ctx_t *ctx, loom_array_t *s, loom_array_
      * as NumPy's default) */
     loom_array_t *hi = slice1(ctx, s, 1, LOOM_NONE), *lo = slice1(ctx, s, 0, -1);
     loom_array_t *starts = loom_not_equal(ctx, hi, lo);
-    if (equal_nan && ir_is_float((loom_dtype_t)s->dtype))
+    if (equal_nan && ir_is_complex((loom_dtype_t)s->dtype) && s->ndim == 1 && n > 1) {
+        /* NumPy's rule for complex numbers, whose NaNs do not sort together (1 + nanj comes
+         * before 2 + 0j): when the last is NaN, the group starts before the first position
+         * a binary search of isnan(s) finds, one group there, none after */
+        loom_array_t *nan = loom_isnan(ctx, s);
+        loom_array_t *k = loom_searchsorted(ctx, nan, loom_weak_bool(ctx, 1), 0, NULL);
+        loom_array_t *pos = loom_arange_int(ctx, 1, n, 1, LOOM_DTYPE_I64);
+        loom_array_t *last = fe_index_axis(ctx, nan, 0, n - 1);
+        loom_array_t *cut = loom_where(ctx, loom_less(ctx, pos, k), starts, loom_equal(ctx, pos, k));
+        starts = loom_where(ctx, last, cut, starts);
+    } else if (equal_nan && ir_is_float((loom_dtype_t)s->dtype))
         starts = loom_logical_and(
             ctx, starts,
             loom_logical_not(ctx, loom_logical_and(ctx, loom_isnan(ctx, hi), loom_isnan(ctx, lo))));
@@ -132,6 +162,19 @@ LOOM_API loom_status_t loom_unique(loom_ctx_t *ctx, loom_array_t *a, int equal_n
     loom_status_t st = unique_groups(ctx, s, perm, n, equal_nan, values, index,
                                      inverse ? &inv : NULL, counts);
     if (inverse && !st) *inverse = loom_reshape(ctx, inv, a->ndim, a->shape);
+    if (!st && equal_nan && ir_is_complex((loom_dtype_t)a->dtype) && values && !index &&
+        !inverse && !counts) {
+        /* NumPy's unique of values alone goes through a hash table, which keeps the first
+         * NaN of the input for the NaN group (the last group); with index, inverse or counts
+         * it sorts, and the group's first in sorted order stays, as here */
+        loom_array_t *nan = loom_isnan(ctx, flat);
+        loom_array_t *j = loom_argmax(ctx, nan, -1, NULL, 0), *any = loom_any(ctx, nan, -1, NULL, 0);
+        int64_t k = (*values)->shape[0];
+        loom_array_t *at_last = loom_logical_and(
+            ctx, any,
+            loom_equal(ctx, loom_arange_int(ctx, 0, k, 1, LOOM_DTYPE_I64), fe_i64(ctx, k - 1)));
+        *values = loom_where(ctx, at_last, loom_take(ctx, flat, j, 0, LOOM_TAKE_RAISE), *values);
+    }
     return st;
 }
 
