@@ -335,3 +335,20 @@ def test_array_api_keywords_and_named_results():
     check(lnp.linalg.qr(x).R @ lnp.eye(4), np.linalg.qr(a).R @ np.eye(4))
     assert lnp.result_type(lnp.float32, x) == np.float64
     assert lnp.result_type(lnp.asarray(np.ones(2, np.float32)), 1.0) == np.float32
+
+
+def test_complex_sorts_searches_and_scatters():
+    z = sample((12,), "complex128")
+    z[[2, 7]] = complex(np.nan, 1)
+    z[5] = complex(1, np.nan)
+    x = lnp.asarray(z)
+    check(lnp.sort(x), np.sort(z))
+    check(lnp.argsort(x, stable=True), np.argsort(z, stable=True))
+    s = np.sort(z)
+    check(lnp.searchsorted(lnp.asarray(s), x[:5]), np.searchsorted(s, z[:5]))
+    check(lnp.isin(x, x[::3]), np.isin(z, z[::3]))
+    y = lnp.asarray(z)
+    y[[0, 3, 0]] = lnp.asarray([1j, 2, 3 + 3j])
+    w = z.copy()
+    w[[0, 3, 0]] = [1j, 2, 3 + 3j]
+    check(y, w)

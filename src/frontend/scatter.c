@@ -35,6 +35,14 @@ loom_array_t *fe_scatter(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_
     loom_array_t *v =
         loom_broadcast_to(ctx, loom_astype(ctx, values, (loom_dtype_t)a->dtype), f->ndim, f->shape);
     if (v->flags & FE_NIL) return v;
+    if (ir_is_complex((loom_dtype_t)a->dtype) && (op == LOOM_AT_SET || op == LOOM_AT_ADD)) {
+        /* componentwise: each part scattered alone (the same writes win, each part's sum is
+         * the complex sum's); min and max order complex numbers as a whole, so they stay
+         * refused below */
+        loom_array_t *re = fe_scatter(ctx, fn, loom_real(ctx, a), f, loom_real(ctx, v), op);
+        loom_array_t *im = fe_scatter(ctx, fn, loom_imag(ctx, a), f, loom_imag(ctx, v), op);
+        return loom_complex(ctx, re, im);
+    }
     loom_array_t *srcs[3] = {a, f, v};
     ir_params_t p = {0};
     p.k = op;

@@ -75,6 +75,24 @@ LOOM_API loom_array_t *loom_searchsorted(loom_ctx_t *ctx, loom_array_t *a, loom_
     loom_array_t *srcs[2] = {loom_astype(ctx, a, (loom_dtype_t)d),
                              loom_astype(ctx, v, (loom_dtype_t)d)};
     if ((srcs[0]->flags & FE_NIL) || (srcs[1]->flags & FE_NIL)) return &ctx->nil;
+    if (ir_is_complex((loom_dtype_t)d)) {
+        /* by ranks in a merged sort: the values first ('left': before equal elements of a)
+         * or last ('right'), stably sorted with a; each value's place minus the values before
+         * it counts a's elements before it (a sorted, as NumPy requires) */
+        int64_t n = a->shape[0], m = fe_size(v), minus1 = -1;
+        if (m == 0) return loom_zeros(ctx, LOOM_DTYPE_I64, v->ndim, v->shape);
+        loom_array_t *flat = loom_reshape(ctx, srcs[1], 1, &minus1);
+        loom_array_t *parts[2] = {right ? srcs[0] : flat, right ? flat : srcs[0]};
+        loom_array_t *perm = loom_argsort(ctx, loom_concatenate(ctx, 2, parts, 0), 0);
+        loom_array_t *isv = right ? loom_greater_equal(ctx, perm, fe_i64(ctx, n))
+                                  : loom_less(ctx, perm, fe_i64(ctx, m));
+        loom_array_t *q = loom_flatnonzero_sized(ctx, isv, m, -1); /* exactly m: no sync */
+        loom_array_t *before = loom_subtract(ctx, q, loom_arange_int(ctx, 0, m, 1, LOOM_DTYPE_I64));
+        loom_array_t *iv = loom_take(ctx, perm, q, 0, LOOM_TAKE_RAISE);
+        if (right) iv = loom_subtract(ctx, iv, fe_i64(ctx, n));
+        loom_array_t *r = loom_take(ctx, before, loom_argsort(ctx, iv, 0), 0, LOOM_TAKE_RAISE);
+        return loom_reshape(ctx, r, v->ndim, v->shape);
+    }
     ir_params_t p = {0};
     p.k = right != 0;
     return fe_shaped(ctx, IR_OP_SEARCHSORTED, LOOM_DTYPE_I64, v->ndim, v->shape, 2, srcs, &p);

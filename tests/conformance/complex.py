@@ -145,10 +145,13 @@ APPROX = [
     "np.unique(zs, return_counts=True)[1]", "np.unique(zs, return_inverse=True)[1]",
     "np.unique(zs[::-1], return_index=True)[1]", "np.unique(zs[::-1])",
     "np.median(z64, axis=1)", "np.sort(zs)[::-1]",
+    # searches by ranks in a merged sort; scatters part by part
+    "np.searchsorted(np.sort(zs), zs[::3])", "np.searchsorted(np.sort(z128), z128[:9], side='right')",
+    "np.isin(zs, zs[::7])", "np.setdiff1d(z128, z128[::2])",
 ]
 
 ERRORS = [
-    ("np.searchsorted(np.sort(z128), z128)", "not supported"),
+    ("np.minimum.at(z64, [0], 1j)", "not supported"),
 
     ("np.floor(z64)", "not supported"),
     ("z64 // 2", "not supported"), ("np.arctan2(z64, z64)", "not supported"),
