@@ -455,15 +455,11 @@ def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
         return obj if dtype is None else _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
     ctx = ctx or get_context()
     a = _np.asarray(obj, dtype=None if dtype is None else _np_dtype_of(dtype))
-    if a.dtype.name == "bfloat16":
-        code = _DT_NAMES.index("bfloat16")
-    elif a.dtype.name in _DT_NAMES and a.dtype.byteorder in "=|":
-        code = _DT_NAMES.index(a.dtype.name)
-    elif a.dtype.kind in "biufc" and a.dtype.name in _DT_NAMES:
-        a = a.astype(a.dtype.newbyteorder("="))
-        code = _DT_NAMES.index(a.dtype.name)
-    else:
+    if a.dtype.name not in _DT_NAMES:
         raise TypeError("loom has no dtype for NumPy's %s" % a.dtype)
+    if a.dtype.byteorder not in "=|":  # the other byte order: swapped into the native one
+        a = a.astype(a.dtype.newbyteorder("="))
+    code = _DT_NAMES.index(a.dtype.name)
     if not a.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
         a = a.copy(order="C")
     shape = (_lib.c_i64 * max(a.ndim, 1))(*a.shape)

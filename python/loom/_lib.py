@@ -78,7 +78,6 @@ def _decl(name, restype, *argtypes):
     f.argtypes = list(argtypes)
 
 
-_decl("loom_status_string", c_str, ctypes.c_int)
 _decl("loom_dtype_name", c_str, ctypes.c_int)
 _decl("loom_dtype_from_name", ctypes.c_int, c_str)
 _decl("loom_device_from_name", ctypes.c_int, c_str, ctypes.POINTER(c_str))
@@ -119,13 +118,7 @@ _decl("loom_weak_complex", P, P, ctypes.c_double, ctypes.c_double)
 UNARY = ctypes.CFUNCTYPE(P, P, P)
 BINARY = ctypes.CFUNCTYPE(P, P, P, P)
 
-# the status and dtype enumerations, by the library's own names
-STATUS = []
-while len(STATUS) < 64:
-    s = lib.loom_status_string(len(STATUS))
-    if not s or s == b"unknown status":
-        break
-    STATUS.append(s.decode())
+# the dtype enumeration, by the library's own names
 DTYPES = []
 while len(DTYPES) < 64:
     s = lib.loom_dtype_name(len(DTYPES))

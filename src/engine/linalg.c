@@ -200,6 +200,13 @@ base_hash128_t en_linalg_nonfinite_key(loom_dtype_t d) {
     return base_hash128(k, strlen(k));
 }
 
+/* Blocks of 256 for a grid-stride kernel over n elements: at most 8 per multiprocessor. */
+static uint32_t stride_grid(rt_device_t *rt, uint64_t n) {
+    int sm = rt_device_sm_count(rt);
+    uint64_t blocks = (n + 255) / 256, cap = 8 * (uint64_t)(sm > 0 ? sm : 132);
+    return (uint32_t)(blocks < cap ? blocks : cap);
+}
+
 /* The first failing info word of the step's words at info (found on the device by the step's
  * last kernel into `first`, then read back: a sync) as the node's error; OK when none failed. */
 static loom_status_t first_failure(en_engine_t *e, const en_step_t *st, const ir_node_t *nd,
@@ -270,13 +277,10 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     if (nd->op == IR_OP_EIG) {
         /* NumPy refuses infs and NaNs before geev, and cuSOLVER's Xgeev fails on them as a
          * whole call (an internal error, not a matrix's info word): look first (one sync) */
-        int sm = rt_device_sm_count(rt);
         uint64_t reals = (uint64_t)(j.rows * j.rows) * 2;
         uint64_t w[4] = {j.a, reals, reals * (uint64_t)j.batch, info};
         void *params[1] = {w};
-        uint64_t blocks = (w[2] + 255) / 256, cap = 8 * (uint64_t)(sm > 0 ? sm : 132);
-        if (w[2] && (s = rt_launch(rt, st->kerns[0], (uint32_t)(blocks < cap ? blocks : cap), 256,
-                                   params)))
+        if (w[2] && (s = rt_launch(rt, st->kerns[0], stride_grid(rt, w[2]), 256, params)))
             goto done;
         if ((s = first_failure(e, st, nd, &j, info, words, first)) ||
             (s = rt_memset(rt, first, 0xFF, 4)))
@@ -292,12 +296,9 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
         goto done;
     }
     if (nd->op == IR_OP_LU && pivs) {
-        int sm = rt_device_sm_count(rt);
         uint64_t w[4] = {ipiv, out, (uint64_t)j.rows, (uint64_t)pivs};
         void *params[1] = {w};
-        uint64_t blocks = (pivs + 255) / 256, cap = 8 * (uint64_t)(sm > 0 ? sm : 132);
-        if ((s = rt_launch(rt, st->kerns[0], (uint32_t)(blocks < cap ? blocks : cap), 256, params)))
-            goto done;
+        if ((s = rt_launch(rt, st->kerns[0], stride_grid(rt, pivs), 256, params))) goto done;
     }
     s = first_failure(e, st, nd, &j, info, words, first);
 done:

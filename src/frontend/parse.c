@@ -4388,6 +4388,18 @@ static bool valid_name(const char *s) {
     return true;
 }
 
+/* v as one of the program's results at *out (pos: where its error points). */
+static bool program_output(parser_t *P, const value_t *v, int32_t pos, loom_array_t **out) {
+    *out = as_output(P, v, pos);
+    if (loom_array_is_nil(*out)) return P->ctx->err.status ? false : lib_fail(P, pos);
+    for (int32_t i = 0; i < P->n_names; i++)
+        if (*out == P->arrays[i]) { /* a bound array: the scope holds the result too */
+            *out = fe_scope_adopt(P->ctx, *out);
+            return !loom_array_is_nil(*out);
+        }
+    return true;
+}
+
 /* Runs the program; then outs[k] gets variable out_names[k] (or the last value), or, when
  * items is not NULL, the last value as items: an array or number is one item, a tuple its
  * entries (at most cap; *is_tuple says which). */
@@ -4439,16 +4451,9 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
         if (n > n_outs)
             return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "a tuple of %d values, room for %d", (int)n, (int)n_outs);
-        for (int32_t k = 0; k < n; k++) {
-            outs[k] = as_output(P, *is_tuple ? &last.items[k] : &last, pos);
-            if (loom_array_is_nil(outs[k])) return ctx->err.status ? false : lib_fail(P, pos);
-            for (int32_t i = 0; i < P->n_names; i++)
-                if (outs[k] == P->arrays[i]) {
-                    outs[k] = fe_scope_adopt(ctx, outs[k]);
-                    if (loom_array_is_nil(outs[k])) return false;
-                    break;
-                }
-        }
+        for (int32_t k = 0; k < n; k++)
+            if (!program_output(P, *is_tuple ? &last.items[k] : &last, pos, &outs[k]))
+                return false;
         *items = n;
         return true;
     }
@@ -4473,14 +4478,7 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
                        false;
             }
         }
-        outs[k] = as_output(P, &v, pos);
-        if (loom_array_is_nil(outs[k])) return ctx->err.status ? false : lib_fail(P, pos);
-        for (int32_t i = 0; i < P->n_names; i++)
-            if (outs[k] == P->arrays[i]) { /* a bound array: the scope holds the result too */
-                outs[k] = fe_scope_adopt(ctx, outs[k]);
-                if (loom_array_is_nil(outs[k])) return false;
-                break;
-            }
+        if (!program_output(P, &v, pos, &outs[k])) return false;
     }
     return true;
 }
