@@ -956,7 +956,16 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
 
 /* A complex transform: one cuFFT step over a C-contiguous operand. */
 static bool sched_fft(sched_t *s, uint32_t i) {
-    if (!close_open(s) || !as_contig(s, s->g->nodes[i].src[0])) return false;
+    const ir_node_t *n = &s->g->nodes[i];
+    uint32_t o = n->src[0];
+    if (!close_open(s) || !as_contig(s, o)) return false;
+    /* cuFFT's C2R overwrites its input: a temp this node alone reads, else a copy */
+    const val_t *v = &s->val[o];
+    ir_op_kind_t ok = ir_ops[s->g->nodes[o].op].kind;
+    if (n->p.k == IR_FFT_C2R && (v->slot < s->p->n_inputs || v->delta != 0 ||
+                                 s->n_users[o] != 1 || ok == IR_KIND_VIEW || ok == IR_KIND_LEAF) &&
+        !materialise(s, o))
+        return false;
     en_step_t *st;
     uint32_t j = 0, slot = fixed_step(s, i, EN_STEP_FFT, &st, &j);
     if (slot == NONE) return false;

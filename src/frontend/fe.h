@@ -131,7 +131,7 @@ bool fe_check_arg(loom_ctx_t *ctx, const char *fn, const loom_array_t *a);
  * length N plus a fixed FE_CONV_FFT_FIXED (docs/design-notes.md, "Fourier transforms": fitted
  * to bench_fft's conv_1M_K rows on the H200). */
 #define FE_CONV_DIRECT_MAX 64
-#define FE_CONV_FFT_NLOGN  30.0
+#define FE_CONV_FFT_NLOGN  20.0
 #define FE_CONV_FFT_FIXED  1.0e8
 bool fe_fftconvolve_uses_fft(int64_t n1, int64_t n2);
 /* fe_check_arg for actions (calls that return a status and hand out results): a nil array

@@ -37,23 +37,62 @@ static loom_array_t *resize(loom_ctx_t *ctx, const char *fn, loom_array_t *a, in
     return loom_concatenate(ctx, 2, parts, ax);
 }
 
-/* The unscaled complex transform of a (complex) along ax. */
-static loom_array_t *c2c(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, bool inverse) {
+/* The unscaled transform of kind `kind` (IR_FFT_*) over axes first..last of a, one FFT node;
+ * n: C2R's output points along last. */
+static loom_array_t *transform(loom_ctx_t *ctx, loom_array_t *a, int32_t first, int32_t last,
+                               int kind, int64_t n) {
     if (a->flags & FE_NIL) return a;
     ir_params_t p = {0};
-    p.axis = ax;
-    p.k = inverse;
-    return fe_shaped(ctx, IR_OP_FFT, (loom_dtype_t)a->dtype, a->ndim, a->shape, 1, &a, &p);
+    p.axis = last;
+    p.axes = (uint32_t)((2ull << last) - (1ull << first));
+    p.k = kind;
+    int64_t shape[LOOM_MAX_DIMS];
+    for (int i = 0; i < a->ndim; i++) shape[i] = a->shape[i];
+    loom_dtype_t d = (loom_dtype_t)a->dtype;
+    if (kind == IR_FFT_R2C) shape[last] = shape[last] / 2 + 1, d = ir_complex_dtype(d);
+    if (kind == IR_FFT_C2R) shape[last] = n, d = ir_real_dtype(d);
+    return fe_shaped(ctx, IR_OP_FFT, d, a->ndim, shape, 1, &a, &p);
+}
+
+static loom_array_t *c2c(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, bool inverse) {
+    return transform(ctx, a, ax, ax, inverse ? IR_FFT_INVERSE : IR_FFT_FORWARD, 0);
+}
+
+/* NumPy's real dtype for rfft: float16, bfloat16 and float32 transform in float32, the rest
+ * in float64. */
+static loom_array_t *as_real(loom_ctx_t *ctx, loom_array_t *a) {
+    loom_dtype_t d = (loom_dtype_t)a->dtype;
+    loom_dtype_t r = ir_is_float(d) && d != LOOM_DTYPE_F64 ? LOOM_DTYPE_F32 : LOOM_DTYPE_F64;
+    return d == r ? a : loom_astype(ctx, a, r);
+}
+
+/* The real transform of n points from the Hermitian half h (n / 2 + 1 along ax), times f:
+ * the factor and the clearing of the imaginary parts of X[0] and X[n / 2] (NumPy ignores them;
+ * cuFFT's C2R needs them zero) in one kernel before the call, whose output cuFFT may
+ * overwrite. */
+static loom_array_t *c2r(loom_ctx_t *ctx, loom_array_t *h, int32_t ax, int64_t n, double f) {
+    if (h->flags & FE_NIL) return h;
+    if (f != 1.0) h = loom_multiply_f(ctx, h, f);
+    int64_t shape[LOOM_MAX_DIMS];
+    for (int i = 0; i < h->ndim; i++) shape[i] = i == ax ? h->shape[ax] : 1;
+    loom_array_t *idx = loom_reshape(
+        ctx, loom_arange(ctx, 0, (double)h->shape[ax], 1, LOOM_DTYPE_I64), h->ndim, shape);
+    loom_array_t *edge = loom_equal_i(ctx, loom_remainder_i(ctx, idx, n % 2 ? n : n / 2), 0);
+    loom_array_t *zero = loom_zeros(ctx, ir_real_dtype((loom_dtype_t)h->dtype), 0, NULL);
+    loom_array_t *re = loom_complex(ctx, loom_real(ctx, h), zero);
+    return transform(ctx, loom_where(ctx, edge, re, h), ax, ax, IR_FFT_C2R, n);
+}
+
+/* NumPy's normalisation factor for a transform of n points. */
+static double norm_factor(loom_fft_norm_t norm, bool inverse, int64_t n) {
+    if (norm == LOOM_FFT_ORTHO) return 1.0 / sqrt((double)n);
+    return (norm == LOOM_FFT_FORWARD) != inverse ? 1.0 / (double)n : 1.0;
 }
 
 /* x times NumPy's normalisation for a transform of n points. */
 static loom_array_t *normed(loom_ctx_t *ctx, loom_array_t *x, loom_fft_norm_t norm, bool inverse,
                             int64_t n) {
-    double f = 1.0;
-    if (norm == LOOM_FFT_ORTHO)
-        f = 1.0 / sqrt((double)n);
-    else if ((norm == LOOM_FFT_FORWARD) != inverse)
-        f = 1.0 / (double)n;
+    double f = norm_factor(norm, inverse, n);
     return f == 1.0 ? x : loom_multiply_f(ctx, x, f);
 }
 
@@ -64,15 +103,25 @@ static loom_fft_norm_t swapped(loom_fft_norm_t norm) {
 }
 
 /* Checks the common arguments; the axis in *ax. */
+static bool norm_ok(loom_ctx_t *ctx, const char *fn, loom_fft_norm_t norm) {
+    if ((unsigned)norm <= LOOM_FFT_FORWARD) return true;
+    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+             "%s: Invalid norm value %d; should be \"backward\", \"ortho\" or \"forward\".", fn,
+             (int)norm);
+    return false;
+}
+
+/* rfft's and rfftn's error for a complex input. */
+static bool real_ok(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
+    if (!ir_is_complex((loom_dtype_t)a->dtype)) return true;
+    fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: the input must be real, not %s", fn,
+             ir_dtypes[a->dtype].name);
+    return false;
+}
+
 static bool args_ok(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
                     loom_fft_norm_t norm, int32_t *ax) {
-    if (!fe_check_arg(ctx, fn, a)) return false;
-    if ((unsigned)norm > LOOM_FFT_FORWARD) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: Invalid norm value %d; should be \"backward\", \"ortho\" or \"forward\".", fn,
-                 (int)norm);
-        return false;
-    }
+    if (!fe_check_arg(ctx, fn, a) || !norm_ok(ctx, fn, norm)) return false;
     if (a->ndim == 0) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: the array must have at least one axis",
                  fn);
@@ -106,17 +155,10 @@ LOOM_API loom_array_t *loom_rfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, in
     const char *fn = "rfft";
     int32_t ax;
     if (!ctx) return NULL;
-    if (!args_ok(ctx, fn, a, axis, norm, &ax)) return &ctx->nil;
-    if (ir_is_complex((loom_dtype_t)a->dtype)) {
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: the input must be real, not %s", fn,
-                 ir_dtypes[a->dtype].name);
-        return &ctx->nil;
-    }
-    loom_array_t *x = resize(ctx, fn, as_complex(ctx, a), ax, n);
+    if (!args_ok(ctx, fn, a, axis, norm, &ax) || !real_ok(ctx, fn, a)) return &ctx->nil;
+    loom_array_t *x = resize(ctx, fn, as_real(ctx, a), ax, n);
     if (x->flags & FE_NIL) return x;
-    int64_t len = x->shape[ax];
-    loom_array_t *y = fe_slice_axis(ctx, c2c(ctx, x, ax, false), ax, 0, len / 2 + 1, LOOM_NONE);
-    return normed(ctx, y, norm, false, len);
+    return normed(ctx, transform(ctx, x, ax, ax, IR_FFT_R2C, 0), norm, false, x->shape[ax]);
 }
 
 LOOM_API loom_array_t *loom_irfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
@@ -127,16 +169,8 @@ LOOM_API loom_array_t *loom_irfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, i
     if (!args_ok(ctx, fn, a, axis, norm, &ax)) return &ctx->nil;
     if (n == LOOM_NONE) n = 2 * (a->shape[ax] - 1);
     if (n < 1) return bad_points(ctx, fn, n);
-    /* the first n // 2 + 1 inputs, then the Hermitian rest: X[n - k] = conj(X[k]) */
     loom_array_t *h = resize(ctx, fn, as_complex(ctx, a), ax, n / 2 + 1);
-    if (h->flags & FE_NIL) return h;
-    loom_array_t *x = h;
-    if ((n + 1) / 2 > 1) {
-        loom_array_t *parts[2] = {
-            h, loom_conj(ctx, fe_slice_axis(ctx, h, ax, (n + 1) / 2 - 1, 0, -1))};
-        x = loom_concatenate(ctx, 2, parts, ax);
-    }
-    return normed(ctx, loom_real(ctx, c2c(ctx, x, ax, true)), norm, true, n);
+    return c2r(ctx, h, ax, n, norm_factor(norm, true, n));
 }
 
 LOOM_API loom_array_t *loom_hfft(loom_ctx_t *ctx, loom_array_t *a, int64_t n, int32_t axis,
@@ -179,30 +213,59 @@ static bool cook(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t naxes
     return true;
 }
 
+/* The complex transforms over the axes in `set` (bit i: axis i), one node per run of adjacent
+ * axes (at most IR_FFT_MAX_RANK), the last run first. */
+static loom_array_t *runs(loom_ctx_t *ctx, loom_array_t *x, uint32_t set, bool inverse) {
+    for (int hi = x->ndim - 1; hi >= 0 && !(x->flags & FE_NIL); hi--) {
+        if (!((set >> hi) & 1u)) continue;
+        int lo = hi;
+        while (lo > 0 && ((set >> (lo - 1)) & 1u) && hi - lo + 1 < IR_FFT_MAX_RANK) lo--;
+        x = transform(ctx, x, lo, hi, inverse ? IR_FFT_INVERSE : IR_FFT_FORWARD, 0);
+        hi = lo;
+    }
+    return x;
+}
+
+/* fftn, ifftn (kind 0, 1), rfftn (2: the real transform over the last given axis, with the
+ * adjacent given axes below it in the same plan) and irfftn (3: the complex inverse over all
+ * but the last given axis, then the real one over it), as NumPy composes them from 1-D
+ * transforms; norms once, by the product of the points. */
 static loom_array_t *nd(loom_ctx_t *ctx, const char *fn, int kind, loom_array_t *a, int32_t naxes,
                         const int64_t *s, const int32_t *axes, loom_fft_norm_t norm) {
     if (!ctx) return NULL;
     int32_t m, ax[LOOM_MAX_DIMS];
     int64_t ns[LOOM_MAX_DIMS];
     if (!cook(ctx, fn, a, naxes, s, axes, kind == 3, &m, ax, ns)) return &ctx->nil;
-    loom_array_t *x = a;
-    switch (kind) {
-        case 0: /* fftn, ifftn: the last axis first, as NumPy */
-        case 1:
-            if (m == 0) return as_complex(ctx, a);
-            for (int32_t i = m - 1; i >= 0; i--)
-                x = complex_fft(ctx, fn, x, ns[i], ax[i], norm, kind == 1);
-            return x;
-        case 2: /* rfftn: rfft over the last axis, then fft over the others */
-            if (m == 0) return loom_rfft(ctx, a, LOOM_NONE, -1, norm);
-            x = loom_rfft(ctx, x, ns[m - 1], ax[m - 1], norm);
-            for (int32_t i = m - 2; i >= 0; i--) x = loom_fft(ctx, x, ns[i], ax[i], norm);
-            return x;
-        default: /* irfftn: ifft over all but the last axis, then irfft over it */
-            if (m == 0) return loom_irfft(ctx, a, LOOM_NONE, -1, norm);
-            for (int32_t i = 0; i < m - 1; i++) x = loom_ifft(ctx, x, ns[i], ax[i], norm);
-            return loom_irfft(ctx, x, ns[m - 1], ax[m - 1], norm);
+    if (!norm_ok(ctx, fn, norm) || (kind == 2 && !real_ok(ctx, fn, a))) return &ctx->nil;
+    if (m == 0) {
+        if (kind == 2) return loom_rfft(ctx, a, LOOM_NONE, -1, norm);
+        if (kind == 3) return loom_irfft(ctx, a, LOOM_NONE, -1, norm);
+        return as_complex(ctx, a);
     }
+    bool real = kind >= 2, inverse = kind == 1 || kind == 3;
+    loom_array_t *x = kind == 2 ? as_real(ctx, a) : as_complex(ctx, a);
+    int32_t last = ax[m - 1];
+    int64_t points = 1;
+    uint32_t set = 0;
+    for (int32_t i = 0; i < m; i++) {
+        points *= ns[i];
+        if (real && i == m - 1) break;
+        x = resize(ctx, fn, x, ax[i], ns[i]);
+        set |= 1u << ax[i];
+    }
+    if (real && ns[m - 1] < 1) return bad_points(ctx, fn, ns[m - 1]);
+    if (kind == 2) {
+        x = resize(ctx, fn, x, last, ns[m - 1]);
+        int32_t lo = last;
+        while (lo > 0 && ((set >> (lo - 1)) & 1u) && last - lo + 1 < IR_FFT_MAX_RANK) lo--;
+        x = transform(ctx, x, lo, last, IR_FFT_R2C, 0);
+        set &= ~(uint32_t)((1ull << last) - (1ull << lo));
+    }
+    x = runs(ctx, x, set, inverse);
+    if (kind == 3)
+        return c2r(ctx, resize(ctx, fn, x, last, ns[m - 1] / 2 + 1), last, ns[m - 1],
+                   norm_factor(norm, true, points));
+    return x->flags & FE_NIL ? x : normed(ctx, x, norm, inverse, points);
 }
 
 LOOM_API loom_array_t *loom_fftn(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes, const int64_t *s,

@@ -480,8 +480,21 @@ loom_dtype_t ir_linalg_dtype(ir_op_t op, int64_t mode, loom_dtype_t d);
 void ir_linalg_dims(const ir_node_t *n, const ir_node_t *a_node, int64_t *batch, int64_t *rows,
                     int64_t *cols);
 
-/* FFT nodes on the reference device: each line along n->p.axis of operand o (data p, element
- * strides s) transformed into out (C order). False when memory runs out. */
+/* FFT nodes: the unscaled transform over the axes in p.axes (bit i: axis i; a run of at most
+ * IR_FFT_MAX_RANK adjacent axes, the last p.axis), of the kind in p.k. R2C takes a real operand
+ * and keeps p.axis's first n / 2 + 1 outputs; C2R (one axis) takes those n / 2 + 1 of a
+ * Hermitian line and gives its n real points, ignoring the imaginary parts of X[0] and X[n / 2]
+ * as NumPy's irfft does (cuFFT needs them zero: the frontend clears them, which also gives
+ * cuFFT the scratch copy its C2R overwrites). */
+enum { IR_FFT_FORWARD, IR_FFT_INVERSE, IR_FFT_R2C, IR_FFT_C2R };
+#define IR_FFT_MAX_RANK 3
+static inline int ir_fft_first_axis(const ir_node_t *n) {
+    int a = (int)n->p.axis;
+    while (a > 0 && ((n->p.axes >> (a - 1)) & 1u)) a--;
+    return a;
+}
+/* FFT nodes on the reference device: operand o (data p, element strides s) transformed into
+ * out (C order), in double. False when memory runs out. */
 bool ir_ref_fft(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s, void *out,
                 base_alloc_t *al);
 

@@ -205,12 +205,54 @@ fail:
 
 /* ---- FFT nodes ---- */
 
-bool ir_ref_fft(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s, void *out,
-                base_alloc_t *al) {
-    int ax = (int)n->p.axis;
-    int64_t len = n->shape[ax], total = ir_node_size(n);
+/* One pass of an FFT node: every line along axis ax of the source (data p, element strides s,
+ * complex of `cdt`, or real of `rdt` when `real_in`), transformed with `sign` into out (C order,
+ * extents oshape; complex, or real when `real_out`). A real input line is widened to complex;
+ * the first oshape[ax] outputs of a line are kept (R2C: n / 2 + 1). A Hermitian half line
+ * (`half`: C2R) is extended to its n points by X[n - k] = conj(X[k]) first, and the real parts
+ * kept, which ignores the imaginary parts of X[0] and X[n / 2] as NumPy's irfft does. */
+typedef struct fft_pass {
+    const char *p;
+    const int64_t *s;
+    bool real_in, real_out, half, single;
+    int64_t n; /* points transformed */
+    int sign;
+} fft_pass_t;
+
+static void load(const fft_pass_t *f, int64_t e, double *z) {
+    if (f->real_in) {
+        z[0] = f->single ? (double)((const float *)(const void *)f->p)[e]
+                         : ((const double *)(const void *)f->p)[e];
+        z[1] = 0.0;
+    } else if (f->single) { /* complex64 widens exactly to double */
+        const float *c = (const float *)(const void *)f->p + 2 * e;
+        z[0] = c[0], z[1] = c[1];
+    } else {
+        const double *c = (const double *)(const void *)f->p + 2 * e;
+        z[0] = c[0], z[1] = c[1];
+    }
+}
+
+static void store(const fft_pass_t *f, void *out, int64_t e, const double *z) {
+    if (f->real_out) {
+        if (f->single)
+            ((float *)out)[e] = (float)z[0];
+        else
+            ((double *)out)[e] = z[0];
+    } else if (f->single) { /* each part rounded once */
+        float *c = (float *)out + 2 * e;
+        c[0] = (float)z[0], c[1] = (float)z[1];
+    } else {
+        double *c = (double *)out + 2 * e;
+        c[0] = z[0], c[1] = z[1];
+    }
+}
+
+static bool fft_pass(const fft_pass_t *f, int ndim, const int64_t *oshape, int ax, void *out,
+                     base_alloc_t *al) {
+    int64_t total = 1, len = f->n, nin = f->half ? len / 2 + 1 : len, keep = oshape[ax];
+    for (int d = 0; d < ndim; d++) total *= oshape[d];
     if (total == 0 || len == 0) return true;
-    bool single = n->dtype == LOOM_DTYPE_C64;
     ir_fft_plan_t *plan = ir_fft_plan_new(len, al);
     double *line = plan ? base_malloc(al, (size_t)(2 * len), sizeof *line) : NULL;
     double *scratch = line ? base_malloc(al, ir_fft_scratch_doubles(plan) + 1, sizeof *scratch)
@@ -220,50 +262,55 @@ bool ir_ref_fft(const ir_node_t *n, const ir_node_t *o, const char *p, const int
         if (plan) ir_fft_plan_free(plan);
         return false;
     }
-    /* the output's strides (C order) and each line's start, over the other axes */
     int64_t ost[LOOM_MAX_DIMS], idx[LOOM_MAX_DIMS] = {0};
     int64_t acc = 1;
-    for (int d = n->ndim - 1; d >= 0; d--) {
+    for (int d = ndim - 1; d >= 0; d--) {
         ost[d] = acc;
-        acc *= n->shape[d];
+        acc *= oshape[d];
     }
-    (void)o;
-    int sign = n->p.k ? 1 : -1;
-    for (int64_t done = 0; done < total / len; done++) {
+    for (int64_t done = 0; done < total / keep; done++) {
         int64_t in0 = 0, out0 = 0;
-        for (int d = 0; d < n->ndim; d++) {
-            in0 += idx[d] * s[d];
+        for (int d = 0; d < ndim; d++) {
+            in0 += idx[d] * f->s[d];
             out0 += idx[d] * ost[d];
         }
-        for (int64_t j = 0; j < len; j++) { /* complex64 widens exactly to double */
-            int64_t e = in0 + j * s[ax];
-            if (single) {
-                const float *z = (const float *)(const void *)p + 2 * e;
-                line[2 * j] = z[0], line[2 * j + 1] = z[1];
-            } else {
-                const double *z = (const double *)(const void *)p + 2 * e;
-                line[2 * j] = z[0], line[2 * j + 1] = z[1];
-            }
+        for (int64_t j = 0; j < nin; j++) load(f, in0 + j * f->s[ax], line + 2 * j);
+        for (int64_t j = nin; j < len; j++) { /* the Hermitian rest */
+            line[2 * j] = line[2 * (len - j)];
+            line[2 * j + 1] = -line[2 * (len - j) + 1];
         }
-        ir_fft_exec(plan, line, sign, scratch);
-        for (int64_t j = 0; j < len; j++) { /* complex64: each part rounded once */
-            int64_t e = out0 + j * ost[ax];
-            if (single) {
-                float *z = (float *)out + 2 * e;
-                z[0] = (float)line[2 * j], z[1] = (float)line[2 * j + 1];
-            } else {
-                double *z = (double *)out + 2 * e;
-                z[0] = line[2 * j], z[1] = line[2 * j + 1];
-            }
-        }
-        for (int d = n->ndim - 1; d >= 0; d--) { /* the next line: every axis but ax */
+        ir_fft_exec(plan, line, f->sign, scratch);
+        for (int64_t j = 0; j < keep; j++) store(f, out, out0 + j * ost[ax], line + 2 * j);
+        for (int d = ndim - 1; d >= 0; d--) { /* the next line: every axis but ax */
             if (d == ax) continue;
-            if (++idx[d] < n->shape[d]) break;
+            if (++idx[d] < oshape[d]) break;
             idx[d] = 0;
         }
     }
     base_free(al, scratch);
     base_free(al, line);
     ir_fft_plan_free(plan);
+    return true;
+}
+
+bool ir_ref_fft(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s, void *out,
+                base_alloc_t *al) {
+    int last = (int)n->p.axis;
+    int first = ir_fft_first_axis(n);
+    bool r2c = n->p.k == IR_FFT_R2C, c2r = n->p.k == IR_FFT_C2R;
+    bool single = n->dtype == LOOM_DTYPE_C64 || n->dtype == LOOM_DTYPE_F32;
+    int sign = n->p.k == IR_FFT_FORWARD || r2c ? -1 : 1;
+    /* the last axis from the operand, then the others in place in out (C order) */
+    fft_pass_t f = {p, s, r2c, c2r, c2r, single, c2r ? n->shape[last] : o->shape[last], sign};
+    if (!fft_pass(&f, n->ndim, n->shape, last, out, al)) return false;
+    int64_t ost[LOOM_MAX_DIMS], acc = 1;
+    for (int d = n->ndim - 1; d >= 0; d--) {
+        ost[d] = acc;
+        acc *= n->shape[d];
+    }
+    for (int ax = last - 1; ax >= first; ax--) {
+        fft_pass_t g = {(const char *)out, ost, false, false, false, single, n->shape[ax], sign};
+        if (!fft_pass(&g, n->ndim, n->shape, ax, out, al)) return false;
+    }
     return true;
 }

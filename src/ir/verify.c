@@ -82,7 +82,8 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
     if (logical && (o->dtype != LOOM_DTYPE_BOOL || n->dtype != LOOM_DTYPE_BOOL))
         return fail(g, i, "any/all not on bool");
     if (arg && n->dtype != LOOM_DTYPE_I64) return fail(g, i, "arg index not int64");
-    if (!arg && !logical && o->dtype != n->dtype) return fail(g, i, "operand dtype differs");
+    if (!arg && !logical && n->op != IR_OP_FFT && o->dtype != n->dtype)
+        return fail(g, i, "operand dtype differs");
     switch (n->op) {
         case IR_OP_RESHAPE:
             if (ir_node_size(n) != ir_node_size(o)) return fail(g, i, "reshape changes the size");
@@ -156,13 +157,32 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
                 memcmp(n->shape, o->shape, (size_t)n->ndim * sizeof *n->shape))
                 return fail(g, i, "scan: shape or axis");
             return true;
-        case IR_OP_FFT:
-            if (n->ndim != o->ndim || n->p.axis < 0 || n->p.axis >= n->ndim ||
-                memcmp(n->shape, o->shape, (size_t)n->ndim * sizeof *n->shape) ||
-                o->dtype != n->dtype || !ir_is_complex((loom_dtype_t)n->dtype) || n->p.k < 0 ||
-                n->p.k > 1)
-                return fail(g, i, "fft: shape, axis, dtype or direction");
+        case IR_OP_FFT: {
+            if (n->ndim != o->ndim || n->p.axis < 0 || n->p.axis >= n->ndim || n->p.k < 0 ||
+                n->p.k > IR_FFT_C2R)
+                return fail(g, i, "fft: axis or kind");
+            int last = (int)n->p.axis, first = ir_fft_first_axis(n);
+            uint32_t run = (uint32_t)((2ull << last) - (1ull << first));
+            if (n->p.axes != run || last - first >= IR_FFT_MAX_RANK ||
+                (n->p.k == IR_FFT_C2R && first != last))
+                return fail(g, i, "fft: axes");
+            loom_dtype_t in = (loom_dtype_t)o->dtype, out = (loom_dtype_t)n->dtype;
+            bool ok = n->p.k == IR_FFT_R2C   ? ir_is_float(in) && ir_complex_dtype(in) == out
+                      : n->p.k == IR_FFT_C2R ? ir_is_float(out) && ir_complex_dtype(out) == in
+                                             : ir_is_complex(in) && in == out;
+            if (!ok || (in != LOOM_DTYPE_F32 && in != LOOM_DTYPE_F64 && in != LOOM_DTYPE_C64 &&
+                        in != LOOM_DTYPE_C128))
+                return fail(g, i, "fft: dtypes");
+            for (int ax = 0; ax < n->ndim; ax++) {
+                int64_t want = o->shape[ax];
+                if (ax == last && n->p.k == IR_FFT_R2C) want = o->shape[ax] / 2 + 1;
+                if (ax == last && n->p.k == IR_FFT_C2R && o->shape[ax] != n->shape[ax] / 2 + 1)
+                    return fail(g, i, "fft: shape");
+                if (ax == last && n->p.k == IR_FFT_C2R) continue;
+                if (n->shape[ax] != want) return fail(g, i, "fft: shape");
+            }
             return true;
+        }
         default: { /* reductions */
             if (o->ndim < 32 && (n->p.axes >> o->ndim)) return fail(g, i, "reduced axis range");
             int k = 0;

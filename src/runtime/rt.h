@@ -210,14 +210,20 @@ void rt_solver_destroy(rt_device_t *d, rt_solver_t *s);
  * when cuSOLVER refuses one. */
 loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j);
 
-/* ---- fft.c: complex transforms through cuFFT, loaded with dlopen (never linked) ----
- * A job: the unscaled transform of every line along the middle axis of a C-contiguous
- * (outer, n, inner) complex64 or complex128 array at in, into the same layout at out. */
+/* ---- fft.c: transforms through cuFFT, loaded with dlopen (never linked) ----
+ * A job: the unscaled transform over the `rank` middle axes of a C-contiguous
+ * (outer, n[0], ..., n[rank - 1], inner) array at in, into the same layout at out. C2C: complex
+ * both sides; R2C: real in, the last axis n / 2 + 1 complex out; C2R: those in (overwritten, as
+ * cuFFT's C2R does), real out. */
 typedef struct rt_fft rt_fft_t;
+enum { RT_FFT_C2C, RT_FFT_R2C, RT_FFT_C2R };
 typedef struct rt_fft_job {
-    loom_dtype_t dtype; /* C64 or C128 */
-    int64_t outer, n, inner;
-    bool inverse;       /* exp(+2 pi i jk / n): numpy's ifft without its 1 / n */
+    loom_dtype_t dtype; /* the complex side's: C64 or C128 */
+    int kind;           /* RT_FFT_* */
+    int rank;           /* 1 .. 3 */
+    int64_t n[3];       /* the points along each transformed axis */
+    int64_t outer, inner;
+    bool inverse;       /* C2C: exp(+2 pi i jk / n), numpy's ifft without its 1 / n */
     uint64_t in, out;
 } rt_fft_job_t;
 /* Loads libcufft (NOT_AVAILABLE naming it when missing). NOT_AVAILABLE on a compile-only

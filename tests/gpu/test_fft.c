@@ -2,8 +2,8 @@
  * reference FFT): complex64 and complex128 lines of many lengths (powers of two, smooth,
  * prime, 2^20) in one context, so that its kept plans are replaced; every axis of a 3-D array
  * (cuFFT's three layouts); and the fusion around the call: x * 2 + 1 before and |.|^2 after
- * are one kernel each. Errors within 16 eps log2(n) of the largest magnitude. Exit 77 without
- * a GPU. */
+ * are one kernel each; real transforms (R2C, C2R) and rank-2 plans. Errors within
+ * 16 eps log2(n) of the largest magnitude. Exit 77 without a GPU. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -149,6 +149,92 @@ static void test_fused(void **state) {
     free(y);
 }
 
+/* The filter irfft(rfft(x) * h) of a float32 host array through R2C and C2R: the product, the
+ * norm and C2R's clean-up of X[0] and X[n / 2] are one kernel, nothing after the call; the
+ * result agrees with the CPU device; a realised spectrum survives C2R (which overwrites its
+ * input) and a second transform of it gives the same bits. Then rfft2 / irfft2 of a 2-D
+ * array (a rank-2 R2C plan; C2C over the rows and a C2R back) against the CPU device. */
+static loom_array_t *filtered(loom_ctx_t *ctx, const float *x, const float *h, int64_t n) {
+    int64_t shape[1] = {n}, hshape[1] = {n / 2 + 1};
+    loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_F32, 1, shape, x);
+    loom_array_t *g = loom_from_host(ctx, LOOM_DTYPE_F32, 1, hshape, h);
+    loom_array_t *f = loom_rfft(ctx, a, LOOM_NONE, 0, LOOM_FFT_BACKWARD);
+    return loom_irfft(ctx, loom_multiply(ctx, f, g), n, 0, LOOM_FFT_BACKWARD);
+}
+
+static void test_real(void **state) {
+    ctxs_t *c = *state;
+    enum { N = (1 << 18) + 6 };
+    float *x = malloc(N * sizeof *x), *h = malloc(N * sizeof *h), *y = malloc(N * sizeof *y),
+          *w = malloc(N * sizeof *w);
+    for (int k = 0; k < N; k++) x[k] = (float)value((size_t)k, 3), h[k] = 1.0f / (1.0f + k);
+    loom_scope_begin(c->gpu);
+    loom_scope_begin(c->cpu);
+    loom_array_t *gy = filtered(c->gpu, x, h, N);
+    loom_stats_t s0, s1;
+    loom_ctx_stats(c->gpu, &s0);
+    assert_int_equal(loom_read(c->gpu, gy, y, N * sizeof *y), LOOM_STATUS_OK);
+    loom_ctx_stats(c->gpu, &s1);
+    assert_int_equal(s1.kernels_launched - s0.kernels_launched, 1);
+    assert_int_equal(loom_read(c->cpu, filtered(c->cpu, x, h, N), w, N * sizeof *w),
+                     LOOM_STATUS_OK);
+    double big = 0, err = 0;
+    for (int k = 0; k < N; k++) {
+        big = fmax(big, fabs(w[k]));
+        err = fmax(err, fabs((double)y[k] - w[k]));
+    }
+    assert_true(err <= 16 * 1.2e-7 * 19 * fmax(big, 1.0));
+    /* a realised spectrum, transformed twice */
+    int64_t shape[1] = {N};
+    loom_array_t *z = loom_rfft(c->gpu, loom_from_host(c->gpu, LOOM_DTYPE_F32, 1, shape, x),
+                                LOOM_NONE, 0, LOOM_FFT_BACKWARD);
+    assert_int_equal(loom_eval(c->gpu, 1, &z), LOOM_STATUS_OK);
+    float complex *z0 = malloc((N / 2 + 1) * sizeof *z0), *z1 = malloc((N / 2 + 1) * sizeof *z1);
+    assert_int_equal(loom_read(c->gpu, z, z0, (N / 2 + 1) * sizeof *z0), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(c->gpu, loom_irfft(c->gpu, z, N, 0, LOOM_FFT_BACKWARD), y,
+                               N * sizeof *y),
+                     LOOM_STATUS_OK);
+    assert_int_equal(loom_read(c->gpu, loom_irfft(c->gpu, z, N, 0, LOOM_FFT_BACKWARD), w,
+                               N * sizeof *w),
+                     LOOM_STATUS_OK);
+    assert_memory_equal(y, w, N * sizeof *y);
+    assert_int_equal(loom_read(c->gpu, z, z1, (N / 2 + 1) * sizeof *z1), LOOM_STATUS_OK);
+    assert_memory_equal(z0, z1, (N / 2 + 1) * sizeof *z0);
+    for (int k = 0; k < N; k++) assert_true(fabsf(y[k] - x[k]) <= 1e-5f);
+    /* 2-D real transforms, both dtypes */
+    for (int d = 0; d < 2; d++) {
+        int64_t s2[2] = {300, 514};
+        loom_dtype_t dt = d ? LOOM_DTYPE_F64 : LOOM_DTYPE_F32;
+        double r[2][3];
+        for (int dev = 0; dev < 2; dev++) {
+            loom_ctx_t *ctx = dev ? c->cpu : c->gpu;
+            loom_array_t *a = loom_astype(ctx, loom_from_host(ctx, LOOM_DTYPE_F32, 2, s2, x), dt);
+            loom_array_t *f = loom_rfftn(ctx, a, 2, NULL, NULL, LOOM_FFT_BACKWARD);
+            loom_array_t *back = loom_irfftn(ctx, f, 2, s2, NULL, LOOM_FFT_BACKWARD);
+            loom_array_t *v[3] = {
+                loom_sum(ctx, loom_abs(ctx, f), 0, NULL, 0),
+                loom_max(ctx, loom_abs(ctx, f), 0, NULL, 0),
+                loom_max(ctx, loom_abs(ctx, loom_subtract(ctx, back, a)), 0, NULL, 0)};
+            for (int q = 0; q < 3; q++) {
+                loom_array_t *e = loom_astype(ctx, v[q], LOOM_DTYPE_F64);
+                assert_int_equal(loom_read(ctx, e, &r[dev][q], sizeof r[dev][q]), LOOM_STATUS_OK);
+            }
+        }
+        double tol = d ? 1e-12 : 2e-5;
+        assert_true(fabs(r[0][0] - r[1][0]) <= tol * r[1][0]);
+        assert_true(fabs(r[0][1] - r[1][1]) <= tol * r[1][1]);
+        assert_true(r[0][2] <= (d ? 1e-13 : 1e-5) && r[1][2] <= (d ? 1e-13 : 1e-5));
+    }
+    loom_scope_end(c->cpu);
+    loom_scope_end(c->gpu);
+    free(z0);
+    free(z1);
+    free(x);
+    free(h);
+    free(y);
+    free(w);
+}
+
 int main(void) {
     loom_options_t g = {.device = LOOM_DEVICE_CUDA};
     loom_ctx_t *probe = NULL;
@@ -161,6 +247,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_lengths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_axes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_real, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
