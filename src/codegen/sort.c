@@ -91,6 +91,12 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             s->offset = n->p.k;
             s->flip = n->p.axis != 0;
             break;
+        case IR_OP_COMPRESS: /* the values' width as the payload */
+            s->dtype = (loom_dtype_t)n->dtype;
+            s->n = ir_node_size(&g->nodes[n->src[0]]);
+            s->len = n->shape[0];
+            s->pbytes = (int)ir_dtypes[n->dtype].size;
+            break;
         default: /* NONZERO */
             s->dtype = LOOM_DTYPE_BOOL;
             s->n = ir_node_size(&g->nodes[n->src[0]]);
@@ -129,14 +135,14 @@ static int kind_of(const cg_sort_t *s, uint32_t i) {
     if (s->op == IR_OP_SEARCHSORTED) return CG_SK_SEARCH;
     if (s->op == IR_OP_CORRELATE) return CG_SK_CORR;
     if (s->atomic) return CG_SK_ATOMIC;
-    if (s->op == IR_OP_NONZERO)
+    if (s->op == IR_OP_NONZERO || s->op == IR_OP_COMPRESS)
         return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
     return (int)i;
 }
 
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7333); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7334); /* format of this generator; bump when the text changes */
     int kind = kind_of(s, i);
     cg__key_put(&k, (uint32_t)kind);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
@@ -563,6 +569,9 @@ static void emit_correlate(const cg_sort_t *s, base_str_t *o, const char *name) 
         CG_CORR_TILE, s->dtype == LOOM_DTYPE_F64 ? 512 : 1024);
 }
 
+/* flatnonzero's and compress's passes: each block counts, then writes, its contiguous range of
+ * the mask, 16 consecutive elements a thread per round (4096 a block), so that a round keeps
+ * 16 loads in flight per thread and pays its two barriers once per 4096 elements. */
 static void emit_nz_count(base_str_t *o, const char *name) {
     /* words: n, x, counts, per */
     open_kernel(o, name, 4, 256);
@@ -572,7 +581,14 @@ static void emit_nz_count(base_str_t *o, const char *name) {
            "    lm_u64 *counts = (lm_u64 *)P.w[2];\n"
            "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
            "    unsigned c = 0;\n"
-           "    for (lm_u64 i = lo + threadIdx.x; i < hi; i += 256) c += x[i] != 0;\n"
+           "    for (lm_u64 i0 = lo + threadIdx.x * 16; i0 < hi; i0 += 256 * 16) {\n"
+           "        if (i0 + 16 <= hi) {\n"
+           "#pragma unroll\n"
+           "            for (int j = 0; j < 16; j++) c += x[i0 + j] != 0;\n"
+           "        } else {\n"
+           "            for (lm_u64 i = i0; i < hi; i++) c += x[i] != 0;\n"
+           "        }\n"
+           "    }\n"
            "    for (int d = 16; d > 0; d /= 2) c += __shfl_down_sync(0xffffffffu, c, d);\n"
            "    __shared__ unsigned ws[8];\n"
            "    if (threadIdx.x % 32 == 0) ws[threadIdx.x / 32] = c;\n"
@@ -584,33 +600,62 @@ static void emit_nz_count(base_str_t *o, const char *name) {
            "    }\n}\n");
 }
 
-static void emit_nz_write(base_str_t *o, const char *name) {
-    /* words: n, x, offsets, per, out, len (the result's extent: positions past it dropped) */
-    open_kernel(o, name, 6, 256);
-    base_str_cat(
-        o, "    const lm_u64 n = P.w[0], per = P.w[3], len = P.w[5];\n"
-           "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
-           "    const lm_u64 *offs = (const lm_u64 *)P.w[2];\n"
-           "    lm_i64 *out = (lm_i64 *)P.w[4];\n"
-           "    __shared__ unsigned ws[8];\n"
-           "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
-           "    lm_u64 base = offs[blockIdx.x];\n"
-           "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
-           "    for (lm_u64 tb = lo; tb < hi && base < len; tb += 256) {\n"
-           "        const lm_u64 i = tb + t;\n"
-           "        const bool f = i < hi && x[i] != 0;\n"
-           "        const unsigned bal = __ballot_sync(0xffffffffu, f);\n"
-           "        if (lane == 0) ws[warp] = __popc(bal);\n"
-           "        __syncthreads();\n"
-           "        unsigned before = __popc(bal & ((1u << lane) - 1u)), total = 0;\n"
-           "        for (unsigned w = 0; w < 8; w++) {\n"
-           "            if (w < warp) before += ws[w];\n"
-           "            total += ws[w];\n"
-           "        }\n"
-           "        if (f && base + before < len) out[base + before] = (lm_i64)i;\n"
-           "        base += total;\n"
-           "        __syncthreads();\n"
-           "    }\n}\n");
+/* flatnonzero: each true element's position; compress: the value there (payload width). */
+static void emit_nz_write(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, x, offsets, per, out, len (the result's extent: elements past it dropped),
+     * values (compress) */
+    bool values = s->op == IR_OP_COMPRESS;
+    open_kernel(o, name, 7, 256);
+    if (values && s->pbytes == 16)
+        base_str_cat(o, "    typedef ulonglong2 VT;\n");
+    else if (values)
+        base_str_printf(o, "    typedef %s VT;\n", utype(s->pbytes));
+    else
+        base_str_cat(o, "    typedef lm_i64 VT;\n");
+    base_str_printf(
+        o,
+        "    const lm_u64 n = P.w[0], per = P.w[3], len = P.w[5];\n"
+        "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
+        "    const lm_u64 *offs = (const lm_u64 *)P.w[2];\n"
+        "    VT *out = (VT *)P.w[4];\n"
+        "    const VT *vals = (const VT *)P.w[6];\n"
+        "    __shared__ unsigned ws[8];\n"
+        "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
+        "    lm_u64 base = offs[blockIdx.x];\n"
+        "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+        "    for (lm_u64 tb = lo; tb < hi && base < len; tb += 256 * 16) {\n"
+        "        const lm_u64 i0 = tb + (lm_u64)t * 16;\n"
+        "        unsigned f = 0;\n"
+        "        if (i0 + 16 <= hi) {\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < 16; j++) f |= (unsigned)(x[i0 + j] != 0) << j;\n"
+        "        } else {\n"
+        "            for (int j = 0; i0 + j < hi; j++) f |= (unsigned)(x[i0 + j] != 0) << j;\n"
+        "        }\n"
+        "        const unsigned c = __popc(f);\n"
+        "        unsigned inc = c;\n"
+        "#pragma unroll\n"
+        "        for (int d = 1; d < 32; d *= 2) {\n"
+        "            const unsigned u = __shfl_up_sync(0xffffffffu, inc, d);\n"
+        "            if (lane >= (unsigned)d) inc += u;\n"
+        "        }\n"
+        "        if (lane == 31) ws[warp] = inc;\n"
+        "        __syncthreads();\n"
+        "        unsigned before = inc - c, total = 0;\n"
+        "        for (unsigned w = 0; w < 8; w++) {\n"
+        "            if (w < warp) before += ws[w];\n"
+        "            total += ws[w];\n"
+        "        }\n"
+        "        lm_u64 at = base + before;\n"
+        "        while (f && at < len) {\n"
+        "            const int j = __ffs(f) - 1;\n"
+        "            f &= f - 1;\n"
+        "            out[at++] = %s;\n"
+        "        }\n"
+        "        base += total;\n"
+        "        __syncthreads();\n"
+        "    }\n}\n",
+        values ? "vals[i0 + j]" : "(lm_i64)(i0 + j)");
 }
 
 static void emit_scatter_prep(const cg_sort_t *s, base_str_t *o, const char *name) {
@@ -730,7 +775,7 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             emit_scatter_atomic(s, &body, name);
             break;
         default:
-            emit_nz_write(&body, name);
+            emit_nz_write(s, &body, name);
             break;
     }
     cg__emit_finish(out, &body);

@@ -3,7 +3,9 @@
  * array with an extent fixed when it is built: either the count, which the builder evaluates
  * and reads back (one sync; the graph stays lazy after it), or a size the caller gives (JAX's
  * size= form: no sync, missing positions padded). Everything else is arithmetic on those
- * positions and gathers (index.c). */
+ * positions and gathers (index.c), except a mask over every element of an array (x[mask] of
+ * x's shape, extract of as many elements): a COMPRESS node copies the kept values themselves,
+ * with no positions written and read back in between. */
 #include <string.h>
 
 #include "fe.h"
@@ -153,10 +155,24 @@ LOOM_API loom_array_t *loom_compress(loom_ctx_t *ctx, loom_array_t *condition, l
     return loom_take(ctx, a, loom_flatnonzero(ctx, condition), ax, LOOM_TAKE_RAISE);
 }
 
+/* The elements of a at the true elements of mask, both flattened and of one size: COMPRESS of
+ * the counted (realised) mask. */
+static loom_array_t *compress_flat(loom_ctx_t *ctx, const char *fn, loom_array_t *mask,
+                                   loom_array_t *a) {
+    int64_t n, minus1 = -1;
+    loom_array_t *t = truth(ctx, mask);
+    if (!count_now(ctx, fn, t, &n)) return &ctx->nil;
+    loom_array_t *ops[2] = {t, loom_reshape(ctx, a, 1, &minus1)};
+    if (ops[1]->flags & FE_NIL) return ops[1];
+    return fe_shaped(ctx, IR_OP_COMPRESS, (loom_dtype_t)a->dtype, 1, &n, 2, ops, NULL);
+}
+
 LOOM_API loom_array_t *loom_extract(loom_ctx_t *ctx, loom_array_t *condition, loom_array_t *a) {
     const char *fn = "extract";
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, condition) || !fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (fe_size(condition) == fe_size(a))
+        return compress_flat(ctx, fn, condition, a);
     return loom_take(ctx, a, loom_flatnonzero(ctx, condition), LOOM_AXIS_NONE, LOOM_TAKE_RAISE);
 }
 
@@ -194,6 +210,8 @@ LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom
                      sa);
             return &ctx->nil;
         }
+    if (axis == 0 && k == a->ndim) /* every element masked: the kept values directly */
+        return compress_flat(ctx, fn, mask, a);
     /* the k masked axes merged into one, then a take of the true positions */
     int64_t shape[LOOM_MAX_DIMS], merged = 1;
     int32_t j = 0;

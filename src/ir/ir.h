@@ -185,6 +185,11 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
      * node's extent is fixed when it is built (the count, or a caller's size): fewer true    \
      * elements pad with -1, more are cut off. */                                             \
     X(NONZERO, "flatnonzero", NONZERO, 1, ANY, SAME)                                           \
+    /* The elements of operand 1 (any dtype) at the true elements of bool operand 0, both 1-D \
+     * of one extent, in order: x[mask] without the positions in between. 1-D, the node's     \
+     * extent fixed when it is built (the count); more true elements are cut off, fewer leave \
+     * zeros. */                                                                              \
+    X(COMPRESS, "compress", NONZERO, 2, ANY, SAME)                                             \
     /* Stable sorts along p.axis, NumPy's order (NaN last; -0.0 and 0.0 equal, so they keep   \
      * their order): SORT gives the values, ARGSORT their int64 positions along the axis. */  \
     X(SORT, "sort", SORT, 1, ANY, SAME)                                                        \
@@ -562,6 +567,9 @@ void ir_ref_gather(const ir_node_t *n, const ir_node_t *o, const char *p, const 
 /* NONZERO node n of bool operand o (view at p, strides s) into out. */
 void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                     void *out);
+/* COMPRESS node n: bool mask o (view at p, strides s), values v (view at pv, strides sv). */
+void ir_ref_compress(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                     const ir_node_t *v, const char *pv, const int64_t *sv, void *out);
 /* SORT or ARGSORT node n of operand o into out; false if scratch memory through al runs out. */
 bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                  void *out, base_alloc_t *al);

@@ -361,6 +361,17 @@ void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const
     while (k < len) y[k++] = -1;
 }
 
+void ir_ref_compress(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
+                     const ir_node_t *v, const char *pv, const int64_t *sv, void *out) {
+    (void)v; /* its extent is the mask's */
+    int64_t total = o->shape[0], len = n->shape[0], k = 0;
+    size_t es = ir_dtypes[n->dtype].size;
+    char *y = out;
+    for (int64_t e = 0; e < total && k < len; e++)
+        if (p[e * s[0]]) memcpy(y + (size_t)(k++) * es, pv + (size_t)(e * sv[0]) * es, es);
+    memset(y + (size_t)k * es, 0, (size_t)(len - k) * es);
+}
+
 /* ---- scatters ---- */
 
 void ir_ref_scatter(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,

@@ -42,6 +42,13 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
             return fail(g, i, "flatnonzero: a bool operand and a 1-D int64 result");
         return true;
     }
+    if (n->op == IR_OP_COMPRESS) {
+        const ir_node_t *v = &g->nodes[n->src[1]];
+        if (o->dtype != LOOM_DTYPE_BOOL || o->ndim != 1 || v->ndim != 1 ||
+            v->shape[0] != o->shape[0] || n->dtype != v->dtype || n->ndim != 1)
+            return fail(g, i, "compress: a 1-D bool mask, values of its extent, a 1-D result");
+        return true;
+    }
     if (n->op == IR_OP_SCATTER) {
         const ir_node_t *x = &g->nodes[n->src[1]], *v = &g->nodes[n->src[2]];
         if (o->dtype != n->dtype || v->dtype != n->dtype || x->dtype != LOOM_DTYPE_I64 ||

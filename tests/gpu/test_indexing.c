@@ -187,7 +187,22 @@ static void test_sorts(void **state) {
 
 static void test_masks_and_sets(void **state) {
     fx_t *f = *state;
+    char e[200];
     expr(f, "x[x > 0.5]", 0, -1);
+    /* a mask over every element: the kept values copied directly, every payload width */
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        snprintf(e, sizeof e, "astype(x * 4, '%s')[x > 0.5]", dtypes[d]);
+        expr(f, e, 0, -1);
+    }
+    expr(f, "astype(x, 'complex128')[x > 0]", 0, -1);
+    expr(f, "astype(x, 'complex64')[x < 0]", 0, -1);
+    expr(f, "extract(x > 0, x * 2)", 0, -1);
+    expr(f, "x.T[x.T > 0]", 0, -1);
+    expr(f, "x[x > 1e30]", 0, -1); /* nothing kept */
+    for (size_t l = 0; l < 3; l++) {
+        static const int64_t lens[] = {1, 4097, VMAX};
+        both(f, "v[v > 0]", by_expr, "v[v > 0]", lens[l], 0, -1);
+    }
     expr(f, "flatnonzero(x > 0)", 0, -1);
     expr(f, "argwhere(x < -1)", 0, -1);
     expr(f, "x[:, x[0] > 0]", 0, -1);
