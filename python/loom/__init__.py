@@ -17,10 +17,11 @@ import threading
 
 import numpy as _np
 
-from . import _lib
+from . import _dlpack, _lib
 from ._lib import lib, P
 
-__all__ = ["Context", "ndarray", "eval", "get_context", "LoomError", "LinAlgError", "stats"]
+__all__ = ["Context", "ndarray", "eval", "get_context", "LoomError", "LinAlgError", "stats",
+           "from_dlpack"]
 
 # loom_status_t in include/loom.h's order
 _STATUS_NAMES = ["OK", "INVALID_ARGUMENT", "OUT_OF_MEMORY", "SHAPE_MISMATCH", "DTYPE_ERROR",
@@ -41,6 +42,7 @@ class LinAlgError(ValueError):
     """numpy.linalg.LinAlgError's counterpart (a ValueError, as NumPy's)."""
 
 
+_NOT_AVAILABLE = _STATUS_NAMES.index("NOT_AVAILABLE")
 _EXC = {"INVALID_ARGUMENT": ValueError, "SHAPE_MISMATCH": ValueError, "DTYPE_ERROR": TypeError,
         "OVERFLOW": OverflowError, "WRONG_CTX": ValueError, "BUFFER_TOO_SMALL": ValueError,
         "OUT_OF_MEMORY": MemoryError, "NOT_AVAILABLE": NotImplementedError,
@@ -61,10 +63,16 @@ def _raise(ctx_p, status):
 class Context:
     """A loom context: its device ("auto": a GPU if there is one, else the CPU reference; "cpu",
     "cuda", "nvrtc"), kernel cache and dump folders. Usable as a `with` block, which makes it
-    the current context of the thread for arrays created inside."""
+    the current context of the thread for arrays created inside.
+
+    stream: a CUDA stream for loom to run on instead of one of its own (loom_options_t's
+    cuda_stream): a CUstream handle as an int, or a stream object of CuPy (.ptr) or PyTorch
+    (.cuda_stream). Handle 0, the default stream, stands for the legacy default stream. loom
+    queues its copies and kernels on it in call order, so it needs no sync with the caller's work
+    on that stream; the stream must outlive the context."""
 
     def __init__(self, device="auto", cache_dir=None, dump_dir=None, allow_tf32=False,
-                 allow_fma=False):
+                 allow_fma=False, stream=None):
         o = _lib.Options()
         arch = ctypes.c_char_p()
         kind = lib.loom_device_from_name(str(device).encode(), ctypes.byref(arch))
@@ -75,7 +83,9 @@ class Context:
         o.cache_dir = cache_dir.encode() if cache_dir else None
         o.dump_dir = dump_dir.encode() if dump_dir else None
         o.allow_tf32, o.allow_fma = int(bool(allow_tf32)), int(bool(allow_fma))
-        self._keep = (o.arch, o.cache_dir, o.dump_dir)
+        self._stream_handle = _stream_handle(stream)
+        o.cuda_stream = self._stream_handle or None
+        self._keep = (o.arch, o.cache_dir, o.dump_dir, stream)
         p = P()
         st = lib.loom_ctx_create(ctypes.byref(o), ctypes.byref(p))
         if st:
@@ -99,6 +109,13 @@ class Context:
     @property
     def device(self):
         return lib.loom_ctx_device_name(self._p).decode()
+
+    def sync(self):
+        """Waits until all work queued on the context has finished (loom_sync)."""
+        with self.lock:
+            st = lib.loom_sync(self._p)
+            if st:
+                _raise(self._p, st)
 
     def stats(self):
         """The context's counters (loom_stats_t) as a dict."""
@@ -161,6 +178,26 @@ class Context:
 
     def __repr__(self):
         return "loom.Context(%s)" % self.device
+
+
+def _stream_handle(stream):
+    """The CUstream handle of Context's stream= (0: none given)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        h = stream
+    else:
+        h = getattr(stream, "cuda_stream", None)  # torch.cuda.Stream
+        if h is None:
+            h = getattr(stream, "ptr", None)  # cupy.cuda.Stream
+        if not isinstance(h, int):
+            raise TypeError("loom.Context: stream must be a CUstream handle (int) or have .ptr or "
+                            ".cuda_stream, not %s" % type(stream).__name__)
+    if h < 0:
+        raise ValueError("loom.Context: stream handle %d is negative" % h)
+    # The driver API reads handle 0 as the legacy default stream; loom would read NULL as "make
+    # a stream of your own", so the legacy stream is named by its own handle, CU_STREAM_LEGACY.
+    return h or 1
 
 
 _RECYCLE = 512
@@ -282,6 +319,12 @@ class ndarray:
         out = _np.empty(self.shape, dtype=self.dtype)
         with self._ctx.lock:
             st = lib.loom_read(self._ctx._p, self._p, out.ctypes.data, out.nbytes)
+            if st == _NOT_AVAILABLE and self.size:
+                # loom_read cannot read strided device memory that loom did not write (a
+                # transposed CUDA tensor taken in through DLPack): read a computed copy instead
+                lib.loom_ctx_clear_error(self._ctx._p)
+                copy = _dlpack._fresh(self)
+                st = lib.loom_read(self._ctx._p, copy._p, out.ctypes.data, out.nbytes)
             if st:
                 _raise(self._ctx._p, st)
         return out
@@ -423,11 +466,30 @@ class ndarray:
         from . import numpy as lnp
         return lnp
 
-    def __dlpack__(self, *args, **kwargs):
-        return self.get().__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of the array's memory, without a copy (loom_to_dlpack): evaluated
+        first, and with the context synchronised, so that any consumer stream may read it. A
+        versioned capsule (max_version >= (1, 0)) is flagged read-only: loom's arrays are
+        values, and other arrays may share the memory; a legacy one has no such flag, and the
+        consumer must not write it either. copy=True exports a copy of the consumer's own.
+        dl_device: None or the array's own device; (kDLCPU, 0) for an array on the GPU gives a
+        host copy, unless copy=False (BufferError)."""
+        return _dlpack.to_dlpack(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        return (1, 0)  # through a host copy (kDLCPU)
+        """(kDLCPU, 0) on the CPU device; on a GPU (kDLCUDA, ordinal), or (kDLCPU, 0) for an
+        array still in host memory (a NumPy array taken in, not yet computed with). Evaluates
+        the array on a GPU."""
+        return _dlpack.array_device(self)
+
+    def _device_ptr(self):
+        """The device address of element [0, ..., 0] (loom_array_device_ptr: evaluates and
+        synchronises first); valid while the array lives. Raises for an array in host memory."""
+        with self._ctx.lock:
+            p = lib.loom_array_device_ptr(self._ctx._p, self._p)
+            if not p:
+                _raise(self._ctx._p, lib.loom_ctx_status(self._ctx._p))
+        return p
 
     def to_device(self, device, stream=None):
         if device not in ("cpu", None):
@@ -468,6 +530,29 @@ def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
         if lib.loom_array_is_nil(p):
             _raise(ctx._p, lib.loom_ctx_status(ctx._p))
         return ndarray(ctx, lib.loom_array_retain(p))
+
+
+def from_dlpack(x, *, device=None, copy=None):
+    """An array over the memory of any DLPack producer (NumPy, CuPy, PyTorch, JAX, loom),
+    without a copy: host memory as a host array (uploaded when a GPU computes with it), CUDA
+    memory of the context's GPU as a device array. The producer must not change the memory while
+    loom may read it. copy=True: a copy of loom's own; copy=False: never a copy (BufferError
+    when one is needed, e.g. CUDA memory into a CPU context, which copy=None copies to the
+    host). device: None (the current context), a Context, or the current context's device."""
+    return _dlpack.from_dlpack(x, _device_context(device, "from_dlpack"), copy)
+
+
+def _device_context(device, fn):
+    """The context a device= argument names."""
+    if device is None:
+        return get_context()
+    if isinstance(device, Context):
+        return device
+    ctx = get_context()
+    if device != ctx.device:
+        raise ValueError("loom.%s: device %r is not the current context's (%s); pass a "
+                         "loom.Context" % (fn, device, ctx.device))
+    return ctx
 
 
 def _np_dtype_of(dt):

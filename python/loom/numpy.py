@@ -11,8 +11,8 @@ import types as _types
 import numpy as _np
 
 from . import _lib
-from . import (Context, LinAlgError, asarray, eval, get_context, ndarray,  # noqa: F401
-               _call_text, _dtype_name, _fast, _FAST, _np_dtype_of)
+from . import (Context, LinAlgError, asarray, eval, from_dlpack, get_context,  # noqa: F401
+               ndarray, _call_text, _dtype_name, _fast, _FAST, _np_dtype_of)
 
 __array_api_version__ = "2024.12"
 
@@ -161,11 +161,6 @@ class _Info:
 
 def __array_namespace_info__():
     return _Info()
-
-
-def from_dlpack(x, device=None, copy=None):
-    """An array from any DLPack producer (through NumPy: a host copy)."""
-    return asarray(_np.from_dlpack(x))
 
 
 def __dir__():
