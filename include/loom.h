@@ -585,6 +585,18 @@ LOOM_API const char *loom_expr_function(int32_t i, const char **params, int *met
  * call these directly, sparing the parse. */
 typedef void (*loom_builder_fn)(void);
 LOOM_API loom_builder_fn loom_expr_builder(int32_t i, int *arity);
+/* A program parsed once and run many times (what a binding's jit records): loom_program_run is
+ * loom_parse_items without the parse, its names bound to new arrays on every run, so a cached
+ * graph costs only its builders and the eval. A program belongs to ctx: destroy it before the
+ * context. Syntax errors are reported by loom_program_create, everything else by the run. */
+typedef struct loom_program loom_program_t;
+LOOM_API loom_status_t loom_program_create(loom_ctx_t *ctx, const char *program,
+                                           loom_program_t **out);
+LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *program,
+                                        int32_t n_names, const char *const *names,
+                                        loom_array_t *const *arrays, int32_t cap,
+                                        loom_array_t **outs, int32_t *n_items, int *is_tuple);
+LOOM_API void loom_program_destroy(loom_program_t *program);
 /* loom_parse for one result, the program's last value; nil on failure, like every builder. */
 LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,
                                  const char *const *names, loom_array_t *const *arrays);

@@ -14,6 +14,7 @@ several together.
 """
 import ctypes
 import threading
+import weakref
 
 import numpy as _np
 
@@ -105,6 +106,7 @@ class Context:
         lib.loom_ctx_clear_error(self._p)
         self._weak = {}  # (type, value) -> a retained weak scalar, reused by the fast path
         self._outs = ((P * 16)(), _lib.c_i32(), ctypes.c_int())  # parse_items' results
+        self._programs = weakref.WeakSet()  # loom.jit's programs: destroyed before the context
 
     @property
     def device(self):
@@ -159,6 +161,8 @@ class Context:
 
     def close(self):
         if getattr(self, "_p", None) and lib is not None:
+            for prog in list(getattr(self, "_programs", ())):
+                prog.close()
             lib.loom_ctx_destroy(self._p)
         self._p = None
 
@@ -292,6 +296,12 @@ class ndarray:
     @property
     def dtype(self):
         return _np_dtype(lib.loom_array_dtype(self._p))
+
+    def _signature(self):
+        """(dtype code, extents...): what a loom.jit program depends on."""
+        p = self._p
+        return (lib.loom_array_dtype(p),) + tuple(
+            lib.loom_array_dim(p, i) for i in range(lib.loom_array_ndim(p)))
 
     @property
     def size(self):
@@ -438,14 +448,14 @@ class ndarray:
 
     def __getitem__(self, key):
         b = _Binder([self])
-        return b.run("_0[%s]" % b.subscript(key))
+        return b.run("%s[%s]" % (b.names[0], b.subscript(key)))
 
     def __setitem__(self, key, value):
         """x[key] = value as a functional update: x is rebound to the new array (arrays that
         alias the old one keep its values, unlike NumPy's in-place write)."""
         b = _Binder([self])
-        prog = "_0[%s] = %s" % (b.subscript(key), b.lit(value))
-        new = b.run(prog, out_name="_0")
+        prog = "%s[%s] = %s" % (b.names[0], b.subscript(key), b.lit(value))
+        new = b.run(prog, out_name=b.names[0])
         lib.loom_array_release(self._p)
         self._p = lib.loom_array_retain(new._p)
 
@@ -623,11 +633,14 @@ _REPR_FLOAT = {float("inf"): "inf", float("-inf"): "(-inf)"}
 
 
 class _Binder:
-    """Writes Python values as expression text, binding arrays to the names _0, _1, ..."""
+    """Writes Python values as expression text, binding arrays to the names _0, _1, ... (while
+    loom.jit traces: traced arrays to their variables, other arrays to the trace's captures)."""
 
     def __init__(self, arrays=()):
         self.arrays = []
+        self.names = []
         self.ctx = None
+        self.trace = getattr(_tls, "trace", None)
         for a in arrays:
             self.bind(a)
 
@@ -636,8 +649,15 @@ class _Binder:
             a = asarray(a, ctx=self.ctx or _ctx_of([]))
         if self.ctx is None:
             self.ctx = a._ctx
+        if self.trace is not None:
+            name = a._name if isinstance(a, _Tracer) else self.trace.capture(a)
+            if name in self.names:
+                return name
+        else:
+            name = "_%d" % len(self.arrays)
         self.arrays.append(a)
-        return "_%d" % (len(self.arrays) - 1)
+        self.names.append(name)
+        return name
 
     def lit(self, v):
         if isinstance(v, ndarray):
@@ -686,7 +706,7 @@ class _Binder:
     def run(self, program, out_name=None):
         ctx = self.ctx or get_context()
         n = len(self.arrays)
-        names = _names(n)
+        names = _names(n) if self.trace is None else _c_names(self.names)
         arrs = (P * max(n, 1))(*[a._p for a in self.arrays])
         with ctx.lock:
             # the results join the context's recycled scope, as the fast path's do
@@ -704,10 +724,17 @@ class _Binder:
                 _raise(ctx._p, st)
             res = [ndarray(ctx, lib.loom_array_retain(p)) for p in items]
             ctx._tick()
+        if self.trace is not None:
+            res = self.trace.record(program, out_name, res, tup)
         return tuple(res) if tup else res[0]
 
 
 _NAME_ARRAYS = {}
+
+
+def _c_names(names):
+    """A C array of these names (the caller keeps it while C reads it)."""
+    return (_lib.c_str * max(len(names), 1))(*[x.encode() for x in names])
 
 
 def _names(n):
@@ -744,3 +771,187 @@ def _call_text(head, values, args, kwargs):
     texts = [b.lit(v) for v in values]
     parts = [b.lit(a) for a in args] + ["%s=%s" % (k, b.lit(v)) for k, v in kwargs.items()]
     return b.run("%s(%s)" % (head.format(*texts), ", ".join(parts)))
+
+
+# ---- loom.jit: a function recorded once as a program, replayed with new arrays ----
+
+class _Tracer(ndarray):
+    """An array inside a function loom.jit is tracing: a real (lazy) array, so shapes, dtypes
+    and errors are known while tracing, and the program variable that holds it. Its values are
+    not: they change from call to call."""
+
+    def __init__(self, ctx, p, name):
+        ndarray.__init__(self, ctx, p)
+        self._name = name
+
+    def _no_value(self, *args, **kwargs):
+        raise TypeError("loom.jit: the values of a traced array are not known while the function "
+                        "is traced (it runs again with other arrays); compute them outside, or "
+                        "pass them as non-array arguments, which are part of the cache key")
+
+    get = item = __array__ = __float__ = __int__ = __complex__ = __index__ = _no_value
+    __bool__ = __iter__ = __dlpack__ = _no_value
+
+    def __repr__(self):
+        return "loom.jit traced array(shape=%s, dtype=%s)" % (self.shape, self.dtype)
+
+    __str__ = __repr__
+
+
+class _Trace:
+    """The statements of a traced function, and the arrays it captured from outside."""
+
+    def __init__(self):
+        self.lines = []
+        self.captured = []
+        self.capture_names = {}
+        self.n = 0
+
+    def capture(self, a):
+        name = self.capture_names.get(id(a))
+        if name is None:
+            name = self.capture_names[id(a)] = "_c%d" % len(self.captured)
+            self.captured.append(a)
+        return name
+
+    def record(self, program, out_name, res, tup):
+        """The binder's program as statements; its results as traced arrays."""
+        k = self.n
+        self.n += 1
+        if out_name is not None:  # x[key] = v: the program's own statement rebinds out_name
+            self.lines.append(program)
+            return [_Tracer(r._ctx, lib.loom_array_retain(r._p), out_name) for r in res]
+        names = ["_t%d_%d" % (k, i) for i in range(len(res))] if tup else ["_t%d" % k]
+        self.lines.append("%s = %s" % (", ".join(names) + ("," if tup and len(names) == 1 else ""),
+                                       program))
+        return [_Tracer(r._ctx, lib.loom_array_retain(r._p), n) for r, n in zip(res, names)]
+
+
+class _Program:
+    """One traced function's program on one context, with its bindings."""
+
+    def __init__(self, ctx, text, n_args, captured, n_out, tup):
+        self.ctx = ctx
+        self.text = text
+        self.captured = captured
+        self.tup = tup
+        p = P()
+        with ctx.lock:
+            st = lib.loom_program_create(ctx._p, text.encode(), ctypes.byref(p))
+            if st:
+                _raise(ctx._p, st)
+        self._p = p
+        ctx._programs.add(self)
+        names = ["_a%d" % i for i in range(n_args)] + ["_c%d" % i for i in range(len(captured))]
+        self.n = len(names)
+        self.names = _c_names(names)
+        self.arrs = (P * max(self.n, 1))()
+        for i, c in enumerate(captured):
+            self.arrs[n_args + i] = c._p
+        self.n_args = n_args
+
+    def run(self, arrays):
+        ctx = self.ctx
+        arrs = self.arrs
+        for i, a in enumerate(arrays):
+            if a._ctx is not ctx:
+                raise ValueError("loom.jit: arrays of different contexts")
+            arrs[i] = a._p
+        with ctx.lock:
+            outs, cnt, tup = ctx._outs
+            st = lib.loom_program_run(ctx._p, self._p, self.n, self.names, arrs, 16, outs,
+                                      ctypes.byref(cnt), ctypes.byref(tup))
+            if st:
+                _raise(ctx._p, st)
+            res = [ndarray(ctx, lib.loom_array_retain(outs[i])) for i in range(cnt.value)]
+            ctx._tick()
+        return tuple(res) if self.tup else res[0]
+
+    def close(self):
+        if self._p:
+            lib.loom_program_destroy(self._p)
+            self._p = None
+
+    def __del__(self):
+        try:
+            if self._p and self.ctx._p:
+                self.ctx._programs.discard(self)
+                self.close()
+        except Exception:
+            pass
+
+
+def jit(fn=None, *, static_argnums=None):
+    """fn recorded once per signature and replayed: the first call with a new signature (the
+    arrays' context, shapes and dtypes, and the other arguments' values, which must be
+    hashable) runs fn on traced arrays and keeps what it did as one loom program
+    (loom_program_create); later calls bind the new arrays and run the program in C
+    (loom_program_run), with no Python per operation. Results are lazy, as every loom result.
+    fn must take arrays and Python values and return an array or a tuple of arrays, and must
+    not ask for the values of its arrays (as JAX's jit); arrays it uses from outside are
+    captured as they were when traced."""
+    if fn is None:
+        return lambda f: jit(f, static_argnums=static_argnums)
+    cache = {}
+
+    def traced(*args):
+        key = [None]
+        arrays = []
+        ctx = None
+        for a in args:
+            if isinstance(a, ndarray):
+                if ctx is None:
+                    ctx = a._ctx
+                arrays.append(a)
+                key.append(a._signature())
+            else:
+                key.append(("static", type(a), a))
+        if ctx is None:
+            ctx = get_context()
+        key[0] = id(ctx)
+        key = tuple(key)
+        prog = cache.get(key)
+        if prog is None:
+            prog = cache[key] = _trace(fn, ctx, args)
+        return prog.run(arrays)
+
+    traced.__name__ = getattr(fn, "__name__", "jit")
+    traced.__doc__ = fn.__doc__
+    traced.__wrapped__ = fn
+    traced.cache_clear = cache.clear
+    traced.cache_size = lambda: len(cache)
+    return traced
+
+
+def _trace(fn, ctx, args):
+    if getattr(_tls, "trace", None) is not None:
+        raise NotImplementedError("loom.jit: a jit function called while another is traced")
+    tr = _Trace()
+    targs = []
+    n = 0
+    for a in args:
+        if isinstance(a, ndarray):
+            targs.append(_Tracer(a._ctx, lib.loom_array_retain(a._p), "_a%d" % n))
+            n += 1
+        else:
+            targs.append(a)
+    _tls.trace = tr
+    try:
+        out = fn(*targs)
+    finally:
+        _tls.trace = None
+    tup = isinstance(out, (tuple, list))
+    outs = list(out) if tup else [out]
+    names = []
+    for o in outs:
+        if isinstance(o, _Tracer):
+            names.append(o._name)
+        elif isinstance(o, ndarray):
+            names.append(tr.capture(o))
+        else:
+            raise TypeError("loom.jit: %s returned %s; it must return loom arrays" %
+                            (getattr(fn, "__name__", "the function"), type(o).__name__))
+    if not outs:
+        raise TypeError("loom.jit: the function returned an empty tuple")
+    last = "(%s,)" % ", ".join(names) if tup else names[0]
+    return _Program(ctx, "\n".join(tr.lines + [last]), n, list(tr.captured), len(outs), tup)

@@ -111,6 +111,10 @@ _decl("loom_parse", ctypes.c_int, P, c_str, c_i32, ctypes.POINTER(c_str), ctypes
       c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P))
 _decl("loom_parse_items", ctypes.c_int, P, c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P),
       c_i32, ctypes.POINTER(P), ctypes.POINTER(c_i32), ctypes.POINTER(ctypes.c_int))
+_decl("loom_program_create", ctypes.c_int, P, c_str, ctypes.POINTER(P))
+_decl("loom_program_run", ctypes.c_int, P, P, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P),
+      c_i32, ctypes.POINTER(P), ctypes.POINTER(c_i32), ctypes.POINTER(ctypes.c_int))
+_decl("loom_program_destroy", None, P)
 _decl("loom_expr_function", c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(ctypes.c_int))
 _decl("loom_expr_builder", P, c_i32, ctypes.POINTER(ctypes.c_int))
 _decl("loom_isdtype", ctypes.c_int, ctypes.c_int, c_str)

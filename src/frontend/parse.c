@@ -4400,11 +4400,8 @@ static bool program_output(parser_t *P, const value_t *v, int32_t pos, loom_arra
     return true;
 }
 
-/* Runs the program; then outs[k] gets variable out_names[k] (or the last value), or, when
- * items is not NULL, the last value as items: an array or number is one item, a tuple its
- * entries (at most cap; *is_tuple says which). */
-static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_array_t **outs,
-                int32_t *items, int *is_tuple) {
+/* Checks the bound names and arrays. */
+static bool check_names(parser_t *P) {
     loom_ctx_t *ctx = P->ctx;
     for (int32_t i = 0; i < P->n_names; i++) {
         if (!valid_name(P->names[i]))
@@ -4424,9 +4421,16 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
             return false;
         }
     }
-    stmt_t *st = NULL;
-    int32_t n_st = 0;
-    if (!tokenize(P) || !parse_program(P, &st, &n_st)) return false;
+    return true;
+}
+
+/* Runs the parsed statements st[0..n_st); then outs[k] gets variable out_names[k] (or the last
+ * value), or, when items is not NULL, the last value as items: an array or number is one item,
+ * a tuple its entries (at most cap; *is_tuple says which). */
+static bool exec_program(parser_t *P, const stmt_t *st, int32_t n_st, int32_t n_outs,
+                         const char *const *out_names, loom_array_t **outs, int32_t *items,
+                         int *is_tuple) {
+    loom_ctx_t *ctx = P->ctx;
     value_t last = {0};
     for (int32_t i = 0; i < n_st; i++) {
         if (st[i].at_op) {
@@ -4481,6 +4485,15 @@ static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_
         if (!program_output(P, &v, pos, &outs[k])) return false;
     }
     return true;
+}
+
+/* Parses and runs the program (exec_program's outputs). */
+static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_array_t **outs,
+                int32_t *items, int *is_tuple) {
+    stmt_t *st = NULL;
+    int32_t n_st = 0;
+    if (!check_names(P) || !tokenize(P) || !parse_program(P, &st, &n_st)) return false;
+    return exec_program(P, st, n_st, n_outs, out_names, outs, items, is_tuple);
 }
 
 static loom_status_t parse_into(loom_ctx_t *ctx, const char *program, int32_t n_names,
@@ -4569,4 +4582,100 @@ LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_na
     loom_array_t *out = &ctx->nil;
     loom_parse(ctx, expr, n_names, names, arrays, 1, NULL, &out);
     return out;
+}
+
+/* ---- Prepared programs ---------------------------------------------------------------- */
+
+struct loom_program {
+    loom_ctx_t *ctx;
+    base_arena_t arena; /* the text, tokens and statements */
+    char *text;
+    int32_t len;
+    tok_t *toks;
+    int32_t n_toks;
+    stmt_t *st;
+    int32_t n_st;
+};
+
+LOOM_API loom_status_t loom_program_create(loom_ctx_t *ctx, const char *program,
+                                           loom_program_t **out) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (out) *out = NULL;
+    if (ctx->err.status) return ctx->err.status;
+    if (!program || !out)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_program_create: program %p, out %p",
+                        (const void *)program, (void *)out);
+    size_t len = strlen(program);
+    if (len > (size_t)INT32_MAX / 2)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_program_create: %zu bytes", len);
+    loom_program_t *p = base_calloc(&ctx->al, 1, sizeof *p);
+    if (!p) return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_program_create: out of memory");
+    p->ctx = ctx;
+    base_arena_init(&p->arena, &ctx->al);
+    p->text = base_arena_alloc(&p->arena, len + 1, 1);
+    if (!p->text) {
+        loom_program_destroy(p);
+        return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_program_create: out of memory");
+    }
+    memcpy(p->text, program, len + 1);
+    p->len = (int32_t)len;
+    /* the parse allocates into the program's arena, which then keeps what it made */
+    parser_t P = {.ctx = ctx, .src = p->text, .len = p->len, .arena = p->arena};
+    bool ok = tokenize(&P) && parse_program(&P, &p->st, &p->n_st);
+    p->arena = P.arena;
+    p->toks = P.toks;
+    p->n_toks = P.n_toks;
+    if (!ok) {
+        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_program_create: failed");
+        loom_program_destroy(p);
+        return ctx->err.status;
+    }
+    *out = p;
+    return LOOM_STATUS_OK;
+}
+
+LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *program,
+                                        int32_t n_names, const char *const *names,
+                                        loom_array_t *const *arrays, int32_t cap,
+                                        loom_array_t **outs, int32_t *n_items, int *is_tuple) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (n_items) *n_items = 0;
+    if (outs)
+        for (int32_t k = 0; k < cap; k++) outs[k] = &ctx->nil;
+    if (ctx->err.status) return ctx->err.status;
+    if (!program || program->ctx != ctx || cap < 1 || !outs || !n_items || n_names < 0 ||
+        (n_names > 0 && (!names || !arrays)))
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "loom_program_run: program %p (%s), room for %d items at %p, count at "
+                        "%p, %d names at %p",
+                        (const void *)program,
+                        program && program->ctx != ctx ? "of another context" : "this context's",
+                        (int)cap, (void *)outs, (void *)n_items, (int)n_names,
+                        (const void *)names);
+    int tuple = 0;
+    parser_t P = {.ctx = ctx,
+                  .src = program->text,
+                  .len = program->len,
+                  .toks = program->toks,
+                  .n_toks = program->n_toks,
+                  .n_names = n_names,
+                  .names = names,
+                  .arrays = arrays};
+    base_arena_init(&P.arena, &ctx->al);
+    if (!check_names(&P) ||
+        !exec_program(&P, program->st, program->n_st, cap, NULL, outs, n_items, &tuple)) {
+        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_program_run: failed");
+        for (int32_t k = 0; k < cap; k++) outs[k] = &ctx->nil;
+        *n_items = 0;
+    }
+    base_arena_fini(&P.arena);
+    if (is_tuple) *is_tuple = tuple;
+    return ctx->err.status;
+}
+
+LOOM_API void loom_program_destroy(loom_program_t *program) {
+    if (!program) return;
+    base_alloc_t *al = &program->ctx->al;
+    base_arena_fini(&program->arena);
+    base_free(al, program);
 }

@@ -859,6 +859,61 @@ static void test_parse_misuse(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* loom_program: parsed once, run with new arrays each time (the same values as loom_parse, a
+ * tuple as items, a second context's program refused); a syntax error is create's, an unknown
+ * name the run's; the statements see the names bound for that run. */
+static void test_program(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx(), *other = check_cpu_ctx();
+    loom_program_t *p = NULL;
+    assert_int_equal(loom_program_create(ctx, "t = sin(x) * 1.5 + y\n(t, t.sum())", &p),
+                     LOOM_STATUS_OK);
+    const char *names[2] = {"x", "y"};
+    for (int run = 0; run < 3; run++) {
+        int64_t n = 4;
+        float xf[4], yf[4], got[4], sum;
+        for (int i = 0; i < 4; i++) xf[i] = (float)(i + run), yf[i] = (float)(run * 10 - i);
+        loom_array_t *arrs[2] = {loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, xf),
+                                 loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, yf)};
+        loom_array_t *items[4];
+        int32_t k = -1;
+        int tuple = -1;
+        assert_int_equal(loom_program_run(ctx, p, 2, names, arrs, 4, items, &k, &tuple),
+                         LOOM_STATUS_OK);
+        assert_int_equal(k, 2);
+        assert_int_equal(tuple, 1);
+        assert_int_equal(loom_read(ctx, items[0], got, sizeof got), LOOM_STATUS_OK);
+        assert_int_equal(loom_read(ctx, items[1], &sum, sizeof sum), LOOM_STATUS_OK);
+        float want_sum = 0;
+        for (int i = 0; i < 4; i++) {
+            float want = sinf(xf[i]) * 1.5f + yf[i];
+            assert_true(fabsf(got[i] - want) <= 1e-5f * (1 + fabsf(want)));
+            want_sum += got[i];
+        }
+        assert_true(fabsf(sum - want_sum) <= 1e-4f * (1 + fabsf(want_sum)));
+    }
+    /* a name the run does not bind, and another context */
+    loom_array_t *items[1];
+    int32_t k = -1;
+    assert_int_equal(loom_program_run(ctx, p, 0, NULL, NULL, 1, items, &k, NULL),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(loom_ctx_message(ctx), "x"));
+    assert_true(loom_array_is_nil(items[0]));
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(loom_program_run(other, p, 0, NULL, NULL, 1, items, &k, NULL),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(loom_ctx_message(other), "another context"));
+    loom_ctx_clear_error(other);
+    loom_program_destroy(p);
+    loom_program_t *bad = (loom_program_t *)1;
+    assert_int_equal(loom_program_create(ctx, "sin(x", &bad), LOOM_STATUS_INVALID_ARGUMENT);
+    assert_null(bad);
+    loom_ctx_clear_error(ctx);
+    loom_program_destroy(NULL);
+    loom_ctx_destroy(other);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_precedence_table),
@@ -874,6 +929,7 @@ int main(void) {
         cmocka_unit_test(test_parse_index_errors),
         cmocka_unit_test(test_parse_misuse),
         cmocka_unit_test(test_parse_items_and_table),
+        cmocka_unit_test(test_program),
         cmocka_unit_test(test_parse_deep_programs_do_not_crash),
         cmocka_unit_test(test_parse_nesting_limit),
     };

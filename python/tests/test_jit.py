@@ -1,0 +1,95 @@
+"""loom.jit: a function traced once per signature and replayed as one loom program gives the
+values the same calls give without it, on the CPU reference device."""
+import gc
+
+import numpy as np
+import pytest
+
+import loom
+import loom.numpy as lnp
+
+rng = np.random.default_rng(11)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cpu_context():
+    with loom.Context(device="cpu") as ctx:
+        yield ctx
+
+
+def chain(a):
+    for _ in range(5):
+        a = lnp.sin(a) * 1.5 + 0.25
+    return a
+
+
+def test_chain_matches_the_plain_calls_and_is_traced_once(cpu_context):
+    f = loom.jit(chain)
+    for k in range(4):
+        x = lnp.asarray(rng.standard_normal(1000).astype(np.float32))
+        np.testing.assert_array_equal(np.asarray(f(x)), np.asarray(chain(x)))
+    assert f.cache_size() == 1
+    before = cpu_context.stats()["evals"]
+    r = f(x)
+    assert cpu_context.stats()["evals"] == before  # lazy: nothing ran
+    np.asarray(r)
+    assert cpu_context.stats()["evals"] == before + 1  # the 15 operations: one eval
+
+
+def test_a_new_shape_dtype_or_static_argument_traces_again():
+    f = loom.jit(lambda x, axis: (x * 2).sum(axis=axis))
+    a = rng.standard_normal((3, 4))
+    for arr, axis in [(a, 0), (a, 1), (a, 0), (a.astype(np.float32), 0), (a[:2], 0)]:
+        got = f(lnp.asarray(arr), axis)
+        np.testing.assert_allclose(np.asarray(got), (arr * 2).sum(axis=axis), rtol=1e-6)
+    assert f.cache_size() == 4
+
+
+def test_tuples_indexing_updates_and_captured_arrays():
+    w = rng.standard_normal(4)
+    lw = lnp.asarray(w)
+
+    @loom.jit
+    def f(x, y):
+        z = x[1:, ::2] @ lw[:2]  # a captured loom array
+        x[0] = 7  # rebinds x inside the program, as outside it
+        q, r = divmod(x, 3)
+        u = lnp.linalg.svd(x[:, :3])  # a tuple result of the library
+        return z + y, q, x.T, u.S, np.float32(2) * r
+
+    for k in range(2):
+        a, b = rng.standard_normal((3, 4)) + k, rng.standard_normal(2)
+        z, q, t, s, r2 = f(lnp.asarray(a), lnp.asarray(b))
+        np.testing.assert_allclose(np.asarray(z), a[1:, ::2] @ w[:2] + b, rtol=1e-12)
+        a2 = a.copy()
+        a2[0] = 7
+        np.testing.assert_allclose(np.asarray(q), a2 // 3)
+        np.testing.assert_allclose(np.asarray(t), a2.T)
+        np.testing.assert_allclose(np.asarray(s), np.linalg.svd(a2[:, :3])[1], rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(r2), 2 * (a2 % 3), rtol=1e-12)
+    assert f.cache_size() == 1
+
+
+def test_errors():
+    @loom.jit
+    def needs_value(x):
+        return x * 2 if bool(x.sum() > 0) else x
+
+    with pytest.raises(TypeError, match="not known while the function is traced"):
+        needs_value(lnp.asarray([1.0, 2.0]))
+    with pytest.raises(ValueError):
+        loom.jit(lambda x, y: x + y)(lnp.asarray([1.0, 2.0]), lnp.asarray([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError, match="must return loom arrays"):
+        loom.jit(lambda x: 3)(lnp.asarray([1.0]))
+    # the context goes on after them
+    np.testing.assert_array_equal(np.asarray(loom.jit(chain)(lnp.asarray([0.5]))),
+                                  np.asarray(chain(lnp.asarray([0.5]))))
+
+
+def test_programs_are_destroyed_before_their_context():
+    with loom.Context(device="cpu") as c:
+        f = loom.jit(chain)
+        np.asarray(f(lnp.asarray(np.ones(8, np.float32))))
+    c.close()
+    del f
+    gc.collect()
