@@ -8,13 +8,14 @@
  *          still scanning its own line in order.
  *   LB     innermost lines of LB_MIN elements and more: tiles of LB_BLOCK x items elements,
  *          a block's each, in block order (blocks start in index order, as CUB's single-pass
- *          scan also relies on, so a tile waits only on running ones). A thread scans its
- *          items in order, the block combines the threads' totals (two levels of
- *          sequential folds in shared memory) and a tile gets its line prefix by decoupled
- *          look-back over the earlier tiles' published aggregates and inclusive prefixes.
- *          The look-back folds from the nearest inclusive prefix forward, so every tile's
- *          prefix is the left fold of the earlier tiles' aggregates, whatever the timing:
- *          results are deterministic.
+ *          scan also relies on, so a tile waits only on running ones). A thread folds its
+ *          items in order, the block combines the threads' totals (a fixed shuffle scan
+ *          per warp, the warps' totals folded in order) and a tile gets its line prefix by
+ *          decoupled look-back over the earlier tiles' published aggregates and inclusive
+ *          prefixes, the whole block reading LB_BLOCK of them at once. The look-back folds
+ *          from the nearest inclusive prefix forward, so every tile's prefix is the left
+ *          fold of the earlier tiles' aggregates, whatever the timing: results are
+ *          deterministic.
  *   COLS   lines along an outer axis of at least COLS_MIN elements, the innermost extent 32
  *          or more: a block takes 32 adjacent lines (lanes) x COLS_G groups of items
  *          consecutive elements; the groups' totals fold in order in shared memory, and the
@@ -36,7 +37,8 @@
 #define TILE_MIN_LEN 16  /* innermost lines from this long go through the tile */
 #define LB_BLOCK     256
 #define LB_MIN       512 /* innermost lines from this long: decoupled look-back */
-#define LB_WIN       256 /* earlier tiles' values a look-back holds before it starts over */
+#define LB_WIN       512 /* earlier tiles' values a look-back holds before it starts over */
+#define LB_RESIDENT  5   /* LB: blocks a multiprocessor holds (caps the registers a thread) */
 #define COLS_G       16  /* COLS: groups (warps) per block */
 #define COLS_MIN     64  /* outer-axis lines from this long: COLS */
 
@@ -142,7 +144,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7332); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7333); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
@@ -370,21 +372,39 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
         base_str_printf(o, "    const %s ident = (%s)%d;\n", ty(sn), ty(sn), one);
 }
 
-/* Loads through L2 only (another block's published values; L1 is not coherent). */
-static void emit_ldcg(base_str_t *o) {
-    base_str_cat(o, "template <typename T> __device__ __forceinline__ T lm_sc_ldcg(const T *p) {\n"
-                    "    T v;\n"
-                    "    if constexpr (sizeof(T) == 16) { uint4 w = __ldcg((const uint4 *)p); "
-                    "v = *reinterpret_cast<T *>(&w); }\n"
-                    "    else if constexpr (sizeof(T) == 8) { unsigned long long w = "
-                    "__ldcg((const unsigned long long *)p); v = *reinterpret_cast<T *>(&w); }\n"
-                    "    else if constexpr (sizeof(T) == 4) { unsigned w = __ldcg((const "
-                    "unsigned *)p); v = *reinterpret_cast<T *>(&w); }\n"
-                    "    else if constexpr (sizeof(T) == 2) { unsigned short w = __ldcg((const "
-                    "unsigned short *)p); v = *reinterpret_cast<T *>(&w); }\n"
-                    "    else { unsigned char w = __ldcg((const unsigned char *)p); "
-                    "v = *reinterpret_cast<T *>(&w); }\n"
-                    "    return v;\n}\n");
+/* LB's device helpers: loads through L2 only (another block's published values; L1 is not
+ * coherent), a flag's acquire load (what it publishes is seen after it, no fence), and warp
+ * shuffles of any result type, word by word. */
+static void emit_lb_helpers(base_str_t *o) {
+    base_str_cat(
+        o, "template <typename T> __device__ __forceinline__ T lm_sc_ldcg(const T *p) {\n"
+           "    T v;\n"
+           "    if constexpr (sizeof(T) == 16) { uint4 w = __ldcg((const uint4 *)p); "
+           "v = *reinterpret_cast<T *>(&w); }\n"
+           "    else if constexpr (sizeof(T) == 8) { unsigned long long w = "
+           "__ldcg((const unsigned long long *)p); v = *reinterpret_cast<T *>(&w); }\n"
+           "    else if constexpr (sizeof(T) == 4) { unsigned w = __ldcg((const "
+           "unsigned *)p); v = *reinterpret_cast<T *>(&w); }\n"
+           "    else if constexpr (sizeof(T) == 2) { unsigned short w = __ldcg((const "
+           "unsigned short *)p); v = *reinterpret_cast<T *>(&w); }\n"
+           "    else { unsigned char w = __ldcg((const unsigned char *)p); "
+           "v = *reinterpret_cast<T *>(&w); }\n"
+           "    return v;\n}\n"
+           "__device__ __forceinline__ unsigned lm_sc_acquire(const volatile unsigned *p) {\n"
+           "    unsigned v;\n"
+           "    asm volatile(\"ld.acquire.gpu.global.u32 %0, [%1];\" : \"=r\"(v) : "
+           "\"l\"((const unsigned *)p) : \"memory\");\n"
+           "    return v;\n}\n"
+           "template <typename T, bool UP> __device__ __forceinline__ T lm_sc_shfl(T v, "
+           "int k) {\n"
+           "    constexpr int n = sizeof(T) < 4 ? 1 : (int)(sizeof(T) / 4);\n"
+           "    union {\n        T v;\n        unsigned w[n];\n    } b;\n"
+           "    b.w[0] = 0u;\n"
+           "    b.v = v;\n"
+           "#pragma unroll\n"
+           "    for (int i = 0; i < n; i++) b.w[i] = UP ? __shfl_up_sync(0xffffffffu, b.w[i], "
+           "k) : __shfl_sync(0xffffffffu, b.w[i], k);\n"
+           "    return b.v;\n}\n");
 }
 
 /* LB: a block per tile of a line (block order), decoupled look-back between tiles. */
@@ -396,9 +416,10 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
     emit_identity(s, o);
     base_str_printf(o,
                     "    __shared__ %s sm[%d];\n"
-                    "    __shared__ %s tot[%d], seg[16], segpre[16], win[%d];\n"
-                    "    __shared__ %s s_agg, s_pre;\n",
-                    T, tile + tile / 32, T, LB_BLOCK, LB_WIN, T);
+                    "    __shared__ %s wtot[%d], win[%d];\n"
+                    "    __shared__ %s s_agg, s_pre;\n"
+                    "    __shared__ unsigned s_mask[%d];\n",
+                    T, tile + tile / 32, T, LB_BLOCK / 32, LB_WIN, T, LB_BLOCK / 32);
     base_str_printf(o,
                     "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n"
                     "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
@@ -407,7 +428,7 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "    %s *agg = (%s *)(scr + fe);\n"
                     "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) + "
                     "15) & ~15ull));\n"
-                    "    const int t = threadIdx.x;\n",
+                    "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n",
                     tile, tile, T, T, T, T, T);
     base_str_printf(o,
                     "    for (LM_I u = blockIdx.x; u < units; u += gridDim.x) {\n"
@@ -466,94 +487,105 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "            }\n"
                     "        }\n"
                     "        __syncthreads();\n");
-    /* each thread's items in order */
+    /* each thread's items folded in order: its total (the items' prefixes are folded again
+     * from shared memory at the end, the same brackets, so that none is held in registers
+     * across the look-back) */
+    base_str_printf(o,
+                    "        %s a = sm[t * %d + t * %d / 32];\n"
+                    "#pragma unroll\n"
+                    "        for (int k = 1; k < %d; k++) {\n"
+                    "            const int e = t * %d + k;\n"
+                    "            a = lm_%s_%s(a, sm[e + e / 32]);\n"
+                    "        }\n",
+                    T, it, it, it, it, op, x);
+    /* the threads' totals: a scan across each warp's lanes (fixed shuffle steps), then the
+     * earlier warps' totals folded in order. A thread's prefix in the tile is (its warp's
+     * prefix op its lane's prefix); its items' tile-local prefixes are that op its own items
+     * in order, the last thread's last one the tile's aggregate. */
+    base_str_printf(o,
+                    "        bool hp = wp > 0;\n"
+                    "        %s pre = ident;\n"
+                    "        {\n"
+                    "            %s v = a;\n"
+                    "#pragma unroll\n"
+                    "            for (int d = 1; d < 32; d <<= 1) {\n"
+                    "                const %s y = lm_sc_shfl<%s, true>(v, d);\n"
+                    "                if (lane >= d) v = lm_%s_%s(y, v);\n"
+                    "            }\n"
+                    "            if (lane == 31) wtot[wp] = v;\n"
+                    "            const %s lp = lm_sc_shfl<%s, true>(v, 1);\n"
+                    "            __syncthreads();\n"
+                    "            if (hp) pre = wtot[0];\n"
+                    "            for (int j = 1; j < wp; j++) pre = lm_%s_%s(pre, wtot[j]);\n"
+                    "            if (lane > 0) { pre = hp ? lm_%s_%s(pre, lp) : lp; hp = true; }\n"
+                    "        }\n"
+                    "        if (t == %d) {\n"
+                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
+                    "            s_agg = g;\n"
+                    "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
+                    "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
+                    "        }\n",
+                    T, T, T, T, op, x, T, T, op, x, op, x, LB_BLOCK - 1, T, op, x);
+    /* the look-back: the block reads LB_BLOCK earlier tiles at a time, nearest first, until
+     * one has its inclusive prefix (a thread each, waiting for its tile's flag; the warps'
+     * ballots meet in shared memory); past LB_WIN values it starts over. Warp 0 then folds
+     * from the nearest inclusive prefix forward in order, 32 values a shuffle round (the
+     * same brackets as one thread folding them). The tile's inclusive prefix is its prefix
+     * op its aggregate: its last result, exactly. */
     base_str_printf(
         o,
-        "        %s r[%d];\n"
-        "#pragma unroll\n"
-        "        for (int k = 0; k < %d; k++) {\n"
-        "            const int e = t * %d + k;\n"
-        "            r[k] = k == 0 ? sm[e + e / 32] : lm_%s_%s(r[k - 1], sm[e + e / 32]);\n"
-        "        }\n"
-        "        tot[t] = r[%d];\n"
-        "        __syncthreads();\n",
-        T, it, it, it, op, x, it - 1);
-    /* the threads' totals: 16 segments folded in order, then the segments; each thread's
-     * items become tile-local prefixes (its segment's prefix, its segment's earlier threads',
-     * its own items in order), the last one the tile's aggregate */
-    base_str_printf(
-        o,
-        "        if (t < 16) {\n"
-        "            %s a = tot[t * 16];\n"
-        "            for (int j = 1; j < 16; j++) a = lm_%s_%s(a, tot[t * 16 + j]);\n"
-        "            seg[t] = a;\n"
-        "        }\n"
-        "        __syncthreads();\n"
-        "        if (t == 0) {\n"
-        "            %s a = seg[0];\n"
-        "            for (int j = 1; j < 16; j++) { segpre[j] = a; a = lm_%s_%s(a, "
-        "seg[j]); }\n"
-        "        }\n"
-        "        __syncthreads();\n"
-        "        {\n"
-        "            const int g = t / 16, q = t %% 16;\n"
-        "            bool hp = g > 0;\n"
-        "            %s pre = hp ? segpre[g] : ident;\n"
-        "            for (int j = 0; j < q; j++) { pre = hp ? lm_%s_%s(pre, tot[g * 16 + "
-        "j]) : tot[g * 16 + j]; hp = true; }\n"
-        "            if (hp) {\n"
-        "#pragma unroll\n"
-        "                for (int k = 0; k < %d; k++) r[k] = lm_%s_%s(pre, r[k]);\n"
-        "            }\n"
-        "        }\n"
-        "        if (t == %d) {\n"
-        "            const %s a = r[%d];\n"
-        "            s_agg = a;\n"
-        "            if (tl == 0) { inc[u] = a; __threadfence(); flag[u] = 2u; }\n"
-        "            else { agg[u] = a; __threadfence(); flag[u] = 1u; }\n"
-        "        }\n"
-        "        __syncthreads();\n",
-        T, op, x, T, op, x, T, op, x, it, op, x, LB_BLOCK - 1, T, it - 1);
-    /* the look-back: warp 0 reads 32 earlier tiles at a time, nearest first, until one has
-     * its inclusive prefix; lane 0 folds from it forward. The tile's inclusive prefix is its
-     * prefix op its aggregate: its last result, exactly. */
-    base_str_printf(
-        o,
-        "        if (tl > 0 && t < 32) {\n"
+        "        if (tl > 0) {\n"
         "            const LM_I base = l * tiles;\n"
         "            LM_I tt = tl;\n"
         "            int n = 0, found = -1;\n"
-        "            while (found < 0) {\n"
+        "            for (;;) {\n"
         "                const LM_I j = tt - 1 - t;\n"
         "                unsigned f = 0;\n"
         "                if (j >= 0) {\n"
-        "                    while ((f = flag[base + j]) == 0u) { }\n"
-        "                    __threadfence();\n"
+        "                    while ((f = lm_sc_acquire(&flag[base + j])) == 0u) { }\n"
         "                    win[n + t] = f == 2u ? lm_sc_ldcg(&inc[base + j]) : "
         "lm_sc_ldcg(&agg[base + j]);\n"
         "                }\n"
-        "                const unsigned m = __ballot_sync(0xffffffffu, j >= 0 && f == "
-        "2u);\n"
-        "                if (m) found = n + __ffs(m) - 1;\n"
-        "                else { n += 32; tt -= 32; if (n == %d) { n = 0; tt = tl; } }\n"
+        "                const unsigned m = __ballot_sync(0xffffffffu, j >= 0 && f == 2u);\n"
+        "                if (lane == 0) s_mask[wp] = m;\n"
+        "                __syncthreads();\n"
+        "#pragma unroll\n"
+        "                for (int w = %d; w >= 0; w--)\n"
+        "                    if (s_mask[w]) found = n + w * 32 + __ffs(s_mask[w]) - 1;\n"
+        "                if (found >= 0) break;\n"
+        "                __syncthreads();\n"
+        "                n += %d;\n"
+        "                tt -= %d;\n"
+        "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
         "            }\n"
-        "            __syncwarp();\n"
-        "            if (t == 0) {\n"
+        "            if (wp == 0) {\n"
         "                %s p = win[found];\n"
-        "                for (int k = found - 1; k >= 0; k--) p = lm_%s_%s(p, win[k]);\n"
-        "                s_pre = p;\n"
-        "                inc[u] = lm_%s_%s(p, s_agg);\n"
-        "                __threadfence();\n"
-        "                flag[u] = 2u;\n"
+        "                for (int c = found >> 5; c >= 0; c--) {\n"
+        "                    const %s w = win[c * 32 + lane];\n"
+        "                    const int e = found - c * 32;\n"
+        "#pragma unroll\n"
+        "                    for (int k = 31; k >= 0; k--) {\n"
+        "                        const %s y = lm_sc_shfl<%s, false>(w, k);\n"
+        "                        if (k < e) p = lm_%s_%s(p, y);\n"
+        "                    }\n"
+        "                }\n"
+        "                if (t == 0) {\n"
+        "                    s_pre = p;\n"
+        "                    inc[u] = lm_%s_%s(p, s_agg);\n"
+        "                    __threadfence();\n"
+        "                    flag[u] = 2u;\n"
+        "                }\n"
         "            }\n"
         "        }\n"
         "        __syncthreads();\n",
-        LB_WIN, T, op, x, op, x);
+        LB_BLOCK / 32 - 1, LB_BLOCK, LB_BLOCK, LB_WIN, T, T, T, T, op, x, op, x);
     base_str_printf(o,
                     "#pragma unroll\n"
                     "        for (int k = 0; k < %d; k++) {\n"
                     "            const int e = t * %d + k;\n"
-                    "            sm[e + e / 32] = tl > 0 ? lm_%s_%s(s_pre, r[k]) : r[k];\n"
+                    "            a = k == 0 ? sm[e + e / 32] : lm_%s_%s(a, sm[e + e / 32]);\n"
+                    "            const %s y = hp ? lm_%s_%s(pre, a) : a;\n"
+                    "            sm[e + e / 32] = tl > 0 ? lm_%s_%s(s_pre, y) : y;\n"
                     "        }\n"
                     "        __syncthreads();\n"
                     "#pragma unroll\n"
@@ -563,7 +595,7 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "        }\n"
                     "        __syncthreads();\n"
                     "    }\n",
-                    it, it, op, x, it, LB_BLOCK, s->axis);
+                    it, it, op, x, T, op, x, op, x, it, LB_BLOCK, s->axis);
 }
 
 /* COLS: 32 adjacent lines x COLS_G groups per block, tile by tile with a carry. Each result is
@@ -633,15 +665,16 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_init(&body, out->al);
     base_str_t *o = &body;
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
-    if (s->mode == M_LB) emit_ldcg(o);
+    if (s->mode == M_LB) emit_lb_helpers(o);
     int threads = s->mode == M_LB     ? LB_BLOCK
                   : s->mode == M_COLS ? 32 * COLS_G
                   : s->mode == M_TILE ? TILE_BLOCK
                                       : SCAN_BLOCK;
+    int resident = s->mode == M_LB ? LB_RESIDENT : 1;
     base_str_printf(o,
-                    "extern \"C\" __global__ void __launch_bounds__(%d) %s(const lm_params_%s P) "
-                    "{\n",
-                    threads, name, name);
+                    "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
+                    "P) {\n",
+                    threads, resident, name, name);
     uint32_t w = 2;
     base_str_cat(o, "    const LM_I lines = (LM_I)P.w[0];\n    const LM_I len = (LM_I)P.w[1];\n");
     for (int ax = 0; ax < s->nd; ax++)

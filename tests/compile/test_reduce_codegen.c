@@ -734,17 +734,19 @@ static void check_scan(gb_t *b, uint32_t out, const char *what) {
 static void test_scans(void **state) {
     (void)state;
     /* every form: (5, 1000, 40) along 0 one thread per line, along 1 column groups, along 2
-     * the warp tile; (3, 700) along 1 look-back tiles */
+     * the warp tile; (3, 700) along 1 look-back tiles (a product, then a sum: float products
+     * keep the in-order forms) */
     int64_t shape[3] = {5, 1000, 40}, rows[2] = {3, 700};
     for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++)
-        for (int axis = 0; axis < 4; axis++) {
+        for (int axis = 0; axis < 5; axis++) {
             gb_t b;
             gb_init(&b);
             uint32_t x = axis < 3 ? in_c(&b, dtypes[t], 3, shape) : in_c(&b, dtypes[t], 2, rows);
             loom_dtype_t d =
                 ir_dtypes[dtypes[t]].kind == IR_DKIND_BOOL ? LOOM_DTYPE_I64 : dtypes[t];
             uint32_t xc = d == dtypes[t] ? x : cast(&b, d, x);
-            check_scan(&b, scan(&b, axis & 1 ? IR_OP_CUMPROD : IR_OP_CUMSUM, xc, axis < 3 ? axis : 1),
+            check_scan(&b,
+                       scan(&b, axis % 2 ? IR_OP_CUMPROD : IR_OP_CUMSUM, xc, axis < 3 ? axis : 1),
                        "scan");
             gb_fini(&b);
         }
