@@ -269,12 +269,13 @@ def _dtype_name(dt):
 class ndarray:
     """A lazy loom array. Operators, indexing and NumPy's methods record work; converting to a
     NumPy array or a Python number evaluates."""
-    __slots__ = ("_ctx", "_p", "__weakref__")
+    __slots__ = ("_ctx", "_p", "_sig", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, ctx, p):
         self._ctx = ctx
         self._p = p  # retained
+        self._sig = None
 
     def __del__(self):
         try:
@@ -298,10 +299,14 @@ class ndarray:
         return _np_dtype(lib.loom_array_dtype(self._p))
 
     def _signature(self):
-        """(dtype code, extents...): what a loom.jit program depends on."""
-        p = self._p
-        return (lib.loom_array_dtype(p),) + tuple(
-            lib.loom_array_dim(p, i) for i in range(lib.loom_array_ndim(p)))
+        """(dtype code, extents...): what a loom.jit program depends on (kept: an array's
+        dtype and shape never change)."""
+        sig = self._sig
+        if sig is None:
+            p = self._p
+            sig = self._sig = (lib.loom_array_dtype(p),) + tuple(
+                lib.loom_array_dim(p, i) for i in range(lib.loom_array_ndim(p)))
+        return sig
 
     @property
     def size(self):
@@ -458,6 +463,7 @@ class ndarray:
         new = b.run(prog, out_name=b.names[0])
         lib.loom_array_release(self._p)
         self._p = lib.loom_array_retain(new._p)
+        self._sig = None
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -849,18 +855,23 @@ class _Program:
         for i, c in enumerate(captured):
             self.arrs[n_args + i] = c._p
         self.n_args = n_args
+        self.outs = (P * 16)()
+        self.cnt = _lib.c_i32()
+        self.refs = (ctypes.byref(self.cnt), ctypes.byref(ctypes.c_int()))
 
-    def run(self, arrays):
+    def run(self, arrays, lazy):
         ctx = self.ctx
         arrs = self.arrs
         for i, a in enumerate(arrays):
             if a._ctx is not ctx:
                 raise ValueError("loom.jit: arrays of different contexts")
             arrs[i] = a._p
+        outs, cnt = self.outs, self.cnt
         with ctx.lock:
-            outs, cnt, tup = ctx._outs
             st = lib.loom_program_run(ctx._p, self._p, self.n, self.names, arrs, 16, outs,
-                                      ctypes.byref(cnt), ctypes.byref(tup))
+                                      *self.refs)
+            if not st and not lazy:
+                st = lib.loom_eval(ctx._p, cnt.value, outs)
             if st:
                 _raise(ctx._p, st)
             res = [ndarray(ctx, lib.loom_array_retain(outs[i])) for i in range(cnt.value)]
@@ -881,20 +892,26 @@ class _Program:
             pass
 
 
-def jit(fn=None, *, static_argnums=None):
+def jit(fn=None, *, lazy=False):
     """fn recorded once per signature and replayed: the first call with a new signature (the
     arrays' context, shapes and dtypes, and the other arguments' values, which must be
     hashable) runs fn on traced arrays and keeps what it did as one loom program
     (loom_program_create); later calls bind the new arrays and run the program in C
-    (loom_program_run), with no Python per operation. Results are lazy, as every loom result.
-    fn must take arrays and Python values and return an array or a tuple of arrays, and must
-    not ask for the values of its arrays (as JAX's jit); arrays it uses from outside are
-    captured as they were when traced."""
+    (loom_program_run), with no Python per operation. As JAX's jit, the results are computed
+    when the call returns (one eval, queued on the device); lazy=True returns them lazy
+    instead, to fuse with what follows. fn must take arrays and Python values and return an
+    array or a tuple of arrays, and must not ask for the values of its arrays; arrays it uses
+    from outside are captured as they were when traced."""
     if fn is None:
-        return lambda f: jit(f, static_argnums=static_argnums)
+        return lambda f: jit(f, lazy=lazy)
     cache = {}
 
     def traced(*args):
+        if len(args) == 1 and type(args[0]) is ndarray:  # the common case, without a list
+            a = args[0]
+            prog = cache.get((id(a._ctx), a._signature()))
+            if prog is not None:
+                return prog.run(args, lazy)
         key = [None]
         arrays = []
         ctx = None
@@ -913,7 +930,7 @@ def jit(fn=None, *, static_argnums=None):
         prog = cache.get(key)
         if prog is None:
             prog = cache[key] = _trace(fn, ctx, args)
-        return prog.run(arrays)
+        return prog.run(arrays, lazy)
 
     traced.__name__ = getattr(fn, "__name__", "jit")
     traced.__doc__ = fn.__doc__
