@@ -13,6 +13,7 @@ several together.
     print(lnp.sum(y, axis=0))       # one eval: one fused kernel on a GPU
 """
 import ctypes
+import operator
 import threading
 import weakref
 
@@ -525,12 +526,18 @@ def _ctx_of(values):
 
 
 def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
-    """A loom array holding obj's values (copied): a loom array as it is (cast if dtype asks),
-    NumPy arrays, Python numbers and nested sequences as NumPy would read them."""
+    """A loom array holding obj's values (copied): a loom array as it is (cast if dtype asks;
+    with copy=True a new object, so that x[k] = v on the result leaves obj as it was), NumPy
+    arrays, Python numbers and nested sequences as NumPy would read them."""
     if isinstance(device, Context):
         ctx = device
     if isinstance(obj, ndarray):
-        return obj if dtype is None else _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
+        if dtype is not None:
+            return _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
+        if copy:  # a new object: x[k] = v on it must not rebind obj (its memory is shared,
+            with obj._ctx.lock:  # immutable)
+                return ndarray(obj._ctx, lib.loom_array_retain(obj._p))
+        return obj
     ctx = ctx or get_context()
     a = _np.asarray(obj, dtype=None if dtype is None else _np_dtype_of(dtype))
     if a.dtype.name not in _DT_NAMES:
@@ -691,8 +698,9 @@ class _Binder:
         if isinstance(v, _np.dtype) or (isinstance(v, type) and (
                 issubclass(v, _np.generic) or v in (float, int, bool, complex))):
             return repr(_dtype_name(v))
-        if isinstance(v, slice):
-            return ":".join("" if x is None else self.lit(x) for x in (v.start, v.stop, v.step))
+        if isinstance(v, slice):  # bounds as NumPy takes them: None or operator.index(x)
+            return ":".join("" if x is None else self.lit(operator.index(x))
+                            for x in (v.start, v.stop, v.step))
         if isinstance(v, tuple):
             return "(" + "".join(self.lit(x) + ", " for x in v) + ")"
         if isinstance(v, list):

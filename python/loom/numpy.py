@@ -5,6 +5,7 @@ own table (loom_expr_function): a function added to the C library appears in Pyt
 glue. numpy.linalg's and numpy.fft's functions are also in `lnp.linalg` and `lnp.fft`. Arrays
 and dtypes go in as NumPy's do (NumPy arrays, Python numbers and sequences, np.float32 or
 'float32'); results are `loom.ndarray`s, lazy until a value is needed."""
+import operator as _operator
 import sys as _sys
 import types as _types
 
@@ -30,6 +31,49 @@ _BUILTIN = {"abs", "round", "min", "max", "sum", "all", "any", "pow", "divmod", 
 _OWN = {"finfo", "iinfo", "result_type"}  # Python objects here, not arrays
 
 
+# Parameters that take a shape, axes or an extent: NumPy reads a list there as a tuple and an
+# integer-valued array (a 0-d loom array) through operator.index, where elsewhere a list is an
+# array-like. (The Array API's `ones([n])`, and scikit-learn's counts as 0-d arrays.)
+_SHAPE_LIKE = {"shape", "newshape", "axes", "axis", "s", "reps", "source", "destination", "n",
+               "N", "M", "k", "num"}
+
+
+def _shape_like(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(x if type(x) is int or x is None else _index(x) for x in v)
+    if isinstance(v, ndarray) and v.ndim == 0:
+        return _index(v)
+    return v
+
+
+def _index(x):
+    if isinstance(x, _np.integer):
+        return int(x)
+    return x if isinstance(x, (_np.generic, float, complex, str)) else _operator.index(x)
+
+
+def _shaped(f, params):
+    """f with its shape-like parameters (by position and by name) read as NumPy reads them."""
+    names = [p.rstrip("?*") for p in params.split(",") if p]
+    at = [i for i, n in enumerate(names) if n in _SHAPE_LIKE]
+    if not at:
+        return f
+
+    first = at[0]  # (this module's any, all, sum, ... are NumPy's: not used here)
+
+    def g(*args, **kwargs):
+        if first < len(args):
+            args = list(args)
+            for i in at:
+                if i < len(args):
+                    args[i] = _shape_like(args[i])
+        for k in kwargs:
+            if k in _SHAPE_LIKE:
+                kwargs[k] = _shape_like(kwargs[k])
+        return f(*args, **kwargs)
+    return g
+
+
 def _make(name, params, head=None):
     head = head or name
     fast = _FAST.get(name)
@@ -45,6 +89,7 @@ def _make(name, params, head=None):
     else:
         def f(*args, **kwargs):
             return _call_text(head, [], args, kwargs)
+    f = _shaped(f, params)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "numpy.%s(%s) on loom (the expression language's %s)." % (
         head, params.replace(",", ", "), head)

@@ -352,3 +352,40 @@ def test_complex_sorts_searches_and_scatters():
     w = z.copy()
     w[[0, 3, 0]] = [1j, 2, 3 + 3j]
     check(y, w)
+
+
+def test_numpy_reads_shapes_slices_and_copies_as_numpy_does():
+    n = lnp.asarray(3)  # a 0-d integer array, as library code computes counts
+    check(lnp.ones([2, 3]), np.ones([2, 3]))  # a list is a shape here, not an array
+    check(lnp.zeros((n, np.int64(2))), np.zeros((3, 2)))
+    check(lnp.full(n, 1.5), np.full(3, 1.5))
+    check(lnp.broadcast_to(lnp.asarray([1.0, 2.0]), (np.int32(2), 2)),
+          np.broadcast_to([1.0, 2.0], (2, 2)))
+    x = lnp.asarray(np.arange(6.0))
+    check(x[:n], np.arange(6.0)[:3])  # a slice bound through operator.index
+    check(x[n - 1:lnp.asarray(5):np.int64(2)], np.arange(6.0)[2:5:2])
+    # asarray(copy=True) gives a new object: an update of it leaves the original
+    y = lnp.asarray(x, copy=True)
+    assert y is not x and lnp.asarray(x) is x
+    y[0] = 9
+    check(x, np.arange(6.0))
+    check(y, np.r_[9.0, np.arange(1.0, 6.0)])
+
+
+def test_array_api_dispatch_example():
+    """scikit-learn's and SciPy's Array API paths on loom arrays agree with NumPy (where both
+    are installed)."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+    if not (importlib.util.find_spec("sklearn") and importlib.util.find_spec("scipy")):
+        pytest.skip("scikit-learn and SciPy are not installed")
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "..", "examples", "python", "array_api_dispatch.py")
+    env = dict(os.environ, LOOM_DEVICE="cpu", SCIPY_ARRAY_API="1",
+               PYTHONPATH=os.path.join(here, "..") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, path, "2000"], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "DIFFERS" not in p.stdout and p.stdout.count("agrees with NumPy") == 9
