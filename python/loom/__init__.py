@@ -385,46 +385,15 @@ class ndarray:
     def _bin(self, op, other, reflected=False):
         f = _FAST.get(_OPS.get(op))
         if f is not None:
-            r = _fast(f[1], (other, self) if reflected else (self, other))
+            r = _fast2(f[1], other, self) if reflected else _fast2(f[1], self, other)
             if r is not None:
                 return r
         return _run(("{1} %s {0}" if reflected else "{0} %s {1}") % op, [self, other])
 
-    def __add__(self, o): return self._bin("+", o)
-    def __radd__(self, o): return self._bin("+", o, True)
-    def __sub__(self, o): return self._bin("-", o)
-    def __rsub__(self, o): return self._bin("-", o, True)
-    def __mul__(self, o): return self._bin("*", o)
-    def __rmul__(self, o): return self._bin("*", o, True)
-    def __truediv__(self, o): return self._bin("/", o)
-    def __rtruediv__(self, o): return self._bin("/", o, True)
-    def __floordiv__(self, o): return self._bin("//", o)
-    def __rfloordiv__(self, o): return self._bin("//", o, True)
-    def __mod__(self, o): return self._bin("%", o)
-    def __rmod__(self, o): return self._bin("%", o, True)
-    def __pow__(self, o): return self._bin("**", o)
-    def __rpow__(self, o): return self._bin("**", o, True)
-    def __matmul__(self, o): return self._bin("@", o)
-    def __rmatmul__(self, o): return self._bin("@", o, True)
-    def __and__(self, o): return self._bin("&", o)
-    def __rand__(self, o): return self._bin("&", o, True)
-    def __or__(self, o): return self._bin("|", o)
-    def __ror__(self, o): return self._bin("|", o, True)
-    def __xor__(self, o): return self._bin("^", o)
-    def __rxor__(self, o): return self._bin("^", o, True)
-    def __lshift__(self, o): return self._bin("<<", o)
-    def __rlshift__(self, o): return self._bin("<<", o, True)
-    def __rshift__(self, o): return self._bin(">>", o)
-    def __rrshift__(self, o): return self._bin(">>", o, True)
-    def __lt__(self, o): return self._bin("<", o)
-    def __le__(self, o): return self._bin("<=", o)
-    def __gt__(self, o): return self._bin(">", o)
-    def __ge__(self, o): return self._bin(">=", o)
-    def __eq__(self, o): return self._bin("==", o)
-    def __ne__(self, o): return self._bin("!=", o)
+    # __add__, __radd__, ... : made below by _operator_methods
     def _un(self, name, text):
         f = _FAST.get(name)
-        r = _fast(f[1], (self,)) if f is not None else None
+        r = _fast1(f[1], self) if f is not None else None
         return r if r is not None else _run(text, [self])
 
     def __neg__(self): return self._un("negative", "-{0}")
@@ -609,35 +578,64 @@ _I64 = 1 << 63
 
 def _fast(builder, values):
     """builder applied to values (loom arrays and Python numbers, weak as NEP 50 says); None
-    when a value needs the general path (NumPy arrays, lists, huge integers, other contexts)."""
-    ctx = None
-    for v in values:
-        if type(v) is ndarray:
-            ctx = v._ctx
-            break
-    if ctx is None:
+    when a value needs the general path (NumPy arrays, lists, huge integers, other contexts,
+    arrays loom.jit traces)."""
+    if len(values) == 2:
+        return _fast2(builder, values[0], values[1])
+    if len(values) == 1:
+        return _fast1(builder, values[0])
+    return None
+
+
+def _fast1(builder, a):
+    if type(a) is not ndarray:
         return None
-    args = []
+    ctx = a._ctx
     with ctx.lock:
-        for v in values:
-            t = type(v)
-            if t is ndarray:
-                if v._ctx is not ctx:
-                    return None
-                args.append(v._p)
-            elif t is float or t is int or t is bool or t is complex:
-                w = ctx.weak(t, v)
-                if w is None:
-                    return None
-                args.append(w)
-            else:
+        return _wrap(ctx, builder(ctx._p, a._p))
+
+
+def _fast2(builder, a, b):
+    ta, tb = type(a), type(b)
+    if ta is ndarray:
+        ctx = a._ctx
+    elif tb is ndarray:
+        ctx = b._ctx
+    else:
+        return None
+    with ctx.lock:
+        if ta is ndarray:
+            if a._ctx is not ctx:
                 return None
-        p = builder(ctx._p, *args)
-        if not p or p == ctx._nil:
-            _raise(ctx._p, lib.loom_ctx_status(ctx._p))
-        r = ndarray(ctx, lib.loom_array_retain(p))
-        ctx._tick()  # (after the retain: the scope's end may drop its own reference)
-        return r
+            pa = a._p
+        elif ta is float or ta is int or ta is bool or ta is complex:
+            pa = ctx.weak(ta, a)
+            if pa is None:
+                return None
+        else:
+            return None
+        if tb is ndarray:
+            if b._ctx is not ctx:
+                return None
+            pb = b._p
+        elif tb is float or tb is int or tb is bool or tb is complex:
+            pb = ctx.weak(tb, b)
+            if pb is None:
+                return None
+        else:
+            return None
+        return _wrap(ctx, builder(ctx._p, pa, pb))
+
+
+def _wrap(ctx, p):
+    """A builder's result p as a retained loom array (the caller holds ctx's lock)."""
+    if not p or p == ctx._nil:
+        _raise(ctx._p, lib.loom_ctx_status(ctx._p))
+    r = ndarray(ctx, lib.loom_array_retain(p))
+    ctx._calls += 1  # (after the retain: the scope's end may drop its own reference)
+    if ctx._calls >= _RECYCLE:
+        ctx._tick()
+    return r
 
 
 # ---- calls as expression text ----
@@ -980,3 +978,39 @@ def _trace(fn, ctx, args):
         raise TypeError("loom.jit: the function returned an empty tuple")
     last = "(%s,)" % ", ".join(names) if tup else names[0]
     return _Program(ctx, "\n".join(tr.lines + [last]), n, list(tr.captured), len(outs), tup)
+
+
+def _operator_methods():
+    """ndarray's binary operators, each bound to its C builder (the general path, expression
+    text, where the fast one declines)."""
+    names = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+             "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<<": "lshift",
+             ">>": "rshift"}
+    compare = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+
+    def make(op, reflected):
+        f = _FAST.get(_OPS.get(op))
+        builder = f[1] if f is not None else None
+        text = ("{1} %s {0}" if reflected else "{0} %s {1}") % op
+
+        if builder is None:
+            def method(self, other):
+                return _run(text, [self, other])
+        elif reflected:
+            def method(self, other):
+                r = _fast2(builder, other, self)
+                return r if r is not None else _run(text, [self, other])
+        else:
+            def method(self, other):
+                r = _fast2(builder, self, other)
+                return r if r is not None else _run(text, [self, other])
+        return method
+
+    for op, n in names.items():
+        setattr(ndarray, "__%s__" % n, make(op, False))
+        setattr(ndarray, "__r%s__" % n, make(op, True))
+    for op, n in compare.items():
+        setattr(ndarray, "__%s__" % n, make(op, False))
+
+
+_operator_methods()
