@@ -1293,6 +1293,7 @@ typedef loom_array_t *(*join_fn)(loom_ctx_t *, int32_t, loom_array_t *const *, i
 
 typedef enum fkind {
     F_ARRAY,
+    F_COPY,
     F_UNARY,
     F_BINARY,
     F_WHERE,
@@ -1471,6 +1472,7 @@ static const func_t funcs[] = {
     {.name = "astype", .kind = F_ASTYPE, .params = "x,dtype", .method = true},
     {.name = "array", .kind = F_ARRAY, .params = "object,dtype?"},
     {.name = "asarray", .kind = F_ARRAY, .params = "a,dtype?"},
+    {.name = "copy", .kind = F_COPY, .params = "a,order?", .method = true},
     {.name = "zeros", .kind = F_ZEROS, .params = "shape,dtype?"},
     {.name = "empty", .kind = F_ZEROS, .params = "shape,dtype?"}, /* zeros, as empty_like */
     {.name = "ones", .kind = F_ONES, .params = "shape,dtype?"},
@@ -3256,6 +3258,16 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                             "array: complex numbers cannot become %s (take np.real first)",
                             loom_dtype_name(d));
             r = loom_astype(ctx, x[0], d);
+            break;
+        }
+        case F_COPY: { /* arrays are values: a copy is the array itself (x[k] = v on it
+                        * rebinds the copy's name alone); numbers and lists become arrays */
+            static const char *const orders[] = {"K", "A", "C", "F"};
+            if (choice_arg(P, b, 1, orders, 4, 0) < 0)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "copy: order must be one of 'K', 'A', 'C' or 'F'");
+            r = as_output(P, &b->v[0], b->pos[0]);
+            if (loom_array_is_nil(r)) return false;
             break;
         }
         case F_ZEROS:

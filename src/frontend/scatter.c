@@ -5,6 +5,7 @@
  * combine every duplicate in that order, so float sums are the same on every run. The flat
  * indices come from the gathers of index.c applied to the base's own positions (an arange), so
  * every form of NumPy's indexing selects the same elements here as it reads there. */
+#include <math.h>
 #include <string.h>
 
 #include "fe.h"
@@ -23,6 +24,63 @@ static bool same_kind(loom_dtype_t from, loom_dtype_t to) {
     return f == IR_DKIND_UINT && t == IR_DKIND_INT;
 }
 
+/* The flat a (n elements) with one more element after it, and the last write of v (1-D) at
+ * positions f (1-D) where keep holds, in reverse order: the first such v of each position, in
+ * C order of f, or a's own element where there is none (a's extra element takes the rest). */
+static loom_array_t *first_write(loom_ctx_t *ctx, const char *fn, loom_array_t *a,
+                                 loom_array_t *f, loom_array_t *v, loom_array_t *keep) {
+    int64_t n = fe_size(a), m = f->shape[0], one = 1, minus1 = -1;
+    loom_array_t *parts[2] = {loom_reshape(ctx, a, 1, &minus1),
+                              loom_zeros(ctx, (loom_dtype_t)a->dtype, 1, &one)};
+    loom_array_t *ext = loom_concatenate(ctx, 2, parts, 0);
+    loom_array_t *to = loom_where(ctx, keep, f, loom_full_int(ctx, LOOM_DTYPE_I64, 0, NULL, n));
+    loom_array_t *rf = fe_slice_axis(ctx, to, 0, m - 1, LOOM_NONE, -1);
+    loom_array_t *rv = fe_slice_axis(ctx, v, 0, m - 1, LOOM_NONE, -1);
+    loom_array_t *w = fe_scatter(ctx, fn, ext, rf, rv, LOOM_AT_SET);
+    return loom_reshape(ctx, fe_slice_axis(ctx, w, 0, 0, n, 1), a->ndim, a->shape);
+}
+
+/* minimum.at / maximum.at of complex numbers, NumPy's sequential result: each position keeps
+ * the first of its element and its values (C order) that is least (most) in NumPy's
+ * lexicographic order, and a NaN when any of them is one (its own element's, else the first
+ * NaN value). Built from real scatters: the least real parts, the least imaginary parts among
+ * the elements with that real part, then the first element equal to both (so equal values
+ * keep the earlier one's bits, the sign of a zero included), and the first NaN. */
+static loom_array_t *complex_extreme_at(loom_ctx_t *ctx, const char *fn, loom_array_t *a,
+                                        loom_array_t *f, loom_array_t *v, loom_at_op_t op) {
+    int64_t minus1 = -1;
+    double far = op == LOOM_AT_MIN ? INFINITY : -INFINITY;
+    f = loom_reshape(ctx, f, 1, &minus1);
+    v = loom_reshape(ctx, v, 1, &minus1);
+    if ((f->flags & FE_NIL) || (v->flags & FE_NIL) || f->shape[0] == 0) return a;
+    loom_array_t *an = loom_logical_or(ctx, loom_isnan(ctx, loom_real(ctx, a)),
+                                       loom_isnan(ctx, loom_imag(ctx, a)));
+    loom_array_t *vn = loom_logical_or(ctx, loom_isnan(ctx, loom_real(ctx, v)),
+                                       loom_isnan(ctx, loom_imag(ctx, v)));
+    /* NaNs out of the way of the order: the far end */
+    loom_array_t *ar = loom_where(ctx, an, loom_weak_float(ctx, far), loom_real(ctx, a));
+    loom_array_t *ai = loom_where(ctx, an, loom_weak_float(ctx, far), loom_imag(ctx, a));
+    loom_array_t *vr = loom_where(ctx, vn, loom_weak_float(ctx, far), loom_real(ctx, v));
+    loom_array_t *vi = loom_where(ctx, vn, loom_weak_float(ctx, far), loom_imag(ctx, v));
+    loom_array_t *mr = fe_scatter(ctx, fn, ar, f, vr, op);
+    loom_array_t *at_r = loom_take(ctx, mr, f, LOOM_AXIS_NONE, LOOM_TAKE_RAISE);
+    loom_array_t *far_ai = loom_full(ctx, (loom_dtype_t)ai->dtype, 0, NULL, far);
+    loom_array_t *mi = fe_scatter(ctx, fn, loom_where(ctx, loom_equal(ctx, ar, mr), ai, far_ai),
+                                  f, loom_where(ctx, loom_equal(ctx, vr, at_r), vi, far_ai), op);
+    loom_array_t *at_i = loom_take(ctx, mi, f, LOOM_AXIS_NONE, LOOM_TAKE_RAISE);
+    loom_array_t *a_wins = loom_logical_and(ctx, loom_equal(ctx, ar, mr), loom_equal(ctx, ai, mi));
+    loom_array_t *v_ties = loom_logical_and(
+        ctx, loom_logical_not(ctx, vn),
+        loom_logical_and(ctx, loom_equal(ctx, vr, at_r), loom_equal(ctx, vi, at_i)));
+    loom_array_t *best = loom_where(ctx, a_wins, a, first_write(ctx, fn, a, f, v, v_ties));
+    /* NaNs: the element's own, else the first NaN value of the position */
+    loom_array_t *zero = loom_zeros(ctx, LOOM_DTYPE_I8, 0, NULL);
+    loom_array_t *any_vn = fe_scatter(ctx, fn, loom_astype(ctx, an, LOOM_DTYPE_I8), f,
+                                      loom_astype(ctx, vn, LOOM_DTYPE_I8), LOOM_AT_MAX);
+    loom_array_t *nan = first_write(ctx, fn, a, f, v, vn);
+    return loom_where(ctx, an, a, loom_where(ctx, loom_greater(ctx, any_vn, zero), nan, best));
+}
+
 loom_array_t *fe_scatter(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *f,
                          loom_array_t *values, loom_at_op_t op) {
     if ((f->flags & FE_NIL) || (values->flags & FE_NIL)) return &ctx->nil;
@@ -37,12 +95,12 @@ loom_array_t *fe_scatter(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_
     if (v->flags & FE_NIL) return v;
     if (ir_is_complex((loom_dtype_t)a->dtype) && (op == LOOM_AT_SET || op == LOOM_AT_ADD)) {
         /* componentwise: each part scattered alone (the same writes win, each part's sum is
-         * the complex sum's); min and max order complex numbers as a whole, so they stay
-         * refused below */
+         * the complex sum's); min and max order complex numbers as a whole */
         loom_array_t *re = fe_scatter(ctx, fn, loom_real(ctx, a), f, loom_real(ctx, v), op);
         loom_array_t *im = fe_scatter(ctx, fn, loom_imag(ctx, a), f, loom_imag(ctx, v), op);
         return loom_complex(ctx, re, im);
     }
+    if (ir_is_complex((loom_dtype_t)a->dtype)) return complex_extreme_at(ctx, fn, a, f, v, op);
     loom_array_t *srcs[3] = {a, f, v};
     ir_params_t p = {0};
     p.k = op;

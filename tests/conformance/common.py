@@ -50,7 +50,9 @@ def run(loom, binds, tmp, expr, device):
 
 def check_all(loom, device, arrays, cases, errors, compare, what, names=None):
     """Each (expr, tag) of cases through loom and NumPy (with the arrays, np and names
-    defined), compare(got, want, tag) giving None or why they differ; each (expr, words) of
+    defined; an expr with ';' is statements and the value of the last one, run by NumPy on
+    copies of the arrays), compare(got, want, tag) giving None or why they differ; each
+    (expr, words) of
     errors must fail in loom with words in the message. Prints the failures and a summary; 0
     when all agree, else 1."""
     import warnings
@@ -62,7 +64,13 @@ def check_all(loom, device, arrays, cases, errors, compare, what, names=None):
             np.save(os.path.join(tmp, k + ".npy"), x)
             binds.append("%s=%s" % (k, os.path.join(tmp, k + ".npy")))
         for expr, tag in cases:
-            want = np.asarray(eval(expr, dict(arrays, np=np, **(names or {}))))
+            env = dict({k: v.copy() for k, v in arrays.items()}, np=np, **(names or {}))
+            if ";" in expr:  # statements, then the value of the last one
+                head, _, last = expr.rpartition(";")
+                exec(head, env)
+                want = np.asarray(eval(last, env))
+            else:
+                want = np.asarray(eval(expr, env))
             got, err = run(loom, binds, tmp, expr, device)
             why = "loom: %s" % err if err else compare(got, want, tag)
             if why:

@@ -148,11 +148,14 @@ APPROX = [
     # searches by ranks in a merged sort; scatters part by part
     "np.searchsorted(np.sort(zs), zs[::3])", "np.searchsorted(np.sort(z128), z128[:9], side='right')",
     "np.isin(zs, zs[::7])", "np.setdiff1d(z128, z128[::2])",
+    # minimum.at / maximum.at: NumPy's sequential lexicographic result (first NaN, first of equals)
+    "y = np.copy(zs); np.minimum.at(y, np.arange(100) % 7, zs[::-1]); y",
+    "y = np.copy(zs); np.maximum.at(y, np.arange(100) % 5, zs); y",
+    "y = np.copy(z64); np.minimum.at(y, (np.array([0, 4, 4, 0]), np.array([1, 6, 6, 1])), z64[2, :4]); y",
+    "y = np.round(z128 * 2); np.maximum.at(y, np.arange(64) % 3, np.round(z128[::-1] * 2)); y",
 ]
 
 ERRORS = [
-    ("np.minimum.at(z64, [0], 1j)", "not supported"),
-
     ("np.floor(z64)", "not supported"),
     ("z64 // 2", "not supported"), ("np.arctan2(z64, z64)", "not supported"),
     ("z128.astype(np.int8)[np.array([1.5j])]", "indices"),

@@ -251,6 +251,16 @@ static void test_scatters(void **state) {
     /* 5000 float weights into 97 bins: the reference's sums, bit for bit */
     both(f, "bincount(weights)", bincount_build, NULL, 1000, 0, -1);
     expr(f, "bincount(ib)", 0, -1);
+    /* complex minimum.at / maximum.at: compositions of the real scatters (NaNs, both zeros,
+     * infinities and many ties among the parts), bit for bit */
+    expr(f,
+         "y = complex(v[:1000], x.ravel()[:1000]); np.minimum.at(y, ib % 1000, complex(round(w "
+         "/ 300), where(isnan(v[:5000]), v[:5000], round(w / 100)))); y",
+         0, -1);
+    expr(f,
+         "y = complex(x.ravel()[:1000], v[:1000]); np.maximum.at(y, ib % 1000, complex(where("
+         "isnan(v[:5000]), v[:5000], round(w / 300)), round(w / 100))); y",
+         0, -1);
     expr(f, "y = x; y[jr] = 0.5; y", 0, -1);
     expr(f, "y = x * 1; y[x > 1] = 0; y", 0, -1);
 }
