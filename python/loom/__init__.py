@@ -604,27 +604,20 @@ def _fast2(builder, a, b):
     else:
         return None
     with ctx.lock:
-        if ta is ndarray:
-            if a._ctx is not ctx:
-                return None
-            pa = a._p
-        elif ta is float or ta is int or ta is bool or ta is complex:
-            pa = ctx.weak(ta, a)
-            if pa is None:
-                return None
-        else:
-            return None
-        if tb is ndarray:
-            if b._ctx is not ctx:
-                return None
-            pb = b._p
-        elif tb is float or tb is int or tb is bool or tb is complex:
-            pb = ctx.weak(tb, b)
-            if pb is None:
-                return None
-        else:
+        pa, pb = _operand(ctx, a, ta), _operand(ctx, b, tb)
+        if pa is None or pb is None:
             return None
         return _wrap(ctx, builder(ctx._p, pa, pb))
+
+
+def _operand(ctx, v, t):
+    """The C array of a fast-path operand: a loom array of ctx, or a Python number as a weak
+    scalar; None for anything else (the general path takes it)."""
+    if t is ndarray:
+        return v._p if v._ctx is ctx else None
+    if t is float or t is int or t is bool or t is complex:
+        return ctx.weak(t, v)
+    return None
 
 
 def _wrap(ctx, p):

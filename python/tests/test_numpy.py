@@ -7,6 +7,8 @@ import pytest
 import loom
 import loom.numpy as lnp
 
+import _arrays  # (this folder's)
+
 rng = np.random.default_rng(7)
 
 
@@ -28,19 +30,11 @@ def check(got, want, rtol=1e-6):
         np.testing.assert_array_equal(g, want)
 
 
-DTYPES = ["bool", "int8", "int32", "int64", "uint8", "uint32", "float16", "float32", "float64",
-          "complex64", "complex128"]
+DTYPES = _arrays.DTYPES
 
 
 def sample(shape, dtype):
-    x = rng.standard_normal(shape) * 4
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    if dtype == "bool":
-        return x > 0
-    if np.dtype(dtype).kind == "u":
-        x = np.abs(x)
-    return x.astype(dtype)
+    return _arrays.sample(rng, shape, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
