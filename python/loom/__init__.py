@@ -14,6 +14,7 @@ several together.
 """
 import ctypes
 import operator
+import struct as _struct
 import threading
 import weakref
 
@@ -136,7 +137,7 @@ class Context:
     def weak(self, t, v):
         """A weak scalar array of Python number v (type t), kept for reuse (arrays are values);
         None for integers beyond uint64."""
-        key = (t, v)
+        key = (t, v) if t is int or t is bool else (t, _key_of(v))
         p = self._weak.get(key)
         if p is None:
             if t is float:
@@ -505,7 +506,9 @@ def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
             return _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
         if copy:  # a new object: x[k] = v on it must not rebind obj (its memory is shared,
             with obj._ctx.lock:  # immutable)
-                return ndarray(obj._ctx, lib.loom_array_retain(obj._p))
+                p = lib.loom_array_retain(obj._p)
+            return _Tracer(obj._ctx, p, obj._name) if isinstance(obj, _Tracer) else ndarray(
+                obj._ctx, p)
         return obj
     ctx = ctx or get_context()
     a = _np.asarray(obj, dtype=None if dtype is None else _np_dtype_of(dtype))
@@ -809,14 +812,20 @@ class _Trace:
     def __init__(self):
         self.lines = []
         self.captured = []
+        self.keep = []
         self.capture_names = {}
         self.n = 0
 
     def capture(self, a):
+        """The program name of an array from outside the function: bound on every run to the
+        value it has now (a later x[k] = v on it while tracing is a statement of the
+        program, not a change of what is bound)."""
         name = self.capture_names.get(id(a))
         if name is None:
             name = self.capture_names[id(a)] = "_c%d" % len(self.captured)
-            self.captured.append(a)
+            self.keep.append(a)  # (the id stays this object's while the trace runs)
+            with a._ctx.lock:
+                self.captured.append(ndarray(a._ctx, lib.loom_array_retain(a._p)))
         return name
 
     def record(self, program, out_name, res, tup):
@@ -826,9 +835,10 @@ class _Trace:
         if out_name is not None:  # x[key] = v: the program's own statement rebinds out_name
             self.lines.append(program)
             return [_Tracer(r._ctx, lib.loom_array_retain(r._p), out_name) for r in res]
+        self.lines.append("_t%d = %s" % (k, program))
         names = ["_t%d_%d" % (k, i) for i in range(len(res))] if tup else ["_t%d" % k]
-        self.lines.append("%s = %s" % (", ".join(names) + ("," if tup and len(names) == 1 else ""),
-                                       program))
+        if tup:
+            self.lines.extend("%s = _t%d[%d]" % (n, k, i) for i, n in enumerate(names))
         return [_Tracer(r._ctx, lib.loom_array_retain(r._p), n) for r, n in zip(res, names)]
 
 
@@ -861,12 +871,12 @@ class _Program:
     def run(self, arrays, lazy):
         ctx = self.ctx
         arrs = self.arrs
-        for i, a in enumerate(arrays):
-            if a._ctx is not ctx:
-                raise ValueError("loom.jit: arrays of different contexts")
-            arrs[i] = a._p
         outs, cnt = self.outs, self.cnt
-        with ctx.lock:
+        with ctx.lock:  # (arrs, outs and cnt are the program's: one run at a time)
+            for i, a in enumerate(arrays):
+                if a._ctx is not ctx:
+                    raise ValueError("loom.jit: arrays of different contexts")
+                arrs[i] = a._p
             st = lib.loom_program_run(ctx._p, self._p, self.n, self.names, arrs, 16, outs,
                                       *self.refs)
             if not st and not lazy:
@@ -906,6 +916,8 @@ def jit(fn=None, *, lazy=False):
     cache = {}
 
     def traced(*args):
+        if getattr(_tls, "trace", None) is not None:  # inside another's trace: part of it
+            return fn(*args)
         if len(args) == 1 and type(args[0]) is ndarray:  # the common case, without a list
             a = args[0]
             prog = cache.get((id(a._ctx), a._signature()))
@@ -921,7 +933,7 @@ def jit(fn=None, *, lazy=False):
                 arrays.append(a)
                 key.append(a._signature())
             else:
-                key.append(("static", type(a), a))
+                key.append(("static", type(a), _key_of(a)))
         if ctx is None:
             ctx = get_context()
         key[0] = id(ctx)
@@ -937,6 +949,18 @@ def jit(fn=None, *, lazy=False):
     traced.cache_clear = cache.clear
     traced.cache_size = lambda: len(cache)
     return traced
+
+
+def _key_of(v):
+    """A cache key for a Python value: floats and complex numbers by their bits (-0.0 is not
+    0.0, and a NaN is the same NaN), tuples item by item, anything else itself."""
+    if type(v) is float:
+        return _struct.pack("<d", v)
+    if type(v) is complex:
+        return _struct.pack("<dd", v.real, v.imag)
+    if type(v) is tuple:
+        return tuple(_key_of(x) for x in v)
+    return v
 
 
 def _trace(fn, ctx, args):

@@ -39,16 +39,20 @@ _SHAPE_LIKE = {"shape", "newshape", "axes", "axis", "s", "reps", "source", "dest
 
 
 def _shape_like(v):
-    if isinstance(v, (list, tuple)):
-        return tuple(x if type(x) is int or x is None else _index(x) for x in v)
-    if isinstance(v, ndarray) and v.ndim == 0:
+    if isinstance(v, (list, tuple)):  # nested too: tensordot's axes=((1,), (0,))
+        return tuple(x if type(x) is int or x is None else _shape_like(x) for x in v)
+    if isinstance(v, (ndarray, _np.ndarray)) and v.ndim == 0 or isinstance(v, _np.integer):
         return _index(v)
     return v
 
 
 def _index(x):
+    """operator.index for integer-valued arguments; other values as they are (the library
+    reports what it refuses)."""
     if isinstance(x, _np.integer):
         return int(x)
+    if isinstance(x, _np.ndarray):
+        return int(x) if x.dtype.kind in "biu" else x
     return x if isinstance(x, (_np.generic, float, complex, str)) else _operator.index(x)
 
 

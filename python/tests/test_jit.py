@@ -98,3 +98,30 @@ def test_programs_are_destroyed_before_their_context():
     c.close()
     del f
     gc.collect()
+
+
+def test_review_cases():
+    """Nested jit functions, copies of traced arrays, one-element tuples, -0.0 against 0.0,
+    and a captured array updated while tracing, each as the plain calls behave."""
+    a, b = lnp.asarray(np.arange(4.0)), lnp.asarray(10 * np.arange(4.0))
+    g = loom.jit(lambda x: x * 2)
+    f = loom.jit(lambda x: g(x) + 1)
+    g(a), f(a)
+    np.testing.assert_array_equal(np.asarray(f(b)), 20 * np.arange(4.0) + 1)
+    k = loom.jit(lambda x: lnp.asarray(x, copy=True) + 1)
+    k(a)
+    np.testing.assert_array_equal(np.asarray(k(b)), 10 * np.arange(4.0) + 1)
+    t = loom.jit(lambda x: lnp.nonzero(x)[0] + 0)
+    np.testing.assert_array_equal(np.asarray(t(a)), [1, 2, 3])
+    h = loom.jit(lambda x, z: 1 / (x * z))
+    assert np.asarray(h(a, 0.0))[0] == np.inf and np.asarray(h(a, -0.0))[0] == -np.inf
+    assert h.cache_size() == 2
+    w = lnp.zeros(3)
+
+    def bump(x):
+        w[0] = w[0] + 1
+        return w + x
+
+    s = loom.jit(bump)
+    for _ in range(2):  # each call adds one to the w it captured, as the first did
+        np.testing.assert_array_equal(np.asarray(s(lnp.zeros(3))), [1.0, 0.0, 0.0])

@@ -954,7 +954,7 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
     return true;
 }
 
-/* A complex transform: one cuFFT step over a C-contiguous operand. */
+/* A transform (FFT node): one cuFFT step over a C-contiguous operand. */
 static bool sched_fft(sched_t *s, uint32_t i) {
     const ir_node_t *n = &s->g->nodes[i];
     uint32_t o = n->src[0];
@@ -962,13 +962,15 @@ static bool sched_fft(sched_t *s, uint32_t i) {
     /* cuFFT's C2R overwrites its input: a temp this node alone reads, else a copy */
     const val_t *v = &s->val[o];
     ir_op_kind_t ok = ir_ops[s->g->nodes[o].op].kind;
-    if (n->p.k == IR_FFT_C2R && (v->slot < s->p->n_inputs || v->delta != 0 ||
-                                 s->n_users[o] != 1 || ok == IR_KIND_VIEW || ok == IR_KIND_LEAF) &&
-        !materialise(s, o))
-        return false;
+    bool copy = n->p.k == IR_FFT_C2R && (v->slot < s->p->n_inputs || v->delta != 0 ||
+                                         s->n_users[o] != 1 || ok == IR_KIND_VIEW ||
+                                         ok == IR_KIND_LEAF);
+    val_t keep = s->val[o]; /* the copy is the step's alone: later readers keep o's own */
+    if (copy && !materialise(s, o)) return false;
     en_step_t *st;
     uint32_t j = 0, slot = fixed_step(s, i, EN_STEP_FFT, &st, &j);
     if (slot == NONE) return false;
+    if (copy) s->val[o] = keep;
     set_buf(s, i, slot);
     return true;
 }

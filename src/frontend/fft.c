@@ -1,7 +1,8 @@
-/* fft.c - numpy.fft's transforms: one FFT node per transformed axis (the complex transform
- * along that axis, unscaled), with NumPy's padding and cropping (n, s), its real transforms
- * (rfft keeps the first n // 2 + 1 outputs; irfft extends its input to the Hermitian spectrum
- * and keeps the real part) and its norms as one multiplication that fuses with what follows. */
+/* fft.c - numpy.fft's transforms as FFT nodes: the unscaled transform over a run of adjacent
+ * axes (complex both ways, real to complex, complex to real), with NumPy's padding and cropping
+ * (n, s), its axis order and its norms as one multiplication that fuses with what follows (or,
+ * for a complex-to-real transform, with the kernel before it, which also clears the imaginary
+ * parts NumPy ignores and gives cuFFT a buffer it may overwrite). */
 #include <math.h>
 
 #include "fe.h"
@@ -27,8 +28,9 @@ static loom_array_t *resize(loom_ctx_t *ctx, const char *fn, loom_array_t *a, in
                             int64_t n) {
     if (a->flags & FE_NIL) return a;
     int64_t len = a->shape[ax];
-    if (n == LOOM_NONE || n == len) return a;
-    if (n < 1) return bad_points(ctx, fn, n);
+    if (n == LOOM_NONE) n = len;
+    if (n < 1) return bad_points(ctx, fn, n); /* an empty axis too, as NumPy */
+    if (n == len) return a;
     if (n < len) return fe_slice_axis(ctx, a, ax, 0, n, LOOM_NONE);
     int64_t shape[LOOM_MAX_DIMS];
     for (int i = 0; i < a->ndim; i++) shape[i] = a->shape[i];

@@ -21,6 +21,7 @@ def inputs():
         "q": g(3, 4, 5, 6), "zt": g(4, 6, 7) + 1j * g(4, 6, 7),
         "ztf": (g(3, 10, 9) + 1j * g(3, 10, 9)).astype(np.complex64),
         "img": g(96, 80).astype(np.float32),
+        "w3": g(100, 9, 2), "zw3": (g(100, 9, 2) + 1j * g(100, 9, 2)).astype(np.complex64),
         "big": g(100000), "k": g(3000), "bigf": g(100000).astype(np.float32),
         "zbig": g(100000) + 1j * g(100000), "zk": g(3000) + 1j * g(3000),
         "ik": rng.integers(-9, 9, 3000), "ibig": rng.integers(-9, 9, 100000),
@@ -73,7 +74,10 @@ CASES = [
     "np.fft.irfftn(zt)", "np.fft.irfftn(zt, axes=(0, 1))", "np.fft.irfft2(ztf)",
     "np.fft.irfft2(ztf, norm='ortho')", "np.fft.irfft(zt, axis=1)", "np.fft.irfft(zt, 12, axis=0)",
     "np.fft.fft2(ztf)", "np.fft.ifft2(zt, axes=(0, 2))", "np.fft.irfft(np.fft.rfft(img) * 0.5)",
-    "np.fft.irfft(z)[:3].sum() + np.abs(z).sum()", "np.fft.irfftn(np.fft.rfftn(q), s=(4, 5, 6))",
+    "np.fft.irfft(z)[:3].sum() + np.abs(z).sum()",
+    # a middle axis with more outer than inner lines: one execution per inner index
+    "np.fft.rfft(w3, axis=1)", "np.fft.irfft(zw3, axis=1)", "np.fft.irfft(zw3, 16, axis=1)",
+    "np.fft.rfftn(w3, axes=(0, 1))", "np.fft.fft2(zw3, axes=(0, 1))", "np.fft.irfftn(np.fft.rfftn(q), s=(4, 5, 6))",
     "np.real(np.fft.ifft(np.fft.fft(x) * np.fft.fft(x[::-1])))",
 ]
 
@@ -92,6 +96,10 @@ ERRORS = [
     ("np.fft.fft(x, 0)", "Invalid number of FFT data points (0)"),
     ("np.fft.fft(x, norm='none')", "Invalid norm value"),
     ("np.fft.rfft(z)", "must be real"), ("np.fft.irfft(x1)", "Invalid number of FFT data points"),
+    ("np.fft.rfft(x[:0])", "Invalid number of FFT data points (0)"),
+    ("np.fft.fft(z[:0])", "Invalid number of FFT data points (0)"),
+    ("np.fft.fftn(m[:0])", "Invalid number of FFT data points (0)"),
+    ("np.fft.irfftn(zm[:0])", "Invalid number of FFT data points (0)"),
     ("np.fft.fft(x, axis=1)", "axis"), ("np.fft.fftn(t, s=(3, 4), axes=(0,))", "different lengths"),
 ]
 
