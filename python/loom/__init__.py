@@ -444,6 +444,7 @@ class ndarray:
             raise AttributeError("loom.ndarray has no attribute %r" % name)
 
         def method(*args, **kwargs):
+            args, kwargs = lnp._method_args(name, args, kwargs)
             return _call_text("{0}.%s" % name, [self], args, kwargs)
         method.__name__ = name
         return method
@@ -910,7 +911,8 @@ def jit(fn=None, *, lazy=False):
     when the call returns (one eval, queued on the device); lazy=True returns them lazy
     instead, to fuse with what follows. fn must take arrays and Python values and return an
     array or a tuple of arrays, and must not ask for the values of its arrays; arrays it uses
-    from outside are captured as they were when traced."""
+    from outside are captured as they were when traced. The kept programs hold their context
+    (and the captured arrays) until f.cache_clear()."""
     if fn is None:
         return lambda f: jit(f, lazy=lazy)
     cache = {}

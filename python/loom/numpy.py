@@ -78,6 +78,29 @@ def _shaped(f, params):
     return g
 
 
+def _method_args(name, args, kwargs):
+    """x.NAME(*args, **kwargs)'s shape-like arguments read as NumPy reads them (x takes the
+    first parameter; x.reshape(2, 3)'s integers are the shape)."""
+    at = _METHOD_AT.get(name)
+    if at is None:
+        return args, kwargs
+    if name in ("reshape", "transpose"):  # the positional arguments are the tuple
+        args = tuple(_shape_like(a) for a in args)
+    elif args:
+        args = tuple(_shape_like(a) if i in at else a for i, a in enumerate(args))
+    for k in kwargs:
+        if k in _SHAPE_LIKE:
+            kwargs[k] = _shape_like(kwargs[k])
+    return args, kwargs
+
+
+_METHOD_AT = {}
+for _name, _params, _method in _TABLE:
+    _ps = [p.rstrip("?*") for p in _params.split(",") if p][1:]
+    if _method and any(p in _SHAPE_LIKE for p in _ps):
+        _METHOD_AT[_name] = {i for i, p in enumerate(_ps) if p in _SHAPE_LIKE}
+
+
 def _make(name, params, head=None):
     head = head or name
     fast = _FAST.get(name)

@@ -356,6 +356,8 @@ def test_numpy_reads_shapes_slices_and_copies_as_numpy_does():
     check(lnp.broadcast_to(lnp.asarray([1.0, 2.0]), (np.int32(2), 2)),
           np.broadcast_to([1.0, 2.0], (2, 2)))
     x = lnp.asarray(np.arange(6.0))
+    check(x.reshape(np.int64(2), n), np.arange(6.0).reshape(2, 3))  # methods too
+    check(x.reshape([n, 2]).sum(axis=np.int64(0)), np.arange(6.0).reshape(3, 2).sum(axis=0))
     check(x[:n], np.arange(6.0)[:3])  # a slice bound through operator.index
     check(x[n - 1:lnp.asarray(5):np.int64(2)], np.arange(6.0)[2:5:2])
     # asarray(copy=True) gives a new object: an update of it leaves the original
