@@ -137,7 +137,9 @@ class Context:
     def weak(self, t, v):
         """A weak scalar array of Python number v (type t), kept for reuse (arrays are values);
         None for integers beyond uint64."""
-        key = (t, v) if t is int or t is bool else (t, _key_of(v))
+        # floats by value, but zeros and NaNs by their bits (-0.0 is not 0.0)
+        key = (t, v) if t is int or t is bool or (t is float and v == v and v != 0) else (
+            t, _key_of(v))
         p = self._weak.get(key)
         if p is None:
             if t is float:

@@ -125,3 +125,10 @@ def test_review_cases():
     s = loom.jit(bump)
     for _ in range(2):  # each call adds one to the w it captured, as the first did
         np.testing.assert_array_equal(np.asarray(s(lnp.zeros(3))), [1.0, 0.0, 0.0])
+
+
+def test_weak_zeros_keep_their_sign():
+    x = lnp.asarray(np.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(1 / (x * 0.0)), [np.inf] * 3)
+    np.testing.assert_array_equal(np.asarray(1 / (x * -0.0)), [-np.inf] * 3)
+    np.testing.assert_array_equal(np.asarray(1 / (x * complex(-0.0, 0.0)).real)[:1], [-np.inf])
