@@ -384,16 +384,7 @@ class ndarray:
         return str(self.get())
 
     # recorded work: the operators through their C builders where the table has them, else
-    # as expression text
-    def _bin(self, op, other, reflected=False):
-        f = _FAST.get(_OPS.get(op))
-        if f is not None:
-            r = _fast2(f[1], other, self) if reflected else _fast2(f[1], self, other)
-            if r is not None:
-                return r
-        return _run(("{1} %s {0}" if reflected else "{0} %s {1}") % op, [self, other])
-
-    # __add__, __radd__, ... : made below by _operator_methods
+    # as expression text (__add__, __radd__, ...: made below by _operator_methods)
     def _un(self, name, text):
         f = _FAST.get(name)
         r = _fast1(f[1], self) if f is not None else None
@@ -582,17 +573,9 @@ _FAST = _lib.builders()
 _I64 = 1 << 63
 
 
-def _fast(builder, values):
-    """builder applied to values (loom arrays and Python numbers, weak as NEP 50 says); None
-    when a value needs the general path (NumPy arrays, lists, huge integers, other contexts,
-    arrays loom.jit traces)."""
-    if len(values) == 2:
-        return _fast2(builder, values[0], values[1])
-    if len(values) == 1:
-        return _fast1(builder, values[0])
-    return None
-
-
+# builders applied to loom arrays and Python numbers (weak, as NEP 50 says): None when a
+# value needs the general path (NumPy arrays, lists, huge integers, other contexts, arrays
+# loom.jit traces)
 def _fast1(builder, a):
     if type(a) is not ndarray:
         return None
@@ -848,7 +831,7 @@ class _Trace:
 class _Program:
     """One traced function's program on one context, with its bindings."""
 
-    def __init__(self, ctx, text, n_args, captured, n_out, tup):
+    def __init__(self, ctx, text, n_args, captured, tup):
         self.ctx = ctx
         self.text = text
         self.captured = captured
@@ -998,7 +981,7 @@ def _trace(fn, ctx, args):
     if not outs:
         raise TypeError("loom.jit: the function returned an empty tuple")
     last = "(%s,)" % ", ".join(names) if tup else names[0]
-    return _Program(ctx, "\n".join(tr.lines + [last]), n, list(tr.captured), len(outs), tup)
+    return _Program(ctx, "\n".join(tr.lines + [last]), n, list(tr.captured), tup)
 
 
 def _operator_methods():

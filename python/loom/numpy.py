@@ -13,7 +13,7 @@ import numpy as _np
 
 from . import _lib
 from . import (Context, LinAlgError, asarray, eval, from_dlpack, get_context,  # noqa: F401
-               ndarray, _call_text, _dtype_name, _fast, _FAST, _np_dtype_of)
+               ndarray, _call_text, _dtype_name, _fast1, _fast2, _FAST, _np_dtype_of)
 
 __array_api_version__ = "2024.12"
 
@@ -109,7 +109,7 @@ def _make(name, params, head=None):
 
         def f(*args, **kwargs):
             if not kwargs and len(args) == arity:
-                r = _fast(builder, args)
+                r = _fast1(builder, args[0]) if arity == 1 else _fast2(builder, *args)
                 if r is not None:
                     return r
             return _call_text(head, [], args, kwargs)

@@ -149,6 +149,9 @@ loom_status_t en_matmul_run(en_engine_t *e, const ir_graph_t *sg, const uint64_t
 /* The device address of element 0 of step-graph INPUT operand k of node nd (in[]: the step's
  * input addresses, before their offsets). */
 uint64_t en_operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in);
+/* Blocks of 256 for a grid-stride kernel over n elements (n > 0): at most 8 per
+ * multiprocessor. */
+uint32_t en_stride_grid(rt_device_t *rt, int64_t n);
 /* Runs a SORT step (st->sort over st->sg, whose node sg->outputs[0] reads C-contiguous INPUT
  * operands at in[], result at out) on the device's stream, with scratch from the pool.
  * Returns the status (errors through en_error). */

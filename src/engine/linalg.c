@@ -200,13 +200,6 @@ base_hash128_t en_linalg_nonfinite_key(loom_dtype_t d) {
     return base_hash128(k, strlen(k));
 }
 
-/* Blocks of 256 for a grid-stride kernel over n elements: at most 8 per multiprocessor. */
-static uint32_t stride_grid(rt_device_t *rt, uint64_t n) {
-    int sm = rt_device_sm_count(rt);
-    uint64_t blocks = (n + 255) / 256, cap = 8 * (uint64_t)(sm > 0 ? sm : 132);
-    return (uint32_t)(blocks < cap ? blocks : cap);
-}
-
 /* The first failing info word of the step's words at info (found on the device by the step's
  * last kernel into `first`, then read back: a sync) as the node's error; OK when none failed. */
 static loom_status_t first_failure(en_engine_t *e, const en_step_t *st, const ir_node_t *nd,
@@ -280,7 +273,8 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
         uint64_t reals = (uint64_t)(j.rows * j.rows) * 2;
         uint64_t w[4] = {j.a, reals, reals * (uint64_t)j.batch, info};
         void *params[1] = {w};
-        if (w[2] && (s = rt_launch(rt, st->kerns[0], stride_grid(rt, w[2]), 256, params)))
+        if (w[2] &&
+            (s = rt_launch(rt, st->kerns[0], en_stride_grid(rt, (int64_t)w[2]), 256, params)))
             goto done;
         if ((s = first_failure(e, st, nd, &j, info, words, first)) ||
             (s = rt_memset(rt, first, 0xFF, 4)))
@@ -298,7 +292,8 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
     if (nd->op == IR_OP_LU && pivs) {
         uint64_t w[4] = {ipiv, out, (uint64_t)j.rows, (uint64_t)pivs};
         void *params[1] = {w};
-        if ((s = rt_launch(rt, st->kerns[0], stride_grid(rt, pivs), 256, params))) goto done;
+        if ((s = rt_launch(rt, st->kerns[0], en_stride_grid(rt, (int64_t)pivs), 256, params)))
+            goto done;
     }
     s = first_failure(e, st, nd, &j, info, words, first);
 done:

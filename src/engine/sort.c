@@ -16,9 +16,8 @@ static loom_status_t launch(en_engine_t *e, rt_kernel_t *k, uint32_t grid, uint3
     return rt_launch(e->rt, k, grid, block, params);
 }
 
-/* Grid-stride kernels: a block of 256 per 256 elements, at most 8 per multiprocessor. */
-static uint32_t stride_grid(en_engine_t *e, int64_t n) {
-    int sm = rt_device_sm_count(e->rt);
+uint32_t en_stride_grid(rt_device_t *rt, int64_t n) {
+    int sm = rt_device_sm_count(rt);
     int64_t blocks = (n + 255) / 256, cap = 8 * (int64_t)(sm > 0 ? sm : 132);
     return (uint32_t)(blocks < 1 ? 1 : blocks < cap ? blocks : cap);
 }
@@ -42,7 +41,7 @@ static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], u
     uint64_t wh[7] = {
         (uint64_t)s->n,  k[0], p[0], counts, (uint64_t)s->key_passes, (uint64_t)s->seg_passes,
         (uint64_t)s->len};
-    launch(e, st->kerns[CG_SK_HIST], stride_grid(e, s->n), 256, wh);
+    launch(e, st->kerns[CG_SK_HIST], en_stride_grid(e->rt, s->n), 256, wh);
     int c = 0;
     for (int pass = 0; pass < np && !e->err->status; pass++) {
         bool seg = pass >= s->key_passes;
@@ -65,7 +64,7 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         if (!s->n) return LOOM_STATUS_OK;
         uint64_t w[5] = {(uint64_t)s->n, en_operand(sg, nd, 0, in), (uint64_t)s->len,
                          en_operand(sg, nd, 1, in), out};
-        return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
+        return launch(e, st->kerns[0], en_stride_grid(e->rt, s->n), 256, w);
     }
     if (s->op == IR_OP_CORRELATE) {
         if (!s->n) return LOOM_STATUS_OK;
@@ -98,7 +97,12 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         launch(e, st->kerns[0], (uint32_t)s->nb, 256, w0);
         uint64_t w1[2] = {(uint64_t)s->nb, counts};
         launch(e, st->kerns[1], 1, 1024, w1);
-        uint64_t w2[7] = {(uint64_t)s->n,   x, counts, (uint64_t)s->per, out, (uint64_t)s->len,
+        uint64_t w2[7] = {(uint64_t)s->n,
+                          x,
+                          counts,
+                          (uint64_t)s->per,
+                          out,
+                          (uint64_t)s->len,
                           values ? en_operand(sg, nd, 1, in) : 0};
         launch(e, st->kerns[2], (uint32_t)s->nb, 256, w2);
         rt_free(rt, counts);
@@ -115,7 +119,7 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         uint64_t w[6] = {
             (uint64_t)s->n,   en_operand(sg, nd, 1, in), en_operand(sg, nd, 2, in), out,
             (uint64_t)s->len, s->one_value ? 0 : 1};
-        return launch(e, st->kerns[0], stride_grid(e, s->n), 256, w);
+        return launch(e, st->kerns[0], en_stride_grid(e->rt, s->n), 256, w);
     }
     size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
     size_t tiles = ((size_t)s->n + CG_SORT_TILE - 1) / CG_SORT_TILE;
@@ -125,7 +129,7 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
     /* (the pool aligns blocks to 256; each array stays 8-aligned) */
     uint64_t k[2] = {base, base + kb}, p[2] = {base + 2 * kb, base + 2 * kb + pb};
     uint64_t work = base + 2 * kb + 2 * pb;
-    uint32_t grid = stride_grid(e, s->n);
+    uint32_t grid = en_stride_grid(e->rt, s->n);
     if (scatter) {
         uint64_t w[5] = {(uint64_t)s->n, en_operand(sg, nd, 1, in), k[0], p[0], (uint64_t)s->len};
         launch(e, st->kerns[CG_SK_PREP], grid, 256, w);

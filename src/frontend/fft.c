@@ -215,13 +215,20 @@ static bool cook(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t naxes
     return true;
 }
 
-/* The complex transforms over the axes in `set` (bit i: axis i), one node per run of adjacent
- * axes (at most IR_FFT_MAX_RANK), the last run first. */
+/* The first axis of the run that ends at axis hi: hi and the adjacent axes of `set` below it
+ * (bit i: axis i), at most IR_FFT_MAX_RANK in all. */
+static int32_t run_start(uint32_t set, int32_t hi) {
+    int32_t lo = hi;
+    while (lo > 0 && ((set >> (lo - 1)) & 1u) && hi - lo + 1 < IR_FFT_MAX_RANK) lo--;
+    return lo;
+}
+
+/* The complex transforms over the axes in `set`, one node per run of adjacent axes, the last
+ * run first. */
 static loom_array_t *runs(loom_ctx_t *ctx, loom_array_t *x, uint32_t set, bool inverse) {
-    for (int hi = x->ndim - 1; hi >= 0 && !(x->flags & FE_NIL); hi--) {
+    for (int32_t hi = x->ndim - 1; hi >= 0 && !(x->flags & FE_NIL); hi--) {
         if (!((set >> hi) & 1u)) continue;
-        int lo = hi;
-        while (lo > 0 && ((set >> (lo - 1)) & 1u) && hi - lo + 1 < IR_FFT_MAX_RANK) lo--;
+        int32_t lo = run_start(set, hi);
         x = transform(ctx, x, lo, hi, inverse ? IR_FFT_INVERSE : IR_FFT_FORWARD, 0);
         hi = lo;
     }
@@ -258,8 +265,7 @@ static loom_array_t *nd(loom_ctx_t *ctx, const char *fn, int kind, loom_array_t 
     if (real && ns[m - 1] < 1) return bad_points(ctx, fn, ns[m - 1]);
     if (kind == 2) {
         x = resize(ctx, fn, x, last, ns[m - 1]);
-        int32_t lo = last;
-        while (lo > 0 && ((set >> (lo - 1)) & 1u) && last - lo + 1 < IR_FFT_MAX_RANK) lo--;
+        int32_t lo = run_start(set, last);
         x = transform(ctx, x, lo, last, IR_FFT_R2C, 0);
         set &= ~(uint32_t)((1ull << last) - (1ull << lo));
     }

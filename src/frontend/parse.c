@@ -4499,18 +4499,37 @@ static bool exec_program(parser_t *P, const stmt_t *st, int32_t n_st, int32_t n_
     return true;
 }
 
-/* Parses and runs the program (exec_program's outputs). */
-static bool run(parser_t *P, int32_t n_outs, const char *const *out_names, loom_array_t **outs,
-                int32_t *items, int *is_tuple) {
+/* A prepared program (loom_program_create): its text, tokens and statements, kept. */
+struct loom_program {
+    loom_ctx_t *ctx;
+    base_arena_t arena; /* the text, tokens and statements */
+    char *text;
+    int32_t len;
+    tok_t *toks;
+    int32_t n_toks;
+    stmt_t *st;
+    int32_t n_st;
+};
+
+/* Parses and runs the program, or runs the prepared one's statements (exec_program's
+ * outputs). */
+static bool run(parser_t *P, const loom_program_t *prep, int32_t n_outs,
+                const char *const *out_names, loom_array_t **outs, int32_t *items,
+                int *is_tuple) {
+    if (!check_names(P)) return false;
+    if (prep)
+        return exec_program(P, prep->st, prep->n_st, n_outs, out_names, outs, items, is_tuple);
     stmt_t *st = NULL;
     int32_t n_st = 0;
-    if (!check_names(P) || !tokenize(P) || !parse_program(P, &st, &n_st)) return false;
+    if (!tokenize(P) || !parse_program(P, &st, &n_st)) return false;
     return exec_program(P, st, n_st, n_outs, out_names, outs, items, is_tuple);
 }
 
-static loom_status_t parse_into(loom_ctx_t *ctx, const char *program, int32_t n_names,
-                                const char *const *names, loom_array_t *const *arrays,
-                                int32_t n_outs, const char *const *out_names, loom_array_t **outs,
+/* loom_parse and its forms: program is the text, or prep (not NULL) a prepared program. */
+static loom_status_t parse_into(loom_ctx_t *ctx, const char *program, const loom_program_t *prep,
+                                int32_t n_names, const char *const *names,
+                                loom_array_t *const *arrays, int32_t n_outs,
+                                const char *const *out_names, loom_array_t **outs,
                                 int32_t *items, int *is_tuple) {
     if (n_outs < 0 || (n_outs > 0 && !outs))
         return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse: %d outputs at %p",
@@ -4522,17 +4541,19 @@ static loom_status_t parse_into(loom_ctx_t *ctx, const char *program, int32_t n_
                         "loom_parse: program %p, %d names at %p, arrays at %p",
                         (const void *)program, (int)n_names, (const void *)names,
                         (const void *)arrays);
-    size_t len = strlen(program);
+    size_t len = prep ? (size_t)prep->len : strlen(program);
     if (len > (size_t)INT32_MAX / 2)
         return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse: program of %zu bytes", len);
     parser_t P = {.ctx = ctx,
                   .src = program,
                   .len = (int32_t)len,
+                  .toks = prep ? prep->toks : NULL,
+                  .n_toks = prep ? prep->n_toks : 0,
                   .n_names = n_names,
                   .names = names,
                   .arrays = arrays};
     base_arena_init(&P.arena, &ctx->al);
-    if (!run(&P, n_outs, out_names, outs, items, is_tuple)) {
+    if (!run(&P, prep, n_outs, out_names, outs, items, is_tuple)) {
         if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_parse: failed silently");
         for (int32_t k = 0; k < n_outs; k++) outs[k] = &ctx->nil;
         if (items) *items = 0;
@@ -4546,7 +4567,8 @@ LOOM_API loom_status_t loom_parse(loom_ctx_t *ctx, const char *program, int32_t 
                                   int32_t n_outs, const char *const *out_names,
                                   loom_array_t **outs) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    return parse_into(ctx, program, n_names, names, arrays, n_outs, out_names, outs, NULL, NULL);
+    return parse_into(ctx, program, NULL, n_names, names, arrays, n_outs, out_names, outs, NULL,
+                      NULL);
 }
 
 LOOM_API loom_status_t loom_parse_items(loom_ctx_t *ctx, const char *program, int32_t n_names,
@@ -4561,7 +4583,7 @@ LOOM_API loom_status_t loom_parse_items(loom_ctx_t *ctx, const char *program, in
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_parse_items: room for %d items, count at %p",
                  (int)cap, (void *)n_items);
     else
-        st = parse_into(ctx, program, n_names, names, arrays, cap, NULL, outs, &n, &tuple);
+        st = parse_into(ctx, program, NULL, n_names, names, arrays, cap, NULL, outs, &n, &tuple);
     if (n_items) *n_items = st ? 0 : n;
     if (is_tuple) *is_tuple = st ? 0 : tuple;
     return ctx->err.status;
@@ -4597,17 +4619,6 @@ LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_na
 }
 
 /* ---- Prepared programs ---------------------------------------------------------------- */
-
-struct loom_program {
-    loom_ctx_t *ctx;
-    base_arena_t arena; /* the text, tokens and statements */
-    char *text;
-    int32_t len;
-    tok_t *toks;
-    int32_t n_toks;
-    stmt_t *st;
-    int32_t n_st;
-};
 
 LOOM_API loom_status_t loom_program_create(loom_ctx_t *ctx, const char *program,
                                            loom_program_t **out) {
@@ -4665,24 +4676,10 @@ LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *p
                         (int)cap, (void *)outs, (void *)n_items, (int)n_names,
                         (const void *)names);
     int tuple = 0;
-    parser_t P = {.ctx = ctx,
-                  .src = program->text,
-                  .len = program->len,
-                  .toks = program->toks,
-                  .n_toks = program->n_toks,
-                  .n_names = n_names,
-                  .names = names,
-                  .arrays = arrays};
-    base_arena_init(&P.arena, &ctx->al);
-    if (!check_names(&P) ||
-        !exec_program(&P, program->st, program->n_st, cap, NULL, outs, n_items, &tuple)) {
-        if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_program_run: failed");
-        for (int32_t k = 0; k < cap; k++) outs[k] = &ctx->nil;
-        *n_items = 0;
-    }
-    base_arena_fini(&P.arena);
+    loom_status_t st = parse_into(ctx, program->text, program, n_names, names, arrays, cap, NULL,
+                                  outs, n_items, &tuple);
     if (is_tuple) *is_tuple = tuple;
-    return ctx->err.status;
+    return st;
 }
 
 LOOM_API void loom_program_destroy(loom_program_t *program) {

@@ -27,8 +27,8 @@ static bool same_kind(loom_dtype_t from, loom_dtype_t to) {
 /* The flat a (n elements) with one more element after it, and the last write of v (1-D) at
  * positions f (1-D) where keep holds, in reverse order: the first such v of each position, in
  * C order of f, or a's own element where there is none (a's extra element takes the rest). */
-static loom_array_t *first_write(loom_ctx_t *ctx, const char *fn, loom_array_t *a,
-                                 loom_array_t *f, loom_array_t *v, loom_array_t *keep) {
+static loom_array_t *first_write(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *f,
+                                 loom_array_t *v, loom_array_t *keep) {
     int64_t n = fe_size(a), m = f->shape[0], one = 1, minus1 = -1;
     loom_array_t *parts[2] = {loom_reshape(ctx, a, 1, &minus1),
                               loom_zeros(ctx, (loom_dtype_t)a->dtype, 1, &one)};
@@ -44,8 +44,9 @@ static loom_array_t *first_write(loom_ctx_t *ctx, const char *fn, loom_array_t *
  * the first of its element and its values (C order) that is least (most) in NumPy's
  * lexicographic order, and a NaN when any of them is one (its own element's, else the first
  * NaN value). Built from real scatters: the least real parts, the least imaginary parts among
- * the elements with that real part, then the first element equal to both (so equal values
- * keep the earlier one's bits, the sign of a zero included), and the first NaN. */
+ * the elements with that real part, then one ordered write of the first value equal to both
+ * (so equal values keep the earlier one's bits, the sign of a zero included) or, where there
+ * is one, the first NaN. */
 static loom_array_t *complex_extreme_at(loom_ctx_t *ctx, const char *fn, loom_array_t *a,
                                         loom_array_t *f, loom_array_t *v, loom_at_op_t op) {
     int64_t minus1 = -1;
@@ -65,20 +66,27 @@ static loom_array_t *complex_extreme_at(loom_ctx_t *ctx, const char *fn, loom_ar
     loom_array_t *mr = fe_scatter(ctx, fn, ar, f, vr, op);
     loom_array_t *at_r = loom_take(ctx, mr, f, LOOM_AXIS_NONE, LOOM_TAKE_RAISE);
     loom_array_t *far_ai = loom_full(ctx, (loom_dtype_t)ai->dtype, 0, NULL, far);
-    loom_array_t *mi = fe_scatter(ctx, fn, loom_where(ctx, loom_equal(ctx, ar, mr), ai, far_ai),
-                                  f, loom_where(ctx, loom_equal(ctx, vr, at_r), vi, far_ai), op);
+    loom_array_t *mi = fe_scatter(ctx, fn, loom_where(ctx, loom_equal(ctx, ar, mr), ai, far_ai), f,
+                                  loom_where(ctx, loom_equal(ctx, vr, at_r), vi, far_ai), op);
     loom_array_t *at_i = loom_take(ctx, mi, f, LOOM_AXIS_NONE, LOOM_TAKE_RAISE);
     loom_array_t *a_wins = loom_logical_and(ctx, loom_equal(ctx, ar, mr), loom_equal(ctx, ai, mi));
     loom_array_t *v_ties = loom_logical_and(
         ctx, loom_logical_not(ctx, vn),
         loom_logical_and(ctx, loom_equal(ctx, vr, at_r), loom_equal(ctx, vi, at_i)));
-    loom_array_t *best = loom_where(ctx, a_wins, a, first_write(ctx, fn, a, f, v, v_ties));
-    /* NaNs: the element's own, else the first NaN value of the position */
+    /* one ordered write of the values that win: the first NaN where a position has one, else
+     * the first value equal to the extreme; the element's own NaN or tie comes before both */
     loom_array_t *zero = loom_zeros(ctx, LOOM_DTYPE_I8, 0, NULL);
-    loom_array_t *any_vn = fe_scatter(ctx, fn, loom_astype(ctx, an, LOOM_DTYPE_I8), f,
-                                      loom_astype(ctx, vn, LOOM_DTYPE_I8), LOOM_AT_MAX);
-    loom_array_t *nan = first_write(ctx, fn, a, f, v, vn);
-    return loom_where(ctx, an, a, loom_where(ctx, loom_greater(ctx, any_vn, zero), nan, best));
+    loom_array_t *any_vn =
+        loom_greater(ctx,
+                     fe_scatter(ctx, fn, loom_astype(ctx, an, LOOM_DTYPE_I8), f,
+                                loom_astype(ctx, vn, LOOM_DTYPE_I8), LOOM_AT_MAX),
+                     zero);
+    loom_array_t *keep =
+        loom_where(ctx, loom_take(ctx, any_vn, f, LOOM_AXIS_NONE, LOOM_TAKE_RAISE), vn, v_ties);
+    loom_array_t *w = first_write(ctx, fn, a, f, v, keep);
+    return loom_where(
+        ctx, loom_logical_or(ctx, an, loom_logical_and(ctx, a_wins, loom_logical_not(ctx, any_vn))),
+        a, w);
 }
 
 loom_array_t *fe_scatter(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *f,
@@ -93,14 +101,14 @@ loom_array_t *fe_scatter(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_
     loom_array_t *v =
         loom_broadcast_to(ctx, loom_astype(ctx, values, (loom_dtype_t)a->dtype), f->ndim, f->shape);
     if (v->flags & FE_NIL) return v;
-    if (ir_is_complex((loom_dtype_t)a->dtype) && (op == LOOM_AT_SET || op == LOOM_AT_ADD)) {
-        /* componentwise: each part scattered alone (the same writes win, each part's sum is
-         * the complex sum's); min and max order complex numbers as a whole */
+    if (ir_is_complex((loom_dtype_t)a->dtype)) {
+        /* min and max order complex numbers as a whole; set and add go part by part (the
+         * same writes win, each part's sum is the complex sum's) */
+        if (op == LOOM_AT_MIN || op == LOOM_AT_MAX) return complex_extreme_at(ctx, fn, a, f, v, op);
         loom_array_t *re = fe_scatter(ctx, fn, loom_real(ctx, a), f, loom_real(ctx, v), op);
         loom_array_t *im = fe_scatter(ctx, fn, loom_imag(ctx, a), f, loom_imag(ctx, v), op);
         return loom_complex(ctx, re, im);
     }
-    if (ir_is_complex((loom_dtype_t)a->dtype)) return complex_extreme_at(ctx, fn, a, f, v, op);
     loom_array_t *srcs[3] = {a, f, v};
     ir_params_t p = {0};
     p.k = op;

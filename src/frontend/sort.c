@@ -19,21 +19,15 @@ static loom_array_t *sort_node(loom_ctx_t *ctx, const char *fn, ir_op_t op, loom
     if (ir_is_complex((loom_dtype_t)a->dtype)) {
         /* NumPy's order: the numbers without NaN parts lexicographically (real part, then
          * imaginary), then R + nanj by real part, nan + Rj by imaginary part, nan + nanj
-         * (its four classes in that order). Three stable sorts, least significant first: by
-         * the imaginary parts, by the real parts of that order, by the class of this one. */
-        loom_array_t *i1 = sort_node(ctx, fn, IR_OP_ARGSORT, loom_imag(ctx, a), ax);
-        loom_array_t *x1 = loom_take_along_axis(ctx, a, i1, ax);
-        loom_array_t *i2 = sort_node(ctx, fn, IR_OP_ARGSORT, loom_real(ctx, x1), ax);
-        loom_array_t *x2 = loom_take_along_axis(ctx, x1, i2, ax);
+         * (its four classes in that order): lexsort's keys, the class primary. Classes 2 and
+         * 3 (a NaN real part) order by the imaginary part alone (NaN real parts sort equal). */
         loom_array_t *cls = loom_add(
-            ctx, loom_astype(ctx, loom_isnan(ctx, loom_imag(ctx, x2)), LOOM_DTYPE_I8),
-            loom_multiply(ctx, loom_astype(ctx, loom_isnan(ctx, loom_real(ctx, x2)), LOOM_DTYPE_I8),
+            ctx, loom_astype(ctx, loom_isnan(ctx, loom_imag(ctx, a)), LOOM_DTYPE_I8),
+            loom_multiply(ctx, loom_astype(ctx, loom_isnan(ctx, loom_real(ctx, a)), LOOM_DTYPE_I8),
                           loom_weak_int(ctx, 2)));
-        /* classes 2 and 3 (a NaN real part) order by the imaginary part alone: the real sort
-         * kept the imaginary order among them (NaNs equal) */
-        loom_array_t *i3 = sort_node(ctx, fn, IR_OP_ARGSORT, cls, ax);
-        if (op == IR_OP_SORT) return loom_take_along_axis(ctx, x2, i3, ax);
-        return loom_take_along_axis(ctx, loom_take_along_axis(ctx, i1, i2, ax), i3, ax);
+        loom_array_t *keys[3] = {loom_imag(ctx, a), loom_real(ctx, a), cls};
+        loom_array_t *idx = loom_lexsort(ctx, 3, keys, ax);
+        return op == IR_OP_SORT ? loom_take_along_axis(ctx, a, idx, ax) : idx;
     }
     ir_params_t p = {0};
     p.axis = ax;

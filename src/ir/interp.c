@@ -214,8 +214,7 @@ static bool shaped_op(const ir_graph_t *g, view_t *views, uint32_t i, base_alloc
         if (!ir_ref_sort(n, o, ov->base, ov->strides, v->base, al)) goto oom;
     } else if (n->op == IR_OP_COMPRESS) {
         const view_t *vv = &views[n->src[1]];
-        ir_ref_compress(n, o, ov->base, ov->strides, &g->nodes[n->src[1]], vv->base, vv->strides,
-                        v->base);
+        ir_ref_compress(n, o, ov->base, ov->strides, vv->base, vv->strides, v->base);
     } else if (kind == IR_KIND_NONZERO) {
         ir_ref_nonzero(n, o, ov->base, ov->strides, v->base);
     } else if (kind == IR_KIND_GATHER) {

@@ -567,9 +567,10 @@ void ir_ref_gather(const ir_node_t *n, const ir_node_t *o, const char *p, const 
 /* NONZERO node n of bool operand o (view at p, strides s) into out. */
 void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                     void *out);
-/* COMPRESS node n: bool mask o (view at p, strides s), values v (view at pv, strides sv). */
+/* COMPRESS node n: bool mask o (view at p, strides s), values of the mask's extent (view at
+ * pv, strides sv). */
 void ir_ref_compress(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
-                     const ir_node_t *v, const char *pv, const int64_t *sv, void *out);
+                     const char *pv, const int64_t *sv, void *out);
 /* SORT or ARGSORT node n of operand o into out; false if scratch memory through al runs out. */
 bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                  void *out, base_alloc_t *al);

@@ -362,8 +362,7 @@ void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const
 }
 
 void ir_ref_compress(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
-                     const ir_node_t *v, const char *pv, const int64_t *sv, void *out) {
-    (void)v; /* its extent is the mask's */
+                     const char *pv, const int64_t *sv, void *out) {
     int64_t total = o->shape[0], len = n->shape[0], k = 0;
     size_t es = ir_dtypes[n->dtype].size;
     char *y = out;
