@@ -501,7 +501,8 @@ LOOM_API loom_array_t *loom_astype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_
  * them. Nil or NULL entries give the recorded error. Returns the context's status. */
 LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
 /* Evaluates a if needed and copies it, C-contiguous, into dst (dst_bytes must be at least
- * loom_array_nbytes(a), else LOOM_STATUS_BUFFER_TOO_SMALL and nothing is written). */
+ * loom_array_nbytes(a), else LOOM_STATUS_BUFFER_TOO_SMALL and nothing is written). Strided
+ * device memory (a wrapped or imported view) is first copied on the device, then downloaded. */
 LOOM_API loom_status_t loom_read(loom_ctx_t *ctx, loom_array_t *a, void *dst, size_t dst_bytes);
 /* Evaluates the n arrays together (one loom_eval) and copies arrays[i] into dsts[i]
  * (dst_bytes[i] at least its nbytes), with the downloads coalesced through pinned staging and

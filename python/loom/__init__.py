@@ -45,7 +45,6 @@ class LinAlgError(ValueError):
     """numpy.linalg.LinAlgError's counterpart (a ValueError, as NumPy's)."""
 
 
-_NOT_AVAILABLE = _STATUS_NAMES.index("NOT_AVAILABLE")
 _EXC = {"INVALID_ARGUMENT": ValueError, "SHAPE_MISMATCH": ValueError, "DTYPE_ERROR": TypeError,
         "OVERFLOW": OverflowError, "WRONG_CTX": ValueError, "BUFFER_TOO_SMALL": ValueError,
         "OUT_OF_MEMORY": MemoryError, "NOT_AVAILABLE": NotImplementedError,
@@ -338,12 +337,6 @@ class ndarray:
         out = _np.empty(self.shape, dtype=self.dtype)
         with self._ctx.lock:
             st = lib.loom_read(self._ctx._p, self._p, out.ctypes.data, out.nbytes)
-            if st == _NOT_AVAILABLE and self.size:
-                # loom_read cannot read strided device memory that loom did not write (a
-                # transposed CUDA tensor taken in through DLPack): read a computed copy instead
-                lib.loom_ctx_clear_error(self._ctx._p)
-                copy = _dlpack._fresh(self)
-                st = lib.loom_read(self._ctx._p, copy._p, out.ctypes.data, out.nbytes)
             if st:
                 _raise(self._ctx._p, st)
         return out

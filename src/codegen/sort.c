@@ -142,7 +142,7 @@ static int kind_of(const cg_sort_t *s, uint32_t i) {
 
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7334); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7335); /* format of this generator; bump when the text changes */
     int kind = kind_of(s, i);
     cg__key_put(&k, (uint32_t)kind);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
@@ -600,11 +600,15 @@ static void emit_nz_count(base_str_t *o, const char *name) {
            "    }\n}\n");
 }
 
-/* flatnonzero: each true element's position; compress: the value there (payload width). */
+/* flatnonzero: each true element's position; compress: the value there (payload width). A
+ * tile is R rounds of 256 consecutive elements, one a thread (coalesced loads); the warps'
+ * ballots and one scan of their counts place the kept ones in shared memory in order, and the
+ * block writes them out contiguously. The last block fills what no true element reached. */
 static void emit_nz_write(const cg_sort_t *s, base_str_t *o, const char *name) {
     /* words: n, x, offsets, per, out, len (the result's extent: elements past it dropped),
      * values (compress) */
     bool values = s->op == IR_OP_COMPRESS;
+    int r = values && s->pbytes == 16 ? 8 : 16; /* 32 KB of shared memory a block at most */
     open_kernel(o, name, 7, 256);
     if (values && s->pbytes == 16)
         base_str_cat(o, "    typedef ulonglong2 VT;\n");
@@ -614,48 +618,63 @@ static void emit_nz_write(const cg_sort_t *s, base_str_t *o, const char *name) {
         base_str_cat(o, "    typedef lm_i64 VT;\n");
     base_str_printf(
         o,
+        "    enum { R = %d, E = R * 8 / 32 };\n"
         "    const lm_u64 n = P.w[0], per = P.w[3], len = P.w[5];\n"
         "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
         "    const lm_u64 *offs = (const lm_u64 *)P.w[2];\n"
         "    VT *out = (VT *)P.w[4];\n"
         "    const VT *vals = (const VT *)P.w[6];\n"
-        "    __shared__ unsigned ws[8];\n"
+        "    __shared__ VT buf[256 * R];\n"
+        "    __shared__ unsigned wc[R * 8 + 1]; /* the warps' counts, round by round */\n"
         "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
+        "    const unsigned below = (1u << lane) - 1u;\n"
         "    lm_u64 base = offs[blockIdx.x];\n"
         "    const lm_u64 lo = (lm_u64)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
-        "    for (lm_u64 tb = lo; tb < hi && base < len; tb += 256 * 16) {\n"
-        "        const lm_u64 i0 = tb + (lm_u64)t * 16;\n"
-        "        unsigned f = 0;\n"
-        "        if (i0 + 16 <= hi) {\n"
+        "    for (lm_u64 i0 = lo; i0 < hi && base < len; i0 += 256 * R) {\n"
+        "        unsigned b[R];\n"
         "#pragma unroll\n"
-        "            for (int j = 0; j < 16; j++) f |= (unsigned)(x[i0 + j] != 0) << j;\n"
-        "        } else {\n"
-        "            for (int j = 0; i0 + j < hi; j++) f |= (unsigned)(x[i0 + j] != 0) << j;\n"
+        "        for (int r = 0; r < R; r++) {\n"
+        "            const lm_u64 i = i0 + (lm_u64)r * 256 + t;\n"
+        "            b[r] = __ballot_sync(0xffffffffu, i < hi && x[i] != 0);\n"
+        "            if (lane == 0) wc[r * 8 + warp] = __popc(b[r]);\n"
         "        }\n"
-        "        const unsigned c = __popc(f);\n"
-        "        unsigned inc = c;\n"
-        "#pragma unroll\n"
-        "        for (int d = 1; d < 32; d *= 2) {\n"
-        "            const unsigned u = __shfl_up_sync(0xffffffffu, inc, d);\n"
-        "            if (lane >= (unsigned)d) inc += u;\n"
-        "        }\n"
-        "        if (lane == 31) ws[warp] = inc;\n"
         "        __syncthreads();\n"
-        "        unsigned before = inc - c, total = 0;\n"
-        "        for (unsigned w = 0; w < 8; w++) {\n"
-        "            if (w < warp) before += ws[w];\n"
-        "            total += ws[w];\n"
+        "        if (warp == 0) { /* exclusive scan of the counts, E a lane; the total last */\n"
+        "            unsigned v[E], sum = 0;\n"
+        "#pragma unroll\n"
+        "            for (int e = 0; e < E; e++) sum += v[e] = wc[lane * E + e];\n"
+        "            unsigned inc = sum;\n"
+        "#pragma unroll\n"
+        "            for (int d = 1; d < 32; d *= 2) {\n"
+        "                const unsigned u = __shfl_up_sync(0xffffffffu, inc, d);\n"
+        "                if (lane >= (unsigned)d) inc += u;\n"
+        "            }\n"
+        "            unsigned ex = inc - sum;\n"
+        "#pragma unroll\n"
+        "            for (int e = 0; e < E; e++) wc[lane * E + e] = ex, ex += v[e];\n"
+        "            if (lane == 31) wc[R * 8] = inc;\n"
         "        }\n"
-        "        lm_u64 at = base + before;\n"
-        "        while (f && at < len) {\n"
-        "            const int j = __ffs(f) - 1;\n"
-        "            f &= f - 1;\n"
-        "            out[at++] = %s;\n"
-        "        }\n"
+        "        __syncthreads();\n"
+        "        const unsigned total = wc[R * 8];\n"
+        "#pragma unroll\n"
+        "        for (int r = 0; r < R; r++)\n"
+        "            if ((b[r] >> lane) & 1u) {\n"
+        "                const lm_u64 i = i0 + (lm_u64)r * 256 + t;\n"
+        "                buf[wc[r * 8 + warp] + __popc(b[r] & below)] = %s;\n"
+        "            }\n"
+        "        __syncthreads();\n"
+        "        for (unsigned q = t; q < total && base + q < len; q += 256) out[base + q] = "
+        "buf[q];\n"
         "        base += total;\n"
         "        __syncthreads();\n"
-        "    }\n}\n",
-        values ? "vals[i0 + j]" : "(lm_i64)(i0 + j)");
+        "    }\n"
+        "    if (blockIdx.x == gridDim.x - 1)\n"
+        "        for (lm_u64 q = base + t; q < len; q += 256) out[q] = %s;\n"
+        "}\n",
+        r, values ? "vals[i]" : "(lm_i64)i",
+        values && s->pbytes == 16 ? "make_ulonglong2(0, 0)"
+        : values                  ? "(VT)0"
+                                  : "(VT)-1");
 }
 
 static void emit_scatter_prep(const cg_sort_t *s, base_str_t *o, const char *name) {

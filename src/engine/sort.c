@@ -85,11 +85,9 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
     if (s->op == IR_OP_NONZERO || s->op == IR_OP_COMPRESS) {
         bool values = s->op == IR_OP_COMPRESS;
         if (!s->len) return LOOM_STATUS_OK;
-        /* what no true element fills: -1 positions, zero values */
-        if (rt_memset(rt, out, values ? 0 : 0xFF, (size_t)s->len * (values ? s->pbytes : 8)) !=
-            LOOM_STATUS_OK)
-            return e->err->status;
-        if (!s->n) return LOOM_STATUS_OK;
+        /* all padding (else the write kernel's last block fills it): -1 positions, zeros */
+        if (!s->n)
+            return rt_memset(rt, out, values ? 0 : 0xFF, (size_t)s->len * (values ? s->pbytes : 8));
         uint64_t counts;
         if (rt_alloc(rt, (size_t)s->nb * 8, &counts) != LOOM_STATUS_OK) return e->err->status;
         uint64_t x = en_operand(sg, nd, 0, in);

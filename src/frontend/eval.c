@@ -319,9 +319,9 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
 
 /* Whether a realised array's elements lie in C order from the start of its buffer (as eval's
  * results do; wrapped and imported memory may not). */
-static bool is_c_contiguous(const loom_array_t *a) {
+/* Whether a's elements lie in C order one after the other (from its offset on). */
+static bool dense(const loom_array_t *a) {
     if (fe_size(a) == 0) return true;
-    if (a->offset != 0) return false;
     int64_t s = 1;
     for (int ax = a->ndim - 1; ax >= 0; ax--) {
         if (a->shape[ax] != 1 && a->strides[ax] != s) return false;
@@ -366,7 +366,8 @@ static bool check_read(loom_ctx_t *ctx, const char *fn, int32_t i, loom_array_t 
     return true;
 }
 
-/* Copies n evaluated arrays out: device ones in one batch of downloads, host ones directly. */
+/* Copies n evaluated arrays out: device ones in one batch of downloads (a strided one through
+ * a copy loom computes first, as a gather on the device), host ones directly. */
 static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
                               loom_array_t *const *arrays, void *const *dsts) {
     if (ctx->device == LOOM_DEVICE_NVRTC)
@@ -378,27 +379,32 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
     size_t *len = base_malloc(&ctx->al, (size_t)n, sizeof *len);
     uint32_t n_dev = 0;
     if (!dd || !src || !len) fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    loom_scope_begin(ctx); /* the copies of strided device arrays */
 #endif
     for (int32_t i = 0; i < n && !ctx->err.status; i++) {
         loom_array_t *a = arrays[i];
         size_t need = loom_array_nbytes(a);
         if (need == 0) continue;
-        bool contig = is_c_contiguous(a);
+        bool contig = dense(a);
 #if LOOM_HAVE_CUDA
+        if (a->buf->m.on_device && !contig) {
+            a = loom_astype(ctx, a, (loom_dtype_t)a->dtype);
+            if (loom_eval(ctx, 1, &a) != LOOM_STATUS_OK) break;
+            contig = dense(a);
+        }
         if (a->buf->m.on_device && contig) {
             dd[n_dev] = dsts[i];
-            src[n_dev] = a->buf->m.dev;
+            src[n_dev] = a->buf->m.dev + (uint64_t)a->offset * ir_dtypes[a->dtype].size;
             len[n_dev++] = need;
             continue;
         }
 #endif
         if (a->buf->m.on_device)
-            fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
-                     "%s: a strided device array (wrapped or imported) cannot be read yet; use it "
-                     "in an expression and read the result",
-                     fn);
+            fe_error(ctx, LOOM_STATUS_INTERNAL, "%s: a strided device array's copy is strided", fn);
         else if (contig)
-            memcpy(dsts[i], a->buf->m.host, need);
+            memcpy(dsts[i],
+                   (const char *)a->buf->m.host + a->offset * (int64_t)ir_dtypes[a->dtype].size,
+                   need);
         else
             ir_copy_strided((loom_dtype_t)a->dtype, a->ndim, a->shape,
                             (const char *)a->buf->m.host +
@@ -407,6 +413,7 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
     }
 #if LOOM_HAVE_CUDA
     if (n_dev && !ctx->err.status) rt_d2h_batch(ctx->rt, n_dev, dd, src, len);
+    loom_scope_end(ctx);
     base_free(&ctx->al, dd);
     base_free(&ctx->al, src);
     base_free(&ctx->al, len);

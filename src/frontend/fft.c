@@ -39,11 +39,37 @@ static loom_array_t *resize(loom_ctx_t *ctx, const char *fn, loom_array_t *a, in
     return loom_concatenate(ctx, 2, parts, ax);
 }
 
+/* Whether a real transform over axes first..last of a must run over the last axes instead:
+ * cuFFT's real side must start on a complex element's boundary, and a batch that has both
+ * outer and inner axes is run as several calls, one element apart (CuPy copies the same way). */
+static bool move_last(const loom_array_t *a, int32_t first, int32_t last) {
+    int64_t outer = 1, inner = 1;
+    for (int32_t i = 0; i < a->ndim; i++) {
+        if (i < first) outer *= a->shape[i];
+        if (i > last) inner *= a->shape[i];
+    }
+    return outer > 1 && inner > 1;
+}
+
+/* a with axes first..last moved to the end (back: the inverse move). */
+static loom_array_t *to_last(loom_ctx_t *ctx, loom_array_t *a, int32_t first, int32_t last,
+                             bool back) {
+    int32_t k = last - first + 1, src[IR_FFT_MAX_RANK], dst[IR_FFT_MAX_RANK];
+    for (int32_t i = 0; i < k; i++) src[i] = first + i, dst[i] = a->ndim - k + i;
+    return back ? loom_moveaxis(ctx, a, k, dst, src) : loom_moveaxis(ctx, a, k, src, dst);
+}
+
 /* The unscaled transform of kind `kind` (IR_FFT_*) over axes first..last of a, one FFT node;
  * n: C2R's output points along last. */
 static loom_array_t *transform(loom_ctx_t *ctx, loom_array_t *a, int32_t first, int32_t last,
                                int kind, int64_t n) {
     if (a->flags & FE_NIL) return a;
+    if (kind == IR_FFT_R2C && move_last(a, first, last)) {
+        int32_t k = last - first;
+        loom_array_t *t = to_last(ctx, a, first, last, false);
+        t = transform(ctx, t, a->ndim - 1 - k, a->ndim - 1, kind, n);
+        return t->flags & FE_NIL ? t : to_last(ctx, t, first, last, true);
+    }
     ir_params_t p = {0};
     p.axis = last;
     p.axes = (uint32_t)((2ull << last) - (1ull << first));
@@ -74,6 +100,10 @@ static loom_array_t *as_real(loom_ctx_t *ctx, loom_array_t *a) {
  * overwrite. */
 static loom_array_t *c2r(loom_ctx_t *ctx, loom_array_t *h, int32_t ax, int64_t n, double f) {
     if (h->flags & FE_NIL) return h;
+    if (move_last(h, ax, ax)) { /* the kernel below writes the moved operand */
+        loom_array_t *t = c2r(ctx, to_last(ctx, h, ax, ax, false), h->ndim - 1, n, f);
+        return t->flags & FE_NIL ? t : to_last(ctx, t, ax, ax, true);
+    }
     if (f != 1.0) h = loom_multiply_f(ctx, h, f);
     int64_t shape[LOOM_MAX_DIMS];
     for (int i = 0; i < h->ndim; i++) shape[i] = i == ax ? h->shape[ax] : 1;

@@ -75,7 +75,9 @@ CASES = [
     "np.fft.irfft2(ztf, norm='ortho')", "np.fft.irfft(zt, axis=1)", "np.fft.irfft(zt, 12, axis=0)",
     "np.fft.fft2(ztf)", "np.fft.ifft2(zt, axes=(0, 2))", "np.fft.irfft(np.fft.rfft(img) * 0.5)",
     "np.fft.irfft(z)[:3].sum() + np.abs(z).sum()",
-    # a middle axis with more outer than inner lines: one execution per inner index
+    # middle axes (complex: one call per inner index when more outer than inner lines; real:
+    # moved to the last axis) and real inputs starting one element in (staged on the GPU)
+    "np.fft.rfft(bigf[1:])", "np.fft.rfft(x[1:], axis=0)", "np.fft.rfft(mf[:, 1:])",
     "np.fft.rfft(w3, axis=1)", "np.fft.irfft(zw3, axis=1)", "np.fft.irfft(zw3, 16, axis=1)",
     "np.fft.rfftn(w3, axes=(0, 1))", "np.fft.fft2(zw3, axes=(0, 1))", "np.fft.irfftn(np.fft.rfftn(q), s=(4, 5, 6))",
     "np.real(np.fft.ifft(np.fft.fft(x) * np.fft.fft(x[::-1])))",

@@ -185,6 +185,13 @@ static void test_sorts(void **state) {
     expr(f, "searchsorted(sort(astype(v, 'int16')), astype(x * 100, 'int16'))", 0, -1);
 }
 
+/* JAX's size= form: positions past the size dropped, the rest filled (by the write kernel's
+ * last block). */
+static loom_array_t *sized_build(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
+    const int64_t *size = arg;
+    return loom_flatnonzero_sized(ctx, loom_expr(ctx, "x > 0", N_IN, names, in), *size, -7);
+}
+
 static void test_masks_and_sets(void **state) {
     fx_t *f = *state;
     char e[200];
@@ -204,6 +211,9 @@ static void test_masks_and_sets(void **state) {
         both(f, "v[v > 0]", by_expr, "v[v > 0]", lens[l], 0, -1);
     }
     expr(f, "flatnonzero(x > 0)", 0, -1);
+    static const int64_t sizes[] = {0, 5, 4097, R * C, 100000};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        both(f, "flatnonzero(x > 0, size)", sized_build, &sizes[k], 1000, 0, -1);
     expr(f, "argwhere(x < -1)", 0, -1);
     expr(f, "x[:, x[0] > 0]", 0, -1);
     expr(f, "unique(v)", 0, -1);
@@ -255,11 +265,11 @@ static void test_scatters(void **state) {
      * infinities and many ties among the parts), bit for bit */
     expr(f,
          "y = complex(v[:1000], x.ravel()[:1000]); np.minimum.at(y, ib % 1000, complex(round(w "
-         "/ 300), where(isnan(v[:5000]), v[:5000], round(w / 100)))); y",
+         "/ 300), where(isnan(v[ib % 1000]), v[ib % 1000], round(w / 100)))); y",
          0, -1);
     expr(f,
          "y = complex(x.ravel()[:1000], v[:1000]); np.maximum.at(y, ib % 1000, complex(where("
-         "isnan(v[:5000]), v[:5000], round(w / 300)), round(w / 100))); y",
+         "isnan(v[ib % 1000]), v[ib % 1000], round(w / 300)), round(w / 100))); y",
          0, -1);
     expr(f, "y = x; y[jr] = 0.5; y", 0, -1);
     expr(f, "y = x * 1; y[x > 1] = 0; y", 0, -1);

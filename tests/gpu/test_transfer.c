@@ -195,6 +195,24 @@ static void test_transfer_dlpack_and_wrap_without_copies(void **state) {
     assert_int_equal(loom_read(ctx, y, a, sizeof a), LOOM_STATUS_OK);
     assert_int_equal(loom_read(ctx, loom_add(ctx, z, w), b, sizeof b), LOOM_STATUS_OK);
     for (int i = 0; i < 4096; i++) assert_true(b[i] == a[i] + a[i]);
+    /* strided device memory read back as it is: a transposed wrap, every third of its rows
+     * (strided, at an offset), the wrap's tail (contiguous, at an offset) */
+    int64_t sh[2] = {64, 64}, st[2] = {1, 64}, one = 1, from = 65, step = 3, none = LOOM_NONE;
+    loom_array_t *t = loom_wrap_device(ctx, LOOM_DTYPE_F32, 2, sh, st, p, NULL, NULL);
+    loom_array_t *rows = loom_slice(ctx, t, 1, &one, &none, &step);
+    loom_array_t *flat = loom_slice(ctx, w, 1, &from, &none, NULL);
+    static float tr[4096], rs[21 * 64], fl[4096 - 65];
+    loom_array_t *views[3] = {t, rows, flat};
+    void *dst[3] = {tr, rs, fl};
+    size_t cap[3] = {sizeof tr, sizeof rs, sizeof fl};
+    assert_int_equal(loom_read_many(ctx, 3, views, dst, cap), LOOM_STATUS_OK);
+    for (int i = 0; i < 64; i++)
+        for (int j = 0; j < 64; j++) assert_true(tr[i * 64 + j] == a[j * 64 + i]);
+    memset(rs, 0, sizeof rs);
+    assert_int_equal(loom_read(ctx, rows, rs, sizeof rs), LOOM_STATUS_OK);
+    for (int k = 0; k < 21; k++)
+        for (int j = 0; j < 64; j++) assert_true(rs[k * 64 + j] == a[j * 64 + 1 + 3 * k]);
+    for (int i = 0; i < 4096 - 65; i++) assert_true(fl[i] == a[65 + i]);
     loom_ctx_destroy(ctx);
 }
 
