@@ -15,6 +15,7 @@ several together.
 import ctypes
 import operator
 import struct as _struct
+import sys
 import threading
 import weakref
 
@@ -99,9 +100,12 @@ class Context:
         self._p = p.value
         self.lock = threading.RLock()  # a context's calls must not overlap (include/loom.h)
         # the fast path's results (and their weak scalars) live in a scope of their own,
-        # closed and reopened every _RECYCLE calls: what Python holds it retains
+        # closed and reopened every _RECYCLE calls. An array the fast path made is borrowed
+        # from the scope (no retain, no release: two calls into C saved an operation); those
+        # still alive when the scope closes are retained then (_recycle)
         lib.loom_scope_begin(self._p)
         self._calls = 0
+        self._young = []  # the scope's borrowed arrays, oldest first
         # the context's nil array (what a failed builder returns), to spot one without a call
         self._nil = lib.loom_expr(self._p, b"(", 0, None, None)
         lib.loom_ctx_clear_error(self._p)
@@ -129,9 +133,19 @@ class Context:
     def _tick(self):
         self._calls += 1
         if self._calls >= _RECYCLE:
-            self._calls = 0
-            lib.loom_scope_end(self._p)
-            lib.loom_scope_begin(self._p)
+            self._recycle()
+
+    def _recycle(self):
+        """Closes and reopens the scope (the caller holds the lock), first retaining the
+        borrowed arrays that something still refers to."""
+        young, self._young = self._young, []
+        for a in young:  # (references: the list, the loop's name and the argument)
+            if not a._own and _getrefcount(a) > 3:
+                lib.loom_array_retain(a._p)
+                a._own = True
+        self._calls = 0
+        lib.loom_scope_end(self._p)
+        lib.loom_scope_begin(self._p)
 
     def weak(self, t, v):
         """A weak scalar array of Python number v (type t), kept for reuse (arrays are values);
@@ -208,6 +222,8 @@ def _stream_handle(stream):
 
 
 _RECYCLE = 512
+_getrefcount = sys.getrefcount
+_new_array = object.__new__
 _tls = threading.local()
 _default = None
 _default_lock = threading.Lock()
@@ -272,17 +288,18 @@ def _dtype_name(dt):
 class ndarray:
     """A lazy loom array. Operators, indexing and NumPy's methods record work; converting to a
     NumPy array or a Python number evaluates."""
-    __slots__ = ("_ctx", "_p", "_sig", "__weakref__")
+    __slots__ = ("_ctx", "_p", "_sig", "_own", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, ctx, p):
         self._ctx = ctx
         self._p = p  # retained
         self._sig = None
+        self._own = True  # False: borrowed from the context's scope (_wrap)
 
     def __del__(self):
         try:
-            if self._p and self._ctx._p:
+            if self._own and self._p and self._ctx._p:
                 lib.loom_array_release(self._p)
         except Exception:
             pass
@@ -418,9 +435,11 @@ class ndarray:
         b = _Binder([self])
         prog = "%s[%s] = %s" % (b.names[0], b.subscript(key), b.lit(value))
         new = b.run(prog, out_name=b.names[0])
-        lib.loom_array_release(self._p)
+        if self._own:
+            lib.loom_array_release(self._p)
         self._p = lib.loom_array_retain(new._p)
         self._sig = None
+        self._own = True
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -574,42 +593,50 @@ def _fast1(builder, a):
         return None
     ctx = a._ctx
     with ctx.lock:
-        return _wrap(ctx, builder(ctx._p, a._p))
+        pa = a._p
+        return _wrap(ctx, builder(ctx._p, pa), pa)
 
 
 def _fast2(builder, a, b):
     ta, tb = type(a), type(b)
     if ta is ndarray:
         ctx = a._ctx
+        if tb is ndarray:
+            if b._ctx is not ctx:
+                return None
+        elif tb not in _NUMBERS:
+            return None
     elif tb is ndarray:
         ctx = b._ctx
+        if ta not in _NUMBERS:
+            return None
     else:
         return None
-    with ctx.lock:
-        pa, pb = _operand(ctx, a, ta), _operand(ctx, b, tb)
+    with ctx.lock:  # (numbers become weak scalars: ctx.weak under the lock)
+        pa = a._p if ta is ndarray else ctx.weak(ta, a)
+        pb = b._p if tb is ndarray else ctx.weak(tb, b)
         if pa is None or pb is None:
             return None
-        return _wrap(ctx, builder(ctx._p, pa, pb))
+        return _wrap(ctx, builder(ctx._p, pa, pb), pa, pb)
 
 
-def _operand(ctx, v, t):
-    """The C array of a fast-path operand: a loom array of ctx, or a Python number as a weak
-    scalar; None for anything else (the general path takes it)."""
-    if t is ndarray:
-        return v._p if v._ctx is ctx else None
-    if t is float or t is int or t is bool or t is complex:
-        return ctx.weak(t, v)
-    return None
+_NUMBERS = frozenset((float, int, bool, complex))
 
 
-def _wrap(ctx, p):
-    """A builder's result p as a retained loom array (the caller holds ctx's lock)."""
+def _wrap(ctx, p, pa, pb=None):
+    """A builder's result p as a loom array borrowed from ctx's scope (the caller holds ctx's
+    lock); retained when it is an operand pa or pb (a builder may return one as it is: then
+    no scope holds it for Python)."""
     if not p or p == ctx._nil:
         _raise(ctx._p, lib.loom_ctx_status(ctx._p))
-    r = ndarray(ctx, lib.loom_array_retain(p))
-    ctx._calls += 1  # (after the retain: the scope's end may drop its own reference)
-    if ctx._calls >= _RECYCLE:
-        ctx._tick()
+    if p == pa or p == pb:
+        return ndarray(ctx, lib.loom_array_retain(p))
+    r = _new_array(ndarray)
+    r._ctx, r._p, r._sig, r._own = ctx, p, None, False
+    young = ctx._young
+    young.append(r)
+    if len(young) >= _RECYCLE:
+        ctx._recycle()
     return r
 
 

@@ -150,6 +150,34 @@ def test_setitem_rebinds():
     check(old, a2)  # the same Python object, rebound
 
 
+def test_borrowed_arrays_survive_recycles_and_setitem(monkeypatch):
+    """The fast path's results are borrowed from the context's scope: those alive when it is
+    recycled (every few calls here) are retained then, dropped ones are not, and x[k] = v on a
+    borrowed array rebinds it without releasing what the scope holds (which freed an array
+    that a later one still read)."""
+    monkeypatch.setattr(loom, "_RECYCLE", 3)
+    a = np.arange(5, dtype=np.float32)
+    x = lnp.asarray(a)
+    uses = []
+    for k in range(10):
+        y = x + 1.0
+        uses.append(y * 2.0)  # reads the array y is before the update
+        y[0] = 9.0  # on a borrowed array, then dropped
+        del y
+        churn = [x * 3.0 for _ in range(4)]  # new arrays where freed ones were
+    del churn
+    for u in uses:
+        check(u, (a + np.float32(1)) * np.float32(2))
+    kept = [x * float(k) for k in range(10)]  # ten results across three recycles
+    z = x - 0.5
+    z[1:3] = 0.0
+    for k, r in enumerate(kept):
+        check(r, a * np.float32(k))
+    w = a - np.float32(0.5)
+    w[1:3] = 0.0
+    check(z, w)
+
+
 def test_several_results():
     a = sample((5, 4), "float64")
     u, s, vh = lnp.linalg.svd(lnp.asarray(a), full_matrices=False)

@@ -30,14 +30,17 @@ static loom_array_t *positions(loom_ctx_t *ctx, loom_array_t *t, int64_t len) {
     return fe_shaped(ctx, IR_OP_NONZERO, LOOM_DTYPE_I64, 1, &len, 1, &t, NULL);
 }
 
-/* The number of true elements of t, evaluated now together with t itself (the sync of a
- * data-dependent shape; t is then realised, so the positions do not compute it again). */
+/* The number of true elements of t, evaluated now after t itself (the sync of a
+ * data-dependent shape; t is then realised, so the positions do not compute it again, and
+ * the count reads t's bytes rather than computing t a second time from its operands, as one
+ * evaluation of both would). */
 static bool count_now(loom_ctx_t *ctx, const char *fn, loom_array_t *t, int64_t *out) {
     if (t->flags & FE_NIL) return false;
     loom_scope_begin(ctx);
-    loom_array_t *both[2] = {loom_sum(ctx, loom_astype(ctx, t, LOOM_DTYPE_I64), -1, NULL, 0), t};
-    loom_status_t st = loom_eval(ctx, 2, both);
-    if (st == LOOM_STATUS_OK) st = loom_read(ctx, both[0], out, sizeof *out);
+    loom_status_t st = loom_eval(ctx, 1, &t);
+    if (st == LOOM_STATUS_OK)
+        st = loom_read(ctx, loom_sum(ctx, loom_astype(ctx, t, LOOM_DTYPE_I64), -1, NULL, 0), out,
+                       sizeof *out);
     loom_scope_end(ctx);
     if (st != LOOM_STATUS_OK && !ctx->err.status) fe_error(ctx, st, "%s: counting failed", fn);
     return st == LOOM_STATUS_OK;

@@ -1648,8 +1648,10 @@ static bool array_tuple(parser_t *P, int32_t n, loom_array_t *const *arrays, int
 static const char *const later_methods[] = {"flatten", "view"};
 
 static const func_t *find_func(const char *s, int32_t n) {
-    for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++)
-        if (strlen(funcs[i].name) == (size_t)n && !strncmp(funcs[i].name, s, (size_t)n))
+    if (n <= 0) return NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++) /* (the first letter first: fast) */
+        if (funcs[i].name[0] == s[0] && !strncmp(funcs[i].name, s, (size_t)n) &&
+            funcs[i].name[n] == '\0')
             return &funcs[i];
     return NULL;
 }
@@ -1699,12 +1701,19 @@ static int param_index(const bound_t *b, const char *s, int32_t n) {
 
 static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
                  bound_t *b) {
-    memset(b, 0, sizeof *b);
+    b->n = 0;
+    b->linalg = false;
+    memset(b->given, 0, sizeof b->given);
+    memset(b->pos, 0, sizeof b->pos);
+    for (int i = 0; i < MAX_PARAMS; i++) b->v[i].kind = 0; /* (the parameters' in full below) */
     bool optional[MAX_PARAMS] = {false};
     for (const char *p = f->params; *p && b->n < MAX_PARAMS;) {
         size_t k = strcspn(p, ",?");
-        snprintf(b->names[b->n], sizeof b->names[0], "%.*s", (int)k, p);
-        p += k;
+        if (k >= sizeof b->names[0]) k = sizeof b->names[0] - 1;
+        memcpy(b->names[b->n], p, k);
+        b->names[b->n][k] = '\0';
+        b->v[b->n] = (value_t){0};
+        p += strcspn(p, ",?");
         if (*p == '?') {
             optional[b->n] = true;
             p++;
