@@ -8,7 +8,8 @@ context (CUDA on a GPU machine), beside the same workloads in C:
                                chain (bench_elementwise's chain_once, with c->read false)
   dispatch_15op_1k (with read) the same, plus the copy of the result into NumPy
   jit_15op_1k (no read / with read)  the chain as a loom.jit function (traced once, then one
-                               loom_program_run per call) plus lnp.eval, or the copy to NumPy
+                               loom_program_run and its eval per call), or that and the copy to
+                               NumPy
   sum_256M, gelu_64M, hypot_64M, matmul f32 8192^2, matmul f16 8192^2
                                bench_reduce's, bench_elementwise's and bench_matmul's workloads,
                                each call evaluated, the context synchronised after the batch
@@ -95,7 +96,7 @@ def main():
         report("dispatch_15op_1k (with read)", median_us(lambda: chain(x1k).get(), 200, sync))
     jchain = loom.jit(chain)
     if wanted("jit_15op_1k (no read)"):
-        report("jit_15op_1k (no read)", median_us(lambda: lnp.eval(jchain(x1k)), 500, sync),
+        report("jit_15op_1k (no read)", median_us(lambda: jchain(x1k), 500, sync),
                "loom.jit: one program run and one eval")
     if wanted("jit_15op_1k (with read)"):
         report("jit_15op_1k (with read)", median_us(lambda: jchain(x1k).get(), 200, sync))
