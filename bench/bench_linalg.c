@@ -1,11 +1,13 @@
 /* bench_linalg — factorisations on the CUDA device against the peers' figures of the same
  * workloads (bench/peers_linalg.py runs them with PyTorch and CuPy right after this program):
  * solve 8192^2 float32 and float64 (one right-hand side), 100,000 separate 8 x 8 float32 solves
- * (one stacked call: loom's thread-per-system kernel), cholesky 8192^2 float32, eigh 4096^2
- * float32 (values and vectors) and svdvals 4096^2 float32. Inputs are realised on the device
- * first (diagonally dominant, symmetric positive definite or symmetric as each needs); each
- * timed call is one eval of the whole function (the copies cuSOLVER works in, the info words
- * read back). Timing as the other benches: CUDA events, warm-up, median of batches. */
+ * and Cholesky factorisations (one stacked call each: loom's thread-per-matrix kernels),
+ * cholesky 8192^2 float32, eigh 4096^2 float32 (values and vectors) and svdvals 4096^2
+ * float32. Usage: bench_linalg [NAME] (only the workloads whose names contain NAME). Inputs
+ * are realised on the device first (diagonally dominant, symmetric positive definite or
+ * symmetric as each needs); each timed call is one eval of the whole function (the copies
+ * cuSOLVER works in, the info words read back). Timing as the other benches: CUDA events,
+ * warm-up, median of batches. */
 #include <string.h>
 
 #include "bench_util.h"
@@ -60,6 +62,10 @@ static loom_array_t *matrix(uint64_t seed, loom_dtype_t d, int nd, const int64_t
     return a;
 }
 
+static const char *only; /* run only the workloads whose names contain it */
+
+static bool wanted(const char *name) { return !only || strstr(name, only); }
+
 static void report(const char *name, double ms, double floor_ms, const char *floor_name) {
     printf("%-36s %9.3f ms", name, ms);
     if (floor_ms > 0) printf("   %.2fx %s %.3f ms", floor_ms / ms, floor_name, floor_ms);
@@ -67,13 +73,14 @@ static void report(const char *name, double ms, double floor_ms, const char *flo
     fflush(stdout);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    only = argc > 1 ? argv[1] : NULL;
     if (!(ctx = bench_cuda_ctx())) return 77;
     int64_t big[2] = {8192, 8192}, rhs[1] = {8192}, mid[2] = {4096, 4096};
     int64_t many[3] = {100000, 8, 8}, many_b[3] = {100000, 8, 1};
     static const loom_dtype_t ds[2] = {LOOM_DTYPE_F32, LOOM_DTYPE_F64};
     static const double torch_solve[2] = {34.4, 37.9};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && wanted("solve f32 8192^2 solve f64 8192^2"); i++) {
         work_t w = {SOLVE, matrix(1, ds[i], 2, big, 8192, false, false), NULL};
         w.b = loom_random_uniform(ctx, 2, ds[i], 1, rhs, -1, 1);
         loom_array_retain(w.b);
@@ -83,24 +90,37 @@ int main(void) {
         loom_array_release(w.a);
         loom_array_release(w.b);
     }
-    work_t ws = {SOLVE, matrix(3, LOOM_DTYPE_F32, 3, many, 8, false, false), NULL};
-    ws.b = loom_random_uniform(ctx, 4, LOOM_DTYPE_F32, 3, many_b, -1, 1);
-    loom_array_retain(ws.b);
-    loom_eval(ctx, 1, &ws.b);
     double kern;
-    report("solve f32 100000 x 8^2 (stacked)", bench_time_ms(ctx, once, &ws, 15, 10, &kern), 0.283,
-           "torch's");
-    printf("  kernels per call: %.0f\n", kern);
-    loom_array_release(ws.a);
-    loom_array_release(ws.b);
-    work_t wc = {CHOLESKY, matrix(5, LOOM_DTYPE_F32, 2, big, 0, false, true), NULL};
-    report("cholesky f32 8192^2", bench_time_ms(ctx, once, &wc, 5, 1, NULL), 8.9, "torch's");
-    loom_array_release(wc.a);
-    work_t we = {EIGH, matrix(6, LOOM_DTYPE_F32, 2, mid, 0, true, false), NULL};
-    report("eigh f32 4096^2", bench_time_ms(ctx, once, &we, 3, 1, NULL), 89, "torch's");
-    work_t wv = {SVDVALS, we.a, NULL};
-    report("svdvals f32 4096^2", bench_time_ms(ctx, once, &wv, 3, 1, NULL), 621, "CuPy's");
-    loom_array_release(we.a);
+    if (wanted("solve f32 100000 x 8^2 (stacked)")) {
+        work_t ws = {SOLVE, matrix(3, LOOM_DTYPE_F32, 3, many, 8, false, false), NULL};
+        ws.b = loom_random_uniform(ctx, 4, LOOM_DTYPE_F32, 3, many_b, -1, 1);
+        loom_array_retain(ws.b);
+        loom_eval(ctx, 1, &ws.b);
+        report("solve f32 100000 x 8^2 (stacked)", bench_time_ms(ctx, once, &ws, 15, 10, &kern),
+               0.283, "torch's");
+        printf("  kernels per call: %.0f\n", kern);
+        loom_array_release(ws.a);
+        loom_array_release(ws.b);
+    }
+    if (wanted("cholesky f32 100000 x 8^2 (stacked)")) {
+        work_t wm = {CHOLESKY, matrix(7, LOOM_DTYPE_F32, 3, many, 0, false, true), NULL};
+        report("cholesky f32 100000 x 8^2 (stacked)",
+               bench_time_ms(ctx, once, &wm, 15, 10, &kern), 0, "");
+        printf("  kernels per call: %.0f\n", kern);
+        loom_array_release(wm.a);
+    }
+    if (wanted("cholesky f32 8192^2")) {
+        work_t wc = {CHOLESKY, matrix(5, LOOM_DTYPE_F32, 2, big, 0, false, true), NULL};
+        report("cholesky f32 8192^2", bench_time_ms(ctx, once, &wc, 5, 1, NULL), 8.9, "torch's");
+        loom_array_release(wc.a);
+    }
+    if (wanted("eigh f32 4096^2 svdvals f32 4096^2")) {
+        work_t we = {EIGH, matrix(6, LOOM_DTYPE_F32, 2, mid, 0, true, false), NULL};
+        report("eigh f32 4096^2", bench_time_ms(ctx, once, &we, 3, 1, NULL), 89, "torch's");
+        work_t wv = {SVDVALS, we.a, NULL};
+        report("svdvals f32 4096^2", bench_time_ms(ctx, once, &wv, 3, 1, NULL), 621, "CuPy's");
+        loom_array_release(we.a);
+    }
     loom_ctx_destroy(ctx);
     return 0;
 }

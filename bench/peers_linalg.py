@@ -57,6 +57,11 @@ if only in "solve f32 100000 x 8^2 (stacked)":
     ca, cb = cp.asarray(a), cp.asarray(b)
     line("solve f32 100000 x 8^2 (stacked)", lambda: torch.linalg.solve(a, b),
          lambda: cp.linalg.solve(ca, cb), 15, 10)
+if only in "cholesky f32 100000 x 8^2 (stacked)":
+    a = mat((100000, 8, 8), torch.float32, spd=True)
+    ca = cp.asarray(a)
+    line("cholesky f32 100000 x 8^2 (stacked)", lambda: torch.linalg.cholesky(a),
+         lambda: cp.linalg.cholesky(ca), 15, 10)
 if only in "cholesky f32 8192^2":
     a = mat((8192, 8192), torch.float32, spd=True)
     ca = cp.asarray(a)

@@ -168,10 +168,16 @@ loom_status_t en_fft_run(en_engine_t *e, const en_step_t *st, const uint64_t *in
  * (st->kerns[0]) or EIG's check (st->kerns[0]), then the first failing info word found by the last kernel and read back (a
  * sync); LINALG_ERROR naming the matrix when one fails. Nothing on a compile-only device. */
 loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
-/* Stacks of SOLVE systems up to this size run one thread per system (en_linalg_small_source). */
+/* Stacks of real SOLVE systems and CHOLESKY matrices up to this size run one thread per
+ * matrix (en_linalg_small_source; idx = n * 2 + float64, plus EN_SMALL_CHOLESKY). */
 #define EN_SMALL_SOLVE 16
+#define EN_SMALL_CHOLESKY 64u
+static inline bool en_linalg_small(ir_op_t op, int64_t n, loom_dtype_t d) {
+    return (op == IR_OP_SOLVE || op == IR_OP_CHOLESKY) && n >= 1 && n <= EN_SMALL_SOLVE &&
+           !ir_is_complex(d);
+}
 void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
-base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n);
+base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n, bool cholesky);
 /* Its threads per block (shared memory holds the block's matrices: 32 KiB). */
 uint32_t en_linalg_small_tpb(int64_t n, size_t es);
 /* The first failing info word's kernel (every LINALG step's last) and its cache key. */

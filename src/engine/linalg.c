@@ -39,8 +39,14 @@ void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char 
  * large matrix; a loop of them over 100,000 8 x 8 systems costs a launch sequence each. Reads
  * the node's operands as C order (A, and B^T's rows) and writes X^T's rows; an exact zero pivot
  * sets the matrix's info word to its 1-based column, as getrf does. */
+static void small_cholesky_source(uint32_t idx, base_str_t *t, char *name);
+
 void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
     (void)obj;
+    if (idx & EN_SMALL_CHOLESKY) {
+        small_cholesky_source(idx & ~(uint32_t)EN_SMALL_CHOLESKY, t, name);
+        return;
+    }
     unsigned n = idx / 2;
     const char *ct = idx & 1 ? "double" : "float";
     snprintf(name, 48, "loom_small_solve_%s_%u", idx & 1 ? "f64" : "f32", n);
@@ -128,14 +134,71 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         n, en_linalg_small_tpb(n, idx & 1 ? 8 : 4), ct, name, name, name);
 }
 
+/* The small-matrix Cholesky factorisation, the same way (a thread a matrix, staged through
+ * shared memory, the factor in registers): the operand is A^T as cuSOLVER's path gets it, so
+ * its column-major lower triangle is A's lower triangle, and the result is what potrf leaves
+ * there: L^T in the upper triangle of the row-major buffer (zeros below it, where potrf leaves
+ * A and the consumer masks). A pivot that is not positive (or a NaN) sets the matrix's info
+ * word to its 1-based column, as potrf does. Words: A, -, out, info, matrices. */
+static void small_cholesky_source(uint32_t idx, base_str_t *t, char *name) {
+    unsigned n = idx / 2;
+    const char *ct = idx & 1 ? "double" : "float";
+    snprintf(name, 48, "loom_small_cholesky_%s_%u", idx & 1 ? "f64" : "f32", n);
+    base_str_printf(
+        t,
+        "#define N %u\n"
+        "#define TPB %u\n"
+        "typedef %s T;\n"
+        "struct lm_params_%s { unsigned long long w[7]; };\n"
+        "extern \"C\" __global__ void __launch_bounds__(TPB) %s(const lm_params_%s P) {\n"
+        "    __shared__ T sm[TPB * (N * N + 1)];\n"
+        "    const unsigned long long m0 = (unsigned long long)blockIdx.x * TPB;\n"
+        "    const unsigned long long left = P.w[4] - m0;\n"
+        "    const unsigned cnt = left < TPB ? (unsigned)left : TPB;\n"
+        "    const T *A0 = (const T *)P.w[0] + m0 * N * N;\n"
+        "    for (unsigned i = threadIdx.x; i < cnt * N * N; i += TPB)\n"
+        "        sm[i / (N * N) * (N * N + 1) + i %% (N * N)] = A0[i];\n"
+        "    __syncthreads();\n"
+        "    const unsigned long long m = m0 + threadIdx.x;\n"
+        "    if (threadIdx.x >= cnt) return;\n"
+        "    const T *At = sm + threadIdx.x * (N * N + 1); /* A[r][c] = At[c * N + r] */\n"
+        "    T l[N][N];\n"
+        "    int info = 0;\n"
+        "#pragma unroll\n"
+        "    for (int c = 0; c < N; c++) {\n"
+        "        T d = At[c * N + c];\n"
+        "#pragma unroll\n"
+        "        for (int k = 0; k < c; k++) d -= l[c][k] * l[c][k];\n"
+        "        if (!(d > 0)) { info = c + 1; break; }\n"
+        "        const T lc = sqrt(d), inv = (T)1 / lc;\n"
+        "        l[c][c] = lc;\n"
+        "#pragma unroll\n"
+        "        for (int r = c + 1; r < N; r++) {\n"
+        "            T v = At[c * N + r];\n"
+        "#pragma unroll\n"
+        "            for (int k = 0; k < c; k++) v -= l[r][k] * l[c][k];\n"
+        "            l[r][c] = v * inv;\n"
+        "        }\n"
+        "    }\n"
+        "    if (info) { ((int *)P.w[3])[m] = info; return; }\n"
+        "    T *out = (T *)P.w[2] + m * N * N;\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < N; i++)\n"
+        "#pragma unroll\n"
+        "        for (int j = 0; j < N; j++) out[i * N + j] = j >= i ? l[j][i] : (T)0;\n"
+        "}\n",
+        n, en_linalg_small_tpb(n, idx & 1 ? 8 : 4), ct, name, name, name);
+}
+
 uint32_t en_linalg_small_tpb(int64_t n, size_t es) {
     int64_t t = n > 0 ? 32768 / (n * n * (int64_t)es) : 128;
     return (uint32_t)(t < 1 ? 1 : t > 128 ? 128 : t);
 }
 
-base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n) {
-    char k[40];
-    snprintf(k, sizeof k, "small_solve/%d/%lld/4", (int)d, (long long)n);
+base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n, bool cholesky) {
+    char k[48];
+    snprintf(k, sizeof k, "small_%s/%d/%lld/4", cholesky ? "cholesky" : "solve", (int)d,
+             (long long)n);
     return base_hash128(k, strlen(k));
 }
 
@@ -248,7 +311,7 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
         return en_error(e, LOOM_STATUS_OVERFLOW,
                         "linalg.%s: matrices of %lld x %lld exceed cuSOLVER's 32-bit sizes",
                         ir_ops[nd->op].name, (long long)j.rows, (long long)j.cols);
-    bool small = nd->op == IR_OP_SOLVE && j.rows <= EN_SMALL_SOLVE && !ir_is_complex(j.dtype);
+    bool small = en_linalg_small(nd->op, j.rows, j.dtype);
     if (!small && !e->solver && rt_solver_create(rt, &e->solver) != LOOM_STATUS_OK)
         return e->err->status;
     j.a = en_operand(sg, nd, 0, in);

@@ -232,8 +232,9 @@ static void test_gathers_and_generators(void **state) {
 
 /* A factorisation is one library step over a buffer its producer wrote; what follows fuses
  * as usual (det: the LU step, one reduction for the sign and the log sum, one for whether the
- * matrix holds a NaN, and the combination of the two). Stacks of small systems are loom's own
- * kernel: compiled here for small, odd and the largest sizes. */
+ * matrix holds a NaN, and the combination of the two). Stacks of small systems and small
+ * Cholesky factorisations are loom's own kernels: compiled here for small, odd and the
+ * largest sizes. */
 static void test_factorisations(void **state) {
     (void)state;
     counts_t c = schedule_of("linalg.det(x[:256])");
@@ -253,6 +254,9 @@ static void test_factorisations(void **state) {
         "linalg.inv(reshape(x, (512, 16, 16)).astype('float64'))",
         "linalg.solve(reshape(x, (512, 16, 16)), reshape(y[:32], (512, 16, 1)))",
         "linalg.slogdet(reshape(x, (2048, 8, 8)).astype('float64'))[1]",
+        "linalg.cholesky(reshape(x[:2, :2], (4, 1, 1)))",
+        "linalg.cholesky(reshape(x[:50], (512, 5, 5)), upper=True)",
+        "linalg.cholesky(reshape(x, (512, 16, 16)).astype('float64'))",
     };
     for (size_t k = 0; k < sizeof stacks / sizeof *stacks; k++) {
         c = schedule_of(stacks[k]);

@@ -73,6 +73,9 @@ CASES = [
     ("linalg.cholesky(p)", 1), ("linalg.cholesky(pf)", 1), ("linalg.cholesky(p, upper=True)", 1),
     ("linalg.cholesky(one)", 1), ("linalg.cholesky(e3)", 1), ("linalg.cholesky(np.tril(p))", 1),
     ("linalg.cholesky(np.tril(p), upper=True)", 1),
+    # a stack of 200 small matrices: the GPU's thread-per-matrix kernel (float32 and float64)
+    ("linalg.cholesky(many @ np.swapaxes(many, -1, -2))", 1),
+    ("linalg.cholesky((many @ np.swapaxes(many, -1, -2)).astype(np.float32), upper=True)", 1),
     ("linalg.eigvalsh(h)", 1), ("linalg.eigvalsh(hs)", 1), ("linalg.eigvalsh(h, UPLO='U')", 1),
     ("linalg.eigvalsh(np.triu(h))", 1), ("linalg.eigvalsh(np.triu(h), UPLO='U')", 1),
     ("linalg.eigh(hs)[0]", 1), ("linalg.eigvalsh(pf)", 1), ("linalg.eigvalsh(e3)", 1),
@@ -177,6 +180,7 @@ ERRORS = [
     ("linalg.solve(sing, v[:2])", "Singular matrix"), ("linalg.inv(sing)", "Singular matrix"),
     ("linalg.inv(np.stack([a, a * 0, a]))", "matrix 1 of the stack of 3"),
     ("linalg.cholesky(indef)", "matrix 1 of the stack of 3"),
+    ("linalg.cholesky(np.concatenate([p, -p]))", "matrix 3 of the stack of 6"),
     ("linalg.cholesky(h)", "not positive definite"), ("linalg.inv(t)", "square"),
     ("linalg.det(v)", "two-dimensional"), ("linalg.solve(a, t)", "must have shape"),
     ("linalg.eigvalsh(a.astype(np.float16))", "unsupported in linalg"),
