@@ -429,6 +429,15 @@ class ndarray:
         b = _Binder([self])
         return b.run("%s[%s]" % (b.names[0], b.subscript(key)))
 
+    def __copy__(self):
+        """A new array object of the same values (its own binding: x[k] = v on one leaves the
+        other as it was); no data is copied, arrays being values."""
+        with self._ctx.lock:
+            return ndarray(self._ctx, lib.loom_array_retain(self._p))
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
     def __setitem__(self, key, value):
         """x[key] = value as a functional update: x is rebound to the new array (arrays that
         alias the old one keep its values, unlike NumPy's in-place write)."""
@@ -805,6 +814,12 @@ class _Tracer(ndarray):
 
     get = item = __array__ = __float__ = __int__ = __complex__ = __index__ = _no_value
     __bool__ = __iter__ = __dlpack__ = _no_value
+
+    def __copy__(self):  # recorded, as x.copy() is
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
 
     def __repr__(self):
         return "loom.jit traced array(shape=%s, dtype=%s)" % (self.shape, self.dtype)

@@ -132,3 +132,20 @@ def test_weak_zeros_keep_their_sign():
     np.testing.assert_array_equal(np.asarray(1 / (x * 0.0)), [np.inf] * 3)
     np.testing.assert_array_equal(np.asarray(1 / (x * -0.0)), [-np.inf] * 3)
     np.testing.assert_array_equal(np.asarray(1 / (x * complex(-0.0, 0.0)).real)[:1], [-np.inf])
+
+
+def test_copy_module_inside_a_trace():
+    """copy.copy of a traced array is recorded as x.copy() is: its update is the program's."""
+    import copy
+
+    @loom.jit
+    def f(x):
+        y = copy.copy(x)
+        y[0] = 7.0
+        return y + copy.deepcopy(x)
+
+    for a in (np.arange(4, dtype=np.float32), np.arange(1, 5, dtype=np.float32)):
+        want = a.copy()
+        want[0] = 7
+        np.testing.assert_array_equal(f(lnp.asarray(a)).get(), want + a)
+    assert f.cache_size() == 1

@@ -178,6 +178,21 @@ def test_borrowed_arrays_survive_recycles_and_setitem(monkeypatch):
     check(z, w)
 
 
+def test_copy_module():
+    """copy.copy and copy.deepcopy (sklearn's clone uses the latter) give an array of the same
+    values bound on its own: an update of one leaves the other."""
+    import copy
+    a = sample((3, 4), "float32")
+    x = lnp.asarray(a) * 2.0
+    c, d = copy.copy(x), copy.deepcopy({"k": x})["k"]
+    x[0] = 0.0
+    check(c, a * np.float32(2))
+    check(d, a * np.float32(2))
+    want = a * np.float32(2)
+    want[0] = 0
+    check(x, want)
+
+
 def test_several_results():
     a = sample((5, 4), "float64")
     u, s, vh = lnp.linalg.svd(lnp.asarray(a), full_matrices=False)
