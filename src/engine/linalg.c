@@ -169,7 +169,7 @@ static void small_cholesky_source(uint32_t idx, base_str_t *t, char *name) {
         "        T d = At[c * N + c];\n"
         "#pragma unroll\n"
         "        for (int k = 0; k < c; k++) d -= l[c][k] * l[c][k];\n"
-        "        if (!(d > 0)) { info = c + 1; break; }\n"
+        "        if (!(d > 0)) { if (!info) info = c + 1; d = 1; } /* (no break: unrolled) */\n"
         "        const T lc = sqrt(d), inv = (T)1 / lc;\n"
         "        l[c][c] = lc;\n"
         "#pragma unroll\n"

@@ -1182,15 +1182,6 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
         return lm__cpow_##s(a, b);                                                             \
     }
 
-/* The sine and cosine of one argument: CUDA's sincos reduces the argument once and gives
- * sin's and cos's own results; the host's libm computes each. */
-#ifdef __CUDACC_RTC__
-LM_FN void lm__sincos_f32(lm_f32 x, lm_f32 *s, lm_f32 *c) { sincosf(x, s, c); }
-LM_FN void lm__sincos_f64(lm_f64 x, lm_f64 *s, lm_f64 *c) { sincos(x, s, c); }
-#else
-LM_FN void lm__sincos_f32(lm_f32 x, lm_f32 *s, lm_f32 *c) { *s = sinf(x), *c = cosf(x); }
-LM_FN void lm__sincos_f64(lm_f64 x, lm_f64 *s, lm_f64 *c) { *s = sin(x), *c = cos(x); }
-#endif
 /* The Annex G functions for one precision: T the complex type, R its part type, F the libm
  * suffix, MUL/ADD/SUB/DIV its rounding operations, BIG where hypot would overflow, TCUT where
  * tanh's real part is 1 to the last bit (FreeBSD's 22 and 9). */
@@ -1202,15 +1193,12 @@ LM_FN void lm__sincos_f64(lm_f64 x, lm_f64 *s, lm_f64 *c) { *s = sin(x), *c = co
             R r = a < 0 ? (R)0 : a;                                                            \
             if (lm__isinf_##rs(b) || lm__isnan_##rs(b))                                        \
                 return lm__mk_##s(r, a < 0 ? (R)0 : SUB(b, b));                                \
-            R sn, cs;                                                                          \
-            lm__sincos_##rs(b, &sn, &cs);                                                      \
-            return lm__mk_##s(MUL(r, cs), MUL(r, sn));                                         \
+            return lm__mk_##s(MUL(r, cos##F(b)), MUL(r, sin##F(b)));                           \
         }                                                                                      \
         if (lm__isinf_##rs(b) || lm__isnan_##rs(b))                                            \
             return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
-        R e = exp##F(a), sn, cs;                                                               \
-        lm__sincos_##rs(b, &sn, &cs);                                                          \
-        return lm__mk_##s(MUL(e, cs), MUL(e, sn));                                             \
+        R e = exp##F(a);                                                                       \
+        return lm__mk_##s(MUL(e, cos##F(b)), MUL(e, sin##F(b)));                               \
     }                                                                                          \
     /* log |z| near |z| = 1 through log1p, so that it keeps its relative precision there */   \
     LM_FN T lm_log_##s(T z) {                                                                  \
