@@ -41,15 +41,13 @@ void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char 
  * sets the matrix's info word to its 1-based column, as getrf does. */
 static void small_cholesky_source(uint32_t idx, base_str_t *t, char *name);
 
-void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
-    (void)obj;
-    if (idx & EN_SMALL_CHOLESKY) {
-        small_cholesky_source(idx & ~(uint32_t)EN_SMALL_CHOLESKY, t, name);
-        return;
-    }
+/* A small-matrix kernel's name (loom_small_WHAT_f32_N) and opening, up to its thread's matrix
+ * m in shared memory: the block's matrices staged through shared memory, read coalesced (a
+ * pad word per matrix keeps the threads' rows in different banks). Words: A first, the
+ * number of matrices fifth. */
+static void small_open(base_str_t *t, char *name, const char *what, uint32_t idx) {
     unsigned n = idx / 2;
-    const char *ct = idx & 1 ? "double" : "float";
-    snprintf(name, 48, "loom_small_solve_%s_%u", idx & 1 ? "f64" : "f32", n);
+    snprintf(name, 48, "loom_small_%s_%s_%u", what, idx & 1 ? "f64" : "f32", n);
     base_str_printf(
         t,
         "#define N %u\n"
@@ -57,8 +55,6 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         "typedef %s T;\n"
         "struct lm_params_%s { unsigned long long w[7]; };\n"
         "extern \"C\" __global__ void __launch_bounds__(TPB) %s(const lm_params_%s P) {\n"
-        /* the block's matrices through shared memory, read coalesced; a pad word per matrix
-         * keeps the threads' rows in different banks */
         "    __shared__ T sm[TPB * (N * N + 1)];\n"
         "    const unsigned long long m0 = (unsigned long long)blockIdx.x * TPB;\n"
         "    const unsigned long long left = P.w[4] - m0;\n"
@@ -68,7 +64,20 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         "        sm[i / (N * N) * (N * N + 1) + i %% (N * N)] = A0[i];\n"
         "    __syncthreads();\n"
         "    const unsigned long long m = m0 + threadIdx.x;\n"
-        "    if (threadIdx.x >= cnt) return;\n"
+        "    if (threadIdx.x >= cnt) return;\n",
+        n, en_linalg_small_tpb(n, idx & 1 ? 8 : 4), idx & 1 ? "double" : "float", name, name,
+        name);
+}
+
+void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
+    (void)obj;
+    if (idx & EN_SMALL_CHOLESKY) {
+        small_cholesky_source(idx & ~(uint32_t)EN_SMALL_CHOLESKY, t, name);
+        return;
+    }
+    small_open(t, name, "solve", idx);
+    base_str_cat(
+        t,
         "    const unsigned long long k = P.w[5];\n"
         "    const T *A = sm + threadIdx.x * (N * N + 1);\n"
         "    const T *B = (const T *)P.w[1] + m * k * N * P.w[6];\n"
@@ -130,8 +139,7 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
         "#pragma unroll\n"
         "        for (int i = 0; i < N; i++) X[q * N + i] = b[i];\n"
         "    }\n"
-        "}\n",
-        n, en_linalg_small_tpb(n, idx & 1 ? 8 : 4), ct, name, name, name);
+        "}\n");
 }
 
 /* The small-matrix Cholesky factorisation, the same way (a thread a matrix, staged through
@@ -141,26 +149,9 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
  * A and the consumer masks). A pivot that is not positive (or a NaN) sets the matrix's info
  * word to its 1-based column, as potrf does. Words: A, -, out, info, matrices. */
 static void small_cholesky_source(uint32_t idx, base_str_t *t, char *name) {
-    unsigned n = idx / 2;
-    const char *ct = idx & 1 ? "double" : "float";
-    snprintf(name, 48, "loom_small_cholesky_%s_%u", idx & 1 ? "f64" : "f32", n);
-    base_str_printf(
+    small_open(t, name, "cholesky", idx);
+    base_str_cat(
         t,
-        "#define N %u\n"
-        "#define TPB %u\n"
-        "typedef %s T;\n"
-        "struct lm_params_%s { unsigned long long w[7]; };\n"
-        "extern \"C\" __global__ void __launch_bounds__(TPB) %s(const lm_params_%s P) {\n"
-        "    __shared__ T sm[TPB * (N * N + 1)];\n"
-        "    const unsigned long long m0 = (unsigned long long)blockIdx.x * TPB;\n"
-        "    const unsigned long long left = P.w[4] - m0;\n"
-        "    const unsigned cnt = left < TPB ? (unsigned)left : TPB;\n"
-        "    const T *A0 = (const T *)P.w[0] + m0 * N * N;\n"
-        "    for (unsigned i = threadIdx.x; i < cnt * N * N; i += TPB)\n"
-        "        sm[i / (N * N) * (N * N + 1) + i %% (N * N)] = A0[i];\n"
-        "    __syncthreads();\n"
-        "    const unsigned long long m = m0 + threadIdx.x;\n"
-        "    if (threadIdx.x >= cnt) return;\n"
         "    const T *At = sm + threadIdx.x * (N * N + 1); /* A[r][c] = At[c * N + r] */\n"
         "    T l[N][N];\n"
         "    int info = 0;\n"
@@ -186,8 +177,7 @@ static void small_cholesky_source(uint32_t idx, base_str_t *t, char *name) {
         "    for (int i = 0; i < N; i++)\n"
         "#pragma unroll\n"
         "        for (int j = 0; j < N; j++) out[i * N + j] = j >= i ? l[j][i] : (T)0;\n"
-        "}\n",
-        n, en_linalg_small_tpb(n, idx & 1 ? 8 : 4), ct, name, name, name);
+        "}\n");
 }
 
 uint32_t en_linalg_small_tpb(int64_t n, size_t es) {
