@@ -519,12 +519,9 @@ def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
     if isinstance(obj, ndarray):
         if dtype is not None:
             return _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
-        if copy:  # a new object: x[k] = v on it must not rebind obj (its memory is shared,
-            with obj._ctx.lock:  # immutable)
-                p = lib.loom_array_retain(obj._p)
-            return _Tracer(obj._ctx, p, obj._name) if isinstance(obj, _Tracer) else ndarray(
-                obj._ctx, p)
-        return obj
+        # copy: a new object, so that x[k] = v on it does not rebind obj (memory is shared:
+        # arrays are immutable)
+        return obj.__copy__() if copy else obj
     ctx = ctx or get_context()
     a = _np.asarray(obj, dtype=None if dtype is None else _np_dtype_of(dtype))
     if a.dtype.name not in _DT_NAMES:

@@ -134,18 +134,21 @@ def test_weak_zeros_keep_their_sign():
     np.testing.assert_array_equal(np.asarray(1 / (x * complex(-0.0, 0.0)).real)[:1], [-np.inf])
 
 
-def test_copy_module_inside_a_trace():
-    """copy.copy of a traced array is recorded as x.copy() is: its update is the program's."""
+def test_copies_inside_a_trace():
+    """copy.copy, copy.deepcopy and asarray(copy=True) of a traced array are recorded as
+    x.copy() is: an update of the copy leaves the original."""
     import copy
 
     @loom.jit
     def f(x):
         y = copy.copy(x)
         y[0] = 7.0
-        return y + copy.deepcopy(x)
+        z = lnp.asarray(x, copy=True)  # (it rebound x's program name too)
+        z[1] = 5.0
+        return y + copy.deepcopy(x) + z
 
     for a in (np.arange(4, dtype=np.float32), np.arange(1, 5, dtype=np.float32)):
-        want = a.copy()
-        want[0] = 7
-        np.testing.assert_array_equal(f(lnp.asarray(a)).get(), want + a)
+        want, z = a.copy(), a.copy()
+        want[0], z[1] = 7, 5
+        np.testing.assert_array_equal(f(lnp.asarray(a)).get(), want + a + z)
     assert f.cache_size() == 1

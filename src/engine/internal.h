@@ -177,7 +177,7 @@ static inline bool en_linalg_small(ir_op_t op, int64_t n, loom_dtype_t d) {
            !ir_is_complex(d);
 }
 void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
-base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n, bool cholesky);
+base_hash128_t en_linalg_small_key(loom_dtype_t d, uint32_t idx);
 /* Its threads per block (shared memory holds the block's matrices: 32 KiB). */
 uint32_t en_linalg_small_tpb(int64_t n, size_t es);
 /* The first failing info word's kernel (every LINALG step's last) and its cache key. */

@@ -185,10 +185,9 @@ uint32_t en_linalg_small_tpb(int64_t n, size_t es) {
     return (uint32_t)(t < 1 ? 1 : t > 128 ? 128 : t);
 }
 
-base_hash128_t en_linalg_small_key(loom_dtype_t d, int64_t n, bool cholesky) {
-    char k[48];
-    snprintf(k, sizeof k, "small_%s/%d/%lld/4", cholesky ? "cholesky" : "solve", (int)d,
-             (long long)n);
+base_hash128_t en_linalg_small_key(loom_dtype_t d, uint32_t idx) {
+    char k[40];
+    snprintf(k, sizeof k, "small/%d/%u/5", (int)d, (unsigned)idx);
     return base_hash128(k, strlen(k));
 }
 

@@ -937,11 +937,11 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
     uint32_t nk = small || n->op == IR_OP_LU || n->op == IR_OP_EIG ? 2 : 1;
     if (!alloc_kerns(s, st, nk)) return false;
     uint32_t f64 = ir_real_dtype(dt) == LOOM_DTYPE_F64;
-    if (small) /* a thread a system */
+    if (small) { /* a thread a matrix */
+        uint32_t idx = (uint32_t)rows * 2 + f64 + (n->op == IR_OP_CHOLESKY ? EN_SMALL_CHOLESKY : 0);
         st->kerns[0] =
-            en_kernel(s->e, en_linalg_small_key(dt, rows, n->op == IR_OP_CHOLESKY),
-                      en_linalg_small_source, NULL,
-                      (uint32_t)rows * 2 + f64 + (n->op == IR_OP_CHOLESKY ? EN_SMALL_CHOLESKY : 0));
+            en_kernel(s->e, en_linalg_small_key(dt, idx), en_linalg_small_source, NULL, idx);
+    }
     if (n->op == IR_OP_LU)
         st->kerns[0] = en_kernel(s->e, en_linalg_pivots_key(dt), en_linalg_pivots_source,
                                  NULL, f64 | (cplx ? 2u : 0u));

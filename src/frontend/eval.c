@@ -317,9 +317,8 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
     return ctx->err.status;
 }
 
-/* Whether a realised array's elements lie in C order from the start of its buffer (as eval's
+/* Whether a's elements lie in C order one after the other from its offset on (as eval's
  * results do; wrapped and imported memory may not). */
-/* Whether a's elements lie in C order one after the other (from its offset on). */
 static bool dense(const loom_array_t *a) {
     if (fe_size(a) == 0) return true;
     int64_t s = 1;
@@ -378,8 +377,8 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
     uint64_t *src = base_malloc(&ctx->al, (size_t)n, sizeof *src);
     size_t *len = base_malloc(&ctx->al, (size_t)n, sizeof *len);
     uint32_t n_dev = 0;
+    bool scoped = false; /* a scope for the copies of strided device arrays, when there are */
     if (!dd || !src || !len) fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
-    loom_scope_begin(ctx); /* the copies of strided device arrays */
 #endif
     for (int32_t i = 0; i < n && !ctx->err.status; i++) {
         loom_array_t *a = arrays[i];
@@ -388,6 +387,8 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
         bool contig = dense(a);
 #if LOOM_HAVE_CUDA
         if (a->buf->m.on_device && !contig) {
+            if (!scoped) loom_scope_begin(ctx);
+            scoped = true;
             a = loom_astype(ctx, a, (loom_dtype_t)a->dtype);
             if (loom_eval(ctx, 1, &a) != LOOM_STATUS_OK) break;
             contig = dense(a);
@@ -413,7 +414,7 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
     }
 #if LOOM_HAVE_CUDA
     if (n_dev && !ctx->err.status) rt_d2h_batch(ctx->rt, n_dev, dd, src, len);
-    loom_scope_end(ctx);
+    if (scoped) loom_scope_end(ctx);
     base_free(&ctx->al, dd);
     base_free(&ctx->al, src);
     base_free(&ctx->al, len);

@@ -1701,19 +1701,12 @@ static int param_index(const bound_t *b, const char *s, int32_t n) {
 
 static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
                  bound_t *b) {
-    b->n = 0;
-    b->linalg = false;
-    memset(b->given, 0, sizeof b->given);
-    memset(b->pos, 0, sizeof b->pos);
-    for (int i = 0; i < MAX_PARAMS; i++) b->v[i].kind = 0; /* (the parameters' in full below) */
+    memset(b, 0, sizeof *b);
     bool optional[MAX_PARAMS] = {false};
     for (const char *p = f->params; *p && b->n < MAX_PARAMS;) {
         size_t k = strcspn(p, ",?");
-        if (k >= sizeof b->names[0]) k = sizeof b->names[0] - 1;
-        memcpy(b->names[b->n], p, k);
-        b->names[b->n][k] = '\0';
-        b->v[b->n] = (value_t){0};
-        p += strcspn(p, ",?");
+        memcpy(b->names[b->n], p, k < sizeof b->names[0] ? k : sizeof b->names[0] - 1);
+        p += k;
         if (*p == '?') {
             optional[b->n] = true;
             p++;

@@ -226,24 +226,21 @@ loom_status_t rt_fft_run(rt_device_t *d, rt_fft_t *f, const rt_fft_job_t *j) {
         l.batch = j->outer, execs = j->inner, istep = ies, ostep = oes;
     }
     /* cuFFT wants the real side on a complex element's boundary: the frontend keeps batches
-     * whole (one call, or calls a block apart), and a view starting between two is staged */
+     * whole (one call, or calls a block apart) and C2R writes a fresh buffer; an R2C operand
+     * starting between two (a view such as x[1:]) is staged */
     bool r2c = j->kind == RT_FFT_R2C, c2r = j->kind == RT_FFT_C2R;
-    uint64_t rstep = r2c ? istep : c2r ? ostep : 0, rbase = r2c ? j->in : c2r ? j->out : 0;
-    if (execs > 1 && rstep % cs)
+    uint64_t rstep = r2c ? istep : c2r ? ostep : 0;
+    if ((execs > 1 && rstep % cs) || (c2r && j->out % cs))
         return base_error_set(d->err, LOOM_STATUS_INTERNAL,
-                              "fft: a real transform's calls would start %llu bytes apart, not on "
-                              "a %llu-byte boundary",
-                              (unsigned long long)rstep, (unsigned long long)cs);
-    uint64_t in = j->in, out = j->out, stage = 0, work = 0;
+                              "fft: a real transform's real side is not on a %llu-byte boundary",
+                              (unsigned long long)cs);
+    uint64_t in = j->in, stage = 0, work = 0;
     ff_plan_t *p = NULL;
-    size_t rbytes = (size_t)(j->outer * j->inner * pts) * rs;
-    if (rbase % cs) {
-        if ((st = rt_alloc(d, rbytes, &stage))) return st;
-        if (r2c && (st = rt_d2d(d, stage, j->in, rbytes))) goto done;
-        if (r2c)
-            in = stage;
-        else
-            out = stage;
+    if (r2c && j->in % cs) {
+        size_t bytes = (size_t)(j->outer * j->inner * pts) * rs;
+        if ((st = rt_alloc(d, bytes, &stage))) return st;
+        if ((st = rt_d2d(d, stage, j->in, bytes))) goto done;
+        in = stage;
     }
     if ((st = ff_plan(d, f, j, &l, &p))) goto done;
     ff_result_t r = f->t.SetStream(p->h, (CUstream)rt_device_stream(d));
@@ -260,13 +257,12 @@ loom_status_t rt_fft_run(rt_device_t *d, rt_fft_t *f, const rt_fft_job_t *j) {
                                             {"ExecZ2Z", "ExecD2Z", "ExecZ2D"}};
     for (int64_t e = 0; e < execs; e++) {
         void *i = (void *)(uintptr_t)(in + (uint64_t)e * istep);
-        void *o = (void *)(uintptr_t)(out + (uint64_t)e * ostep);
+        void *o = (void *)(uintptr_t)(j->out + (uint64_t)e * ostep);
         if ((r = ff_exec(f, p, i, o, j->inverse))) {
             st = ff_fail(d, names[z][j->kind], r, j);
             goto done;
         }
     }
-    if (stage && c2r) st = rt_d2d(d, j->out, stage, rbytes);
 done:
     if (work) rt_free(d, work);
     if (stage) rt_free(d, stage);
