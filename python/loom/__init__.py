@@ -15,7 +15,6 @@ several together.
 import ctypes
 import operator
 import struct as _struct
-import sys
 import threading
 import weakref
 
@@ -105,7 +104,10 @@ class Context:
         # still alive when the scope closes are retained then (_recycle)
         lib.loom_scope_begin(self._p)
         self._calls = 0
-        self._young = []  # the scope's borrowed arrays, oldest first
+        # the scope's borrowed arrays, oldest first, held weakly: the arrays refer to the
+        # context, and a cycle would leave the context to the cycle collector, which finalises
+        # in any order (the stream= object could go first)
+        self._young = []
         # the context's nil array (what a failed builder returns), to spot one without a call
         self._nil = lib.loom_expr(self._p, b"(", 0, None, None)
         lib.loom_ctx_clear_error(self._p)
@@ -139,8 +141,9 @@ class Context:
         """Closes and reopens the scope (the caller holds the lock), first retaining the
         borrowed arrays that something still refers to."""
         young, self._young = self._young, []
-        for a in young:  # (references: the list, the loop's name and the argument)
-            if not a._own and _getrefcount(a) > 3:
+        for w in young:
+            a = w()
+            if a is not None and not a._own:
                 lib.loom_array_retain(a._p)
                 a._own = True
         self._calls = 0
@@ -222,7 +225,7 @@ def _stream_handle(stream):
 
 
 _RECYCLE = 512
-_getrefcount = sys.getrefcount
+_weakref = weakref.ref
 _new_array = object.__new__
 _tls = threading.local()
 _default = None
@@ -640,7 +643,7 @@ def _wrap(ctx, p, pa, pb=None):
     r = _new_array(ndarray)
     r._ctx, r._p, r._sig, r._own = ctx, p, None, False
     young = ctx._young
-    young.append(r)
+    young.append(_weakref(r))
     if len(young) >= _RECYCLE:
         ctx._recycle()
     return r

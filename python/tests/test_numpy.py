@@ -255,6 +255,28 @@ def test_contexts_and_conversions():
     assert lnp.__array_api_version__ == "2024.12"
 
 
+def test_a_context_dies_with_its_last_array_not_in_a_cycle():
+    # A context is freed by reference counting when its last array goes, not later by the
+    # cycle collector, whose finalisers run in any order (a CuPy stream given as stream=
+    # could be destroyed before the context that runs on it).
+    import gc
+    import weakref
+    gc.disable()
+    try:
+        c = loom.Context(device="cpu")
+        with c:
+            x = lnp.arange(5.0)
+            y = x * 2 + 1  # fast-path results, borrowed from the context's scope
+        gone = weakref.ref(c)
+        del c
+        assert gone() is not None  # x and y keep it
+        np.testing.assert_array_equal(np.asarray(y), np.arange(5.0) * 2 + 1)
+        del x, y
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
 def test_every_table_function_is_exposed():
     from loom import _lib
     for name, params, method in _lib.functions():
