@@ -2,6 +2,9 @@
  * workloads (bench/peers_linalg.py runs them with PyTorch and CuPy right after this program):
  * solve 8192^2 float32 and float64 (one right-hand side), 100,000 separate 8 x 8 float32 solves
  * and Cholesky factorisations (one stacked call each: loom's thread-per-matrix kernels),
+ * 10,000 solves of 8 x 8 float32 systems built one call at a time from rows of two arrays and
+ * evaluated together (timed from the first call to the results: loom stacks them into one
+ * step; the peers make 10,000 calls),
  * cholesky 8192^2 float32, eigh 4096^2 float32 (values and vectors) and svdvals 4096^2
  * float32. Usage: bench_linalg [NAME] (only the workloads whose names contain NAME). Inputs
  * are realised on the device first (diagonally dominant, symmetric positive definite or
@@ -14,15 +17,34 @@
 
 static loom_ctx_t *ctx;
 
-typedef enum { SOLVE, CHOLESKY, EIGH, SVDVALS } what_t;
+typedef enum { SOLVE, CHOLESKY, EIGH, SVDVALS, SEPARATE } what_t;
+
+#define SEPARATE_N 10000
 typedef struct work {
     what_t what;
     loom_array_t *a, *b;
 } work_t;
 
+/* SEPARATE_N solves built one at a time, from rows of a (N, 8, 8) and b (N, 8, 1), and
+ * evaluated together (one batched step). */
+static void separate(const work_t *w) {
+    static loom_array_t *r[SEPARATE_N];
+    for (int64_t i = 0; i < SEPARATE_N; i++) {
+        int64_t at = i, end = i + 1;
+        r[i] = loom_solve(ctx, loom_slice(ctx, w->a, 1, &at, &end, NULL),
+                          loom_slice(ctx, w->b, 1, &at, &end, NULL));
+    }
+    loom_eval(ctx, SEPARATE_N, r);
+}
+
 static void once(void *arg) {
     const work_t *w = arg;
     loom_scope_begin(ctx);
+    if (w->what == SEPARATE) {
+        separate(w);
+        loom_scope_end(ctx);
+        return;
+    }
     loom_array_t *r[2] = {NULL, NULL};
     int n = 1;
     switch (w->what) {
@@ -38,6 +60,8 @@ static void once(void *arg) {
             break;
         case SVDVALS:
             r[0] = loom_svdvals(ctx, w->a);
+            break;
+        case SEPARATE:
             break;
     }
     loom_eval(ctx, n, r);
@@ -98,6 +122,18 @@ int main(int argc, char **argv) {
         loom_eval(ctx, 1, &ws.b);
         report("solve f32 100000 x 8^2 (stacked)", bench_time_ms(ctx, once, &ws, 15, 10, &kern),
                0.283, "torch's");
+        printf("  kernels per call: %.0f\n", kern);
+        loom_array_release(ws.a);
+        loom_array_release(ws.b);
+    }
+    if (wanted("solve f32 10000 x 8^2 (separate calls)")) {
+        int64_t sep[3] = {SEPARATE_N, 8, 8}, sep_b[3] = {SEPARATE_N, 8, 1};
+        work_t ws = {SEPARATE, matrix(8, LOOM_DTYPE_F32, 3, sep, 8, false, false), NULL};
+        ws.b = loom_random_uniform(ctx, 9, LOOM_DTYPE_F32, 3, sep_b, -1, 1);
+        loom_array_retain(ws.b);
+        loom_eval(ctx, 1, &ws.b);
+        report("solve f32 10000 x 8^2 (separate calls)", bench_time_ms(ctx, once, &ws, 5, 1, &kern),
+               0, "");
         printf("  kernels per call: %.0f\n", kern);
         loom_array_release(ws.a);
         loom_array_release(ws.b);

@@ -57,6 +57,17 @@ if only in "solve f32 100000 x 8^2 (stacked)":
     ca, cb = cp.asarray(a), cp.asarray(b)
     line("solve f32 100000 x 8^2 (stacked)", lambda: torch.linalg.solve(a, b),
          lambda: cp.linalg.solve(ca, cb), 15, 10)
+if only in "solve f32 10000 x 8^2 (separate calls)":
+    a, b = mat((10000, 8, 8), torch.float32, 8), torch.rand(10000, 8, 1, device="cuda") * 2 - 1
+    ca, cb = cp.asarray(a), cp.asarray(b)
+
+    def torch_loop():
+        return [torch.linalg.solve(a[i], b[i]) for i in range(10000)]
+
+    def cupy_loop():
+        return [cp.linalg.solve(ca[i], cb[i]) for i in range(10000)]
+
+    line("solve f32 10000 x 8^2 (separate calls)", torch_loop, cupy_loop, 3, 1)
 if only in "cholesky f32 100000 x 8^2 (stacked)":
     a = mat((100000, 8, 8), torch.float32, spd=True)
     ca = cp.asarray(a)

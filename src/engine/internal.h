@@ -98,6 +98,7 @@ typedef struct en_step {
     rt_kernel_t **kerns;    /* ELEM: 1, REDUCE: cg_reduce_n_kernels, SCAN: 1 */
     uint32_t n_kerns;
     int concat_axis;        /* CONCAT: the axis */
+    uint32_t la_members;    /* LINALG: separate factorisations stacked into this one (0: one) */
     uint32_t *free_after;   /* temps nothing reads after this step: freed once it is queued */
     uint32_t n_free;
 } en_step_t;

@@ -273,7 +273,9 @@ static loom_status_t first_failure(en_engine_t *e, const en_step_t *st, const ir
     if (v < 0)
         return en_error(e, LOOM_STATUS_INTERNAL, "linalg.%s: cuSOLVER refused argument %d",
                         ir_ops[nd->op].name, -v);
-    return ir_linalg_error(e->err, nd, v, b, j->batch);
+    /* stacked separate calls: the error of the first call that failed, as its own */
+    int64_t per = st->la_members ? j->batch / st->la_members : j->batch;
+    return ir_linalg_error(e->err, nd, v, b % per, per);
 }
 
 loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out) {

@@ -26,6 +26,7 @@
  * Values are materialised (copied to a C-contiguous temp) only where an index rewrite cannot
  * express the read: a reshape that strides cannot express, a view of a generator, operands
  * of matrix products and joins that are expressions. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -919,17 +920,9 @@ static bool sched_sort(sched_t *s, uint32_t i) {
     return true;
 }
 
-/* A factorisation: one step over C-contiguous operands (cuSOLVER works on copies of them). */
-static bool sched_linalg(sched_t *s, uint32_t i) {
-    const ir_graph_t *g = s->g;
-    const ir_node_t *n = &g->nodes[i];
-    if (!close_open(s)) return false;
-    for (int k = 0; k < ir_ops[n->op].arity; k++)
-        if (!as_contig(s, n->src[k])) return false;
-    en_step_t *st;
-    uint32_t j = 0, slot = fixed_step(s, i, EN_STEP_LINALG, &st, &j);
-    if (slot == NONE) return false;
-    const ir_node_t *a0 = &g->nodes[n->src[0]];
+/* The kernels of factorisation step st (node n as its step graph holds it: a copy of the eval
+ * node, or a stack of several). */
+static bool linalg_kernels(sched_t *s, en_step_t *st, const ir_node_t *n, const ir_node_t *a0) {
     int64_t rows = a0->shape[a0->ndim - 1];
     loom_dtype_t dt = (loom_dtype_t)a0->dtype;
     bool cplx = ir_is_complex(dt);
@@ -952,6 +945,19 @@ static bool sched_linalg(sched_t *s, uint32_t i) {
                                      en_linalg_first_bad_source, NULL, 0);
     for (uint32_t k = 0; k < nk; k++)
         if (!st->kerns[k]) return false;
+    return true;
+}
+
+/* A factorisation: one step over C-contiguous operands (cuSOLVER works on copies of them). */
+static bool sched_linalg(sched_t *s, uint32_t i) {
+    const ir_graph_t *g = s->g;
+    const ir_node_t *n = &g->nodes[i];
+    if (!close_open(s)) return false;
+    for (int k = 0; k < ir_ops[n->op].arity; k++)
+        if (!as_contig(s, n->src[k])) return false;
+    en_step_t *st;
+    uint32_t j = 0, slot = fixed_step(s, i, EN_STEP_LINALG, &st, &j);
+    if (slot == NONE || !linalg_kernels(s, st, n, &g->nodes[n->src[0]])) return false;
     set_buf(s, i, slot);
     return true;
 }
@@ -1278,6 +1284,199 @@ static bool batch_outputs(sched_t *s, bool *done) {
     return true;
 }
 
+/* ---- batched factorisations ----
+ * Separate factorisations of one kind and shape whose operands are views of eval inputs
+ * (10,000 solves of 8 x 8 systems built in a loop) become one step over their stack, when
+ * each operand's members lie at one stride from each other (the packed upload puts
+ * same-sized host inputs so; rows of one array are so). A stack is read where it lies when
+ * that stride is the operand's size, else one copy kernel gathers it. Each node's result is a
+ * piece of the step's buffer, handed out without a copy when it is read as it lies. The steps
+ * come first in the plan: their operands are eval inputs, ready from the start. */
+
+#define LA_OPERANDS 2
+#define LA_VIEWS    32
+
+typedef struct la_cand {
+    uint64_t sig;
+    uint32_t node;
+    uint32_t leaf[LA_OPERANDS]; /* the INPUT node under each operand */
+    int64_t delta[LA_OPERANDS]; /* elements from that input's own offset to the operand */
+    int64_t st[LA_OPERANDS][LOOM_MAX_DIMS];
+} la_cand_t;
+
+/* Operand o of a factorisation as a view of an eval input (*leaf, the INPUT node): its offset
+ * past the input's own and its strides. False when o is anything else. */
+static bool la_operand(const ir_graph_t *g, uint32_t o, uint32_t *leaf, int64_t *delta,
+                       int64_t *st) {
+    const ir_node_t *views[LA_VIEWS];
+    uint32_t n = 0;
+    for (; ir_ops[g->nodes[o].op].kind == IR_KIND_VIEW; o = g->nodes[o].src[0]) {
+        if (n == LA_VIEWS) return false;
+        views[n++] = &g->nodes[o];
+    }
+    const ir_node_t *in = &g->nodes[o];
+    if (in->op != IR_OP_INPUT) return false;
+    for (uint32_t k = 0; k < n / 2; k++) { /* applied from the input outwards */
+        const ir_node_t *t = views[k];
+        views[k] = views[n - 1 - k];
+        views[n - 1 - k] = t;
+    }
+    *leaf = o;
+    return chain_strides(in, g->inputs[in->input].strides, 0, (chain_t){views, n}, st, delta);
+}
+
+/* Whether factorisations a and b are alike: kind, shapes and operand layouts. */
+static bool la_same(const ir_graph_t *g, const la_cand_t *a, const la_cand_t *b) {
+    const ir_node_t *na = &g->nodes[a->node], *nb = &g->nodes[b->node];
+    if (na->op != nb->op || na->dtype != nb->dtype || na->p.k != nb->p.k ||
+        !same_shape_v(na->ndim, na->shape, nb->ndim, nb->shape))
+        return false;
+    for (int k = 0; k < ir_ops[na->op].arity; k++) {
+        const ir_node_t *oa = &g->nodes[na->src[k]], *ob = &g->nodes[nb->src[k]];
+        if (oa->dtype != ob->dtype || !same_shape_v(oa->ndim, oa->shape, ob->ndim, ob->shape) ||
+            memcmp(a->st[k], b->st[k], sizeof a->st[k]))
+            return false;
+    }
+    return true;
+}
+
+static uint64_t la_sig(const ir_graph_t *g, const la_cand_t *c) {
+    const ir_node_t *n = &g->nodes[c->node];
+    uint64_t h = base_hash_mix(0x6c61, n->op | (uint64_t)n->dtype << 16 | (uint64_t)n->ndim << 24);
+    h = base_hash_mix(h, (uint64_t)n->p.k);
+    for (int ax = 0; ax < n->ndim; ax++) h = base_hash_mix(h, (uint64_t)n->shape[ax]);
+    for (int k = 0; k < ir_ops[n->op].arity; k++) {
+        const ir_node_t *o = &g->nodes[n->src[k]];
+        h = base_hash_mix(h, o->dtype | (uint64_t)o->ndim << 8);
+        for (int ax = 0; ax < o->ndim; ax++)
+            h = base_hash_mix(base_hash_mix(h, (uint64_t)o->shape[ax]), (uint64_t)c->st[k][ax]);
+    }
+    return h;
+}
+
+static int la_order(const void *pa, const void *pb) {
+    const la_cand_t *a = pa, *b = pb;
+    if (a->sig != b->sig) return a->sig < b->sig ? -1 : 1;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/* One step for the nm alike factorisations m[0..nm) (in graph order), when their operands lie
+ * at one stride each; nothing when they do not. */
+static bool la_batch(sched_t *s, const la_cand_t *m, uint32_t nm) {
+    const ir_graph_t *g = s->g;
+    en_plan_t *p = s->p;
+    const ir_node_t *n0 = &g->nodes[m[0].node];
+    int arity = ir_ops[n0->op].arity;
+    int64_t lstride[LA_OPERANDS], dstride[LA_OPERANDS];
+    for (uint32_t q = 1; q < nm; q++)
+        if (!la_same(g, &m[0], &m[q])) return true; /* a hash collision: left alone */
+    for (int k = 0; k < arity; k++) {
+        int64_t es = (int64_t)ir_dtypes[g->nodes[n0->src[k]].dtype].size;
+        uint64_t a0 = input_addr_of(s, m[0].leaf[k]);
+        lstride[k] = (int64_t)(input_addr_of(s, m[1].leaf[k]) - a0);
+        dstride[k] = m[1].delta[k] - m[0].delta[k];
+        if (lstride[k] % es) return true;
+        for (uint32_t q = 2; q < nm; q++)
+            if (input_addr_of(s, m[q].leaf[k]) != a0 + (uint64_t)((int64_t)q * lstride[k]) ||
+                m[q].delta[k] != m[0].delta[k] + (int64_t)q * dstride[k])
+                return true;
+    }
+    uint32_t slot[LA_OPERANDS];
+    int64_t delta[LA_OPERANDS], st[LA_OPERANDS][LOOM_MAX_DIMS];
+    ir_node_t stack[LA_OPERANDS]; /* each operand's stack: the member axis first */
+    for (int k = 0; k < arity; k++) {
+        const ir_node_t *o = &g->nodes[n0->src[k]];
+        int64_t es = (int64_t)ir_dtypes[o->dtype].size;
+        stack[k] = *o;
+        stack[k].ndim = (uint8_t)(o->ndim + 1);
+        stack[k].shape[0] = nm;
+        memcpy(stack[k].shape + 1, o->shape, sizeof(int64_t) * o->ndim);
+        memset(st[k], 0, sizeof st[k]);
+        st[k][0] = lstride[k] / es + dstride[k];
+        memcpy(st[k] + 1, m[0].st[k], sizeof(int64_t) * o->ndim);
+        slot[k] = (uint32_t)g->nodes[m[0].leaf[k]].input;
+        delta[k] = m[0].delta[k];
+        /* a stack that lies in order already is read as it is, else one copy gathers it */
+        if (st[k][0] == ir_node_size(o) && is_contig(o->ndim, o->shape, m[0].st[k])) continue;
+        en_step_t *gs = new_step(s, EN_STEP_ELEM);
+        if (!gs) return false;
+        s->in_reduce = false;
+        s->no_generators = s->no_gathers = false;
+        uint32_t j = emit_input(s, slot[k], delta[k], st[k], (loom_dtype_t)o->dtype, stack[k].ndim,
+                                stack[k].shape);
+        if ((slot[k] = step_output(s, j, &stack[k])) == NONE || !finish_elem(s, gs)) return false;
+        delta[k] = 0;
+        contig_strides(stack[k].ndim, stack[k].shape, st[k]);
+    }
+    en_step_t *ls = new_step(s, EN_STEP_LINALG);
+    if (!ls) return false;
+    s->in_reduce = false;
+    s->no_generators = s->no_gathers = true;
+    uint32_t src[3] = {0};
+    for (int k = 0; k < arity; k++)
+        if ((src[k] = emit_input(s, slot[k], delta[k], st[k], (loom_dtype_t)stack[k].dtype,
+                                 stack[k].ndim, stack[k].shape)) == NONE)
+            return false;
+    ir_node_t all = *n0;
+    all.ndim = (uint8_t)(n0->ndim + 1);
+    all.shape[0] = nm;
+    memcpy(all.shape + 1, n0->shape, sizeof(int64_t) * n0->ndim);
+    uint32_t out = step_output(s, emit_copy(s, n0, src, &all), &all);
+    if (out == NONE || !linalg_kernels(s, ls, &all, &stack[0])) return false;
+    ls->la_members = nm;
+    p->slots[out].batched = true;
+    for (uint32_t q = 0; q < nm; q++) {
+        set_buf(s, m[q].node, out);
+        s->val[m[q].node].delta = (int64_t)q * ir_node_size(n0);
+    }
+    /* run.c checks on every run that the inputs still lie so (the views' offsets are the
+     * plan's own) */
+    uint32_t *leaf = base_arena_alloc(s->ar, (size_t)nm * (size_t)arity, sizeof *leaf);
+    int64_t *stride = base_arena_alloc(s->ar, (size_t)arity, sizeof *stride);
+    if (!leaf || !stride) return oom(s);
+    for (uint32_t q = 0; q < nm; q++)
+        for (int k = 0; k < arity; k++) leaf[(size_t)q * (size_t)arity + (size_t)k] = m[q].leaf[k];
+    memcpy(stride, lstride, sizeof(int64_t) * (size_t)arity);
+    if (!grow(s, s->ar, (void **)&p->batches, &s->cap_batches, p->n_batches, sizeof *p->batches))
+        return false;
+    p->batches[p->n_batches++] = (en_batch_t){nm, (uint32_t)arity, leaf, stride};
+    return true;
+}
+
+/* Finds the factorisations that batch (la_batch) and schedules their steps. */
+static bool batch_linalg(sched_t *s) {
+    const ir_graph_t *g = s->g;
+    uint32_t nc = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) nc += ir_ops[g->nodes[i].op].kind == IR_KIND_LINALG;
+    if (nc < BATCH_MIN) return true;
+    la_cand_t *c = base_arena_alloc(s->tmp, nc, sizeof *c);
+    if (!c) return oom(s);
+    nc = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const ir_node_t *n = &g->nodes[i];
+        if (ir_ops[n->op].kind != IR_KIND_LINALG || ir_ops[n->op].arity > LA_OPERANDS ||
+            n->ndim + 1 > LOOM_MAX_DIMS || ir_node_size(n) == 0)
+            continue;
+        la_cand_t *m = &c[nc];
+        bool ok = true;
+        m->node = i;
+        memset(m->st, 0, sizeof m->st);
+        for (int k = 0; k < ir_ops[n->op].arity && ok; k++)
+            ok = ir_node_size(&g->nodes[n->src[k]]) > 0 &&
+                 la_operand(g, n->src[k], &m->leaf[k], &m->delta[k], m->st[k]);
+        if (!ok) continue;
+        m->sig = la_sig(g, m);
+        nc++;
+    }
+    qsort(c, nc, sizeof *c, la_order);
+    for (uint32_t a = 0, b; a < nc; a = b) {
+        for (b = a + 1; b < nc && c[b].sig == c[a].sig; b++) {
+        }
+        if (b - a >= BATCH_MIN && !la_batch(s, c + a, b - a)) return false;
+    }
+    return true;
+}
+
 /* ---- the schedule ---- */
 
 /* Results one elementwise kernel writes at most: more would make kernels whose source,
@@ -1320,6 +1519,18 @@ static bool final_outputs(sched_t *s) {
             done[q] = true;
         }
     }
+    for (uint32_t q = 0; q < no; q++) { /* pieces of a batched factorisation's buffer */
+        uint32_t o = g->outputs[q];
+        const val_t *v = &s->val[o];
+        const ir_node_t *on = &g->nodes[o];
+        if (!done[q] && v->kind == V_BUF && v->slot >= p->n_inputs && p->slots[v->slot].batched &&
+            is_contig(on->ndim, on->shape, v->st)) {
+            p->out_slot[q] = v->slot;
+            p->out_off[q] = (uint64_t)v->delta * ir_dtypes[on->dtype].size;
+            p->slots[v->slot].output = true;
+            done[q] = true;
+        }
+    }
     if (s->batch && !batch_outputs(s, done)) return false;
     for (uint32_t r = 0; r < no; r++) { /* the rest: fused kernels, one per shape */
         if (done[r]) continue;
@@ -1350,6 +1561,7 @@ static bool final_outputs(sched_t *s) {
 
 static bool schedule(sched_t *s) {
     const ir_graph_t *g = s->g;
+    if (s->batch && !batch_linalg(s)) return false;
     for (uint32_t i = 0; i < g->n_nodes && !s->e->err->status; i++) {
         const ir_node_t *n = &g->nodes[i];
         val_t *v = &s->val[i];
@@ -1401,8 +1613,8 @@ static bool schedule(sched_t *s) {
             case IR_KIND_NONZERO:
                 if (!sched_sort(s, i)) return false;
                 break;
-            case IR_KIND_LINALG:
-                if (!sched_linalg(s, i)) return false;
+            case IR_KIND_LINALG: /* a batched one has its buffer already */
+                if (v->kind != V_BUF && !sched_linalg(s, i)) return false;
                 break;
             case IR_KIND_FFT:
                 if (!sched_fft(s, i)) return false;
@@ -1583,8 +1795,7 @@ void en_schedule_print(const en_plan_t *p, const ir_graph_t *g, base_str_t *out)
         base_str_printf(out, "\n");
     }
     for (uint32_t b = 0; b < p->n_batches; b++)
-        base_str_printf(out, "  batch %u: %u results of one expression in one kernel\n", b,
-                        p->batches[b].n);
+        base_str_printf(out, "  batch %u: %u members in one step\n", b, p->batches[b].n);
     for (uint32_t q = 0; q < p->n_outputs; q++)
         base_str_printf(out, "  result %u = slot %u + %llu bytes\n", q, p->out_slot[q],
                         (unsigned long long)p->out_off[q]);

@@ -197,8 +197,9 @@ LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper
      * reads a's upper triangle, which is a^T's lower: a itself goes in, U = L^T comes out. */
     loom_array_t *lt =
         lin_node(ctx, IR_OP_CHOLESKY, 0, upper ? a : loom_matrix_transpose(ctx, a), NULL);
-    loom_array_t *u = loom_triu(ctx, lt, 0);
-    return upper ? u : loom_matrix_transpose(ctx, u);
+    /* the triangle masked on the transposed read: one fused kernel writes L (a mask under a
+     * transpose made the scheduler write U first, then copy it transposed) */
+    return upper ? loom_triu(ctx, lt, 0) : loom_tril(ctx, loom_matrix_transpose(ctx, lt), 0);
 }
 
 LOOM_API loom_status_t loom_slogdet(loom_ctx_t *ctx, loom_array_t *a, loom_array_t **sign,

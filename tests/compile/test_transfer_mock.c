@@ -105,6 +105,73 @@ static void test_transfer_large_input_chunked(void **state) {
     free(x);
 }
 
+/* Separate small solves built in a loop run as one factorisation step: 16 systems uploaded as
+ * separate host arrays (one packed DMA: each matrix and right-hand side on its own 256 bytes,
+ * so each operand's members lie 512 bytes apart) launch 4 kernels (a gather of each operand,
+ * the solver, the info check), not 16 x 2. Rows of one device array stack in place.
+ * Inputs that do not lie at one stride get one step each. Values: tests/gpu/test_batch.c. */
+#define SOLVES 16
+static loom_array_t *row(loom_ctx_t *ctx, loom_array_t *a, int i) {
+    char e[16];
+    const char *name = "a";
+    snprintf(e, sizeof e, "a[%d]", i);
+    loom_array_t *r = loom_expr(ctx, e, 1, &name, &a);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_OK);
+    return r;
+}
+
+static uint64_t launches_of_solves(loom_ctx_t *ctx, loom_array_t **a, loom_array_t **b) {
+    loom_array_t *x[SOLVES];
+    uint64_t before = stats(ctx).kernels_launched;
+    loom_scope_begin(ctx);
+    for (int i = 0; i < SOLVES; i++) x[i] = loom_solve(ctx, a[i], b[i]);
+    assert_int_equal(loom_eval(ctx, SOLVES, x), LOOM_STATUS_OK);
+    loom_scope_end(ctx);
+    return stats(ctx).kernels_launched - before;
+}
+
+static void test_transfer_separate_solves_one_step(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = checked_mock_ctx();
+    int64_t sa[2] = {8, 8}, sb = 8, st[3] = {SOLVES, 8, 8}, rows[2] = {SOLVES, 8};
+    static float ha[SOLVES][8][8], hb[SOLVES][8];
+    for (int i = 0; i < SOLVES; i++)
+        for (int r = 0; r < 8; r++) {
+            hb[i][r] = (float)(r + i);
+            for (int c = 0; c < 8; c++) ha[i][r][c] = r == c ? 4.0f : 1.0f / (float)(1 + r + c);
+        }
+    loom_array_t *a[SOLVES], *b[SOLVES];
+    for (int i = 0; i < SOLVES; i++) {
+        a[i] = loom_from_host(ctx, LOOM_DTYPE_F32, 2, sa, ha[i]);
+        b[i] = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &sb, hb[i]);
+    }
+    assert_int_equal(launches_of_solves(ctx, a, b), 4);
+    assert_int_equal(launches_of_solves(ctx, a, b), 4); /* the cached plan: the batch holds */
+    /* Cholesky's operands are transposed reads (gathered), its results masked copies: 16 of
+     * them in one kernel */
+    loom_array_t *l[SOLVES];
+    uint64_t before = stats(ctx).kernels_launched;
+    for (int i = 0; i < SOLVES; i++) l[i] = loom_cholesky(ctx, a[i], 0);
+    assert_int_equal(loom_eval(ctx, SOLVES, l), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).kernels_launched - before, 4);
+    /* rows of two device arrays: both stacks lie in order, no gather */
+    loom_array_t *da = loom_from_host(ctx, LOOM_DTYPE_F32, 3, st, ha);
+    loom_array_t *db = loom_from_host(ctx, LOOM_DTYPE_F32, 2, rows, hb);
+    assert_int_equal(loom_eval(ctx, 1, &da), LOOM_STATUS_OK);
+    assert_int_equal(loom_eval(ctx, 1, &db), LOOM_STATUS_OK);
+    loom_array_t *ra[SOLVES], *rb[SOLVES];
+    for (int i = 0; i < SOLVES; i++) {
+        ra[i] = row(ctx, da, i);
+        rb[i] = row(ctx, db, i);
+    }
+    assert_int_equal(launches_of_solves(ctx, ra, rb), 2);
+    /* rows 3 and 5 swapped: not one stride apart, a step each */
+    ra[3] = row(ctx, da, 5);
+    ra[5] = row(ctx, da, 3);
+    assert_int_equal(launches_of_solves(ctx, ra, rb), 2 * SOLVES);
+    loom_ctx_destroy(ctx);
+}
+
 static void test_transfer_borrowed_mark(void **state) {
     (void)state;
     loom_ctx_t *ctx = checked_mock_ctx();
@@ -382,6 +449,7 @@ int main(void) {
         cmocka_unit_test(test_transfer_small_inputs_one_copy),
         cmocka_unit_test(test_transfer_large_input_chunked),
         cmocka_unit_test(test_transfer_borrowed_mark),
+        cmocka_unit_test(test_transfer_separate_solves_one_step),
         cmocka_unit_test(test_transfer_read_then_reuse),
         cmocka_unit_test(test_transfer_read_many),
         cmocka_unit_test(test_transfer_packed_and_batches_bit_exact),

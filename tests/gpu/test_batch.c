@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "loom.h"
@@ -120,6 +121,116 @@ static void test_batch_conditions_fail_safely(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Separate factorisations built in a loop, evaluated together: one step over their stack
+ * (run as 1000 solves of 8 x 8 systems, each from its own host arrays); the values are the
+ * CPU reference device's (within float32 rounding: LAPACK and the GPU's kernel order their
+ * operations differently). A singular member fails the eval as that call alone would, with
+ * the reference device's message; the context goes on. */
+#define SOLVES 1000
+typedef loom_array_t *(*factor_fn)(loom_ctx_t *, loom_array_t *, loom_array_t *);
+
+static loom_array_t *solve2(loom_ctx_t *c, loom_array_t *a, loom_array_t *b) {
+    return loom_solve(c, a, b);
+}
+static loom_array_t *cholesky1(loom_ctx_t *c, loom_array_t *a, loom_array_t *b) {
+    (void)b;
+    return loom_cholesky(c, a, 0);
+}
+
+/* Each member's result (rlen floats) into out; the eval's status; its kernels in *kernels. */
+static loom_status_t run_members(loom_ctx_t *ctx, factor_fn f, float (*a)[8][8], float (*b)[8],
+                                 float *out, size_t rlen, uint64_t *kernels) {
+    int64_t sa[2] = {8, 8}, sb = 8;
+    loom_array_t **x = malloc(SOLVES * sizeof *x);
+    void **dst = malloc(SOLVES * sizeof *dst);
+    size_t *bytes = malloc(SOLVES * sizeof *bytes);
+    loom_stats_t s0 = stats(ctx);
+    loom_scope_begin(ctx);
+    for (int i = 0; i < SOLVES; i++) {
+        x[i] = f(ctx, loom_from_host(ctx, LOOM_DTYPE_F32, 2, sa, a[i]),
+                 loom_from_host(ctx, LOOM_DTYPE_F32, 1, &sb, b[i]));
+        dst[i] = out + (size_t)i * rlen;
+        bytes[i] = rlen * sizeof(float);
+    }
+    loom_status_t st = loom_read_many(ctx, SOLVES, x, dst, bytes);
+    loom_scope_end(ctx);
+    if (kernels) *kernels = stats(ctx).kernels_launched - s0.kernels_launched;
+    free(x);
+    free(dst);
+    free(bytes);
+    return st;
+}
+
+static void test_batch_separate_factorisations(void **state) {
+    (void)state;
+    loom_options_t og = {.device = LOOM_DEVICE_CUDA}, oc = {.device = LOOM_DEVICE_CPU};
+    loom_ctx_t *gpu = NULL, *cpu = NULL;
+    assert_int_equal(loom_ctx_create(&og, &gpu), LOOM_STATUS_OK);
+    assert_int_equal(loom_ctx_create(&oc, &cpu), LOOM_STATUS_OK);
+    float(*a)[8][8] = malloc(SOLVES * sizeof *a);
+    float(*b)[8] = malloc(SOLVES * sizeof *b);
+    float *rg = malloc(SOLVES * 64 * sizeof *rg), *rc = malloc(SOLVES * 64 * sizeof *rc);
+    unsigned seed = 7;
+    for (int i = 0; i < SOLVES; i++)
+        for (int r = 0; r < 8; r++) {
+            for (int c = 0; c < 8; c++) {
+                seed = seed * 1103515245u + 12345u;
+                a[i][r][c] = (float)((seed >> 9) % 1000) / 1000.0f - 0.5f;
+            }
+            b[i][r] = (float)(r - i % 5);
+        }
+    for (int i = 0; i < SOLVES; i++) /* symmetric, diagonally dominant: Cholesky factors it */
+        for (int r = 0; r < 8; r++) {
+            for (int c = 0; c < r; c++) a[i][r][c] = a[i][c][r];
+            a[i][r][r] = 8.0f + (float)(i % 3);
+        }
+    struct {
+        factor_fn f;
+        size_t rlen;
+        const char *name;
+    } cases[2] = {{solve2, 8, "solve"}, {cholesky1, 64, "cholesky"}};
+    for (int c = 0; c < 2; c++) {
+        uint64_t kernels = 0;
+        assert_int_equal(run_members(gpu, cases[c].f, a, b, rg, cases[c].rlen, &kernels),
+                         LOOM_STATUS_OK);
+        assert_int_equal(run_members(cpu, cases[c].f, a, b, rc, cases[c].rlen, NULL),
+                         LOOM_STATUS_OK);
+        fprintf(stderr, "%d separate %s calls: %llu kernels\n", SOLVES, cases[c].name,
+                (unsigned long long)kernels);
+        /* each operand gathered, the factorisation, its info check; Cholesky's results are
+         * masked copies (16 results a kernel) */
+        assert_true(kernels <= (c == 0 ? 4u : 3u + SOLVES / 16 + 1));
+        double worst = 0;
+        for (size_t k = 0; k < SOLVES * cases[c].rlen; k++) {
+            double d = fabs((double)rg[k] - (double)rc[k]) / (1.0 + fabs((double)rc[k]));
+            worst = d > worst ? d : worst;
+        }
+        fprintf(stderr, "  largest difference from the CPU device: %.3g\n", worst);
+        assert_true(worst < 1e-5);
+    }
+    a[617][2][2] = 0; /* member 617 singular for solve: row 2 equals row 5 */
+    memcpy(a[617][2], a[617][5], sizeof a[617][2]);
+    assert_int_equal(run_members(gpu, solve2, a, b, rg, 8, NULL), LOOM_STATUS_LINALG_ERROR);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", loom_ctx_message(gpu));
+    assert_int_equal(run_members(cpu, solve2, a, b, rc, 8, NULL), LOOM_STATUS_LINALG_ERROR);
+    fprintf(stderr, "singular member: %s\n", msg);
+    /* the same text up to the info word (the column LAPACK's recursive LU and the GPU's
+     * kernel find the zero pivot in may differ) */
+    const char *info = strstr(msg, " (info");
+    assert_non_null(info);
+    assert_int_equal(strncmp(msg, loom_ctx_message(cpu), (size_t)(info - msg)), 0);
+    loom_ctx_clear_error(gpu);
+    memcpy(a[617], a[616], sizeof a[617]);
+    assert_int_equal(run_members(gpu, solve2, a, b, rg, 8, NULL), LOOM_STATUS_OK);
+    loom_ctx_destroy(gpu);
+    loom_ctx_destroy(cpu);
+    free(a);
+    free(b);
+    free(rg);
+    free(rc);
+}
+
 int main(void) {
     loom_ctx_t *probe = NULL;
     loom_options_t o = {.device = LOOM_DEVICE_CUDA};
@@ -128,6 +239,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batch_images),
         cmocka_unit_test(test_batch_conditions_fail_safely),
+        cmocka_unit_test(test_batch_separate_factorisations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
