@@ -1288,8 +1288,8 @@ static bool batch_outputs(sched_t *s, bool *done) {
  * Separate factorisations of one kind and shape whose operands are views of eval inputs
  * (10,000 solves of 8 x 8 systems built in a loop) become one step over their stack, when
  * each operand's members lie at one stride from each other (the packed upload puts
- * same-sized host inputs so; rows of one array are so). A stack is read where it lies when
- * that stride is the operand's size, else one copy kernel gathers it. Each node's result is a
+ * same-sized host inputs so; rows of one array are so). A stack is read where it lies when it
+ * is rows of one buffer in order, else one copy kernel gathers it. Each node's result is a
  * piece of the step's buffer, handed out without a copy when it is read as it lies. The steps
  * come first in the plan: their operands are eval inputs, ready from the start. */
 
@@ -1396,8 +1396,12 @@ static bool la_batch(sched_t *s, const la_cand_t *m, uint32_t nm) {
         memcpy(st[k] + 1, m[0].st[k], sizeof(int64_t) * o->ndim);
         slot[k] = (uint32_t)g->nodes[m[0].leaf[k]].input;
         delta[k] = m[0].delta[k];
-        /* a stack that lies in order already is read as it is, else one copy gathers it */
-        if (st[k][0] == ir_node_size(o) && is_contig(o->ndim, o->shape, m[0].st[k])) continue;
+        /* a stack that lies in order in one buffer is read as it is, else one copy gathers
+         * it (a library call's copy of a stack must not span two allocations) */
+        bool one = true;
+        for (uint32_t q = 1; q < nm && one; q++) one = m[q].leaf[k] == m[0].leaf[k];
+        if (one && st[k][0] == ir_node_size(o) && is_contig(o->ndim, o->shape, m[0].st[k]))
+            continue;
         en_step_t *gs = new_step(s, EN_STEP_ELEM);
         if (!gs) return false;
         s->in_reduce = false;
