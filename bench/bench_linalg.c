@@ -97,11 +97,28 @@ static void report(const char *name, double ms, double floor_ms, const char *flo
     fflush(stdout);
 }
 
+/* n solves of 8 x 8 float32 systems, rows of a realised (n, 8, 8) and (n, 8, 1), timed as
+ * `what` (SOLVE: one stacked call, SEPARATE: built one call at a time); floor_ms: torch's. */
+static void small_solves(const char *name, what_t what, int64_t n, uint64_t seed, int reps,
+                         int inner, double floor_ms) {
+    if (!wanted(name)) return;
+    int64_t sa[3] = {n, 8, 8}, sb[3] = {n, 8, 1};
+    work_t w = {what, matrix(seed, LOOM_DTYPE_F32, 3, sa, 8, false, false), NULL};
+    w.b = loom_random_uniform(ctx, seed + 1, LOOM_DTYPE_F32, 3, sb, -1, 1);
+    loom_array_retain(w.b);
+    loom_eval(ctx, 1, &w.b);
+    double kern;
+    report(name, bench_time_ms(ctx, once, &w, reps, inner, &kern), floor_ms, "torch's");
+    printf("  kernels per call: %.0f\n", kern);
+    loom_array_release(w.a);
+    loom_array_release(w.b);
+}
+
 int main(int argc, char **argv) {
     only = argc > 1 ? argv[1] : NULL;
     if (!(ctx = bench_cuda_ctx())) return 77;
     int64_t big[2] = {8192, 8192}, rhs[1] = {8192}, mid[2] = {4096, 4096};
-    int64_t many[3] = {100000, 8, 8}, many_b[3] = {100000, 8, 1};
+    int64_t many[3] = {100000, 8, 8};
     static const loom_dtype_t ds[2] = {LOOM_DTYPE_F32, LOOM_DTYPE_F64};
     static const double torch_solve[2] = {34.4, 37.9};
     for (int i = 0; i < 2 && wanted("solve f32 8192^2 solve f64 8192^2"); i++) {
@@ -114,30 +131,9 @@ int main(int argc, char **argv) {
         loom_array_release(w.a);
         loom_array_release(w.b);
     }
+    small_solves("solve f32 100000 x 8^2 (stacked)", SOLVE, 100000, 3, 15, 10, 0.283);
+    small_solves("solve f32 10000 x 8^2 (separate calls)", SEPARATE, SEPARATE_N, 8, 5, 1, 0);
     double kern;
-    if (wanted("solve f32 100000 x 8^2 (stacked)")) {
-        work_t ws = {SOLVE, matrix(3, LOOM_DTYPE_F32, 3, many, 8, false, false), NULL};
-        ws.b = loom_random_uniform(ctx, 4, LOOM_DTYPE_F32, 3, many_b, -1, 1);
-        loom_array_retain(ws.b);
-        loom_eval(ctx, 1, &ws.b);
-        report("solve f32 100000 x 8^2 (stacked)", bench_time_ms(ctx, once, &ws, 15, 10, &kern),
-               0.283, "torch's");
-        printf("  kernels per call: %.0f\n", kern);
-        loom_array_release(ws.a);
-        loom_array_release(ws.b);
-    }
-    if (wanted("solve f32 10000 x 8^2 (separate calls)")) {
-        int64_t sep[3] = {SEPARATE_N, 8, 8}, sep_b[3] = {SEPARATE_N, 8, 1};
-        work_t ws = {SEPARATE, matrix(8, LOOM_DTYPE_F32, 3, sep, 8, false, false), NULL};
-        ws.b = loom_random_uniform(ctx, 9, LOOM_DTYPE_F32, 3, sep_b, -1, 1);
-        loom_array_retain(ws.b);
-        loom_eval(ctx, 1, &ws.b);
-        report("solve f32 10000 x 8^2 (separate calls)", bench_time_ms(ctx, once, &ws, 5, 1, &kern),
-               0, "");
-        printf("  kernels per call: %.0f\n", kern);
-        loom_array_release(ws.a);
-        loom_array_release(ws.b);
-    }
     if (wanted("cholesky f32 100000 x 8^2 (stacked)")) {
         work_t wm = {CHOLESKY, matrix(7, LOOM_DTYPE_F32, 3, many, 0, false, true), NULL};
         report("cholesky f32 100000 x 8^2 (stacked)",
