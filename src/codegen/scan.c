@@ -1,4 +1,4 @@
-/* scan.c — CUDA C for a scan step (cumsum, cumprod) in the result dtype. Four forms, by the
+/* scan.c — CUDA C for a scan step (cumsum, cumprod) in the result dtype. Five forms, by the
  * line length and whether the scanned axis is innermost:
  *
  *   LINES  short lines: one thread per line, in NumPy's sequential order (y0 = x0,
@@ -16,6 +16,11 @@
  *          from the nearest inclusive prefix forward, so every tile's prefix is the left
  *          fold of the earlier tiles' aggregates, whatever the timing: results are
  *          deterministic.
+ *   LBP    LB's lines of at most LBP_TILES tiles whose inputs lie along the line with unit
+ *          stride: the same tiles and brackets (so the same bits) in persistent blocks that
+ *          take tiles by ticket and copy the next tile into shared memory (cp.async) while
+ *          they scan the current one; a tile's prefix is warp 0's in-order fold of the
+ *          earlier tiles' aggregates.
  *   COLS   lines along an outer axis of at least COLS_MIN elements, the innermost extent 32
  *          or more: a block takes 32 adjacent lines (lanes) x COLS_G groups of items
  *          consecutive elements; the groups' totals fold in order in shared memory, and the
@@ -42,7 +47,10 @@
 #define COLS_G       16  /* COLS: groups (warps) per block */
 #define COLS_MIN     64  /* outer-axis lines from this long: COLS */
 
-enum { M_LINES, M_TILE, M_LB, M_COLS };
+#define LBP_SMEM  (46 * 1024) /* LBP: shared memory a block may take (static, under 48 KiB) */
+#define LBP_TILES 32          /* LBP: lines of at most this many tiles */
+
+enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP };
 
 struct cg_scan {
     const ir_graph_t *g;
@@ -53,17 +61,56 @@ struct cg_scan {
     int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
     int64_t lines, len;
     bool idx64;
-    int mode;      /* M_LINES .. M_COLS */
+    int mode;      /* M_LINES .. M_LBP */
     int items;     /* LB, COLS: consecutive elements per thread */
     int64_t ahead; /* LB: the tile (in block order) whose operands a block prefetches */
+    uint32_t stage; /* LBP: bytes of one stage (every input's part of a tile, padded) */
+    uint32_t res;   /* LBP: bytes of the results' buffer (0: in place over the input's stage) */
 };
 
 static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nodes[s->nodes[j]]; }
+
+/* LB and LBP: tiles with decoupled look-back (one scratch layout and parameter list). */
+static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M_LBP; }
 
 static uint32_t pos(const cg_scan_t *s, uint32_t ir) {
     for (uint32_t j = 0; j < s->n_nodes; j++)
         if (s->nodes[j] == ir) return j;
     return 0;
+}
+
+/* LB's tiles: LB_BLOCK x items elements of a line. */
+static int64_t lb_tiles(const cg_scan_t *s) {
+    int64_t t = (int64_t)LB_BLOCK * s->items;
+    return (s->len + t - 1) / t;
+}
+
+/* LBP's layout of a tile's bytes in shared memory: 16 bytes of padding after every 128, so
+ * that a thread's 16-byte reads of its own consecutive items meet no bank twice in a
+ * quarter warp. */
+static uint32_t lbp_pad(uint32_t b) { return b + 16 * (b >> 7); }
+
+/* LB becomes LBP (the same tiles and brackets, but a persistent block that copies tile k + 1
+ * into shared memory asynchronously while it scans tile k) when a line has at most LBP_TILES
+ * tiles, every input is read along the scanned axis with unit stride and both stages fit in
+ * shared memory. (A long line was slower this way: docs/design-notes.md, "Scans".) */
+static void lbp_plan(cg_scan_t *s) {
+    if (lb_tiles(s) > LBP_TILES) return;
+    uint32_t tile = LB_BLOCK * (uint32_t)s->items, stage = 0, n_in = 0, es_in = 0;
+    uint32_t es = (uint32_t)ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        if (s->strides[j][s->axis] != 1) return;
+        es_in = (uint32_t)ir_dtypes[node(s, j)->dtype].size;
+        stage += lbp_pad(tile * es_in);
+        n_in++;
+    }
+    if (!n_in) return;
+    uint32_t res = n_in == 1 && es_in == es ? 0 : lbp_pad(tile * es);
+    if (2 * stage + res + 16 * es + 64 > LBP_SMEM) return;
+    s->mode = M_LBP;
+    s->stage = stage;
+    s->res = res;
 }
 
 cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
@@ -115,6 +162,7 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         s->mode = M_COLS;
     else
         s->mode = M_LINES;
+    if (s->mode == M_LB) lbp_plan(s);
     return s;
 }
 
@@ -144,7 +192,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7333); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7336); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
@@ -163,13 +211,7 @@ uint32_t cg_scan_n_params(const cg_scan_t *s) {
         if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)s->nd;
         if (n->op == IR_OP_CONST) w += 1;
     }
-    return w + 1 + 2 * (s->mode == M_LB);
-}
-
-/* LB's tiles: LB_BLOCK x items elements of a line. */
-static int64_t lb_tiles(const cg_scan_t *s) {
-    int64_t t = (int64_t)LB_BLOCK * s->items;
-    return (s->len + t - 1) / t;
+    return w + 1 + 2 * lb_like(s);
 }
 
 /* LB's scratch: 16 bytes unused, a flag per tile, then each tile's aggregate and its
@@ -178,7 +220,7 @@ static size_t lb_flags_end(int64_t units) { return (16 + (size_t)units * 4 + 15)
 
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     *zeroed = 0;
-    if (s->mode != M_LB || s->lines == 0) return 0;
+    if (!lb_like(s) || s->lines == 0) return 0;
     int64_t units = s->lines * lb_tiles(s);
     size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
     *zeroed = lb_flags_end(units);
@@ -204,21 +246,24 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
         }
     }
     w[n++] = out_addr;
-    if (s->mode == M_LB) {
+    if (lb_like(s)) {
         w[n++] = scratch;
         w[n++] = (uint64_t)s->ahead;
     }
 }
 
-void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, uint32_t grid[3], uint32_t block[3],
-                          uint32_t *smem) {
-    (void)sm_count;
+void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, uint32_t grid[3],
+                          uint32_t block[3], uint32_t *smem) {
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further lines or tiles */
     int64_t blocks;
     block[1] = block[2] = 1;
-    if (s->mode == M_LB) {
+    if (lb_like(s)) {
         blocks = s->lines * lb_tiles(s);
         block[0] = LB_BLOCK;
+        /* LBP's blocks are persistent: one resident wave takes the tiles by ticket */
+        int64_t wave = (int64_t)(sm_count > 0 ? sm_count : 132) *
+                       (blocks_per_sm > 0 ? blocks_per_sm : LB_RESIDENT);
+        if (s->mode == M_LBP && blocks > wave) blocks = wave;
     } else if (s->mode == M_COLS) {
         blocks = (s->lines + 31) / 32;
         block[0] = 32;
@@ -264,7 +309,8 @@ static void emit_line_offsets(const cg_scan_t *s, base_str_t *o, const char *ind
 }
 
 /* The prologue for element i of the line whose input offsets are <k><j>, ending in x (the
- * scan's operand in the result dtype). */
+ * scan's operand in the result dtype); with k NULL, the inputs' values are item k of the
+ * arrays lx<j> (LBP). */
 static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     uint32_t last = s->n_nodes - 1, src = pos(s, sn->src[0]);
@@ -273,7 +319,9 @@ static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, co
         const ir_node_t *n = node(s, j);
         if (n->op == IR_OP_CONST) continue;
         base_str_printf(o, "%sconst %s v%u = ", ind, ty(n), j);
-        if (n->op == IR_OP_INPUT)
+        if (n->op == IR_OP_INPUT && !k)
+            base_str_printf(o, "lx%u[k]", j); /* LBP: item k of the thread's staged items */
+        else if (n->op == IR_OP_INPUT)
             base_str_printf(o, "in%u[%s%u + i * t%u_%d]", j, k, j, j, s->axis);
         else
             cg__emit_elem(o, s->g, n, pos(s, n->src[0]), pos(s, n->src[1]), pos(s, n->src[2]));
@@ -407,6 +455,139 @@ static void emit_lb_helpers(base_str_t *o) {
            "    return b.v;\n}\n");
 }
 
+/* LB's and LBP's scan of the threads' totals `a` within a tile: a scan across each warp's
+ * lanes (fixed shuffle steps), then the earlier warps' totals folded in order. A thread's
+ * prefix in the tile (pre; hp: whether it has one) is (its warp's prefix op its lane's
+ * prefix); its items' tile-local prefixes are that op its own items in order, the last
+ * thread's last one the tile's aggregate. */
+static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    base_str_printf(o,
+                    "        bool hp = wp > 0;\n"
+                    "        %s pre = ident;\n"
+                    "        {\n"
+                    "            %s v = a;\n"
+                    "#pragma unroll\n"
+                    "            for (int d = 1; d < 32; d <<= 1) {\n"
+                    "                const %s y = lm_sc_shfl<%s, true>(v, d);\n"
+                    "                if (lane >= d) v = lm_%s_%s(y, v);\n"
+                    "            }\n"
+                    "            if (lane == 31) wtot[wp] = v;\n"
+                    "            const %s lp = lm_sc_shfl<%s, true>(v, 1);\n"
+                    "            __syncthreads();\n"
+                    "            if (hp) pre = wtot[0];\n"
+                    "            for (int j = 1; j < wp; j++) pre = lm_%s_%s(pre, wtot[j]);\n"
+                    "            if (lane > 0) { pre = hp ? lm_%s_%s(pre, lp) : lp; hp = true; }\n"
+                    "        }\n",
+                    T, T, T, T, op, x, T, T, op, x, op, x);
+}
+
+/* LB's tile prefix: the block scan, the tile's aggregate published (its inclusive prefix for
+ * a line's first tile), and the look-back over the line's earlier tiles for the tile's prefix
+ * (s_pre). Ends at a barrier. */
+static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    emit_lb_block_scan(s, o);
+    base_str_printf(o,
+                    "        if (t == %d) {\n"
+                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
+                    "            s_agg = g;\n"
+                    "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
+                    "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
+                    "        }\n",
+                    LB_BLOCK - 1, T, op, x);
+    /* the look-back: the block reads LB_BLOCK earlier tiles at a time, nearest first, until
+     * one has its inclusive prefix (a thread each, waiting for its tile's flag; the warps'
+     * ballots meet in shared memory); past LB_WIN values it starts over. Warp 0 then folds
+     * from the nearest inclusive prefix forward in order, 32 values a shuffle round (the
+     * same brackets as one thread folding them). The tile's inclusive prefix is its prefix
+     * op its aggregate: its last result, exactly. */
+    base_str_printf(
+        o,
+        "        if (tl > 0) {\n"
+        "            const LM_I base = l * tiles;\n"
+        "            LM_I tt = tl;\n"
+        "            int n = 0, found = -1;\n"
+        "            for (;;) {\n"
+        "                const LM_I j = tt - 1 - t;\n"
+        "                unsigned f = 0;\n"
+        "                if (j >= 0) {\n"
+        "                    while ((f = lm_sc_acquire(&flag[base + j])) == 0u) { }\n"
+        "                    win[n + t] = f == 2u ? lm_sc_ldcg(&inc[base + j]) : "
+        "lm_sc_ldcg(&agg[base + j]);\n"
+        "                }\n"
+        "                const unsigned m = __ballot_sync(0xffffffffu, j >= 0 && f == 2u);\n"
+        "                if (lane == 0) s_mask[wp] = m;\n"
+        "                __syncthreads();\n"
+        "#pragma unroll\n"
+        "                for (int w = %d; w >= 0; w--)\n"
+        "                    if (s_mask[w]) found = n + w * 32 + __ffs(s_mask[w]) - 1;\n"
+        "                if (found >= 0) break;\n"
+        "                __syncthreads();\n"
+        "                n += %d;\n"
+        "                tt -= %d;\n"
+        "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
+        "            }\n"
+        "            if (wp == 0) {\n"
+        "                %s p = win[found];\n"
+        "                for (int c = found >> 5; c >= 0; c--) {\n"
+        "                    const %s w = win[c * 32 + lane];\n"
+        "                    const int e = found - c * 32;\n"
+        "#pragma unroll\n"
+        "                    for (int k = 31; k >= 0; k--) {\n"
+        "                        const %s y = lm_sc_shfl<%s, false>(w, k);\n"
+        "                        if (k < e) p = lm_%s_%s(p, y);\n"
+        "                    }\n"
+        "                }\n"
+        "                if (t == 0) {\n"
+        "                    s_pre = p;\n"
+        "                    inc[u] = lm_%s_%s(p, s_agg);\n"
+        "                    __threadfence();\n"
+        "                    flag[u] = 2u;\n"
+        "                }\n"
+        "            }\n"
+        "        }\n"
+        "        __syncthreads();\n",
+        LB_BLOCK / 32 - 1, LB_BLOCK, LB_BLOCK, LB_WIN, T, T, T, T, op, x, op, x);
+}
+
+/* LBP's tile prefix: the block scan; the tile's aggregate published; warp 0 folds the
+ * aggregates of the line's earlier tiles (at most LBP_TILES - 1) in order, waiting for each,
+ * into s_pre: the same left fold as LB's look-back, so the same bits. Ends at a barrier. */
+static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    emit_lb_block_scan(s, o);
+    base_str_printf(o,
+                    "        if (t == %d) {\n"
+                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
+                    "            agg[u] = g;\n"
+                    "            __threadfence();\n"
+                    "            flag[u] = 1u;\n"
+                    "        }\n"
+                    "        if (wp == 0 && tl > 0) {\n"
+                    "            %s v = ident;\n"
+                    "            if (lane < tl) {\n"
+                    "                while (lm_sc_acquire(&flag[u - tl + lane]) == 0u) { }\n"
+                    "                v = lm_sc_ldcg(&agg[u - tl + lane]);\n"
+                    "            }\n"
+                    "            %s p = lm_sc_shfl<%s, false>(v, 0);\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 1; k < %d; k++) {\n"
+                    "                const %s y = lm_sc_shfl<%s, false>(v, k);\n"
+                    "                if (k < tl) p = lm_%s_%s(p, y);\n"
+                    "            }\n"
+                    "            if (t == 0) s_pre = p;\n"
+                    "        }\n"
+                    "        __syncthreads();\n",
+                    LB_BLOCK - 1, T, op, x, T, T, T, LBP_TILES, T, T, op, x);
+}
+
 /* LB: a block per tile of a line (block order), decoupled look-back between tiles. */
 static void emit_lb(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
@@ -498,87 +679,7 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "            a = lm_%s_%s(a, sm[e + e / 32]);\n"
                     "        }\n",
                     T, it, it, it, it, op, x);
-    /* the threads' totals: a scan across each warp's lanes (fixed shuffle steps), then the
-     * earlier warps' totals folded in order. A thread's prefix in the tile is (its warp's
-     * prefix op its lane's prefix); its items' tile-local prefixes are that op its own items
-     * in order, the last thread's last one the tile's aggregate. */
-    base_str_printf(o,
-                    "        bool hp = wp > 0;\n"
-                    "        %s pre = ident;\n"
-                    "        {\n"
-                    "            %s v = a;\n"
-                    "#pragma unroll\n"
-                    "            for (int d = 1; d < 32; d <<= 1) {\n"
-                    "                const %s y = lm_sc_shfl<%s, true>(v, d);\n"
-                    "                if (lane >= d) v = lm_%s_%s(y, v);\n"
-                    "            }\n"
-                    "            if (lane == 31) wtot[wp] = v;\n"
-                    "            const %s lp = lm_sc_shfl<%s, true>(v, 1);\n"
-                    "            __syncthreads();\n"
-                    "            if (hp) pre = wtot[0];\n"
-                    "            for (int j = 1; j < wp; j++) pre = lm_%s_%s(pre, wtot[j]);\n"
-                    "            if (lane > 0) { pre = hp ? lm_%s_%s(pre, lp) : lp; hp = true; }\n"
-                    "        }\n"
-                    "        if (t == %d) {\n"
-                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
-                    "            s_agg = g;\n"
-                    "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
-                    "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
-                    "        }\n",
-                    T, T, T, T, op, x, T, T, op, x, op, x, LB_BLOCK - 1, T, op, x);
-    /* the look-back: the block reads LB_BLOCK earlier tiles at a time, nearest first, until
-     * one has its inclusive prefix (a thread each, waiting for its tile's flag; the warps'
-     * ballots meet in shared memory); past LB_WIN values it starts over. Warp 0 then folds
-     * from the nearest inclusive prefix forward in order, 32 values a shuffle round (the
-     * same brackets as one thread folding them). The tile's inclusive prefix is its prefix
-     * op its aggregate: its last result, exactly. */
-    base_str_printf(
-        o,
-        "        if (tl > 0) {\n"
-        "            const LM_I base = l * tiles;\n"
-        "            LM_I tt = tl;\n"
-        "            int n = 0, found = -1;\n"
-        "            for (;;) {\n"
-        "                const LM_I j = tt - 1 - t;\n"
-        "                unsigned f = 0;\n"
-        "                if (j >= 0) {\n"
-        "                    while ((f = lm_sc_acquire(&flag[base + j])) == 0u) { }\n"
-        "                    win[n + t] = f == 2u ? lm_sc_ldcg(&inc[base + j]) : "
-        "lm_sc_ldcg(&agg[base + j]);\n"
-        "                }\n"
-        "                const unsigned m = __ballot_sync(0xffffffffu, j >= 0 && f == 2u);\n"
-        "                if (lane == 0) s_mask[wp] = m;\n"
-        "                __syncthreads();\n"
-        "#pragma unroll\n"
-        "                for (int w = %d; w >= 0; w--)\n"
-        "                    if (s_mask[w]) found = n + w * 32 + __ffs(s_mask[w]) - 1;\n"
-        "                if (found >= 0) break;\n"
-        "                __syncthreads();\n"
-        "                n += %d;\n"
-        "                tt -= %d;\n"
-        "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
-        "            }\n"
-        "            if (wp == 0) {\n"
-        "                %s p = win[found];\n"
-        "                for (int c = found >> 5; c >= 0; c--) {\n"
-        "                    const %s w = win[c * 32 + lane];\n"
-        "                    const int e = found - c * 32;\n"
-        "#pragma unroll\n"
-        "                    for (int k = 31; k >= 0; k--) {\n"
-        "                        const %s y = lm_sc_shfl<%s, false>(w, k);\n"
-        "                        if (k < e) p = lm_%s_%s(p, y);\n"
-        "                    }\n"
-        "                }\n"
-        "                if (t == 0) {\n"
-        "                    s_pre = p;\n"
-        "                    inc[u] = lm_%s_%s(p, s_agg);\n"
-        "                    __threadfence();\n"
-        "                    flag[u] = 2u;\n"
-        "                }\n"
-        "            }\n"
-        "        }\n"
-        "        __syncthreads();\n",
-        LB_BLOCK / 32 - 1, LB_BLOCK, LB_BLOCK, LB_WIN, T, T, T, T, op, x, op, x);
+    emit_lb_prefix(s, o);
     base_str_printf(o,
                     "#pragma unroll\n"
                     "        for (int k = 0; k < %d; k++) {\n"
@@ -596,6 +697,226 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "        __syncthreads();\n"
                     "    }\n",
                     it, it, op, x, T, op, x, op, x, it, LB_BLOCK, s->axis);
+}
+
+/* LBP's device helpers: the byte offset of a tile's byte b in a stage (lbp_pad), asynchronous
+ * copies into shared memory (cp.async from compute capability 8.0; plain copies before it,
+ * and for elements under 4 bytes or not aligned to their size), their groups' commit and
+ * wait. */
+static void emit_lbp_helpers(base_str_t *o) {
+    base_str_cat(
+        o, "__device__ __forceinline__ unsigned lm_so(unsigned b) { return b + 16u * (b >> 7); }\n"
+           "template <int N> __device__ __forceinline__ void lm_cpa(unsigned char *s, const void "
+           "*g) {\n"
+           "#if __CUDA_ARCH__ >= 800\n"
+           "    const unsigned a = (unsigned)__cvta_generic_to_shared(s);\n"
+           "    if constexpr (N == 16) asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" "
+           ":: \"r\"(a), \"l\"(g) : \"memory\");\n"
+           "    else asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2;\" :: \"r\"(a), "
+           "\"l\"(g), \"n\"(N) : \"memory\");\n"
+           "#else\n"
+           "    if constexpr (N == 16) *(uint4 *)s = *(const uint4 *)g;\n"
+           "    else if constexpr (N == 8) *(uint2 *)s = *(const uint2 *)g;\n"
+           "    else *(unsigned *)s = *(const unsigned *)g;\n"
+           "#endif\n"
+           "}\n"
+           "template <typename T> __device__ __forceinline__ void lm_cpe(unsigned char *s, const "
+           "T *g) {\n"
+           "    if constexpr (sizeof(T) >= 4) {\n"
+           "        if (((unsigned long long)g & (sizeof(T) - 1)) == 0) { lm_cpa<sizeof(T)>(s, g); "
+           "return; }\n"
+           "    }\n"
+           "    *(T *)s = *g;\n"
+           "}\n"
+           "__device__ __forceinline__ void lm_cp_commit() {\n"
+           "#if __CUDA_ARCH__ >= 800\n"
+           "    asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
+           "#endif\n"
+           "}\n"
+           "template <int N> __device__ __forceinline__ void lm_cp_wait() {\n"
+           "#if __CUDA_ARCH__ >= 800\n"
+           "    asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\");\n"
+           "#endif\n"
+           "}\n");
+}
+
+/* The register type of a chunk of cs bytes (4, 8 or 16). */
+static const char *chunk_type(uint32_t cs) {
+    return cs >= 16 ? "uint4" : cs == 8 ? "uint2" : "unsigned";
+}
+
+/* LBP: the threads' own items (t * items + k) of one array in a stage at byte offset `at`,
+ * read in chunks of up to 16 bytes into r<name>, seen as T through <name>. */
+static void emit_lbp_items(base_str_t *o, const char *name, const char *T, uint32_t es, int it,
+                           const char *at, bool load) {
+    uint32_t b = (uint32_t)it * es, cs = b < 16 ? b : 16;
+    base_str_printf(o, "            %s r%s[%u];\n", chunk_type(cs), name, b / cs);
+    if (load)
+        base_str_printf(o,
+                        "#pragma unroll\n"
+                        "            for (int h = 0; h < %u; h++) r%s[h] = *(const %s *)(%s + "
+                        "lm_so((unsigned)t * %uu + (unsigned)h * %uu));\n",
+                        b / cs, name, chunk_type(cs), at, b, cs);
+    base_str_printf(o, "            %s%s *%s = (%s%s *)r%s;\n", load ? "const " : "", T, name,
+                    load ? "const " : "", T, name);
+}
+
+/* LBP: LB's tiles and brackets in persistent blocks. A block takes tiles by an atomic ticket
+ * (so a tile waits only on tiles that running blocks hold, whatever the residency) and copies
+ * the next tile's inputs into one of two shared-memory stages (cp.async) before it scans the
+ * current one from the other: a tile's loads are in flight while the block folds, waits for
+ * its prefix and stores. Each thread reads its items with 16-byte
+ * reads, computes the prologue per item, and writes its results in the same layout (over the
+ * input's stage when one input of the result's width is all it reads), from which the block
+ * stores coalesced. */
+static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype;
+    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    int it = s->items, tile = LB_BLOCK * it;
+    uint32_t es = (uint32_t)ir_dtypes[d].size;
+    emit_identity(s, o);
+    base_str_printf(o,
+                    "    (void)ahead;\n"
+                    "    (void)os%d;\n"
+                    "    __shared__ __align__(16) unsigned char stg[%u];\n",
+                    s->axis, 2 * s->stage);
+    if (s->res) base_str_printf(o, "    __shared__ __align__(16) unsigned char rsb[%u];\n", s->res);
+    base_str_printf(o,
+                    "    __shared__ %s wtot[%d];\n"
+                    "    __shared__ %s s_pre;\n"
+                    "    __shared__ LM_I s_u0, s_u; /* the first ticket, the next one */\n",
+                    T, LB_BLOCK / 32, T);
+    base_str_printf(o,
+                    "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n"
+                    "    unsigned long long *ticket = (unsigned long long *)scr;\n"
+                    "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
+                    "    const unsigned long long fe = (16 + (unsigned long long)units * 4 + 15) "
+                    "& ~15ull;\n"
+                    "    %s *agg = (%s *)(scr + fe);\n"
+                    "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n",
+                    tile, tile, T, T);
+    /* the copy of tile u's inputs into stage sb */
+    base_str_printf(o,
+                    "    auto issue = [&](LM_I u, unsigned char *sb) {\n"
+                    "        const LM_I pl = u / tiles, tb = (u - pl * tiles) * %d;\n"
+                    "        const LM_I nv = len - tb < %d ? len - tb : %d;\n",
+                    tile, tile, tile);
+    emit_offsets(s, o, "        ", "pl", "p");
+    uint32_t at = 0;
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op != IR_OP_INPUT) continue;
+        uint32_t ej = (uint32_t)ir_dtypes[n->dtype].size, chunks = (uint32_t)tile * ej / 16;
+        base_str_printf(o,
+                        "        {\n"
+                        "            const %s *src = in%u + pk%u + tb;\n"
+                        "            unsigned char *dst = sb + %u;\n"
+                        "            if (nv == %d && ((unsigned long long)src & 15) == 0) {\n"
+                        "#pragma unroll\n"
+                        "                for (int c = t; c < %u; c += %d) lm_cpa<16>(dst + "
+                        "lm_so(16u * c), (const unsigned char *)src + 16 * c);\n"
+                        "            } else {\n"
+                        "                for (int e = t; e < nv; e += %d) lm_cpe(dst + "
+                        "lm_so((unsigned)e * %uu), src + e);\n"
+                        "            }\n"
+                        "        }\n",
+                        ty(n), j, j, at, tile, chunks, LB_BLOCK, LB_BLOCK, ej);
+        at += lbp_pad((uint32_t)tile * ej);
+    }
+    base_str_cat(o, "    };\n");
+    /* the first ticket; thread 0 holds the next one, which it fetches a tile ahead */
+    base_str_printf(o,
+                    "    LM_I nt = 0;\n"
+                    "    if (t == 0) s_u0 = (LM_I)atomicAdd(ticket, 1ull);\n"
+                    "    __syncthreads();\n"
+                    "    LM_I u = s_u0;\n"
+                    "    if (t == 0) nt = (LM_I)atomicAdd(ticket, 1ull);\n"
+                    "    int cur = 0;\n"
+                    "    if (u < units) issue(u, stg);\n"
+                    "    lm_cp_commit();\n"
+                    "    while (u < units) {\n"
+                    "        if (t == 0) s_u = nt;\n"
+                    "        __syncthreads();\n"
+                    "        const LM_I nu = s_u;\n"
+                    "        if (nu < units) issue(nu, stg + (cur ^ 1) * %u);\n"
+                    "        lm_cp_commit();\n"
+                    "        if (t == 0 && nu < units) nt = (LM_I)atomicAdd(ticket, 1ull);\n"
+                    "        lm_cp_wait<1>();\n"
+                    "        __syncthreads();\n"
+                    "        unsigned char *sb = stg + cur * %u;\n"
+                    "        const LM_I l = u / tiles, tl = u - l * tiles, tb = tl * %d;\n"
+                    "        const LM_I nv = len - tb < %d ? len - tb : %d;\n",
+                    s->stage, s->stage, tile, tile, tile);
+    emit_line_offsets(s, o, "        ", "l");
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT) base_str_printf(o, "        (void)k%u;\n", j);
+    /* a thread's items, in order, from the stage (the prologue per item): its total a, then,
+     * with the tile's prefix, its results */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0) base_str_printf(o, "        %s a = ident;\n", T);
+        base_str_cat(o, "        {\n");
+        at = 0;
+        for (uint32_t j = 0; j < s->n_nodes; j++) {
+            const ir_node_t *n = node(s, j);
+            if (n->op != IR_OP_INPUT) continue;
+            char nm[16], where[48];
+            snprintf(nm, sizeof nm, "lx%u", j);
+            snprintf(where, sizeof where, "(sb + %u)", at);
+            emit_lbp_items(o, nm, ty(n), (uint32_t)ir_dtypes[n->dtype].size, it, where, true);
+            at += lbp_pad((uint32_t)tile * (uint32_t)ir_dtypes[n->dtype].size);
+        }
+        if (pass == 1) emit_lbp_items(o, "ry", T, es, it, NULL, false);
+        base_str_printf(o,
+                        "#pragma unroll\n"
+                        "            for (int k = 0; k < %d; k++) {\n"
+                        "                %s y = ident;\n"
+                        "                if (t * %d + k < nv) {\n",
+                        it, T, it);
+        emit_prologue(s, o, "                    ", NULL);
+        base_str_printf(o,
+                        "                    y = x;\n"
+                        "                }\n"
+                        "                a = k == 0 ? y : lm_%s_%s(a, y);\n",
+                        op, x);
+        if (pass == 1)
+            base_str_printf(o,
+                            "                const %s z = hp ? lm_%s_%s(pre, a) : a;\n"
+                            "                ry[k] = tl > 0 ? lm_%s_%s(s_pre, z) : z;\n",
+                            T, op, x, op, x);
+        base_str_cat(o, "            }\n");
+        if (pass == 1) {
+            uint32_t b = (uint32_t)it * es, cs = b < 16 ? b : 16;
+            base_str_printf(o,
+                            "#pragma unroll\n"
+                            "            for (int h = 0; h < %u; h++) *(%s *)(%s + "
+                            "lm_so((unsigned)t * %uu + (unsigned)h * %uu)) = rry[h];\n",
+                            b / cs, chunk_type(cs), s->res ? "rsb" : "sb", b, cs);
+        }
+        base_str_cat(o, "        }\n");
+        if (pass == 0) emit_lbp_prefix(s, o);
+    }
+    /* the block's coalesced stores of the tile's results */
+    base_str_printf(o,
+                    "        __syncthreads();\n"
+                    "        {\n"
+                    "            const unsigned char *rs = %s;\n"
+                    "            %s *dst = out + ko + tb;\n"
+                    "            if (nv == %d && ((unsigned long long)dst & 15) == 0) {\n"
+                    "#pragma unroll\n"
+                    "                for (int c = t; c < %u; c += %d) *(uint4 *)((unsigned char "
+                    "*)dst + 16 * c) = *(const uint4 *)(rs + lm_so(16u * c));\n"
+                    "            } else {\n"
+                    "                for (int e = t; e < nv; e += %d) dst[e] = *(const %s *)(rs + "
+                    "lm_so((unsigned)e * %uu));\n"
+                    "            }\n"
+                    "        }\n"
+                    "        u = nu;\n"
+                    "        cur ^= 1;\n"
+                    "    }\n"
+                    "    lm_cp_wait<0>();\n",
+                    s->res ? "rsb" : "sb", T, tile, (uint32_t)tile * es / 16, LB_BLOCK, LB_BLOCK, T,
+                    es);
 }
 
 /* COLS: 32 adjacent lines x COLS_G groups per block, tile by tile with a carry. Each result is
@@ -665,12 +986,13 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_init(&body, out->al);
     base_str_t *o = &body;
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
-    if (s->mode == M_LB) emit_lb_helpers(o);
-    int threads = s->mode == M_LB     ? LB_BLOCK
+    if (lb_like(s)) emit_lb_helpers(o);
+    if (s->mode == M_LBP) emit_lbp_helpers(o);
+    int threads = lb_like(s)          ? LB_BLOCK
                   : s->mode == M_COLS ? 32 * COLS_G
                   : s->mode == M_TILE ? TILE_BLOCK
                                       : SCAN_BLOCK;
-    int resident = s->mode == M_LB ? LB_RESIDENT : 1;
+    int resident = lb_like(s) ? LB_RESIDENT : 1;
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
                     "P) {\n",
@@ -695,7 +1017,7 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     }
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     base_str_printf(o, "    %s *__restrict__ out = (%s *)P.w[%u];\n", ty(sn), ty(sn), w++);
-    if (s->mode == M_LB)
+    if (lb_like(s))
         base_str_printf(o,
                         "    unsigned char *__restrict__ scr = (unsigned char *)P.w[%u];\n"
                         "    const LM_I ahead = (LM_I)P.w[%u];\n",
@@ -703,6 +1025,9 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     switch (s->mode) {
         case M_LB:
             emit_lb(s, o);
+            break;
+        case M_LBP:
+            emit_lbp(s, o);
             break;
         case M_COLS:
             emit_cols(s, o);

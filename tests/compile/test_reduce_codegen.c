@@ -704,7 +704,9 @@ static void test_keys(void **state) {
 
 /* ---- scans ---- */
 
-static void check_scan(gb_t *b, uint32_t out, const char *what) {
+/* Builds the scan's kernel; with `staged` 1 or 0, asserts that it does or does not stage
+ * tiles through shared memory asynchronously. */
+static void check_scan_form(gb_t *b, uint32_t out, const char *what, int staged) {
     cg_scan_t *s = cg_scan_init(&b->g, &b->ar, out, b->addr, SM);
     assert_non_null(s);
     base_str_t t1, t2;
@@ -724,11 +726,16 @@ static void check_scan(gb_t *b, uint32_t out, const char *what) {
     assert_true(w[np] == 0xabcdef);
     free(w);
     uint32_t grid[3], block[3], smem;
-    cg_scan_launch_shape(s, SM, grid, block, &smem);
+    cg_scan_launch_shape(s, SM, 0, grid, block, &smem);
     assert_true(grid[0] >= 1 && block[0] >= 32);
+    if (staged >= 0) assert_int_equal(strstr(base_str_get(&t1), "lm_cp_commit") != NULL, staged);
     build(n1, base_str_get(&t1), cg_scan_key(s), what);
     base_str_fini(&t1);
     base_str_fini(&t2);
+}
+
+static void check_scan(gb_t *b, uint32_t out, const char *what) {
+    check_scan_form(b, out, what, -1);
 }
 
 static void test_scans(void **state) {
@@ -761,6 +768,24 @@ static void test_scans(void **state) {
     gb_init(&b);
     x = in_c(&b, LOOM_DTYPE_F32, 2, e);
     check_scan(&b, scan(&b, IR_OP_CUMSUM, x, 1), "empty scan");
+    gb_fini(&b);
+    /* look-back tiles: staged through shared memory with two inputs narrower than the result
+     * (a result buffer of its own), and, past the staged form's tiles a line or with an
+     * input strided along the line, in LB's form */
+    int64_t two[2] = {3, 700}, long_line[2] = {2, 140000}, st[2] = {1, 3};
+    gb_init(&b);
+    x = cast(&b, LOOM_DTYPE_I64, in_c(&b, LOOM_DTYPE_I8, 2, two));
+    uint32_t y = cast(&b, LOOM_DTYPE_I64, in_c(&b, LOOM_DTYPE_U8, 2, two));
+    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, bin(&b, IR_OP_MULTIPLY, x, y), 1),
+                    "two-input staged scan", 1);
+    gb_fini(&b);
+    gb_init(&b);
+    x = in_c(&b, LOOM_DTYPE_F64, 2, long_line);
+    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "long-line scan", 0);
+    gb_fini(&b);
+    gb_init(&b);
+    x = in_s(&b, LOOM_DTYPE_F32, 2, two, st, 0);
+    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "strided look-back scan", 0);
     gb_fini(&b);
 }
 

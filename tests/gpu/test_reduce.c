@@ -666,17 +666,19 @@ static void test_scans(void **state) {
         loom_scope_end(gpu);
         loom_scope_end(cpu);
     }
-    /* the column-group form (700 x 1500 along 0) and look-back tiles (along 1; 2^21 in one
-     * line: a thousand tiles), every dtype, sums and products, with a prologue */
-    int64_t mid[2] = {700, 1500}, one = INT64_C(1) << 21;
+    /* the column-group form (700 x 1500 along 0) and look-back tiles (along 1 of it and of
+     * 40 x 30001, whose lines of a few tiles are staged through shared memory, the rows
+     * after the first not 16-byte aligned; 2^21 in one line: a thousand tiles, LB's form),
+     * every dtype, sums and products, with a prologue */
+    int64_t mid[2][2] = {{700, 1500}, {40, 30001}}, one = INT64_C(1) << 21;
     uint64_t *mb = calloc((size_t)one, 8);
     for (int t = 0; t < N_DTYPES; t++) {
         loom_dtype_t d = dtypes[t];
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < 3; s++) {
             /* (a float16 line of 2^21 stalls once its sum's spacing passes the terms) */
-            if (s && (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16)) continue;
-            int nd = s ? 1 : 2;
-            int64_t *sh = s ? &one : mid, cnt = s ? one : mid[0] * mid[1];
+            if (s == 2 && (d == LOOM_DTYPE_F16 || d == LOOM_DTYPE_BF16)) continue;
+            int nd = s == 2 ? 1 : 2;
+            int64_t *sh = s == 2 ? &one : mid[s], cnt = s == 2 ? one : sh[0] * sh[1];
             fill(d, mb, cnt, (uint32_t)t + 11, false);
             loom_scope_begin(gpu);
             loom_scope_begin(cpu);
@@ -685,7 +687,7 @@ static void test_scans(void **state) {
             for (int32_t a = 0; a < nd; a++) {
                 pairs_add(&p, loom_cumsum(gpu, xg, a), loom_cumsum(cpu, xc, a), 1e4,
                           "cumsum %s axis %d of %d-d", loom_dtype_name(d), a, nd);
-                if (s == 0)
+                if (s < 2)
                     pairs_add(&p, loom_cumprod(gpu, xg, a), loom_cumprod(cpu, xc, a), 1,
                               "cumprod %s axis %d", loom_dtype_name(d), a);
             }
@@ -698,6 +700,28 @@ static void test_scans(void **state) {
             loom_scope_end(cpu);
         }
     }
+    /* staged tiles of two inputs narrower than the result: int8 x uint8 summed in int64,
+     * exact */
+    fill(LOOM_DTYPE_I8, mb, mid[1][0] * mid[1][1], 3, false);
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    loom_array_t *ag = check_from_bits(gpu, LOOM_DTYPE_I8, 2, mid[1], mb, mid[1][0] * mid[1][1]);
+    loom_array_t *ac = check_from_bits(cpu, LOOM_DTYPE_I8, 2, mid[1], mb, mid[1][0] * mid[1][1]);
+    loom_array_t *bg = loom_astype(gpu, loom_negative(gpu, ag), LOOM_DTYPE_U8);
+    loom_array_t *bc = loom_astype(cpu, loom_negative(cpu, ac), LOOM_DTYPE_U8);
+    pairs_add(&p,
+              loom_cumsum(gpu,
+                          loom_multiply(gpu, loom_astype(gpu, ag, LOOM_DTYPE_I64),
+                                        loom_astype(gpu, bg, LOOM_DTYPE_I64)),
+                          1),
+              loom_cumsum(cpu,
+                          loom_multiply(cpu, loom_astype(cpu, ac, LOOM_DTYPE_I64),
+                                        loom_astype(cpu, bc, LOOM_DTYPE_I64)),
+                          1),
+              1, "cumsum(int8 * uint8) in int64");
+    pairs_check(&p);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
     free(mb);
 }
 
@@ -740,6 +764,17 @@ static void test_deterministic(void **state) {
         loom_scope_end(gpu);
     }
     assert_memory_equal(s1, s2, sizeof(float) << 22);
+    /* and tiles staged through shared memory: 256 rows of five whole tiles */
+    int64_t staged[2] = {256, 20480};
+    loom_array_t *r = loom_random_uniform(gpu, 7, LOOM_DTYPE_F32, 2, staged, -1, 1);
+    for (int rep = 0; rep < 2; rep++) {
+        loom_scope_begin(gpu);
+        assert_int_equal(
+            loom_read(gpu, loom_cumsum(gpu, r, 1), rep ? s2 : s1, sizeof(float) * 256 * 20480),
+            LOOM_STATUS_OK);
+        loom_scope_end(gpu);
+    }
+    assert_memory_equal(s1, s2, sizeof(float) * 256 * 20480);
     free(s1);
     free(s2);
     loom_scope_end(gpu);
