@@ -49,6 +49,7 @@
 
 #define LBP_SMEM  (46 * 1024) /* LBP: shared memory a block may take (static, under 48 KiB) */
 #define LBP_TILES 32          /* LBP: lines of at most this many tiles */
+_Static_assert(LBP_TILES <= 32, "LBP's earlier tiles are folded by one warp, a lane each");
 
 enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP };
 
@@ -214,8 +215,8 @@ uint32_t cg_scan_n_params(const cg_scan_t *s) {
     return w + 1 + 2 * lb_like(s);
 }
 
-/* LB's scratch: 16 bytes unused, a flag per tile, then each tile's aggregate and its
- * inclusive prefix (arrays of the result dtype, 16-byte aligned). */
+/* LB's scratch: 16 bytes (LBP's ticket in the first 8), a flag per tile, then each tile's
+ * aggregate and (LB only) its inclusive prefix: arrays of the result dtype, 16-byte aligned. */
 static size_t lb_flags_end(int64_t units) { return (16 + (size_t)units * 4 + 15) & ~(size_t)15; }
 
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
@@ -224,7 +225,7 @@ size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     int64_t units = s->lines * lb_tiles(s);
     size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
     *zeroed = lb_flags_end(units);
-    return *zeroed + 2 * (((size_t)units * es + 15) & ~(size_t)15);
+    return *zeroed + (s->mode == M_LBP ? 1 : 2) * (((size_t)units * es + 15) & ~(size_t)15);
 }
 
 void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
@@ -273,7 +274,8 @@ void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, u
         blocks = (s->lines + b - 1) / b;
         block[0] = (uint32_t)b;
     }
-    grid[0] = (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+    /* no lines, no launch (LBP's blocks would take a ticket from scratch that is not there) */
+    grid[0] = s->lines == 0 ? 0 : (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     grid[1] = grid[2] = 1;
     *smem = 0;
 }

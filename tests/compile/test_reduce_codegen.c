@@ -727,7 +727,9 @@ static void check_scan_form(gb_t *b, uint32_t out, const char *what, int staged)
     free(w);
     uint32_t grid[3], block[3], smem;
     cg_scan_launch_shape(s, SM, 0, grid, block, &smem);
-    assert_true(grid[0] >= 1 && block[0] >= 32);
+    /* an empty scan launches nothing */
+    assert_int_equal(grid[0] == 0, ir_node_size(&b->g.nodes[out]) == 0);
+    assert_true(block[0] >= 32);
     if (staged >= 0) assert_int_equal(strstr(base_str_get(&t1), "lm_cp_commit") != NULL, staged);
     build(n1, base_str_get(&t1), cg_scan_key(s), what);
     base_str_fini(&t1);
@@ -786,6 +788,11 @@ static void test_scans(void **state) {
     gb_init(&b);
     x = in_s(&b, LOOM_DTYPE_F32, 2, two, st, 0);
     check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "strided look-back scan", 0);
+    gb_fini(&b);
+    int64_t none[2] = {0, 20000};
+    gb_init(&b);
+    x = in_c(&b, LOOM_DTYPE_F32, 2, none);
+    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "empty staged scan", 1);
     gb_fini(&b);
 }
 

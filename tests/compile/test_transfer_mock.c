@@ -444,6 +444,21 @@ static void test_transfer_read_many_adjacent_results(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A scan over no lines launches no kernel: the staged form's blocks would otherwise take a
+ * ticket from scratch that an empty scan does not have. */
+static void test_empty_scan_launches_nothing(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = checked_mock_ctx();
+    int64_t shape[2] = {0, 20000};
+    loom_array_t *x = loom_zeros(ctx, LOOM_DTYPE_F32, 2, shape);
+    assert_int_equal(loom_eval(ctx, 1, &x), LOOM_STATUS_OK);
+    uint64_t before = stats(ctx).kernels_launched;
+    loom_array_t *c = loom_cumsum(ctx, x, 1);
+    assert_int_equal(loom_eval(ctx, 1, &c), LOOM_STATUS_OK);
+    assert_int_equal(stats(ctx).kernels_launched - before, 0);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transfer_small_inputs_one_copy),
@@ -455,6 +470,7 @@ int main(void) {
         cmocka_unit_test(test_transfer_packed_and_batches_bit_exact),
         cmocka_unit_test(test_transfer_adjacent_allocations_copied_apart),
         cmocka_unit_test(test_transfer_read_many_adjacent_results),
+        cmocka_unit_test(test_empty_scan_launches_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

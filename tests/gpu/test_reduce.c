@@ -602,8 +602,8 @@ static void test_fused_kernel_counts(void **state) {
 static void test_empty(void **state) {
     (void)state;
     static gpu_ref_batch_t p;
-    int64_t shapes[][2] = {{0, 5}, {5, 0}};
-    for (int s = 0; s < 2; s++) {
+    int64_t shapes[][2] = {{0, 5}, {5, 0}, {0, 20000}}; /* (the last: staged-tile lines) */
+    for (int s = 0; s < 3; s++) {
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
         loom_array_t *xg = loom_zeros(gpu, LOOM_DTYPE_F32, 2, shapes[s]);
@@ -774,6 +774,19 @@ static void test_deterministic(void **state) {
             LOOM_STATUS_OK);
         loom_scope_end(gpu);
     }
+    assert_memory_equal(s1, s2, sizeof(float) * 256 * 20480);
+    /* which are the bits of the block-per-tile form: the same values read through a strided
+     * view (every other column of a wider array) take that form */
+    int64_t wide[2] = {256, 2 * 20480}, step[2] = {1, 2};
+    loom_array_t *w = loom_random_uniform(gpu, 8, LOOM_DTYPE_F32, 2, wide, -1, 1);
+    assert_int_equal(loom_eval(gpu, 1, &w), LOOM_STATUS_OK);
+    loom_array_t *every2 = loom_slice(gpu, w, 2, NULL, NULL, step);
+    loom_array_t *packed = loom_add_f(gpu, every2, 0); /* (x + 0: the same bits, contiguous) */
+    assert_int_equal(loom_eval(gpu, 1, &packed), LOOM_STATUS_OK);
+    loom_array_t *both[2] = {loom_cumsum(gpu, every2, 1), loom_cumsum(gpu, packed, 1)};
+    assert_int_equal(loom_eval(gpu, 2, both), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(gpu, both[0], s1, sizeof(float) * 256 * 20480), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(gpu, both[1], s2, sizeof(float) * 256 * 20480), LOOM_STATUS_OK);
     assert_memory_equal(s1, s2, sizeof(float) * 256 * 20480);
     free(s1);
     free(s2);
