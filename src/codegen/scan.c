@@ -253,6 +253,13 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
     }
 }
 
+uint32_t cg_scan_block_threads(const cg_scan_t *s) {
+    return lb_like(s)          ? LB_BLOCK
+           : s->mode == M_COLS ? 32 * COLS_G
+           : s->mode == M_TILE ? TILE_BLOCK
+                               : SCAN_BLOCK;
+}
+
 void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, uint32_t grid[3],
                           uint32_t block[3], uint32_t *smem) {
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further lines or tiles */
@@ -262,8 +269,7 @@ void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, u
         blocks = s->lines * lb_tiles(s);
         block[0] = LB_BLOCK;
         /* LBP's blocks are persistent: one resident wave takes the tiles by ticket */
-        int64_t wave = (int64_t)(sm_count > 0 ? sm_count : 132) *
-                       (blocks_per_sm > 0 ? blocks_per_sm : LB_RESIDENT);
+        int64_t wave = cg__wave(sm_count, blocks_per_sm);
         if (s->mode == M_LBP && blocks > wave) blocks = wave;
     } else if (s->mode == M_COLS) {
         blocks = (s->lines + 31) / 32;
@@ -990,10 +996,7 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
     if (lb_like(s)) emit_lb_helpers(o);
     if (s->mode == M_LBP) emit_lbp_helpers(o);
-    int threads = lb_like(s)          ? LB_BLOCK
-                  : s->mode == M_COLS ? 32 * COLS_G
-                  : s->mode == M_TILE ? TILE_BLOCK
-                                      : SCAN_BLOCK;
+    int threads = (int)cg_scan_block_threads(s);
     int resident = lb_like(s) ? LB_RESIDENT : 1;
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "

@@ -1159,6 +1159,16 @@ static uint64_t input_addr_of(const sched_t *s, uint32_t node) {
     return s->in_addr[nd->input] + (uint64_t)(in->offset * (int64_t)ir_dtypes[nd->dtype].size);
 }
 
+/* Registers batch b's condition (its members' inputs at one stride), which run.c checks on
+ * every reuse of the plan. */
+static bool add_batch(sched_t *s, en_batch_t b) {
+    en_plan_t *p = s->p;
+    if (!grow(s, s->ar, (void **)&p->batches, &s->cap_batches, p->n_batches, sizeof *p->batches))
+        return false;
+    p->batches[p->n_batches++] = b;
+    return true;
+}
+
 /* One kernel for members[0..nm) (their canonical walks lists[k], len nodes each). */
 static bool batch_step(sched_t *s, uint32_t **lists, uint32_t nm, uint32_t len, uint32_t *slot) {
     const ir_graph_t *g = s->g;
@@ -1223,10 +1233,7 @@ static bool batch_step(sched_t *s, uint32_t **lists, uint32_t nm, uint32_t len, 
     *slot = step_output(s, map[len - 1], &whole);
     if (*slot == NONE || !finish_elem(s, st)) return false;
     p->slots[*slot].output = p->slots[*slot].batched = true;
-    if (!grow(s, s->ar, (void **)&p->batches, &s->cap_batches, p->n_batches, sizeof *p->batches))
-        return false;
-    p->batches[p->n_batches++] = (en_batch_t){nm, nl, leaf, stride};
-    return true;
+    return add_batch(s, (en_batch_t){nm, nl, leaf, stride});
 }
 
 /* Batches the pending results that share an expression; marks them done. */
@@ -1441,10 +1448,7 @@ static bool la_batch(sched_t *s, const la_cand_t *m, uint32_t nm) {
     for (uint32_t q = 0; q < nm; q++)
         for (int k = 0; k < arity; k++) leaf[(size_t)q * (size_t)arity + (size_t)k] = m[q].leaf[k];
     memcpy(stride, lstride, sizeof(int64_t) * (size_t)arity);
-    if (!grow(s, s->ar, (void **)&p->batches, &s->cap_batches, p->n_batches, sizeof *p->batches))
-        return false;
-    p->batches[p->n_batches++] = (en_batch_t){nm, (uint32_t)arity, leaf, stride};
-    return true;
+    return add_batch(s, (en_batch_t){nm, (uint32_t)arity, leaf, stride});
 }
 
 /* Finds the factorisations that batch (la_batch) and schedules their steps. */
