@@ -151,10 +151,10 @@ void cg_reduce_launch_shape(const cg_reduce_t *r, uint32_t i, int sm_count, int 
 /* Threads per block kernel i is launched with (for the occupancy query before launching). */
 uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i);
 
-/* ---- scan.c: a scan step (cumsum, cumprod) ----
+/* ---- scan.c: a scan step (cumsum, cumprod) or a compaction (COMPRESS) ----
  * Step graph: INPUT/CONST leaves, ELEM prologue nodes of shape X (or broadcasting to it), one
- * SCAN node over X along p.axis; outs = {the SCAN node}, written C-contiguous. The same
- * functions as for reductions, with the same meanings. */
+ * SCAN node over X along p.axis, or one COMPRESS node of a 1-D mask and values X; outs = {that
+ * node}, written C-contiguous. The same functions as for reductions, with the same meanings. */
 typedef struct cg_scan cg_scan_t;
 cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
                         const uint64_t *input_addr, int sm_count);

@@ -25,6 +25,12 @@
  *          or more: a block takes 32 adjacent lines (lanes) x COLS_G groups of items
  *          consecutive elements; the groups' totals fold in order in shared memory, and the
  *          block walks its lines tile by tile with a carry.
+ *   SEL    COMPRESS, a compaction in one pass (CUB's select): blocks take tiles of SEL_BLOCK x
+ *          items elements by ticket, compute the mask and the values (the prologue), count
+ *          the kept ones by warp ballots, get the count before the tile by decoupled
+ *          look-back (integer sums: any order gives the same), and store the kept values
+ *          from registers, each warp's round to consecutive places. The last tile writes the
+ *          total after the node's n elements.
  *
  * LB and COLS reorder the operations, so float products and 2-byte float sums keep the
  * in-order forms (cg_scan_init says why). Other sums and integer products use them: y = ((prefix op
@@ -47,11 +53,15 @@
 #define COLS_G       16  /* COLS: groups (warps) per block */
 #define COLS_MIN     64  /* outer-axis lines from this long: COLS */
 
+#define SEL_BLOCK    256
+#define SEL_RESIDENT 4 /* SEL: blocks a multiprocessor holds (caps the registers a thread) */
+#define SEL_AHEAD    4 /* SEL: a block prefetches the tile this many waves of SMs on into L2 */
+
 #define LBP_SMEM  (46 * 1024) /* LBP: shared memory a block may take (static, under 48 KiB) */
 #define LBP_TILES 32          /* LBP: lines of at most this many tiles */
 _Static_assert(LBP_TILES <= 32, "LBP's earlier tiles are folded by one warp, a lane each");
 
-enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP };
+enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP, M_SEL };
 
 struct cg_scan {
     const ir_graph_t *g;
@@ -62,8 +72,8 @@ struct cg_scan {
     int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
     int64_t lines, len;
     bool idx64;
-    int mode;      /* M_LINES .. M_LBP */
-    int items;     /* LB, COLS: consecutive elements per thread */
+    int mode;      /* M_LINES .. M_SEL */
+    int items;     /* LB, COLS: consecutive elements per thread; SEL: elements per thread */
     int64_t ahead; /* LB: the tile (in block order) whose operands a block prefetches */
     uint32_t stage; /* LBP: bytes of one stage (every input's part of a tile, padded) */
     uint32_t res;   /* LBP: bytes of the results' buffer (0: in place over the input's stage) */
@@ -73,6 +83,15 @@ static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nod
 
 /* LB and LBP: tiles with decoupled look-back (one scratch layout and parameter list). */
 static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M_LBP; }
+
+/* Forms that take scratch (and the parameters after `out`). */
+static bool has_scratch(const cg_scan_t *s) { return lb_like(s) || s->mode == M_SEL; }
+
+/* SEL's tiles (at least one: the first writes the count of an empty mask). */
+static int64_t sel_tiles(const cg_scan_t *s) {
+    int64_t t = (int64_t)SEL_BLOCK * s->items;
+    return s->len ? (s->len + t - 1) / t : 1;
+}
 
 static uint32_t pos(const cg_scan_t *s, uint32_t ir) {
     for (uint32_t j = 0; j < s->n_nodes; j++)
@@ -126,10 +145,11 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
     if (!s->strides) return NULL;
 
     /* The space: the scan's shape collapsed, the scanned axis kept (even at extent 1) and
-     * never merged with another. */
-    const ir_node_t *x = &g->nodes[out];
+     * never merged with another; a compaction's the mask's (1-D). */
+    bool sel = g->nodes[out].op == IR_OP_COMPRESS;
+    const ir_node_t *x = sel ? &g->nodes[g->nodes[out].src[0]] : &g->nodes[out];
     int64_t size = ir_node_size(x);
-    uint32_t scanned = x->p.axis >= 0 && x->p.axis < x->ndim ? 1u << x->p.axis : 0;
+    uint32_t scanned = sel ? 1u : x->p.axis >= 0 && x->p.axis < x->ndim ? 1u << x->p.axis : 0;
     int nd = cg__collapse(g, s->nodes, s->n_nodes, x, scanned, &scanned, s->shape, s->strides);
     s->axis = scanned ? __builtin_ctz(scanned) : 0;
     s->nd = nd;
@@ -140,12 +160,20 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
     }
     s->len = nd ? s->shape[s->axis] : 1;
     s->lines = s->len ? size / s->len : 0;
-    bool big = size > CG__IDX32_MAX;
+    bool big = ir_node_size(&g->nodes[out]) > CG__IDX32_MAX;
     for (uint32_t j = 0; j < s->n_nodes; j++)
         if (node(s, j)->op == IR_OP_INPUT && cg__reach(s->strides[j], s->shape, nd) > CG__IDX32_MAX)
             big = true;
     s->idx64 = big;
     size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
+    if (sel) { /* 16 values a thread of 4 bytes and less, 8 of 8, 4 of 16 */
+        s->mode = M_SEL;
+        s->len = size;
+        s->lines = 1;
+        s->items = es <= 4 ? 16 : (int)(64 / es);
+        s->ahead = SEL_AHEAD * (int64_t)(sm_count > 0 ? sm_count : 132);
+        return s;
+    }
     s->items = es >= 4 ? (int)(64 / es) : 16;
     s->ahead = 8 * (int64_t)(sm_count > 0 ? sm_count : 132); /* about twice the resident */
     /* Reordered forms for sums and integer products. A float product reordered could
@@ -193,7 +221,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7336); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7337); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
@@ -212,7 +240,7 @@ uint32_t cg_scan_n_params(const cg_scan_t *s) {
         if (n->op == IR_OP_INPUT) w += 1 + (uint32_t)s->nd;
         if (n->op == IR_OP_CONST) w += 1;
     }
-    return w + 1 + 2 * lb_like(s);
+    return w + 1 + 2 * has_scratch(s);
 }
 
 /* LB's scratch: 16 bytes (LBP's ticket in the first 8), a flag per tile, then each tile's
@@ -221,6 +249,8 @@ static size_t lb_flags_end(int64_t units) { return (16 + (size_t)units * 4 + 15)
 
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     *zeroed = 0;
+    if (s->mode == M_SEL) /* the ticket, then a status word per tile */
+        return *zeroed = 16 + (size_t)sel_tiles(s) * 8;
     if (!lb_like(s) || s->lines == 0) return 0;
     int64_t units = s->lines * lb_tiles(s);
     size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
@@ -247,14 +277,15 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
         }
     }
     w[n++] = out_addr;
-    if (lb_like(s)) {
+    if (has_scratch(s)) {
         w[n++] = scratch;
         w[n++] = (uint64_t)s->ahead;
     }
 }
 
 uint32_t cg_scan_block_threads(const cg_scan_t *s) {
-    return lb_like(s)          ? LB_BLOCK
+    return s->mode == M_SEL    ? SEL_BLOCK
+           : lb_like(s)        ? LB_BLOCK
            : s->mode == M_COLS ? 32 * COLS_G
            : s->mode == M_TILE ? TILE_BLOCK
                                : SCAN_BLOCK;
@@ -265,7 +296,10 @@ void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, u
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further lines or tiles */
     int64_t blocks;
     block[1] = block[2] = 1;
-    if (lb_like(s)) {
+    if (s->mode == M_SEL) {
+        blocks = sel_tiles(s);
+        block[0] = SEL_BLOCK;
+    } else if (lb_like(s)) {
         blocks = s->lines * lb_tiles(s);
         block[0] = LB_BLOCK;
         /* LBP's blocks are persistent: one resident wave takes the tiles by ticket */
@@ -319,11 +353,8 @@ static void emit_line_offsets(const cg_scan_t *s, base_str_t *o, const char *ind
 /* The prologue for element i of the line whose input offsets are <k><j>, ending in x (the
  * scan's operand in the result dtype); with k NULL, the inputs' values are item k of the
  * arrays lx<j> (LBP). */
-static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    uint32_t last = s->n_nodes - 1, src = pos(s, sn->src[0]);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype, sd = (loom_dtype_t)node(s, src)->dtype;
-    for (uint32_t j = 0; j < last; j++) {
+static void emit_prologue_nodes(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
+    for (uint32_t j = 0; j + 1 < s->n_nodes; j++) {
         const ir_node_t *n = node(s, j);
         if (n->op == IR_OP_CONST) continue;
         base_str_printf(o, "%sconst %s v%u = ", ind, ty(n), j);
@@ -335,6 +366,13 @@ static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, co
             cg__emit_elem(o, s->g, n, pos(s, n->src[0]), pos(s, n->src[1]), pos(s, n->src[2]));
         base_str_cat(o, ";\n");
     }
+}
+
+static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    uint32_t src = pos(s, sn->src[0]);
+    loom_dtype_t d = (loom_dtype_t)sn->dtype, sd = (loom_dtype_t)node(s, src)->dtype;
+    emit_prologue_nodes(s, o, ind, k);
     if (sd == d)
         base_str_printf(o, "%sconst %s x = v%u;\n", ind, ty(sn), src);
     else
@@ -987,6 +1025,179 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
         op, x, it - 1, T, op, x, T, COLS_G, op, x, it, it, s->axis, op, x);
 }
 
+/* SEL: a tile per ticket, until none is left; a block first prefetches into L2 the tile `ahead`
+ * tickets on (SEL_AHEAD waves of one block an SM: it is about to be taken when its lines
+ * arrive). Status words: the tile's kept count with AGG (its own) or INC (all up to it) in the
+ * top bits, one 64-bit word, so no fence orders a value and its flag. */
+static void emit_sel(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    uint32_t mk = pos(s, sn->src[0]), vl = pos(s, sn->src[1]);
+    int it = s->items, e = it * (SEL_BLOCK / 32) / 32;
+    bool bits = sn->dtype == LOOM_DTYPE_BOOL; /* the count a bool per bit (ir_compress_tail) */
+    base_str_printf(
+        o,
+        "    enum { IT = %d, TILE = %d * IT };\n"
+        "    const unsigned long long AGG = 1ull << 62, INC = 2ull << 62, VAL = AGG - 1;\n"
+        "    const LM_I tiles = len > 0 ? (len + TILE - 1) / TILE : 1;\n"
+        "    unsigned long long *tick = (unsigned long long *)scr;\n"
+        "    unsigned long long *stat = (unsigned long long *)(scr + 16);\n"
+        "    __shared__ unsigned wc[IT * %d];\n"
+        "    __shared__ unsigned long long s_tot, s_sum[%d];\n"
+        "    __shared__ unsigned s_mask[%d];\n"
+        "    __shared__ LM_I s_u;\n"
+        "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n"
+        "    const unsigned below = (1u << lane) - 1u;\n",
+        it, SEL_BLOCK, SEL_BLOCK / 32, SEL_BLOCK / 32, SEL_BLOCK / 32);
+    base_str_cat(o, "    (void)lines;\n");    /* one line */
+    for (uint32_t j = 0; j < s->n_nodes; j++) /* the inputs' offsets: the line starts at 0 */
+        if (node(s, j)->op == IR_OP_INPUT) base_str_printf(o, "    const LM_I k%u = 0;\n", j);
+    base_str_t pf; /* the prefetches of each input */
+    base_str_init(&pf, o->al);
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT)
+            base_str_printf(&pf,
+                            "                    asm volatile(\"prefetch.global.L2 [%%0];\" :: "
+                            "\"l\"(in%u + k%u + i * t%u_0));\n",
+                            j, j, j);
+    base_str_printf(o,
+                    "    for (;;) {\n"
+                    "        if (t == 0) s_u = (LM_I)atomicAdd(tick, 1ull);\n"
+                    "        __syncthreads();\n"
+                    "        const LM_I u = s_u, tb = u * TILE;\n"
+                    "        if (u >= tiles) break;\n"
+                    "        if (u + ahead < tiles) { /* tile u + ahead's operands into L2 */\n"
+                    "            const LM_I pb = (u + ahead) * TILE;\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < IT; k++) {\n"
+                    "                const LM_I i = pb + k * %d + t;\n"
+                    "                if (i < len) {\n"
+                    "%s"
+                    "                }\n"
+                    "            }\n"
+                    "        }\n"
+                    "        %s xs[IT];\n"
+                    "        bool ms[IT];\n"
+                    "        if (tb + TILE <= len) {\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < IT; k++) {\n"
+                    "                const LM_I i = tb + k * %d + t;\n",
+                    SEL_BLOCK, base_str_get(&pf), ty(sn), SEL_BLOCK);
+    base_str_fini(&pf);
+    emit_prologue_nodes(s, o, "                ", "k");
+    base_str_printf(o,
+                    "                ms[k] = v%u != 0;\n"
+                    "                xs[k] = v%u;\n"
+                    "            }\n"
+                    "        } else {\n"
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < IT; k++) {\n"
+                    "                const LM_I i = tb + k * %d + t;\n"
+                    "                ms[k] = false;\n"
+                    "                if (i < len) {\n",
+                    mk, vl, SEL_BLOCK);
+    emit_prologue_nodes(s, o, "                    ", "k");
+    base_str_printf(o,
+                    "                    ms[k] = v%u != 0;\n"
+                    "                    xs[k] = v%u;\n"
+                    "                }\n"
+                    "            }\n"
+                    "        }\n",
+                    mk, vl);
+    /* the warps' counts round by round; warp 0 scans them (E a lane) and publishes the tile's
+     * count; the block looks back SEL_BLOCK tiles at a time (a thread each, nearest first)
+     * and sums the counts up to the nearest inclusive one */
+    base_str_printf(
+        o,
+        "        unsigned bk[IT];\n"
+        "#pragma unroll\n"
+        "        for (int k = 0; k < IT; k++) {\n"
+        "            bk[k] = __ballot_sync(0xffffffffu, ms[k]);\n"
+        "            if (lane == 0) wc[k * %d + wp] = __popc(bk[k]);\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        if (wp == 0) {\n"
+        "            unsigned cv[%d], sum = 0;\n"
+        "#pragma unroll\n"
+        "            for (int q = 0; q < %d; q++) sum += cv[q] = wc[lane * %d + q];\n"
+        "            unsigned inc = sum;\n"
+        "#pragma unroll\n"
+        "            for (int d = 1; d < 32; d <<= 1) {\n"
+        "                const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);\n"
+        "                if (lane >= d) inc += y;\n"
+        "            }\n"
+        "            unsigned ex = inc - sum;\n"
+        "#pragma unroll\n"
+        "            for (int q = 0; q < %d; q++) wc[lane * %d + q] = ex, ex += cv[q];\n"
+        "            if (lane == 31) {\n"
+        "                s_tot = inc;\n"
+        "                lm_sel_st(&stat[u], (u == 0 ? INC : AGG) | inc);\n"
+        "            }\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        const unsigned long long total = s_tot;\n"
+        "        unsigned long long pre = 0;\n"
+        "        if (u > 0) {\n"
+        "            for (LM_I w = u;; w -= %d) {\n"
+        "                const LM_I j = w - 1 - t;\n"
+        "                unsigned long long f = 0;\n"
+        "                if (j >= 0)\n"
+        "                    while (((f = lm_sel_ld(&stat[j])) >> 62) == 0u) { }\n"
+        "                const unsigned m = __ballot_sync(0xffffffffu, (f >> 62) == 2u);\n"
+        "                if (lane == 0) s_mask[wp] = m;\n"
+        "                __syncthreads();\n"
+        "                int stop = %d;\n"
+        "                bool found = false;\n"
+        "#pragma unroll\n"
+        "                for (int q = %d; q >= 0; q--)\n"
+        "                    if (s_mask[q]) stop = q * 32 + __ffs(s_mask[q]) - 1, found = true;\n"
+        "                unsigned long long c = t <= stop ? f & VAL : 0;\n"
+        "#pragma unroll\n"
+        "                for (int d = 16; d > 0; d >>= 1) c += __shfl_xor_sync(0xffffffffu, c, "
+        "d);\n"
+        "                if (lane == 0) s_sum[wp] = c;\n"
+        "                __syncthreads();\n"
+        "#pragma unroll\n"
+        "                for (int q = 0; q < %d; q++) pre += s_sum[q];\n"
+        "                __syncthreads();\n"
+        "                if (found) break;\n"
+        "            }\n"
+        "            if (t == 0) lm_sel_st(&stat[u], INC | (pre + total));\n"
+        "        }\n"
+        "        if (t == 0 && u == tiles - 1) { /* the count after the n elements "
+        "(ir_compress_tail) */\n"
+        "            unsigned char *cb = (unsigned char *)(out + len);\n"
+        "#pragma unroll\n"
+        "            for (int b = 0; b < %d; b++) cb[b] = (unsigned char)((pre + total) >> (%d * "
+        "b)%s);\n"
+        "        }\n"
+        "        const unsigned long long base = pre;\n"
+        "#pragma unroll\n"
+        "        for (int k = 0; k < IT; k++)\n"
+        "            if ((bk[k] >> lane) & 1u) out[base + wc[k * %d + wp] + __popc(bk[k] & below)] "
+        "= "
+        "xs[k];\n"
+        "        __syncthreads();\n"
+        "    }\n",
+        SEL_BLOCK / 32, e, e, e, e, e, SEL_BLOCK, SEL_BLOCK - 1, SEL_BLOCK / 32 - 1, SEL_BLOCK / 32,
+        bits ? 64 : 8, bits ? 1 : 8, bits ? " & 1u" : "", SEL_BLOCK / 32);
+}
+
+/* SEL's status loads and stores: relaxed at the GPU's scope, through L2 (a value and its flag
+ * are one word). */
+static void emit_sel_helpers(base_str_t *o) {
+    base_str_cat(o,
+                 "__device__ __forceinline__ unsigned long long lm_sel_ld(const unsigned long "
+                 "long *p) {\n"
+                 "    unsigned long long v;\n"
+                 "    asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : "
+                 "\"l\"(p) : \"memory\");\n"
+                 "    return v;\n}\n"
+                 "__device__ __forceinline__ void lm_sel_st(unsigned long long *p, unsigned long "
+                 "long v) {\n"
+                 "    asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), "
+                 "\"l\"(v) : \"memory\");\n}\n");
+}
+
 void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_hash128_t key = cg_scan_key(s);
     snprintf(name, 40, "loom_sc_%016llx", (unsigned long long)key.lo);
@@ -996,8 +1207,9 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
     if (lb_like(s)) emit_lb_helpers(o);
     if (s->mode == M_LBP) emit_lbp_helpers(o);
+    if (s->mode == M_SEL) emit_sel_helpers(o);
     int threads = (int)cg_scan_block_threads(s);
-    int resident = lb_like(s) ? LB_RESIDENT : 1;
+    int resident = lb_like(s) ? LB_RESIDENT : s->mode == M_SEL ? SEL_RESIDENT : 1;
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
                     "P) {\n",
@@ -1022,7 +1234,7 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     }
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     base_str_printf(o, "    %s *__restrict__ out = (%s *)P.w[%u];\n", ty(sn), ty(sn), w++);
-    if (lb_like(s))
+    if (has_scratch(s))
         base_str_printf(o,
                         "    unsigned char *__restrict__ scr = (unsigned char *)P.w[%u];\n"
                         "    const LM_I ahead = (LM_I)P.w[%u];\n",
@@ -1036,6 +1248,9 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
             break;
         case M_COLS:
             emit_cols(s, o);
+            break;
+        case M_SEL:
+            emit_sel(s, o);
             break;
         case M_TILE:
             emit_tiled(s, o);

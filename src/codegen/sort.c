@@ -91,12 +91,6 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             s->offset = n->p.k;
             s->flip = n->p.axis != 0;
             break;
-        case IR_OP_COMPRESS: /* the values' width as the payload */
-            s->dtype = (loom_dtype_t)n->dtype;
-            s->n = ir_node_size(&g->nodes[n->src[0]]);
-            s->len = n->shape[0];
-            s->pbytes = (int)ir_dtypes[n->dtype].size;
-            break;
         default: /* NONZERO */
             s->dtype = LOOM_DTYPE_BOOL;
             s->n = ir_node_size(&g->nodes[n->src[0]]);
@@ -135,7 +129,7 @@ static int kind_of(const cg_sort_t *s, uint32_t i) {
     if (s->op == IR_OP_SEARCHSORTED) return CG_SK_SEARCH;
     if (s->op == IR_OP_CORRELATE) return CG_SK_CORR;
     if (s->atomic) return CG_SK_ATOMIC;
-    if (s->op == IR_OP_NONZERO || s->op == IR_OP_COMPRESS)
+    if (s->op == IR_OP_NONZERO)
         return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
     return (int)i;
 }
@@ -569,7 +563,7 @@ static void emit_correlate(const cg_sort_t *s, base_str_t *o, const char *name) 
         CG_CORR_TILE, s->dtype == LOOM_DTYPE_F64 ? 512 : 1024);
 }
 
-/* flatnonzero's and compress's passes: each block counts, then writes, its contiguous range of
+/* flatnonzero's passes: each block counts, then writes, its contiguous range of
  * the mask, 16 consecutive elements a thread per round (4096 a block), so that a round keeps
  * 16 loads in flight per thread and pays its two barriers once per 4096 elements. */
 static void emit_nz_count(base_str_t *o, const char *name) {
@@ -600,22 +594,14 @@ static void emit_nz_count(base_str_t *o, const char *name) {
            "    }\n}\n");
 }
 
-/* flatnonzero: each true element's position; compress: the value there (payload width). A
- * tile is R rounds of 256 consecutive elements, one a thread (coalesced loads); the warps'
- * ballots and one scan of their counts place the kept ones in shared memory in order, and the
- * block writes them out contiguously. The last block fills what no true element reached. */
-static void emit_nz_write(const cg_sort_t *s, base_str_t *o, const char *name) {
-    /* words: n, x, offsets, per, out, len (the result's extent: elements past it dropped),
-     * values (compress) */
-    bool values = s->op == IR_OP_COMPRESS;
-    int r = values && s->pbytes == 16 ? 8 : 16; /* 32 KB of shared memory a block at most */
-    open_kernel(o, name, 7, 256);
-    if (values && s->pbytes == 16)
-        base_str_cat(o, "    typedef ulonglong2 VT;\n");
-    else if (values)
-        base_str_printf(o, "    typedef %s VT;\n", utype(s->pbytes));
-    else
-        base_str_cat(o, "    typedef lm_i64 VT;\n");
+/* flatnonzero: each true element's position. A tile is R rounds of 256 consecutive elements,
+ * one a thread (coalesced loads); the warps' ballots and one scan of their counts place the
+ * kept ones in shared memory in order, and the block writes them out contiguously. The last
+ * block fills what no true element reached. */
+static void emit_nz_write(base_str_t *o, const char *name) {
+    /* words: n, x, offsets, per, out, len (the result's extent: elements past it dropped) */
+    open_kernel(o, name, 6, 256);
+    base_str_cat(o, "    typedef lm_i64 VT;\n");
     base_str_printf(
         o,
         "    enum { R = %d, E = R * 8 / 32 };\n"
@@ -623,7 +609,6 @@ static void emit_nz_write(const cg_sort_t *s, base_str_t *o, const char *name) {
         "    const lm_u8 *x = (const lm_u8 *)P.w[1];\n"
         "    const lm_u64 *offs = (const lm_u64 *)P.w[2];\n"
         "    VT *out = (VT *)P.w[4];\n"
-        "    const VT *vals = (const VT *)P.w[6];\n"
         "    __shared__ VT buf[256 * R];\n"
         "    __shared__ unsigned wc[R * 8 + 1]; /* the warps' counts, round by round */\n"
         "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
@@ -660,7 +645,7 @@ static void emit_nz_write(const cg_sort_t *s, base_str_t *o, const char *name) {
         "        for (int r = 0; r < R; r++)\n"
         "            if ((b[r] >> lane) & 1u) {\n"
         "                const lm_u64 i = i0 + (lm_u64)r * 256 + t;\n"
-        "                buf[wc[r * 8 + warp] + __popc(b[r] & below)] = %s;\n"
+        "                buf[wc[r * 8 + warp] + __popc(b[r] & below)] = (lm_i64)i;\n"
         "            }\n"
         "        __syncthreads();\n"
         "        for (unsigned q = t; q < total && base + q < len; q += 256) out[base + q] = "
@@ -669,12 +654,9 @@ static void emit_nz_write(const cg_sort_t *s, base_str_t *o, const char *name) {
         "        __syncthreads();\n"
         "    }\n"
         "    if (blockIdx.x == gridDim.x - 1)\n"
-        "        for (lm_u64 q = base + t; q < len; q += 256) out[q] = %s;\n"
+        "        for (lm_u64 q = base + t; q < len; q += 256) out[q] = -1;\n"
         "}\n",
-        r, values ? "vals[i]" : "(lm_i64)i",
-        values && s->pbytes == 16 ? "make_ulonglong2(0, 0)"
-        : values                  ? "(VT)0"
-                                  : "(VT)-1");
+        16);
 }
 
 static void emit_scatter_prep(const cg_sort_t *s, base_str_t *o, const char *name) {
@@ -794,7 +776,7 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             emit_scatter_atomic(s, &body, name);
             break;
         default:
-            emit_nz_write(s, &body, name);
+            emit_nz_write(&body, name);
             break;
     }
     cg__emit_finish(out, &body);

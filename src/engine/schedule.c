@@ -832,20 +832,24 @@ static bool sched_reduce(sched_t *s, uint32_t i) {
 
 static bool sched_scan(sched_t *s, uint32_t i) {
     const ir_node_t *n = &s->g->nodes[i];
+    int arity = ir_ops[n->op].arity; /* COMPRESS: the mask and the values, in one kernel */
     if (!close_open(s)) return false;
-    bool ok = can_emit(s, n->src[0], true, NULL);
-    s->gen = ++s->gen_top; /* the scan's code generator reads INPUT and CONST leaves only */
-    s->no_generators = s->no_gathers = true;
-    ok = ok && emit(s, n->src[0], (chain_t){0}, true) != NONE;
-    if (!ok && !materialise(s, n->src[0])) return false;
+    for (int k = 0; k < arity; k++) {
+        bool ok = can_emit(s, n->src[k], true, NULL);
+        s->gen = ++s->gen_top; /* the scan's code generator reads INPUT and CONST leaves only */
+        s->no_generators = s->no_gathers = true;
+        ok = ok && emit(s, n->src[k], (chain_t){0}, true) != NONE;
+        if (!ok && !materialise(s, n->src[k])) return false;
+    }
     en_step_t *st = new_step(s, EN_STEP_SCAN);
     if (!st) return false;
     s->in_reduce = true;
     s->no_generators = s->no_gathers = true;
     chain_t c0 = {0};
-    uint32_t src[3] = {emit(s, n->src[0], c0, false)};
-    if (src[0] == NONE)
-        return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: scan operand"), false;
+    uint32_t src[3] = {0};
+    for (int k = 0; k < arity; k++)
+        if ((src[k] = emit(s, n->src[k], c0, false)) == NONE)
+            return en_error(s->e, LOOM_STATUS_INTERNAL, "schedule: scan operand"), false;
     uint32_t j = emit_copy(s, n, src, n);
     uint32_t slot = step_output(s, j, n);
     if (slot == NONE) return false;
@@ -1619,7 +1623,7 @@ static bool schedule(sched_t *s) {
             case IR_KIND_SEARCH:
             case IR_KIND_SCATTER:
             case IR_KIND_NONZERO:
-                if (!sched_sort(s, i)) return false;
+                if (n->op == IR_OP_COMPRESS ? !sched_scan(s, i) : !sched_sort(s, i)) return false;
                 break;
             case IR_KIND_LINALG: /* a batched one has its buffer already */
                 if (v->kind != V_BUF && !sched_linalg(s, i)) return false;

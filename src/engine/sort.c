@@ -82,12 +82,10 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
                             (long long)s->n);
         return launch(e, st->kerns[0], (uint32_t)blocks, CG_CORR_THREADS, w);
     }
-    if (s->op == IR_OP_NONZERO || s->op == IR_OP_COMPRESS) {
-        bool values = s->op == IR_OP_COMPRESS;
+    if (s->op == IR_OP_NONZERO) {
         if (!s->len) return LOOM_STATUS_OK;
-        /* all padding (else the write kernel's last block fills it): -1 positions, zeros */
-        if (!s->n)
-            return rt_memset(rt, out, values ? 0 : 0xFF, (size_t)s->len * (values ? s->pbytes : 8));
+        /* all padding (else the write kernel's last block fills it): -1 positions */
+        if (!s->n) return rt_memset(rt, out, 0xFF, (size_t)s->len * 8);
         uint64_t counts;
         if (rt_alloc(rt, (size_t)s->nb * 8, &counts) != LOOM_STATUS_OK) return e->err->status;
         uint64_t x = en_operand(sg, nd, 0, in);
@@ -95,13 +93,7 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         launch(e, st->kerns[0], (uint32_t)s->nb, 256, w0);
         uint64_t w1[2] = {(uint64_t)s->nb, counts};
         launch(e, st->kerns[1], 1, 1024, w1);
-        uint64_t w2[7] = {(uint64_t)s->n,
-                          x,
-                          counts,
-                          (uint64_t)s->per,
-                          out,
-                          (uint64_t)s->len,
-                          values ? en_operand(sg, nd, 1, in) : 0};
+        uint64_t w2[6] = {(uint64_t)s->n, x, counts, (uint64_t)s->per, out, (uint64_t)s->len};
         launch(e, st->kerns[2], (uint32_t)s->nb, 256, w2);
         rt_free(rt, counts);
         return e->err->status;

@@ -4,8 +4,9 @@
  * and reads back (one sync; the graph stays lazy after it), or a size the caller gives (JAX's
  * size= form: no sync, missing positions padded). Everything else is arithmetic on those
  * positions and gathers (index.c), except a mask over every element of an array (x[mask] of
- * x's shape, extract of as many elements): a COMPRESS node copies the kept values themselves,
- * with no positions written and read back in between. */
+ * x's shape, extract of as many elements): a COMPRESS node computes the mask and copies the
+ * kept values in one pass, with no positions in between, and its count is read back after it
+ * (the result is the first count elements of its buffer). */
 #include <string.h>
 
 #include "fe.h"
@@ -158,16 +159,56 @@ LOOM_API loom_array_t *loom_compress(loom_ctx_t *ctx, loom_array_t *condition, l
     return loom_take(ctx, a, loom_flatnonzero(ctx, condition), ax, LOOM_TAKE_RAISE);
 }
 
-/* The elements of a at the true elements of mask, both flattened and of one size: COMPRESS of
- * the counted (realised) mask. */
+/* len elements of realised 1-D r from element `at` on, realised themselves: they share r's
+ * buffer (a view node would be copied when evaluated or read). */
+static loom_array_t *part_of(loom_ctx_t *ctx, loom_array_t *r, int64_t at, int64_t len) {
+    if (!r->buf) {
+        fe_error(ctx, LOOM_STATUS_INTERNAL, "compress: the selection was not computed");
+        return &ctx->nil;
+    }
+    loom_array_t *a = fe_node_new(ctx, IR_OP_INPUT, (loom_dtype_t)r->dtype, 1, &len);
+    if (a->flags & FE_NIL) return a;
+    r->buf->refcount++;
+    fe_realise(ctx, a, r->buf);
+    a->offset = r->offset + at;
+    return a;
+}
+
+/* The elements of a at the true elements of mask, both flattened and of one size: a COMPRESS
+ * node evaluated now (one kernel that computes the mask and the values as it goes, the sync of
+ * a data-dependent shape), its count read back from the tail, and its first `count` elements
+ * as the result: an array over the node's buffer, which stays as large as a. */
 static loom_array_t *compress_flat(loom_ctx_t *ctx, const char *fn, loom_array_t *mask,
                                    loom_array_t *a) {
-    int64_t n, minus1 = -1;
-    loom_array_t *t = truth(ctx, mask);
-    if (!count_now(ctx, fn, t, &n)) return &ctx->nil;
-    loom_array_t *ops[2] = {t, loom_reshape(ctx, a, 1, &minus1)};
+    int64_t minus1 = -1, n = fe_size(a);
+    int64_t tail = ir_compress_tail((loom_dtype_t)a->dtype), ext = n + tail;
+    loom_array_t *ops[2] = {truth(ctx, mask), loom_reshape(ctx, a, 1, &minus1)};
+    if (ops[0]->flags & FE_NIL) return ops[0];
     if (ops[1]->flags & FE_NIL) return ops[1];
-    return fe_shaped(ctx, IR_OP_COMPRESS, (loom_dtype_t)a->dtype, 1, &n, 2, ops, NULL);
+    loom_array_t *r = fe_shaped(ctx, IR_OP_COMPRESS, (loom_dtype_t)a->dtype, 1, &ext, 2, ops, NULL);
+    if (r->flags & FE_NIL) return r;
+    unsigned char bytes[64] = {0};
+    uint64_t count = 0;
+    loom_scope_begin(ctx);
+    loom_status_t st = loom_eval(ctx, 1, &r);
+    if (st == LOOM_STATUS_OK)
+        st = loom_read(ctx, part_of(ctx, r, n, tail), bytes,
+                       (size_t)tail * ir_dtypes[a->dtype].size);
+    loom_scope_end(ctx);
+    if (st != LOOM_STATUS_OK) {
+        if (!ctx->err.status) fe_error(ctx, st, "%s: counting failed", fn);
+        return &ctx->nil;
+    }
+    if (a->dtype == LOOM_DTYPE_BOOL)
+        for (int b = 0; b < 64; b++) count |= (uint64_t)(bytes[b] & 1u) << b;
+    else
+        memcpy(&count, bytes, sizeof count);
+    if (count > (uint64_t)n) {
+        fe_error(ctx, LOOM_STATUS_INTERNAL, "%s: %llu kept of %lld elements", fn,
+                 (unsigned long long)count, (long long)n);
+        return &ctx->nil;
+    }
+    return part_of(ctx, r, 0, (int64_t)count);
 }
 
 LOOM_API loom_array_t *loom_extract(loom_ctx_t *ctx, loom_array_t *condition, loom_array_t *a) {

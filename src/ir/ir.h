@@ -186,9 +186,9 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
      * elements pad with -1, more are cut off. */                                             \
     X(NONZERO, "flatnonzero", NONZERO, 1, ANY, SAME)                                           \
     /* The elements of operand 1 (any dtype) at the true elements of bool operand 0, both 1-D \
-     * of one extent, in order: x[mask] without the positions in between. 1-D, the node's     \
-     * extent fixed when it is built (the count); more true elements are cut off, fewer leave \
-     * zeros. */                                                                              \
+     * of one extent n, in order: x[mask] without the positions in between. 1-D of n +        \
+     * ir_compress_tail(dtype) elements: the kept values first, then (after unspecified       \
+     * elements up to n) their count from element n on, as ir_compress_tail says. */          \
     X(COMPRESS, "compress", NONZERO, 2, ANY, SAME)                                             \
     /* Stable sorts along p.axis, NumPy's order (NaN last; -0.0 and 0.0 equal, so they keep   \
      * their order): SORT gives the values, ARGSORT their int64 positions along the axis. */  \
@@ -365,6 +365,12 @@ bool ir_graph_reserve(ir_graph_t *g, uint32_t n_nodes);
 uint32_t ir_add_input(ir_graph_t *g, const ir_input_t *in);
 bool ir_add_output(ir_graph_t *g, uint32_t node);
 int64_t ir_node_size(const ir_node_t *n);
+/* COMPRESS's trailing elements in dtype d, which hold its count: the uint64's bytes, or for bool
+ * (whose reads and copies make every byte 0 or 1) one element per bit, lowest first. */
+static inline int64_t ir_compress_tail(loom_dtype_t d) {
+    size_t es = ir_dtypes[d].size;
+    return d == LOOM_DTYPE_BOOL ? 64 : (int64_t)((8 + es - 1) / es);
+}
 /* Structural hash of a node, from its fields and its operands' hashes. */
 uint64_t ir_node_hash(const ir_graph_t *g, const ir_node_t *n);
 

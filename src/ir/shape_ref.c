@@ -363,12 +363,19 @@ void ir_ref_nonzero(const ir_node_t *n, const ir_node_t *o, const char *p, const
 
 void ir_ref_compress(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s,
                      const char *pv, const int64_t *sv, void *out) {
-    int64_t total = o->shape[0], len = n->shape[0], k = 0;
+    int64_t total = o->shape[0], k = 0;
     size_t es = ir_dtypes[n->dtype].size;
     char *y = out;
-    for (int64_t e = 0; e < total && k < len; e++)
+    for (int64_t e = 0; e < total; e++)
         if (p[e * s[0]]) memcpy(y + (size_t)(k++) * es, pv + (size_t)(e * sv[0]) * es, es);
-    memset(y + (size_t)k * es, 0, (size_t)(len - k) * es);
+    /* the elements no kept value reached, and the tail, zeros; then the count (a bool per
+     * bit, else little-endian, as every target loom runs on) */
+    memset(y + (size_t)k * es, 0, (size_t)(n->shape[0] - k) * es);
+    uint64_t c = (uint64_t)k;
+    if (n->dtype == LOOM_DTYPE_BOOL)
+        for (int b = 0; b < 64; b++) y[total + b] = (char)((c >> b) & 1u);
+    else
+        memcpy(y + (size_t)total * es, &c, sizeof c);
 }
 
 /* ---- scatters ---- */

@@ -45,8 +45,11 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
     if (n->op == IR_OP_COMPRESS) {
         const ir_node_t *v = &g->nodes[n->src[1]];
         if (o->dtype != LOOM_DTYPE_BOOL || o->ndim != 1 || v->ndim != 1 ||
-            v->shape[0] != o->shape[0] || n->dtype != v->dtype || n->ndim != 1)
-            return fail(g, i, "compress: a 1-D bool mask, values of its extent, a 1-D result");
+            v->shape[0] != o->shape[0] || n->dtype != v->dtype || n->ndim != 1 ||
+            n->shape[0] != o->shape[0] + ir_compress_tail((loom_dtype_t)n->dtype))
+            return fail(g, i,
+                        "compress: a 1-D bool mask, values of its extent, a 1-D result of that "
+                        "extent and the count's tail");
         return true;
     }
     if (n->op == IR_OP_SCATTER) {

@@ -796,6 +796,58 @@ static void test_scans(void **state) {
     gb_fini(&b);
 }
 
+/* COMPRESS node of a 1-D bool mask and values of its extent (the frontend's x[mask]). */
+static uint32_t compress(gb_t *b, uint32_t mask, uint32_t vals) {
+    ir_node_t n;
+    memset(&n, 0, sizeof n);
+    const ir_node_t *v = &b->g.nodes[vals];
+    n.op = IR_OP_COMPRESS;
+    n.dtype = v->dtype;
+    n.ndim = 1;
+    n.shape[0] = v->shape[0] + ir_compress_tail((loom_dtype_t)v->dtype);
+    n.input = -1;
+    n.src[0] = mask;
+    n.src[1] = vals;
+    uint32_t id = ir_emit(&b->g, &n);
+    assert_true(id != UINT32_MAX);
+    return id;
+}
+
+/* The single-pass compaction: every value width (1 to 16 bytes) with a bool mask input; the
+ * mask and the values computed in the kernel from one strided input; an empty mask, which
+ * still launches a block (it writes the count). */
+static void test_compress(void **state) {
+    (void)state;
+    int64_t n = 5000, e = 0, two = 2;
+    static const loom_dtype_t more[] = {LOOM_DTYPE_C64, LOOM_DTYPE_C128};
+    for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes) + BASE_ARRAY_LEN(more); t++) {
+        loom_dtype_t d = t < BASE_ARRAY_LEN(dtypes) ? dtypes[t] : more[t - BASE_ARRAY_LEN(dtypes)];
+        gb_t b;
+        gb_init(&b);
+        uint32_t c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &n), in_c(&b, d, 1, &n));
+        check_scan_form(&b, c, "compress", 0);
+        cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
+        size_t zeroed, bytes = cg_scan_scratch_bytes(s, &zeroed);
+        assert_true(bytes == zeroed && bytes >= 16 + 8); /* the ticket and a status word a tile */
+        gb_fini(&b);
+    }
+    gb_t b;
+    gb_init(&b);
+    uint32_t x = in_s(&b, LOOM_DTYPE_F32, 1, &n, &two, 0);
+    uint32_t m = op(&b, IR_OP_GREATER, LOOM_DTYPE_BOOL, x, cst(&b, LOOM_DTYPE_F32, 0.5));
+    check_scan_form(&b, compress(&b, m, bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2.0))),
+                    "fused compress", 0);
+    gb_fini(&b);
+    gb_init(&b);
+    uint32_t c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &e), in_c(&b, LOOM_DTYPE_F32, 1, &e));
+    cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
+    uint32_t grid[3], block[3], smem;
+    cg_scan_launch_shape(s, SM, 0, grid, block, &smem);
+    assert_int_equal(grid[0], 1);
+    check_scan_form(&b, c, "empty compress", 0);
+    gb_fini(&b);
+}
+
 int main(int argc, char **argv) {
     snprintf(root, sizeof root, "/tmp/loom-redcg-XXXXXX");
     if (!mkdtemp(root)) return 1;
@@ -820,6 +872,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_online_softmax),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_scans),
+        cmocka_unit_test(test_compress),
     };
     struct CMUnitTest picked[BASE_ARRAY_LEN(tests)];
     int n = shard_pick(argc, argv, tests, (int)BASE_ARRAY_LEN(tests), picked);

@@ -195,7 +195,7 @@ static loom_array_t *sized_build(loom_ctx_t *ctx, loom_array_t **in, const void 
 static void test_masks_and_sets(void **state) {
     fx_t *f = *state;
     char e[200];
-    expr(f, "x[x > 0.5]", 0, -1);
+    expr(f, "x[x > 0.5]", 0, 1); /* one kernel: the mask computed in the compaction */
     /* a mask over every element: the kept values copied directly, every payload width */
     for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
         snprintf(e, sizeof e, "astype(x * 4, '%s')[x > 0.5]", dtypes[d]);
@@ -206,9 +206,11 @@ static void test_masks_and_sets(void **state) {
     expr(f, "extract(x > 0, x * 2)", 0, -1);
     expr(f, "x.T[x.T > 0]", 0, -1);
     expr(f, "x[x > 1e30]", 0, -1); /* nothing kept */
-    for (size_t l = 0; l < 3; l++) {
-        static const int64_t lens[] = {1, 4097, VMAX};
-        both(f, "v[v > 0]", by_expr, "v[v > 0]", lens[l], 0, -1);
+    for (size_t l = 0; l < 4; l++) { /* empty, one, a tile and one, 257 tiles */
+        static const int64_t lens[] = {0, 1, 4097, VMAX};
+        both(f, "v[v > 0]", by_expr, "v[v > 0]", lens[l], 0, 1);
+        both(f, "v[abs(v) >= 0]", by_expr, "v[abs(v) >= 0]", lens[l], 0, 1);       /* all kept */
+        both(f, "(v * 2)[v > 1e30]", by_expr, "(v * 2)[v > 1e30]", lens[l], 0, 1); /* none */
     }
     expr(f, "flatnonzero(x > 0)", 0, -1);
     static const int64_t sizes[] = {0, 5, 4097, R * C, 100000};
