@@ -144,8 +144,7 @@ class Context:
         for w in young:
             a = w()
             if a is not None and not a._own:
-                lib.loom_array_retain(a._p)
-                a._own = True
+                a._own = _Ref(self, lib.loom_array_retain(a._p))
         self._calls = 0
         lib.loom_scope_end(self._p)
         lib.loom_scope_begin(self._p)
@@ -294,19 +293,15 @@ class ndarray:
     __slots__ = ("_ctx", "_p", "_sig", "_own", "__weakref__")
     __array_priority__ = 100
 
+    # An array made here holds its reference (p retained) in a _Ref, whose finaliser releases
+    # it. The fast path's results are borrowed from the context's scope and hold none (_own
+    # None): no finaliser runs when they go (a Python frame an operation), and a recycle that
+    # retains one gives it a _Ref then.
     def __init__(self, ctx, p):
         self._ctx = ctx
         self._p = p  # retained
         self._sig = None
-        self._own = True  # False: borrowed from the context's scope (_wrap)
-
-    def __del__(self):
-        try:
-            if self._own and self._p and self._ctx._p:
-                lib.loom_array_release(self._p)
-        except Exception:
-            pass
-        self._p = None
+        self._own = _Ref(ctx, p)
 
     # facts
     @property
@@ -447,11 +442,9 @@ class ndarray:
         b = _Binder([self])
         prog = "%s[%s] = %s" % (b.names[0], b.subscript(key), b.lit(value))
         new = b.run(prog, out_name=b.names[0])
-        if self._own:
-            lib.loom_array_release(self._p)
         self._p = lib.loom_array_retain(new._p)
         self._sig = None
-        self._own = True
+        self._own = _Ref(self._ctx, self._p)  # (the old one, if any, releases the old array)
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -583,6 +576,23 @@ def eval(*arrays):
     return arrays
 
 
+class _Ref:
+    """The reference to a loom array that an ndarray owns, released when the ndarray (its one
+    holder) goes while its context is open."""
+    __slots__ = ("ctx", "p")
+
+    def __init__(self, ctx, p):
+        self.ctx = ctx
+        self.p = p
+
+    def __del__(self):
+        try:
+            if self.p and self.ctx._p:
+                lib.loom_array_release(self.p)
+        except Exception:
+            pass
+
+
 # ---- calls straight to the C builders: elementwise ufuncs with arrays and Python numbers ----
 
 _OPS = {"+": "add", "-": "subtract", "*": "multiply", "/": "true_divide", "//": "floor_divide",
@@ -601,32 +611,43 @@ def _fast1(builder, a):
     if type(a) is not ndarray:
         return None
     ctx = a._ctx
-    with ctx.lock:
+    lock = ctx.lock  # (acquire and release: `with` costs two bound methods and more)
+    lock.acquire()
+    try:
         pa = a._p
         return _wrap(ctx, builder(ctx._p, pa), pa)
+    finally:
+        lock.release()
 
 
 def _fast2(builder, a, b):
     ta, tb = type(a), type(b)
-    if ta is ndarray:
+    aa, ab = ta is ndarray, tb is ndarray
+    if aa:
         ctx = a._ctx
-        if tb is ndarray:
+        if ab:
             if b._ctx is not ctx:
                 return None
         elif tb not in _NUMBERS:
             return None
-    elif tb is ndarray:
+    elif ab:
         ctx = b._ctx
         if ta not in _NUMBERS:
             return None
     else:
         return None
-    with ctx.lock:  # (numbers become weak scalars: ctx.weak under the lock)
-        pa = a._p if ta is ndarray else ctx.weak(ta, a)
-        pb = b._p if tb is ndarray else ctx.weak(tb, b)
+    lock = ctx.lock
+    lock.acquire()
+    try:
+        # numbers become weak scalars under the lock: straight from the cache where its key is
+        # (type, value) (ints, bools, floats but zeros and NaNs), else through weak
+        pa = a._p if aa else ctx._weak.get((ta, a)) or ctx.weak(ta, a)
+        pb = b._p if ab else ctx._weak.get((tb, b)) or ctx.weak(tb, b)
         if pa is None or pb is None:
             return None
         return _wrap(ctx, builder(ctx._p, pa, pb), pa, pb)
+    finally:
+        lock.release()
 
 
 _NUMBERS = frozenset((float, int, bool, complex))
@@ -641,7 +662,7 @@ def _wrap(ctx, p, pa, pb=None):
     if p == pa or p == pb:
         return ndarray(ctx, lib.loom_array_retain(p))
     r = _new_array(ndarray)
-    r._ctx, r._p, r._sig, r._own = ctx, p, None, False
+    r._ctx, r._p, r._sig, r._own = ctx, p, None, None
     young = ctx._young
     young.append(_weakref(r))
     if len(young) >= _RECYCLE:

@@ -124,8 +124,10 @@ _decl("loom_weak_float", P, P, ctypes.c_double)
 _decl("loom_weak_bool", P, P, ctypes.c_int)
 _decl("loom_weak_complex", P, P, ctypes.c_double, ctypes.c_double)
 
-UNARY = ctypes.CFUNCTYPE(P, P, P)
-BINARY = ctypes.CFUNCTYPE(P, P, P, P)
+# the elementwise builders keep the GIL: they only record a node (the time to release the GIL
+# and take it back is a sizeable part of that)
+UNARY = ctypes.PYFUNCTYPE(P, P, P)
+BINARY = ctypes.PYFUNCTYPE(P, P, P, P)
 
 # the dtype enumeration, by the library's own names
 DTYPES = []
