@@ -137,8 +137,13 @@ static uint32_t lower_one(ir_graph_t *g, const loom_array_t *a) {
 /* Lowers the DAG under the roots to g, operands first (iterative: graphs can be deep). */
 static bool lower(loom_ctx_t *ctx, ir_graph_t *g, int32_t n, loom_array_t *const *roots) {
     uint64_t epoch = ++ctx->lower_epoch;
-    /* every live array at most once: sized so that the IR and its CSE table rarely grow */
-    uint64_t est = ctx->n_live_nodes < 65536 ? ctx->n_live_nodes : 65536;
+    /* room for twice the latest lowering's nodes (a loop evaluates graphs of one size), never
+     * more than the live arrays: reserving for every live array zeroed a CSE table of their
+     * size per eval (64-128 KB for a small graph in a context whose recycled scope holds
+     * thousands) */
+    uint64_t est = 2 * (uint64_t)ctx->lowered_last;
+    if (est > ctx->n_live_nodes) est = ctx->n_live_nodes;
+    if (est > 65536) est = 65536;
     if (!ir_graph_reserve(g, (uint32_t)est)) return false;
     uint32_t cap = 256, sp = 0;
     loom_array_t **stack = malloc(cap * sizeof *stack);
@@ -184,6 +189,7 @@ static bool lower(loom_ctx_t *ctx, ir_graph_t *g, int32_t n, loom_array_t *const
         }
     }
     free(stack);
+    ctx->lowered_last = g->n_nodes;
     return true;
 oom:
     fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory lowering the graph");

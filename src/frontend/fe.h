@@ -91,6 +91,7 @@ struct loom_ctx {
     struct fe_buf_slab *buf_slabs;
     uint64_t n_live_nodes;
     uint64_t lower_epoch; /* one per lowering: marks which arrays it has lowered (eval.c) */
+    uint32_t lowered_last; /* IR nodes of the latest lowering: the next one's size hint */
     loom_stats_t stats;
     char *cache_dir, *dump_dir, *arch;
     bool disable_disk_cache;
