@@ -446,18 +446,8 @@ class ndarray:
         self._sig = None
         self._own = _Ref(self._ctx, self._p)  # (the old one, if any, releases the old array)
 
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        from . import numpy as lnp
-        if name not in lnp._METHODS:
-            raise AttributeError("loom.ndarray has no attribute %r" % name)
-
-        def method(*args, **kwargs):
-            args, kwargs = lnp._method_args(name, args, kwargs)
-            return _call_text("{0}.%s" % name, [self], args, kwargs)
-        method.__name__ = name
-        return method
+    # NumPy's methods (x.sum(axis=1), x.reshape(2, 3), ...): installed by loom.numpy, which
+    # this package imports last
 
     # the Array API's and DLPack's hooks
     def __array_namespace__(self, api_version=None):
@@ -1074,3 +1064,6 @@ def _operator_methods():
 
 
 _operator_methods()
+
+
+from . import numpy as _numpy  # noqa: E402,F401 (installs NumPy's array methods on ndarray)
