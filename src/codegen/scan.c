@@ -530,6 +530,17 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
                     T, T, T, T, op, x, T, T, op, x, op, x);
 }
 
+/* LB's and LBP's block scan, then the tile's aggregate g in its last thread, in an `if` the
+ * caller continues (it publishes g) and closes. */
+static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    emit_lb_block_scan(s, o);
+    base_str_printf(o,
+                    "        if (t == %d) {\n"
+                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n",
+                    LB_BLOCK - 1, ty(sn), scan_fn(s), sfx((loom_dtype_t)sn->dtype));
+}
+
 /* LB's tile prefix: the block scan, the tile's aggregate published (its inclusive prefix for
  * a line's first tile), and the look-back over the line's earlier tiles for the tile's prefix
  * (s_pre). Ends at a barrier. */
@@ -537,15 +548,11 @@ static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     loom_dtype_t d = (loom_dtype_t)sn->dtype;
     const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
-    emit_lb_block_scan(s, o);
-    base_str_printf(o,
-                    "        if (t == %d) {\n"
-                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
-                    "            s_agg = g;\n"
+    emit_lb_aggregate(s, o);
+    base_str_cat(o, "            s_agg = g;\n"
                     "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
                     "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
-                    "        }\n",
-                    LB_BLOCK - 1, T, op, x);
+                    "        }\n");
     /* the look-back: the block reads LB_BLOCK earlier tiles at a time, nearest first, until
      * one has its inclusive prefix (a thread each, waiting for its tile's flag; the warps'
      * ballots meet in shared memory); past LB_WIN values it starts over. Warp 0 then folds
@@ -608,10 +615,8 @@ static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     loom_dtype_t d = (loom_dtype_t)sn->dtype;
     const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
-    emit_lb_block_scan(s, o);
+    emit_lb_aggregate(s, o);
     base_str_printf(o,
-                    "        if (t == %d) {\n"
-                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
                     "            agg[u] = g;\n"
                     "            __threadfence();\n"
                     "            flag[u] = 1u;\n"
@@ -631,7 +636,7 @@ static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
                     "            if (t == 0) s_pre = p;\n"
                     "        }\n"
                     "        __syncthreads();\n",
-                    LB_BLOCK - 1, T, op, x, T, T, T, LBP_TILES, T, T, op, x);
+                    T, T, T, LBP_TILES, T, T, op, x);
 }
 
 /* LB: a block per tile of a line (block order), decoupled look-back between tiles. */
