@@ -229,26 +229,27 @@ void cg_gemm_source(const cg_gemm_sig_t *s, base_str_t *out, char *name);
  * the grid's 65535 limit per axis. */
 void cg_gemm_launch_shape(const cg_gemm_params_t *p, uint32_t grid[3], uint32_t block[3]);
 
-
 /* ---- sort.c: sorts, searchsorted, flatnonzero and scatters (fixed kernels) ----
  * A step of one SORT, ARGSORT, SEARCHSORTED, NONZERO or SCATTER node whose operands are
- * C-contiguous buffers. Sorts and scatters run PREP once (keys and payloads; a scatter's
- * targets and positions), HIST once (the digit counts of every pass), then per pass of 8 bits
- * SCATTER (one decoupled look-back pass over tiles, ping-ponging two key and two payload
- * arrays; SCATTER_SEG, kernel 4, takes the digit of the line number for the passes after the
- * key's), then FINAL (the result; a scatter's combination of each run of one target).
- * Scatters that add, or take the minimum or maximum, into 32- and 64-bit integers (exact in
- * any order) are one ATOMIC kernel instead.
+ * C-contiguous buffers. A sort runs PREP once (the keys, their payloads where needed, and the
+ * digit counts of every pass), PAYS for a float sort (the payloads, only where the keys lose
+ * bits: see cg_sort_t.keys_only), then per pass of 8 bits SCATTER (one decoupled look-back
+ * pass over tiles, ping-ponging two key and two payload arrays; SCATTER_SEG takes the digit
+ * of the line number for the passes after the key's); the last pass writes the result. A
+ * scatter runs PREP (targets and positions), HIST (the digit counts), the passes, and FINAL
+ * (the combination of each run of one target). Scatters that add, or take the minimum or
+ * maximum, into 32- and 64-bit integers (exact in any order) are one ATOMIC kernel instead.
  * Searchsorted is one SEARCH kernel; flatnonzero NZ_COUNT, SCAN (of nb counts) and NZ_WRITE
  * into a result filled with -1 first. The engine (engine/sort.c) lays out the scratch and
  * the parameter words, documented at each kernel's text. */
 enum { CG_SK_PREP, CG_SK_HIST, CG_SK_SCATTER, CG_SK_FINAL, CG_SK_SCATTER_SEG, CG_SK_SEARCH,
-       CG_SK_NZ_COUNT, CG_SK_SCAN, CG_SK_NZ_WRITE, CG_SK_ATOMIC, CG_SK_CORR };
+       CG_SK_NZ_COUNT, CG_SK_SCAN, CG_SK_NZ_WRITE, CG_SK_ATOMIC, CG_SK_CORR, CG_SK_PAYS };
 /* CORRELATE's kernel: threads of a block, outputs a thread computes, and so a block's tile. */
 #define CG_CORR_THREADS 256
 #define CG_CORR_PER 9
 #define CG_CORR_TILE (CG_CORR_THREADS * CG_CORR_PER)
-#define CG_SORT_TILE 2048 /* elements a SCATTER block ranks: 8 warps x 8 rounds of 32 */
+#define CG_SORT_THREADS 256 /* a SCATTER block: 8 warps, one thread a digit */
+#define CG_SORT_FLAGS   3   /* u64 words after the counts: what the keys of a float sort lose */
 typedef struct cg_sort {
     int op, mode;           /* the IR op; p.k (searchsorted's side, a scatter's combination) */
     loom_dtype_t dtype;     /* of the sorted, searched or scattered elements */
@@ -256,19 +257,27 @@ typedef struct cg_sort {
     int64_t len, inner;     /* sorts: the axis's extent and the elements after it in C order;
                              * scatters: targets; searchsorted: the sorted array's length;
                              * flatnonzero: the result's extent */
-    int kbytes, pbytes;     /* key and payload widths (4 or 8) */
+    int kbytes, pbytes;     /* key and payload widths (payloads of sort: the element's) */
     bool seg;               /* line numbers from payload / len, sorted by the last passes */
     bool atomic;            /* a scatter by atomics (integers: any order gives the same) */
     bool one_value;         /* a scatter's values: one element (stride 0) for every index */
     int key_passes, seg_passes;
+    bool keys_only;         /* a sort whose keys hold the elements: payloads only where they
+                             * do not (both zeros, or NaNs of two bit patterns, in a float sort) */
+    int ipt;                /* keys a SCATTER thread ranks; its tile: CG_SORT_THREADS * ipt */
+    int64_t tile;
+    bool wide;              /* 64-bit look-back words (n of 2^30 or more), else 32-bit */
+    int nk, kinds[4];       /* the kernels the step compiles, in order, and their kinds */
     int64_t nb, per;        /* blocks over contiguous ranges of per elements */
     int64_t taps, offset;   /* correlate: v's length, and the a index of output 0's tap 0 */
     bool flip;              /* correlate: the taps reversed (convolve) */
 } cg_sort_t;
 /* Describes the step of node `node` of g (its operands' shapes and dtypes). */
 void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count);
-/* Kernels the step compiles (indices 0 .. n-1, each a kind above). */
+/* Kernels the step compiles (indices 0 .. n-1, each a kind above); the index of a kind
+ * (-1: the step has none). */
 uint32_t cg_sort_n_kernels(const cg_sort_t *s);
+int cg_sort_index(const cg_sort_t *s, int kind);
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i);
 void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name);
 

@@ -2,18 +2,23 @@
  * flatnonzero's compaction and the deterministic scatters. Unlike the fused kernels, their
  * text depends only on dtypes and modes; sizes, addresses and the pass's digit are parameters.
  *
- * Sorts are least-significant-digit radix sorts, 8 bits a pass, of (key, payload) pairs. A key
- * is the element's bits made to order as unsigned integers in NumPy's order (floats: sign
- * folded, -0.0 made +0.0, every NaN the largest key; signed integers: sign bit flipped), with
- * the element's line number above them where both fit in 64 bits, so that one sort orders
- * every line along the axis at once. The payload is what the result needs: the element's own
- * bits (sort) or its position along the line (argsort); where line and key do not fit in 64
- * bits, the element's position in line order, whose line number the last passes sort by. One
- * kernel counts the digits of every pass; then a pass is one kernel (onesweep): each block
- * takes the next tile of 2048, ranks its digits stably with warp ballots, finds each digit's
- * place by looking back over the tiles before it (decoupled look-back), orders the tile in
- * shared memory and writes runs of equal digits. Stability makes every pass, and so the
- * result, the reference's: equal keys keep their order.
+ * Sorts are least-significant-digit radix sorts, 8 bits a pass, of keys with payloads where
+ * needed. A key is the element's bits made to order as unsigned integers in NumPy's order
+ * (floats: sign folded, -0.0 made +0.0, every NaN the largest key; signed integers: sign bit
+ * flipped), with the element's line number above them where both fit in 64 bits, so that one
+ * sort orders every line along the axis at once. The payload is what the result needs: the
+ * element's position along the line (argsort); for sort, nothing where the key gives the
+ * element back, which it does unless a float sort meets both zeros or two NaN bit patterns
+ * (the first kernel records which zero and which NaN it met; the passes read those words and
+ * carry the element's bits as payload only then, so no host sync decides); where line and key
+ * do not fit in 64 bits, the element's position in line order, whose line number the last
+ * passes sort by. The first kernel also counts the digits of every pass; then a pass is one
+ * kernel (onesweep): each block takes the next tile by an atomic ticket, counts its digits
+ * per warp and publishes the tile's counts at once (decoupled look-back), ranks its keys
+ * stably (warp-striped, peers of one digit found with 8 ballots, one shared atomic per group),
+ * places them in shared memory, looks back over the tiles before it for each digit's place,
+ * and writes runs of equal digits; the last pass writes the result. Stability makes every
+ * pass, and so the result, the reference's: equal keys keep their order.
  *
  * Scatters sort (target, position) pairs by target the same way, then one thread per run of
  * equal targets combines the run's values in the order of their positions: the reference's
@@ -22,8 +27,6 @@
 #include <string.h>
 
 #include "emit.h"
-
-#define TILE CG_SORT_TILE
 
 static int bits_of(uint64_t v) {
     int b = 0;
@@ -51,12 +54,13 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             int lb = lines > 1 ? bits_of((uint64_t)(lines - 1)) : 0;
             s->seg = w + lb > 64;
             s->kbytes = s->seg || w + lb > 32 ? 8 : 4;
-            if (n->op == IR_OP_ARGSORT && !s->seg)
-                s->pbytes = (uint64_t)s->len > UINT32_MAX ? 8 : 4;
-            else if (!s->seg)
-                s->pbytes = w > 32 ? 8 : 4;
-            else
+            if (s->seg)
                 s->pbytes = 8;
+            else if (n->op == IR_OP_ARGSORT)
+                s->pbytes = (uint64_t)s->len > UINT32_MAX ? 8 : 4;
+            else
+                s->pbytes = (int)ir_dtypes[s->dtype].size;
+            s->keys_only = n->op == IR_OP_SORT && !s->seg;
             s->key_passes = s->seg ? w / 8 : (w + lb + 7) / 8;
             s->seg_passes = s->seg ? (lb + 7) / 8 : 0;
             break;
@@ -99,51 +103,72 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
     }
     /* blocks over contiguous ranges: enough to fill the device a few times, ranges of whole
      * tiles, and few enough that the counts' scan stays one block's work */
-    int64_t tiles = (s->n + TILE - 1) / TILE, cap = 8 * (int64_t)cg__sms(sm_count);
+    int64_t tiles = (s->n + 2047) / 2048, cap = 8 * (int64_t)cg__sms(sm_count);
     s->nb = tiles < cap ? tiles : cap;
     if (s->nb < 1) s->nb = 1;
-    s->per = (tiles + s->nb - 1) / s->nb * TILE;
+    s->per = (tiles + s->nb - 1) / s->nb * 2048;
     s->nb = s->per ? (s->n + s->per - 1) / s->per : 1;
     if (s->nb < 1) s->nb = 1;
-}
-
-uint32_t cg_sort_n_kernels(const cg_sort_t *s) {
-    switch (s->op) {
-        case IR_OP_SCATTER:
-            if (s->atomic) return 1;
-            return CG_SK_FINAL + 1;
+    /* a pass's tile: 16 keys a thread where key and payload take 8 bytes, 12 where 12, 8
+     * where 16 (the tile's keys and payloads in at most 36 KiB of shared memory) */
+    int per_key = s->kbytes + s->pbytes;
+    s->ipt = per_key <= 8 ? 16 : per_key <= 12 ? 12 : 8;
+    s->tile = (int64_t)CG_SORT_THREADS * s->ipt;
+    s->wide = s->n >= ((int64_t)1 << 30);
+    int *k = s->kinds;
+    switch (n->op) {
         case IR_OP_SORT:
         case IR_OP_ARGSORT:
-            return s->seg ? CG_SK_SCATTER_SEG + 1 : CG_SK_FINAL + 1;
+            k[s->nk++] = CG_SK_PREP;
+            if (s->keys_only && ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT) k[s->nk++] = CG_SK_PAYS;
+            k[s->nk++] = CG_SK_SCATTER;
+            if (s->seg) k[s->nk++] = CG_SK_SCATTER_SEG;
+            break;
+        case IR_OP_SCATTER:
+            if (s->atomic) {
+                k[s->nk++] = CG_SK_ATOMIC;
+                break;
+            }
+            k[s->nk++] = CG_SK_PREP;
+            k[s->nk++] = CG_SK_HIST;
+            k[s->nk++] = CG_SK_SCATTER;
+            k[s->nk++] = CG_SK_FINAL;
+            break;
         case IR_OP_SEARCHSORTED:
+            k[s->nk++] = CG_SK_SEARCH;
+            break;
         case IR_OP_CORRELATE:
-            return 1;
+            k[s->nk++] = CG_SK_CORR;
+            break;
         default:
-            return CG_SK_NZ_WRITE + 1;
+            k[s->nk++] = CG_SK_NZ_COUNT;
+            k[s->nk++] = CG_SK_SCAN;
+            k[s->nk++] = CG_SK_NZ_WRITE;
+            break;
     }
 }
 
-/* The kernel kind each index of a step runs: sorts and scatters their five (seven with line
- * digits), searchsorted its search, flatnonzero its count, scan and write. */
-static int kind_of(const cg_sort_t *s, uint32_t i) {
-    if (s->op == IR_OP_SEARCHSORTED) return CG_SK_SEARCH;
-    if (s->op == IR_OP_CORRELATE) return CG_SK_CORR;
-    if (s->atomic) return CG_SK_ATOMIC;
-    if (s->op == IR_OP_NONZERO)
-        return i == 0 ? CG_SK_NZ_COUNT : i == 1 ? CG_SK_SCAN : CG_SK_NZ_WRITE;
-    return (int)i;
+uint32_t cg_sort_n_kernels(const cg_sort_t *s) { return (uint32_t)s->nk; }
+
+int cg_sort_index(const cg_sort_t *s, int kind) {
+    for (int i = 0; i < s->nk; i++)
+        if (s->kinds[i] == kind) return i;
+    return -1;
 }
+
+static int kind_of(const cg_sort_t *s, uint32_t i) { return s->kinds[i]; }
 
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7335); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7336); /* format of this generator; bump when the text changes */
     int kind = kind_of(s, i);
     cg__key_put(&k, (uint32_t)kind);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
     cg__key_put(&k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
                         (uint32_t)(s->inner == 1) << 17 |
                         (uint32_t)(s->key_passes + s->seg_passes) << 18 |
-                        (uint32_t)s->atomic << 24);
+                        (uint32_t)s->atomic << 24 | (uint32_t)s->keys_only << 25 |
+                        (uint32_t)s->wide << 26 | (uint32_t)s->ipt << 27);
     return cg__key_done(&k);
 }
 
@@ -151,7 +176,9 @@ static const char *utype(int bytes) {
     return bytes == 1 ? "lm_u8" : bytes == 2 ? "lm_u16" : bytes == 4 ? "lm_u32" : "lm_u64";
 }
 
-/* lm_sk(b): the unsigned key of element bits b (type UT, W bits) in NumPy's order. */
+/* lm_sk(b): the unsigned key of element bits b (type UT, W bits) in NumPy's order; lm_usk(k,
+ * fl) the element back from its key, where fl (PREP's words) names the zero and the NaN met;
+ * LM_NAN(b), LM_ZERO(b) (floats): b is a NaN, b is a zero of either sign. */
 static void emit_twiddle(const cg_sort_t *s, base_str_t *o) {
     const ir_dtype_info_t *d = &ir_dtypes[s->dtype];
     int w = 8 * (int)d->size;
@@ -167,14 +194,24 @@ static void emit_twiddle(const cg_sort_t *s, base_str_t *o) {
                         "    const UT S = (UT)((UT)1 << (W - 1)), a = (UT)(b & (UT)~S);\n"
                         "    if (a > (UT)%lluull) return (UT)~(UT)0; /* NaN: last */\n"
                         "    if (a == 0) return S;                    /* -0.0 == 0.0 */\n"
-                        "    return (b & S) ? (UT)~b : (UT)(b | S);\n",
-                        (unsigned long long)inf);
+                        "    return (b & S) ? (UT)~b : (UT)(b | S);\n}\n"
+                        "#define LM_NAN(b) ((UT)((b) & (UT)~((UT)1 << (W - 1))) > (UT)%lluull)\n"
+                        "#define LM_ZERO(b) ((UT)((b) & (UT)~((UT)1 << (W - 1))) == 0)\n",
+                        (unsigned long long)inf, (unsigned long long)inf);
+        base_str_cat(o, "static __device__ __forceinline__ UT lm_usk(UT k, const lm_u64 *fl) {\n"
+                        "    const UT S = (UT)((UT)1 << (W - 1));\n"
+                        "    if (k == (UT)~(UT)0) return (UT)fl[1];\n"
+                        "    if (k == S) return fl[2] == 2 ? S : (UT)0;\n"
+                        "    return (k & S) ? (UT)(k & (UT)~S) : (UT)~k;\n}\n");
     } else if (d->kind == IR_DKIND_INT) {
-        base_str_cat(o, "    return (UT)(b ^ (UT)((UT)1 << (W - 1)));\n");
+        base_str_cat(o, "    return (UT)(b ^ (UT)((UT)1 << (W - 1)));\n}\n"
+                        "static __device__ __forceinline__ UT lm_usk(UT k, const lm_u64 *) {\n"
+                        "    return (UT)(k ^ (UT)((UT)1 << (W - 1)));\n}\n");
     } else {
-        base_str_cat(o, "    return b;\n");
+        base_str_cat(o, "    return b;\n}\n"
+                        "static __device__ __forceinline__ UT lm_usk(UT k, const lm_u64 *) "
+                        "{ return k; }\n");
     }
-    base_str_cat(o, "}\n");
 }
 
 /* min_blocks: blocks per multiprocessor the compiler must leave registers for (0: none). */
@@ -276,186 +313,270 @@ static void emit_scan(base_str_t *o, const char *name) {
                     "    }\n}\n");
 }
 
-/* One pass (onesweep): each block takes the next tile of 2048 in order, ranks its digits
- * stably (warp by warp, 8 rounds of 32 consecutive elements, peers found by 8 ballots), looks
- * back over the tiles before it for each digit's count (decoupled look-back: a tile publishes
- * its own counts, then its inclusive prefix, tagged with the pass), orders the tile in shared
- * memory and writes each run of one digit to its place. */
+/* A float sort's payload test: the keys lost bits (PREP met both zeros, or two NaNs). */
+static const char lossy[] = "(fl[0] != 0 || fl[2] == 3)";
+
+/* One pass (onesweep; see the file's comment). Warp w ranks the tile's elements
+ * [w * 32 * IPT, (w + 1) * 32 * IPT), lane by lane in rounds of 32 (warp-striped, so that
+ * the loads coalesce and the order of rounds, lanes and warps is the elements'). The tile's
+ * counts are published before the ranking, so later tiles' look-backs do not wait on it. */
 static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char *name) {
-    /* words: n, keys, pays, keys out, pays out, counts (all passes), status, tile counter,
-     * shift, len, pass. At least 4 blocks a multiprocessor: the tile's rounds wait on each
-     * other through shared memory, so resident warps are what hides the latency. */
-    open_kernel_min(o, name, 11, 256, 4);
-    base_str_printf(o,
-                    "    typedef %s KT;\n    typedef %s PT;\n"
-                    "    const lm_u64 n = P.w[0], len = P.w[9];\n"
+    /* words: n, keys, pays, keys out, pays out, counts (the pass's 256), status (the pass's,
+     * zeroed), tile counter (the pass's, zeroed), shift, len, inner, PREP's words (a float
+     * sort), the result (the last pass; else 0), x (a line-digit sort's elements) */
+    bool sort = s->op == IR_OP_SORT, arg = s->op == IR_OP_ARGSORT;
+    bool res = sort || arg;
+    base_str_t body;
+    base_str_init(&body, o->al);
+    if (res) emit_twiddle(s, &body);
+    /* 3 blocks a multiprocessor for 16 keys a thread (76 registers, no spills), 4 for fewer */
+    open_kernel_min(&body, name, 14, CG_SORT_THREADS, s->ipt == 16 ? 3 : 4);
+    const char *wp = !s->keys_only                                ? "true"
+                     : ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT ? lossy
+                                                                  : "false";
+    base_str_printf(&body,
+                    "    typedef %s KT;\n    typedef %s PT;\n    typedef %s ST;\n"
+                    "    enum { IPT = %d, TILE = %d * IPT, FSH = %d };\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[9], inner = P.w[10];\n"
                     "    const KT *keys_in = (const KT *)P.w[1];\n"
                     "    const PT *pays_in = (const PT *)P.w[2];\n"
                     "    KT *keys_out = (KT *)P.w[3];\n"
                     "    PT *pays_out = (PT *)P.w[4];\n"
-                    "    const unsigned pass = (unsigned)P.w[10];\n"
-                    "    const lm_u64 *counts = (const lm_u64 *)P.w[5] + 256 * pass;\n"
-                    "    volatile lm_u64 *status = (volatile lm_u64 *)P.w[6];\n"
+                    "    const lm_u64 *counts = (const lm_u64 *)P.w[5];\n"
+                    "    volatile ST *status = (volatile ST *)P.w[6];\n"
                     "    unsigned *tiles = (unsigned *)P.w[7];\n"
                     "    const unsigned shift = (unsigned)P.w[8];\n"
-                    "    (void)len;\n",
-                    utype(s->kbytes), utype(s->pbytes));
-    const char *dig_reg = seg ? "(unsigned)(((lm_u64)pay[r] / len >> shift) & 255u)"
-                              : "(unsigned)((key[r] >> shift) & 255u)";
+                    "%s"
+                    "    const bool wp = %s; /* payloads carried */\n"
+                    "    (void)len, (void)inner;\n",
+                    utype(s->kbytes), utype(s->pbytes), s->wide ? "lm_u64" : "lm_u32", s->ipt,
+                    CG_SORT_THREADS, s->wide ? 62 : 30,
+                    s->keys_only ? "    const lm_u64 *fl = (const lm_u64 *)P.w[11];\n" : "", wp);
+    if (res)
+        base_str_printf(&body, "    %s *out = (%s *)P.w[12];\n", arg ? "lm_i64" : "UT",
+                        arg ? "lm_i64" : "UT");
+    if (sort && s->seg) base_str_cat(&body, "    const UT *x = (const UT *)P.w[13];\n");
+    const char *dig_reg = seg ? "(unsigned)(((lm_u64)pay[u] / len >> shift) & 255u)"
+                              : "(unsigned)((key[u] >> shift) & 255u)";
     const char *dig_sh = seg ? "(unsigned)(((lm_u64)sp[p] / len >> shift) & 255u)"
-                             : "(unsigned)((sk[p] >> shift) & 255u)";
+                             : "(unsigned)((k >> shift) & 255u)";
     base_str_printf(
-        o,
-        "    __shared__ lm_u64 base[256];\n"
-        "    __shared__ unsigned wh[8][256], tstart[256], wsum[8], tile_s;\n"
-        "    __shared__ KT sk[%d];\n"
-        "    __shared__ PT sp[%d];\n"
+        &body,
+        "    __shared__ unsigned wh[8][256], wsum[8], tile_s;\n"
+        "    __shared__ lm_u64 gb[256], gsum[8];\n"
+        "    __shared__ KT sk[TILE];\n"
+        "    __shared__ PT sp[TILE];\n"
         "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
-        "    const lm_u64 F1 = (lm_u64)(2 * pass + 1) << 56, F2 = (lm_u64)(2 * pass + 2) << 56;\n"
-        "    const lm_u64 VAL = ((lm_u64)1 << 56) - 1;\n"
-        "    if (t == 0) tile_s = atomicAdd(tiles + pass, 1u); /* tiles in the order blocks start "
-        "*/\n"
+        "    const ST F1 = (ST)1 << FSH, F2 = (ST)2 << FSH, VAL = F1 - 1;\n"
+        "    if (t == 0) tile_s = atomicAdd(tiles, 1u); /* tiles in the order blocks start */\n"
         "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
         "    __syncthreads();\n"
-        "    const lm_u64 tile = tile_s, tb = tile * %d;\n"
-        "    const unsigned cnt = (unsigned)(n - tb < %d ? n - tb : %d);\n"
-        "    KT key[8];\n"
-        "    PT pay[8];\n"
-        "    unsigned od[8]; /* rank among the warp's equal digits | digit << 16 (256: none) */\n"
+        "    const lm_u64 tile = tile_s, tb = tile * TILE;\n"
+        "    const unsigned cnt = (unsigned)(n - tb < TILE ? n - tb : TILE);\n"
+        "    const unsigned w0 = warp * 32 * IPT;\n"
+        "    KT key[IPT];\n"
+        "    PT pay[IPT];\n"
         "#pragma unroll\n"
-        "    for (int r = 0; r < 8; r++) {\n"
-        "        const unsigned idx = warp * 256 + r * 32 + lane;\n"
-        "        const bool valid = idx < cnt;\n"
-        "        key[r] = valid ? keys_in[tb + idx] : (KT)0;\n"
-        "        pay[r] = valid ? pays_in[tb + idx] : (PT)0;\n"
+        "    for (int u = 0; u < IPT; u++) {\n"
+        "        const unsigned idx = w0 + u * 32 + lane;\n"
+        "        key[u] = idx < cnt ? keys_in[tb + idx] : (KT)0;\n"
+        "        pay[u] = wp && idx < cnt ? pays_in[tb + idx] : (PT)0;\n"
         "    }\n"
         "#pragma unroll\n"
-        "    for (int r = 0; r < 8; r++) {\n"
-        "        const unsigned idx = warp * 256 + r * 32 + lane;\n"
-        "        const unsigned d = %s;\n"
-        "        unsigned peers = __ballot_sync(0xffffffffu, idx < cnt); /* same digit: 8 ballots "
-        "*/\n"
-        "#pragma unroll\n"
-        "        for (int b = 0; b < 8; b++) {\n"
-        "            const unsigned m = __ballot_sync(0xffffffffu, (d >> b) & 1u);\n"
-        "            peers &= ((d >> b) & 1u) ? m : ~m;\n"
-        "        }\n"
-        "        const unsigned below = peers & ((1u << lane) - 1u);\n"
-        "        const bool valid = idx < cnt;\n"
-        "        od[r] = valid ? (wh[warp][d] + __popc(below)) | d << 16 : 256u << 16;\n"
-        "        __syncwarp();\n"
-        "        if (valid && below == 0u) wh[warp][d] += __popc(peers);\n"
-        "        __syncwarp();\n"
-        "    }\n"
+        "    for (int u = 0; u < IPT; u++)\n"
+        "        if (w0 + u * 32 + lane < cnt) atomicAdd(&wh[warp][%s], 1u);\n"
         "    __syncthreads();\n"
-        "    unsigned run = 0; /* thread t: digit t, its count before each warp */\n"
+        "    /* thread t: digit t. Its count before each warp, the tile's count published */\n"
+        "    unsigned run = 0;\n"
         "    for (int w = 0; w < 8; w++) {\n"
         "        const unsigned c = wh[w][t];\n"
         "        wh[w][t] = run;\n"
         "        run += c;\n"
         "    }\n"
-        "    /* the tile's count of digit t: published, then the tiles before it looked back on "
-        "*/\n"
-        "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | run;\n"
+        "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | (ST)run;\n"
+        "    unsigned x_ = run; /* the tile's digits before t; all tiles' (counts) before t */\n"
+        "    lm_u64 g = counts[t];\n"
+        "    for (int d = 1; d < 32; d *= 2) {\n"
+        "        const unsigned y = __shfl_up_sync(0xffffffffu, x_, d);\n"
+        "        const lm_u64 h = __shfl_up_sync(0xffffffffu, g, d);\n"
+        "        if (lane >= (unsigned)d) x_ += y, g += h;\n"
+        "    }\n"
+        "    if (lane == 31) { wsum[warp] = x_; gsum[warp] = g; }\n"
+        "    __syncthreads();\n"
+        "    for (unsigned w = 0; w < warp; w++) { x_ += wsum[w]; g += gsum[w]; }\n"
+        "    const unsigned ts = x_ - run;\n"
+        "    const lm_u64 gx = g - counts[t];\n"
+        "    for (int w = 0; w < 8; w++) wh[w][t] += ts;\n"
+        "    __syncthreads();\n"
+        "    /* rank: peers of one digit by 8 ballots (in PTX: the compiler's select took 5\n"
+        "     * instructions a bit, and the pass is bound by integer issue); the highest lane\n"
+        "     * takes the group's places */\n"
+        "#pragma unroll\n"
+        "    for (int u = 0; u < IPT; u++) {\n"
+        "        const bool valid = w0 + u * 32 + lane < cnt;\n"
+        "        const unsigned d = valid ? %s : 0u;\n"
+        "        unsigned peers = __ballot_sync(0xffffffffu, valid), neg = 0;\n"
+        "#pragma unroll\n"
+        "        for (int b = 0; b < 8; b++) /* one vote and two predicated ops a bit */\n"
+        "            asm(\"{\\n .reg .pred p;\\n .reg .b32 t, m;\\n and.b32 t, %%2, %%3;\\n\"\n"
+        "                \" setp.ne.u32 p, t, 0;\\n vote.sync.ballot.b32 m, p, 0xffffffff;\\n\"\n"
+        "                \" @p and.b32 %%0, %%0, m;\\n @!p or.b32 %%1, %%1, m;\\n}\"\n"
+        "                : \"+r\"(peers), \"+r\"(neg) : \"r\"(d), \"r\"(1u << b));\n"
+        "        peers &= ~neg;\n"
+        "        const int leader = peers ? 31 - __clz(peers) : (int)lane;\n"
+        "        unsigned at = 0;\n"
+        "        if (valid && (int)lane == leader) at = atomicAdd(&wh[warp][d], __popc(peers));\n"
+        "        at = __shfl_sync(0xffffffffu, at, leader) + __popc(peers & ((1u << lane) - 1u));\n"
+        "        if (valid) {\n"
+        "            sk[at] = key[u];\n"
+        "            if (wp) sp[at] = pay[u];\n"
+        "        }\n"
+        "    }\n"
+        "    /* the tiles before this one: their counts of digit t */\n"
         "    lm_u64 excl = 0;\n"
         "    for (lm_u64 b = tile; b > 0;) {\n"
-        "        const lm_u64 w = status[(b - 1) * 256 + t], f = w & ~VAL;\n"
+        "        const ST w = status[(b - 1) * 256 + t], f = w & (ST)~VAL;\n"
         "        if (f == F1) { excl += w & VAL; b--; }\n"
         "        else if (f == F2) { excl += w & VAL; break; }\n"
         "    }\n"
-        "    if (tile > 0) status[tile * 256 + t] = F2 | (excl + run);\n"
-        "    unsigned x = run; /* the tile's digits before t */\n"
-        "    for (int d = 1; d < 32; d *= 2) {\n"
-        "        const unsigned y = __shfl_up_sync(0xffffffffu, x, d);\n"
-        "        if (lane >= (unsigned)d) x += y;\n"
-        "    }\n"
-        "    lm_u64 g = counts[t]; /* all tiles' digits before t: an exclusive scan of counts */\n"
-        "    for (int d = 1; d < 32; d *= 2) {\n"
-        "        const lm_u64 y = __shfl_up_sync(0xffffffffu, g, d);\n"
-        "        if (lane >= (unsigned)d) g += y;\n"
-        "    }\n"
-        "    __shared__ lm_u64 gsum[8];\n"
-        "    if (lane == 31) { wsum[warp] = x; gsum[warp] = g; }\n"
+        "    if (tile > 0) status[tile * 256 + t] = F2 | (ST)(excl + run);\n"
+        "    gb[t] = gx + excl - ts;\n"
         "    __syncthreads();\n"
-        "    for (unsigned w = 0; w < warp; w++) { x += wsum[w]; g += gsum[w]; }\n"
-        "    tstart[t] = x - run;\n"
-        "    base[t] = g - counts[t] + excl;\n"
-        "    __syncthreads();\n"
-        "#pragma unroll\n"
-        "    for (int r = 0; r < 8; r++)\n"
-        "        if ((od[r] >> 16) < 256u) {\n"
-        "            const unsigned d = od[r] >> 16;\n"
-        "            const unsigned p = tstart[d] + wh[warp][d] + (od[r] & 0xffffu);\n"
-        "            sk[p] = key[r];\n"
-        "            sp[p] = pay[r];\n"
-        "        }\n"
-        "    __syncthreads();\n"
-        "    for (unsigned p = t; p < cnt; p += 256) {\n"
-        "        const unsigned d = %s;\n"
-        "        const lm_u64 at = base[d] + (p - tstart[d]);\n"
-        "        keys_out[at] = sk[p];\n"
-        "        pays_out[at] = sp[p];\n"
-        "    }\n}\n",
-        TILE, TILE, TILE, TILE, TILE, dig_reg, dig_sh);
+        "    for (unsigned p = t; p < cnt; p += %d) {\n"
+        "        const KT k = sk[p];\n"
+        "        const lm_u64 at = gb[%s] + p;\n",
+        dig_reg, dig_reg, CG_SORT_THREADS, dig_sh);
+    if (res) {
+        base_str_cat(&body, "        if (out) {\n");
+        if (s->inner == 1)
+            base_str_cat(&body, "            const lm_u64 dst = at;\n");
+        else
+            emit_line_pos(s, &body, "at", "j", "dst");
+        if (arg) /* (a sort by line digits: positions in line order) */
+            base_str_printf(&body, "            out[dst] = (lm_i64)%s;\n",
+                            s->seg ? "((lm_u64)sp[p] % len)" : "sp[p]");
+        else if (!s->seg)
+            base_str_cat(&body, "            out[dst] = wp ? (UT)sp[p] : lm_usk((UT)k, fl);\n");
+        else if (s->inner == 1) /* sp[p]: the element's position in line order, its line */
+            base_str_cat(&body, "            out[dst] = x[sp[p]];\n");
+        else
+            base_str_cat(
+                &body,
+                "            out[dst] = x[(lo_ * len + (lm_u64)sp[p] % len) * inner + li_];\n");
+        base_str_cat(&body, "            continue;\n        }\n");
+    }
+    base_str_cat(&body, "        keys_out[at] = k;\n"
+                        "        if (wp) pays_out[at] = sp[p];\n"
+                        "    }\n}\n");
+    cg__emit_finish(o, &body);
 }
 
+/* A sort's keys (and payloads unless keys_only), the digit counts of every pass, and for a
+ * float sort the words that say what the keys lose: [0] two NaN bit patterns met, [1] the
+ * NaN's bits, [2] zeros met (1: +0.0, 2: -0.0; 3: both). */
 static void emit_sort_prep(const cg_sort_t *s, base_str_t *o, const char *name) {
-    /* words: n, x, keys, pays, len, inner */
+    /* words: n, x, keys, pays, len, inner, counts (u64, zeroed), PREP's words (zeroed), key
+     * passes, line passes */
+    bool fl = s->keys_only && ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT;
+    int np = s->key_passes + s->seg_passes;
+    base_str_t body;
+    base_str_init(&body, o->al);
+    emit_twiddle(s, &body);
+    open_kernel(&body, name, 10, 256);
+    bool pays = !s->keys_only;
+    base_str_printf(&body,
+                    "    typedef %s KT;\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[4], inner = P.w[5];\n"
+                    "    const UT *x = (const UT *)P.w[1];\n"
+                    "    KT *keys = (KT *)P.w[2];\n"
+                    "    lm_u64 *counts = (lm_u64 *)P.w[6];\n"
+                    "    const int kp = (int)P.w[8], sp = (int)P.w[9];\n"
+                    "    (void)inner, (void)sp;\n"
+                    "    __shared__ unsigned h[%d][256];\n"
+                    "    for (int p = 0; p < kp + sp; p++) h[p][threadIdx.x] = 0;\n"
+                    "    __syncthreads();\n",
+                    utype(s->kbytes), np > 0 ? np : 1);
+    if (pays)
+        base_str_printf(&body, "    typedef %s PT;\n    PT *pays = (PT *)P.w[3];\n",
+                        utype(s->pbytes));
+    if (fl)
+        base_str_cat(&body, "    lm_u64 *fl = (lm_u64 *)P.w[7];\n"
+                            "    UT nb = 0;               /* the NaN met */\n"
+                            "    unsigned zc = 0, nc = 0; /* zeros met; two NaNs */\n");
+    base_str_cat(&body, grid_loop);
+    emit_line_pos(s, &body, "t", "j", "src");
+    base_str_cat(&body, "        const UT b = x[src];\n");
+    if (s->seg)
+        base_str_cat(&body, "        const KT k = (KT)lm_sk(b);\n        pays[t] = (PT)t;\n");
+    else
+        base_str_cat(&body, "        const KT k = (KT)lm_sk(b) | (W < 64 ? (KT)((lm_u64)l << (W % "
+                            "64)) : (KT)0);\n");
+    base_str_cat(&body, "        keys[t] = k;\n");
+    if (s->op == IR_OP_ARGSORT && !s->seg) base_str_cat(&body, "        pays[t] = (PT)j;\n");
+    if (fl)
+        base_str_cat(&body, "        if (LM_NAN(b)) {\n"
+                            "            if (nb == 0) nb = b;\n"
+                            "            else if (nb != b) nc = 1;\n"
+                            "        } else if (LM_ZERO(b)) {\n"
+                            "            zc |= b ? 2u : 1u;\n"
+                            "        }\n");
+    base_str_cat(&body,
+                 "        for (int p = 0; p < kp; p++) atomicAdd(&h[p][(unsigned)(k >> (8 * p)) & "
+                 "255u], 1u);\n");
+    if (s->seg)
+        base_str_cat(&body,
+                     "        for (int p = 0; p < sp; p++) atomicAdd(&h[kp + p][(unsigned)(l "
+                     ">> (8 * p)) & 255u], 1u);\n");
+    base_str_cat(&body, "    }\n");
+    if (fl)
+        base_str_cat(
+            &body,
+            "    /* a warp's zeros and NaNs, then one atomic each */\n"
+            "    for (int d = 16; d > 0; d /= 2) zc |= __shfl_xor_sync(0xffffffffu, zc, d);\n"
+            "    const unsigned hv = __ballot_sync(0xffffffffu, nb != 0);\n"
+            "    if (hv) {\n"
+            "        const UT v = (UT)__shfl_sync(0xffffffffu, (lm_u64)nb, __ffs(hv) - 1);\n"
+            "        const unsigned two = __ballot_sync(0xffffffffu, nc || (nb != 0 && nb != v));\n"
+            "        if (threadIdx.x % 32 == 0) {\n"
+            "            if (two) fl[0] = 1;\n"
+            "            else {\n"
+            "                const lm_u64 old = atomicCAS((unsigned long long *)fl + 1, 0ull, "
+            "(unsigned long long)v);\n"
+            "                if (old != 0 && old != (lm_u64)v) fl[0] = 1;\n"
+            "            }\n"
+            "        }\n"
+            "    }\n"
+            "    if (threadIdx.x % 32 == 0 && zc) atomicOr((unsigned long long *)fl + 2, "
+            "(unsigned long long)zc);\n");
+    base_str_cat(&body, "    __syncthreads();\n"
+                        "    for (int p = 0; p < kp + sp; p++)\n"
+                        "        if (h[p][threadIdx.x]) atomicAdd(counts + p * 256 + threadIdx.x, "
+                        "(lm_u64)h[p][threadIdx.x]);\n"
+                        "}\n");
+    cg__emit_finish(o, &body);
+}
+
+/* A float sort's payloads (the element's bits), written only where PREP found that the keys
+ * lose bits. */
+static void emit_sort_pays(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: n, x, pays, len, inner, PREP's words */
     base_str_t body;
     base_str_init(&body, o->al);
     emit_twiddle(s, &body);
     open_kernel(&body, name, 6, 256);
     base_str_printf(&body,
-                    "    typedef %s KT;\n    typedef %s PT;\n"
-                    "    const lm_u64 n = P.w[0], len = P.w[4], inner = P.w[5];\n"
+                    "    typedef %s PT;\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[3], inner = P.w[4];\n"
                     "    const UT *x = (const UT *)P.w[1];\n"
-                    "    KT *keys = (KT *)P.w[2];\n"
-                    "    PT *pays = (PT *)P.w[3];\n"
-                    "    (void)inner;\n",
-                    utype(s->kbytes), utype(s->pbytes));
+                    "    PT *pays = (PT *)P.w[2];\n"
+                    "    const lm_u64 *fl = (const lm_u64 *)P.w[5];\n"
+                    "    (void)inner;\n"
+                    "    if (!%s) return;\n",
+                    utype(s->pbytes), lossy);
     base_str_cat(&body, grid_loop);
     emit_line_pos(s, &body, "t", "j", "src");
-    base_str_cat(&body, "        const UT b = x[src];\n");
-    if (s->seg)
-        base_str_cat(&body, "        keys[t] = (KT)lm_sk(b);\n        pays[t] = (PT)t;\n");
-    else
-        base_str_printf(
-            &body,
-            "        keys[t] = (KT)lm_sk(b) | (W < 64 ? (KT)((lm_u64)l << (W %% 64)) : (KT)0);\n"
-            "        pays[t] = (PT)%s;\n",
-            s->op == IR_OP_ARGSORT ? "j" : "b");
-    base_str_cat(&body, "    }\n}\n");
+    base_str_cat(&body, "        pays[t] = (PT)x[src];\n    }\n}\n");
     cg__emit_finish(o, &body);
-}
-
-static void emit_sort_final(const cg_sort_t *s, base_str_t *o, const char *name) {
-    /* words: n, pays, out, len, inner, x */
-    bool arg = s->op == IR_OP_ARGSORT;
-    open_kernel(o, name, 6, 256);
-    base_str_printf(o,
-                    "    typedef %s PT;\n    typedef %s UT;\n"
-                    "    const lm_u64 n = P.w[0], len = P.w[3], inner = P.w[4];\n"
-                    "    const PT *pays = (const PT *)P.w[1];\n"
-                    "    %s *out = (%s *)P.w[2];\n"
-                    "    const UT *x = (const UT *)P.w[5];\n"
-                    "    (void)inner, (void)x;\n",
-                    utype(s->pbytes), utype((int)ir_dtypes[s->dtype].size), arg ? "lm_i64" : "UT",
-                    arg ? "lm_i64" : "UT");
-    base_str_cat(o, grid_loop);
-    emit_line_pos(s, o, "t", "i", "dst");
-    base_str_cat(o, "        const PT p = pays[t];\n");
-    if (!s->seg) {
-        base_str_printf(o, "        out[dst] = (%s)p;\n", arg ? "lm_i64" : "UT");
-    } else if (arg) {
-        base_str_cat(o, "        out[dst] = (lm_i64)(p % len);\n");
-    } else {
-        /* p = l * len + j: the element's position in line order (the same line) */
-        if (s->inner == 1)
-            base_str_cat(o, "        out[dst] = x[p];\n");
-        else
-            base_str_cat(o, "        out[dst] = x[(lo_ * len + (lm_u64)p % len) * inner + li_];\n");
-    }
-    base_str_cat(o, "    }\n}\n");
 }
 
 static void emit_search(const cg_sort_t *s, base_str_t *o, const char *name) {
@@ -752,13 +873,14 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             break;
         case CG_SK_SCATTER:
         case CG_SK_SCATTER_SEG:
-            emit_scatter(s, kind_of(s, i) == CG_SK_SCATTER_SEG, &body, name);
-            break;
+            emit_scatter(s, kind_of(s, i) == CG_SK_SCATTER_SEG, out, name);
+            base_str_fini(&body);
+            return;
+        case CG_SK_PAYS:
+            emit_sort_pays(s, out, name);
+            base_str_fini(&body);
+            return;
         case CG_SK_FINAL:
-            if (!scatter) {
-                emit_sort_final(s, &body, name);
-                break;
-            }
             emit_scatter_apply(s, out, name);
             base_str_fini(&body);
             return;

@@ -22,33 +22,54 @@ uint32_t en_stride_grid(rt_device_t *rt, int64_t n) {
     return (uint32_t)(blocks < 1 ? 1 : blocks < cap ? blocks : cap);
 }
 
+/* Scratch words after the keys and payloads: the digit counts (passes x 256), PREP's words,
+ * a tile counter per pass (all zeroed here), then each pass's look-back words (a tile's
+ * counts and prefixes; zeroed too). */
+typedef struct {
+    uint64_t counts, flags, ctr, status, status_bytes, bytes;
+} work_t;
+
+static work_t work_layout(const cg_sort_t *s, uint64_t base) {
+    int np = s->key_passes + s->seg_passes;
+    uint64_t tiles = ((uint64_t)s->n + (uint64_t)s->tile - 1) / (uint64_t)s->tile;
+    work_t w;
+    w.counts = base;
+    w.flags = w.counts + (uint64_t)np * 256 * 8;
+    w.ctr = w.flags + CG_SORT_FLAGS * 8;
+    w.status = w.ctr + ((uint64_t)np * 4 + 7) / 8 * 8;
+    w.status_bytes = tiles * 256 * (s->wide ? 8 : 4);
+    w.bytes = w.status + (uint64_t)np * w.status_bytes - base;
+    return w;
+}
+
 /* The passes of 8 bits over n (key, payload) pairs from k[0], p[0] (ping-ponging with k[1],
- * p[1]): the digit counts of every pass, then one kernel a pass. work: the counts (passes x
- * 256 words), the tiles' status words (a tile's counts and prefixes, tagged with the pass,
- * so zeroed once) and a tile counter per pass, zeroed here. *cur: the side holding the
- * result. */
+ * p[1]); the counts are in w. out: where the last pass writes a sort's result (0: into the
+ * arrays; *cur then names the side holding it); x: the sorted elements. */
 static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], uint64_t p[2],
-                           uint64_t work, int *cur) {
+                           const work_t *wk, uint64_t out, uint64_t x, int *cur) {
     const cg_sort_t *s = st->sort;
     int np = s->key_passes + s->seg_passes;
-    uint64_t tiles = ((uint64_t)s->n + CG_SORT_TILE - 1) / CG_SORT_TILE;
-    uint64_t counts = work, status = work + (uint64_t)np * 256 * 8;
-    uint64_t ctr = status + tiles * 256 * 8;
-    *cur = 0;
-    if (!np) return LOOM_STATUS_OK;
-    if (rt_memset(e->rt, work, 0, (size_t)(ctr - work) + (size_t)np * 4) != LOOM_STATUS_OK)
-        return e->err->status;
-    uint64_t wh[7] = {
-        (uint64_t)s->n,  k[0], p[0], counts, (uint64_t)s->key_passes, (uint64_t)s->seg_passes,
-        (uint64_t)s->len};
-    launch(e, st->kerns[CG_SK_HIST], en_stride_grid(e->rt, s->n), 256, wh);
+    uint64_t tiles = ((uint64_t)s->n + (uint64_t)s->tile - 1) / (uint64_t)s->tile;
     int c = 0;
     for (int pass = 0; pass < np && !e->err->status; pass++) {
         bool seg = pass >= s->key_passes;
         uint64_t shift = 8 * (uint64_t)(seg ? pass - s->key_passes : pass);
-        uint64_t w[11] = {(uint64_t)s->n, k[c], p[c],  k[1 - c],         p[1 - c],      counts,
-                          status,         ctr,  shift, (uint64_t)s->len, (uint64_t)pass};
-        launch(e, st->kerns[seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER], (uint32_t)tiles, 256, w);
+        uint64_t w[14] = {(uint64_t)s->n,
+                          k[c],
+                          p[c],
+                          k[1 - c],
+                          p[1 - c],
+                          wk->counts + (uint64_t)pass * 256 * 8,
+                          wk->status + (uint64_t)pass * wk->status_bytes,
+                          wk->ctr + (uint64_t)pass * 4,
+                          shift,
+                          (uint64_t)s->len,
+                          (uint64_t)s->inner,
+                          wk->flags,
+                          pass == np - 1 ? out : 0,
+                          x};
+        int kind = seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER;
+        launch(e, st->kerns[cg_sort_index(s, kind)], (uint32_t)tiles, CG_SORT_THREADS, w);
         c = 1 - c;
     }
     *cur = c;
@@ -112,33 +133,54 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         return launch(e, st->kerns[0], en_stride_grid(e->rt, s->n), 256, w);
     }
     size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
-    size_t tiles = ((size_t)s->n + CG_SORT_TILE - 1) / CG_SORT_TILE;
-    size_t wb = (size_t)(s->key_passes + s->seg_passes) * (256 * 8 + 4) + tiles * 256 * 8;
+    uint64_t tiles = ((uint64_t)s->n + (uint64_t)s->tile - 1) / (uint64_t)s->tile;
+    if (tiles > UINT32_MAX)
+        return en_error(e, LOOM_STATUS_OVERFLOW, "sort: %lld elements are too many",
+                        (long long)s->n);
+    work_t wk = work_layout(s, 0);
     uint64_t base;
-    if (rt_alloc(rt, 2 * kb + 2 * pb + wb, &base) != LOOM_STATUS_OK) return e->err->status;
+    if (rt_alloc(rt, 2 * kb + 2 * pb + 8 + (size_t)wk.bytes, &base) != LOOM_STATUS_OK)
+        return e->err->status;
     /* (the pool aligns blocks to 256; each array stays 8-aligned) */
     uint64_t k[2] = {base, base + kb}, p[2] = {base + 2 * kb, base + 2 * kb + pb};
-    uint64_t work = base + 2 * kb + 2 * pb;
+    wk = work_layout(s, (base + 2 * kb + 2 * pb + 7) / 8 * 8);
+    if (rt_memset(rt, wk.counts, 0, (size_t)wk.bytes) != LOOM_STATUS_OK) {
+        rt_free(rt, base);
+        return e->err->status;
+    }
     uint32_t grid = en_stride_grid(e->rt, s->n);
+    uint64_t np = (uint64_t)(s->key_passes + s->seg_passes);
+    int c = 0;
     if (scatter) {
         uint64_t w[5] = {(uint64_t)s->n, en_operand(sg, nd, 1, in), k[0], p[0], (uint64_t)s->len};
-        launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
-    } else {
-        uint64_t w[6] = {(uint64_t)s->n, en_operand(sg, nd, 0, in), k[0],
-                         p[0],           (uint64_t)s->len,          (uint64_t)s->inner};
-        launch(e, st->kerns[CG_SK_PREP], grid, 256, w);
-    }
-    int c = 0;
-    radix(e, st, k, p, work, &c);
-    if (scatter) {
-        uint64_t w[7] = {
+        launch(e, st->kerns[cg_sort_index(s, CG_SK_PREP)], grid, 256, w);
+        uint64_t wh[7] = {(uint64_t)s->n, k[0], p[0], wk.counts, np, 0, (uint64_t)s->len};
+        launch(e, st->kerns[cg_sort_index(s, CG_SK_HIST)], grid, 256, wh);
+        radix(e, st, k, p, &wk, 0, 0, &c);
+        uint64_t w2[7] = {
             (uint64_t)s->n,      k[c], p[c], en_operand(sg, nd, 2, in), out, (uint64_t)s->len,
             s->one_value ? 0 : 1};
-        launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
+        launch(e, st->kerns[cg_sort_index(s, CG_SK_FINAL)], grid, 256, w2);
     } else {
-        uint64_t w[6] = {(uint64_t)s->n,           p[c], out, (uint64_t)s->len, (uint64_t)s->inner,
-                         en_operand(sg, nd, 0, in)};
-        launch(e, st->kerns[CG_SK_FINAL], grid, 256, w);
+        uint64_t x = en_operand(sg, nd, 0, in);
+        uint64_t w[10] = {(uint64_t)s->n,
+                          x,
+                          k[0],
+                          p[0],
+                          (uint64_t)s->len,
+                          (uint64_t)s->inner,
+                          wk.counts,
+                          wk.flags,
+                          (uint64_t)s->key_passes,
+                          (uint64_t)s->seg_passes};
+        launch(e, st->kerns[cg_sort_index(s, CG_SK_PREP)], grid, 256, w);
+        int pays = cg_sort_index(s, CG_SK_PAYS);
+        if (pays >= 0) {
+            uint64_t w1[6] = {(uint64_t)s->n,     x,       p[0], (uint64_t)s->len,
+                              (uint64_t)s->inner, wk.flags};
+            launch(e, st->kerns[pays], grid, 256, w1);
+        }
+        radix(e, st, k, p, &wk, out, x, &c);
     }
     rt_free(rt, base);
     return e->err->status;

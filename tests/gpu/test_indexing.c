@@ -26,13 +26,13 @@
 
 typedef struct fx {
     loom_ctx_t *cpu, *gpu;
-    float *x, *v, *w;
+    float *x, *v, *w, *u;
     int64_t *j, *jr, *k, *jb, *ib;
 } fx_t;
 
 /* The named inputs of every expression, built in ctx; vlen: elements of v. */
-#define N_IN 8
-static const char *const names[N_IN] = {"x", "v", "j", "jr", "k", "jb", "ib", "w"};
+#define N_IN 9
+static const char *const names[N_IN] = {"x", "v", "j", "jr", "k", "jb", "ib", "w", "u"};
 
 static void inputs(const fx_t *f, loom_ctx_t *ctx, int64_t vlen, loom_array_t **in) {
     int64_t xs[2] = {R, C}, ks[2] = {R, 1}, kk = K, nb = NB;
@@ -44,6 +44,7 @@ static void inputs(const fx_t *f, loom_ctx_t *ctx, int64_t vlen, loom_array_t **
     in[5] = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &kk, f->jb);
     in[6] = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &nb, f->ib);
     in[7] = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &nb, f->w);
+    in[8] = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &nb, f->u);
 }
 
 typedef loom_array_t *build_fn(loom_ctx_t *ctx, loom_array_t **in, const void *arg);
@@ -177,6 +178,26 @@ static void test_sorts(void **state) {
         snprintf(e, sizeof e, "sort(astype(x.T, '%s'), axis=0)[:, ::3]", dtypes[d]);
         expr(f, e, 0, -1);
     }
+    /* Floats whose keys give the elements back (one zero, one NaN bit pattern): no payloads.
+     * (where, not abs or negation: their NaN bits differ between the devices.) v's own (both
+     * zeros) carry the elements' bits. */
+    for (size_t d = 0; d < 4; d++) {
+        for (size_t l = 0; l < sizeof lens / sizeof *lens; l++) {
+            snprintf(e, sizeof e, "sort(astype(where(v <= 0, 1, v), '%s'))", dtypes[d]);
+            both(f, e, by_expr, e, lens[l], 0, -1);
+            snprintf(e, sizeof e, "sort(astype(where(v == 0, -0.0, v), '%s'))", dtypes[d]);
+            both(f, e, by_expr, e, lens[l], 0, -1);
+        }
+        snprintf(e, sizeof e, "sort(astype(where(x == 0, 0, x), '%s'), axis=1)", dtypes[d]);
+        expr(f, e, 0, -1);
+        snprintf(e, sizeof e, "sort(astype(where(x.T == 0, -0.0, x.T), '%s'), axis=0)[:, ::3]",
+                 dtypes[d]);
+        expr(f, e, 0, -1);
+    }
+    /* u: one zero, NaNs of three bit patterns, compared bit for bit as float64: payloads */
+    both(f, "sort(astype(u, 'float64'))", by_expr, "sort(astype(u, 'float64'))", 1000, 0, -1);
+    both(f, "sort(astype(where(u != u, 1, u), 'float64'))", by_expr,
+         "sort(astype(where(u != u, 1, u), 'float64'))", 1000, 0, -1); /* no NaN */
     expr(f, "sort(x * 0)", 0, -1); /* all equal, signed zeros kept in order */
     expr(f, "argsort(sort(v))", 0, -1);
     expr(f, "argsort(-sort(v))", 0, -1);
@@ -291,6 +312,7 @@ static int setup(void **state) {
     f->x = malloc(sizeof(float) * R * C);
     f->v = malloc(sizeof(float) * VMAX);
     f->w = malloc(sizeof(float) * NB);
+    f->u = malloc(sizeof(float) * NB);
     f->j = malloc(sizeof(int64_t) * K);
     f->jr = malloc(sizeof(int64_t) * K);
     f->jb = malloc(sizeof(int64_t) * K);
@@ -312,6 +334,11 @@ static int setup(void **state) {
     }
     for (int i = 0; i < R; i++) f->k[i] = rand() % C;
     for (int i = 0; i < NB; i++) f->ib[i] = rand() % 1000;
+    static const uint32_t nans[3] = {0x7fc00000u, 0xffc00000u, 0x7fc00001u};
+    for (int i = 0; i < NB; i++) {
+        f->u[i] = (float)(rand() % 41 - 20);
+        if (i % 7 == 3) memcpy(&f->u[i], &nans[i % 3], 4);
+    }
     *state = f;
     return 0;
 }
@@ -323,6 +350,7 @@ static int teardown(void **state) {
     free(f->x);
     free(f->v);
     free(f->w);
+    free(f->u);
     free(f->j);
     free(f->jr);
     free(f->jb);
