@@ -160,7 +160,7 @@ static int kind_of(const cg_sort_t *s, uint32_t i) { return s->kinds[i]; }
 
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7336); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7337); /* format of this generator; bump when the text changes */
     int kind = kind_of(s, i);
     cg__key_put(&k, (uint32_t)kind);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
@@ -316,6 +316,88 @@ static void emit_scan(base_str_t *o, const char *name) {
 /* A float sort's payload test: the keys lost bits (PREP met both zeros, or two NaNs). */
 static const char lossy[] = "(fl[0] != 0 || fl[2] == 3)";
 
+/* The digit of key u in registers: of the key, or of the line number (payload / len). */
+static const char dig_key[] = "(unsigned)((key[u] >> shift) & 255u)";
+static const char dig_seg[] = "(unsigned)(((lm_u64)pay[u] / len >> shift) & 255u)";
+
+/* text, each line but preprocessor ones indented by 4 more spaces. */
+static void cat_indented(base_str_t *o, const char *text) {
+    for (const char *l = text; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l + 1) : strlen(l);
+        if (*l != '#' && *l != '\n') base_str_cat(o, "    ");
+        base_str_catn(o, l, n);
+        l += n;
+    }
+}
+
+/* A pass's loads of its tile's keys (and payloads) into registers and the per-warp digit
+ * counts; full: a tile without the bounds tests (all but the last). */
+static void emit_tile_load(bool seg, bool full, base_str_t *o) {
+    const char *valid = full ? "true" : "idx < cnt";
+    base_str_printf(o,
+                    "#pragma unroll\n"
+                    "    for (int u = 0; u < IPT; u++) {\n"
+                    "        const unsigned idx = w0 + u * 32 + lane;\n"
+                    "        key[u] = %s ? keys_in[tb + idx] : (KT)0;\n"
+                    "        pay[u] = wp && %s ? pays_in[tb + idx] : (PT)0;\n"
+                    "    }\n"
+                    "#pragma unroll\n"
+                    "    for (int u = 0; u < IPT; u++)\n",
+                    valid, valid);
+    if (full)
+        base_str_printf(o, "        atomicAdd(&wh[warp][%s], 1u);\n", seg ? dig_seg : dig_key);
+    else
+        base_str_printf(o, "        if (w0 + u * 32 + lane < cnt) atomicAdd(&wh[warp][%s], 1u);\n",
+                        seg ? dig_seg : dig_key);
+}
+
+/* The ranking: peers of one digit by 8 ballots (in PTX: the compiler's select took 5
+ * instructions a bit, and the pass is bound by integer issue); the highest lane of a group
+ * takes its places, and each key goes to its place in shared memory. */
+static void emit_tile_rank(bool seg, bool full, base_str_t *o) {
+    base_str_printf(
+        o,
+        "#pragma unroll\n"
+        "    for (int u = 0; u < IPT; u++) {\n"
+        "        const bool valid = %s;\n"
+        "        const unsigned d = valid ? %s : 0u;\n"
+        "        unsigned peers = __ballot_sync(0xffffffffu, valid), neg = 0;\n"
+        "#pragma unroll\n"
+        "        for (int b = 0; b < 8; b++) /* one vote and two predicated ops a bit */\n"
+        "            asm(\"{\\n .reg .pred p;\\n .reg .b32 t, m;\\n and.b32 t, %%2, %%3;\\n\"\n"
+        "                \" setp.ne.u32 p, t, 0;\\n vote.sync.ballot.b32 m, p, 0xffffffff;\\n\"\n"
+        "                \" @p and.b32 %%0, %%0, m;\\n @!p or.b32 %%1, %%1, m;\\n}\"\n"
+        "                : \"+r\"(peers), \"+r\"(neg) : \"r\"(d), \"r\"(1u << b));\n"
+        "        peers &= ~neg;\n"
+        "        const int leader = peers ? 31 - __clz(peers) : (int)lane;\n"
+        "        unsigned at = 0;\n"
+        "        if (valid && (int)lane == leader) at = atomicAdd(&wh[warp][d], __popc(peers));\n"
+        "        at = __shfl_sync(0xffffffffu, at, leader) + __popc(peers & ((1u << lane) - 1u));\n"
+        "        if (valid) {\n"
+        "            sk[at] = key[u];\n"
+        "            if (wp) sp[at] = pay[u];\n"
+        "        }\n"
+        "    }\n",
+        full ? "true" : "w0 + u * 32 + lane < cnt", seg ? dig_seg : dig_key);
+}
+
+/* Both copies of a tile section: full tiles, then the last. */
+static void emit_tile_both(bool seg, base_str_t *o, void (*emit)(bool, bool, base_str_t *)) {
+    base_str_t t;
+    base_str_init(&t, o->al);
+    base_str_cat(o, "    if (cnt == TILE) {\n");
+    emit(seg, true, &t);
+    cat_indented(o, base_str_get(&t));
+    base_str_reset(&t);
+    base_str_cat(o, "    } else {\n");
+    emit(seg, false, &t);
+    cat_indented(o, base_str_get(&t));
+    base_str_cat(o, "    }\n");
+    if (t.failed) o->failed = true;
+    base_str_fini(&t);
+}
+
 /* One pass (onesweep; see the file's comment). Warp w ranks the tile's elements
  * [w * 32 * IPT, (w + 1) * 32 * IPT), lane by lane in rounds of 32 (warp-striped, so that
  * the loads coalesce and the order of rounds, lanes and warps is the elements'). The tile's
@@ -356,17 +438,15 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         base_str_printf(&body, "    %s *out = (%s *)P.w[12];\n", arg ? "lm_i64" : "UT",
                         arg ? "lm_i64" : "UT");
     if (sort && s->seg) base_str_cat(&body, "    const UT *x = (const UT *)P.w[13];\n");
-    const char *dig_reg = seg ? "(unsigned)(((lm_u64)pay[u] / len >> shift) & 255u)"
-                              : "(unsigned)((key[u] >> shift) & 255u)";
     const char *dig_sh = seg ? "(unsigned)(((lm_u64)sp[p] / len >> shift) & 255u)"
                              : "(unsigned)((k >> shift) & 255u)";
-    base_str_printf(
+    base_str_cat(
         &body,
         "    __shared__ unsigned wh[8][256], wsum[8], tile_s;\n"
         "    __shared__ lm_u64 gb[256], gsum[8];\n"
         "    __shared__ KT sk[TILE];\n"
         "    __shared__ PT sp[TILE];\n"
-        "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
+        "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
         "    const ST F1 = (ST)1 << FSH, F2 = (ST)2 << FSH, VAL = F1 - 1;\n"
         "    if (t == 0) tile_s = atomicAdd(tiles, 1u); /* tiles in the order blocks start */\n"
         "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
@@ -375,16 +455,12 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "    const unsigned cnt = (unsigned)(n - tb < TILE ? n - tb : TILE);\n"
         "    const unsigned w0 = warp * 32 * IPT;\n"
         "    KT key[IPT];\n"
-        "    PT pay[IPT];\n"
-        "#pragma unroll\n"
-        "    for (int u = 0; u < IPT; u++) {\n"
-        "        const unsigned idx = w0 + u * 32 + lane;\n"
-        "        key[u] = idx < cnt ? keys_in[tb + idx] : (KT)0;\n"
-        "        pay[u] = wp && idx < cnt ? pays_in[tb + idx] : (PT)0;\n"
-        "    }\n"
-        "#pragma unroll\n"
-        "    for (int u = 0; u < IPT; u++)\n"
-        "        if (w0 + u * 32 + lane < cnt) atomicAdd(&wh[warp][%s], 1u);\n"
+        "    PT pay[IPT];\n");
+    /* the tile's keys, their digits counted; then ranked. Full tiles (all but the last) run
+     * a copy without the bounds tests: the pass is bound by integer issue */
+    emit_tile_both(seg, &body, emit_tile_load);
+    base_str_cat(
+        &body,
         "    __syncthreads();\n"
         "    /* thread t: digit t. Its count before each warp, the tile's count published */\n"
         "    unsigned run = 0;\n"
@@ -407,45 +483,23 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
         "    const unsigned ts = x_ - run;\n"
         "    const lm_u64 gx = g - counts[t];\n"
         "    for (int w = 0; w < 8; w++) wh[w][t] += ts;\n"
-        "    __syncthreads();\n"
-        "    /* rank: peers of one digit by 8 ballots (in PTX: the compiler's select took 5\n"
-        "     * instructions a bit, and the pass is bound by integer issue); the highest lane\n"
-        "     * takes the group's places */\n"
-        "#pragma unroll\n"
-        "    for (int u = 0; u < IPT; u++) {\n"
-        "        const bool valid = w0 + u * 32 + lane < cnt;\n"
-        "        const unsigned d = valid ? %s : 0u;\n"
-        "        unsigned peers = __ballot_sync(0xffffffffu, valid), neg = 0;\n"
-        "#pragma unroll\n"
-        "        for (int b = 0; b < 8; b++) /* one vote and two predicated ops a bit */\n"
-        "            asm(\"{\\n .reg .pred p;\\n .reg .b32 t, m;\\n and.b32 t, %%2, %%3;\\n\"\n"
-        "                \" setp.ne.u32 p, t, 0;\\n vote.sync.ballot.b32 m, p, 0xffffffff;\\n\"\n"
-        "                \" @p and.b32 %%0, %%0, m;\\n @!p or.b32 %%1, %%1, m;\\n}\"\n"
-        "                : \"+r\"(peers), \"+r\"(neg) : \"r\"(d), \"r\"(1u << b));\n"
-        "        peers &= ~neg;\n"
-        "        const int leader = peers ? 31 - __clz(peers) : (int)lane;\n"
-        "        unsigned at = 0;\n"
-        "        if (valid && (int)lane == leader) at = atomicAdd(&wh[warp][d], __popc(peers));\n"
-        "        at = __shfl_sync(0xffffffffu, at, leader) + __popc(peers & ((1u << lane) - 1u));\n"
-        "        if (valid) {\n"
-        "            sk[at] = key[u];\n"
-        "            if (wp) sp[at] = pay[u];\n"
-        "        }\n"
-        "    }\n"
-        "    /* the tiles before this one: their counts of digit t */\n"
-        "    lm_u64 excl = 0;\n"
-        "    for (lm_u64 b = tile; b > 0;) {\n"
-        "        const ST w = status[(b - 1) * 256 + t], f = w & (ST)~VAL;\n"
-        "        if (f == F1) { excl += w & VAL; b--; }\n"
-        "        else if (f == F2) { excl += w & VAL; break; }\n"
-        "    }\n"
-        "    if (tile > 0) status[tile * 256 + t] = F2 | (ST)(excl + run);\n"
-        "    gb[t] = gx + excl - ts;\n"
-        "    __syncthreads();\n"
-        "    for (unsigned p = t; p < cnt; p += %d) {\n"
-        "        const KT k = sk[p];\n"
-        "        const lm_u64 at = gb[%s] + p;\n",
-        dig_reg, dig_reg, CG_SORT_THREADS, dig_sh);
+        "    __syncthreads();\n");
+    emit_tile_both(seg, &body, emit_tile_rank);
+    base_str_printf(&body,
+                    "    /* the tiles before this one: their counts of digit t */\n"
+                    "    lm_u64 excl = 0;\n"
+                    "    for (lm_u64 b = tile; b > 0;) {\n"
+                    "        const ST w = status[(b - 1) * 256 + t], f = w & (ST)~VAL;\n"
+                    "        if (f == F1) { excl += w & VAL; b--; }\n"
+                    "        else if (f == F2) { excl += w & VAL; break; }\n"
+                    "    }\n"
+                    "    if (tile > 0) status[tile * 256 + t] = F2 | (ST)(excl + run);\n"
+                    "    gb[t] = gx + excl - ts;\n"
+                    "    __syncthreads();\n"
+                    "    for (unsigned p = t; p < cnt; p += %d) {\n"
+                    "        const KT k = sk[p];\n"
+                    "        const lm_u64 at = gb[%s] + p;\n",
+                    CG_SORT_THREADS, dig_sh);
     if (res) {
         base_str_cat(&body, "        if (out) {\n");
         if (s->inner == 1)

@@ -33,6 +33,8 @@
 #define LM_FMUL(a, b) __fmul_rn((a), (b))
 #define LM_FADD(a, b) __fadd_rn((a), (b))
 #define LM_FSUB(a, b) __fsub_rn((a), (b))
+/* sine and cosine of one argument (F: the libm suffix), one range reduction for both */
+#define LM_SINCOS(F, x, s, c) sincos##F((x), (s), (c))
 #else
 #include <math.h>
 #define LM_FN static inline
@@ -45,6 +47,7 @@
 #define LM_FMUL(a, b) ((a) * (b))
 #define LM_FADD(a, b) ((a) + (b))
 #define LM_FSUB(a, b) ((a) - (b))
+#define LM_SINCOS(F, x, s, c) (*(s) = sin##F(x), *(c) = cos##F(x))
 #endif
 /* The elementwise ops' LM_OP_* (see LM__MUL_F): the rounding macros, on the host and where
  * NVRTC reads this file as it is (tools/nvrtc_check.c). shake.py (LM_SHAKE) leaves them
@@ -1197,8 +1200,9 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
         }                                                                                      \
         if (lm__isinf_##rs(b) || lm__isnan_##rs(b))                                            \
             return lm__mk_##s((R)lm__nan64(), (R)lm__nan64());                                 \
-        R e = exp##F(a);                                                                       \
-        return lm__mk_##s(MUL(e, cos##F(b)), MUL(e, sin##F(b)));                               \
+        R e = exp##F(a), sn, cs;                                                               \
+        LM_SINCOS(F, b, &sn, &cs);                                                             \
+        return lm__mk_##s(MUL(e, cs), MUL(e, sn));                                             \
     }                                                                                          \
     /* log |z| near |z| = 1 through log1p, so that it keeps its relative precision there */   \
     LM_FN T lm_log_##s(T z) {                                                                  \
