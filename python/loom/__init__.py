@@ -898,7 +898,9 @@ class _Program:
         self.n_args = n_args
         self.outs = (P * 16)()
         self.cnt = _lib.c_i32()
-        self.refs = (ctypes.byref(self.cnt), ctypes.byref(ctypes.c_int()))
+        self.tuple = ctypes.c_int()
+        self.at = tuple(ctypes.addressof(x)
+                        for x in (self.names, self.arrs, self.outs, self.cnt, self.tuple))
 
     def run(self, arrays, lazy):
         ctx = self.ctx
@@ -909,13 +911,18 @@ class _Program:
                 if a._ctx is not ctx:
                     raise ValueError("loom.jit: arrays of different contexts")
                 arrs[i] = a._p
-            st = lib.loom_program_run(ctx._p, self._p, self.n, self.names, arrs, 16, outs,
-                                      *self.refs)
+            names, arrs_at, outs_at, cnt_at, tuple_at = self.at
+            st = _lib.program_run_addr(ctx._p, self._p, self.n, names, arrs_at, 16, outs_at,
+                                       cnt_at, tuple_at)
             if not st and not lazy:
-                st = lib.loom_eval(ctx._p, cnt.value, outs)
+                st = _lib.eval_addr(ctx._p, cnt.value, outs_at)
             if st:
                 _raise(ctx._p, st)
-            res = [ndarray(ctx, lib.loom_array_retain(outs[i])) for i in range(cnt.value)]
+            # the results borrowed from the scope, as the builders' (an input given back as
+            # it is: retained, since no scope holds it for Python)
+            ins = arrs[:self.n]
+            res = [ndarray(ctx, lib.loom_array_retain(p)) if p in ins else _wrap(ctx, p, None)
+                   for p in outs[:cnt.value]]
             ctx._tick()
         return tuple(res) if self.tup else res[0]
 
