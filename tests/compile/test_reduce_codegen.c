@@ -2,9 +2,10 @@
  * built by hand for every reduce op × representative dtypes and every strategy (warp rows,
  * block rows, columns, splits, full and mixed-axis reductions, staged softmax/layernorm,
  * online split softmax (every float dtype, log-softmax, prologues, 3-D, mixed axes, full),
- * empty reductions), and scans; every generated kernel compiles with NVRTC on a compile-only
- * device; source is deterministic; keys are structural (equal for value-only changes,
- * distinct for distinct structures). */
+ * empty reductions), scans, x[mask]'s compaction and the radix sorts' kernels (every dtype,
+ * sort and argsort, lines, rows, columns, 2^31 elements); every generated kernel compiles
+ * with NVRTC on a compile-only device; source is deterministic; keys are structural (equal
+ * for value-only changes, distinct for distinct structures). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -848,6 +849,90 @@ static void test_compress(void **state) {
     gb_fini(&b);
 }
 
+/* A SORT or ARGSORT node of x along axis (the frontend's loom_sort, loom_argsort). */
+static uint32_t sort_node(gb_t *b, ir_op_t o, uint32_t x, int axis) {
+    ir_node_t n;
+    memset(&n, 0, sizeof n);
+    const ir_node_t *v = &b->g.nodes[x];
+    n.op = (uint16_t)o;
+    n.dtype = o == IR_OP_SORT ? v->dtype : (uint8_t)LOOM_DTYPE_I64;
+    n.ndim = v->ndim;
+    memcpy(n.shape, v->shape, sizeof(int64_t) * v->ndim);
+    n.input = -1;
+    n.src[0] = x;
+    n.p.axis = axis;
+    uint32_t id = ir_emit(&b->g, &n);
+    assert_true(id != UINT32_MAX);
+    return id;
+}
+
+/* The step of sort node s: the kernels expected (a float sort's payload kernel; the line
+ * digits' pass where key and line number pass 64 bits), each compiled. */
+static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
+    cg_sort_t st;
+    cg_sort_init(&st, &b->g, s, SM);
+    const ir_node_t *n = &b->g.nodes[s];
+    loom_dtype_t d = (loom_dtype_t)b->g.nodes[n->src[0]].dtype;
+    bool sort = n->op == IR_OP_SORT, fl = ir_dtypes[d].kind == IR_DKIND_FLOAT;
+    assert_int_equal(st.seg, seg);
+    assert_int_equal(st.keys_only, sort && !seg);
+    assert_int_equal(st.wide, st.n >= (INT64_C(1) << 30));
+    assert_int_equal(st.tile, CG_SORT_THREADS * st.ipt);
+    assert_true(st.tile * (st.kbytes + st.pbytes) <= 36 * 1024);
+    int want[4], nk = 0;
+    want[nk++] = CG_SK_PREP;
+    if (sort && !seg && fl) want[nk++] = CG_SK_PAYS;
+    want[nk++] = CG_SK_SCATTER;
+    if (seg) want[nk++] = CG_SK_SCATTER_SEG;
+    assert_int_equal(cg_sort_n_kernels(&st), nk);
+    for (int i = 0; i < nk; i++) {
+        assert_int_equal(st.kinds[i], want[i]);
+        assert_int_equal(cg_sort_index(&st, want[i]), i);
+        base_str_t t;
+        base_str_init(&t, &al);
+        char name[40];
+        cg_sort_source(&st, (uint32_t)i, &t, name);
+        char w[120];
+        snprintf(w, sizeof w, "%s, kernel %d", what, i);
+        build(name, base_str_get(&t), cg_sort_key(&st, (uint32_t)i), w);
+        base_str_fini(&t);
+    }
+}
+
+/* The radix sorts' kernels: every dtype, sort and argsort, along one line (sort: keys alone),
+ * rows (the line number in the key; 64-bit elements: line digits) and columns (lines apart in
+ * memory), and a line of 2^31 (64-bit look-back words): never run here, only compiled. */
+static void test_sorts(void **state) {
+    (void)state;
+    int64_t line = 5000, rows[2] = {300, 257}, big = INT64_C(1) << 31;
+    static const ir_op_t ops[2] = {IR_OP_SORT, IR_OP_ARGSORT};
+    for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++)
+        for (int o = 0; o < 2; o++)
+            for (int c = 0; c < 3; c++) {
+                loom_dtype_t d = dtypes[t];
+                gb_t b;
+                gb_init(&b);
+                uint32_t x = c == 0 ? in_c(&b, d, 1, &line) : in_c(&b, d, 2, rows);
+                bool seg = c > 0 && ir_dtypes[d].size == 8;
+                char what[80];
+                snprintf(what, sizeof what, "%s of %s, %s", ir_ops[ops[o]].name, ir_dtypes[d].name,
+                         c == 0   ? "one line"
+                         : c == 1 ? "rows"
+                                  : "columns");
+                check_sort(&b, sort_node(&b, ops[o], x, c == 2 ? 0 : c), seg, what);
+                gb_fini(&b);
+            }
+    static const loom_dtype_t wide[2] = {LOOM_DTYPE_F32, LOOM_DTYPE_F64};
+    for (int t = 0; t < 2; t++)
+        for (int o = 0; o < 2; o++) {
+            gb_t b;
+            gb_init(&b);
+            uint32_t x = in_c(&b, wide[t], 1, &big);
+            check_sort(&b, sort_node(&b, ops[o], x, 0), false, "a line of 2^31");
+            gb_fini(&b);
+        }
+}
+
 int main(int argc, char **argv) {
     snprintf(root, sizeof root, "/tmp/loom-redcg-XXXXXX");
     if (!mkdtemp(root)) return 1;
@@ -870,6 +955,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_reverse_order),
         cmocka_unit_test(test_staged),
         cmocka_unit_test(test_online_softmax),
+        cmocka_unit_test(test_sorts), /* (shard 3 of 4 had under a second) */
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_scans),
         cmocka_unit_test(test_compress),
