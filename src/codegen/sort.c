@@ -156,13 +156,10 @@ int cg_sort_index(const cg_sort_t *s, int kind) {
     return -1;
 }
 
-static int kind_of(const cg_sort_t *s, uint32_t i) { return s->kinds[i]; }
-
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
     cg__key_init(&k, 0x6c6f7337); /* format of this generator; bump when the text changes */
-    int kind = kind_of(s, i);
-    cg__key_put(&k, (uint32_t)kind);
+    cg__key_put(&k, (uint32_t)s->kinds[i]);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
     cg__key_put(&k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
                         (uint32_t)(s->inner == 1) << 17 |
@@ -250,40 +247,55 @@ static void emit_line_pos(const cg_sort_t *s, base_str_t *o, const char *t, cons
                         at, j);
 }
 
+/* The digit counts of every pass, as the sorts' PREP and the scatters' HIST count them: each
+ * block into shared counters (hist_open: np passes), every element's key k (hist_key) and
+ * line number l (hist_line), then added up over the blocks (hist_flush closes the kernel). */
+static void emit_hist_open(base_str_t *o, int np) {
+    base_str_printf(o,
+                    "    __shared__ unsigned h[%d][256];\n"
+                    "    for (int p = 0; p < kp + sp; p++) h[p][threadIdx.x] = 0;\n"
+                    "    __syncthreads();\n",
+                    np > 0 ? np : 1);
+}
+static const char hist_key[] =
+    "        for (int p = 0; p < kp; p++) atomicAdd(&h[p][(unsigned)(k >> (8 * p)) & 255u], 1u);\n";
+static const char hist_line[] =
+    "        for (int p = 0; p < sp; p++) atomicAdd(&h[kp + p][(unsigned)(l "
+    ">> (8 * p)) & 255u], 1u);\n";
+static const char hist_flush[] =
+    "    __syncthreads();\n"
+    "    for (int p = 0; p < kp + sp; p++)\n"
+    "        if (h[p][threadIdx.x]) atomicAdd(counts + p * 256 + threadIdx.x, "
+    "(lm_u64)h[p][threadIdx.x]);\n"
+    "}\n";
+
 /* The digits of all passes at once (one read of the keys): counts[pass][256], added up over
  * the blocks with atomics. Line digits (seg) come from the payload / len. */
 static void emit_hist(const cg_sort_t *s, base_str_t *o, const char *name) {
     /* words: n, keys, pays, counts (u64, zeroed), key passes, line passes, len */
-    int np = s->key_passes + s->seg_passes;
     open_kernel(o, name, 7, 256);
-    base_str_printf(
-        o,
-        "    typedef %s KT;\n    typedef %s PT;\n"
-        "    const lm_u64 n = P.w[0], len = P.w[6];\n"
-        "    const KT *keys = (const KT *)P.w[1];\n"
-        "    const PT *pays = (const PT *)P.w[2];\n"
-        "    lm_u64 *counts = (lm_u64 *)P.w[3];\n"
-        "    const int kp = (int)P.w[4], sp = (int)P.w[5];\n"
-        "    (void)pays, (void)len, (void)sp;\n"
-        "    __shared__ unsigned h[%d][256];\n"
-        "    for (int p = 0; p < kp + sp; p++) h[p][threadIdx.x] = 0;\n"
-        "    __syncthreads();\n"
-        "    const lm_u64 step = (lm_u64)gridDim.x * blockDim.x;\n"
-        "    for (lm_u64 i = (lm_u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n"
-        "        const KT k = keys[i];\n"
-        "        for (int p = 0; p < kp; p++) atomicAdd(&h[p][(unsigned)(k >> (8 * p)) & 255u], "
-        "1u);\n",
-        utype(s->kbytes), utype(s->pbytes), np > 0 ? np : 1);
-    if (s->seg)
-        base_str_cat(o, "        const lm_u64 l = (lm_u64)pays[i] / len;\n"
-                        "        for (int p = 0; p < sp; p++) atomicAdd(&h[kp + p][(unsigned)(l >> "
-                        "(8 * p)) & 255u], 1u);\n");
-    base_str_cat(o, "    }\n"
-                    "    __syncthreads();\n"
-                    "    for (int p = 0; p < kp + sp; p++)\n"
-                    "        if (h[p][threadIdx.x]) atomicAdd(counts + p * 256 + threadIdx.x, "
-                    "(lm_u64)h[p][threadIdx.x]);\n"
-                    "}\n");
+    base_str_printf(o,
+                    "    typedef %s KT;\n    typedef %s PT;\n"
+                    "    const lm_u64 n = P.w[0], len = P.w[6];\n"
+                    "    const KT *keys = (const KT *)P.w[1];\n"
+                    "    const PT *pays = (const PT *)P.w[2];\n"
+                    "    lm_u64 *counts = (lm_u64 *)P.w[3];\n"
+                    "    const int kp = (int)P.w[4], sp = (int)P.w[5];\n"
+                    "    (void)pays, (void)len, (void)sp;\n",
+                    utype(s->kbytes), utype(s->pbytes));
+    emit_hist_open(o, s->key_passes + s->seg_passes);
+    base_str_cat(o,
+                 "    const lm_u64 step = (lm_u64)gridDim.x * blockDim.x;\n"
+                 "    for (lm_u64 i = (lm_u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
+                 "step) {\n"
+                 "        const KT k = keys[i];\n");
+    base_str_cat(o, hist_key);
+    if (s->seg) {
+        base_str_cat(o, "        const lm_u64 l = (lm_u64)pays[i] / len;\n");
+        base_str_cat(o, hist_line);
+    }
+    base_str_cat(o, "    }\n");
+    base_str_cat(o, hist_flush);
 }
 
 static void emit_scan(base_str_t *o, const char *name) {
@@ -408,15 +420,13 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
      * sort), the result (the last pass; else 0), x (a line-digit sort's elements) */
     bool sort = s->op == IR_OP_SORT, arg = s->op == IR_OP_ARGSORT;
     bool res = sort || arg;
-    base_str_t body;
-    base_str_init(&body, o->al);
-    if (res) emit_twiddle(s, &body);
+    if (res) emit_twiddle(s, o);
     /* 3 blocks a multiprocessor for 16 keys a thread (76 registers, no spills), 4 for fewer */
-    open_kernel_min(&body, name, 14, CG_SORT_THREADS, s->ipt == 16 ? 3 : 4);
+    open_kernel_min(o, name, 14, CG_SORT_THREADS, s->ipt == 16 ? 3 : 4);
     const char *wp = !s->keys_only                                ? "true"
                      : ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT ? lossy
                                                                   : "false";
-    base_str_printf(&body,
+    base_str_printf(o,
                     "    typedef %s KT;\n    typedef %s PT;\n    typedef %s ST;\n"
                     "    enum { IPT = %d, TILE = %d * IPT, FSH = %d };\n"
                     "    const lm_u64 n = P.w[0], len = P.w[9], inner = P.w[10];\n"
@@ -435,57 +445,55 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
                     CG_SORT_THREADS, s->wide ? 62 : 30,
                     s->keys_only ? "    const lm_u64 *fl = (const lm_u64 *)P.w[11];\n" : "", wp);
     if (res)
-        base_str_printf(&body, "    %s *out = (%s *)P.w[12];\n", arg ? "lm_i64" : "UT",
+        base_str_printf(o, "    %s *out = (%s *)P.w[12];\n", arg ? "lm_i64" : "UT",
                         arg ? "lm_i64" : "UT");
-    if (sort && s->seg) base_str_cat(&body, "    const UT *x = (const UT *)P.w[13];\n");
+    if (sort && s->seg) base_str_cat(o, "    const UT *x = (const UT *)P.w[13];\n");
     const char *dig_sh = seg ? "(unsigned)(((lm_u64)sp[p] / len >> shift) & 255u)"
                              : "(unsigned)((k >> shift) & 255u)";
     base_str_cat(
-        &body,
-        "    __shared__ unsigned wh[8][256], wsum[8], tile_s;\n"
-        "    __shared__ lm_u64 gb[256], gsum[8];\n"
-        "    __shared__ KT sk[TILE];\n"
-        "    __shared__ PT sp[TILE];\n"
-        "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
-        "    const ST F1 = (ST)1 << FSH, F2 = (ST)2 << FSH, VAL = F1 - 1;\n"
-        "    if (t == 0) tile_s = atomicAdd(tiles, 1u); /* tiles in the order blocks start */\n"
-        "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
-        "    __syncthreads();\n"
-        "    const lm_u64 tile = tile_s, tb = tile * TILE;\n"
-        "    const unsigned cnt = (unsigned)(n - tb < TILE ? n - tb : TILE);\n"
-        "    const unsigned w0 = warp * 32 * IPT;\n"
-        "    KT key[IPT];\n"
-        "    PT pay[IPT];\n");
+        o, "    __shared__ unsigned wh[8][256], wsum[8], tile_s;\n"
+           "    __shared__ lm_u64 gb[256], gsum[8];\n"
+           "    __shared__ KT sk[TILE];\n"
+           "    __shared__ PT sp[TILE];\n"
+           "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
+           "    const ST F1 = (ST)1 << FSH, F2 = (ST)2 << FSH, VAL = F1 - 1;\n"
+           "    if (t == 0) tile_s = atomicAdd(tiles, 1u); /* tiles in the order blocks start */\n"
+           "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
+           "    __syncthreads();\n"
+           "    const lm_u64 tile = tile_s, tb = tile * TILE;\n"
+           "    const unsigned cnt = (unsigned)(n - tb < TILE ? n - tb : TILE);\n"
+           "    const unsigned w0 = warp * 32 * IPT;\n"
+           "    KT key[IPT];\n"
+           "    PT pay[IPT];\n");
     /* the tile's keys, their digits counted; then ranked. Full tiles (all but the last) run
      * a copy without the bounds tests: the pass is bound by integer issue */
-    emit_tile_both(seg, &body, emit_tile_load);
+    emit_tile_both(seg, o, emit_tile_load);
     base_str_cat(
-        &body,
-        "    __syncthreads();\n"
-        "    /* thread t: digit t. Its count before each warp, the tile's count published */\n"
-        "    unsigned run = 0;\n"
-        "    for (int w = 0; w < 8; w++) {\n"
-        "        const unsigned c = wh[w][t];\n"
-        "        wh[w][t] = run;\n"
-        "        run += c;\n"
-        "    }\n"
-        "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | (ST)run;\n"
-        "    unsigned x_ = run; /* the tile's digits before t; all tiles' (counts) before t */\n"
-        "    lm_u64 g = counts[t];\n"
-        "    for (int d = 1; d < 32; d *= 2) {\n"
-        "        const unsigned y = __shfl_up_sync(0xffffffffu, x_, d);\n"
-        "        const lm_u64 h = __shfl_up_sync(0xffffffffu, g, d);\n"
-        "        if (lane >= (unsigned)d) x_ += y, g += h;\n"
-        "    }\n"
-        "    if (lane == 31) { wsum[warp] = x_; gsum[warp] = g; }\n"
-        "    __syncthreads();\n"
-        "    for (unsigned w = 0; w < warp; w++) { x_ += wsum[w]; g += gsum[w]; }\n"
-        "    const unsigned ts = x_ - run;\n"
-        "    const lm_u64 gx = g - counts[t];\n"
-        "    for (int w = 0; w < 8; w++) wh[w][t] += ts;\n"
-        "    __syncthreads();\n");
-    emit_tile_both(seg, &body, emit_tile_rank);
-    base_str_printf(&body,
+        o, "    __syncthreads();\n"
+           "    /* thread t: digit t. Its count before each warp, the tile's count published */\n"
+           "    unsigned run = 0;\n"
+           "    for (int w = 0; w < 8; w++) {\n"
+           "        const unsigned c = wh[w][t];\n"
+           "        wh[w][t] = run;\n"
+           "        run += c;\n"
+           "    }\n"
+           "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | (ST)run;\n"
+           "    unsigned x_ = run; /* the tile's digits before t; all tiles' (counts) before t */\n"
+           "    lm_u64 g = counts[t];\n"
+           "    for (int d = 1; d < 32; d *= 2) {\n"
+           "        const unsigned y = __shfl_up_sync(0xffffffffu, x_, d);\n"
+           "        const lm_u64 h = __shfl_up_sync(0xffffffffu, g, d);\n"
+           "        if (lane >= (unsigned)d) x_ += y, g += h;\n"
+           "    }\n"
+           "    if (lane == 31) { wsum[warp] = x_; gsum[warp] = g; }\n"
+           "    __syncthreads();\n"
+           "    for (unsigned w = 0; w < warp; w++) { x_ += wsum[w]; g += gsum[w]; }\n"
+           "    const unsigned ts = x_ - run;\n"
+           "    const lm_u64 gx = g - counts[t];\n"
+           "    for (int w = 0; w < 8; w++) wh[w][t] += ts;\n"
+           "    __syncthreads();\n");
+    emit_tile_both(seg, o, emit_tile_rank);
+    base_str_printf(o,
                     "    /* the tiles before this one: their counts of digit t */\n"
                     "    lm_u64 excl = 0;\n"
                     "    for (lm_u64 b = tile; b > 0;) {\n"
@@ -501,28 +509,26 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
                     "        const lm_u64 at = gb[%s] + p;\n",
                     CG_SORT_THREADS, dig_sh);
     if (res) {
-        base_str_cat(&body, "        if (out) {\n");
+        base_str_cat(o, "        if (out) {\n");
         if (s->inner == 1)
-            base_str_cat(&body, "            const lm_u64 dst = at;\n");
+            base_str_cat(o, "            const lm_u64 dst = at;\n");
         else
-            emit_line_pos(s, &body, "at", "j", "dst");
+            emit_line_pos(s, o, "at", "j", "dst");
         if (arg) /* (a sort by line digits: positions in line order) */
-            base_str_printf(&body, "            out[dst] = (lm_i64)%s;\n",
+            base_str_printf(o, "            out[dst] = (lm_i64)%s;\n",
                             s->seg ? "((lm_u64)sp[p] % len)" : "sp[p]");
         else if (!s->seg)
-            base_str_cat(&body, "            out[dst] = wp ? (UT)sp[p] : lm_usk((UT)k, fl);\n");
+            base_str_cat(o, "            out[dst] = wp ? (UT)sp[p] : lm_usk((UT)k, fl);\n");
         else if (s->inner == 1) /* sp[p]: the element's position in line order, its line */
-            base_str_cat(&body, "            out[dst] = x[sp[p]];\n");
+            base_str_cat(o, "            out[dst] = x[sp[p]];\n");
         else
             base_str_cat(
-                &body,
-                "            out[dst] = x[(lo_ * len + (lm_u64)sp[p] % len) * inner + li_];\n");
-        base_str_cat(&body, "            continue;\n        }\n");
+                o, "            out[dst] = x[(lo_ * len + (lm_u64)sp[p] % len) * inner + li_];\n");
+        base_str_cat(o, "            continue;\n        }\n");
     }
-    base_str_cat(&body, "        keys_out[at] = k;\n"
-                        "        if (wp) pays_out[at] = sp[p];\n"
-                        "    }\n}\n");
-    cg__emit_finish(o, &body);
+    base_str_cat(o, "        keys_out[at] = k;\n"
+                    "        if (wp) pays_out[at] = sp[p];\n"
+                    "    }\n}\n");
 }
 
 /* A sort's keys (and payloads unless keys_only), the digit counts of every pass, and for a
@@ -533,58 +539,48 @@ static void emit_sort_prep(const cg_sort_t *s, base_str_t *o, const char *name) 
      * passes, line passes */
     bool fl = s->keys_only && ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT;
     int np = s->key_passes + s->seg_passes;
-    base_str_t body;
-    base_str_init(&body, o->al);
-    emit_twiddle(s, &body);
-    open_kernel(&body, name, 10, 256);
+    emit_twiddle(s, o);
+    open_kernel(o, name, 10, 256);
     bool pays = !s->keys_only;
-    base_str_printf(&body,
+    base_str_printf(o,
                     "    typedef %s KT;\n"
                     "    const lm_u64 n = P.w[0], len = P.w[4], inner = P.w[5];\n"
                     "    const UT *x = (const UT *)P.w[1];\n"
                     "    KT *keys = (KT *)P.w[2];\n"
                     "    lm_u64 *counts = (lm_u64 *)P.w[6];\n"
                     "    const int kp = (int)P.w[8], sp = (int)P.w[9];\n"
-                    "    (void)inner, (void)sp;\n"
-                    "    __shared__ unsigned h[%d][256];\n"
-                    "    for (int p = 0; p < kp + sp; p++) h[p][threadIdx.x] = 0;\n"
-                    "    __syncthreads();\n",
-                    utype(s->kbytes), np > 0 ? np : 1);
+                    "    (void)inner, (void)sp;\n",
+                    utype(s->kbytes));
+    emit_hist_open(o, np);
     if (pays)
-        base_str_printf(&body, "    typedef %s PT;\n    PT *pays = (PT *)P.w[3];\n",
-                        utype(s->pbytes));
+        base_str_printf(o, "    typedef %s PT;\n    PT *pays = (PT *)P.w[3];\n", utype(s->pbytes));
     if (fl)
-        base_str_cat(&body, "    lm_u64 *fl = (lm_u64 *)P.w[7];\n"
-                            "    UT nb = 0;               /* the NaN met */\n"
-                            "    unsigned zc = 0, nc = 0; /* zeros met; two NaNs */\n");
-    base_str_cat(&body, grid_loop);
-    emit_line_pos(s, &body, "t", "j", "src");
-    base_str_cat(&body, "        const UT b = x[src];\n");
+        base_str_cat(o, "    lm_u64 *fl = (lm_u64 *)P.w[7];\n"
+                        "    UT nb = 0;               /* the NaN met */\n"
+                        "    unsigned zc = 0, nc = 0; /* zeros met; two NaNs */\n");
+    base_str_cat(o, grid_loop);
+    emit_line_pos(s, o, "t", "j", "src");
+    base_str_cat(o, "        const UT b = x[src];\n");
     if (s->seg)
-        base_str_cat(&body, "        const KT k = (KT)lm_sk(b);\n        pays[t] = (PT)t;\n");
+        base_str_cat(o, "        const KT k = (KT)lm_sk(b);\n        pays[t] = (PT)t;\n");
     else
-        base_str_cat(&body, "        const KT k = (KT)lm_sk(b) | (W < 64 ? (KT)((lm_u64)l << (W % "
-                            "64)) : (KT)0);\n");
-    base_str_cat(&body, "        keys[t] = k;\n");
-    if (s->op == IR_OP_ARGSORT && !s->seg) base_str_cat(&body, "        pays[t] = (PT)j;\n");
+        base_str_cat(o, "        const KT k = (KT)lm_sk(b) | (W < 64 ? (KT)((lm_u64)l << (W % "
+                        "64)) : (KT)0);\n");
+    base_str_cat(o, "        keys[t] = k;\n");
+    if (s->op == IR_OP_ARGSORT && !s->seg) base_str_cat(o, "        pays[t] = (PT)j;\n");
     if (fl)
-        base_str_cat(&body, "        if (LM_NAN(b)) {\n"
-                            "            if (nb == 0) nb = b;\n"
-                            "            else if (nb != b) nc = 1;\n"
-                            "        } else if (LM_ZERO(b)) {\n"
-                            "            zc |= b ? 2u : 1u;\n"
-                            "        }\n");
-    base_str_cat(&body,
-                 "        for (int p = 0; p < kp; p++) atomicAdd(&h[p][(unsigned)(k >> (8 * p)) & "
-                 "255u], 1u);\n");
-    if (s->seg)
-        base_str_cat(&body,
-                     "        for (int p = 0; p < sp; p++) atomicAdd(&h[kp + p][(unsigned)(l "
-                     ">> (8 * p)) & 255u], 1u);\n");
-    base_str_cat(&body, "    }\n");
+        base_str_cat(o, "        if (LM_NAN(b)) {\n"
+                        "            if (nb == 0) nb = b;\n"
+                        "            else if (nb != b) nc = 1;\n"
+                        "        } else if (LM_ZERO(b)) {\n"
+                        "            zc |= b ? 2u : 1u;\n"
+                        "        }\n");
+    base_str_cat(o, hist_key);
+    if (s->seg) base_str_cat(o, hist_line);
+    base_str_cat(o, "    }\n");
     if (fl)
         base_str_cat(
-            &body,
+            o,
             "    /* a warp's zeros and NaNs, then one atomic each */\n"
             "    for (int d = 16; d > 0; d /= 2) zc |= __shfl_xor_sync(0xffffffffu, zc, d);\n"
             "    const unsigned hv = __ballot_sync(0xffffffffu, nb != 0);\n"
@@ -602,23 +598,16 @@ static void emit_sort_prep(const cg_sort_t *s, base_str_t *o, const char *name) 
             "    }\n"
             "    if (threadIdx.x % 32 == 0 && zc) atomicOr((unsigned long long *)fl + 2, "
             "(unsigned long long)zc);\n");
-    base_str_cat(&body, "    __syncthreads();\n"
-                        "    for (int p = 0; p < kp + sp; p++)\n"
-                        "        if (h[p][threadIdx.x]) atomicAdd(counts + p * 256 + threadIdx.x, "
-                        "(lm_u64)h[p][threadIdx.x]);\n"
-                        "}\n");
-    cg__emit_finish(o, &body);
+    base_str_cat(o, hist_flush);
 }
 
 /* A float sort's payloads (the element's bits), written only where PREP found that the keys
  * lose bits. */
 static void emit_sort_pays(const cg_sort_t *s, base_str_t *o, const char *name) {
     /* words: n, x, pays, len, inner, PREP's words */
-    base_str_t body;
-    base_str_init(&body, o->al);
-    emit_twiddle(s, &body);
-    open_kernel(&body, name, 6, 256);
-    base_str_printf(&body,
+    emit_twiddle(s, o);
+    open_kernel(o, name, 6, 256);
+    base_str_printf(o,
                     "    typedef %s PT;\n"
                     "    const lm_u64 n = P.w[0], len = P.w[3], inner = P.w[4];\n"
                     "    const UT *x = (const UT *)P.w[1];\n"
@@ -627,24 +616,21 @@ static void emit_sort_pays(const cg_sort_t *s, base_str_t *o, const char *name) 
                     "    (void)inner;\n"
                     "    if (!%s) return;\n",
                     utype(s->pbytes), lossy);
-    base_str_cat(&body, grid_loop);
-    emit_line_pos(s, &body, "t", "j", "src");
-    base_str_cat(&body, "        pays[t] = (PT)x[src];\n    }\n}\n");
-    cg__emit_finish(o, &body);
+    base_str_cat(o, grid_loop);
+    emit_line_pos(s, o, "t", "j", "src");
+    base_str_cat(o, "        pays[t] = (PT)x[src];\n    }\n}\n");
 }
 
 static void emit_search(const cg_sort_t *s, base_str_t *o, const char *name) {
     /* words: n, sorted, len, values, out */
-    base_str_t body;
-    base_str_init(&body, o->al);
-    emit_twiddle(s, &body);
-    open_kernel(&body, name, 5, 256);
-    base_str_cat(&body, "    const lm_u64 n = P.w[0], len = P.w[2];\n"
-                        "    const UT *a = (const UT *)P.w[1];\n"
-                        "    const UT *v = (const UT *)P.w[3];\n"
-                        "    lm_i64 *out = (lm_i64 *)P.w[4];\n");
-    base_str_cat(&body, grid_loop);
-    base_str_printf(&body,
+    emit_twiddle(s, o);
+    open_kernel(o, name, 5, 256);
+    base_str_cat(o, "    const lm_u64 n = P.w[0], len = P.w[2];\n"
+                    "    const UT *a = (const UT *)P.w[1];\n"
+                    "    const UT *v = (const UT *)P.w[3];\n"
+                    "    lm_i64 *out = (lm_i64 *)P.w[4];\n");
+    base_str_cat(o, grid_loop);
+    base_str_printf(o,
                     "        const UT key = lm_sk(v[t]);\n"
                     "        lm_u64 lo = 0, hi = len; /* the first element that goes after key */\n"
                     "        while (lo < hi) {\n"
@@ -654,7 +640,6 @@ static void emit_search(const cg_sort_t *s, base_str_t *o, const char *name) {
                     "        }\n"
                     "        out[t] = (lm_i64)lo;\n    }\n}\n",
                     s->mode ? "key < at" : "!(at < key)");
-    cg__emit_finish(o, &body);
 }
 
 /* CORRELATE: a block computes CG_CORR_TILE consecutive outputs, CG_CORR_PER consecutive ones a
@@ -853,10 +838,8 @@ static void emit_scatter_prep(const cg_sort_t *s, base_str_t *o, const char *nam
 static void emit_scatter_apply(const cg_sort_t *s, base_str_t *o, const char *name) {
     /* words: n, keys, pays, values, out, size, the values' stride (1, or 0: one value) */
     const char *ty = ir_dtypes[s->dtype].ctype, *sf = ir_dtypes[s->dtype].sfx;
-    base_str_t body;
-    base_str_init(&body, o->al);
-    open_kernel(&body, name, 7, 256);
-    base_str_printf(&body,
+    open_kernel(o, name, 7, 256);
+    base_str_printf(o,
                     "    typedef %s KT;\n    typedef %s PT;\n"
                     "    const lm_u64 n = P.w[0], size = P.w[5], vs = P.w[6];\n"
                     "    const KT *keys = (const KT *)P.w[1];\n"
@@ -864,8 +847,8 @@ static void emit_scatter_apply(const cg_sort_t *s, base_str_t *o, const char *na
                     "    const %s *v = (const %s *)P.w[3];\n"
                     "    %s *out = (%s *)P.w[4];\n",
                     utype(s->kbytes), utype(s->pbytes), ty, ty, ty, ty);
-    base_str_cat(&body, grid_loop);
-    base_str_printf(&body,
+    base_str_cat(o, grid_loop);
+    base_str_printf(o,
                     "        const KT k = keys[t]; /* a run of one target starts here */\n"
                     "        if ((lm_u64)k == size || (t > 0 && keys[t - 1] == k)) continue;\n"
                     "        %s acc = out[k];\n"
@@ -873,12 +856,11 @@ static void emit_scatter_apply(const cg_sort_t *s, base_str_t *o, const char *na
                     ty);
     static const char *const comb[4] = {NULL, "add", "minimum", "maximum"};
     if (s->mode > 0 && s->mode < 4)
-        base_str_printf(&body, "            acc = lm_%s_%s(acc, v[pays[r] * vs]);\n", comb[s->mode],
+        base_str_printf(o, "            acc = lm_%s_%s(acc, v[pays[r] * vs]);\n", comb[s->mode],
                         sf);
     else
-        base_str_cat(&body, "            acc = v[pays[r] * vs]; /* the last write wins */\n");
-    base_str_cat(&body, "        }\n        out[k] = acc;\n    }\n}\n");
-    cg__emit_finish(o, &body);
+        base_str_cat(o, "            acc = v[pays[r] * vs]; /* the last write wins */\n");
+    base_str_cat(o, "        }\n        out[k] = acc;\n    }\n}\n");
 }
 
 static void emit_scatter_atomic(const cg_sort_t *s, base_str_t *o, const char *name) {
@@ -910,15 +892,13 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
     base_str_t body;
     base_str_init(&body, out->al);
     bool scatter = s->op == IR_OP_SCATTER;
-    switch (kind_of(s, i)) {
+    switch (s->kinds[i]) {
         case CG_SK_PREP:
-            if (scatter) {
+            if (scatter)
                 emit_scatter_prep(s, &body, name);
-                break;
-            }
-            emit_sort_prep(s, out, name);
-            base_str_fini(&body);
-            return;
+            else
+                emit_sort_prep(s, &body, name);
+            break;
         case CG_SK_HIST:
             emit_hist(s, &body, name);
             break;
@@ -927,21 +907,17 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             break;
         case CG_SK_SCATTER:
         case CG_SK_SCATTER_SEG:
-            emit_scatter(s, kind_of(s, i) == CG_SK_SCATTER_SEG, out, name);
-            base_str_fini(&body);
-            return;
+            emit_scatter(s, s->kinds[i] == CG_SK_SCATTER_SEG, &body, name);
+            break;
         case CG_SK_PAYS:
-            emit_sort_pays(s, out, name);
-            base_str_fini(&body);
-            return;
+            emit_sort_pays(s, &body, name);
+            break;
         case CG_SK_FINAL:
-            emit_scatter_apply(s, out, name);
-            base_str_fini(&body);
-            return;
+            emit_scatter_apply(s, &body, name);
+            break;
         case CG_SK_SEARCH:
-            emit_search(s, out, name);
-            base_str_fini(&body);
-            return;
+            emit_search(s, &body, name);
+            break;
         case CG_SK_NZ_COUNT:
             emit_nz_count(&body, name);
             break;
@@ -955,5 +931,5 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             emit_nz_write(&body, name);
             break;
     }
-    cg__emit_finish(out, &body);
+    cg__emit_finish(out, &body); /* the prelude the text uses, then the text */
 }

@@ -26,18 +26,20 @@ uint32_t en_stride_grid(rt_device_t *rt, int64_t n) {
  * a tile counter per pass (all zeroed here), then each pass's look-back words (a tile's
  * counts and prefixes; zeroed too). */
 typedef struct {
+    uint64_t tiles; /* of a pass */
     uint64_t counts, flags, ctr, status, status_bytes, bytes;
 } work_t;
 
+/* The layout from base (8-aligned), or with base 0 the offsets and the size. */
 static work_t work_layout(const cg_sort_t *s, uint64_t base) {
     int np = s->key_passes + s->seg_passes;
-    uint64_t tiles = ((uint64_t)s->n + (uint64_t)s->tile - 1) / (uint64_t)s->tile;
     work_t w;
+    w.tiles = ((uint64_t)s->n + (uint64_t)s->tile - 1) / (uint64_t)s->tile;
     w.counts = base;
     w.flags = w.counts + (uint64_t)np * 256 * 8;
     w.ctr = w.flags + CG_SORT_FLAGS * 8;
     w.status = w.ctr + ((uint64_t)np * 4 + 7) / 8 * 8;
-    w.status_bytes = tiles * 256 * (s->wide ? 8 : 4);
+    w.status_bytes = w.tiles * 256 * (s->wide ? 8 : 4);
     w.bytes = w.status + (uint64_t)np * w.status_bytes - base;
     return w;
 }
@@ -49,7 +51,6 @@ static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], u
                            const work_t *wk, uint64_t out, uint64_t x, int *cur) {
     const cg_sort_t *s = st->sort;
     int np = s->key_passes + s->seg_passes;
-    uint64_t tiles = ((uint64_t)s->n + (uint64_t)s->tile - 1) / (uint64_t)s->tile;
     int c = 0;
     for (int pass = 0; pass < np && !e->err->status; pass++) {
         bool seg = pass >= s->key_passes;
@@ -69,7 +70,7 @@ static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], u
                           pass == np - 1 ? out : 0,
                           x};
         int kind = seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER;
-        launch(e, st->kerns[cg_sort_index(s, kind)], (uint32_t)tiles, CG_SORT_THREADS, w);
+        launch(e, st->kerns[cg_sort_index(s, kind)], (uint32_t)wk->tiles, CG_SORT_THREADS, w);
         c = 1 - c;
     }
     *cur = c;
@@ -133,17 +134,16 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
         return launch(e, st->kerns[0], en_stride_grid(e->rt, s->n), 256, w);
     }
     size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
-    uint64_t tiles = ((uint64_t)s->n + (uint64_t)s->tile - 1) / (uint64_t)s->tile;
-    if (tiles > UINT32_MAX)
+    work_t wk = work_layout(s, 0);
+    if (wk.tiles > UINT32_MAX)
         return en_error(e, LOOM_STATUS_OVERFLOW, "sort: %lld elements are too many",
                         (long long)s->n);
-    work_t wk = work_layout(s, 0);
+    size_t at = (2 * kb + 2 * pb + 7) / 8 * 8; /* the words after the arrays, 8-aligned */
     uint64_t base;
-    if (rt_alloc(rt, 2 * kb + 2 * pb + 8 + (size_t)wk.bytes, &base) != LOOM_STATUS_OK)
-        return e->err->status;
+    if (rt_alloc(rt, at + (size_t)wk.bytes, &base) != LOOM_STATUS_OK) return e->err->status;
     /* (the pool aligns blocks to 256; each array stays 8-aligned) */
     uint64_t k[2] = {base, base + kb}, p[2] = {base + 2 * kb, base + 2 * kb + pb};
-    wk = work_layout(s, (base + 2 * kb + 2 * pb + 7) / 8 * 8);
+    wk = work_layout(s, base + at);
     if (rt_memset(rt, wk.counts, 0, (size_t)wk.bytes) != LOOM_STATUS_OK) {
         rt_free(rt, base);
         return e->err->status;
