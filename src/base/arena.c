@@ -12,17 +12,31 @@ struct base_arena_block {
 void base_arena_init(base_arena_t *a, base_alloc_t *al) {
     a->al = al;
     a->head = NULL;
+    a->first = NULL;
     a->failed = false;
+}
+
+void base_arena_init_buf(base_arena_t *a, base_alloc_t *al, void *buf, size_t size) {
+    base_arena_init(a, al);
+    uintptr_t at = ((uintptr_t)buf + 15) & ~(uintptr_t)15;
+    size_t skip = (size_t)(at - (uintptr_t)buf);
+    if (size < skip + sizeof(base_arena_block_t) + 16) return; /* too small: malloc'd blocks */
+    base_arena_block_t *b = (base_arena_block_t *)at;
+    b->next = NULL;
+    b->used = 0;
+    b->cap = size - skip - sizeof *b;
+    a->head = a->first = b;
 }
 
 void base_arena_fini(base_arena_t *a) {
     base_arena_block_t *b = a->head;
     while (b) {
         base_arena_block_t *next = b->next;
-        base_free(a->al, b);
+        if (b != a->first) base_free(a->al, b); /* the caller's buffer stays */
         b = next;
     }
     a->head = NULL;
+    a->first = NULL;
 }
 
 void *base_arena_alloc_raw(base_arena_t *a, size_t n, size_t size) {

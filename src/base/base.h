@@ -55,10 +55,15 @@ typedef struct base_arena_block base_arena_block_t;
 typedef struct base_arena {
     base_alloc_t *al;
     base_arena_block_t *head;
+    base_arena_block_t *first; /* the caller's buffer (base_arena_init_buf), not freed */
     bool failed;
 } base_arena_t;
 
 void base_arena_init(base_arena_t *a, base_alloc_t *al);
+/* An arena whose first block is the caller's buf of size bytes (on its stack, say), so that a
+ * small use allocates nothing; larger ones go on in allocated blocks. buf must outlive the
+ * arena; base_arena_fini leaves it alone. */
+void base_arena_init_buf(base_arena_t *a, base_alloc_t *al, void *buf, size_t size);
 void base_arena_fini(base_arena_t *a);
 /* Zeroed, 16-byte aligned memory, or NULL (and a->failed) on overflow or exhaustion. */
 void *base_arena_alloc(base_arena_t *a, size_t n, size_t size);

@@ -86,6 +86,8 @@ typedef struct node {
     int32_t tpos, tlen; /* N_NAME, N_STR, N_ATTR, N_KWARG: the text */
     bool np;            /* N_NAME written as np.NAME: never a variable */
     bool linalg;        /* N_NAME written as linalg.NAME (numpy.linalg's own semantics) */
+    int32_t sym;        /* N_NAME not written np.NAME: the name's number (symtab_t) */
+    const struct func *fn; /* N_NAME, N_ATTR called (parse_call): find_func of the text */
     int32_t n;
     struct node **kids; /* N_CALL: callee, args; N_INDEX: object, items; N_SLICE: 3 (or NULL) */
     i128 ival;
@@ -96,8 +98,9 @@ typedef struct node {
 #define MAX_UNPACK 8
 typedef struct stmt {
     int32_t tpos, tlen; /* assigned name, tlen 0 for an expression statement */
+    int32_t sym;        /* that name's number (symtab_t) */
     int32_t n_unpack;   /* a, b = expr: the names (a tuple of as many values) */
-    int32_t upos[MAX_UNPACK], ulen[MAX_UNPACK];
+    int32_t upos[MAX_UNPACK], ulen[MAX_UNPACK], usym[MAX_UNPACK];
     node_t *expr;
     node_t *target; /* NAME[index] = expr: the subscript (the name is rebound to a copy
                        with those elements replaced) */
@@ -133,8 +136,24 @@ typedef struct value {
     int32_t n;
 } value_t;
 
+/* The program's distinct names (variables, and the inputs it mentions), numbered in order of
+ * first appearance while parsing; a variable is then found by number, not by comparing text.
+ * An open-addressing hash of the text gives a name's number. */
+typedef struct sym {
+    int32_t tpos, tlen; /* the text of the first occurrence */
+} sym_t;
+
+typedef struct symtab {
+    sym_t *at;
+    int32_t n, cap;
+    int32_t *slots;  /* 1 + a name's number, or 0 for an empty slot */
+    int32_t n_slots; /* 4 * cap, a power of two */
+} symtab_t;
+
+/* One name's value while the program runs (P->vars, indexed by name number). */
 typedef struct var {
-    int32_t tpos, tlen;
+    int32_t tpos;  /* where it was first assigned, or -1 while unassigned */
+    int32_t input; /* the index of the bound array of that name, or -1 */
     value_t v;
 } var_t;
 
@@ -156,8 +175,10 @@ typedef struct parser {
     int32_t n_names;
     const char *const *names;
     loom_array_t *const *arrays;
-    var_t *vars;
-    int32_t n_vars, cap_vars;
+    symtab_t syms;
+    var_t *vars;    /* one per name of syms */
+    int32_t *order; /* the numbers of the assigned names, in order of first assignment */
+    int32_t n_assigned;
     int32_t depth;   /* nesting of the construct being parsed (MAX_NESTING) */
     frame_t *frames; /* eval_node's pending steps, innermost last */
     int32_t n_frames, cap_frames;
@@ -459,6 +480,55 @@ static node_t *from_list(parser_t *P, nkind_t kind, int32_t pos, node_t *first, 
     return x;
 }
 
+/* ---- Names ---------------------------------------------------------------------------- */
+
+static uint32_t name_hash(const char *s, int32_t n) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (int32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* The number of the name s[0..n) in t (whose texts are in src), or -1. */
+static int32_t sym_find(const symtab_t *t, const char *src, const char *s, int32_t n) {
+    if (!t->n_slots) return -1;
+    uint32_t mask = (uint32_t)t->n_slots - 1;
+    for (uint32_t k = name_hash(s, n) & mask;; k = (k + 1) & mask) {
+        int32_t e = t->slots[k] - 1;
+        if (e < 0) return -1;
+        if (t->at[e].tlen == n && !memcmp(src + t->at[e].tpos, s, (size_t)n)) return e;
+    }
+}
+
+static void sym_insert(symtab_t *t, const char *src, int32_t e) {
+    uint32_t mask = (uint32_t)t->n_slots - 1;
+    uint32_t k = name_hash(src + t->at[e].tpos, t->at[e].tlen) & mask;
+    while (t->slots[k]) k = (k + 1) & mask;
+    t->slots[k] = e + 1;
+}
+
+/* The number of the name src[tpos..tpos+tlen), numbered now if it is new; -1 (with the
+ * error) when out of memory. */
+static int32_t sym_add(parser_t *P, int32_t tpos, int32_t tlen) {
+    symtab_t *t = &P->syms;
+    int32_t e = sym_find(t, P->src, P->src + tpos, tlen);
+    if (e >= 0) return e;
+    if (t->n == t->cap) { /* grow, and rehash into 4 slots per name */
+        int32_t cap = t->cap ? t->cap * 2 : 16;
+        sym_t *at = base_arena_alloc_raw(&P->arena, (size_t)cap, sizeof *at);
+        int32_t *slots = base_arena_alloc(&P->arena, (size_t)cap * 4, sizeof *slots);
+        if (!at || !slots) {
+            perr(P, tpos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            return -1;
+        }
+        if (t->n) memcpy(at, t->at, (size_t)t->n * sizeof *at);
+        *t = (symtab_t){.at = at, .n = t->n, .cap = cap, .slots = slots, .n_slots = cap * 4};
+        for (int32_t i = 0; i < t->n; i++) sym_insert(t, P->src, i);
+    }
+    t->at[t->n] = (sym_t){tpos, tlen};
+    sym_insert(t, P->src, t->n);
+    return t->n++;
+}
+
 static node_t *parse_expr(parser_t *P);
 
 /* An int literal as a Python int (arbitrary size; beyond 2**127 is an error). */
@@ -524,10 +594,15 @@ __attribute__((noinline)) static node_t *float_literal(parser_t *P, const tok_t 
     return x;
 }
 
-/* Call arguments after '(': positional expressions and NAME=expr keywords. */
+static const struct func *find_func(const char *s, int32_t n);
+
+/* Call arguments after '(': positional expressions and NAME=expr keywords; the callee's
+ * function is looked up here, once, rather than at every run. */
 static node_t *parse_call(parser_t *P, node_t *callee, int32_t pos) {
     nlist_t args = {0};
     bool kw_seen = false;
+    if (callee->kind == N_NAME || callee->kind == N_ATTR)
+        callee->fn = find_func(P->src + callee->tpos, callee->tlen);
     while (!is_op(peek(P), OP_RPAR)) {
         const tok_t *t = peek(P);
         node_t *a;
@@ -653,6 +728,7 @@ static node_t *parse_atom(parser_t *P) {
                 x->tlen = u->len;
                 x->np = true;
             }
+            if (!x->np && (x->sym = sym_add(P, x->tpos, x->tlen)) < 0) return NULL;
             return x;
         }
         case T_OP:
@@ -895,6 +971,9 @@ static bool parse_program(parser_t *P, stmt_t **out, int32_t *n_out) {
                         "syntax error: only a name or a subscript of a name can be assigned to");
         if (!(is_op(e, OP_SEMI) || e->kind == T_NEWLINE || e->kind == T_END))
             return unexpected(P, e);
+        if (s.tlen && (s.sym = sym_add(P, s.tpos, s.tlen)) < 0) return false;
+        for (int32_t k = 0; k < s.n_unpack; k++)
+            if ((s.usym[k] = sym_add(P, s.upos[k], s.ulen[k])) < 0) return false;
         if (n == cap) {
             cap = cap ? cap * 2 : 8;
             stmt_t *ns = base_arena_alloc(&P->arena, (size_t)cap, sizeof *ns);
@@ -1679,7 +1758,7 @@ static bound_t *bound_get(parser_t *P, int32_t pos) {
         b->linalg = false;
         return b;
     }
-    if (!(b = base_arena_alloc(&P->arena, 1, sizeof *b)))
+    if (!(b = base_arena_alloc_raw(&P->arena, 1, sizeof *b))) /* (bind clears it) */
         perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
     else
         b->linalg = false;
@@ -3411,17 +3490,36 @@ static bool name_eq(const char *a, int32_t an, const char *b) {
     return strlen(b) == (size_t)an && !strncmp(a, b, (size_t)an);
 }
 
+/* The variable s[0..n) when it is assigned, or NULL. */
 static var_t *find_var(parser_t *P, const char *s, int32_t n) {
-    for (int32_t i = P->n_vars - 1; i >= 0; i--)
-        if (P->vars[i].tlen == n && !strncmp(P->src + P->vars[i].tpos, s, (size_t)n))
-            return &P->vars[i];
-    return NULL;
+    int32_t e = sym_find(&P->syms, P->src, s, n);
+    return e >= 0 && P->vars[e].tpos >= 0 ? &P->vars[e] : NULL;
 }
 
+/* The index of the bound array named s[0..n), or -1 (also for one the program never names). */
 static int32_t find_input(const parser_t *P, const char *s, int32_t n) {
     for (int32_t i = 0; i < P->n_names; i++)
         if (name_eq(s, n, P->names[i])) return i;
     return -1;
+}
+
+/* P->vars for the program's names: none assigned, and each bound array at its name's. False
+ * (with the error) when out of memory. */
+static bool vars_init(parser_t *P) {
+    int32_t n = P->syms.n;
+    if (!n) return true;
+    P->vars = base_arena_alloc_raw(&P->arena, (size_t)n, sizeof *P->vars);
+    P->order = base_arena_alloc_raw(&P->arena, (size_t)n, sizeof *P->order);
+    if (!P->vars || !P->order) return perr(P, 0, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (int32_t e = 0; e < n; e++) {
+        P->vars[e].tpos = -1;
+        P->vars[e].input = -1;
+    }
+    for (int32_t i = 0; i < P->n_names; i++) {
+        int32_t e = sym_find(&P->syms, P->src, P->names[i], (int32_t)strlen(P->names[i]));
+        if (e >= 0) P->vars[e].input = i;
+    }
+    return true;
 }
 
 /* "x, y, z" (at most about 300 characters) for messages. */
@@ -3430,23 +3528,24 @@ static void bound_list(const parser_t *P, char *buf, size_t cap) {
     buf[0] = '\0';
     for (int32_t i = 0; i < P->n_names && k + 1 < cap; i++)
         k += (size_t)snprintf(buf + k, cap - k, "%s%s", i ? ", " : "", P->names[i]);
-    for (int32_t i = 0; i < P->n_vars && k + 1 < cap; i++)
-        k += (size_t)snprintf(buf + k, cap - k, "%s%.*s", k ? ", " : "", (int)P->vars[i].tlen,
-                              P->src + P->vars[i].tpos);
+    for (int32_t i = 0; i < P->n_assigned && k + 1 < cap; i++) {
+        const sym_t *y = &P->syms.at[P->order[i]];
+        k += (size_t)snprintf(buf + k, cap - k, "%s%.*s", k ? ", " : "", (int)y->tlen,
+                              P->src + y->tpos);
+    }
 }
 
 __attribute__((noinline)) static bool eval_name(parser_t *P, const node_t *x, value_t *out) {
     const char *s = P->src + x->tpos;
     int32_t n = x->tlen;
     if (!x->np) {
-        var_t *v = find_var(P, s, n);
-        if (v) {
+        const var_t *v = &P->vars[x->sym];
+        if (v->tpos >= 0) {
             *out = v->v;
             return true;
         }
-        int32_t i = find_input(P, s, n);
-        if (i >= 0) {
-            *out = (value_t){.kind = V_ARRAY, .a = P->arrays[i]};
+        if (v->input >= 0) {
+            *out = (value_t){.kind = V_ARRAY, .a = P->arrays[v->input]};
             return true;
         }
     }
@@ -3714,12 +3813,11 @@ __attribute__((noinline)) static bool py_complex(parser_t *P, const node_t *call
 static const func_t *method_of(const parser_t *P, const node_t *x) {
     const node_t *callee = x->kids[0];
     if (callee->kind != N_ATTR) return NULL;
-    const char *s = P->src + callee->tpos;
-    int32_t n = callee->tlen;
+    const func_t *f = callee->fn;
+    if (!f || !f->method) return NULL;
     for (size_t i = 0; i < BASE_ARRAY_LEN(later_methods); i++)
-        if (name_eq(s, n, later_methods[i])) return NULL;
-    const func_t *f = find_func(s, n);
-    return f && f->method ? f : NULL;
+        if (name_eq(P->src + callee->tpos, callee->tlen, later_methods[i])) return NULL;
+    return f;
 }
 
 /* The method call x of f (method_of) on self, the receiver's value. */
@@ -3762,10 +3860,10 @@ static bool eval_call(parser_t *P, const node_t *x, value_t *out) {
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "only named functions can be called");
     const char *s = P->src + callee->tpos;
     int32_t n = callee->tlen;
-    if (!callee->np && (find_var(P, s, n) || find_input(P, s, n) >= 0))
+    if (!callee->np && (P->vars[callee->sym].tpos >= 0 || P->vars[callee->sym].input >= 0))
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "'%.*s' is an array, not a function",
                     (int)n, s);
-    const func_t *f = find_func(s, n);
+    const func_t *f = callee->fn;
     if (f) return call_func(P, f, x, NULL, out);
     int d = dtype_by_name(s, n);
     if (d >= 0 && n > 2) {
@@ -4278,8 +4376,8 @@ static bool eval_step(parser_t *P, const frame_t *f, const value_t *v, value_t *
 
 static bool push_frame(parser_t *P, const node_t *x) {
     if (P->n_frames == P->cap_frames) {
-        int32_t cap = P->cap_frames ? P->cap_frames * 2 : 64;
-        frame_t *fr = base_arena_alloc(&P->arena, (size_t)cap, sizeof *fr);
+        int32_t cap = P->cap_frames ? P->cap_frames * 2 : 16;
+        frame_t *fr = base_arena_alloc_raw(&P->arena, (size_t)cap, sizeof *fr);
         if (!fr) return perr(P, x->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
         if (P->n_frames) memcpy(fr, P->frames, (size_t)P->n_frames * sizeof *fr);
         P->frames = fr;
@@ -4326,22 +4424,14 @@ fail:
     return false;
 }
 
-static bool set_var(parser_t *P, int32_t tpos, int32_t tlen, const value_t *v) {
-    var_t *old = find_var(P, P->src + tpos, tlen);
-    if (old) {
-        old->v = *v;
-        return true;
+/* Assigns v to the name numbered sym (at tpos in the text). */
+static void set_var(parser_t *P, int32_t sym, int32_t tpos, const value_t *v) {
+    var_t *x = &P->vars[sym];
+    if (x->tpos < 0) {
+        x->tpos = tpos;
+        P->order[P->n_assigned++] = sym;
     }
-    if (P->n_vars == P->cap_vars) {
-        int32_t cap = P->cap_vars ? P->cap_vars * 2 : 16;
-        var_t *nv = base_arena_alloc(&P->arena, (size_t)cap, sizeof *nv);
-        if (!nv) return perr(P, tpos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
-        if (P->n_vars) memcpy(nv, P->vars, (size_t)P->n_vars * sizeof *nv);
-        P->vars = nv;
-        P->cap_vars = cap;
-    }
-    P->vars[P->n_vars++] = (var_t){tpos, tlen, *v};
-    return true;
+    x->v = *v;
 }
 
 /* x[idx] = v: the positions x[idx] selects (the same indexing, applied to x's flat positions)
@@ -4459,9 +4549,9 @@ static bool exec_program(parser_t *P, const stmt_t *st, int32_t n_st, int32_t n_
                             "cannot unpack %s into %d names", kind_text(&last),
                             (int)st[i].n_unpack);
             for (int32_t k = 0; k < st[i].n_unpack; k++)
-                if (!set_var(P, st[i].upos[k], st[i].ulen[k], &last.items[k])) return false;
+                set_var(P, st[i].usym[k], st[i].upos[k], &last.items[k]);
         }
-        if (st[i].tlen && !set_var(P, st[i].tpos, st[i].tlen, &last)) return false;
+        if (st[i].tlen) set_var(P, st[i].sym, st[i].tpos, &last);
     }
     if (items) {
         int32_t pos = st[n_st - 1].expr->pos, n = last.kind == V_TUPLE ? last.n : 1;
@@ -4511,6 +4601,7 @@ struct loom_program {
     int32_t n_toks;
     stmt_t *st;
     int32_t n_st;
+    symtab_t syms; /* the names of st */
 };
 
 /* Parses and runs the program, or runs the prepared one's statements (exec_program's
@@ -4519,11 +4610,14 @@ static bool run(parser_t *P, const loom_program_t *prep, int32_t n_outs,
                 const char *const *out_names, loom_array_t **outs, int32_t *items,
                 int *is_tuple) {
     if (!check_names(P)) return false;
-    if (prep)
-        return exec_program(P, prep->st, prep->n_st, n_outs, out_names, outs, items, is_tuple);
+    if (prep) {
+        P->syms = prep->syms;
+        return vars_init(P) &&
+               exec_program(P, prep->st, prep->n_st, n_outs, out_names, outs, items, is_tuple);
+    }
     stmt_t *st = NULL;
     int32_t n_st = 0;
-    if (!tokenize(P) || !parse_program(P, &st, &n_st)) return false;
+    if (!tokenize(P) || !parse_program(P, &st, &n_st) || !vars_init(P)) return false;
     return exec_program(P, st, n_st, n_outs, out_names, outs, items, is_tuple);
 }
 
@@ -4554,7 +4648,8 @@ static loom_status_t parse_into(loom_ctx_t *ctx, const char *program, const loom
                   .n_names = n_names,
                   .names = names,
                   .arrays = arrays};
-    base_arena_init(&P.arena, &ctx->al);
+    _Alignas(16) unsigned char first[8192]; /* a short program's run allocates nothing */
+    base_arena_init_buf(&P.arena, &ctx->al, first, sizeof first);
     if (!run(&P, prep, n_outs, out_names, outs, items, is_tuple)) {
         if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_parse: failed silently");
         for (int32_t k = 0; k < n_outs; k++) outs[k] = &ctx->nil;
@@ -4650,6 +4745,7 @@ LOOM_API loom_status_t loom_program_create(loom_ctx_t *ctx, const char *program,
     p->arena = P.arena;
     p->toks = P.toks;
     p->n_toks = P.n_toks;
+    p->syms = P.syms;
     if (!ok) {
         if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_program_create: failed");
         loom_program_destroy(p);

@@ -395,6 +395,9 @@ static void test_parse_errors_with_carets(void **state) {
     expect_caret(ctx, "x + z", LOOM_STATUS_INVALID_ARGUMENT, "unknown name 'z' (bound names: x, y)",
                  4);
     expect_caret(ctx, "a = 1; x + a + b", LOOM_STATUS_INVALID_ARGUMENT, "bound names: x, y, a", 15);
+    /* the variables in the order of assignment, a name called before it is assigned too */
+    expect_caret(ctx, "c = sin(x); d = 1; sin = x; c + q", LOOM_STATUS_INVALID_ARGUMENT,
+                 "bound names: x, y, c, d, sin", 32);
     expect_caret(ctx, "sqrt(x, y)", LOOM_STATUS_INVALID_ARGUMENT, "at most 1 positional", 8);
     expect_caret(ctx, "sqrt(x, out=y)", LOOM_STATUS_INVALID_ARGUMENT,
                  "unexpected keyword argument 'out'", 8);
@@ -859,6 +862,39 @@ static void test_parse_misuse(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A program of more names than the first name table holds (it grows), assigned in another
+ * order than they appear, each reassigned: a prepared run and loom_parse agree, run after
+ * run. */
+static void test_program_many_names(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    char text[4096];
+    size_t k = 0;
+    for (int i = 39; i >= 0; i--) /* v39 = x + 39, ..., v0 = x + 0 */
+        k += (size_t)snprintf(text + k, sizeof text - k, "v%d = x + %d\n", i, i);
+    for (int i = 1; i < 40; i++) /* v1 = v0 + v1, ...: v39 = 40x + 780 */
+        k += (size_t)snprintf(text + k, sizeof text - k, "v%d = v%d + v%d\n", i, i - 1, i);
+    snprintf(text + k, sizeof text - k, "v39");
+    loom_program_t *p = NULL;
+    assert_int_equal(loom_program_create(ctx, text, &p), LOOM_STATUS_OK);
+    const char *names[1] = {"x"};
+    for (int run = 0; run < 3; run++) {
+        int64_t n = 2;
+        float xf[2] = {(float)run, (float)-run}, got[2];
+        loom_array_t *x = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, xf), *item = NULL;
+        int32_t n_items = 0;
+        assert_int_equal(loom_program_run(ctx, p, 1, names, &x, 1, &item, &n_items, NULL),
+                         LOOM_STATUS_OK);
+        assert_int_equal(loom_read(ctx, item, got, sizeof got), LOOM_STATUS_OK);
+        for (int i = 0; i < 2; i++) assert_true(got[i] == 40 * xf[i] + 780);
+        loom_array_t *r = loom_expr(ctx, text, 1, names, &x);
+        assert_int_equal(loom_read(ctx, r, got, sizeof got), LOOM_STATUS_OK);
+        for (int i = 0; i < 2; i++) assert_true(got[i] == 40 * xf[i] + 780);
+    }
+    loom_program_destroy(p);
+    loom_ctx_destroy(ctx);
+}
+
 /* loom_program: parsed once, run with new arrays each time (the same values as loom_parse, a
  * tuple as items, a second context's program refused); a syntax error is create's, an unknown
  * name the run's; the statements see the names bound for that run. */
@@ -930,6 +966,7 @@ int main(void) {
         cmocka_unit_test(test_parse_misuse),
         cmocka_unit_test(test_parse_items_and_table),
         cmocka_unit_test(test_program),
+        cmocka_unit_test(test_program_many_names),
         cmocka_unit_test(test_parse_deep_programs_do_not_crash),
         cmocka_unit_test(test_parse_nesting_limit),
     };
