@@ -31,6 +31,9 @@
  *          look-back (integer sums: any order gives the same), and store the kept values
  *          from registers, each warp's round to consecutive places. The last tile writes the
  *          total after the node's n elements.
+ *   SELP   SEL over one axis that every input reads with unit stride: tiles of twice the items,
+ *          a block each in block order, copied into shared memory (cp.async, as LBP) and read
+ *          from there, so that registers do not bound the tiles in flight.
  *
  * LB and COLS reorder the operations, so float products and 2-byte float sums keep the
  * in-order forms (cg_scan_init says why). Other sums and integer products use them: y = ((prefix op
@@ -57,11 +60,14 @@
 #define SEL_RESIDENT 4 /* SEL: blocks a multiprocessor holds (caps the registers a thread) */
 #define SEL_AHEAD    4 /* SEL: a block prefetches the tile this many waves of SMs on into L2 */
 
+#define SELP_SMEM    (40 * 1024)  /* SELP: a tile's staged bytes, at most */
+#define SELP_SM_SMEM (220 * 1024) /* SELP: a multiprocessor's shared memory, what blocks take */
+
 #define LBP_SMEM  (46 * 1024) /* LBP: shared memory a block may take (static, under 48 KiB) */
 #define LBP_TILES 32          /* LBP: lines of at most this many tiles */
 _Static_assert(LBP_TILES <= 32, "LBP's earlier tiles are folded by one warp, a lane each");
 
-enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP, M_SEL };
+enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP, M_SEL, M_SELP };
 
 struct cg_scan {
     const ir_graph_t *g;
@@ -72,10 +78,10 @@ struct cg_scan {
     int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
     int64_t lines, len;
     bool idx64;
-    int mode;      /* M_LINES .. M_SEL */
+    int mode;      /* M_LINES .. M_SELP */
     int items;     /* LB, COLS: consecutive elements per thread; SEL: elements per thread */
     int64_t ahead; /* LB: the tile (in block order) whose operands a block prefetches */
-    uint32_t stage; /* LBP: bytes of one stage (every input's part of a tile, padded) */
+    uint32_t stage; /* LBP, SELP: bytes of one stage (every input's part of a tile) */
     uint32_t res;   /* LBP: bytes of the results' buffer (0: in place over the input's stage) */
 };
 
@@ -84,8 +90,11 @@ static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nod
 /* LB and LBP: tiles with decoupled look-back (one scratch layout and parameter list). */
 static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M_LBP; }
 
+/* SEL and SELP: compactions (one scratch layout and parameter list). */
+static bool sel_like(const cg_scan_t *s) { return s->mode == M_SEL || s->mode == M_SELP; }
+
 /* Forms that take scratch (and the parameters after `out`). */
-static bool has_scratch(const cg_scan_t *s) { return lb_like(s) || s->mode == M_SEL; }
+static bool has_scratch(const cg_scan_t *s) { return lb_like(s) || sel_like(s); }
 
 /* SEL's tiles (at least one: the first writes the count of an empty mask). */
 static int64_t sel_tiles(const cg_scan_t *s) {
@@ -133,6 +142,33 @@ static void lbp_plan(cg_scan_t *s) {
     s->res = res;
 }
 
+/* SEL becomes SELP (tiles staged in shared memory) when the space is one axis that every input
+ * reads with unit stride and a tile's inputs fit in SELP_SMEM: twice SEL's items a thread,
+ * halved (to 4 at least) until they do. */
+static void selp_plan(cg_scan_t *s) {
+    if (s->nd != 1) return;
+    uint32_t bytes = 0; /* every input's bytes of an element */
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        if (s->strides[j][0] != 1) return;
+        bytes += (uint32_t)ir_dtypes[node(s, j)->dtype].size;
+    }
+    if (!bytes) return;
+    int it = 2 * s->items; /* 32 items of 4 bytes and less, 16 of 8, 8 of 16 */
+    while (it > 4 && SEL_BLOCK * (uint32_t)it * bytes > SELP_SMEM) it /= 2;
+    if (SEL_BLOCK * (uint32_t)it * bytes > SELP_SMEM) return;
+    s->mode = M_SELP;
+    s->items = it;
+    s->stage = SEL_BLOCK * (uint32_t)it * bytes;
+}
+
+/* SELP's blocks a multiprocessor, by their shared memory (the launch bound caps the
+ * registers to match). */
+static int selp_resident(const cg_scan_t *s) {
+    int r = (int)(SELP_SM_SMEM / (s->stage + 2048)), most = 2048 / SEL_BLOCK;
+    return r < 1 ? 1 : r > most ? most : r;
+}
+
 cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
                         const uint64_t *input_addr, int sm_count) {
     (void)input_addr;
@@ -172,6 +208,7 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         s->lines = 1;
         s->items = es <= 4 ? 16 : (int)(64 / es);
         s->ahead = SEL_AHEAD * (int64_t)(sm_count > 0 ? sm_count : 132);
+        selp_plan(s);
         return s;
     }
     s->items = es >= 4 ? (int)(64 / es) : 16;
@@ -221,7 +258,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7337); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7338); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
@@ -249,7 +286,7 @@ static size_t lb_flags_end(int64_t units) { return (16 + (size_t)units * 4 + 15)
 
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     *zeroed = 0;
-    if (s->mode == M_SEL) /* the ticket, then a status word per tile */
+    if (sel_like(s)) /* the ticket, then a status word per tile */
         return *zeroed = 16 + (size_t)sel_tiles(s) * 8;
     if (!lb_like(s) || s->lines == 0) return 0;
     int64_t units = s->lines * lb_tiles(s);
@@ -284,7 +321,7 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
 }
 
 uint32_t cg_scan_block_threads(const cg_scan_t *s) {
-    return s->mode == M_SEL    ? SEL_BLOCK
+    return sel_like(s)         ? SEL_BLOCK
            : lb_like(s)        ? LB_BLOCK
            : s->mode == M_COLS ? 32 * COLS_G
            : s->mode == M_TILE ? TILE_BLOCK
@@ -296,7 +333,7 @@ void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, u
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further lines or tiles */
     int64_t blocks;
     block[1] = block[2] = 1;
-    if (s->mode == M_SEL) {
+    if (sel_like(s)) {
         blocks = sel_tiles(s);
         block[0] = SEL_BLOCK;
     } else if (lb_like(s)) {
@@ -352,14 +389,14 @@ static void emit_line_offsets(const cg_scan_t *s, base_str_t *o, const char *ind
 
 /* The prologue for element i of the line whose input offsets are <k><j>, ending in x (the
  * scan's operand in the result dtype); with k NULL, the inputs' values are item k of the
- * arrays lx<j> (LBP). */
+ * arrays lx<j>, LX apart (LBP, SELP). */
 static void emit_prologue_nodes(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
     for (uint32_t j = 0; j + 1 < s->n_nodes; j++) {
         const ir_node_t *n = node(s, j);
         if (n->op == IR_OP_CONST) continue;
         base_str_printf(o, "%sconst %s v%u = ", ind, ty(n), j);
         if (n->op == IR_OP_INPUT && !k)
-            base_str_printf(o, "lx%u[k]", j); /* LBP: item k of the thread's staged items */
+            base_str_printf(o, "lx%u[k * LX]", j); /* item k of the thread's staged items */
         else if (n->op == IR_OP_INPUT)
             base_str_printf(o, "in%u[%s%u + i * t%u_%d]", j, k, j, j, s->axis);
         else
@@ -830,6 +867,7 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     base_str_printf(o,
                     "    (void)ahead;\n"
                     "    (void)os%d;\n"
+                    "    enum { LX = 1 };\n"
                     "    __shared__ __align__(16) unsigned char stg[%u];\n",
                     s->axis, 2 * s->stage);
     if (s->res) base_str_printf(o, "    __shared__ __align__(16) unsigned char rsb[%u];\n", s->res);
@@ -1030,30 +1068,113 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
         op, x, it - 1, T, op, x, T, COLS_G, op, x, it, it, s->axis, op, x);
 }
 
-/* SEL: a tile per ticket, until none is left; a block first prefetches into L2 the tile `ahead`
- * tickets on (SEL_AHEAD waves of one block an SM: it is about to be taken when its lines
- * arrive). Status words: the tile's kept count with AGG (its own) or INC (all up to it) in the
- * top bits, one 64-bit word, so no fence orders a value and its flag. */
-static void emit_sel(const cg_scan_t *s, base_str_t *o) {
+/* SEL's and SELP's tile from the kept flags ms[k] and the values (`value`: SEL's registers or
+ * SELP's staged input): the warps' counts round by round (their ballots kept in shared
+ * memory); warp 0 scans them (E a lane) and publishes the tile's count, then looks back 32
+ * tiles at a time (a lane each, nearest first) and sums the counts up to the nearest inclusive
+ * one while the other warps wait at the barrier (a block-wide look-back of 256 tiles a step
+ * kept every warp spinning: slower); the last tile writes the total; the kept values are
+ * stored from their places, each warp's round to consecutive ones. Status words: the tile's
+ * kept count with AGG (its own) or INC (all up to it) in the top bits, one 64-bit word, so no
+ * fence orders a value and its flag. */
+static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *value) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
-    uint32_t mk = pos(s, sn->src[0]), vl = pos(s, sn->src[1]);
-    int it = s->items, e = it * (SEL_BLOCK / 32) / 32;
+    int w = SEL_BLOCK / 32, e = s->items * w / 32;
     bool bits = sn->dtype == LOOM_DTYPE_BOOL; /* the count a bool per bit (ir_compress_tail) */
     base_str_printf(
         o,
-        "    enum { IT = %d, TILE = %d * IT };\n"
-        "    const unsigned long long AGG = 1ull << 62, INC = 2ull << 62, VAL = AGG - 1;\n"
-        "    const LM_I tiles = len > 0 ? (len + TILE - 1) / TILE : 1;\n"
-        "    unsigned long long *tick = (unsigned long long *)scr;\n"
-        "    unsigned long long *stat = (unsigned long long *)(scr + 16);\n"
-        "    __shared__ unsigned wc[IT * %d];\n"
-        "    __shared__ unsigned long long s_tot, s_sum[%d];\n"
-        "    __shared__ unsigned s_mask[%d];\n"
-        "    __shared__ LM_I s_u;\n"
-        "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n"
-        "    const unsigned below = (1u << lane) - 1u;\n",
-        it, SEL_BLOCK, SEL_BLOCK / 32, SEL_BLOCK / 32, SEL_BLOCK / 32);
-    base_str_cat(o, "    (void)lines;\n");    /* one line */
+        "#pragma unroll\n"
+        "        for (int k = 0; k < IT; k++) {\n"
+        "            const unsigned b = __ballot_sync(0xffffffffu, ms[k]);\n"
+        "            if (lane == 0) wc[k * %d + wp] = __popc(b), wb[k * %d + wp] = b;\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        if (wp == 0) {\n"
+        "            unsigned cv[%d], sum = 0;\n"
+        "#pragma unroll\n"
+        "            for (int q = 0; q < %d; q++) sum += cv[q] = wc[lane * %d + q];\n"
+        "            unsigned inc = sum;\n"
+        "#pragma unroll\n"
+        "            for (int d = 1; d < 32; d <<= 1) {\n"
+        "                const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);\n"
+        "                if (lane >= d) inc += y;\n"
+        "            }\n"
+        "            unsigned ex = inc - sum;\n"
+        "#pragma unroll\n"
+        "            for (int q = 0; q < %d; q++) wc[lane * %d + q] = ex, ex += cv[q];\n"
+        "            if (lane == 31) {\n"
+        "                s_tot = inc;\n"
+        "                lm_sel_st(&stat[u], (u == 0 ? INC : AGG) | inc);\n"
+        "            }\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        const unsigned long long total = s_tot;\n"
+        "        unsigned long long pre = 0;\n"
+        "        if (u > 0) {\n"
+        "            if (wp == 0) {\n"
+        "                unsigned long long acc = 0;\n"
+        "                for (LM_I w = u;; w -= 32) {\n"
+        "                    const LM_I j = w - 1 - lane;\n"
+        "                    unsigned long long f = 0;\n"
+        "                    if (j >= 0)\n"
+        "                        while (((f = lm_sel_ld(&stat[j])) >> 62) == 0u) { }\n"
+        "                    const unsigned m = __ballot_sync(0xffffffffu, (f >> 62) == 2u);\n"
+        "                    const int stop = m ? __ffs(m) - 1 : 31;\n"
+        "                    unsigned long long c = lane <= stop ? f & VAL : 0;\n"
+        "#pragma unroll\n"
+        "                    for (int d = 16; d > 0; d >>= 1) c += __shfl_xor_sync(0xffffffffu, c, "
+        "d);\n"
+        "                    acc += c;\n"
+        "                    if (m) break;\n"
+        "                }\n"
+        "                if (lane == 0) { s_pre = acc; lm_sel_st(&stat[u], INC | (acc + total)); "
+        "}\n"
+        "            }\n"
+        "            __syncthreads();\n"
+        "            pre = s_pre;\n"
+        "        }\n"
+        "        if (t == 0 && u == tiles - 1) { /* the count after the n elements "
+        "(ir_compress_tail) */\n"
+        "            unsigned char *cb = (unsigned char *)(out + len);\n"
+        "#pragma unroll\n"
+        "            for (int b = 0; b < %d; b++) cb[b] = (unsigned char)((pre + total) >> (%d * "
+        "b)%s);\n"
+        "        }\n"
+        "#pragma unroll\n"
+        "        for (int k = 0; k < IT; k++) {\n"
+        "            const unsigned b = wb[k * %d + wp];\n"
+        "            if ((b >> lane) & 1u) out[pre + wc[k * %d + wp] + __popc(b & below)] = %s;\n"
+        "        }\n",
+        w, w, e, e, e, e, e, bits ? 64 : 8, bits ? 1 : 8, bits ? " & 1u" : "", w, w, value);
+}
+
+/* SEL's and SELP's declarations. */
+static void emit_sel_open(const cg_scan_t *s, base_str_t *o) {
+    int w = SEL_BLOCK / 32;
+    base_str_printf(o,
+                    "    enum { IT = %d, TILE = %d * IT };\n"
+                    "    const unsigned long long AGG = 1ull << 62, INC = 2ull << 62, VAL = AGG - "
+                    "1;\n"
+                    "    const LM_I tiles = len > 0 ? (len + TILE - 1) / TILE : 1;\n"
+                    "    unsigned long long *stat = (unsigned long long *)(scr + 16);\n"
+                    "    __shared__ unsigned wc[IT * %d], wb[IT * %d];\n"
+                    "    __shared__ unsigned long long s_tot, s_pre;\n"
+                    "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n"
+                    "    const unsigned below = (1u << lane) - 1u;\n"
+                    "    (void)lines;\n", /* one line */
+                    s->items, SEL_BLOCK, w, w);
+    for (int ax = 0; ax < s->nd; ax++) base_str_printf(o, "    (void)os%d;\n", ax);
+}
+
+/* SEL: a tile per ticket, until none is left; a block first prefetches into L2 the tile `ahead`
+ * tickets on (SEL_AHEAD waves of one block an SM: it is about to be taken when its lines
+ * arrive), loads its tile's operands into registers and computes the flags and values. */
+static void emit_sel(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    uint32_t mk = pos(s, sn->src[0]), vl = pos(s, sn->src[1]);
+    emit_sel_open(s, o);
+    base_str_cat(o, "    unsigned long long *tick = (unsigned long long *)scr;\n"
+                    "    __shared__ LM_I s_u;\n");
     for (uint32_t j = 0; j < s->n_nodes; j++) /* the inputs' offsets: the line starts at 0 */
         if (node(s, j)->op == IR_OP_INPUT) base_str_printf(o, "    const LM_I k%u = 0;\n", j);
     base_str_t pf; /* the prefetches of each input */
@@ -1108,83 +1229,81 @@ static void emit_sel(const cg_scan_t *s, base_str_t *o) {
                     "            }\n"
                     "        }\n",
                     mk, vl);
-    /* the warps' counts round by round; warp 0 scans them (E a lane) and publishes the tile's
-     * count; the block looks back SEL_BLOCK tiles at a time (a thread each, nearest first)
-     * and sums the counts up to the nearest inclusive one */
-    base_str_printf(
-        o,
-        "        unsigned bk[IT];\n"
-        "#pragma unroll\n"
-        "        for (int k = 0; k < IT; k++) {\n"
-        "            bk[k] = __ballot_sync(0xffffffffu, ms[k]);\n"
-        "            if (lane == 0) wc[k * %d + wp] = __popc(bk[k]);\n"
-        "        }\n"
-        "        __syncthreads();\n"
-        "        if (wp == 0) {\n"
-        "            unsigned cv[%d], sum = 0;\n"
-        "#pragma unroll\n"
-        "            for (int q = 0; q < %d; q++) sum += cv[q] = wc[lane * %d + q];\n"
-        "            unsigned inc = sum;\n"
-        "#pragma unroll\n"
-        "            for (int d = 1; d < 32; d <<= 1) {\n"
-        "                const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);\n"
-        "                if (lane >= d) inc += y;\n"
-        "            }\n"
-        "            unsigned ex = inc - sum;\n"
-        "#pragma unroll\n"
-        "            for (int q = 0; q < %d; q++) wc[lane * %d + q] = ex, ex += cv[q];\n"
-        "            if (lane == 31) {\n"
-        "                s_tot = inc;\n"
-        "                lm_sel_st(&stat[u], (u == 0 ? INC : AGG) | inc);\n"
-        "            }\n"
-        "        }\n"
-        "        __syncthreads();\n"
-        "        const unsigned long long total = s_tot;\n"
-        "        unsigned long long pre = 0;\n"
-        "        if (u > 0) {\n"
-        "            for (LM_I w = u;; w -= %d) {\n"
-        "                const LM_I j = w - 1 - t;\n"
-        "                unsigned long long f = 0;\n"
-        "                if (j >= 0)\n"
-        "                    while (((f = lm_sel_ld(&stat[j])) >> 62) == 0u) { }\n"
-        "                const unsigned m = __ballot_sync(0xffffffffu, (f >> 62) == 2u);\n"
-        "                if (lane == 0) s_mask[wp] = m;\n"
-        "                __syncthreads();\n"
-        "                int stop = %d;\n"
-        "                bool found = false;\n"
-        "#pragma unroll\n"
-        "                for (int q = %d; q >= 0; q--)\n"
-        "                    if (s_mask[q]) stop = q * 32 + __ffs(s_mask[q]) - 1, found = true;\n"
-        "                unsigned long long c = t <= stop ? f & VAL : 0;\n"
-        "#pragma unroll\n"
-        "                for (int d = 16; d > 0; d >>= 1) c += __shfl_xor_sync(0xffffffffu, c, "
-        "d);\n"
-        "                if (lane == 0) s_sum[wp] = c;\n"
-        "                __syncthreads();\n"
-        "#pragma unroll\n"
-        "                for (int q = 0; q < %d; q++) pre += s_sum[q];\n"
-        "                __syncthreads();\n"
-        "                if (found) break;\n"
-        "            }\n"
-        "            if (t == 0) lm_sel_st(&stat[u], INC | (pre + total));\n"
-        "        }\n"
-        "        if (t == 0 && u == tiles - 1) { /* the count after the n elements "
-        "(ir_compress_tail) */\n"
-        "            unsigned char *cb = (unsigned char *)(out + len);\n"
-        "#pragma unroll\n"
-        "            for (int b = 0; b < %d; b++) cb[b] = (unsigned char)((pre + total) >> (%d * "
-        "b)%s);\n"
-        "        }\n"
-        "        const unsigned long long base = pre;\n"
-        "#pragma unroll\n"
-        "        for (int k = 0; k < IT; k++)\n"
-        "            if ((bk[k] >> lane) & 1u) out[base + wc[k * %d + wp] + __popc(bk[k] & below)] "
-        "= "
-        "xs[k];\n"
-        "        __syncthreads();\n"
-        "    }\n",
-        SEL_BLOCK / 32, e, e, e, e, e, SEL_BLOCK, SEL_BLOCK - 1, SEL_BLOCK / 32 - 1, SEL_BLOCK / 32,
-        bits ? 64 : 8, bits ? 1 : 8, bits ? " & 1u" : "", SEL_BLOCK / 32);
+    emit_sel_tile(s, o, "xs[k]");
+    base_str_cat(o, "        __syncthreads();\n"
+                    "    }\n");
+}
+
+/* SELP's byte offset of input j's part of a stage. */
+static uint32_t selp_at(const cg_scan_t *s, uint32_t upto) {
+    uint32_t at = 0;
+    for (uint32_t j = 0; j < upto; j++)
+        if (node(s, j)->op == IR_OP_INPUT)
+            at += (uint32_t)(SEL_BLOCK * s->items) * (uint32_t)ir_dtypes[node(s, j)->dtype].size;
+    return at;
+}
+
+/* SELP: SEL's tiles, a block each in block order (as LB's; no ticket, so the copies start at
+ * once), whose inputs the block copies into shared memory (cp.async, as LBP) and reads from
+ * there: a block holds no operands in registers, so a multiprocessor holds six blocks of
+ * twice SEL's tile (8192 elements of 4 bytes) where SEL's registers allow four, and while some
+ * wait on their predecessors the others' copies are in flight. Thread t's item k is element
+ * k * SEL_BLOCK + t of the tile, as in SEL. */
+static void emit_selp(const cg_scan_t *s, base_str_t *o) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    uint32_t mk = pos(s, sn->src[0]), vl = pos(s, sn->src[1]);
+    emit_sel_open(s, o);
+    base_str_printf(o,
+                    "    (void)ahead;\n"
+                    "    enum { LX = %d };\n"
+                    "    __shared__ __align__(16) unsigned char sb[%u];\n"
+                    "    const LM_I u = (LM_I)blockIdx.x, tb = u * TILE;\n"
+                    "    const LM_I nv = len - tb < TILE ? len - tb : TILE;\n",
+                    SEL_BLOCK, s->stage);
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op != IR_OP_INPUT) continue;
+        uint32_t ej = (uint32_t)ir_dtypes[n->dtype].size;
+        base_str_printf(o,
+                        "    {\n"
+                        "        const %s *src = in%u + tb;\n"
+                        "        unsigned char *dst = sb + %u;\n"
+                        "        if (nv == TILE && ((unsigned long long)src & 15) == 0) {\n"
+                        "#pragma unroll\n"
+                        "            for (int c = t; c < TILE * %u / 16; c += %d) "
+                        "lm_cpa<16>(dst + 16 * c, (const unsigned char *)src + 16 * c);\n"
+                        "        } else {\n"
+                        "            for (int e = t; e < nv; e += %d) lm_cpe(dst + e * %u, src + "
+                        "e);\n"
+                        "        }\n"
+                        "    }\n",
+                        ty(n), j, selp_at(s, j), ej, SEL_BLOCK, SEL_BLOCK, ej);
+    }
+    base_str_cat(o, "    lm_cp_commit();\n"
+                    "    lm_cp_wait<0>();\n"
+                    "    __syncthreads();\n"
+                    "    {\n");
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT)
+            base_str_printf(o, "        const %s *lx%u = (const %s *)(sb + %u) + t;\n",
+                            ty(node(s, j)), j, ty(node(s, j)), selp_at(s, j));
+    /* the value, when it is an input, is read again from the stage when it is stored */
+    bool from_stage = node(s, vl)->op == IR_OP_INPUT && node(s, vl)->dtype == sn->dtype;
+    if (!from_stage) base_str_printf(o, "        %s xs[IT];\n", ty(sn));
+    base_str_cat(o, "        bool ms[IT];\n"
+                    "#pragma unroll\n"
+                    "        for (int k = 0; k < IT; k++) {\n"
+                    "            ms[k] = false;\n"
+                    "            if (tb + k * LX + t < len) {\n");
+    emit_prologue_nodes(s, o, "                ", NULL);
+    base_str_printf(o, "                ms[k] = v%u != 0;\n", mk);
+    if (!from_stage) base_str_printf(o, "                xs[k] = v%u;\n", vl);
+    base_str_cat(o, "            }\n"
+                    "        }\n");
+    char value[32];
+    snprintf(value, sizeof value, from_stage ? "lx%u[k * LX]" : "xs[k]", vl);
+    emit_sel_tile(s, o, value);
+    base_str_cat(o, "    }\n");
 }
 
 /* SEL's status loads and stores: relaxed at the GPU's scope, through L2 (a value and its flag
@@ -1211,10 +1330,13 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_t *o = &body;
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
     if (lb_like(s)) emit_lb_helpers(o);
-    if (s->mode == M_LBP) emit_lbp_helpers(o);
-    if (s->mode == M_SEL) emit_sel_helpers(o);
+    if (s->mode == M_LBP || s->mode == M_SELP) emit_lbp_helpers(o);
+    if (sel_like(s)) emit_sel_helpers(o);
     int threads = (int)cg_scan_block_threads(s);
-    int resident = lb_like(s) ? LB_RESIDENT : s->mode == M_SEL ? SEL_RESIDENT : 1;
+    int resident = lb_like(s)          ? LB_RESIDENT
+                   : s->mode == M_SEL  ? SEL_RESIDENT
+                   : s->mode == M_SELP ? selp_resident(s)
+                                       : 1;
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
                     "P) {\n",
@@ -1256,6 +1378,9 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
             break;
         case M_SEL:
             emit_sel(s, o);
+            break;
+        case M_SELP:
+            emit_selp(s, o);
             break;
         case M_TILE:
             emit_tiled(s, o);

@@ -814,9 +814,10 @@ static uint32_t compress(gb_t *b, uint32_t mask, uint32_t vals) {
     return id;
 }
 
-/* The single-pass compaction: every value width (1 to 16 bytes) with a bool mask input; the
- * mask and the values computed in the kernel from one strided input; an empty mask, which
- * still launches a block (it writes the count). */
+/* The single-pass compaction: every value width (1 to 16 bytes) with a bool mask input (the
+ * staged form: unit strides); the mask and the values computed in the kernel from one input,
+ * strided (the register form) and contiguous (staged); an empty mask, which still launches a
+ * block (it writes the count). */
 static void test_compress(void **state) {
     (void)state;
     int64_t n = 5000, e = 0, two = 2;
@@ -826,7 +827,7 @@ static void test_compress(void **state) {
         gb_t b;
         gb_init(&b);
         uint32_t c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &n), in_c(&b, d, 1, &n));
-        check_scan_form(&b, c, "compress", 0);
+        check_scan_form(&b, c, "compress", 1);
         cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
         size_t zeroed, bytes = cg_scan_scratch_bytes(s, &zeroed);
         assert_true(bytes == zeroed && bytes >= 16 + 8); /* the ticket and a status word a tile */
@@ -840,12 +841,19 @@ static void test_compress(void **state) {
                     "fused compress", 0);
     gb_fini(&b);
     gb_init(&b);
+    x = in_c(&b, LOOM_DTYPE_F32, 1, &n);
+    m = op(&b, IR_OP_GREATER, LOOM_DTYPE_BOOL, x, cst(&b, LOOM_DTYPE_F32, 0.5));
+    check_scan_form(&b, compress(&b, m, bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2.0))),
+                    "fused staged compress", 1);
+    check_scan_form(&b, compress(&b, m, x), "staged x[x > 0.5]", 1);
+    gb_fini(&b);
+    gb_init(&b);
     uint32_t c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &e), in_c(&b, LOOM_DTYPE_F32, 1, &e));
     cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
     uint32_t grid[3], block[3], smem;
     cg_scan_launch_shape(s, SM, 0, grid, block, &smem);
     assert_int_equal(grid[0], 1);
-    check_scan_form(&b, c, "empty compress", 0);
+    check_scan_form(&b, c, "empty compress", 1);
     gb_fini(&b);
 }
 

@@ -216,6 +216,17 @@ static loom_array_t *sized_build(loom_ctx_t *ctx, loom_array_t **in, const void 
     return loom_flatnonzero_sized(ctx, loom_expr(ctx, "x > 0", N_IN, names, in), *size, -7);
 }
 
+/* x[mask] over enough tiles that a persistent block takes several: a (v tiled 9 times,
+ * 2304 tiles of 4096) evaluated first, so that the compaction reads it as an input. */
+static loom_array_t *long_mask_build(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
+    loom_array_t *a = loom_expr(ctx, "tile(v, 9)", N_IN, names, in), *m = loom_greater_f(ctx, a, 0);
+    loom_array_t *d = loom_astype(ctx, a, LOOM_DTYPE_F64);
+    loom_array_t *ev[3] = {a, m, d};
+    loom_eval(ctx, 3, ev);
+    const char *nm[3] = {"a", "m", "d"};
+    return loom_expr(ctx, arg, 3, nm, ev);
+}
+
 static void test_masks_and_sets(void **state) {
     fx_t *f = *state;
     char e[200];
@@ -236,6 +247,9 @@ static void test_masks_and_sets(void **state) {
         both(f, "v[abs(v) >= 0]", by_expr, "v[abs(v) >= 0]", lens[l], 0, 1);       /* all kept */
         both(f, "(v * 2)[v > 1e30]", by_expr, "(v * 2)[v > 1e30]", lens[l], 0, 1); /* none */
     }
+    both(f, "a[a > 0]", long_mask_build, "a[a > 0]", VMAX, 0, -1);
+    both(f, "a[m]", long_mask_build, "a[m]", VMAX, 0, -1);
+    both(f, "d[m]", long_mask_build, "d[m]", VMAX, 0, -1);
     expr(f, "flatnonzero(x > 0)", 0, -1);
     static const int64_t sizes[] = {0, 5, 4097, R * C, 100000};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
