@@ -157,6 +157,7 @@ static void selp_plan(cg_scan_t *s) {
     int it = 2 * s->items; /* 32 items of 4 bytes and less, 16 of 8, 8 of 16 */
     while (it > 4 && SEL_BLOCK * (uint32_t)it * bytes > SELP_SMEM) it /= 2;
     if (SEL_BLOCK * (uint32_t)it * bytes > SELP_SMEM) return;
+    if (s->len / (SEL_BLOCK * it) >= INT64_C(1) << 30) return; /* a block a tile: the grid */
     s->mode = M_SELP;
     s->items = it;
     s->stage = SEL_BLOCK * (uint32_t)it * bytes;
