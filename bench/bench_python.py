@@ -8,7 +8,7 @@ context (CUDA on a GPU machine), beside the same workloads in C:
                                chain (bench_elementwise's chain_once, with c->read false)
   dispatch_15op_1k (with read) the same, plus the copy of the result into NumPy
   jit_15op_1k (no read / with read)  the chain as a loom.jit function (traced once, then one
-                               loom_program_run and its eval per call), or that and the copy to
+                               loom_program_eval per call: the run and its eval), or that and the copy to
                                NumPy
   sum_256M, gelu_64M, hypot_64M, matmul f32 8192^2, matmul f16 8192^2
                                bench_reduce's, bench_elementwise's and bench_matmul's workloads,

@@ -597,6 +597,13 @@ LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *p
                                         int32_t n_names, const char *const *names,
                                         loom_array_t *const *arrays, int32_t cap,
                                         loom_array_t **outs, int32_t *n_items, int *is_tuple);
+/* loom_program_run, then loom_eval of its items, in one call (a binding's jit that returns
+ * computed results crosses into the library once). On a failure of either, the status; the
+ * items are as the run left them (nil when the run failed). */
+LOOM_API loom_status_t loom_program_eval(loom_ctx_t *ctx, const loom_program_t *program,
+                                         int32_t n_names, const char *const *names,
+                                         loom_array_t *const *arrays, int32_t cap,
+                                         loom_array_t **outs, int32_t *n_items, int *is_tuple);
 LOOM_API void loom_program_destroy(loom_program_t *program);
 /* loom_parse for one result, the program's last value; nil on failure, like every builder. */
 LOOM_API loom_array_t *loom_expr(loom_ctx_t *ctx, const char *expr, int32_t n_names,

@@ -912,10 +912,8 @@ class _Program:
                     raise ValueError("loom.jit: arrays of different contexts")
                 arrs[i] = a._p
             names, arrs_at, outs_at, cnt_at, tuple_at = self.at
-            st = _lib.program_run_addr(ctx._p, self._p, self.n, names, arrs_at, 16, outs_at,
-                                       cnt_at, tuple_at)
-            if not st and not lazy:
-                st = _lib.eval_addr(ctx._p, cnt.value, outs_at)
+            run = _lib.program_run_addr if lazy else _lib.program_eval_addr
+            st = run(ctx._p, self._p, self.n, names, arrs_at, 16, outs_at, cnt_at, tuple_at)
             if st:
                 _raise(ctx._p, st)
             # the results borrowed from the scope, as the builders' (an input given back as

@@ -115,11 +115,14 @@ _decl("loom_program_create", ctypes.c_int, P, c_str, ctypes.POINTER(P))
 _decl("loom_program_run", ctypes.c_int, P, P, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P),
       c_i32, ctypes.POINTER(P), ctypes.POINTER(c_i32), ctypes.POINTER(ctypes.c_int))
 _decl("loom_program_destroy", None, P)
-# The same two as a loom.jit replay calls them: pointer arguments of type void *, so that its
-# arrays go by address (ints), where POINTER argument types check each object per call.
-program_run_addr = ctypes.CFUNCTYPE(ctypes.c_int, P, P, c_i32, P, P, c_i32, P, P, P)(
-    ("loom_program_run", lib))
-eval_addr = ctypes.CFUNCTYPE(ctypes.c_int, P, c_i32, P)(("loom_eval", lib))
+_decl("loom_program_eval", ctypes.c_int, P, P, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(P),
+      c_i32, ctypes.POINTER(P), ctypes.POINTER(c_i32), ctypes.POINTER(ctypes.c_int))
+# The run as a loom.jit replay calls it (lazy, or evaluated in the same call): pointer
+# arguments of type void *, so that its arrays go by address (ints), where POINTER argument
+# types check each object per call.
+_prog_proto = ctypes.CFUNCTYPE(ctypes.c_int, P, P, c_i32, P, P, c_i32, P, P, P)
+program_run_addr = _prog_proto(("loom_program_run", lib))
+program_eval_addr = _prog_proto(("loom_program_eval", lib))
 _decl("loom_expr_function", c_str, c_i32, ctypes.POINTER(c_str), ctypes.POINTER(ctypes.c_int))
 _decl("loom_expr_builder", P, c_i32, ctypes.POINTER(ctypes.c_int))
 _decl("loom_isdtype", ctypes.c_int, ctypes.c_int, c_str)

@@ -4780,6 +4780,15 @@ LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *p
     return st;
 }
 
+LOOM_API loom_status_t loom_program_eval(loom_ctx_t *ctx, const loom_program_t *program,
+                                         int32_t n_names, const char *const *names,
+                                         loom_array_t *const *arrays, int32_t cap,
+                                         loom_array_t **outs, int32_t *n_items, int *is_tuple) {
+    loom_status_t st =
+        loom_program_run(ctx, program, n_names, names, arrays, cap, outs, n_items, is_tuple);
+    return st ? st : loom_eval(ctx, *n_items, outs);
+}
+
 LOOM_API void loom_program_destroy(loom_program_t *program) {
     if (!program) return;
     base_alloc_t *al = &program->ctx->al;

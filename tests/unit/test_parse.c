@@ -896,7 +896,8 @@ static void test_program_many_names(void **state) {
 }
 
 /* loom_program: parsed once, run with new arrays each time (the same values as loom_parse, a
- * tuple as items, a second context's program refused); a syntax error is create's, an unknown
+ * tuple as items, a second context's program refused), or run and evaluated in one call
+ * (loom_program_eval: one eval, the same values); a syntax error is create's, an unknown
  * name the run's; the statements see the names bound for that run. */
 static void test_program(void **state) {
     (void)state;
@@ -914,8 +915,16 @@ static void test_program(void **state) {
         loom_array_t *items[4];
         int32_t k = -1;
         int tuple = -1;
-        assert_int_equal(loom_program_run(ctx, p, 2, names, arrs, 4, items, &k, &tuple),
-                         LOOM_STATUS_OK);
+        loom_stats_t s0, s1;
+        loom_ctx_stats(ctx, &s0);
+        if (run == 1) /* run and evaluated in one call */
+            assert_int_equal(loom_program_eval(ctx, p, 2, names, arrs, 4, items, &k, &tuple),
+                             LOOM_STATUS_OK);
+        else
+            assert_int_equal(loom_program_run(ctx, p, 2, names, arrs, 4, items, &k, &tuple),
+                             LOOM_STATUS_OK);
+        loom_ctx_stats(ctx, &s1);
+        assert_int_equal(s1.evals - s0.evals, run == 1);
         assert_int_equal(k, 2);
         assert_int_equal(tuple, 1);
         assert_int_equal(loom_read(ctx, items[0], got, sizeof got), LOOM_STATUS_OK);
@@ -935,6 +944,10 @@ static void test_program(void **state) {
                      LOOM_STATUS_INVALID_ARGUMENT);
     assert_non_null(strstr(loom_ctx_message(ctx), "x"));
     assert_true(loom_array_is_nil(items[0]));
+    loom_ctx_clear_error(ctx);
+    assert_int_equal(loom_program_eval(ctx, p, 0, NULL, NULL, 1, items, &k, NULL),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    assert_true(loom_array_is_nil(items[0]) && k == 0);
     loom_ctx_clear_error(ctx);
     assert_int_equal(loom_program_run(other, p, 0, NULL, NULL, 1, items, &k, NULL),
                      LOOM_STATUS_INVALID_ARGUMENT);
