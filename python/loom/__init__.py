@@ -916,13 +916,14 @@ class _Program:
             st = run(ctx._p, self._p, self.n, names, arrs_at, 16, outs_at, cnt_at, tuple_at)
             if st:
                 _raise(ctx._p, st)
-            # the results borrowed from the scope, as the builders' (an input given back as
-            # it is: retained, since no scope holds it for Python)
-            ins = arrs[:self.n]
-            res = [ndarray(ctx, lib.loom_array_retain(p)) if p in ins else _wrap(ctx, p, None)
-                   for p in outs[:cnt.value]]
+            # the results borrowed from the scope, as the builders' (the run puts an array
+            # bound to a name and given back as it is in the scope too)
+            if self.tup:
+                res = tuple(_wrap(ctx, p, None) for p in outs[:cnt.value])
+            else:
+                res = _wrap(ctx, outs[0], None)
             ctx._tick()
-        return tuple(res) if self.tup else res[0]
+        return res
 
     def close(self):
         if self._p:

@@ -127,6 +127,29 @@ def test_review_cases():
         np.testing.assert_array_equal(np.asarray(s(lnp.zeros(3))), [1.0, 0.0, 0.0])
 
 
+def test_inputs_given_back():
+    """A jit function that returns its argument or a captured array as it is, alone and in a
+    tuple: the result holds the array after the caller drops its own (the arguments made
+    before a recycling of the scope, so that only Python's references hold them then)."""
+    c = lnp.asarray(np.arange(3.0))
+    ident, cap = loom.jit(lambda x: x), loom.jit(lambda x: c)
+    both = loom.jit(lambda x: (x, c, x + 1))
+    xs = [lnp.asarray(np.full(3, float(k))) for k in range(3)]
+    for _ in range(600):  # past the scope's recycling: xs become owned by Python alone
+        cap(xs[0])
+    got = [(ident(x), cap(x)) + both(x) for x in xs]
+    del xs
+    gc.collect()
+    for _ in range(600):  # and the results' scope recycled too
+        cap(c)
+    for k, (i, cc, bx, bc, b1) in enumerate(got):
+        np.testing.assert_array_equal(np.asarray(i), np.full(3, float(k)))
+        np.testing.assert_array_equal(np.asarray(bx), np.full(3, float(k)))
+        np.testing.assert_array_equal(np.asarray(b1), np.full(3, k + 1.0))
+        np.testing.assert_array_equal(np.asarray(cc), np.arange(3.0))
+        np.testing.assert_array_equal(np.asarray(bc), np.arange(3.0))
+
+
 def test_weak_zeros_keep_their_sign():
     x = lnp.asarray(np.arange(3.0))
     np.testing.assert_array_equal(np.asarray(1 / (x * 0.0)), [np.inf] * 3)
