@@ -251,9 +251,254 @@ static bool build_graph(loom_ctx_t *ctx, ir_graph_t *g, int32_t k, loom_array_t 
     return lower(ctx, g, k, roots) && verify(ctx, g) && (ir_fold(g), verify(ctx, g));
 }
 
+/* The device's work on g: the buffers of its outputs into bufs (NULL where the compile-only
+ * device computes nothing); host: room for as many pointers (the CPU device's results). */
+static void device_eval(loom_ctx_t *ctx, ir_graph_t *g, void **host, fe_buffer_t **bufs) {
+    if (ctx->device == LOOM_DEVICE_CPU) {
+        if (ir_interp(g, &ctx->al, host) == LOOM_STATUS_OK) {
+            for (uint32_t i = 0; i < g->n_outputs; i++) {
+                bufs[i] = fe_buffer_new(ctx);
+                if (!bufs[i]) {
+                    fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
+                    break;
+                }
+                bufs[i]->refcount = 1;
+                bufs[i]->m.host = host[i];
+                bufs[i]->m.bytes = (size_t)ir_node_size(&g->nodes[g->outputs[i]]) *
+                                   ir_dtypes[g->nodes[g->outputs[i]].dtype].size;
+                host[i] = NULL;
+            }
+        }
+        for (uint32_t i = 0; i < g->n_outputs; i++) base_free(&ctx->al, host[i]);
+    } else {
+#if LOOM_HAVE_CUDA
+        cuda_eval(ctx, g, bufs);
+#else
+        fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "loom_eval: no CUDA in this build");
+#endif
+    }
+}
+
+/* ---- Replays of a prepared program's evaluated run ----
+ * loom_program_eval keeps its last run's lowered graph when the graph depends on the bound
+ * arrays only through their buffers: the run evaluated and read nothing (a count read back
+ * or a 0-d mask's value would be baked into the graph), every bound array realised (a lazy one's
+ * graph would be inlined), no two distinct ones sharing a buffer, every graph input one of them as
+ * bound (its strides and offset), and every item a pending root or a bound array given back as it
+ * is. A later run whose names and arrays match (the same names in order; each array
+ * realised, of the recorded dtype, shape, strides, offset and weakness; the same arrays
+ * bound to several names) then copies the graph, points its inputs at the new arrays'
+ * buffers and evaluates it: the statements, their builders and the lowering are skipped,
+ * and the results are what they would have computed. */
+typedef struct replay_key {
+    uint8_t dtype, ndim, weak, weak_kind;
+    int32_t alias; /* the first name bound to the same array */
+    int64_t shape[LOOM_MAX_DIMS], strides[LOOM_MAX_DIMS], offset;
+} replay_key_t;
+
+struct fe_replay {
+    base_arena_t arena;
+    int32_t n_bound, n_items, is_tuple;
+    char **names;
+    replay_key_t *keys;
+    ir_node_t *nodes;
+    ir_input_t *inputs;
+    int32_t *input_of; /* the bound array of each graph input */
+    uint32_t *outputs;
+    uint32_t n_nodes, n_inputs, n_outputs;
+    int32_t *item; /* >= 0: that output; < 0: bound array -1 - item as it is */
+};
+
+void fe_replay_free(loom_ctx_t *ctx, fe_replay_t *r) {
+    if (!r) return;
+    base_arena_fini(&r->arena);
+    base_free(&ctx->al, r);
+}
+
+static int32_t first_alias(int32_t j, loom_array_t *const *bound) {
+    int32_t a = 0;
+    while (bound[a] != bound[j]) a++;
+    return a;
+}
+
+/* Whether bound[0..n) can be keyed: realised arrays, no two distinct ones on one buffer. */
+static bool keyable(int32_t n, loom_array_t *const *bound) {
+    for (int32_t j = 0; j < n; j++) {
+        const loom_array_t *b = bound[j];
+        if (!b || (b->flags & (FE_NIL | FE_REALISED)) != FE_REALISED || b->refcount <= 0)
+            return false;
+        for (int32_t i = 0; i < j; i++)
+            if (bound[i] != b && bound[i]->buf == b->buf) return false;
+    }
+    return true;
+}
+
+static void key_of(replay_key_t *k, int32_t j, loom_array_t *const *bound) {
+    const loom_array_t *b = bound[j];
+    memset(k, 0, sizeof *k);
+    k->dtype = b->dtype;
+    k->ndim = b->ndim;
+    k->weak = (b->flags & FE_WEAK) != 0;
+    k->weak_kind = k->weak ? b->weak_kind : 0;
+    k->alias = first_alias(j, bound);
+    for (int ax = 0; ax < b->ndim; ax++)
+        k->shape[ax] = b->shape[ax], k->strides[ax] = b->strides[ax];
+    k->offset = b->offset;
+}
+
+static fe_replay_t *record(loom_ctx_t *ctx, const ir_graph_t *g, int32_t k,
+                           loom_array_t *const *roots, const fe_record_t *rec) {
+    if (ctx->device == LOOM_DEVICE_NVRTC || !keyable(rec->n_bound, rec->bound)) return NULL;
+    for (int32_t q = 0; q < k; q++)
+        if (roots[q]->flags & FE_WEAK) return NULL; /* (a fresh result would not be weak) */
+    fe_replay_t *r = base_calloc(&ctx->al, 1, sizeof *r);
+    if (!r) return NULL;
+    base_arena_init(&r->arena, &ctx->al);
+    base_arena_t *ar = &r->arena;
+    r->n_bound = rec->n_bound;
+    r->n_items = rec->n_items;
+    r->is_tuple = rec->is_tuple;
+    r->n_nodes = g->n_nodes;
+    r->n_inputs = g->n_inputs;
+    r->n_outputs = g->n_outputs;
+    r->names = base_arena_alloc(ar, (size_t)rec->n_bound + 1, sizeof *r->names);
+    r->keys = base_arena_alloc(ar, (size_t)rec->n_bound + 1, sizeof *r->keys);
+    r->nodes = base_arena_alloc_raw(ar, (size_t)g->n_nodes + 1, sizeof *r->nodes);
+    r->inputs = base_arena_alloc_raw(ar, (size_t)g->n_inputs + 1, sizeof *r->inputs);
+    r->input_of = base_arena_alloc_raw(ar, (size_t)g->n_inputs + 1, sizeof *r->input_of);
+    r->outputs = base_arena_alloc_raw(ar, (size_t)g->n_outputs + 1, sizeof *r->outputs);
+    r->item = base_arena_alloc_raw(ar, (size_t)rec->n_items + 1, sizeof *r->item);
+    bool ok = r->names && r->keys && r->nodes && r->inputs && r->input_of && r->outputs && r->item;
+    for (int32_t j = 0; ok && j < rec->n_bound; j++) {
+        size_t len = strlen(rec->names[j]) + 1;
+        ok = (r->names[j] = base_arena_alloc_raw(ar, len, 1)) != NULL;
+        if (ok) memcpy(r->names[j], rec->names[j], len);
+        key_of(&r->keys[j], j, rec->bound);
+    }
+    for (uint32_t i = 0; ok && i < g->n_inputs; i++) { /* which bound array, as bound */
+        const ir_input_t *in = &g->inputs[i];
+        r->input_of[i] = -1;
+        for (int32_t j = 0; j < rec->n_bound && r->input_of[i] < 0; j++) {
+            const loom_array_t *b = rec->bound[j];
+            if (in->owner == &b->buf->m && in->offset == b->offset &&
+                !memcmp(in->strides, b->strides, sizeof(int64_t) * b->ndim))
+                r->input_of[i] = j;
+        }
+        ok = r->input_of[i] >= 0;
+        r->inputs[i] = *in;
+    }
+    for (int32_t t = 0; ok && t < rec->n_items; t++) { /* a root, or a bound array */
+        r->item[t] = INT32_MIN;
+        for (int32_t q = 0; q < k; q++)
+            if (rec->items[t] == roots[q]) r->item[t] = q;
+        for (int32_t j = 0; j < rec->n_bound && r->item[t] == INT32_MIN; j++)
+            if (rec->items[t] == rec->bound[j]) r->item[t] = -1 - j;
+        ok = r->item[t] != INT32_MIN;
+    }
+    if (!ok) {
+        fe_replay_free(ctx, r);
+        return NULL;
+    }
+    memcpy(r->nodes, g->nodes, g->n_nodes * sizeof *r->nodes);
+    memcpy(r->outputs, g->outputs, g->n_outputs * sizeof *r->outputs);
+    return r;
+}
+
+static bool replay_matches(loom_ctx_t *ctx, const fe_replay_t *r, int32_t n_bound,
+                           const char *const *names, loom_array_t *const *bound) {
+    if (n_bound != r->n_bound || (n_bound && (!names || !bound)) || !keyable(n_bound, bound))
+        return false;
+    for (int32_t j = 0; j < n_bound; j++) {
+        if (bound[j]->ctx != ctx || !names[j]) return false;
+        replay_key_t k;
+        key_of(&k, j, bound);
+        if (strcmp(names[j], r->names[j]) || memcmp(&k, &r->keys[j], sizeof k)) return false;
+    }
+    return true;
+}
+
+bool fe_replay(loom_ctx_t *ctx, const fe_replay_t *r, int32_t n_bound, const char *const *names,
+               loom_array_t *const *bound, int32_t cap, loom_array_t **outs, int32_t *n_items,
+               int *is_tuple) {
+    if (!r || ctx->err.status || cap < r->n_items || !outs || !n_items ||
+        !replay_matches(ctx, r, n_bound, names, bound))
+        return false;
+    transfer_mark_t xfer;
+    transfer_begin(ctx, &xfer);
+    base_arena_t arena;
+    base_arena_init(&arena, &ctx->al);
+    ir_graph_t g;
+    ir_graph_init(&g, &arena, &ctx->err);
+    g.nodes = base_arena_alloc_raw(&arena, (size_t)r->n_nodes + 1, sizeof *g.nodes);
+    g.inputs = base_arena_alloc_raw(&arena, (size_t)r->n_inputs + 1, sizeof *g.inputs);
+    g.outputs = base_arena_alloc_raw(&arena, (size_t)r->n_outputs + 1, sizeof *g.outputs);
+    void **host = base_arena_alloc(&arena, (size_t)r->n_outputs + 1, sizeof *host);
+    fe_buffer_t **bufs = base_arena_alloc(&arena, (size_t)r->n_outputs + 1, sizeof *bufs);
+    loom_array_t **res = base_arena_alloc(&arena, (size_t)r->n_outputs + 1, sizeof *res);
+    if (!g.nodes || !g.inputs || !g.outputs || !host || !bufs || !res) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_program_eval: out of memory");
+    } else {
+        memcpy(g.nodes, r->nodes, r->n_nodes * sizeof *g.nodes);
+        memcpy(g.outputs, r->outputs, r->n_outputs * sizeof *g.outputs);
+        g.n_nodes = g.cap_nodes = r->n_nodes;
+        g.n_outputs = g.cap_outputs = r->n_outputs;
+        g.n_inputs = g.cap_inputs = r->n_inputs;
+        for (uint32_t i = 0; i < r->n_inputs; i++) { /* as lower_one makes them */
+            const fe_buffer_t *b = bound[r->input_of[i]]->buf;
+            g.inputs[i] = r->inputs[i];
+            g.inputs[i].owner = (void *)&b->m;
+            g.inputs[i].host = b->m.on_device ? NULL : b->m.host;
+            g.inputs[i].dev = b->m.on_device ? b->m.dev : 0;
+        }
+        if (ir_graph_reserve(&g, g.n_nodes)) { /* (the CSE table, for graphs of 64 and more) */
+            dump_graph(ctx, &g);
+            device_eval(ctx, &g, host, bufs);
+        }
+        for (uint32_t q = 0; q < r->n_outputs && !ctx->err.status; q++) {
+            const ir_node_t *n = &g.nodes[g.outputs[q]];
+            if (!bufs[q]) {
+                fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_program_eval: result %u not computed",
+                         (unsigned)q);
+                break;
+            }
+            res[q] = fe_node_new(ctx, IR_OP_INPUT, (loom_dtype_t)n->dtype, n->ndim, n->shape);
+            if (!(res[q]->flags & FE_NIL)) {
+                fe_realise(ctx, res[q], bufs[q]);
+                bufs[q] = NULL;
+            }
+        }
+        for (uint32_t q = 0; q < r->n_outputs; q++) fe_buffer_release(ctx, bufs[q]);
+        if (!ctx->err.status) ctx->stats.evals++;
+    }
+    for (int32_t t = 0; t < r->n_items; t++)
+        outs[t] = ctx->err.status   ? &ctx->nil
+                  : r->item[t] >= 0 ? res[r->item[t]]
+                                    : fe_scope_adopt(ctx, bound[-1 - r->item[t]]);
+    *n_items = ctx->err.status ? 0 : r->n_items;
+    if (is_tuple) *is_tuple = ctx->err.status ? 0 : r->is_tuple;
+    base_log(&ctx->log, LOOM_LOG_DEBUG, "eval of a prepared program replayed (%u IR nodes)",
+             r->n_nodes);
+    base_arena_fini(&arena);
+    transfer_end(ctx, &xfer, "eval");
+    return true;
+}
+
+static loom_status_t eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                          const fe_record_t *rec);
+
 LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays) {
+    return eval(ctx, n, arrays, NULL);
+}
+
+loom_status_t fe_eval_record(loom_ctx_t *ctx, const fe_record_t *rec) {
+    return eval(ctx, rec->n_items, rec->items, rec);
+}
+
+static loom_status_t eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                          const fe_record_t *rec) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (ctx->err.status) return ctx->err.status;
+    ctx->eval_calls++;
     if (n < 0 || (n > 0 && !arrays))
         return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "loom_eval: %d arrays at %p", n,
                         (const void *)arrays);
@@ -278,29 +523,9 @@ LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const
     if (!host || !bufs) {
         fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
     } else if (build_graph(ctx, &g, k, roots)) {
+        if (rec) *rec->keep = record(ctx, &g, k, roots, rec);
         dump_graph(ctx, &g);
-        if (ctx->device == LOOM_DEVICE_CPU) {
-            if (ir_interp(&g, &ctx->al, host) == LOOM_STATUS_OK) {
-                for (int32_t i = 0; i < k; i++) {
-                    bufs[i] = fe_buffer_new(ctx);
-                    if (!bufs[i]) {
-                        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_eval: out of memory");
-                        break;
-                    }
-                    bufs[i]->refcount = 1;
-                    bufs[i]->m.host = host[i];
-                    bufs[i]->m.bytes = loom_array_nbytes(roots[i]);
-                    host[i] = NULL;
-                }
-            }
-            for (int32_t i = 0; i < k; i++) base_free(&ctx->al, host[i]);
-        } else {
-#if LOOM_HAVE_CUDA
-            cuda_eval(ctx, &g, bufs);
-#else
-            fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "loom_eval: no CUDA in this build");
-#endif
-        }
+        device_eval(ctx, &g, host, bufs);
         if (!ctx->err.status) {
             for (int32_t i = 0; i < k; i++)
                 if (bufs[i]) {

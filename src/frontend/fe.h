@@ -91,6 +91,7 @@ struct loom_ctx {
     struct fe_buf_slab *buf_slabs;
     uint64_t n_live_nodes;
     uint64_t lower_epoch; /* one per lowering: marks which arrays it has lowered (eval.c) */
+    uint64_t eval_calls;  /* loom_eval calls (reads too): a run that made one depends on values */
     uint32_t lowered_last; /* IR nodes of the latest lowering: the next one's size hint */
     loom_stats_t stats;
     char *cache_dir, *dump_dir, *arch;
@@ -121,6 +122,26 @@ loom_array_t *fe_node_new(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32
 /* Validates a shape (ndim range, non-negative, product overflow); records and returns false. */
 bool fe_check_shape(loom_ctx_t *ctx, const char *fn, int32_t ndim, const int64_t *shape,
                     int64_t *size_out);
+/* A prepared program's evaluated run kept for replays (eval.c). fe_eval_record is loom_eval
+ * of a run's items that also records, into *keep, the run's graph when it can be replayed
+ * (NULL otherwise); fe_replay evaluates it again for the arrays bound under names when they
+ * match what it was recorded with, giving the items as the run would (true), or does nothing
+ * (false). */
+typedef struct fe_replay fe_replay_t;
+typedef struct fe_record {
+    int32_t n_items;
+    loom_array_t *const *items;
+    int is_tuple;
+    int32_t n_bound;
+    const char *const *names;
+    loom_array_t *const *bound;
+    fe_replay_t **keep;
+} fe_record_t;
+loom_status_t fe_eval_record(loom_ctx_t *ctx, const fe_record_t *rec);
+bool fe_replay(loom_ctx_t *ctx, const fe_replay_t *r, int32_t n_bound, const char *const *names,
+               loom_array_t *const *bound, int32_t cap, loom_array_t **outs, int32_t *n_items,
+               int *is_tuple);
+void fe_replay_free(loom_ctx_t *ctx, fe_replay_t *r);
 /* A reference to the live array a held by the current scope, as a builder's result is (for
  * a result that is an existing array: loom_parse's bound names), or nil when out of memory. */
 loom_array_t *fe_scope_adopt(loom_ctx_t *ctx, loom_array_t *a);

@@ -4601,7 +4601,8 @@ struct loom_program {
     int32_t n_toks;
     stmt_t *st;
     int32_t n_st;
-    symtab_t syms; /* the names of st */
+    symtab_t syms;        /* the names of st */
+    fe_replay_t **replay; /* loom_program_eval's last run, kept to replay (eval.c) */
 };
 
 /* Parses and runs the program, or runs the prepared one's statements (exec_program's
@@ -4746,6 +4747,11 @@ LOOM_API loom_status_t loom_program_create(loom_ctx_t *ctx, const char *program,
     p->toks = P.toks;
     p->n_toks = P.n_toks;
     p->syms = P.syms;
+    p->replay = base_calloc(&ctx->al, 1, sizeof *p->replay);
+    if (ok && !p->replay) {
+        loom_program_destroy(p);
+        return fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "loom_program_create: out of memory");
+    }
     if (!ok) {
         if (!ctx->err.status) fe_error(ctx, LOOM_STATUS_INTERNAL, "loom_program_create: failed");
         loom_program_destroy(p);
@@ -4780,18 +4786,36 @@ LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *p
     return st;
 }
 
+/* A run then the eval of its items; the run's graph kept when it can be replayed, and a
+ * later run with matching arrays replayed from it (eval.c, "Replays"). */
+
 LOOM_API loom_status_t loom_program_eval(loom_ctx_t *ctx, const loom_program_t *program,
                                          int32_t n_names, const char *const *names,
                                          loom_array_t *const *arrays, int32_t cap,
                                          loom_array_t **outs, int32_t *n_items, int *is_tuple) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (program && program->ctx == ctx && n_names >= 0 &&
+        fe_replay(ctx, *program->replay, n_names, names, arrays, cap, outs, n_items, is_tuple))
+        return ctx->err.status;
+    int tuple = 0;
+    uint64_t calls = ctx->eval_calls;
     loom_status_t st =
-        loom_program_run(ctx, program, n_names, names, arrays, cap, outs, n_items, is_tuple);
-    return st ? st : loom_eval(ctx, *n_items, outs);
+        loom_program_run(ctx, program, n_names, names, arrays, cap, outs, n_items, &tuple);
+    if (is_tuple) *is_tuple = tuple;
+    if (st) return st;
+    fe_replay_free(ctx, *program->replay);
+    *program->replay = NULL;
+    if (ctx->eval_calls != calls) /* the run read values (a count, a mask): not replayable */
+        return loom_eval(ctx, *n_items, outs);
+    fe_record_t rec = {*n_items, outs, tuple, n_names, names, arrays, program->replay};
+    return fe_eval_record(ctx, &rec);
 }
 
 LOOM_API void loom_program_destroy(loom_program_t *program) {
     if (!program) return;
     base_alloc_t *al = &program->ctx->al;
+    if (program->replay) fe_replay_free(program->ctx, *program->replay);
+    base_free(al, program->replay);
     base_arena_fini(&program->arena);
     base_free(al, program);
 }

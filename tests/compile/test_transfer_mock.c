@@ -446,6 +446,49 @@ static void test_transfer_read_many_adjacent_results(void **state) {
 
 /* A scan over no lines launches no kernel: the staged form's blocks would otherwise take a
  * ticket from scratch that an empty scan does not have. */
+/* loom_program_eval's replays on the CUDA path: each call's new host arrays are uploaded
+ * (the replayed graph's inputs are the new arrays' buffers), as many kernels launch as for
+ * the run it replays, and the results are realised device buffers. */
+static void test_program_replay_uploads(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = checked_mock_ctx();
+    loom_program_t *p = NULL;
+    assert_int_equal(loom_program_create(ctx, "(x * 2 + y).sum() + x", &p), LOOM_STATUS_OK);
+    const char *names[2] = {"x", "y"};
+    int64_t n = 1000;
+    float x[1000], y[1000];
+    uint64_t kernels = 0;
+    for (int call = 0; call < 3; call++) {
+        fill(x, sizeof x, (unsigned)call);
+        fill(y, sizeof y, (unsigned)call + 10);
+        loom_scope_begin(ctx);
+        loom_array_t *arrs[2] = {loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, x),
+                                 loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, y)},
+                     *item = NULL;
+        int32_t k = 0;
+        loom_stats_t s0 = stats(ctx);
+        assert_int_equal(loom_program_eval(ctx, p, 2, names, arrs, 1, &item, &k, NULL),
+                         LOOM_STATUS_OK);
+        loom_stats_t s1 = stats(ctx);
+        assert_int_equal(k, 1);
+        assert_int_equal(s1.evals - s0.evals, 1);
+        assert_int_equal(s1.last_eval_h2d_copies, 1);
+        assert_int_equal(s1.last_eval_h2d_bytes, 2 * sizeof x);
+        if (call == 0) kernels = s1.kernels_launched - s0.kernels_launched;
+        assert_int_equal(s1.kernels_launched - s0.kernels_launched, kernels);
+        loom_sync(ctx);
+        assert_memory_equal(dev_bytes(arrs[0]), x, sizeof x);
+        assert_memory_equal(dev_bytes(arrs[1]), y, sizeof y);
+        assert_true(item->flags & FE_REALISED);
+        assert_true(item->buf && item->buf->m.dev != 0);
+        assert_int_equal(loom_array_size(item), n);
+        loom_scope_end(ctx);
+    }
+    assert_true(kernels >= 1);
+    loom_program_destroy(p);
+    loom_ctx_destroy(ctx);
+}
+
 static void test_empty_scan_launches_nothing(void **state) {
     (void)state;
     loom_ctx_t *ctx = checked_mock_ctx();
@@ -471,6 +514,7 @@ int main(void) {
         cmocka_unit_test(test_transfer_adjacent_allocations_copied_apart),
         cmocka_unit_test(test_transfer_read_many_adjacent_results),
         cmocka_unit_test(test_empty_scan_launches_nothing),
+        cmocka_unit_test(test_program_replay_uploads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

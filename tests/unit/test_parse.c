@@ -895,6 +895,109 @@ static void test_program_many_names(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* Counts the debug log's replays. */
+static void count_replays(void *user, loom_log_level_t level, const char *line) {
+    (void)level;
+    if (strstr(line, "prepared program replayed")) ++*(int *)user;
+}
+
+/* Reads item k of a program_eval (float64) into got[0..n) and checks it against want. */
+static void check_item(loom_ctx_t *ctx, loom_array_t *item, const double *want, int n) {
+    double got[8];
+    assert_true(n <= 8 && loom_array_size(item) == n);
+    assert_int_equal(loom_read(ctx, item, got, sizeof(double) * (size_t)n), LOOM_STATUS_OK);
+    for (int i = 0; i < n; i++) assert_true(fabs(got[i] - want[i]) <= 1e-12 * (1 + fabs(want[i])));
+}
+
+/* loom_program_eval replays its last run when the new arrays match it (realised, the same
+ * names, dtypes, shapes, layouts and sharing): the same values as a run, one eval each call,
+ * the bound array given back as it is, and every other case run again: a lazy array, a view,
+ * a new shape, names in another order, one array under both names and then two. */
+static void test_program_replay(void **state) {
+    (void)state;
+    int replays = 0;
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CPU;
+    o.log_level = LOOM_LOG_DEBUG;
+    o.log_fn = count_replays;
+    o.log_user = &replays;
+    loom_ctx_t *ctx = NULL;
+    assert_int_equal(loom_ctx_create(&o, &ctx), LOOM_STATUS_OK);
+    loom_program_t *p = NULL;
+    assert_int_equal(loom_program_create(ctx, "t = x * 2 + y\n(t, t.sum(), y)", &p),
+                     LOOM_STATUS_OK);
+    const char *xy[2] = {"x", "y"}, *yx[2] = {"y", "x"};
+    int64_t n4 = 4, n3 = 3;
+    struct {
+        int kind;    /* 0 plain, 1 lazy x, 2 view x, 3 3 elements, 4 y x order, 5 x under both */
+        int replays; /* expected replays so far */
+    } steps[] = {{0, 0}, {0, 1}, {0, 2}, {1, 2}, {0, 2}, {2, 2}, {3, 2},
+                 {3, 3}, {4, 3}, {0, 3}, {0, 4}, {5, 4}, {5, 5}, {0, 5}};
+    /* (a run that is not replayed keeps its own graph, or none: the step after it runs) */
+    for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+        int kind = steps[s].kind, n = kind == 3 ? 3 : 4;
+        double xv[8], yv[8], t[4], sum = 0;
+        for (int i = 0; i < 8; i++) xv[i] = (double)(i + s), yv[i] = 10.0 * (double)s - i;
+        loom_scope_begin(ctx);
+        loom_array_t *x = loom_from_host(ctx, LOOM_DTYPE_F64, 1, kind == 3 ? &n3 : &n4, xv);
+        loom_array_t *y = loom_from_host(ctx, LOOM_DTYPE_F64, 1, kind == 3 ? &n3 : &n4, yv);
+        if (kind == 2) { /* x: every other of 8, a view */
+            int64_t n8 = 8, start = 0, stop = 8, step = 2;
+            loom_array_t *x8 = loom_from_host(ctx, LOOM_DTYPE_F64, 1, &n8, xv);
+            x = loom_slice(ctx, x8, 1, &start, &stop, &step);
+            for (int i = 0; i < 4; i++) xv[i] = xv[2 * i];
+        }
+        if (kind == 1) x = loom_multiply_f(ctx, x, 1.0); /* lazy */
+        if (kind == 5) y = x, memcpy(yv, xv, sizeof yv);
+        loom_array_t *arrs[2] = {kind == 4 ? y : x, kind == 4 ? x : y}, *items[4];
+        int32_t k = -1;
+        int tuple = -1;
+        loom_stats_t s0, s1;
+        loom_ctx_stats(ctx, &s0);
+        assert_int_equal(
+            loom_program_eval(ctx, p, 2, kind == 4 ? yx : xy, arrs, 4, items, &k, &tuple),
+            LOOM_STATUS_OK);
+        loom_ctx_stats(ctx, &s1);
+        assert_int_equal(s1.evals - s0.evals, 1);
+        assert_int_equal(k, 3);
+        assert_int_equal(tuple, 1);
+        assert_int_equal(replays, steps[s].replays);
+        for (int i = 0; i < n; i++) t[i] = xv[i] * 2 + yv[i], sum += t[i];
+        check_item(ctx, items[0], t, n);
+        check_item(ctx, items[1], &sum, 1);
+        check_item(ctx, items[2], yv, n);
+        assert_true(items[2] == y); /* y given back as it is */
+        loom_scope_end(ctx);
+    }
+    loom_program_destroy(p);
+    /* runs that read values are not kept: a 0-d mask's value, x[x > 0]'s count, repeat's
+     * total (its graph reads only bound arrays: only the read tells) */
+    static const char *const reads[3] = {"x[b] * 2", "x[x > 0] * 2", "repeat(x, r) * 2"};
+    const char *xbr[3] = {"x", "b", "r"};
+    for (int r = 0; r < 3; r++) {
+        assert_int_equal(loom_program_create(ctx, reads[r], &p), LOOM_STATUS_OK);
+        for (int call = 0; call < 4; call++) {
+            loom_scope_begin(ctx);
+            double xv[4] = {1, -2, 3, call % 2 ? 4 : -4};
+            bool bv = call % 2 == 0;
+            int64_t rv[4] = {1, call, 1, 1}; /* 3 + call repeats */
+            loom_array_t *arrs[3] = {loom_from_host(ctx, LOOM_DTYPE_F64, 1, &n4, xv),
+                                     loom_from_host(ctx, LOOM_DTYPE_BOOL, 0, NULL, &bv),
+                                     loom_from_host(ctx, LOOM_DTYPE_I64, 1, &n4, rv)},
+                         *item = NULL;
+            int32_t k = 0;
+            assert_int_equal(loom_program_eval(ctx, p, 3, xbr, arrs, 1, &item, &k, NULL),
+                             LOOM_STATUS_OK);
+            int64_t want[3] = {4 * bv, 2 + call % 2, 3 + call};
+            assert_int_equal(loom_array_size(item), want[r]);
+            loom_scope_end(ctx);
+        }
+        loom_program_destroy(p);
+    }
+    assert_int_equal(replays, 5);
+    loom_ctx_destroy(ctx);
+}
+
 /* loom_program: parsed once, run with new arrays each time (the same values as loom_parse, a
  * tuple as items, a second context's program refused), or run and evaluated in one call
  * (loom_program_eval: one eval, the same values); a syntax error is create's, an unknown
@@ -979,6 +1082,7 @@ int main(void) {
         cmocka_unit_test(test_parse_misuse),
         cmocka_unit_test(test_parse_items_and_table),
         cmocka_unit_test(test_program),
+        cmocka_unit_test(test_program_replay),
         cmocka_unit_test(test_program_many_names),
         cmocka_unit_test(test_parse_deep_programs_do_not_crash),
         cmocka_unit_test(test_parse_nesting_limit),
