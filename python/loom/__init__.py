@@ -899,8 +899,13 @@ class _Program:
         self.outs = (P * 16)()
         self.cnt = _lib.c_i32()
         self.tuple = ctypes.c_int()
-        self.at = tuple(ctypes.addressof(x)
-                        for x in (self.names, self.arrs, self.outs, self.cnt, self.tuple))
+        # the run's arguments as ctypes objects made once (ctypes passes an object of the
+        # argument's own type as it is, where an int is converted on every call)
+        V = ctypes.c_void_p
+        self.args = (V(ctx._p), V(p.value), _lib.c_i32(self.n), V(ctypes.addressof(self.names)),
+                     V(ctypes.addressof(self.arrs)), _lib.c_i32(16),
+                     V(ctypes.addressof(self.outs)), V(ctypes.addressof(self.cnt)),
+                     V(ctypes.addressof(self.tuple)))
 
     def run(self, arrays, lazy):
         ctx = self.ctx
@@ -911,9 +916,7 @@ class _Program:
                 if a._ctx is not ctx:
                     raise ValueError("loom.jit: arrays of different contexts")
                 arrs[i] = a._p
-            names, arrs_at, outs_at, cnt_at, tuple_at = self.at
-            run = _lib.program_run_addr if lazy else _lib.program_eval_addr
-            st = run(ctx._p, self._p, self.n, names, arrs_at, 16, outs_at, cnt_at, tuple_at)
+            st = (_lib.program_run_addr if lazy else _lib.program_eval_addr)(*self.args)
             if st:
                 _raise(ctx._p, st)
             # the results borrowed from the scope, as the builders' (the run puts an array
