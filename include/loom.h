@@ -600,10 +600,11 @@ LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *p
 /* loom_program_run, then loom_eval of its items, in one call (a binding's jit that returns
  * computed results crosses into the library once). The program keeps the graph of its last
  * such run when that run read no values (no count or mask read back) and its arrays were all
- * evaluated; a later call whose arrays are evaluated and match them (the same names in order,
- * dtypes, shapes, strides and sharing) evaluates that graph on the new arrays without running
- * the statements: the same results, for the host work of the eval alone. On a failure, the
- * status; the items are as the run left them (nil when the run failed). */
+ * evaluated and none a weak scalar; a later call whose arrays are evaluated and match them
+ * (the same names in order, dtypes, shapes, strides and sharing) evaluates that graph on the
+ * new arrays without running the statements: the same results, for the host work of the eval
+ * alone. On a failure, the status; the items are as the run left them (nil when the run
+ * failed, or when the failing call replayed). */
 LOOM_API loom_status_t loom_program_eval(loom_ctx_t *ctx, const loom_program_t *program,
                                          int32_t n_names, const char *const *names,
                                          loom_array_t *const *arrays, int32_t cap,

@@ -282,16 +282,19 @@ static void device_eval(loom_ctx_t *ctx, ir_graph_t *g, void **host, fe_buffer_t
 /* ---- Replays of a prepared program's evaluated run ----
  * loom_program_eval keeps its last run's lowered graph when the graph depends on the bound
  * arrays only through their buffers: the run evaluated and read nothing (a count read back
- * or a 0-d mask's value would be baked into the graph), every bound array realised (a lazy one's
- * graph would be inlined), no two distinct ones sharing a buffer, every graph input one of them as
- * bound (its strides and offset), and every item a pending root or a bound array given back as it
- * is. A later run whose names and arrays match (the same names in order; each array
- * realised, of the recorded dtype, shape, strides, offset and weakness; the same arrays
- * bound to several names) then copies the graph, points its inputs at the new arrays'
- * buffers and evaluates it: the statements, their builders and the lowering are skipped,
- * and the results are what they would have computed. */
+ * or a 0-d mask's value would be baked into the graph), every bound array realised (a lazy
+ * one's graph would be inlined) and not a weak scalar (whose Python value the builders
+ * read), no two distinct ones sharing a buffer, every graph input one of them as bound (its
+ * strides and offset), and every item a pending root or a bound array given back as it is.
+ * A later run whose names and arrays match (the same names in order; each array realised,
+ * not weak, of the recorded dtype, shape, strides and offset; the same arrays bound to
+ * several names) then copies the graph, points its inputs at the new arrays' buffers and
+ * evaluates it: the statements, their builders and the lowering are skipped, and the results
+ * are what they would have computed. An error of the eval (a value-dependent one: an index
+ * out of range, a negative integer power) is the same status and message; the items are then
+ * nil, where a run leaves its lazy arrays. */
 typedef struct replay_key {
-    uint8_t dtype, ndim, weak, weak_kind;
+    uint8_t dtype, ndim;
     int32_t alias; /* the first name bound to the same array */
     int64_t shape[LOOM_MAX_DIMS], strides[LOOM_MAX_DIMS], offset;
 } replay_key_t;
@@ -321,11 +324,13 @@ static int32_t first_alias(int32_t j, loom_array_t *const *bound) {
     return a;
 }
 
-/* Whether bound[0..n) can be keyed: realised arrays, no two distinct ones on one buffer. */
+/* Whether bound[0..n) can be keyed: realised arrays, not weak (the builders read a weak
+ * scalar's Python value, not its buffer: into constants, overflow checks, sqrt for ** 0.5),
+ * no two distinct ones on one buffer. */
 static bool keyable(int32_t n, loom_array_t *const *bound) {
     for (int32_t j = 0; j < n; j++) {
         const loom_array_t *b = bound[j];
-        if (!b || (b->flags & (FE_NIL | FE_REALISED)) != FE_REALISED || b->refcount <= 0)
+        if (!b || (b->flags & (FE_NIL | FE_REALISED | FE_WEAK)) != FE_REALISED || b->refcount <= 0)
             return false;
         for (int32_t i = 0; i < j; i++)
             if (bound[i] != b && bound[i]->buf == b->buf) return false;
@@ -338,8 +343,6 @@ static void key_of(replay_key_t *k, int32_t j, loom_array_t *const *bound) {
     memset(k, 0, sizeof *k);
     k->dtype = b->dtype;
     k->ndim = b->ndim;
-    k->weak = (b->flags & FE_WEAK) != 0;
-    k->weak_kind = k->weak ? b->weak_kind : 0;
     k->alias = first_alias(j, bound);
     for (int ax = 0; ax < b->ndim; ax++)
         k->shape[ax] = b->shape[ax], k->strides[ax] = b->strides[ax];
@@ -423,6 +426,7 @@ bool fe_replay(loom_ctx_t *ctx, const fe_replay_t *r, int32_t n_bound, const cha
     if (!r || ctx->err.status || cap < r->n_items || !outs || !n_items ||
         !replay_matches(ctx, r, n_bound, names, bound))
         return false;
+    for (int32_t t = 0; t < cap; t++) outs[t] = &ctx->nil; /* (as a run leaves them) */
     transfer_mark_t xfer;
     transfer_begin(ctx, &xfer);
     base_arena_t arena;

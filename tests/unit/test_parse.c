@@ -912,7 +912,8 @@ static void check_item(loom_ctx_t *ctx, loom_array_t *item, const double *want, 
 /* loom_program_eval replays its last run when the new arrays match it (realised, the same
  * names, dtypes, shapes, layouts and sharing): the same values as a run, one eval each call,
  * the bound array given back as it is, and every other case run again: a lazy array, a view,
- * a new shape, names in another order, one array under both names and then two. */
+ * a new shape, names in another order, one array under both names and then two; runs that
+ * read values and weak scalars bound by name are never replayed; a replay's error. */
 static void test_program_replay(void **state) {
     (void)state;
     int replays = 0;
@@ -995,6 +996,51 @@ static void test_program_replay(void **state) {
         loom_program_destroy(p);
     }
     assert_int_equal(replays, 5);
+    /* a weak scalar bound by name is not replayed (its value is read by the builders); a
+     * replay's error is the run's status and message, with nil items; slots past the items
+     * are nil, as a run leaves them */
+    assert_int_equal(loom_program_create(ctx, "x * s", &p), LOOM_STATUS_OK);
+    const char *xs[2] = {"x", "s"};
+    double xv[3] = {1, 2, 3};
+    for (int call = 0; call < 3; call++) {
+        loom_scope_begin(ctx);
+        loom_array_t *s = loom_weak_float(ctx, 2.0 + call), *items[3];
+        loom_eval(ctx, 1, &s);
+        loom_array_t *arrs[2] = {loom_from_host(ctx, LOOM_DTYPE_F64, 1, &n3, xv), s};
+        int32_t k = 0;
+        assert_int_equal(loom_program_eval(ctx, p, 2, xs, arrs, 3, items, &k, NULL),
+                         LOOM_STATUS_OK);
+        double want[3] = {2.0 + call, 2 * (2.0 + call), 3 * (2.0 + call)};
+        check_item(ctx, items[0], want, 3);
+        loom_scope_end(ctx);
+    }
+    loom_program_destroy(p);
+    assert_int_equal(replays, 5);
+    assert_int_equal(loom_program_create(ctx, "(x ** y, x + 1)", &p), LOOM_STATUS_OK);
+    const char *xy2[2] = {"x", "y"};
+    for (int call = 0; call < 3; call++) {
+        loom_scope_begin(ctx);
+        int64_t xi[2] = {2, 3}, yi[2] = {call == 1 ? -1 : 1, 0}, two = 2;
+        loom_array_t *arrs[2] = {loom_from_host(ctx, LOOM_DTYPE_I64, 1, &two, xi),
+                                 loom_from_host(ctx, LOOM_DTYPE_I64, 1, &two, yi)},
+                     *items[4] = {NULL, NULL, NULL, NULL};
+        int32_t k = -1;
+        loom_status_t st = loom_program_eval(ctx, p, 2, xy2, arrs, 4, items, &k, NULL);
+        assert_int_equal(replays, 5 + call);
+        if (call == 1) { /* replayed: the status and message, nil items */
+            assert_int_equal(st, LOOM_STATUS_INVALID_ARGUMENT);
+            assert_non_null(strstr(loom_ctx_message(ctx), "negative integer powers"));
+            assert_int_equal(k, 0);
+            for (int t = 0; t < 4; t++) assert_true(loom_array_is_nil(items[t]));
+            loom_ctx_clear_error(ctx);
+        } else {
+            assert_int_equal(st, LOOM_STATUS_OK);
+            assert_int_equal(k, 2);
+            assert_true(loom_array_is_nil(items[2]) && loom_array_is_nil(items[3]));
+        }
+        loom_scope_end(ctx);
+    }
+    loom_program_destroy(p);
     loom_ctx_destroy(ctx);
 }
 
