@@ -1022,8 +1022,8 @@ static void test_program_replay(void **state) {
         loom_scope_begin(ctx);
         int64_t xi[2] = {2, 3}, yi[2] = {call == 1 ? -1 : 1, 0}, two = 2;
         loom_array_t *arrs[2] = {loom_from_host(ctx, LOOM_DTYPE_I64, 1, &two, xi),
-                                 loom_from_host(ctx, LOOM_DTYPE_I64, 1, &two, yi)},
-                     *items[4] = {NULL, NULL, NULL, NULL};
+                                 loom_from_host(ctx, LOOM_DTYPE_I64, 1, &two, yi)};
+        loom_array_t *items[4] = {arrs[0], arrs[0], arrs[0], arrs[0]}; /* (not nil) */
         int32_t k = -1;
         loom_status_t st = loom_program_eval(ctx, p, 2, xy2, arrs, 4, items, &k, NULL);
         assert_int_equal(replays, 5 + call);
