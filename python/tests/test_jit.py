@@ -150,6 +150,50 @@ def test_inputs_given_back():
         np.testing.assert_array_equal(np.asarray(bc), np.arange(3.0))
 
 
+def test_replayed_calls_match_the_plain_calls():
+    """Calls of a few jit functions with new arrays whose shapes, dtypes, layouts and sharing
+    change from call to call (a call that matches the last evaluated one replays its graph in
+    C; each case follows each other one at least once): every result as the plain calls give
+    it."""
+    fns = [
+        lambda x, y: (x * 2 + y).sum(axis=0),
+        lambda x, y: (x @ y.T, x - y.mean()),
+        lambda x, y: lnp.where(x > y, x, y)[1:, ::2] ** 2,
+        lambda x, y: (x, y + 1, lnp.cumsum(x, axis=-1)),
+    ]
+    # (y is x, Fortran order (NumPy's memory taken by DLPack, strided), shape, dtype)
+    cases = [(True, False, (3, 4), np.float64), (False, False, (3, 4), np.float64),
+             (False, False, (3, 4), np.float64),
+             (True, False, (3, 4), np.float64), (True, False, (3, 4), np.float64),
+             (False, False, (3, 4), np.float64), (False, True, (3, 4), np.float64),
+             (False, True, (3, 4), np.float64), (False, False, (3, 4), np.float64),
+             (False, False, (5, 4), np.float64), (False, False, (5, 4), np.float32),
+             (False, False, (5, 4), np.float32), (True, True, (5, 4), np.float32),
+             (False, True, (5, 4), np.float32)]
+    keep = []  # (the NumPy memory DLPack arrays use)
+
+    def arr(a, fortran):
+        if not fortran:
+            return lnp.asarray(a)
+        keep.append(np.asfortranarray(a))
+        return lnp.from_dlpack(keep[-1])
+
+    for f in fns:
+        jf = loom.jit(f)
+        for same, fortran, shape, dt in cases:
+            a = rng.standard_normal(shape).astype(dt)
+            b = rng.standard_normal(shape).astype(dt)
+            x = arr(a, fortran)
+            y = x if same else arr(b, fortran)
+            got, want = jf(x, y), f(x, y)
+            got = got if isinstance(got, tuple) else (got,)
+            want = want if isinstance(want, tuple) else (want,)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.shape == w.shape
+                np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+
+
 def test_weak_zeros_keep_their_sign():
     x = lnp.asarray(np.arange(3.0))
     np.testing.assert_array_equal(np.asarray(1 / (x * 0.0)), [np.inf] * 3)
