@@ -259,7 +259,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7338); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7339); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
@@ -834,6 +834,35 @@ static const char *chunk_type(uint32_t cs) {
     return cs >= 16 ? "uint4" : cs == 8 ? "uint2" : "unsigned";
 }
 
+/* LBP's and SELP's copy of input j's part of a tile into the stage sb at byte `at`: 16-byte
+ * cp.async copies when the tile (`tile` elements from tb, nv of them in the line) is whole and
+ * aligned, element copies otherwise. With line (LBP), the input's offset of the line pk<j> is
+ * added and the bytes go to lm_so's padded places. */
+static void emit_stage_copy(const cg_scan_t *s, base_str_t *o, const char *ind, uint32_t j,
+                            uint32_t at, int tile, int threads, bool line) {
+    const ir_node_t *n = node(s, j);
+    uint32_t ej = (uint32_t)ir_dtypes[n->dtype].size;
+    char off[24] = "";
+    if (line) snprintf(off, sizeof off, " + pk%u", j);
+    char el[40]; /* element e's place in the stage, and chunk c's */
+    snprintf(el, sizeof el, line ? "lm_so((unsigned)e * %uu)" : "e * %u", ej);
+    const char *ch = line ? "lm_so(16u * c)" : "16u * c";
+    base_str_printf(o,
+                    "%s{\n"
+                    "%s    const %s *src = in%u%s + tb;\n"
+                    "%s    unsigned char *dst = sb + %u;\n"
+                    "%s    if (nv == %d && ((unsigned long long)src & 15) == 0) {\n"
+                    "#pragma unroll\n"
+                    "%s        for (int c = t; c < %u; c += %d) lm_cpa<16>(dst + %s, "
+                    "(const unsigned char *)src + 16 * c);\n"
+                    "%s    } else {\n"
+                    "%s        for (int e = t; e < nv; e += %d) lm_cpe(dst + %s, src + e);\n"
+                    "%s    }\n"
+                    "%s}\n",
+                    ind, ind, ty(n), j, off, ind, at, ind, tile, ind, (uint32_t)tile * ej / 16,
+                    threads, ch, ind, ind, threads, el, ind, ind);
+}
+
 /* LBP: the threads' own items (t * items + k) of one array in a stage at byte offset `at`,
  * read in chunks of up to 16 bytes into r<name>, seen as T through <name>. */
 static void emit_lbp_items(base_str_t *o, const char *name, const char *T, uint32_t es, int it,
@@ -895,24 +924,9 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     emit_offsets(s, o, "        ", "pl", "p");
     uint32_t at = 0;
     for (uint32_t j = 0; j < s->n_nodes; j++) {
-        const ir_node_t *n = node(s, j);
-        if (n->op != IR_OP_INPUT) continue;
-        uint32_t ej = (uint32_t)ir_dtypes[n->dtype].size, chunks = (uint32_t)tile * ej / 16;
-        base_str_printf(o,
-                        "        {\n"
-                        "            const %s *src = in%u + pk%u + tb;\n"
-                        "            unsigned char *dst = sb + %u;\n"
-                        "            if (nv == %d && ((unsigned long long)src & 15) == 0) {\n"
-                        "#pragma unroll\n"
-                        "                for (int c = t; c < %u; c += %d) lm_cpa<16>(dst + "
-                        "lm_so(16u * c), (const unsigned char *)src + 16 * c);\n"
-                        "            } else {\n"
-                        "                for (int e = t; e < nv; e += %d) lm_cpe(dst + "
-                        "lm_so((unsigned)e * %uu), src + e);\n"
-                        "            }\n"
-                        "        }\n",
-                        ty(n), j, j, at, tile, chunks, LB_BLOCK, LB_BLOCK, ej);
-        at += lbp_pad((uint32_t)tile * ej);
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        emit_stage_copy(s, o, "        ", j, at, tile, LB_BLOCK, true);
+        at += lbp_pad((uint32_t)tile * (uint32_t)ir_dtypes[node(s, j)->dtype].size);
     }
     base_str_cat(o, "    };\n");
     /* the first ticket; thread 0 holds the next one, which it fetches a tile ahead */
@@ -1261,25 +1275,9 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
                     "    const LM_I u = (LM_I)blockIdx.x, tb = u * TILE;\n"
                     "    const LM_I nv = len - tb < TILE ? len - tb : TILE;\n",
                     SEL_BLOCK, s->stage);
-    for (uint32_t j = 0; j < s->n_nodes; j++) {
-        const ir_node_t *n = node(s, j);
-        if (n->op != IR_OP_INPUT) continue;
-        uint32_t ej = (uint32_t)ir_dtypes[n->dtype].size;
-        base_str_printf(o,
-                        "    {\n"
-                        "        const %s *src = in%u + tb;\n"
-                        "        unsigned char *dst = sb + %u;\n"
-                        "        if (nv == TILE && ((unsigned long long)src & 15) == 0) {\n"
-                        "#pragma unroll\n"
-                        "            for (int c = t; c < TILE * %u / 16; c += %d) "
-                        "lm_cpa<16>(dst + 16 * c, (const unsigned char *)src + 16 * c);\n"
-                        "        } else {\n"
-                        "            for (int e = t; e < nv; e += %d) lm_cpe(dst + e * %u, src + "
-                        "e);\n"
-                        "        }\n"
-                        "    }\n",
-                        ty(n), j, selp_at(s, j), ej, SEL_BLOCK, SEL_BLOCK, ej);
-    }
+    for (uint32_t j = 0; j < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT)
+            emit_stage_copy(s, o, "    ", j, selp_at(s, j), SEL_BLOCK * s->items, SEL_BLOCK, false);
     base_str_cat(o, "    lm_cp_commit();\n"
                     "    lm_cp_wait<0>();\n"
                     "    __syncthreads();\n"

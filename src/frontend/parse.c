@@ -4788,7 +4788,6 @@ LOOM_API loom_status_t loom_program_run(loom_ctx_t *ctx, const loom_program_t *p
 
 /* A run then the eval of its items; the run's graph kept when it can be replayed, and a
  * later run with matching arrays replayed from it (eval.c, "Replays"). */
-
 LOOM_API loom_status_t loom_program_eval(loom_ctx_t *ctx, const loom_program_t *program,
                                          int32_t n_names, const char *const *names,
                                          loom_array_t *const *arrays, int32_t cap,
