@@ -773,18 +773,30 @@ static void test_scans(void **state) {
     check_scan(&b, scan(&b, IR_OP_CUMSUM, x, 1), "empty scan");
     gb_fini(&b);
     /* look-back tiles: staged through shared memory with two inputs narrower than the result
-     * (a result buffer of its own), and, past the staged form's tiles a line or with an
-     * input strided along the line, in LB's form */
-    int64_t two[2] = {3, 700}, long_line[2] = {2, 140000}, st[2] = {1, 3};
+     * (a result buffer of its own), past LBP's tiles a line a block a tile (every dtype,
+     * sums and products), and with an input strided along the line in LB's form */
+    int64_t two[2] = {3, 700}, long_line[2] = {2, 140000}, st[2] = {1, 3}, lst[2] = {280000, 2};
     gb_init(&b);
     x = cast(&b, LOOM_DTYPE_I64, in_c(&b, LOOM_DTYPE_I8, 2, two));
     uint32_t y = cast(&b, LOOM_DTYPE_I64, in_c(&b, LOOM_DTYPE_U8, 2, two));
     check_scan_form(&b, scan(&b, IR_OP_CUMSUM, bin(&b, IR_OP_MULTIPLY, x, y), 1),
                     "two-input staged scan", 1);
     gb_fini(&b);
+    for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++)
+        for (int prod = 0; prod < 2; prod++) {
+            gb_init(&b);
+            x = in_c(&b, dtypes[t], 2, long_line);
+            if (ir_dtypes[dtypes[t]].kind == IR_DKIND_BOOL) x = cast(&b, LOOM_DTYPE_I64, x);
+            check_scan(&b, scan(&b, prod ? IR_OP_CUMPROD : IR_OP_CUMSUM, x, 1), "long-line scan");
+            gb_fini(&b);
+        }
     gb_init(&b);
     x = in_c(&b, LOOM_DTYPE_F64, 2, long_line);
-    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "long-line scan", 0);
+    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "staged long-line scan", 1);
+    gb_fini(&b);
+    gb_init(&b);
+    x = in_s(&b, LOOM_DTYPE_F32, 2, long_line, lst, 0);
+    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "strided long-line scan", 0);
     gb_fini(&b);
     gb_init(&b);
     x = in_s(&b, LOOM_DTYPE_F32, 2, two, st, 0);

@@ -653,8 +653,9 @@ static void test_scans(void **state) {
         loom_scope_end(cpu);
     }
     free(bits);
-    /* a long line and many short ones */
-    int64_t lines[2][2] = {{2, 300000}, {100000, 3}};
+    /* long lines (staged tiles a block each, the second line's not 16-byte aligned) and many
+     * short ones */
+    int64_t lines[2][2] = {{2, 300001}, {100000, 3}};
     for (int s = 0; s < 2; s++) {
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
@@ -668,8 +669,8 @@ static void test_scans(void **state) {
     }
     /* the column-group form (700 x 1500 along 0) and look-back tiles (along 1 of it and of
      * 40 x 30001, whose lines of a few tiles are staged through shared memory, the rows
-     * after the first not 16-byte aligned; 2^21 in one line: a thousand tiles, LB's form),
-     * every dtype, sums and products, with a prologue */
+     * after the first not 16-byte aligned; 2^21 in one line: hundreds of tiles, a block
+     * each), every dtype, sums and products, with a prologue */
     int64_t mid[2][2] = {{700, 1500}, {40, 30001}}, one = INT64_C(1) << 21;
     uint64_t *mb = calloc((size_t)one, 8);
     for (int t = 0; t < N_DTYPES; t++) {
@@ -687,7 +688,7 @@ static void test_scans(void **state) {
             for (int32_t a = 0; a < nd; a++) {
                 pairs_add(&p, loom_cumsum(gpu, xg, a), loom_cumsum(cpu, xc, a), 1e4,
                           "cumsum %s axis %d of %d-d", loom_dtype_name(d), a, nd);
-                if (s < 2)
+                if (s < 2 || !check_is_float(d)) /* (a float line's product: 0 or inf) */
                     pairs_add(&p, loom_cumprod(gpu, xg, a), loom_cumprod(cpu, xc, a), 1,
                               "cumprod %s axis %d", loom_dtype_name(d), a);
             }
@@ -748,7 +749,8 @@ static void test_deterministic(void **state) {
             assert_memory_equal(cf, ca, sizeof cf);
         }
     }
-    /* scans: look-back tiles over one line of 2^24 and column groups, twice, the same bits */
+    /* scans: look-back tiles over one line of 2^24 (staged, a block a tile) and column
+     * groups, twice, the same bits */
     float *s1 = malloc(sizeof(float) << 24), *s2 = malloc(sizeof(float) << 24);
     for (int rep = 0; rep < 2; rep++) {
         loom_scope_begin(gpu);
