@@ -275,7 +275,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f733a); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f733c); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
@@ -595,13 +595,38 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
                     LB_BLOCK - 1, ty(sn), scan_fn(s), sfx((loom_dtype_t)sn->dtype));
 }
 
+/* LB's and LBL's fold of the look-back's window from the nearest inclusive prefix (win[found])
+ * forward in order, 32 values a shuffle round (the same brackets as one thread folding them),
+ * by one warp; the thread `who` then publishes the tile's inclusive prefix: its prefix op its
+ * aggregate (s_agg, which that thread wrote), its last result exactly. */
+static void emit_lb_fold(const cg_scan_t *s, base_str_t *o, const char *ind, const char *who) {
+    const ir_node_t *sn = node(s, s->n_nodes - 1);
+    const char *T = ty(sn), *op = scan_fn(s), *x = sfx((loom_dtype_t)sn->dtype);
+    base_str_printf(o,
+                    "%s%s p = win[found];\n"
+                    "%sfor (int c = found >> 5; c >= 0; c--) {\n"
+                    "%s    const %s w = win[c * 32 + lane];\n"
+                    "%s    const int e = found - c * 32;\n"
+                    "#pragma unroll\n"
+                    "%s    for (int k = 31; k >= 0; k--) {\n"
+                    "%s        const %s y = lm_sc_shfl<%s, false>(w, k);\n"
+                    "%s        if (k < e) p = lm_%s_%s(p, y);\n"
+                    "%s    }\n"
+                    "%s}\n"
+                    "%sif (%s) {\n"
+                    "%s    s_pre = p;\n"
+                    "%s    inc[u] = lm_%s_%s(p, s_agg);\n"
+                    "%s    __threadfence();\n"
+                    "%s    flag[u] = 2u;\n"
+                    "%s}\n",
+                    ind, T, ind, ind, T, ind, ind, ind, T, T, ind, op, x, ind, ind, ind, who, ind,
+                    ind, op, x, ind, ind, ind);
+}
+
 /* LB's tile prefix: the block scan, the tile's aggregate published (its inclusive prefix for
  * a line's first tile), and the look-back over the line's earlier tiles for the tile's prefix
  * (s_pre). Ends at a barrier. */
 static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype;
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
     emit_lb_aggregate(s, o);
     base_str_cat(o, "            s_agg = g;\n"
                     "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
@@ -639,27 +664,12 @@ static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
         "                tt -= %d;\n"
         "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
         "            }\n"
-        "            if (wp == 0) {\n"
-        "                %s p = win[found];\n"
-        "                for (int c = found >> 5; c >= 0; c--) {\n"
-        "                    const %s w = win[c * 32 + lane];\n"
-        "                    const int e = found - c * 32;\n"
-        "#pragma unroll\n"
-        "                    for (int k = 31; k >= 0; k--) {\n"
-        "                        const %s y = lm_sc_shfl<%s, false>(w, k);\n"
-        "                        if (k < e) p = lm_%s_%s(p, y);\n"
-        "                    }\n"
-        "                }\n"
-        "                if (t == 0) {\n"
-        "                    s_pre = p;\n"
-        "                    inc[u] = lm_%s_%s(p, s_agg);\n"
-        "                    __threadfence();\n"
-        "                    flag[u] = 2u;\n"
-        "                }\n"
-        "            }\n"
-        "        }\n"
-        "        __syncthreads();\n",
-        LB_BLOCK / 32 - 1, LB_BLOCK, LB_BLOCK, LB_WIN, T, T, T, T, op, x, op, x);
+        "            if (wp == 0) {\n",
+        LB_BLOCK / 32 - 1, LB_BLOCK, LB_BLOCK, LB_WIN);
+    emit_lb_fold(s, o, "                ", "t == 0");
+    base_str_cat(o, "            }\n"
+                    "        }\n"
+                    "        __syncthreads();\n");
 }
 
 /* LBP's tile prefix: the block scan; the tile's aggregate published; warp 0 folds the
@@ -699,9 +709,6 @@ static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
  * starting over past LB_WIN values), folds forward from there with LB's brackets and
  * publishes the tile's inclusive prefix. The other warps wait at the barrier it ends at. */
 static void emit_lbl_prefix(const cg_scan_t *s, base_str_t *o) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype;
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
     emit_lb_aggregate(s, o);
     base_str_printf(
         o,
@@ -727,26 +734,11 @@ static void emit_lbl_prefix(const cg_scan_t *s, base_str_t *o) {
         "                tt -= 32;\n"
         "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
         "            }\n"
-        "            __syncwarp();\n"
-        "            %s p = win[found];\n"
-        "            for (int c = found >> 5; c >= 0; c--) {\n"
-        "                const %s w = win[c * 32 + lane];\n"
-        "                const int e = found - c * 32;\n"
-        "#pragma unroll\n"
-        "                for (int k = 31; k >= 0; k--) {\n"
-        "                    const %s y = lm_sc_shfl<%s, false>(w, k);\n"
-        "                    if (k < e) p = lm_%s_%s(p, y);\n"
-        "                }\n"
-        "            }\n"
-        "            if (lane == 31) { /* the last thread: s_agg is its own */\n"
-        "                s_pre = p;\n"
-        "                inc[u] = lm_%s_%s(p, s_agg);\n"
-        "                __threadfence();\n"
-        "                flag[u] = 2u;\n"
-        "            }\n"
-        "        }\n"
-        "        __syncthreads();\n",
-        LB_BLOCK / 32 - 1, LB_WIN, T, T, T, T, op, x, op, x);
+        "            __syncwarp();\n",
+        LB_BLOCK / 32 - 1, LB_WIN);
+    emit_lb_fold(s, o, "            ", "lane == 31"); /* (the last thread) */
+    base_str_cat(o, "        }\n"
+                    "        __syncthreads();\n");
 }
 
 /* LB: a block per tile of a line (block order), decoupled look-back between tiles. */
