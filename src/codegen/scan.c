@@ -579,7 +579,7 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
                     LB_BLOCK - 1, ty(sn), scan_fn(s), sfx((loom_dtype_t)sn->dtype));
 }
 
-/* LB's and LBL's fold of the look-back's window from the nearest inclusive prefix (win[found])
+/* LB's and LBP's fold of the look-back's window from the nearest inclusive prefix (win[found])
  * forward in order, 32 values a shuffle round (the same brackets as one thread folding them),
  * by one warp; the thread `who` then publishes the tile's inclusive prefix: its prefix op its
  * aggregate (s_agg, which that thread wrote), its last result exactly. */
