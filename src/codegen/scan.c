@@ -16,17 +16,13 @@
  *          from the nearest inclusive prefix forward, so every tile's prefix is the left
  *          fold of the earlier tiles' aggregates, whatever the timing: results are
  *          deterministic.
- *   LBP    LB's lines of at most LBP_TILES tiles whose inputs lie along the line with unit
- *          stride: the same tiles and brackets (so the same bits) in persistent blocks that
- *          take tiles by ticket and copy the next tile into shared memory (cp.async) while
- *          they scan the current one; a tile's prefix is warp 0's in-order fold of the
- *          earlier tiles' aggregates.
- *   LBL    LB's longer lines whose inputs lie along the line with unit stride: tiles of
- *          LBL_ITEMS times LB's items a thread, a block's each in block order, copied into
- *          shared memory (cp.async, as LBP) and scanned from there with LBP's brackets; the
- *          look-back is LB's, by the last warp alone (32 earlier tiles a step) while the
- *          others wait. Larger tiles mean fewer look-backs (deterministic, but other bits
- *          than LB's tiles give).
+ *   LBP    LB's lines whose inputs lie along the line with unit stride: tiles (of LBP_ITEMS
+ *          times LB's items a thread when the line is longer than LB's tile), a block's each
+ *          in block order, copied into shared memory (cp.async) and scanned from there, each
+ *          thread's items read with 16-byte reads; the look-back is LB's, by the last warp
+ *          alone (32 earlier tiles a step) while the others wait. Larger tiles mean fewer
+ *          look-backs, and a row of one tile none (deterministic, but with other brackets,
+ *          so other bits, than LB's tiles of the same line).
  *   COLS   lines along an outer axis of at least COLS_MIN elements, the innermost extent 32
  *          or more: a block takes 32 adjacent lines (lanes) x COLS_G groups of items
  *          consecutive elements; the groups' totals fold in order in shared memory, and the
@@ -70,12 +66,10 @@
 #define SELP_SM_SMEM (220 * 1024) /* SELP: a multiprocessor's shared memory, what blocks take */
 
 #define LBP_SMEM  (46 * 1024) /* LBP: shared memory a block may take (static, under 48 KiB) */
-#define LBP_TILES 32          /* LBP: lines of at most this many tiles */
-#define LBL_ITEMS    2           /* LBL: LB's items a thread times this */
-#define LBL_RESIDENT 5 /* LBL: blocks a multiprocessor holds (caps the registers a thread) */
-_Static_assert(LBP_TILES <= 32, "LBP's earlier tiles are folded by one warp, a lane each");
+#define LBP_ITEMS    2 /* LBP: LB's items a thread times this, in lines longer than LB's tile */
+#define LBP_RESIDENT 5 /* LBP: blocks a multiprocessor holds (caps the registers a thread) */
 
-enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP, M_SEL, M_SELP, M_LBL };
+enum { M_LINES, M_TILE, M_LB, M_COLS, M_LBP, M_SEL, M_SELP };
 
 struct cg_scan {
     const ir_graph_t *g;
@@ -86,22 +80,17 @@ struct cg_scan {
     int64_t shape[LOOM_MAX_DIMS], ostr[LOOM_MAX_DIMS];
     int64_t lines, len;
     bool idx64;
-    int mode;      /* M_LINES .. M_LBL */
+    int mode;      /* M_LINES .. M_SELP */
     int items;     /* LB, COLS: consecutive elements per thread; SEL: elements per thread */
     int64_t ahead; /* LB: the tile (in block order) whose operands a block prefetches */
-    uint32_t stage; /* LBP, LBL, SELP: bytes of one stage (every input's part of a tile) */
-    uint32_t res; /* LBP, LBL: bytes of the results' buffer (0: in place over the input's stage) */
+    uint32_t stage; /* LBP, SELP: bytes of one stage (every input's part of a tile) */
+    uint32_t res;   /* LBP: bytes of the results' buffer (0: in place over the input's stage) */
 };
 
 static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nodes[s->nodes[j]]; }
 
-/* LB, LBP and LBL: tiles with decoupled look-back (one scratch layout and parameter list). */
-static bool lb_like(const cg_scan_t *s) {
-    return s->mode == M_LB || s->mode == M_LBP || s->mode == M_LBL;
-}
-
-/* LBP and LBL: tiles staged in shared memory. */
-static bool lb_staged(const cg_scan_t *s) { return s->mode == M_LBP || s->mode == M_LBL; }
+/* LB and LBP: tiles with decoupled look-back (one scratch layout and parameter list). */
+static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M_LBP; }
 
 /* SEL and SELP: compactions (one scratch layout and parameter list). */
 static bool sel_like(const cg_scan_t *s) { return s->mode == M_SEL || s->mode == M_SELP; }
@@ -132,14 +121,10 @@ static int64_t lb_tiles(const cg_scan_t *s) {
  * quarter warp. */
 static uint32_t lbp_pad(uint32_t b) { return b + 16 * (b >> 7); }
 
-/* LB becomes LBP (the same tiles and brackets, but a persistent block that copies tile k + 1
- * into shared memory asynchronously while it scans tile k) when a line has at most LBP_TILES
- * tiles, and LBL (a block a tile, staged) when it has more, if every input is read along the
- * scanned axis with unit stride and the stages fit in shared memory. (Persistent blocks were
- * slower on a long line: docs/design-notes.md, "Scans".) */
+/* LB becomes LBP (a block a tile, staged in shared memory) when every input is read along the
+ * scanned axis with unit stride and the stage fits in shared memory. */
 static void lbp_plan(cg_scan_t *s) {
-    bool lng = lb_tiles(s) > LBP_TILES;
-    int items = lng ? s->items * LBL_ITEMS : s->items;
+    int items = lb_tiles(s) > 1 ? s->items * LBP_ITEMS : s->items;
     uint32_t tile = LB_BLOCK * (uint32_t)items, stage = 0, n_in = 0, es_in = 0;
     uint32_t es = (uint32_t)ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
     for (uint32_t j = 0; j < s->n_nodes; j++) {
@@ -151,8 +136,8 @@ static void lbp_plan(cg_scan_t *s) {
     }
     if (!n_in) return;
     uint32_t res = n_in == 1 && es_in == es ? 0 : lbp_pad(tile * es);
-    if ((lng ? 1 : 2) * stage + res + (lng ? LB_WIN + 16 : 16) * es + 64 > LBP_SMEM) return;
-    s->mode = lng ? M_LBL : M_LBP;
+    if (stage + res + (LB_WIN + 16) * es + 64 > LBP_SMEM) return;
+    s->mode = M_LBP;
     s->items = items;
     s->stage = stage;
     s->res = res;
@@ -275,7 +260,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f733c); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f733d); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, s->n_nodes);
@@ -297,8 +282,8 @@ uint32_t cg_scan_n_params(const cg_scan_t *s) {
     return w + 1 + 2 * has_scratch(s);
 }
 
-/* LB's scratch: 16 bytes (LBP's ticket in the first 8), a flag per tile, then each tile's
- * aggregate and (LB only) its inclusive prefix: arrays of the result dtype, 16-byte aligned. */
+/* LB's scratch: 16 bytes, a flag per tile, then each tile's aggregate and its inclusive
+ * prefix: arrays of the result dtype, 16-byte aligned. */
 static size_t lb_flags_end(int64_t units) { return (16 + (size_t)units * 4 + 15) & ~(size_t)15; }
 
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
@@ -309,7 +294,7 @@ size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     int64_t units = s->lines * lb_tiles(s);
     size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
     *zeroed = lb_flags_end(units);
-    return *zeroed + (s->mode == M_LBP ? 1 : 2) * (((size_t)units * es + 15) & ~(size_t)15);
+    return *zeroed + 2 * (((size_t)units * es + 15) & ~(size_t)15);
 }
 
 void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
@@ -347,6 +332,8 @@ uint32_t cg_scan_block_threads(const cg_scan_t *s) {
 
 void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, uint32_t grid[3],
                           uint32_t block[3], uint32_t *smem) {
+    (void)sm_count; /* (every form's grid follows from its work) */
+    (void)blocks_per_sm;
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further lines or tiles */
     int64_t blocks;
     block[1] = block[2] = 1;
@@ -356,9 +343,6 @@ void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, u
     } else if (lb_like(s)) {
         blocks = s->lines * lb_tiles(s);
         block[0] = LB_BLOCK;
-        /* LBP's blocks are persistent: one resident wave takes the tiles by ticket */
-        int64_t wave = cg__wave(sm_count, blocks_per_sm);
-        if (s->mode == M_LBP && blocks > wave) blocks = wave;
     } else if (s->mode == M_COLS) {
         blocks = (s->lines + 31) / 32;
         block[0] = 32;
@@ -368,7 +352,7 @@ void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, u
         blocks = (s->lines + b - 1) / b;
         block[0] = (uint32_t)b;
     }
-    /* no lines, no launch (LBP's blocks would take a ticket from scratch that is not there) */
+    /* no lines, no launch */
     grid[0] = s->lines == 0 ? 0 : (uint32_t)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     grid[1] = grid[2] = 1;
     *smem = 0;
@@ -595,7 +579,7 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
                     LB_BLOCK - 1, ty(sn), scan_fn(s), sfx((loom_dtype_t)sn->dtype));
 }
 
-/* LB's and LBL's fold of the look-back's window from the nearest inclusive prefix (win[found])
+/* LB's and LBP's fold of the look-back's window from the nearest inclusive prefix (win[found])
  * forward in order, 32 values a shuffle round (the same brackets as one thread folding them),
  * by one warp; the thread `who` then publishes the tile's inclusive prefix: its prefix op its
  * aggregate (s_agg, which that thread wrote), its last result exactly. */
@@ -672,43 +656,12 @@ static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
                     "        __syncthreads();\n");
 }
 
-/* LBP's tile prefix: the block scan; the tile's aggregate published; warp 0 folds the
- * aggregates of the line's earlier tiles (at most LBP_TILES - 1) in order, waiting for each,
- * into s_pre: the same left fold as LB's look-back, so the same bits. Ends at a barrier. */
-static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype;
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
-    emit_lb_aggregate(s, o);
-    base_str_printf(o,
-                    "            agg[u] = g;\n"
-                    "            __threadfence();\n"
-                    "            flag[u] = 1u;\n"
-                    "        }\n"
-                    "        if (wp == 0 && tl > 0) {\n"
-                    "            %s v = ident;\n"
-                    "            if (lane < tl) {\n"
-                    "                while (lm_sc_acquire(&flag[u - tl + lane]) == 0u) { }\n"
-                    "                v = lm_sc_ldcg(&agg[u - tl + lane]);\n"
-                    "            }\n"
-                    "            %s p = lm_sc_shfl<%s, false>(v, 0);\n"
-                    "#pragma unroll\n"
-                    "            for (int k = 1; k < %d; k++) {\n"
-                    "                const %s y = lm_sc_shfl<%s, false>(v, k);\n"
-                    "                if (k < tl) p = lm_%s_%s(p, y);\n"
-                    "            }\n"
-                    "            if (t == 0) s_pre = p;\n"
-                    "        }\n"
-                    "        __syncthreads();\n",
-                    T, T, T, LBP_TILES, T, T, op, x);
-}
-
-/* LBL's tile prefix: the block scan; the tile's aggregate published (its inclusive prefix for
+/* LBP's tile prefix: the block scan; the tile's aggregate published (its inclusive prefix for
  * a line's first tile) by the last thread, whose warp alone then looks back as LB's block does
  * (32 earlier tiles a step, nearest first, into the window until one has its inclusive prefix,
  * starting over past LB_WIN values), folds forward from there with LB's brackets and
  * publishes the tile's inclusive prefix. The other warps wait at the barrier it ends at. */
-static void emit_lbl_prefix(const cg_scan_t *s, base_str_t *o) {
+static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
     emit_lb_aggregate(s, o);
     base_str_printf(
         o,
@@ -943,51 +896,39 @@ static void emit_lbp_items(base_str_t *o, const char *name, const char *T, uint3
                     load ? "const " : "", T, name);
 }
 
-/* LBP: LB's tiles and brackets in persistent blocks. A block takes tiles by an atomic ticket
- * (so a tile waits only on tiles that running blocks hold, whatever the residency) and copies
- * the next tile's inputs into one of two shared-memory stages (cp.async) before it scans the
- * current one from the other: a tile's loads are in flight while the block folds, waits for
- * its prefix and stores. Each thread reads its items with 16-byte reads, computes the
- * prologue per item, and writes its results in the same layout (over the input's stage when
- * one input of the result's width is all it reads), from which the block stores coalesced.
- * LBL: the same, but a block a tile in block order with one stage, and LB's look-back. */
+/* LBP: a block a tile, in block order (the grid loops past its cap). The block copies the
+ * tile's inputs into shared memory (cp.async), each thread reads its items with 16-byte reads,
+ * computes the prologue per item, and writes its results in the same layout (over the input's
+ * stage when one input of the result's width is all it reads), from which the block stores
+ * coalesced. */
 static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     loom_dtype_t d = (loom_dtype_t)sn->dtype;
     const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
     int it = s->items, tile = LB_BLOCK * it;
     uint32_t es = (uint32_t)ir_dtypes[d].size;
-    bool lng = s->mode == M_LBL;
     emit_identity(s, o);
     base_str_printf(o,
                     "    (void)ahead;\n"
                     "    (void)os%d;\n"
                     "    enum { LX = 1 };\n"
                     "    __shared__ __align__(16) unsigned char stg[%u];\n",
-                    s->axis, (lng ? 1 : 2) * s->stage);
+                    s->axis, s->stage);
     if (s->res) base_str_printf(o, "    __shared__ __align__(16) unsigned char rsb[%u];\n", s->res);
     base_str_printf(o, "    __shared__ %s wtot[%d];\n", T, LB_BLOCK / 32);
-    if (lng)
-        base_str_printf(o, "    __shared__ %s win[%d], s_agg, s_pre;\n", T, LB_WIN);
-    else
-        base_str_printf(o,
-                        "    __shared__ %s s_pre;\n"
-                        "    __shared__ LM_I s_u0, s_u; /* the first ticket, the next one */\n",
-                        T);
+    base_str_printf(o, "    __shared__ %s win[%d], s_agg, s_pre;\n", T, LB_WIN);
     base_str_printf(o, "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n", tile,
                     tile);
-    if (!lng) base_str_cat(o, "    unsigned long long *ticket = (unsigned long long *)scr;\n");
     base_str_printf(o,
                     "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
                     "    const unsigned long long fe = (16 + (unsigned long long)units * 4 + 15) "
                     "& ~15ull;\n"
                     "    %s *agg = (%s *)(scr + fe);\n",
                     T, T);
-    if (lng)
-        base_str_printf(o,
-                        "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) "
-                        "+ 15) & ~15ull));\n",
-                        T, T, T);
+    base_str_printf(o,
+                    "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) "
+                    "+ 15) & ~15ull));\n",
+                    T, T, T);
     base_str_cat(o, "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n");
     /* the copy of tile u's inputs into stage sb */
     base_str_printf(o,
@@ -1003,42 +944,16 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
         at += lbp_pad((uint32_t)tile * (uint32_t)ir_dtypes[node(s, j)->dtype].size);
     }
     base_str_cat(o, "    };\n");
-    if (lng) { /* a tile a block, in block order (the grid loops past its cap) */
-        base_str_printf(o,
-                        "    unsigned char *const sb = stg;\n"
-                        "    for (LM_I u = blockIdx.x; u < units; u += gridDim.x) {\n"
-                        "        issue(u, sb);\n"
-                        "        lm_cp_commit();\n"
-                        "        lm_cp_wait<0>();\n"
-                        "        __syncthreads();\n"
-                        "        const LM_I l = u / tiles, tl = u - l * tiles, tb = tl * %d;\n"
-                        "        const LM_I nv = len - tb < %d ? len - tb : %d;\n",
-                        tile, tile, tile);
-    } else {
-        /* the first ticket; thread 0 holds the next one, which it fetches a tile ahead */
-        base_str_printf(o,
-                        "    LM_I nt = 0;\n"
-                        "    if (t == 0) s_u0 = (LM_I)atomicAdd(ticket, 1ull);\n"
-                        "    __syncthreads();\n"
-                        "    LM_I u = s_u0;\n"
-                        "    if (t == 0) nt = (LM_I)atomicAdd(ticket, 1ull);\n"
-                        "    int cur = 0;\n"
-                        "    if (u < units) issue(u, stg);\n"
-                        "    lm_cp_commit();\n"
-                        "    while (u < units) {\n"
-                        "        if (t == 0) s_u = nt;\n"
-                        "        __syncthreads();\n"
-                        "        const LM_I nu = s_u;\n"
-                        "        if (nu < units) issue(nu, stg + (cur ^ 1) * %u);\n"
-                        "        lm_cp_commit();\n"
-                        "        if (t == 0 && nu < units) nt = (LM_I)atomicAdd(ticket, 1ull);\n"
-                        "        lm_cp_wait<1>();\n"
-                        "        __syncthreads();\n"
-                        "        unsigned char *sb = stg + cur * %u;\n"
-                        "        const LM_I l = u / tiles, tl = u - l * tiles, tb = tl * %d;\n"
-                        "        const LM_I nv = len - tb < %d ? len - tb : %d;\n",
-                        s->stage, s->stage, tile, tile, tile);
-    }
+    base_str_printf(o,
+                    "    unsigned char *const sb = stg;\n"
+                    "    for (LM_I u = blockIdx.x; u < units; u += gridDim.x) {\n"
+                    "        issue(u, sb);\n"
+                    "        lm_cp_commit();\n"
+                    "        lm_cp_wait<0>();\n"
+                    "        __syncthreads();\n"
+                    "        const LM_I l = u / tiles, tl = u - l * tiles, tb = tl * %d;\n"
+                    "        const LM_I nv = len - tb < %d ? len - tb : %d;\n",
+                    tile, tile, tile);
     emit_line_offsets(s, o, "        ", "l");
     for (uint32_t j = 0; j < s->n_nodes; j++)
         if (node(s, j)->op == IR_OP_INPUT) base_str_printf(o, "        (void)k%u;\n", j);
@@ -1085,7 +1000,7 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
                             b / cs, chunk_type(cs), s->res ? "rsb" : "sb", b, cs);
         }
         base_str_cat(o, "        }\n");
-        if (pass == 0) (lng ? emit_lbl_prefix : emit_lbp_prefix)(s, o);
+        if (pass == 0) emit_lbp_prefix(s, o);
     }
     /* the block's coalesced stores of the tile's results */
     base_str_printf(o,
@@ -1104,14 +1019,8 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
                     "        }\n",
                     s->res ? "rsb" : "sb", T, tile, (uint32_t)tile * es / 16, LB_BLOCK, LB_BLOCK, T,
                     es);
-    if (lng) /* the stage is the next tile's */
-        base_str_cat(o, "        __syncthreads();\n"
-                        "    }\n");
-    else
-        base_str_cat(o, "        u = nu;\n"
-                        "        cur ^= 1;\n"
-                        "    }\n"
-                        "    lm_cp_wait<0>();\n");
+    base_str_cat(o, "        __syncthreads();\n" /* the stage is the next tile's */
+                    "    }\n");
 }
 
 /* COLS: 32 adjacent lines x COLS_G groups per block, tile by tile with a carry. Each result is
@@ -1420,10 +1329,10 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_t *o = &body;
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
     if (lb_like(s)) emit_lb_helpers(o);
-    if (lb_staged(s) || s->mode == M_SELP) emit_lbp_helpers(o);
+    if (s->mode == M_LBP || s->mode == M_SELP) emit_lbp_helpers(o);
     if (sel_like(s)) emit_sel_helpers(o);
     int threads = (int)cg_scan_block_threads(s);
-    int resident = s->mode == M_LBL    ? LBL_RESIDENT
+    int resident = s->mode == M_LBP    ? LBP_RESIDENT
                    : lb_like(s)        ? LB_RESIDENT
                    : s->mode == M_SEL  ? SEL_RESIDENT
                    : s->mode == M_SELP ? selp_resident(s)
@@ -1462,7 +1371,6 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
             emit_lb(s, o);
             break;
         case M_LBP:
-        case M_LBL:
             emit_lbp(s, o);
             break;
         case M_COLS:

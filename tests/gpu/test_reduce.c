@@ -749,47 +749,31 @@ static void test_deterministic(void **state) {
             assert_memory_equal(cf, ca, sizeof cf);
         }
     }
-    /* scans: look-back tiles over one line of 2^24 (staged, a block a tile) and column
-     * groups, twice, the same bits */
-    float *s1 = malloc(sizeof(float) << 24), *s2 = malloc(sizeof(float) << 24);
-    for (int rep = 0; rep < 2; rep++) {
-        loom_scope_begin(gpu);
-        assert_int_equal(loom_read(gpu, loom_cumsum(gpu, x, 0), rep ? s2 : s1, sizeof(float) << 24),
-                         LOOM_STATUS_OK);
-        loom_scope_end(gpu);
-    }
-    assert_memory_equal(s1, s2, sizeof(float) << 24);
-    for (int rep = 0; rep < 2; rep++) {
-        loom_scope_begin(gpu);
-        assert_int_equal(loom_read(gpu, loom_cumsum(gpu, c, 0), rep ? s2 : s1, sizeof(float) << 22),
-                         LOOM_STATUS_OK);
-        loom_scope_end(gpu);
-    }
-    assert_memory_equal(s1, s2, sizeof(float) << 22);
-    /* and tiles staged through shared memory: 256 rows of five whole tiles */
-    int64_t staged[2] = {256, 20480};
+    /* scans, twice each, the same bits: look-back tiles over one line of 2^24 (staged, a
+     * block a tile), column groups, rows of three staged tiles (the last a part), and LB's
+     * register form (the same shape read through a strided view: every other column of a
+     * wider array; its tiles are half the staged form's: other brackets, other bits) */
+    int64_t staged[2] = {256, 20480}, wide[2] = {256, 2 * 20480}, step[2] = {1, 2};
     loom_array_t *r = loom_random_uniform(gpu, 7, LOOM_DTYPE_F32, 2, staged, -1, 1);
-    for (int rep = 0; rep < 2; rep++) {
-        loom_scope_begin(gpu);
-        assert_int_equal(
-            loom_read(gpu, loom_cumsum(gpu, r, 1), rep ? s2 : s1, sizeof(float) * 256 * 20480),
-            LOOM_STATUS_OK);
-        loom_scope_end(gpu);
-    }
-    assert_memory_equal(s1, s2, sizeof(float) * 256 * 20480);
-    /* which are the bits of the block-per-tile form: the same values read through a strided
-     * view (every other column of a wider array) take that form */
-    int64_t wide[2] = {256, 2 * 20480}, step[2] = {1, 2};
     loom_array_t *w = loom_random_uniform(gpu, 8, LOOM_DTYPE_F32, 2, wide, -1, 1);
     assert_int_equal(loom_eval(gpu, 1, &w), LOOM_STATUS_OK);
     loom_array_t *every2 = loom_slice(gpu, w, 2, NULL, NULL, step);
-    loom_array_t *packed = loom_add_f(gpu, every2, 0); /* (x + 0: the same bits, contiguous) */
-    assert_int_equal(loom_eval(gpu, 1, &packed), LOOM_STATUS_OK);
-    loom_array_t *both[2] = {loom_cumsum(gpu, every2, 1), loom_cumsum(gpu, packed, 1)};
-    assert_int_equal(loom_eval(gpu, 2, both), LOOM_STATUS_OK);
-    assert_int_equal(loom_read(gpu, both[0], s1, sizeof(float) * 256 * 20480), LOOM_STATUS_OK);
-    assert_int_equal(loom_read(gpu, both[1], s2, sizeof(float) * 256 * 20480), LOOM_STATUS_OK);
-    assert_memory_equal(s1, s2, sizeof(float) * 256 * 20480);
+    struct {
+        loom_array_t *x;
+        int32_t axis;
+    } scans[4] = {{x, 0}, {c, 0}, {r, 1}, {every2, 1}};
+    float *s1 = malloc(sizeof(float) << 24), *s2 = malloc(sizeof(float) << 24);
+    for (int k = 0; k < 4; k++) {
+        size_t bytes = sizeof(float) * (size_t)loom_array_size(scans[k].x);
+        for (int rep = 0; rep < 2; rep++) {
+            loom_scope_begin(gpu);
+            assert_int_equal(
+                loom_read(gpu, loom_cumsum(gpu, scans[k].x, scans[k].axis), rep ? s2 : s1, bytes),
+                LOOM_STATUS_OK);
+            loom_scope_end(gpu);
+        }
+        assert_memory_equal(s1, s2, bytes);
+    }
     free(s1);
     free(s2);
     loom_scope_end(gpu);
