@@ -152,6 +152,15 @@ static void test_index_errors(void **state) {
     assert_int_equal(loom_eval(f->gpu, 1, &r), LOOM_STATUS_INDEX_ERROR);
     loom_scope_end(f->gpu);
     loom_ctx_clear_error(f->gpu);
+    /* and a reduction's gathered epilogue, whose checks run after the row's loads */
+    loom_scope_begin(f->gpu);
+    inputs(f, f->gpu, 1000, in);
+    r = loom_expr(f->gpu,
+                  "m = max(x, axis=1, keepdims=True); m - take_along_axis(x, k + 1000, axis=1)",
+                  N_IN, names, in);
+    assert_int_equal(loom_eval(f->gpu, 1, &r), LOOM_STATUS_INDEX_ERROR);
+    loom_scope_end(f->gpu);
+    loom_ctx_clear_error(f->gpu);
     expr(f, "take(x, j, axis=1)", 0, 1); /* the context goes on */
 }
 
