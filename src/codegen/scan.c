@@ -263,6 +263,7 @@ base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_init(&k, 0x6c6f733d); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
+    cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
     cg__key_put(&k, s->n_nodes);
     for (uint32_t j = 0; j < s->n_nodes; j++) {
         const ir_node_t *n = node(s, j);

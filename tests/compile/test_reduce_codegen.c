@@ -741,6 +741,38 @@ static void check_scan(gb_t *b, uint32_t out, const char *what) {
     check_scan_form(b, out, what, -1);
 }
 
+/* A kernel is cached by its key, so scans of one key must have one text: lines of one tile,
+ * of a few and of many (whose staged tiles hold more items) in every form, sums and products
+ * of float32 and of bool in int64. */
+static void check_scan_keys(void) {
+    enum { N = 16 };
+    static const int64_t shapes[][2] = {{3, 700}, {3, 1500}, {40, 30001}, {2, 140000}};
+    base_hash128_t keys[N];
+    base_str_t texts[N];
+    int n = 0;
+    for (int i = 0; i < 4; i++)
+        for (int d = 0; d < 2; d++)
+            for (int prod = 0; prod < 2; prod++) {
+                gb_t b;
+                gb_init(&b);
+                uint32_t x = in_c(&b, d ? LOOM_DTYPE_BOOL : LOOM_DTYPE_F32, 2, shapes[i]);
+                if (d) x = cast(&b, LOOM_DTYPE_I64, x);
+                cg_scan_t *s = cg_scan_init(
+                    &b.g, &b.ar, scan(&b, prod ? IR_OP_CUMPROD : IR_OP_CUMSUM, x, 1), b.addr, SM);
+                assert_non_null(s);
+                char name[40];
+                base_str_init(&texts[n], &al);
+                cg_scan_source(s, &texts[n], name);
+                keys[n++] = cg_scan_key(s);
+                gb_fini(&b);
+            }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (!memcmp(&keys[i], &keys[j], sizeof keys[i]))
+                assert_string_equal(base_str_get(&texts[i]), base_str_get(&texts[j]));
+    for (int i = 0; i < n; i++) base_str_fini(&texts[i]);
+}
+
 static void test_scans(void **state) {
     (void)state;
     /* every form: (5, 1000, 40) along 0 one thread per line, along 1 column groups, along 2
@@ -807,6 +839,7 @@ static void test_scans(void **state) {
     x = in_c(&b, LOOM_DTYPE_F32, 2, none);
     check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "empty staged scan", 1);
     gb_fini(&b);
+    check_scan_keys();
 }
 
 /* COMPRESS node of a 1-D bool mask and values of its extent (the frontend's x[mask]). */
