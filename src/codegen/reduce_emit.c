@@ -45,7 +45,7 @@ bool cg_reduce_zeroed(const cg_reduce_t *r, size_t *offset, size_t *bytes) {
 
 base_hash128_t cg_reduce_key(const cg_reduce_t *r, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7238); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7237); /* format of this generator; bump when the text changes */
     cg__key_put(&k, i);
     cg__key_put(&k, (uint32_t)r->nd | r->red << 8 | (uint32_t)r->idx64 << 24 |
                         (uint32_t)(r->chunks > 1) << 25 | (uint32_t)r->online << 26 |
@@ -537,45 +537,12 @@ static void emit_coords(const cg_reduce_t *r, uint32_t set, const char *flat, co
     base_str_printf(o, "%sconst LM_I %s%d = q%s;\n", ind, c, first, c);
 }
 
-#define LATE_MAX 512 /* kernels of more nodes compute every row-level node first */
-
-/* Marks late[j] the row-level nodes of stage 0 that no element of a pass needs (only later
- * stages or the results do) and that are not a plain load: a gather's index checks and its
- * load (logsumexp(x) - take_along_axis(x, labels)). Emitted after pass 0's loads, their
- * dependent loads' latency overlaps the passes instead of delaying the row's loads. Returns
- * whether any is. */
-static bool mark_late(const cg_reduce_t *r, uint8_t *late) {
-    if (r->n_nodes > LATE_MAX) return false;
-    bool any = false;
-    for (uint32_t j = r->n_nodes; j-- > 0;) {
-        const ir_node_t *n = node(r, j);
-        late[j] = 0;
-        if (r->space[j] != SP_Y || r->stage[j] != 0 || is_reduce(n) || n->op == IR_OP_CONST ||
-            cg__strided(n))
-            continue;
-        bool early = false;
-        for (uint32_t k = j + 1; k < r->n_nodes && !early; k++) {
-            const ir_node_t *u = node(r, k);
-            for (int a = 0; a < ir_ops[u->op].arity; a++)
-                if (pos(r, u->src[a]) == j)
-                    early = early || r->space[k] == SP_X || is_reduce(u) ||
-                            (r->stage[k] == 0 && !late[k]);
-        }
-        late[j] = !early;
-        any = any || !early;
-    }
-    return any;
-}
-
-/* Y-space nodes of stage `st` (row level: every thread of the group computes them); with
- * `late`, those it marks (1) or those it does not (0) alone. */
-static void emit_y_nodes(const cg_reduce_t *r, int st, base_str_t *o, const char *ind,
-                         const uint8_t *late, int which) {
+/* Y-space nodes of stage `st` (row level: every thread of the group computes them). */
+static void emit_y_nodes(const cg_reduce_t *r, int st, base_str_t *o, const char *ind) {
     for (uint32_t j = 0; j < r->n_nodes; j++) {
         const ir_node_t *n = node(r, j);
         if (r->space[j] != SP_Y || r->stage[j] != st || is_reduce(n) || n->op == IR_OP_CONST)
             continue;
-        if (late && late[j] != which) continue;
         base_str_printf(o, "%sconst %s v%u = ", ind, ty(dt(n)), j);
         if (n->op == IR_OP_INPUT) {
             base_str_printf(o, "in%u[k%u]", j, j);
@@ -1038,9 +1005,7 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
     base_str_cat(o, "        const LM_I kx = ");
     emit_offset(r, kept, "kc", "xs", o);
     base_str_cat(o, ";\n        (void)kx;\n");
-    uint8_t late[LATE_MAX];
-    bool deferred = kind != K_COMBINE && kind != K_FINAL && mark_late(r, late);
-    emit_y_nodes(r, 0, o, ind, deferred ? late : NULL, 0);
+    emit_y_nodes(r, 0, o, ind);
     if (kind == K_COMBINE || kind == K_FINAL) {
         if (fused) { /* the output's results, combined once by its last chunk task */
             emit_acc_decls(r, 0, o, ind);
@@ -1049,7 +1014,7 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
             emit_combine_partials(r, false, G, B, o, ind);
         }
         emit_finish(r, 0, o, ind);
-        for (int st = 1; st <= r->n_stages; st++) emit_y_nodes(r, st, o, ind, NULL, 0);
+        for (int st = 1; st <= r->n_stages; st++) emit_y_nodes(r, st, o, ind);
         if (kind == K_FINAL && online_xouts(r)) {
             /* The final pass over this block's chunk; two kernels: the last chunks first
              * (kernel 0 read them last, so part of them is still in L2). */
@@ -1091,7 +1056,6 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
                 emit_elements(r, p, o, "            ", "0");
                 base_str_cat(o, "        }\n");
             }
-            if (p == 0 && deferred) emit_y_nodes(r, 0, o, ind, late, 1);
             if (kind == K_PARTIAL) {
                 emit_group_reduce(r, p, G, B, o, ind);
                 char at[40];
@@ -1139,7 +1103,7 @@ static void emit_task(const cg_reduce_t *r, int kind, bool fused, int G, int B, 
             if (p < r->n_stages) {
                 emit_group_reduce(r, p, G, B, o, ind);
                 emit_finish(r, p, o, ind);
-                emit_y_nodes(r, p + 1, o, ind, NULL, 0);
+                emit_y_nodes(r, p + 1, o, ind);
             }
         }
     }

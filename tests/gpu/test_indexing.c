@@ -152,7 +152,7 @@ static void test_index_errors(void **state) {
     assert_int_equal(loom_eval(f->gpu, 1, &r), LOOM_STATUS_INDEX_ERROR);
     loom_scope_end(f->gpu);
     loom_ctx_clear_error(f->gpu);
-    /* and a reduction's gathered epilogue, whose checks run after the row's loads */
+    /* and in a reduction's fused epilogue */
     loom_scope_begin(f->gpu);
     inputs(f, f->gpu, 1000, in);
     r = loom_expr(f->gpu,
