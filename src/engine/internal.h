@@ -166,13 +166,16 @@ loom_status_t en_fft_run(en_engine_t *e, const en_step_t *st, const uint64_t *in
 /* ---- linalg.c ---- */
 /* Runs a LINALG step (its node sg->outputs[0] over C-contiguous INPUT operands at in[], result
  * at out): the cuSOLVER job or the small-system kernel (st->kerns[0]), LU's pivots kernel
- * (st->kerns[0]) or EIG's check (st->kerns[0]), then the first failing info word found by the last kernel and read back (a
- * sync); LINALG_ERROR naming the matrix when one fails. Nothing on a compile-only device. */
+ * (st->kerns[0]), EIG's check (st->kerns[0]) or CHOLESKY's transposing copy (st->kerns[0]), then
+ * the first failing info word found by the last kernel and read back (a sync); LINALG_ERROR naming
+ * the matrix when one fails. Nothing on a compile-only device. */
 loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t *in, uint64_t out);
 /* Stacks of real SOLVE systems and CHOLESKY matrices up to this size run one thread per
- * matrix (en_linalg_small_source; idx = n * 2 + float64, plus EN_SMALL_CHOLESKY). */
+ * matrix (en_linalg_small_source; idx = n * 2 + float64, plus EN_SMALL_CHOLESKY, plus
+ * EN_SMALL_TRANSPOSED when the operand is A itself: CHOLESKY's p.k 1). */
 #define EN_SMALL_SOLVE 16
 #define EN_SMALL_CHOLESKY 64u
+#define EN_SMALL_TRANSPOSED 128u
 static inline bool en_linalg_small(ir_op_t op, int64_t n, loom_dtype_t d) {
     return (op == IR_OP_SOLVE || op == IR_OP_CHOLESKY) && n >= 1 && n <= EN_SMALL_SOLVE &&
            !ir_is_complex(d);
@@ -187,6 +190,10 @@ base_hash128_t en_linalg_first_bad_key(void);
 /* LU's pivots kernel (idx bit 0 float64 parts, bit 1 complex) and its cache key. */
 void en_linalg_pivots_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
 base_hash128_t en_linalg_pivots_key(loom_dtype_t d);
+/* The batched transposing copy of square matrices of idx-byte elements (4, 8 or 16): CHOLESKY's
+ * p.k 1 copies A^T into the buffer cuSOLVER factors (st->kerns[0]), and its cache key. */
+void en_linalg_transpose_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
+base_hash128_t en_linalg_transpose_key(uint32_t es);
 /* EIG's check for infs and NaNs (st->kerns[0]; idx 0 complex64, 1 complex128) and its key. */
 void en_linalg_nonfinite_source(const void *obj, uint32_t idx, base_str_t *t, char *name);
 base_hash128_t en_linalg_nonfinite_key(loom_dtype_t d);

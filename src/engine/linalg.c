@@ -149,35 +149,36 @@ void en_linalg_small_source(const void *obj, uint32_t idx, base_str_t *t, char *
  * A and the consumer masks). A pivot that is not positive (or a NaN) sets the matrix's info
  * word to its 1-based column, as potrf does. Words: A, -, out, info, matrices. */
 static void small_cholesky_source(uint32_t idx, base_str_t *t, char *name) {
-    small_open(t, name, "cholesky", idx);
+    bool tr = idx & EN_SMALL_TRANSPOSED; /* the operand is A itself */
+    small_open(t, name, tr ? "cholesky_t" : "cholesky", idx & ~(uint32_t)EN_SMALL_TRANSPOSED);
+    base_str_printf(t, "#define AT(i) At[%s]\n", tr ? "(i) % N * N + (i) / N" : "(i)");
     base_str_cat(
-        t,
-        "    const T *At = sm + threadIdx.x * (N * N + 1); /* A[r][c] = At[c * N + r] */\n"
-        "    T l[N][N];\n"
-        "    int info = 0;\n"
-        "#pragma unroll\n"
-        "    for (int c = 0; c < N; c++) {\n"
-        "        T d = At[c * N + c];\n"
-        "#pragma unroll\n"
-        "        for (int k = 0; k < c; k++) d -= l[c][k] * l[c][k];\n"
-        "        if (!(d > 0)) { if (!info) info = c + 1; d = 1; } /* (no break: unrolled) */\n"
-        "        const T lc = sqrt(d), inv = (T)1 / lc;\n"
-        "        l[c][c] = lc;\n"
-        "#pragma unroll\n"
-        "        for (int r = c + 1; r < N; r++) {\n"
-        "            T v = At[c * N + r];\n"
-        "#pragma unroll\n"
-        "            for (int k = 0; k < c; k++) v -= l[r][k] * l[c][k];\n"
-        "            l[r][c] = v * inv;\n"
-        "        }\n"
-        "    }\n"
-        "    if (info) { ((int *)P.w[3])[m] = info; return; }\n"
-        "    T *out = (T *)P.w[2] + m * N * N;\n"
-        "#pragma unroll\n"
-        "    for (int i = 0; i < N; i++)\n"
-        "#pragma unroll\n"
-        "        for (int j = 0; j < N; j++) out[i * N + j] = j >= i ? l[j][i] : (T)0;\n"
-        "}\n");
+        t, "    const T *At = sm + threadIdx.x * (N * N + 1); /* A[r][c] = AT(c * N + r) */\n"
+           "    T l[N][N];\n"
+           "    int info = 0;\n"
+           "#pragma unroll\n"
+           "    for (int c = 0; c < N; c++) {\n"
+           "        T d = AT(c * N + c);\n"
+           "#pragma unroll\n"
+           "        for (int k = 0; k < c; k++) d -= l[c][k] * l[c][k];\n"
+           "        if (!(d > 0)) { if (!info) info = c + 1; d = 1; } /* (no break: unrolled) */\n"
+           "        const T lc = sqrt(d), inv = (T)1 / lc;\n"
+           "        l[c][c] = lc;\n"
+           "#pragma unroll\n"
+           "        for (int r = c + 1; r < N; r++) {\n"
+           "            T v = AT(c * N + r);\n"
+           "#pragma unroll\n"
+           "            for (int k = 0; k < c; k++) v -= l[r][k] * l[c][k];\n"
+           "            l[r][c] = v * inv;\n"
+           "        }\n"
+           "    }\n"
+           "    if (info) { ((int *)P.w[3])[m] = info; return; }\n"
+           "    T *out = (T *)P.w[2] + m * N * N;\n"
+           "#pragma unroll\n"
+           "    for (int i = 0; i < N; i++)\n"
+           "#pragma unroll\n"
+           "        for (int j = 0; j < N; j++) out[i * N + j] = j >= i ? l[j][i] : (T)0;\n"
+           "}\n");
 }
 
 uint32_t en_linalg_small_tpb(int64_t n, size_t es) {
@@ -187,7 +188,7 @@ uint32_t en_linalg_small_tpb(int64_t n, size_t es) {
 
 base_hash128_t en_linalg_small_key(loom_dtype_t d, uint32_t idx) {
     char k[40];
-    snprintf(k, sizeof k, "small/%d/%u/5", (int)d, (unsigned)idx);
+    snprintf(k, sizeof k, "small/%d/%u/6", (int)d, (unsigned)idx);
     return base_hash128(k, strlen(k));
 }
 
@@ -244,6 +245,45 @@ void en_linalg_nonfinite_source(const void *obj, uint32_t idx, base_str_t *t, ch
                     "        if (!isfinite(a[t])) ((int *)P.w[3])[t / per] = %d;\n"
                     "}\n",
                     name, name, name, ct, ct, IR_LINALG_NONFINITE);
+}
+
+/* 32 x 32 tiles through shared memory (a pad element a row against bank conflicts): reads and
+ * writes coalesced. Words: source, destination, n, matrices. */
+void en_linalg_transpose_source(const void *obj, uint32_t idx, base_str_t *t, char *name) {
+    (void)obj;
+    const char *et = idx == 4 ? "unsigned" : idx == 8 ? "unsigned long long" : "ulonglong2";
+    snprintf(name, 48, "loom_la_transpose_%u", (unsigned)idx);
+    base_str_printf(
+        t,
+        "typedef %s T;\n"
+        "struct lm_params_%s { unsigned long long w[4]; };\n"
+        "extern \"C\" __global__ void __launch_bounds__(256) %s(const lm_params_%s P) {\n"
+        "    __shared__ T tile[32][33];\n"
+        "    const unsigned long long n = P.w[2], nn = n * n;\n"
+        "    const unsigned long long c = (unsigned long long)blockIdx.x * 32 + "
+        "threadIdx.x;\n"
+        "    const unsigned long long r0 = (unsigned long long)blockIdx.y * 32;\n"
+        "    const unsigned long long c2 = r0 + threadIdx.x;\n"
+        "    for (unsigned long long b = blockIdx.z; b < P.w[3]; b += gridDim.z) {\n"
+        "        const T *src = (const T *)P.w[0] + b * nn;\n"
+        "        T *dst = (T *)P.w[1] + b * nn;\n"
+        "        for (unsigned k = threadIdx.y; k < 32; k += 8)\n"
+        "            if (c < n && r0 + k < n) tile[k][threadIdx.x] = src[(r0 + k) * n + c];\n"
+        "        __syncthreads();\n"
+        "        for (unsigned k = threadIdx.y; k < 32; k += 8) {\n"
+        "            const unsigned long long r2 = (unsigned long long)blockIdx.x * 32 + k;\n"
+        "            if (c2 < n && r2 < n) dst[r2 * n + c2] = tile[threadIdx.x][k];\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "}\n",
+        et, name, name, name);
+}
+
+base_hash128_t en_linalg_transpose_key(uint32_t es) {
+    char k[32];
+    snprintf(k, sizeof k, "la_transpose/%u/1", (unsigned)es);
+    return base_hash128(k, strlen(k));
 }
 
 base_hash128_t en_linalg_nonfinite_key(loom_dtype_t d) {
@@ -340,8 +380,16 @@ loom_status_t en_linalg_run(en_engine_t *e, const en_step_t *st, const uint64_t 
         uint32_t tpb = en_linalg_small_tpb(j.rows, ir_dtypes[j.dtype].size);
         if ((s = rt_launch(rt, st->kerns[0], (uint32_t)((j.batch + tpb - 1) / tpb), tpb, params)))
             goto done;
-    } else if ((s = rt_solver_run(rt, e->solver, &j))) {
-        goto done;
+    } else {
+        if (nd->op == IR_OP_CHOLESKY && nd->p.k == 1) { /* A^T into the factored buffer */
+            uint64_t w[4] = {j.a, out, (uint64_t)j.rows, (uint64_t)j.batch};
+            void *params[1] = {w};
+            uint32_t tiles = (uint32_t)((j.rows + 31) / 32), block[3] = {32, 8, 1};
+            uint32_t grid[3] = {tiles, tiles, (uint32_t)(j.batch < 65535 ? j.batch : 65535)};
+            if ((s = rt_launch_ex(rt, st->kerns[0], grid, block, 0, params))) goto done;
+            j.a = out; /* (factored where it lies) */
+        }
+        if ((s = rt_solver_run(rt, e->solver, &j))) goto done;
     }
     if (nd->op == IR_OP_LU && pivs) {
         uint64_t w[4] = {ipiv, out, (uint64_t)j.rows, (uint64_t)pivs};

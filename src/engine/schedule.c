@@ -931,13 +931,20 @@ static bool linalg_kernels(sched_t *s, en_step_t *st, const ir_node_t *n, const 
     loom_dtype_t dt = (loom_dtype_t)a0->dtype;
     bool cplx = ir_is_complex(dt);
     bool small = en_linalg_small(n->op, rows, dt);
-    uint32_t nk = small || n->op == IR_OP_LU || n->op == IR_OP_EIG ? 2 : 1;
+    bool trans = n->op == IR_OP_CHOLESKY && n->p.k == 1; /* the operand is A, not A^T */
+    uint32_t nk = small || trans || n->op == IR_OP_LU || n->op == IR_OP_EIG ? 2 : 1;
     if (!alloc_kerns(s, st, nk)) return false;
     uint32_t f64 = ir_real_dtype(dt) == LOOM_DTYPE_F64;
     if (small) { /* a thread a matrix */
-        uint32_t idx = (uint32_t)rows * 2 + f64 + (n->op == IR_OP_CHOLESKY ? EN_SMALL_CHOLESKY : 0);
+        uint32_t idx = (uint32_t)rows * 2 + f64 +
+                       (n->op == IR_OP_CHOLESKY ? EN_SMALL_CHOLESKY : 0) +
+                       (trans ? EN_SMALL_TRANSPOSED : 0);
         st->kerns[0] =
             en_kernel(s->e, en_linalg_small_key(dt, idx), en_linalg_small_source, NULL, idx);
+    } else if (trans) {
+        uint32_t es = (uint32_t)ir_dtypes[dt].size;
+        st->kerns[0] =
+            en_kernel(s->e, en_linalg_transpose_key(es), en_linalg_transpose_source, NULL, es);
     }
     if (n->op == IR_OP_LU)
         st->kerns[0] = en_kernel(s->e, en_linalg_pivots_key(dt), en_linalg_pivots_source,

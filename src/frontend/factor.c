@@ -193,10 +193,11 @@ LOOM_API loom_array_t *loom_cholesky(loom_ctx_t *ctx, loom_array_t *a, int upper
     if (!ctx) return NULL;
     a = lin_input(ctx, "cholesky", a, true);
     if (!a) return &ctx->nil;
-    /* The node reads its operand's transpose's lower triangle and gives L^T. NumPy's upper form
-     * reads a's upper triangle, which is a^T's lower: a itself goes in, U = L^T comes out. */
-    loom_array_t *lt =
-        lin_node(ctx, IR_OP_CHOLESKY, 0, upper ? a : loom_matrix_transpose(ctx, a), NULL);
+    /* The node reads its operand's transpose's lower triangle (mode 0) and gives L^T. NumPy's
+     * upper form reads a's upper triangle, which is a^T's lower: a itself goes in, U = L^T
+     * comes out. The lower form reads a's lower triangle: mode 1 takes a and transposes it
+     * as the step copies it (one pass, where a materialised a^T and the copy made two). */
+    loom_array_t *lt = lin_node(ctx, IR_OP_CHOLESKY, upper ? 0 : 1, a, NULL);
     /* the triangle masked on the transposed read: one fused kernel writes L (a mask under a
      * transpose made the scheduler write U first, then copy it transposed) */
     return upper ? loom_triu(ctx, lt, 0) : loom_tril(ctx, loom_matrix_transpose(ctx, lt), 0);

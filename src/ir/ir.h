@@ -239,8 +239,9 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
      * SOLVE: A (.., n, n), B^T (.., k, n) -> X^T (.., k, n) with A X = B; p.k 1 (inv): one    \
      *   B^T (k, n) for every matrix. Raises singular; p.k 2 (cond's inv): a singular matrix  \
      *   gives NaN or inf instead (the CPU NaN throughout), as NumPy's inv under errstate.     \
-     * CHOLESKY: A^T (.., n, n) -> L^T on and above the diagonal (A = L L^H from A's lower   \
-     *   triangle); below it whatever the device leaves. Raises not positive definite.        \
+     * CHOLESKY: A^T (.., n, n), or A with p.k 1 (the step transposes it as it copies it) -> \
+     *   L^T on and above the diagonal (A = L L^H from A's lower triangle); below it          \
+     *   whatever the device leaves. Raises not positive definite.                            \
      * EIGH: p.k bit 0: read the upper triangle (else the lower); bit 1: values only, (.., n) \
      *   ascending, of the real dtype; else (.., n+1, n): row 0 the values, row 1 + i         \
      *   eigenvector i (complex: its conjugate).                                              \

@@ -8,9 +8,10 @@
  *   LU        getrf of A^T: det(A^T) = det(A), which is all its users need.
  *   SOLVE     getrf of A^T, then getrs with trans = 'T' solves (A^T)^T X = B; B and X are
  *             column-major n x k, which is the C-order k x n B^T and X^T.
- *   CHOLESKY  potrf(uplo 'L') of A: the frontend hands the node A^T (C order), which is A
- *             column-major; potrf reads A's lower triangle and leaves L there, which C order
- *             sees as L^T (cuSOLVER's lower form is ~1.5x the speed of its upper one).
+ *   CHOLESKY  potrf(uplo 'L') of A: the node's operand is A^T (C order), which is A
+ *             column-major, or (p.k 1) A itself, transposed into the factored copy; potrf
+ *             reads A's lower triangle and leaves L there, which C order sees as L^T
+ *             (cuSOLVER's lower form is ~1.5x the speed of its upper one).
  *   EIGH      syevd of A^T = A, uplo swapped; the column-major eigenvectors are C-order rows.
  *   SVD       of A^T = U' S VT' (n x m, n >= m): A = VT'^T S U'^T, so VT' read in C order is
  *             A's U and U' read in C order is A's Vh.
@@ -254,7 +255,13 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
                 break;
             }
             case IR_OP_CHOLESKY:
-                memcpy(op, ap, (size_t)a_per * es);
+                if (n->p.k == 1) /* A itself: its transpose, as p.k 0's operand */
+                    for (int64_t r = 0; r < rows; r++)
+                        for (int64_t c = 0; c < rows; c++)
+                            memcpy(op + (size_t)(r * rows + c) * es,
+                                   ap + (size_t)(c * rows + r) * es, es);
+                else
+                    memcpy(op, ap, (size_t)a_per * es);
                 info = L->potrf[t](COL_MAJOR, 'L', nn, op, nn);
                 for (int64_t j = 0; j < rows; j++) /* column-major strict upper = C's lower */
                     for (int64_t i = 0; i < j; i++) set_elem(d, op, i + j * rows, 0);
@@ -370,7 +377,7 @@ bool ir_linalg_shape(ir_op_t op, int64_t mode, const ir_node_t *a, const ir_node
             shape[nd - 2] = b->shape[b->ndim - 2];
             return square && mode >= 0 && mode <= 2;
         case IR_OP_CHOLESKY:
-            return square && mode == 0;
+            return square && (mode == 0 || mode == 1);
         case IR_OP_EIGH:
             if (mode & 2)
                 *ndim = nd - 1;

@@ -305,8 +305,8 @@ loom_status_t rt_solver_run(rt_device_t *d, rt_solver_t *s, const rt_la_t *j) {
             }
             break;
         }
-        case RT_LA_CHOLESKY:
-            if ((st = rt_d2d(d, j->out, j->a, per * (size_t)j->batch))) goto done;
+        case RT_LA_CHOLESKY: /* (the engine may have written the operand into out already) */
+            if (j->a != j->out && (st = rt_d2d(d, j->out, j->a, per * (size_t)j->batch))) goto done;
             for (int64_t b = 0; b < j->batch; b++)
                 SV_CALL("Xpotrf",
                         T->Xpotrf(h, s->params, FILL_LOWER, m, ty,

@@ -248,6 +248,16 @@ static void test_factorisations(void **state) {
     c = schedule_of("linalg.cholesky(x[:256], upper=True) + 1");
     assert_int_equal(c.linalg, 1);
     assert_int_equal(c.elem, 1); /* the triangle and the + 1, after the step */
+    /* the lower form reads A's lower triangle: the step transposes A as it copies it (no
+     * transposing step before it; every element width's copy compiled) */
+    static const char *const lower[] = {"linalg.cholesky(x[:256])",
+                                        "linalg.cholesky(x[:256].astype('float64'))",
+                                        "linalg.cholesky(x[:256].astype('complex128'))"};
+    for (size_t k = 0; k < sizeof lower / sizeof *lower; k++) {
+        c = schedule_of(lower[k]);
+        assert_int_equal(c.linalg, 1);
+        assert_int_equal(c.elem, k ? 2 : 1); /* (the cast), the triangle */
+    }
     static const char *const stacks[] = {
         "linalg.solve(reshape(x[:2, :2], (2, 1, 2))[..., :1], v[:2].reshape(2, 1, 1))",
         "linalg.inv(reshape(x[:50], (512, 5, 5)))",
