@@ -169,11 +169,9 @@ uint32_t cg_scan_n_params(const cg_scan_t *s);
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed);
 void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
                     uint64_t scratch, uint64_t *words);
-/* The kernel's threads per block; blocks_per_sm: its occupancy at that size (0 if unknown;
- * every form's grid follows from its work, so none reads it now). */
-uint32_t cg_scan_block_threads(const cg_scan_t *s);
-void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, uint32_t grid[3],
-                          uint32_t block[3], uint32_t *smem);
+/* The kernel's grid and block (every form's grid follows from its work: a block a tile, or a
+ * group of lines). */
+void cg_scan_launch_shape(const cg_scan_t *s, uint32_t grid[3], uint32_t block[3], uint32_t *smem);
 
 /* ---- gemm.c: the kernels of matrix-product steps ----
  * The gather (a strided view, optionally times a CONST's bits, into C order) and the generic

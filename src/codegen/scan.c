@@ -323,7 +323,8 @@ void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out
     }
 }
 
-uint32_t cg_scan_block_threads(const cg_scan_t *s) {
+/* Threads a block (all of them, whatever the block's shape): the launch bound's. */
+static uint32_t block_threads(const cg_scan_t *s) {
     return sel_like(s)         ? SEL_BLOCK
            : lb_like(s)        ? LB_BLOCK
            : s->mode == M_COLS ? 32 * COLS_G
@@ -331,10 +332,7 @@ uint32_t cg_scan_block_threads(const cg_scan_t *s) {
                                : SCAN_BLOCK;
 }
 
-void cg_scan_launch_shape(const cg_scan_t *s, int sm_count, int blocks_per_sm, uint32_t grid[3],
-                          uint32_t block[3], uint32_t *smem) {
-    (void)sm_count; /* (every form's grid follows from its work) */
-    (void)blocks_per_sm;
+void cg_scan_launch_shape(const cg_scan_t *s, uint32_t grid[3], uint32_t block[3], uint32_t *smem) {
     const int64_t cap = INT64_C(1) << 30; /* the kernels loop over further lines or tiles */
     int64_t blocks;
     block[1] = block[2] = 1;
@@ -569,14 +567,18 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
                     T, T, T, T, op, x, T, T, op, x, op, x);
 }
 
-/* LB's and LBP's block scan, then the tile's aggregate g in its last thread, in an `if` the
- * caller continues (it publishes g) and closes. */
+/* LB's and LBP's block scan, then the tile's aggregate g published by its last thread (s_agg;
+ * as the inclusive prefix for a line's first tile, else as the aggregate). */
 static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     emit_lb_block_scan(s, o);
     base_str_printf(o,
                     "        if (t == %d) {\n"
-                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n",
+                    "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
+                    "            s_agg = g;\n"
+                    "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
+                    "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
+                    "        }\n",
                     LB_BLOCK - 1, ty(sn), scan_fn(s), sfx((loom_dtype_t)sn->dtype));
 }
 
@@ -613,10 +615,6 @@ static void emit_lb_fold(const cg_scan_t *s, base_str_t *o, const char *ind, con
  * (s_pre). Ends at a barrier. */
 static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
     emit_lb_aggregate(s, o);
-    base_str_cat(o, "            s_agg = g;\n"
-                    "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
-                    "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
-                    "        }\n");
     /* the look-back: the block reads LB_BLOCK earlier tiles at a time, nearest first, until
      * one has its inclusive prefix (a thread each, waiting for its tile's flag; the warps'
      * ballots meet in shared memory); past LB_WIN values it starts over. Warp 0 then folds
@@ -666,10 +664,6 @@ static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
     emit_lb_aggregate(s, o);
     base_str_printf(
         o,
-        "            s_agg = g;\n"
-        "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
-        "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
-        "        }\n"
         "        if (wp == %d && tl > 0) {\n"
         "            const LM_I base = l * tiles;\n"
         "            LM_I tt = tl;\n"
@@ -1332,7 +1326,7 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     if (lb_like(s)) emit_lb_helpers(o);
     if (s->mode == M_LBP || s->mode == M_SELP) emit_lbp_helpers(o);
     if (sel_like(s)) emit_sel_helpers(o);
-    int threads = (int)cg_scan_block_threads(s);
+    int threads = (int)block_threads(s);
     int resident = s->mode == M_LBP    ? LBP_RESIDENT
                    : lb_like(s)        ? LB_RESIDENT
                    : s->mode == M_SEL  ? SEL_RESIDENT

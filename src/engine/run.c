@@ -263,8 +263,7 @@ static void run_step(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p, en
                 return;
             cg_scan_params(st->scan, in, out[0], scratch, words);
             uint32_t grid[3], block[3], smem;
-            int bps = rt_kernel_blocks_per_sm(rt, st->kerns[0], cg_scan_block_threads(st->scan));
-            cg_scan_launch_shape(st->scan, sm, bps, grid, block, &smem);
+            cg_scan_launch_shape(st->scan, grid, block, &smem);
             void *params[1] = {words};
             if (grid[0] && grid[1] && grid[2])
                 rt_launch_ex(rt, st->kerns[0], grid, block, smem, params);

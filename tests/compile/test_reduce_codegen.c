@@ -727,7 +727,7 @@ static void check_scan_form(gb_t *b, uint32_t out, const char *what, int staged)
     assert_true(w[np] == 0xabcdef);
     free(w);
     uint32_t grid[3], block[3], smem;
-    cg_scan_launch_shape(s, SM, 0, grid, block, &smem);
+    cg_scan_launch_shape(s, grid, block, &smem);
     /* an empty scan launches nothing */
     assert_int_equal(grid[0] == 0, ir_node_size(&b->g.nodes[out]) == 0);
     assert_true(block[0] >= 32);
@@ -896,7 +896,7 @@ static void test_compress(void **state) {
     uint32_t c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &e), in_c(&b, LOOM_DTYPE_F32, 1, &e));
     cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
     uint32_t grid[3], block[3], smem;
-    cg_scan_launch_shape(s, SM, 0, grid, block, &smem);
+    cg_scan_launch_shape(s, grid, block, &smem);
     assert_int_equal(grid[0], 1);
     check_scan_form(&b, c, "empty compress", 1);
     gb_fini(&b);
