@@ -52,6 +52,7 @@ EXACT = [
     # parts
     "np.real(z64)", "np.imag(z128)", "np.conj(z64)", "z64.conj()", "np.conjugate(zs)",
     "np.real(f32)", "np.imag(i8)", "np.conj(i8)", "np.abs(z64)", "np.absolute(zs)",
+    "np.abs(zs.astype(np.complex64))", "np.abs(zf.astype(np.complex64) * 1e30)",
     "np.iscomplex(zs)", "np.isreal(zs)", "np.iscomplex(f32)", "np.iscomplexobj(z64)",
     "np.isrealobj(z64)", "np.iscomplexobj(f32)",
     # predicates and comparisons
@@ -67,6 +68,7 @@ EXACT = [
     "z128.astype(np.int32)", "f32.astype(np.complex64)", "i8.astype(np.complex128)",
     "z128.astype(np.complex64)", "z64.astype(np.complex128)", "b.astype(np.complex64)",
     "z64.astype(np.float16)", "zf.astype(np.uint8)",
+    "np.array([np.nan, -np.nan, -np.inf, np.inf, -0.0, 1e-45, 3.5], dtype=np.float32).astype(np.complex64)",
     # moves, creation, where
     "z128[::3]", "z64.T", "np.concatenate((z64, z64 * 1j))", "np.where(f32 > 0, z64, 0)",
     "np.where(f32 > 0, z64, 1j)", "z128.reshape(8, 8)[1:5, ::2]", "np.take(z128, np.array([3, 1, 60]))",
@@ -116,6 +118,7 @@ APPROX = [
     "np.nanstd(z64, axis=1, ddof=1)",
     "np.sign(zs)", "np.sign(z64)",  # z / hypot(z): libm's hypot and CUDA's may differ by an ulp
     "np.sqrt(z64)", "np.sqrt(z128)", "np.sqrt(zs)", "np.exp(z128)", "np.exp(z64)", "np.exp(zf)",
+    "np.exp(zs.astype(np.complex64))", "np.exp(zs)", "np.abs(np.exp(1j * f32) * z64 + np.conj(z64))",
     "np.log(z128)", "np.log(z64)", "np.log(zs)", "np.log(1 + 1e-9j + z128 * 0)",
     "np.sin(z128)", "np.cos(z128)", "np.tan(z128)", "np.sinh(z128)", "np.cosh(z128)",
     "np.tanh(z128)", "np.sin(z64)", "np.tanh(z64 * 30)", "np.tanh(zf)", "np.sinh(zf)",
