@@ -1,6 +1,7 @@
 /* bench_indexing — gathers, masks, sorts and sets on the CUDA device: a sort of 2^28 float32, an
- * argsort of 8192² float32 rows, unique of 2^26 int32 (values in [0, 2^20)), a fused
- * cross-entropy style `logsumexp(x) - take_along_axis(x, labels)` over 8192² float32 rows, a
+ * argsort of 8192² float32 rows, unique of 2^26 int32 (values in [0, 2^20)), the row
+ * logsumexp of 8192² float32 and the fused cross-entropy style
+ * `logsumexp(x) - take_along_axis(x, labels)` over the same rows, a
  * row gather x[idx] of 8192² float32 (8192 random rows), and x[x > 0] of 2^28 float32 (half
  * true). Timing as bench_reduce (CUDA events around evals after warm-up, median of batches);
  * each line: µs per call, the ratio to the copy floor of the bytes that must move (read once,
@@ -22,7 +23,7 @@ typedef struct work {
     int kind;
 } work_t;
 
-enum { W_SORT, W_ARGSORT_ROWS, W_UNIQUE, W_XENT, W_ROWS, W_MASK };
+enum { W_SORT, W_ARGSORT_ROWS, W_UNIQUE, W_LSE, W_XENT, W_ROWS, W_MASK };
 
 static void once(void *arg) {
     const work_t *w = arg;
@@ -39,11 +40,13 @@ static void once(void *arg) {
         case W_UNIQUE:
             loom_unique(ctx, w->x, 1, &r, NULL, NULL, NULL);
             break;
+        case W_LSE:
         case W_XENT: {
             loom_array_t *m = loom_max(ctx, w->x, 1, &ax, 1);
             loom_array_t *s = loom_sum(ctx, loom_exp(ctx, loom_subtract(ctx, w->x, m)), 1, &ax, 1);
-            r = loom_subtract(ctx, loom_add(ctx, m, loom_log(ctx, s)),
-                              loom_take_along_axis(ctx, w->x, w->i, 1));
+            r = loom_add(ctx, m, loom_log(ctx, s));
+            if (w->kind == W_XENT)
+                r = loom_subtract(ctx, r, loom_take_along_axis(ctx, w->x, w->i, 1));
             break;
         }
         case W_ROWS:
@@ -109,6 +112,9 @@ int main(int argc, char **argv) {
     }
     w = (work_t){bench_rand(ctx, 2, LOOM_DTYPE_F32, 2, sq, -1, 1), NULL, W_ARGSORT_ROWS};
     bench("argsort_rows_8192x8192", &w, 12.0 * 8192 * 8192, 5, 2);
+    /* the plain row logsumexp: the reference the fused gather below is measured against */
+    w.kind = W_LSE;
+    bench("lse_8192x8192", &w, 4.0 * 8192 * 8192, 9, 10);
     w.kind = W_XENT;
     w.i = rand_idx(3, 2, lab, 8192);
     bench("xent_gather_8192x8192", &w, 4.0 * 8192 * 8192, 9, 10);
