@@ -1,5 +1,6 @@
 /* bench_elementwise — elementwise workloads on the CUDA device: fused elementwise bandwidth
- * (hypot 20M / 64M, gelu 64M, outer exp(a+b)*a 8192², the complex64 chain
+ * (hypot 20M / 64M, gelu 64M in the tanh form and the erf form (bench/peers_numerics.py runs
+ * the peers' erf form), outer exp(a+b)*a 8192², the complex64 chain
  * abs(exp(1j * x) * z + conj(z)) over 64M), dispatch cost of a cached 15-op chain
  * on 1024 floats, compile latencies (cold NVRTC, disk hit, memory hit) and the pool's peak.
  * Timing: CUDA events on the context's stream around `inner` evals, warm-up first, median of
@@ -56,6 +57,16 @@ static void gelu_once(void *arg) {
         0.7978845608);
     loom_array_t *g = loom_multiply(ctx, loom_multiply_f(ctx, x, 0.5),
                                     loom_add_f(ctx, loom_tanh(ctx, inner), 1.0));
+    loom_eval(ctx, 1, &g);
+    loom_scope_end(ctx);
+}
+
+/* NumPy/PyTorch's exact gelu: 0.5 x (1 + erf(x / sqrt(2))). */
+static void gelu_erf_once(void *arg) {
+    pair_t *p = arg;
+    loom_scope_begin(ctx);
+    loom_array_t *e = loom_erf(ctx, loom_multiply_f(ctx, p->x, 0.7071067811865476));
+    loom_array_t *g = loom_multiply(ctx, loom_multiply_f(ctx, p->x, 0.5), loom_add_f(ctx, e, 1.0));
     loom_eval(ctx, 1, &g);
     loom_scope_end(ctx);
 }
@@ -169,6 +180,7 @@ int main(int argc, char **argv) {
         int64_t n = INT64_C(1) << 26;
         pair_t p = {dev_rand(4, 1, &n), NULL};
         report("gelu_64M", time_us(gelu_once, &p, 9, 10), 2.0 * 4 * (double)n);
+        report("gelu_erf_64M", time_us(gelu_erf_once, &p, 9, 10), 2.0 * 4 * (double)n);
         loom_array_release(p.x);
     }
     {

@@ -1,7 +1,8 @@
 /* bench_reduce — reduction workloads on the CUDA device: a full sum of 256M float32,
  * row softmax and row layernorm of 8192², column sums of 8192², 65536 × 64 and 64 × 1M, row
  * softmax of 65536 × 64 and 64 × 1M, row variances of 8192² and 1024 × 65536, row 2-norms of
- * 8192² (bench/peers_norm.py runs the peers'), cumsum along rows and columns of 8192² and of
+ * 8192² (bench/peers_norm.py runs the peers'), row medians of 8192² (bench/peers_numerics.py
+ * runs the peers'), cumsum along rows and columns of 8192² and of
  * one line of 2^28 (bench/peers_scan.py runs the peers'). Timing as bench_elementwise:
  * CUDA events around `inner` evals after warm-up, median of `reps` batches. Each line: µs per
  * call, TB/s of the bytes that must move (read once, write once), the ratio to the copy floor
@@ -26,7 +27,7 @@ typedef struct work {
     int kind;
 } work_t;
 
-enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_LAYERNORM_AFFINE, W_VAR, W_NORM, W_CUMSUM };
+enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_LAYERNORM_AFFINE, W_VAR, W_NORM, W_MEDIAN, W_CUMSUM };
 
 static loom_array_t *build(const work_t *w) {
     loom_array_t *x = w->x;
@@ -50,6 +51,8 @@ static loom_array_t *build(const work_t *w) {
             return loom_var(ctx, x, 1, &ax, 0, 0);
         case W_NORM:
             return loom_vector_norm(ctx, x, 1, &ax, 0, 2.0);
+        case W_MEDIAN:
+            return loom_median(ctx, x, ax, 0);
         default:
             return loom_cumsum(ctx, x, ax);
     }
@@ -108,6 +111,8 @@ int main(int argc, char **argv) {
     bench("var_rows_1024x65536", W_VAR, 1024, 64 * 1024, 1, f * 1024 * 64 * 1024);
     bench("sum_rows_8192x8192", W_SUM, 8192, 8192, 1, f * 8192 * 8192);
     bench("norm_rows_8192x8192", W_NORM, 8192, 8192, 1, f * 8192 * 8192);
+    /* a sort of each row and a gather of its middle pair: the floor is one read */
+    bench("median_rows_8192x8192", W_MEDIAN, 8192, 8192, 1, f * 8192 * 8192);
     bench("sum_cols_8192x8192", W_SUM, 8192, 8192, 0, f * 8192 * 8192);
     bench("sum_cols_65536x64", W_SUM, 65536, 64, 0, f * 65536 * 64);
     bench("softmax_rows_65536x64", W_SOFTMAX, 65536, 64, 1, 2 * f * 65536 * 64);
