@@ -1176,9 +1176,16 @@ LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
 /* np.linalg.pinv(a, rcond) (NumPy's default rcond is 1e-15): singular values at or below
  * rcond * max(s) count as zero. */
 LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond);
+/* The same with rcond an array, one for each matrix of the stack (broadcast against a's shape
+ * without its last two axes), as NumPy's array rcond and the Array API's array rtol. */
+LOOM_API loom_array_t *loom_pinv_tol(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *rcond);
 /* np.linalg.matrix_rank(a, tol, rtol=rtol): singular values above tol count; tol NAN: above
  * rtol * S.max() (rtol NAN: NumPy's max(M, N) * eps). int64. */
 LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol, double rtol);
+/* The same with tol or rtol (at most one; NULL for the other, both NULL for the default) an
+ * array, one for each matrix of the stack, as NumPy's and the Array API's array tolerances. */
+LOOM_API loom_array_t *loom_matrix_rank_tol(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *tol,
+                                            loom_array_t *rtol);
 /* np.linalg.cond(x, p): DEFAULT or ORD +-2 from the singular values; other orders
  * norm(x) * norm(inv(x)). A singular matrix gives inf, as NumPy's (NaN where x holds NaN). */
 LOOM_API loom_array_t *loom_cond(loom_ctx_t *ctx, loom_array_t *x, loom_norm_t kind, double ord);

@@ -14,6 +14,7 @@ several together.
 """
 import ctypes
 import operator
+import re as _re
 import struct as _struct
 import threading
 import weakref
@@ -51,12 +52,19 @@ _EXC = {"INVALID_ARGUMENT": ValueError, "SHAPE_MISMATCH": ValueError, "DTYPE_ERR
         "INDEX_ERROR": IndexError, "LINALG_ERROR": LinAlgError}
 
 
+# the library's message for an axis past an array's dimensions (fe_axis and its like)
+_AXIS_MSG = _re.compile(r"axis -?\d+ is out of bounds for array of dimension \d+")
+
+
 def _raise(ctx_p, status):
-    """Raises the context's recorded error (then clears it, so the context goes on)."""
+    """Raises the context's recorded error (then clears it, so the context goes on). An axis
+    out of bounds is NumPy's AxisError, which is both a ValueError and an IndexError."""
     msg = (lib.loom_ctx_message(ctx_p) or b"").decode(errors="replace")
     lib.loom_ctx_clear_error(ctx_p)
     name = _STATUS_NAMES[status] if 0 <= status < len(_STATUS_NAMES) else str(status)
     exc = _EXC.get(name)
+    if name == "INVALID_ARGUMENT" and _AXIS_MSG.search(msg):
+        exc = _np.exceptions.AxisError
     if exc is None:
         raise LoomError("%s (%s)" % (msg, name), name)
     raise exc(msg)
@@ -503,7 +511,10 @@ def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
     if isinstance(device, Context):
         ctx = device
     if isinstance(obj, ndarray):
-        if dtype is not None:
+        if dtype is not None and _np_dtype_of(dtype) != obj.dtype:
+            if copy is False:
+                raise ValueError("asarray: copy=False, but %s to %s needs a copy" % (
+                    obj.dtype, _np_dtype_of(dtype)))
             return _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
         # copy: a new object, so that x[k] = v on it does not rebind obj (memory is shared:
         # arrays are immutable)

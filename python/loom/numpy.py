@@ -5,6 +5,7 @@ own table (loom_expr_function): a function added to the C library appears in Pyt
 glue. numpy.linalg's and numpy.fft's functions are also in `lnp.linalg` and `lnp.fft`. Arrays
 and dtypes go in as NumPy's do (NumPy arrays, Python numbers and sequences, np.float32 or
 'float32'); results are `loom.ndarray`s, lazy until a value is needed."""
+import inspect as _inspect
 import operator as _operator
 import sys as _sys
 import types as _types
@@ -28,7 +29,7 @@ pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 _TABLE = _lib.functions()
 _METHODS = {name for name, _, method in _TABLE if method}
 _BUILTIN = {"abs", "round", "min", "max", "sum", "all", "any", "pow", "divmod", "complex"}
-_OWN = {"finfo", "iinfo", "result_type"}  # Python objects here, not arrays
+_OWN = {"finfo", "iinfo", "result_type", "can_cast", "isdtype"}  # Python objects, not arrays
 
 
 # Parameters that take a shape, axes or an extent: NumPy reads a list there as a tuple and an
@@ -38,11 +39,15 @@ _SHAPE_LIKE = {"shape", "newshape", "axes", "axis", "s", "reps", "source", "dest
                "N", "M", "k", "num"}
 
 
-def _shape_like(v):
+def _shape_like(v, name=None):
     if isinstance(v, (list, tuple)):  # nested too: tensordot's axes=((1,), (0,))
         return tuple(x if type(x) is int or x is None else _shape_like(x) for x in v)
     if isinstance(v, (ndarray, _np.ndarray)) and v.ndim == 0 or isinstance(v, _np.integer):
-        return _index(v)
+        v = _index(v)
+    if name == "k" and type(v) is int and not -(1 << 62) < v < 1 << 62:
+        # a diagonal offset (eye, tri, tril, triu, diag) past any extent, or rot90's count:
+        # one in int64 that is as far and the same modulo 4
+        v = (1 << 62 if v > 0 else -(1 << 62)) + v % 4
     return v
 
 
@@ -70,10 +75,10 @@ def _shaped(f, params):
             args = list(args)
             for i in at:
                 if i < len(args):
-                    args[i] = _shape_like(args[i])
+                    args[i] = _shape_like(args[i], names[i])
         for k in kwargs:
             if k in _SHAPE_LIKE:
-                kwargs[k] = _shape_like(kwargs[k])
+                kwargs[k] = _shape_like(kwargs[k], k)
         return f(*args, **kwargs)
     return g
 
@@ -101,6 +106,45 @@ for _name, _params, _method in _TABLE:
         _METHOD_AT[_name] = {i for i, p in enumerate(_ps) if p in _SHAPE_LIKE}
 
 
+class _LibraryDefault:
+    """The default of an optional parameter in a function's signature: the library's own."""
+
+    def __repr__(self):
+        return "<default>"
+
+
+_DEFAULT = _LibraryDefault()
+
+
+# keywords every call takes (_call_text reads them), shown in the signatures of the functions
+# whose Array API or NumPy forms have them
+_DEVICE = ("arange", "empty", "empty_like", "eye", "full", "full_like", "linspace", "ones",
+           "ones_like", "zeros", "zeros_like", "astype")
+_COPY = ("astype", "reshape")
+
+
+def _signature(name, params):
+    """The inspect.Signature of a table function's parameters ("a,axis?,arrays*"): positional
+    or keyword, a "*" one variadic and those after it keyword-only, then device= and copy=
+    where the function's standard form has them, so that inspect and the Array API's signature
+    checks see the names (the functions themselves take *args, **kwargs)."""
+    out, kind = [], _inspect.Parameter.POSITIONAL_OR_KEYWORD
+    for p in params.split(","):
+        if not p:
+            continue
+        if p.endswith("*"):
+            out.append(_inspect.Parameter(p[:-1], _inspect.Parameter.VAR_POSITIONAL))
+            kind = _inspect.Parameter.KEYWORD_ONLY
+        elif p.endswith("?"):
+            out.append(_inspect.Parameter(p[:-1], kind, default=_DEFAULT))
+        else:
+            out.append(_inspect.Parameter(p, kind))
+    for extra, names in (("copy", _COPY), ("device", _DEVICE)):
+        if name in names:
+            out.append(_inspect.Parameter(extra, _inspect.Parameter.KEYWORD_ONLY, default=None))
+    return _inspect.Signature(out)
+
+
 def _make(name, params, head=None):
     head = head or name
     fast = _FAST.get(name)
@@ -118,6 +162,7 @@ def _make(name, params, head=None):
             return _call_text(head, [], args, kwargs)
     f = _shaped(f, params)
     f.__name__ = f.__qualname__ = name
+    f.__signature__ = _signature(name, params)
     f.__doc__ = "numpy.%s(%s) on loom (the expression language's %s)." % (
         head, params.replace(",", ", "), head)
     return f
@@ -158,6 +203,7 @@ def _named(name, f):
         r = f(*args, **kwargs)
         return t(*r) if isinstance(r, tuple) and len(r) == len(t._fields) else r
     g.__name__, g.__qualname__, g.__doc__ = f.__name__, f.__qualname__, f.__doc__
+    g.__signature__ = f.__signature__
     return g
 
 
@@ -186,6 +232,50 @@ for _sub, _np_sub, _prefix in ((linalg, _np.linalg, "linalg."), (fft, _np.fft, "
 
 # shapes alone (no values): NumPy's own rule
 broadcast_shapes = _np.broadcast_shapes
+
+
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")  # loom_casting_t's order
+
+
+def _dtype_code(dt, fn):
+    """The library's code of a dtype (a NumPy dtype, a type or a name), or TypeError."""
+    name = _dtype_name(dt) if not isinstance(dt, ndarray) else dt.dtype.name
+    if name not in _lib.DTYPES:
+        raise TypeError("%s: %r is not a dtype loom has" % (fn, dt))
+    return _lib.DTYPES.index(name)
+
+
+def can_cast(from_, to, casting="safe"):
+    """np.can_cast of a dtype or a loom array's dtype into a dtype (loom_can_cast): a Python
+    bool, as NumPy's."""
+    if casting not in _CASTINGS:
+        raise ValueError("can_cast: casting must be one of %s, not %r" % (
+            ", ".join(repr(c) for c in _CASTINGS), casting))
+    if type(from_) in (int, float, complex, bool) and not isinstance(from_, type):
+        raise TypeError("can_cast() does not support Python ints, floats, and complex because "
+                        "the result used to depend on the value")
+    return _lib.lib.loom_can_cast(_dtype_code(from_, "can_cast"), _dtype_code(to, "can_cast"),
+                                  _CASTINGS.index(casting)) == 1
+
+
+def isdtype(dtype, kind):
+    """The Array API's isdtype (loom_isdtype): whether dtype is of kind, a kind name, a dtype or
+    a tuple of them; a Python bool."""
+    if isinstance(dtype, ndarray):
+        raise TypeError("isdtype: dtype argument must be a NumPy dtype, not a loom array")
+    code = _dtype_code(dtype, "isdtype")
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str):
+            r = _lib.lib.loom_isdtype(code, k.encode())
+            if r < 0:
+                raise ValueError("isdtype: kind argument must be a dtype or one of 'bool', "
+                                 "'signed integer', 'unsigned integer', 'integral', "
+                                 "'real floating', 'complex floating', 'numeric', not %r" % k)
+            if r:
+                return True
+        elif code == _dtype_code(k, "isdtype"):
+            return True
+    return False
 
 
 def finfo(type):  # noqa: A002 (NumPy's name)

@@ -450,3 +450,142 @@ def test_array_api_dispatch_example():
                        timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "DIFFERS" not in p.stdout and p.stdout.count("agrees with NumPy") == 9
+
+
+# ---- what the official Array API test suite (array-api-tests) found ----
+
+def test_signatures_show_the_table_parameters():
+    import inspect
+    P = inspect.Parameter
+    sig = inspect.signature(lnp.sum)
+    assert list(sig.parameters) == ["a", "axis", "dtype", "out", "keepdims"]
+    sig = inspect.signature(lnp.meshgrid)
+    assert sig.parameters["xi"].kind == P.VAR_POSITIONAL
+    assert sig.parameters["indexing"].kind == P.KEYWORD_ONLY
+    for name in ("ones", "zeros_like", "arange", "eye", "linspace", "astype"):
+        assert inspect.signature(getattr(lnp, name)).parameters["device"].kind == P.KEYWORD_ONLY
+    assert "copy" in inspect.signature(lnp.reshape).parameters
+    assert list(inspect.signature(lnp.linalg.svd).parameters)[0] == "a"
+    assert "prepend" in inspect.signature(lnp.diff).parameters
+
+
+def test_variadic_broadcast_arrays_and_meshgrid():
+    xs = [sample((3,), "float32"), sample((1,), "float32"), sample((3, 1), "float64")]
+    lx = [lnp.asarray(x) for x in xs]
+    got = lnp.broadcast_arrays(*lx, 2, *lx)  # more than four, a number among them
+    want = np.broadcast_arrays(*xs, 2, *xs)
+    assert isinstance(got, tuple) and len(got) == len(want)
+    for g, w in zip(got, want):
+        check(g, w)
+    grids = [sample((k,), "int32") for k in (2, 3, 1, 2, 2)]
+    for ij in ("xy", "ij"):
+        got = lnp.meshgrid(*[lnp.asarray(g) for g in grids], indexing=ij)
+        for g, w in zip(got, np.meshgrid(*grids, indexing=ij)):
+            check(g, w)
+    assert lnp.broadcast_arrays() == () and lnp.meshgrid() == ()
+    with pytest.raises(ValueError, match="at most 8"):
+        lnp.meshgrid(*[lnp.asarray(grids[0])] * 9)
+
+
+def test_data_type_functions_give_python_objects():
+    assert lnp.can_cast(np.int8, np.float32) is True
+    assert lnp.can_cast("float64", np.float32) is False
+    assert lnp.can_cast(np.float64, np.float32, "same_kind") is True
+    assert lnp.can_cast(lnp.asarray(np.arange(3)), np.float64) is True
+    with pytest.raises(ValueError, match="casting"):
+        lnp.can_cast(np.int8, np.int16, "sometimes")
+    assert lnp.isdtype(np.uint8, "integral") is True
+    assert lnp.isdtype(np.uint8, np.uint8) is True
+    assert lnp.isdtype(np.float32, ("bool", np.float32)) is True
+    assert lnp.isdtype(np.float32, ("bool", "integral")) is False
+    with pytest.raises(ValueError, match="kind"):
+        lnp.isdtype(np.float32, "floaty")
+
+
+def test_clip_without_bounds_and_take_along_the_last_axis():
+    x = sample((4, 5), "float32")
+    check(lnp.clip(lnp.asarray(x)), np.clip(x))
+    check(lnp.clip(lnp.asarray(x), None, None), x)
+    i = np.argsort(x, axis=-1)
+    check(lnp.take_along_axis(lnp.asarray(x), lnp.asarray(i)), np.take_along_axis(x, i, -1))
+    check(lnp.take_along_axis(lnp.asarray(x), lnp.asarray(i.ravel()), axis=None),
+          np.take_along_axis(x, i.ravel(), axis=None))
+
+
+def test_array_tolerances_of_pinv_and_matrix_rank():
+    a = sample((3, 5, 4), "float64")
+    a[1] = 0
+    a[2, :, 1] = a[2, :, 0]
+    t = np.array([1e-6, 0.5, 1e-3])
+    check(lnp.linalg.pinv(lnp.asarray(a), rtol=lnp.asarray(t)), np.linalg.pinv(a, rtol=t))
+    check(lnp.linalg.pinv(lnp.asarray(a), rcond=t.tolist()), np.linalg.pinv(a, rcond=t))
+    check(lnp.linalg.matrix_rank(lnp.asarray(a), rtol=lnp.asarray(t)),
+          np.linalg.matrix_rank(a, rtol=t))
+    tol = np.array([0.1, 0.0, 10.0])
+    check(lnp.linalg.matrix_rank(lnp.asarray(a), tol=lnp.asarray(tol)),
+          np.linalg.matrix_rank(a, tol=tol))
+    empty = lnp.asarray(np.zeros((0, 1, 1), np.float32))
+    none = lnp.asarray(np.zeros(0, np.float32))
+    assert lnp.linalg.pinv(empty, rtol=none).shape == (0, 1, 1)
+    assert lnp.linalg.matrix_rank(empty, rtol=none).shape == (0,)
+    with pytest.raises(ValueError, match="broadcast"):
+        lnp.linalg.pinv(lnp.asarray(a), rtol=lnp.asarray(np.ones(2)))
+    with pytest.raises(ValueError, match="both set"):
+        lnp.linalg.matrix_rank(lnp.asarray(a), tol=lnp.asarray(tol), rtol=0.1)
+
+
+def test_diff_prepend_append_and_trace_dtype():
+    x = sample((3, 4), "float64")
+    lx = lnp.asarray(x)
+    check(lnp.diff(lx, prepend=0), np.diff(x, prepend=0))
+    check(lnp.diff(lx, axis=0, prepend=1, append=2), np.diff(x, axis=0, prepend=1, append=2))
+    p = np.ones((3, 2), np.int32)
+    check(lnp.diff(lx, n=2, prepend=lnp.asarray(p)), np.diff(x, n=2, prepend=p))
+    u = (np.arange(1, 10, dtype=np.uint8) * 40).reshape(3, 3)
+    for d in (np.uint8, np.int16, np.float32, None):
+        check(lnp.linalg.trace(lnp.asarray(u), dtype=d), np.linalg.trace(u, dtype=d))
+    check(lnp.trace(lnp.asarray(u.astype(np.float64)), dtype=np.int8),
+          np.trace(u.astype(np.float64), dtype=np.int8))
+
+
+def test_axis_errors_are_numpys_axiserror():
+    with pytest.raises(np.exceptions.AxisError):
+        lnp.expand_dims(lnp.asarray(np.array(False)), axis=-2)
+    with pytest.raises(IndexError):
+        lnp.sum(lnp.ones((2, 3)), axis=5)
+    with pytest.raises(ValueError):
+        lnp.moveaxis(lnp.ones((2, 3)), 2, 0)
+
+
+@pytest.mark.parametrize("xs,ms", [((1,), (0,)), ((3,), (0,)), ((1, 3), (0, 3)), ((1, 3), (0,)),
+                                   ((2, 1), (2, 0)), ((2, 3, 4), (0, 3)), ((1,), (2,)),
+                                   ((0,), (1,)), ((), (1,)), ((2, 3), (2, 3, 1))])
+def test_boolean_index_shapes_as_numpy(xs, ms):
+    x = np.arange(int(np.prod(xs))).reshape(xs)
+    m = np.zeros(ms, bool)
+    try:
+        want = x[m]
+    except IndexError:
+        with pytest.raises(IndexError):
+            lnp.asarray(x)[lnp.asarray(m)]
+        return
+    check(lnp.asarray(x)[lnp.asarray(m)], want)
+
+
+def test_asarray_without_a_copy_is_the_array():
+    x = lnp.asarray(np.arange(4, dtype=np.int32))
+    assert lnp.asarray(x, dtype=np.int32, copy=False) is x
+    assert lnp.asarray(x, dtype="int32") is x
+    y = lnp.asarray(x, copy=True)
+    x[0] = 7
+    assert int(y[0]) == 0 and int(x[0]) == 7
+    with pytest.raises(ValueError, match="copy"):
+        lnp.asarray(x, dtype=np.float32, copy=False)
+
+
+def test_diagonal_offsets_past_int64():
+    for k in (2 ** 63, -2 ** 63 - 1, 2 ** 70 + 3, -2 ** 70 - 3):
+        check(lnp.eye(3, k=k), np.eye(3, k=k))
+        m = np.arange(4).reshape(2, 2)
+        check(lnp.rot90(lnp.asarray(m), k=k), np.rot90(m, k=k))
+    assert lnp.eye(0, k=2 ** 63).shape == (0, 0)

@@ -386,8 +386,9 @@ static loom_array_t *keep_mask(loom_ctx_t *ctx, loom_array_t *s, loom_array_t *r
     return loom_greater(ctx, s, loom_multiply(ctx, rtol, mx));
 }
 
-LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond) {
-    if (!ctx) return NULL;
+/* pinv with the cutoff factor rtol, broadcast against the singular values' max of each
+ * matrix (the stack's shape, 1). */
+static loom_array_t *pinv(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *rtol) {
     a = lin_input(ctx, "pinv", a, false);
     if (!a) return &ctx->nil;
     int nd = a->ndim;
@@ -402,15 +403,29 @@ LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond)
     loom_array_t *u, *s, *vh;
     loom_svd(ctx, a, 0, &u, &s, &vh);
     if (u->flags & FE_NIL) return u; /* (an earlier, kept error is not this call's) */
-    loom_array_t *keep = keep_mask(ctx, s, loom_weak_float(ctx, rcond));
+    loom_array_t *keep = keep_mask(ctx, s, rtol);
     loom_array_t *sinv = loom_where(ctx, keep, loom_reciprocal(ctx, s), loom_weak_float(ctx, 0));
     loom_array_t *us =
         loom_multiply(ctx, ctrans(ctx, u), loom_expand_dims(ctx, sinv, 1, (int32_t[]){-1}));
     return loom_matmul(ctx, ctrans(ctx, vh), us);
 }
 
-LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol, double rtol) {
+LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond) {
     if (!ctx) return NULL;
+    return pinv(ctx, a, loom_weak_float(ctx, rcond));
+}
+
+LOOM_API loom_array_t *loom_pinv_tol(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *rcond) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "pinv", rcond)) return &ctx->nil;
+    /* (.., 1): against each matrix's max(s), which keeps its last axis */
+    return pinv(ctx, a, loom_expand_dims(ctx, rcond, 1, (int32_t[]){-1}));
+}
+
+/* matrix_rank with tol (absolute) or rtol (relative to each matrix's largest singular value)
+ * as arrays of the stack's shape (.., 1), or neither (NULL: NumPy's max(M, N) * eps). */
+static loom_array_t *matrix_rank(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *tol,
+                                 loom_array_t *rtol) {
     if (!fe_check_arg(ctx, "matrix_rank", a)) return &ctx->nil;
     if (a->ndim < 2) /* NumPy: int(not all(a == 0)) */
         return loom_astype(
@@ -424,15 +439,35 @@ LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double
     if (s->shape[s->ndim - 1] == 0) /* no singular values: rank 0 (NumPy's max initial=0) */
         return loom_zeros(ctx, LOOM_DTYPE_I64, s->ndim - 1, s->shape);
     loom_array_t *keep;
-    if (isnan(tol)) { /* S.max() * rtol, NumPy's rtol max(M, N) * eps */
+    if (!tol) { /* S.max() * rtol, NumPy's rtol max(M, N) * eps */
         loom_finfo_t fi;
         loom_finfo((loom_dtype_t)a->dtype, &fi);
-        if (isnan(rtol)) rtol = (double)(m > n ? m : n) * fi.eps;
-        keep = keep_mask(ctx, s, loom_weak_float(ctx, rtol));
+        keep =
+            keep_mask(ctx, s, rtol ? rtol : loom_weak_float(ctx, (double)(m > n ? m : n) * fi.eps));
     } else {
-        keep = loom_greater(ctx, s, loom_weak_float(ctx, tol));
+        keep = loom_greater(ctx, s, tol);
     }
     return loom_count_nonzero(ctx, keep, 1, (int32_t[]){-1}, 0);
+}
+
+LOOM_API loom_array_t *loom_matrix_rank(loom_ctx_t *ctx, loom_array_t *a, double tol, double rtol) {
+    if (!ctx) return NULL;
+    return matrix_rank(ctx, a, isnan(tol) ? NULL : loom_weak_float(ctx, tol),
+                       isnan(rtol) ? NULL : loom_weak_float(ctx, rtol));
+}
+
+LOOM_API loom_array_t *loom_matrix_rank_tol(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *tol,
+                                            loom_array_t *rtol) {
+    if (!ctx) return NULL;
+    if (tol && rtol) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "matrix_rank: `tol` and `rtol` can't be both set.");
+        return &ctx->nil;
+    }
+    loom_array_t *t = tol ? tol : rtol;
+    if (t && !fe_check_arg(ctx, "matrix_rank", t)) return &ctx->nil;
+    if (t) t = loom_expand_dims(ctx, t, 1, (int32_t[]){-1}); /* (.., 1): per matrix */
+    return matrix_rank(ctx, a, tol ? t : NULL, rtol ? t : NULL);
 }
 
 LOOM_API loom_status_t loom_lstsq(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rcond,

@@ -631,7 +631,7 @@ LOOM_API loom_status_t loom_broadcast_arrays(loom_ctx_t *ctx, int32_t n, loom_ar
                                              loom_array_t **outs) {
     const char *fn = "broadcast_arrays";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
-    if (n < 1 || !in || !outs) {
+    if (n < 0 || (n && (!in || !outs))) { /* (none: nothing to broadcast, as NumPy's) */
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d arrays at %p", fn, n, (const void *)in);
         return ctx->err.status;
     }

@@ -237,13 +237,22 @@ LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom
                  ir_dtypes[mask->dtype].name);
         return &ctx->nil;
     }
-    if (k == 0 || axis < 0 || axis + k > a->ndim) {
+    if (k == 0 || axis < 0) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                  "%s: a %d-d mask at axis %d of a %d-dimensional array", fn, k, axis, a->ndim);
         return &ctx->nil;
     }
-    for (int32_t i = 0; i < k; i++)
-        if (mask->shape[i] != a->shape[axis + i]) {
+    if (axis + k > a->ndim) { /* NumPy's IndexError */
+        fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
+                 "%s: too many indices for array: array is %d-dimensional, but %d were indexed "
+                 "(a %d-d mask at axis %d)",
+                 fn, a->ndim, axis + k, k, axis);
+        return &ctx->nil;
+    }
+    bool empty = false; /* an empty mask's axis matches any extent (NumPy's): nothing kept */
+    for (int32_t i = 0; i < k; i++) {
+        empty = empty || mask->shape[i] == 0;
+        if (mask->shape[i] != a->shape[axis + i] && mask->shape[i] != 0) {
             char sm[256], sa[256];
             fe_format_shape(sm, sizeof sm, mask->ndim, mask->shape);
             fe_format_shape(sa, sizeof sa, a->ndim, a->shape);
@@ -254,6 +263,14 @@ LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom
                      sa);
             return &ctx->nil;
         }
+    }
+    if (empty) { /* the masked axes become one of extent 0 */
+        int64_t shape[LOOM_MAX_DIMS];
+        int32_t j = 0;
+        for (int32_t i = 0; i < a->ndim; i++)
+            if (i < axis || i >= axis + k - 1) shape[j++] = i == axis + k - 1 ? 0 : a->shape[i];
+        return loom_zeros(ctx, (loom_dtype_t)a->dtype, j, shape);
+    }
     if (axis == 0 && k == a->ndim) /* every element masked: the kept values directly */
         return compress_flat(ctx, fn, mask, a);
     /* the k masked axes merged into one, then a take of the true positions */

@@ -1633,7 +1633,7 @@ static const func_t funcs[] = {
     {.name = "ediff1d", .kind = F_MANIP, .params = "ary,to_end?,to_begin?"},
     {.name = "tri", .kind = F_MANIP, .params = "N,M?,k?,dtype?"},
     {.name = "indices", .kind = F_MANIP, .params = "dimensions,dtype?,sparse?"},
-    {.name = "broadcast_arrays", .kind = F_MANIP, .params = "a1,a2?,a3?,a4?"},
+    {.name = "broadcast_arrays", .kind = F_MANIP, .params = "arrays*"},
     {.name = "zeros_like", .kind = F_MANIP, .params = "a,dtype?"},
     {.name = "ones_like", .kind = F_MANIP, .params = "a,dtype?"},
     {.name = "empty_like", .kind = F_MANIP, .params = "a,dtype?"},
@@ -1642,7 +1642,7 @@ static const func_t funcs[] = {
     {.name = "inner", .kind = F_MANIP, .params = "a,b"},
     {.name = "vecdot", .kind = F_MANIP, .params = "x1,x2,axis?"},
     {.name = "kron", .kind = F_MANIP, .params = "a,b"},
-    {.name = "meshgrid", .kind = F_MANIP, .params = "x1,x2?,x3?,x4?,indexing?"},
+    {.name = "meshgrid", .kind = F_MANIP, .params = "xi*,indexing?"},
     {.name = "split", .kind = F_MANIP, .params = "ary,indices_or_sections,axis?"},
     {.name = "array_split", .kind = F_MANIP, .params = "ary,indices_or_sections,axis?"},
     {.name = "isclose", .kind = F_MANIP, .params = "a,b,rtol?,atol?,equal_nan?"},
@@ -1676,14 +1676,14 @@ static const func_t funcs[] = {
     {.name = "roll", .kind = F_MANIP, .params = "a,shift,axis?"},
     {.name = "repeat", .kind = F_MANIP, .params = "a,repeats,axis?", .method = true},
     {.name = "tile", .kind = F_MANIP, .params = "A,reps"},
-    {.name = "diff", .kind = F_MANIP, .params = "a,n?,axis?"},
+    {.name = "diff", .kind = F_MANIP, .params = "a,n?,axis?,prepend?,append?"},
     {.name = "rot90", .kind = F_MANIP, .params = "m,k?,axes?"},
     {.name = "concatenate", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "concat", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "stack", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_stack},
     /* Gathers */
     {.name = "take", .kind = F_TAKE, .params = "a,indices,axis?,out?,mode?", .method = true},
-    {.name = "take_along_axis", .kind = F_TAKE_ALONG, .params = "arr,indices,axis"},
+    {.name = "take_along_axis", .kind = F_TAKE_ALONG, .params = "arr,indices,axis?"},
     /* Masks: data-dependent shapes (the count is evaluated when the call is read) */
     {.name = "count_nonzero", .kind = F_COUNT_NZ, .params = "a,axis?,keepdims?"},
     {.name = "flatnonzero", .kind = F_MASK1, .params = "a"},
@@ -1781,13 +1781,14 @@ static int param_index(const bound_t *b, const char *s, int32_t n) {
 static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t *self,
                  bound_t *b) {
     memset(b, 0, sizeof *b);
-    bool optional[MAX_PARAMS] = {false};
+    bool optional[MAX_PARAMS] = {false}, variadic[MAX_PARAMS] = {false};
     for (const char *p = f->params; *p && b->n < MAX_PARAMS;) {
-        size_t k = strcspn(p, ",?");
+        size_t k = strcspn(p, ",?*");
         memcpy(b->names[b->n], p, k < sizeof b->names[0] ? k : sizeof b->names[0] - 1);
         p += k;
-        if (*p == '?') {
+        if (*p == '?' || *p == '*') { /* "xs*": the rest of the positional arguments, a tuple */
             optional[b->n] = true;
+            variadic[b->n] = *p == '*';
             p++;
         }
         b->n++;
@@ -1813,6 +1814,18 @@ static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t
                 return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
                             "%s() got multiple values for argument '%s'", f->name, b->names[slot]);
             a = a->kids[0];
+        } else if (next < b->n && variadic[next]) {
+            int32_t m = 0; /* this and the positional arguments after it */
+            while (i + m < call->n && call->kids[i + m]->kind != N_KWARG) m++;
+            value_t *items = base_arena_alloc(&P->arena, (size_t)m, sizeof *items);
+            if (!items) return perr(P, a->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            for (int32_t k = 0; k < m; k++)
+                if (!eval_node(P, call->kids[i + k], &items[k])) return false;
+            b->v[next] = (value_t){.kind = V_TUPLE, .items = items, .n = m};
+            b->pos[next] = a->pos;
+            b->given[next++] = true;
+            i += m - 1;
+            continue;
         } else {
             if (next >= b->n)
                 return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
@@ -2311,6 +2324,29 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
         return true;
     }
+    if (!strcmp(n, "broadcast_arrays") || !strcmp(n, "meshgrid")) { /* (*arrays) */
+        const value_t *v = &b->v[0];
+        int32_t m = b->given[0] ? v->n : 0;
+        loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)(2 * m + 1), sizeof *xs);
+        if (!xs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        for (int32_t i = 0; i < m; i++)
+            if (loom_array_is_nil(xs[i] = as_array(P, &v->items[i], b->pos[0], "an argument")))
+                return false;
+        loom_status_t st;
+        if (n[0] == 'b') {
+            st = loom_broadcast_arrays(ctx, m, xs, xs + m);
+        } else {
+            static const char *const indexing[] = {"xy", "ij"};
+            int ij = choice_arg(P, b, 1, indexing, 2, 0);
+            if (ij < 0)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "meshgrid: valid values for `indexing` are 'xy' and 'ij'");
+            st = loom_meshgrid(ctx, m, xs, ij, xs + m);
+        }
+        if (st != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, m, xs + m, b->pos[0], out);
+    }
     loom_array_t *a = arg_array(P, &b->v[0], b->pos[0]);
     if (loom_array_is_nil(a)) return false;
     int64_t k = 0, i1 = 0, i2 = 1;
@@ -2322,16 +2358,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 loom_array_is_nil(ends[i] = as_array(P, &b->v[1 + i], b->pos[1 + i], "an end")))
                 return false;
         *r = loom_ediff1d(ctx, a, ends[1], ends[0]);
-    } else if (!strcmp(n, "broadcast_arrays")) {
-        loom_array_t *xs[4] = {a, NULL, NULL, NULL}, *outs[4];
-        int32_t m = 1;
-        for (; m < 4 && b->given[m]; m++)
-            if (loom_array_is_nil(xs[m] = as_array(P, &b->v[m], b->pos[m], "an argument")))
-                return false;
-        if (loom_broadcast_arrays(ctx, m, xs, outs) != LOOM_STATUS_OK)
-            return lib_fail(P, b->pos[0]);
-        *r = NULL;
-        return array_tuple(P, m, outs, b->pos[0], out);
+
     } else if (!strcmp(n, "pad")) {
         /* pad_width: w, (w,), (before, after), or one of those per axis */
         int32_t nd = loom_array_ndim(a);
@@ -2405,20 +2432,6 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
              : n[0] == 'i' ? loom_inner(ctx, a, c)
              : n[0] == 'k' ? loom_kron(ctx, a, c)
                            : loom_vecdot(ctx, a, c, AX32(k));
-    } else if (!strcmp(n, "meshgrid")) {
-        loom_array_t *xs[4] = {a, NULL, NULL, NULL}, *outs[4];
-        int32_t m = 1;
-        for (; m < 4 && b->given[m]; m++)
-            if (loom_array_is_nil(xs[m] = as_array(P, &b->v[m], b->pos[m], "an argument")))
-                return false;
-        static const char *const indexing[] = {"xy", "ij"};
-        int ij = choice_arg(P, b, 4, indexing, 2, 0);
-        if (ij < 0)
-            return perr(P, b->pos[4], LOOM_STATUS_INVALID_ARGUMENT,
-                        "meshgrid: valid values for `indexing` are 'xy' and 'ij'");
-        if (loom_meshgrid(ctx, m, xs, ij, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
-        *r = NULL;
-        return array_tuple(P, m, outs, b->pos[0], out);
     } else if ((!strcmp(n, "split") || !strcmp(n, "array_split")) && b->v[1].kind == V_TUPLE) {
         const value_t *v = &b->v[1]; /* split points */
         if (v->n > 4095)
@@ -2570,6 +2583,14 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         *r = NULL;
         return array_tuple(P, 4, four, b->pos[0], out);
     } else if (!strcmp(n, "pinv")) {
+        int at = b->given[3] && b->v[3].kind != V_NONE ? 3 : 1; /* rtol, else rcond */
+        if (b->given[at] && (b->v[at].kind == V_ARRAY || b->v[at].kind == V_TUPLE)) {
+            loom_array_t *t = as_array(P, &b->v[at], b->pos[at], at == 3 ? "rtol" : "rcond");
+            if (loom_array_is_nil(t)) return false;
+            *r = loom_pinv_tol(ctx, a, t);
+            if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+            return true;
+        }
         double rc, rt;
         if (!get_number(P, b, 1, 1e-15, &rc) || !get_number(P, b, 3, NAN, &rt)) return false;
         if (b->given[3] && b->v[3].kind == V_NONE) { /* rtol=None: the Array API's default */
@@ -2581,6 +2602,22 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         }
         *r = loom_pinv(ctx, a, isnan(rt) ? rc : rt);
     } else if (!strcmp(n, "matrix_rank")) {
+        loom_array_t *ta[2] = {NULL, NULL}; /* tol, rtol given as arrays */
+        for (int e = 0; e < 2; e++) {
+            int at = e ? 3 : 1;
+            if (b->given[at] && (b->v[at].kind == V_ARRAY || b->v[at].kind == V_TUPLE) &&
+                loom_array_is_nil(ta[e] = as_array(P, &b->v[at], b->pos[at], e ? "rtol" : "tol")))
+                return false;
+        }
+        if (ta[0] || ta[1]) {
+            bool other = b->given[ta[0] ? 3 : 1] && b->v[ta[0] ? 3 : 1].kind != V_NONE;
+            if (other && !(ta[0] && ta[1]))
+                return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
+                            "matrix_rank: `tol` and `rtol` can't be both set.");
+            *r = loom_matrix_rank_tol(ctx, a, ta[0], ta[1]);
+            if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+            return true;
+        }
         double tol, rtol;
         if (!get_number(P, b, 1, NAN, &tol) || !get_number(P, b, 3, NAN, &rtol)) return false;
         if (!isnan(tol) && !isnan(rtol))
@@ -2798,9 +2835,11 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (!get_int(P, b, 1, 0, &k) || !get_int(P, b, 2, b->linalg ? -2 : 0, &i1) ||
             !get_int(P, b, 3, b->linalg ? -1 : 1, &i2))
             return false;
-        if (n[0] == 't' && (!refuse_given(P, f, b, "dtype") || !refuse_given(P, f, b, "out")))
+        int rd = -1; /* trace's dtype=: the elements cast to it, and the sum kept in it */
+        if (n[0] == 't' && (!refuse_given(P, f, b, "out") || !reduce_dtype(P, b, &a, &rd)))
             return false;
         *r = (n[0] == 'd' ? loom_diagonal : loom_trace)(ctx, a, k, AX32(i1), AX32(i2));
+        if (rd >= 0) *r = loom_astype(ctx, *r, (loom_dtype_t)rd);
     } else if (!strcmp(n, "diag")) {
         if (!get_int(P, b, 1, 0, &k)) return false;
         *r = loom_diag(ctx, a, k);
@@ -2843,6 +2882,24 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (k < 0 || k > INT32_MAX)
             return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
                         "diff: order must be non-negative but got %lld", (long long)k);
+        /* prepend and append: joined to a along axis first (a number or 0-d array as one
+         * slice of a's shape), as NumPy's */
+        int64_t ax = i1 < 0 ? i1 + a->ndim : i1;
+        loom_array_t *parts[3];
+        int32_t np_ = 0;
+        for (int e = 3; e <= 4 && ax >= 0 && ax < a->ndim; e++) {
+            if (e == 4) parts[np_++] = a;
+            if (!b->given[e] || b->v[e].kind == V_NONE) continue;
+            loom_array_t *x = as_array(P, &b->v[e], b->pos[e], e == 3 ? "prepend" : "append");
+            if (loom_array_is_nil(x)) return false;
+            if (loom_array_ndim(x) == 0) {
+                int64_t sh[LOOM_MAX_DIMS];
+                for (int32_t d = 0; d < a->ndim; d++) sh[d] = d == ax ? 1 : a->shape[d];
+                x = loom_broadcast_to(ctx, x, a->ndim, sh);
+            }
+            parts[np_++] = x;
+        }
+        if (np_ > 1) a = loom_concatenate(ctx, np_, parts, (int32_t)ax);
         *r = loom_diff(ctx, a, (int32_t)k, AX32(i1));
     } else { /* rot90 */
         if (!get_int(P, b, 1, 1, &k) || !get_axes(P, b, 2, true, &naxes, axes)) return false;
@@ -3248,8 +3305,11 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             if (loom_array_is_nil(x[0])) return false;
             x[1] = as_array(P, &b->v[1], b->pos[1], "the indices");
             if (loom_array_is_nil(x[1]) || !get_axes(P, b, 2, false, &naxes, &axis)) return false;
-            if (f->kind == F_TAKE_ALONG) {
-                r = loom_take_along_axis(ctx, x[0], x[1], naxes < 0 ? LOOM_AXIS_NONE : axis);
+            if (f->kind == F_TAKE_ALONG) { /* axis: -1 when not given (NumPy 2.3) */
+                r = loom_take_along_axis(ctx, x[0], x[1],
+                                         !b->given[2] ? -1
+                                         : naxes < 0  ? LOOM_AXIS_NONE
+                                                      : axis);
                 break;
             }
             if (!refuse_given(P, f, b, "out")) return false;
@@ -3290,9 +3350,7 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                             "clip: give a_min or min (a_max or max), not both");
             bool has_lo = b->given[lo] && b->v[lo].kind != V_NONE;
             bool has_hi = b->given[hi] && b->v[hi].kind != V_NONE;
-            if (!has_lo && !has_hi)
-                return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
-                            "clip: one of a_min and a_max must be given");
+            /* neither bound: the array as it is (NumPy 2.1's np.clip(x), the Array API's) */
             r = as_array(P, &b->v[0], b->pos[0], "the argument");
             if (loom_array_is_nil(r)) return false;
             /* NumPy 2 clips an integer array by a Python int beyond its dtype's range without
@@ -4217,7 +4275,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
     }
     for (int32_t t = 0; t < n_fancy; t++) {
         int64_t e = loom_array_dim(out->a, axes[t]);
-        if (mask_len[t] >= 0 && mask_len[t] != e)
+        if (mask_len[t] > 0 && mask_len[t] != e) /* (an empty mask matches any extent) */
             return perr(P, items[fancy[t]]->pos, LOOM_STATUS_INDEX_ERROR,
                         "boolean index did not match indexed array along axis %d; size of axis "
                         "is %lld but size of corresponding boolean axis is %lld",

@@ -1566,7 +1566,12 @@ static void op_linalg(reader_t *r) {
             break;
         }
         case 6:
-            built(b & 16 ? loom_pinv(ctx, a, p) : loom_matrix_rank(ctx, a, b & 32 ? p : NAN, b & 64 ? p : NAN), nil1);
+            if (b & 128) /* array tolerances: c, one for each matrix */
+                built(b & 16 ? loom_pinv_tol(ctx, a, c)
+                             : loom_matrix_rank_tol(ctx, a, b & 32 ? c : NULL, b & 64 ? c : NULL),
+                      nil2);
+            else
+                built(b & 16 ? loom_pinv(ctx, a, p) : loom_matrix_rank(ctx, a, b & 32 ? p : NAN, b & 64 ? p : NAN), nil1);
             break;
         case 7:
             built(loom_cond(ctx, a, (loom_norm_t)(byte(r) % 5), p), nil1);

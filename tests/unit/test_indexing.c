@@ -636,8 +636,10 @@ static void test_masks_c_api(void **state) {
                        "size -1 is negative");
     check_expect_error(ctx, loom_boolean_index(ctx, a, a, 0), LOOM_STATUS_DTYPE_ERROR,
                        "the mask is float32, not bool");
-    check_expect_error(ctx, loom_boolean_index(ctx, a, m, 1), LOOM_STATUS_INVALID_ARGUMENT,
-                       "a 2-d mask at axis 1");
+    check_expect_error(ctx, loom_boolean_index(ctx, a, m, 1), LOOM_STATUS_INDEX_ERROR,
+                       "array is 2-dimensional, but 3 were indexed (a 2-d mask at axis 1)");
+    check_expect_error(ctx, loom_boolean_index(ctx, a, m, -1), LOOM_STATUS_INVALID_ARGUMENT,
+                       "a 2-d mask at axis -1");
     check_expect_error(ctx, loom_compress(ctx, m, a, 0), LOOM_STATUS_INVALID_ARGUMENT,
                        "condition must be a 1-d array");
     /* count_nonzero: NaN and -0.0 as NumPy counts them */

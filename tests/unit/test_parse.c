@@ -729,8 +729,8 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "x[::0]", LOOM_STATUS_INVALID_ARGUMENT, "step cannot be zero", 4);
     expect_caret(ctx, "x[1.5]", LOOM_STATUS_INVALID_ARGUMENT, "valid indices", 2);
     expect_caret(ctx, "x[:'a']", LOOM_STATUS_INVALID_ARGUMENT, "slice indices", 3);
-    expect_caret(ctx, "x[x[None] > 0]", LOOM_STATUS_INVALID_ARGUMENT,
-                 "a 2-d mask at axis 0 of a 1-dimensional array", 10);
+    expect_caret(ctx, "x[x[None] > 0]", LOOM_STATUS_INDEX_ERROR,
+                 "too many indices for array: array is 1-dimensional, but 2 were indexed", 10);
     expect_caret(ctx, "x[x]", LOOM_STATUS_DTYPE_ERROR, "indices must be integers", 2);
     expect_caret(ctx, "x[0, [1, 2]]", LOOM_STATUS_INVALID_ARGUMENT, "too many indices", 1);
     expect_caret(ctx, "x[[1, [2]]]", LOOM_STATUS_INVALID_ARGUMENT, "rectangular list", 2);
@@ -820,6 +820,77 @@ static void test_parse_items_and_table(void **state) {
     }
     assert_true(seen_sin && seen_svd);
     assert_null(loom_expr_function(-1, NULL, NULL));
+    loom_ctx_destroy(ctx);
+}
+
+/* Items of expr on the CPU device: their count and each one's shape (n dims each, row-major in
+ * shapes). */
+static void expect_item_shapes(loom_ctx_t *ctx, const char *expr, int32_t want, const int *nds,
+                               const int64_t *shapes) {
+    loom_array_t *items[16];
+    int32_t n = -1;
+    int tuple = -1;
+    assert_int_equal(loom_parse_items(ctx, expr, 0, NULL, NULL, 16, items, &n, &tuple),
+                     LOOM_STATUS_OK);
+    assert_int_equal(n, want);
+    for (int32_t i = 0, at = 0; i < n; at += nds[i], i++) {
+        assert_int_equal(loom_array_ndim(items[i]), nds[i]);
+        for (int d = 0; d < nds[i]; d++)
+            assert_int_equal(loom_array_dim(items[i], d), shapes[at + d]);
+    }
+}
+
+static double eval_number(loom_ctx_t *ctx, const char *expr) {
+    loom_array_t *r = loom_expr(ctx, expr, 0, NULL, NULL);
+    double v = NAN;
+    assert_int_equal(loom_read(ctx, loom_astype(ctx, r, LOOM_DTYPE_F64), &v, sizeof v),
+                     LOOM_STATUS_OK);
+    return v;
+}
+
+/* Functions as the Array API and NumPy 2 take them: variadic broadcast_arrays and meshgrid,
+ * clip without bounds, take_along_axis's last axis by default, diff's prepend and append,
+ * trace's dtype, array tolerances of pinv and matrix_rank, and masks with an empty axis. */
+static void test_parse_array_api_forms(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int nd5[5] = {2, 2, 2, 2, 2};
+    int64_t s5[10] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    expect_item_shapes(ctx, "broadcast_arrays(arange(3), 1, arange(3)[:, None], arange(3), 2.5)", 5,
+                       nd5, s5);
+    int nd3[3] = {3, 3, 3};
+    int64_t s3[9] = {2, 3, 4, 2, 3, 4, 2, 3, 4};
+    expect_item_shapes(ctx, "meshgrid(arange(2), arange(3), arange(4), indexing='ij')", 3, nd3, s3);
+    int64_t s3xy[9] = {3, 2, 4, 3, 2, 4, 3, 2, 4};
+    expect_item_shapes(ctx, "meshgrid(arange(2), arange(3), arange(4))", 3, nd3, s3xy);
+    expect_item_shapes(ctx, "meshgrid()", 0, NULL, NULL);
+    expect_caret(ctx, "meshgrid(arange(2), indexing='xz')", LOOM_STATUS_INVALID_ARGUMENT,
+                 "valid values for `indexing`", 29);
+    assert_true(eval_number(ctx, "sum(clip(arange(5.0)))") == 10.0);
+    assert_true(eval_number(ctx, "take_along_axis(arange(6).reshape(2, 3), "
+                                 "array([[2], [0]]))[1, 0]") == 3.0);
+    /* diff: prepend 10 -> [10, 0, 1, 2] -> [-10, 1, 1], append [5] -> [.., 3] */
+    assert_true(eval_number(ctx, "sum(diff(arange(3), prepend=10, append=array([5])))") == -5.0);
+    assert_true(eval_number(ctx, "sum(abs(diff(arange(6).reshape(2, 3), axis=0, prepend=0)))") ==
+                12.0);
+    /* trace(dtype=uint8): 40 + 200 + 360 wraps modulo 256 */
+    assert_true(eval_number(ctx, "trace(array([[40, 0, 0], [0, 200, 0], [0, 0, 360]]), "
+                                 "dtype='uint8')") == (double)((40 + 200 + 360) % 256));
+    /* per-matrix tolerances: the second matrix's 0.5 relative cutoff drops its small value */
+    assert_true(eval_number(ctx, "sum(linalg.matrix_rank(array([[[1.0, 0], [0, 0.1]], "
+                                 "[[1.0, 0], [0, 0.1]]]), rtol=array([0.01, 0.5])))") == 3.0);
+    assert_true(eval_number(ctx, "linalg.pinv(array([[[1.0, 0], [0, 0.1]], [[1.0, 0], [0, 0.1]]]), "
+                                 "rtol=array([0.01, 0.5]))[1, 1, 1]") == 0.0);
+    assert_true(eval_number(ctx, "linalg.pinv(array([[[1.0, 0], [0, 0.1]], [[1.0, 0], [0, 0.1]]]), "
+                                 "rtol=array([0.01, 0.5]))[0, 1, 1]") == 10.0);
+    expect_caret(ctx, "linalg.matrix_rank(ones((2, 2, 2)), tol=array([1.0, 2.0]), rtol=0.5)",
+                 LOOM_STATUS_INVALID_ARGUMENT, "can't be both set", 64);
+    /* a mask's empty axis matches any extent (NumPy's): nothing kept */
+    int nd1[1] = {2};
+    int64_t s1[2] = {0, 4};
+    expect_item_shapes(ctx, "ones((3, 4))[zeros(0, dtype=bool)]", 1, nd1, s1);
+    expect_caret(ctx, "ones((3, 4))[zeros(2, dtype=bool)]", LOOM_STATUS_INDEX_ERROR,
+                 "boolean index did not match", 13);
     loom_ctx_destroy(ctx);
 }
 
@@ -1126,6 +1197,7 @@ int main(void) {
         cmocka_unit_test(test_parse_zero_d_axis),
         cmocka_unit_test(test_parse_index_errors),
         cmocka_unit_test(test_parse_misuse),
+        cmocka_unit_test(test_parse_array_api_forms),
         cmocka_unit_test(test_parse_items_and_table),
         cmocka_unit_test(test_program),
         cmocka_unit_test(test_program_replay),
