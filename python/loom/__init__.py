@@ -511,10 +511,10 @@ def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
     if isinstance(device, Context):
         ctx = device
     if isinstance(obj, ndarray):
-        if dtype is not None and _np_dtype_of(dtype) != obj.dtype:
+        if dtype is not None and _canonical_name(dtype) != _DT_NAMES[lib.loom_array_dtype(obj._p)]:
             if copy is False:
                 raise ValueError("asarray: copy=False, but %s to %s needs a copy" % (
-                    obj.dtype, _np_dtype_of(dtype)))
+                    _DT_NAMES[lib.loom_array_dtype(obj._p)], _canonical_name(dtype)))
             return _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
         # copy: a new object, so that x[k] = v on it does not rebind obj (memory is shared:
         # arrays are immutable)
@@ -557,6 +557,13 @@ def _device_context(device, fn):
         raise ValueError("loom.%s: device %r is not the current context's (%s); pass a "
                          "loom.Context" % (fn, device, ctx.device))
     return ctx
+
+
+def _canonical_name(dt):
+    """loom's name of a dtype given as _dtype_name takes it, NumPy's aliases ('f8', 'i4',
+    'double') included; bfloat16 without ml_dtypes."""
+    name = _dtype_name(dt)
+    return name if name in _DT_NAMES else _np.dtype(name).name
 
 
 def _np_dtype_of(dt):

@@ -5,6 +5,7 @@ own table (loom_expr_function): a function added to the C library appears in Pyt
 glue. numpy.linalg's and numpy.fft's functions are also in `lnp.linalg` and `lnp.fft`. Arrays
 and dtypes go in as NumPy's do (NumPy arrays, Python numbers and sequences, np.float32 or
 'float32'); results are `loom.ndarray`s, lazy until a value is needed."""
+import builtins as _builtins
 import inspect as _inspect
 import operator as _operator
 import sys as _sys
@@ -14,7 +15,7 @@ import numpy as _np
 
 from . import _lib
 from . import (Context, LinAlgError, asarray, eval, from_dlpack, get_context,  # noqa: F401
-               ndarray, _call_text, _dtype_name, _fast1, _fast2, _FAST, _np_dtype_of)
+               ndarray, _call_text, _canonical_name, _fast1, _fast2, _FAST, _np_dtype_of)
 
 __array_api_version__ = "2024.12"
 
@@ -238,8 +239,16 @@ _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")  # loom_casting_t's o
 
 
 def _dtype_code(dt, fn):
-    """The library's code of a dtype (a NumPy dtype, a type or a name), or TypeError."""
-    name = _dtype_name(dt) if not isinstance(dt, ndarray) else dt.dtype.name
+    """The library's code of a dtype (a NumPy dtype, a type, a name or alias, or an array's),
+    or TypeError."""
+    if isinstance(dt, ndarray):
+        return _lib.lib.loom_array_dtype(dt._p)
+    if isinstance(dt, _np.ndarray):
+        dt = dt.dtype
+    try:
+        name = _canonical_name(dt)
+    except TypeError:
+        name = None
     if name not in _lib.DTYPES:
         raise TypeError("%s: %r is not a dtype loom has" % (fn, dt))
     return _lib.DTYPES.index(name)
@@ -251,7 +260,7 @@ def can_cast(from_, to, casting="safe"):
     if casting not in _CASTINGS:
         raise ValueError("can_cast: casting must be one of %s, not %r" % (
             ", ".join(repr(c) for c in _CASTINGS), casting))
-    if type(from_) in (int, float, complex, bool) and not isinstance(from_, type):
+    if type(from_) in (int, float, complex, _builtins.bool):
         raise TypeError("can_cast() does not support Python ints, floats, and complex because "
                         "the result used to depend on the value")
     return _lib.lib.loom_can_cast(_dtype_code(from_, "can_cast"), _dtype_code(to, "can_cast"),

@@ -589,3 +589,24 @@ def test_diagonal_offsets_past_int64():
         m = np.arange(4).reshape(2, 2)
         check(lnp.rot90(lnp.asarray(m), k=k), np.rot90(m, k=k))
     assert lnp.eye(0, k=2 ** 63).shape == (0, 0)
+
+
+def test_dtype_names_aliases_and_bfloat16_without_numpy_dtypes():
+    x = lnp.asarray(np.arange(3, dtype=np.float32))
+    b = lnp.asarray(x, dtype="bfloat16")  # (no ml_dtypes needed to cast)
+    check(lnp.asarray(b, dtype=np.float32), np.arange(3, dtype=np.float32))
+    assert lnp.asarray(x, dtype="f4") is x
+    assert lnp.can_cast("f8", "c8") is False and lnp.can_cast("i4", "f8") is True
+    assert lnp.can_cast(np.array([1], np.int8), np.int16) is True
+    assert lnp.can_cast(b, np.float32) is True
+    with pytest.raises(TypeError, match="Python ints"):
+        lnp.can_cast(True, np.int8)
+
+
+def test_index_errors_and_pinv_default_tolerance_of_complex64():
+    x = lnp.asarray(np.arange(6.0).reshape(2, 3))
+    for key in (5, (0, 5), (0, 0, 0), (Ellipsis, np.array([True, False]))):
+        with pytest.raises(IndexError):
+            x[key]
+    a = np.diag([1, 2e-7, 1]).astype(np.complex64)  # float32's eps decides, as NumPy's
+    check(lnp.linalg.pinv(lnp.asarray(a), rtol=None), np.linalg.pinv(a, rtol=None))

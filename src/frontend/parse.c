@@ -1743,8 +1743,9 @@ typedef struct bound {
     bool given[MAX_PARAMS];
     char names[MAX_PARAMS][24];
     int n;
-    bool linalg;        /* called as linalg.NAME */
-    struct bound *next; /* on P->free_bounds */
+    bool linalg;            /* called as linalg.NAME */
+    const int32_t *var_pos; /* the variadic parameter's items' positions (NULL: none) */
+    struct bound *next;     /* on P->free_bounds */
 } bound_t;
 
 /* A bound_t for one call. Calls nest, each holding its bound_t while its arguments (more
@@ -1806,7 +1807,7 @@ static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t
         int slot;
         if (a->kind == N_KWARG) {
             slot = param_index(b, P->src + a->tpos, a->tlen);
-            if (slot < 0)
+            if (slot < 0 || variadic[slot]) /* (a variadic one is positional only) */
                 return perr(P, a->pos, LOOM_STATUS_INVALID_ARGUMENT,
                             "%s() got an unexpected keyword argument '%.*s'", f->name, (int)a->tlen,
                             P->src + a->tpos);
@@ -1818,9 +1819,13 @@ static bool bind(parser_t *P, const func_t *f, const node_t *call, const value_t
             int32_t m = 0; /* this and the positional arguments after it */
             while (i + m < call->n && call->kids[i + m]->kind != N_KWARG) m++;
             value_t *items = base_arena_alloc(&P->arena, (size_t)m, sizeof *items);
-            if (!items) return perr(P, a->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
-            for (int32_t k = 0; k < m; k++)
+            int32_t *at = base_arena_alloc(&P->arena, (size_t)m, sizeof *at);
+            if (!items || !at) return perr(P, a->pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            for (int32_t k = 0; k < m; k++) {
                 if (!eval_node(P, call->kids[i + k], &items[k])) return false;
+                at[k] = call->kids[i + k]->pos;
+            }
+            b->var_pos = at;
             b->v[next] = (value_t){.kind = V_TUPLE, .items = items, .n = m};
             b->pos[next] = a->pos;
             b->given[next++] = true;
@@ -2330,7 +2335,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)(2 * m + 1), sizeof *xs);
         if (!xs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
         for (int32_t i = 0; i < m; i++)
-            if (loom_array_is_nil(xs[i] = as_array(P, &v->items[i], b->pos[0], "an argument")))
+            if (loom_array_is_nil(xs[i] = as_array(P, &v->items[i], b->var_pos[i], "an argument")))
                 return false;
         loom_status_t st;
         if (n[0] == 'b') {
@@ -2597,7 +2602,10 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             int64_t m = a->ndim >= 2 ? a->shape[a->ndim - 2] : 0;
             int64_t nc = a->ndim >= 2 ? a->shape[a->ndim - 1] : 0;
             loom_finfo_t fi = {0};
-            loom_finfo(loom_array_dtype(a) == LOOM_DTYPE_F32 ? LOOM_DTYPE_F32 : LOOM_DTYPE_F64, &fi);
+            loom_dtype_t ad = loom_array_dtype(a); /* the eps of the factorised precision */
+            loom_finfo(ad == LOOM_DTYPE_F32 || ad == LOOM_DTYPE_C64 ? LOOM_DTYPE_F32
+                                                                    : LOOM_DTYPE_F64,
+                       &fi);
             rt = fi.eps * (double)(m > nc ? m : nc);
         }
         *r = loom_pinv(ctx, a, isnan(rt) ? rc : rt);
@@ -2887,7 +2895,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         int64_t ax = i1 < 0 ? i1 + a->ndim : i1;
         loom_array_t *parts[3];
         int32_t np_ = 0;
-        for (int e = 3; e <= 4 && ax >= 0 && ax < a->ndim; e++) {
+        for (int e = 3; e <= 4 && k > 0 && ax >= 0 && ax < a->ndim; e++) { /* (n=0: a) */
             if (e == 4) parts[np_++] = a;
             if (!b->given[e] || b->v[e].kind == V_NONE) continue;
             loom_array_t *x = as_array(P, &b->v[e], b->pos[e], e == 3 ? "prepend" : "append");
@@ -3350,8 +3358,10 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                             "clip: give a_min or min (a_max or max), not both");
             bool has_lo = b->given[lo] && b->v[lo].kind != V_NONE;
             bool has_hi = b->given[hi] && b->v[hi].kind != V_NONE;
-            /* neither bound: the array as it is (NumPy 2.1's np.clip(x), the Array API's) */
-            r = as_array(P, &b->v[0], b->pos[0], "the argument");
+            /* neither bound: the array as it is (NumPy 2.1's np.clip(x), the Array API's; a
+             * number becomes a strong array, as np.clip(3) is int64) */
+            r = has_lo || has_hi ? as_array(P, &b->v[0], b->pos[0], "the argument")
+                                 : as_output(P, &b->v[0], b->pos[0]);
             if (loom_array_is_nil(r)) return false;
             /* NumPy 2 clips an integer array by a Python int beyond its dtype's range without
              * an overflow error: such a bound on the side it cannot bind is dropped. */
@@ -4093,7 +4103,7 @@ static bool expand_masks(parser_t *P, const node_t *const **items, int32_t *n) {
         loom_array_t *nz[LOOM_MAX_DIMS];
         if (k >= 2) {
             if (m + k + (*n - i - 1) > *n * LOOM_MAX_DIMS || k > LOOM_MAX_DIMS)
-                return perr(P, in[i]->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+                return perr(P, in[i]->pos, LOOM_STATUS_INDEX_ERROR, "too many indices");
             if (loom_nonzero(P->ctx, v->a, k, nz) != LOOM_STATUS_OK) return lib_fail(P, in[i]->pos);
         }
         for (int32_t j = 0; j < (k >= 2 ? k : 1); j++) {
@@ -4218,7 +4228,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             if (v->kind == V_ARRAY && loom_read(P->ctx, v->a, &b, 1) != LOOM_STATUS_OK)
                 return lib_fail(P, it->pos);
             if (n_fancy == LOOM_MAX_DIMS)
-                return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+                return perr(P, it->pos, LOOM_STATUS_INDEX_ERROR, "too many indices");
             int64_t count = b != 0;
             vals[i] = (value_t){.kind = V_ARRAY, .a = loom_zeros(P->ctx, LOOM_DTYPE_I64, 1, &count)};
             kind[i] = I_NEWAXIS_ADV;
@@ -4228,7 +4238,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             kind[i] = I_SLICE; /* the whole axis here; loom_gather picks from it below */
             bounds[3 * i] = bounds[3 * i + 1] = bounds[3 * i + 2] = LOOM_NONE;
             if (n_fancy == LOOM_MAX_DIMS) /* more would be too many indices anyway */
-                return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT, "too many indices");
+                return perr(P, it->pos, LOOM_STATUS_INDEX_ERROR, "too many indices");
             if (it->kind == N_VALUE && it->ival >= 0) /* one axis of a mask of several */
                 mask_len[n_fancy] = (int64_t)it->ival;
             if (mask_len[n_fancy] == -2) mask_len[n_fancy] = -1; /* not a mask */
@@ -4245,7 +4255,7 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
         }
     }
     if (used > nd)
-        return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
+        return perr(P, x->pos, LOOM_STATUS_INDEX_ERROR,
                     "too many indices for array: array is %d-dimensional, but %d were indexed",
                     (int)nd, (int)used);
     if (!index_view(P, x, obj.a, items, n, kind, vals, bounds, nd - used, out)) return false;
@@ -4331,7 +4341,7 @@ __attribute__((noinline)) static bool index_view(parser_t *P, const node_t *x, l
                 if (k < -(i128)d || k >= (i128)d) {
                     char t[48];
                     i128_text(k, t, sizeof t);
-                    return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    return perr(P, it->pos, LOOM_STATUS_INDEX_ERROR,
                                 "index %s is out of bounds for axis %d with size %lld", t, (int)ia,
                                 (long long)d);
                 }

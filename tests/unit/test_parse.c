@@ -528,7 +528,7 @@ static void test_parse_deep_programs_do_not_crash(void **state) {
         {"(", "x", ")", 30000, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
         {"-", "x", "", 40000, LOOM_STATUS_OK, 1, NULL},
         {"x+", "x", "", 39999, LOOM_STATUS_OK, 40000, NULL},
-        {"", "x", "[0]", 20000, LOOM_STATUS_INVALID_ARGUMENT, 0, "too many indices"},
+        {"", "x", "[0]", 20000, LOOM_STATUS_INDEX_ERROR, 0, "too many indices"},
         {"", "x", "[:]", 5000, LOOM_STATUS_OK, 1, NULL},
         {"", "x", "[None][0]", 1000, LOOM_STATUS_OK, 1, NULL},
         {"", "x", ".T", 5000, LOOM_STATUS_OK, 1, NULL},
@@ -718,11 +718,11 @@ static void test_parse_index_errors(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
     /* x is float32 (3,), y int32 (3,) (see expect_caret). */
-    expect_caret(ctx, "x[3]", LOOM_STATUS_INVALID_ARGUMENT,
+    expect_caret(ctx, "x[3]", LOOM_STATUS_INDEX_ERROR,
                  "index 3 is out of bounds for axis 0 with size 3", 2);
-    expect_caret(ctx, "x[:, -4]", LOOM_STATUS_INVALID_ARGUMENT, "too many indices", 1);
-    expect_caret(ctx, "x[None, -4]", LOOM_STATUS_INVALID_ARGUMENT, "index -4 is out of bounds", 8);
-    expect_caret(ctx, "1 + x[0, 1]", LOOM_STATUS_INVALID_ARGUMENT,
+    expect_caret(ctx, "x[:, -4]", LOOM_STATUS_INDEX_ERROR, "too many indices", 1);
+    expect_caret(ctx, "x[None, -4]", LOOM_STATUS_INDEX_ERROR, "index -4 is out of bounds", 8);
+    expect_caret(ctx, "1 + x[0, 1]", LOOM_STATUS_INDEX_ERROR,
                  "array is 1-dimensional, but 2 were indexed", 5);
     expect_caret(ctx, "x[..., ...]", LOOM_STATUS_INVALID_ARGUMENT, "single ellipsis", 7);
     expect_caret(ctx, "x[] + 1", LOOM_STATUS_INVALID_ARGUMENT, "empty subscript", 2);
@@ -732,7 +732,7 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "x[x[None] > 0]", LOOM_STATUS_INDEX_ERROR,
                  "too many indices for array: array is 1-dimensional, but 2 were indexed", 10);
     expect_caret(ctx, "x[x]", LOOM_STATUS_DTYPE_ERROR, "indices must be integers", 2);
-    expect_caret(ctx, "x[0, [1, 2]]", LOOM_STATUS_INVALID_ARGUMENT, "too many indices", 1);
+    expect_caret(ctx, "x[0, [1, 2]]", LOOM_STATUS_INDEX_ERROR, "too many indices", 1);
     expect_caret(ctx, "x[[1, [2]]]", LOOM_STATUS_INVALID_ARGUMENT, "rectangular list", 2);
     expect_caret(ctx, "[1, 2] * 2", LOOM_STATUS_NOT_AVAILABLE, "Python's repetition", 7);
     expect_caret(ctx, "np.multiply.at(x, [0], 2)", LOOM_STATUS_NOT_AVAILABLE, "'multiply.at'", 3);
@@ -864,6 +864,18 @@ static void test_parse_array_api_forms(void **state) {
     int64_t s3xy[9] = {3, 2, 4, 3, 2, 4, 3, 2, 4};
     expect_item_shapes(ctx, "meshgrid(arange(2), arange(3), arange(4))", 3, nd3, s3xy);
     expect_item_shapes(ctx, "meshgrid()", 0, NULL, NULL);
+    /* the variadic parameter is positional only; a bad item's caret is under that item */
+    expect_caret(ctx, "meshgrid(xi=arange(2))", LOOM_STATUS_INVALID_ARGUMENT,
+                 "unexpected keyword argument 'xi'", 9);
+    expect_caret(ctx, "broadcast_arrays(arange(2), 's', 2)", LOOM_STATUS_INVALID_ARGUMENT,
+                 "an argument", 28);
+    /* clip without bounds of a number: a strong int64 array, as np.clip(3) */
+    loom_array_t *c3 = loom_expr(ctx, "clip(3) + ones(2, dtype='int8')", 0, NULL, NULL);
+    assert_int_equal(loom_array_dtype(c3), LOOM_DTYPE_I64);
+    /* diff(n=0) is a itself: nothing joined */
+    int nd02[1] = {2};
+    int64_t s02[2] = {2, 3};
+    expect_item_shapes(ctx, "diff(ones((2, 3)), n=0, prepend=1)", 1, nd02, s02);
     expect_caret(ctx, "meshgrid(arange(2), indexing='xz')", LOOM_STATUS_INVALID_ARGUMENT,
                  "valid values for `indexing`", 29);
     assert_true(eval_number(ctx, "sum(clip(arange(5.0)))") == 10.0);
