@@ -610,3 +610,14 @@ def test_index_errors_and_pinv_default_tolerance_of_complex64():
             x[key]
     a = np.diag([1, 2e-7, 1]).astype(np.complex64)  # float32's eps decides, as NumPy's
     check(lnp.linalg.pinv(lnp.asarray(a), rtol=None), np.linalg.pinv(a, rtol=None))
+
+
+def test_pinv_tolerance_rules_as_numpy():
+    a = lnp.asarray(sample((3, 4, 4), "float64"))
+    with pytest.raises(ValueError, match="both set"):  # rtol=None counts as set, as NumPy's
+        lnp.linalg.pinv(a, rcond=0.3, rtol=None)
+    with pytest.raises(ValueError, match="both set"):
+        lnp.linalg.pinv(a, rcond=lnp.ones(3), rtol=0.1)
+    with pytest.raises(ValueError, match="do not broadcast"):  # one a matrix at most
+        lnp.linalg.pinv(a[0], rtol=lnp.asarray(np.array([0.1])))
+    assert lnp.linalg.pinv(a, rtol=lnp.asarray(np.array([0.1]))).shape == (3, 4, 4)

@@ -418,6 +418,20 @@ LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond)
 LOOM_API loom_array_t *loom_pinv_tol(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *rcond) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "pinv", rcond)) return &ctx->nil;
+    /* one tolerance for each matrix at most: rcond broadcasts to a's stack, not beyond it */
+    int32_t st = a && !(a->flags & FE_NIL) && a->ndim >= 2 ? a->ndim - 2 : 0;
+    bool fits = rcond->ndim <= st;
+    for (int32_t i = 1; fits && i <= rcond->ndim; i++)
+        fits =
+            rcond->shape[rcond->ndim - i] == 1 || rcond->shape[rcond->ndim - i] == a->shape[st - i];
+    if (!fits && a && !(a->flags & FE_NIL) && a->ndim >= 2) {
+        char sr[64], sa[64];
+        fe_format_shape(sr, sizeof sr, rcond->ndim, rcond->shape);
+        fe_format_shape(sa, sizeof sa, a->ndim, a->shape);
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                 "pinv: the tolerances %s do not broadcast to the stack of matrices %s", sr, sa);
+        return &ctx->nil;
+    }
     /* (.., 1): against each matrix's max(s), which keeps its last axis */
     return pinv(ctx, a, loom_expand_dims(ctx, rcond, 1, (int32_t[]){-1}));
 }

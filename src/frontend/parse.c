@@ -2588,6 +2588,9 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         *r = NULL;
         return array_tuple(P, 4, four, b->pos[0], out);
     } else if (!strcmp(n, "pinv")) {
+        if (b->given[1] && b->v[1].kind != V_NONE && b->given[3]) /* (NumPy: rtol=None too) */
+            return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
+                        "pinv: `rtol` and `rcond` can't be both set.");
         int at = b->given[3] && b->v[3].kind != V_NONE ? 3 : 1; /* rtol, else rcond */
         if (b->given[at] && (b->v[at].kind == V_ARRAY || b->v[at].kind == V_TUPLE)) {
             loom_array_t *t = as_array(P, &b->v[at], b->pos[at], at == 3 ? "rtol" : "rcond");
