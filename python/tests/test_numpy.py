@@ -621,3 +621,10 @@ def test_pinv_tolerance_rules_as_numpy():
     with pytest.raises(ValueError, match="do not broadcast"):  # one a matrix at most
         lnp.linalg.pinv(a[0], rtol=lnp.asarray(np.array([0.1])))
     assert lnp.linalg.pinv(a, rtol=lnp.asarray(np.array([0.1]))).shape == (3, 4, 4)
+
+
+def test_matrix_rank_of_an_empty_stack_broadcasts_the_tolerance():
+    z = np.zeros((2, 0, 3))
+    for kw in (dict(tol=np.array([[1.0], [2.0]])), dict(rtol=np.array([[1.0], [2.0]])), {}):
+        got = lnp.linalg.matrix_rank(lnp.asarray(z), **{k: lnp.asarray(v) for k, v in kw.items()})
+        check(got, np.linalg.matrix_rank(z, **kw))

@@ -450,9 +450,12 @@ static loom_array_t *matrix_rank(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
     int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
     loom_array_t *s = svdvals(ctx, a);
     if (s->flags & FE_NIL) return s;
-    if (s->shape[s->ndim - 1] == 0) /* no singular values: rank 0 (NumPy's max initial=0) */
-        return loom_zeros(ctx, LOOM_DTYPE_I64, s->ndim - 1, s->shape);
     loom_array_t *keep;
+    if (s->shape[s->ndim - 1] == 0) { /* no singular values: rank 0 (NumPy's max initial=0), in
+                                       * the shape the stack and the tolerances broadcast to */
+        keep = loom_greater(ctx, s, tol ? tol : rtol ? rtol : loom_weak_float(ctx, 0));
+        return loom_count_nonzero(ctx, keep, 1, (int32_t[]){-1}, 0);
+    }
     if (!tol) { /* S.max() * rtol, NumPy's rtol max(M, N) * eps */
         loom_finfo_t fi;
         loom_finfo((loom_dtype_t)a->dtype, &fi);
