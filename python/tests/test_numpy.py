@@ -628,3 +628,13 @@ def test_matrix_rank_of_an_empty_stack_broadcasts_the_tolerance():
     for kw in (dict(tol=np.array([[1.0], [2.0]])), dict(rtol=np.array([[1.0], [2.0]])), {}):
         got = lnp.linalg.matrix_rank(lnp.asarray(z), **{k: lnp.asarray(v) for k, v in kw.items()})
         check(got, np.linalg.matrix_rank(z, **kw))
+
+
+def test_an_empty_broadcast_index_checks_nothing():
+    a = np.arange(6).reshape(2, 3)
+    empty = np.array([], dtype=np.int64)
+    check(lnp.asarray(a)[lnp.asarray(empty), [7]], a[empty, [7]])
+    z = np.zeros((2, 0))
+    check(lnp.asarray(z)[lnp.asarray(np.zeros(0, bool)), [0]], z[np.zeros(0, bool), [0]])
+    with pytest.raises(IndexError, match="index 7"):  # (checked when evaluated)
+        np.asarray(lnp.asarray(a)[lnp.asarray(np.array([1])), [7]])

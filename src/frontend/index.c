@@ -211,6 +211,8 @@ LOOM_API loom_array_t *loom_gather(loom_ctx_t *ctx, loom_array_t *a, int32_t n, 
         }
         loom_array_t *x = as_index(ctx, fn, indices[t]);
         if (x->flags & FE_NIL) return x;
+        /* an empty broadcast reads nothing: NumPy checks no index then (x[[], [5]]) */
+        if (bsize == 0) x = loom_broadcast_to(ctx, x, bnd, b);
         x = fe_index_mode(ctx, x, e, ax[t], LOOM_TAKE_RAISE);
         if (stride != 1) x = loom_multiply(ctx, x, fe_i64(ctx, stride));
         f = f ? loom_add(ctx, f, x) : x;
