@@ -15,9 +15,13 @@ import scipy.stats  # noqa: E402
 import sklearn  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis  # noqa: E402
+from sklearn.feature_selection import VarianceThreshold  # noqa: E402
+from sklearn.impute import SimpleImputer  # noqa: E402
+from sklearn.kernel_approximation import Nystroem  # noqa: E402
+from sklearn.linear_model import LogisticRegression, RidgeClassifier  # noqa: E402
 from sklearn.metrics import pairwise  # noqa: E402
 from sklearn.naive_bayes import GaussianNB  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
+from sklearn.preprocessing import QuantileTransformer, RobustScaler, StandardScaler  # noqa: E402
 
 import loom  # noqa: E402
 import loom.numpy as lnp  # noqa: E402
@@ -31,6 +35,18 @@ CASES = [
      .fit(x, y).predict_proba(x)),
     ("sklearn GaussianNB", lambda x, y: GaussianNB().fit(x, y).predict_proba(x)),
     ("sklearn rbf_kernel", lambda x, y: pairwise.rbf_kernel(x[:500])),
+    ("sklearn RobustScaler", lambda x, y: RobustScaler().fit_transform(x)),
+    ("sklearn QuantileTransformer",
+     lambda x, y: QuantileTransformer(n_quantiles=100, random_state=0).fit_transform(x)),
+    ("sklearn SimpleImputer (median)",
+     lambda x, y: SimpleImputer(strategy="median").fit_transform(x)),
+    ("sklearn VarianceThreshold", lambda x, y: VarianceThreshold(1.0).fit_transform(x)),
+    ("sklearn Nystroem", lambda x, y: Nystroem(n_components=50, random_state=0).fit_transform(x)),
+    ("sklearn RidgeClassifier (svd)", lambda x, y: RidgeClassifier(solver="svd")
+     .fit(x, y).decision_function(x)),
+    ("sklearn LinearDiscriminantAnalysis (lsqr)",
+     lambda x, y: LinearDiscriminantAnalysis(solver="lsqr").fit(x, y).decision_function(x)),
+    ("sklearn LogisticRegression", lambda x, y: LogisticRegression().fit(x, y).predict_proba(x)),
     ("scipy.special.logsumexp", lambda x, y: scipy.special.logsumexp(x, axis=1)),
     ("scipy.stats.zscore", lambda x, y: scipy.stats.zscore(x, axis=0)),
     ("scipy.stats.skew", lambda x, y: scipy.stats.skew(x, axis=0)),
@@ -52,7 +68,7 @@ def main():
         ok = isinstance(got, loom.ndarray) and np.allclose(
             np.abs(np.asarray(got)), np.abs(want), rtol=1e-6, atol=1e-8)  # (signs of components)
         failed += not ok
-        print("%-36s %s" % (name, "agrees with NumPy" if ok else "DIFFERS"))
+        print("%-42s %s" % (name, "agrees with NumPy" if ok else "DIFFERS"))
     return 1 if failed else 0
 
 
