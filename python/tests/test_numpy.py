@@ -638,3 +638,11 @@ def test_an_empty_broadcast_index_checks_nothing():
     check(lnp.asarray(z)[lnp.asarray(np.zeros(0, bool)), [0]], z[np.zeros(0, bool), [0]])
     with pytest.raises(IndexError, match="index 7"):  # (checked when evaluated)
         np.asarray(lnp.asarray(a)[lnp.asarray(np.array([1])), [7]])
+
+
+def test_linspace_of_one_element_with_the_endpoint():
+    for start, stop in ((0.0, 0.0), (0, 5), (-2.5, 7), (2, np.inf)):
+        with np.errstate(invalid="ignore"):
+            want = np.linspace(start, stop, 1)
+        check(lnp.linspace(start, stop, 1), want)
+    check(lnp.linspace(3, 5, 1, dtype=np.int32), np.linspace(3, 5, 1, dtype=np.int32))

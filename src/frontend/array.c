@@ -593,7 +593,8 @@ LOOM_API loom_array_t *loom_linspace(loom_ctx_t *ctx, double start, double stop,
     if (!(a->flags & FE_NIL)) {
         int64_t div = endpoint ? num - 1 : num;
         a->p.a = start;
-        a->p.b = div > 0 ? (stop - start) / (double)div : NAN;
+        /* one element with the endpoint (no step): NumPy's 0 * (stop - start) + start */
+        a->p.b = div > 0 ? (stop - start) / (double)div : stop - start;
         a->p.c = stop;
         a->p.k = endpoint && num > 1 ? num - 1 : -1;
     }
