@@ -511,10 +511,11 @@ def asarray(obj, dtype=None, ctx=None, device=None, copy=None):
     if isinstance(device, Context):
         ctx = device
     if isinstance(obj, ndarray):
-        if dtype is not None and _canonical_name(dtype) != _DT_NAMES[lib.loom_array_dtype(obj._p)]:
+        have = _DT_NAMES[lib.loom_array_dtype(obj._p)]
+        want = have if dtype is None else _canonical_name(dtype)
+        if want != have:
             if copy is False:
-                raise ValueError("asarray: copy=False, but %s to %s needs a copy" % (
-                    _DT_NAMES[lib.loom_array_dtype(obj._p)], _canonical_name(dtype)))
+                raise ValueError("asarray: copy=False, but %s to %s needs a copy" % (have, want))
             return _call_text("{0}.astype", [obj], (_dtype_name(dtype),), {})
         # copy: a new object, so that x[k] = v on it does not rebind obj (memory is shared:
         # arrays are immutable)

@@ -418,13 +418,14 @@ LOOM_API loom_array_t *loom_pinv(loom_ctx_t *ctx, loom_array_t *a, double rcond)
 LOOM_API loom_array_t *loom_pinv_tol(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *rcond) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "pinv", rcond)) return &ctx->nil;
-    /* one tolerance for each matrix at most: rcond broadcasts to a's stack, not beyond it */
-    int32_t st = a && !(a->flags & FE_NIL) && a->ndim >= 2 ? a->ndim - 2 : 0;
-    bool fits = rcond->ndim <= st;
-    for (int32_t i = 1; fits && i <= rcond->ndim; i++)
-        fits =
-            rcond->shape[rcond->ndim - i] == 1 || rcond->shape[rcond->ndim - i] == a->shape[st - i];
-    if (!fits && a && !(a->flags & FE_NIL) && a->ndim >= 2) {
+    /* one tolerance for each matrix at most: rcond broadcasts to a's stack, not beyond it (a
+     * itself is checked by pinv) */
+    bool stack = a && !(a->flags & FE_NIL) && a->ndim >= 2, fits = true;
+    int32_t st = stack ? a->ndim - 2 : 0;
+    for (int32_t i = 1; stack && fits && i <= rcond->ndim; i++)
+        fits = i <= st && (rcond->shape[rcond->ndim - i] == 1 ||
+                           rcond->shape[rcond->ndim - i] == a->shape[st - i]);
+    if (!fits) {
         char sr[64], sa[64];
         fe_format_shape(sr, sizeof sr, rcond->ndim, rcond->shape);
         fe_format_shape(sa, sizeof sa, a->ndim, a->shape);

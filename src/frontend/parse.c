@@ -2233,6 +2233,15 @@ static bool dtype_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
 }
 
 /* The functions of manip.c (F_MANIP), by name: the arguments bound in b, the result in *r. */
+/* A tolerance given as an array or a list (pinv's rcond and rtol, matrix_rank's tol and rtol):
+ * *t that array, or NULL when argument k is absent, None or a number. */
+static bool tol_array(parser_t *P, const bound_t *b, int k, loom_array_t **t) {
+    *t = NULL;
+    if (!b->given[k] || (b->v[k].kind != V_ARRAY && b->v[k].kind != V_TUPLE)) return true;
+    *t = as_array(P, &b->v[k], b->pos[k], b->names[k]);
+    return !loom_array_is_nil(*t);
+}
+
 static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
                        value_t *out) {
     loom_ctx_t *ctx = P->ctx;
@@ -2363,7 +2372,6 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 loom_array_is_nil(ends[i] = as_array(P, &b->v[1 + i], b->pos[1 + i], "an end")))
                 return false;
         *r = loom_ediff1d(ctx, a, ends[1], ends[0]);
-
     } else if (!strcmp(n, "pad")) {
         /* pad_width: w, (w,), (before, after), or one of those per axis */
         int32_t nd = loom_array_ndim(a);
@@ -2591,10 +2599,9 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (b->given[1] && b->v[1].kind != V_NONE && b->given[3]) /* (NumPy: rtol=None too) */
             return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
                         "pinv: `rtol` and `rcond` can't be both set.");
-        int at = b->given[3] && b->v[3].kind != V_NONE ? 3 : 1; /* rtol, else rcond */
-        if (b->given[at] && (b->v[at].kind == V_ARRAY || b->v[at].kind == V_TUPLE)) {
-            loom_array_t *t = as_array(P, &b->v[at], b->pos[at], at == 3 ? "rtol" : "rcond");
-            if (loom_array_is_nil(t)) return false;
+        loom_array_t *t; /* rtol, else rcond, as an array */
+        if (!tol_array(P, b, b->given[3] && b->v[3].kind != V_NONE ? 3 : 1, &t)) return false;
+        if (t) {
             *r = loom_pinv_tol(ctx, a, t);
             if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
             return true;
@@ -2613,27 +2620,19 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         }
         *r = loom_pinv(ctx, a, isnan(rt) ? rc : rt);
     } else if (!strcmp(n, "matrix_rank")) {
-        loom_array_t *ta[2] = {NULL, NULL}; /* tol, rtol given as arrays */
-        for (int e = 0; e < 2; e++) {
-            int at = e ? 3 : 1;
-            if (b->given[at] && (b->v[at].kind == V_ARRAY || b->v[at].kind == V_TUPLE) &&
-                loom_array_is_nil(ta[e] = as_array(P, &b->v[at], b->pos[at], e ? "rtol" : "tol")))
-                return false;
-        }
-        if (ta[0] || ta[1]) {
-            bool other = b->given[ta[0] ? 3 : 1] && b->v[ta[0] ? 3 : 1].kind != V_NONE;
-            if (other && !(ta[0] && ta[1]))
-                return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
-                            "matrix_rank: `tol` and `rtol` can't be both set.");
-            *r = loom_matrix_rank_tol(ctx, a, ta[0], ta[1]);
+        bool has_rtol = b->given[3] && b->v[3].kind != V_NONE;
+        if (b->given[1] && b->v[1].kind != V_NONE && has_rtol)
+            return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
+                        "matrix_rank: `tol` and `rtol` can't be both set.");
+        loom_array_t *t; /* rtol, else tol, as an array */
+        if (!tol_array(P, b, has_rtol ? 3 : 1, &t)) return false;
+        if (t) {
+            *r = loom_matrix_rank_tol(ctx, a, has_rtol ? NULL : t, has_rtol ? t : NULL);
             if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
             return true;
         }
         double tol, rtol;
         if (!get_number(P, b, 1, NAN, &tol) || !get_number(P, b, 3, NAN, &rtol)) return false;
-        if (!isnan(tol) && !isnan(rtol))
-            return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
-                        "matrix_rank: `tol` and `rtol` can't be both set.");
         *r = loom_matrix_rank(ctx, a, tol, rtol);
     } else if (!strcmp(n, "cond")) {
         loom_norm_t kind = LOOM_NORM_DEFAULT;
