@@ -340,6 +340,13 @@ LOOM_API loom_array_t *loom_arange_int(loom_ctx_t *ctx, int64_t start, int64_t s
 /* np.linspace(start, stop, num, endpoint, dtype). */
 LOOM_API loom_array_t *loom_linspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
                                      int endpoint, loom_dtype_t dtype);
+/* np.logspace(start, stop, num, endpoint, base, dtype): base ** linspace(start, stop, ...)
+ * in float64, cast to dtype. np.geomspace(start, stop, num, endpoint, dtype): NumPy's
+ * geometric sequence (ends exact; start or stop 0 is an error). */
+LOOM_API loom_array_t *loom_logspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
+                                     int endpoint, double base, loom_dtype_t dtype);
+LOOM_API loom_array_t *loom_geomspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
+                                      int endpoint, loom_dtype_t dtype);
 /* np.eye(n, m, k, dtype): ones on the k-th diagonal of an n x m array. */
 LOOM_API loom_array_t *loom_eye(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k,
                                 loom_dtype_t dtype);
@@ -426,14 +433,16 @@ LOOM_API loom_array_t *loom_isreal(loom_ctx_t *ctx, loom_array_t *a);
  * erf, erfc, erfinv, erfcinv, lgamma (scipy's gammaln) and digamma (psi) are scipy.special's
  * functions with NumPy's dtype rule (float16 stays float16); i0 and sinc are NumPy's, which
  * compute integers in float64. The special functions round a double result to float32 once
- * (docs/guide.md gives the measured accuracy). */
+ * (docs/guide.md gives the measured accuracy). fabs is abs for real numbers only (integers take
+ * the float loop, as NumPy's); bitwise_count counts the 1-bits of |a| of an integer array
+ * (uint8, NumPy's). */
 #define LOOM_UNARY_LIST(X)                                                                     \
     X(negative) X(positive) X(abs) X(sign) X(sqrt) X(cbrt) X(square) X(reciprocal) X(exp)     \
     X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan) X(arcsin)          \
     X(arccos) X(arctan) X(sinh) X(cosh) X(tanh) X(arcsinh) X(arccosh) X(arctanh) X(floor)     \
     X(ceil) X(trunc) X(rint) X(isnan) X(isinf) X(isfinite) X(logical_not) X(invert) X(erf)    \
     X(erfc) X(erfinv) X(erfcinv) X(lgamma) X(digamma) X(i0) X(sinc) X(deg2rad) X(rad2deg)    \
-    X(spacing) X(signbit)
+    X(spacing) X(signbit) X(fabs) X(bitwise_count)
 
 /* X(name) — binary ops, broadcasting their operands (np.add, np.floor_divide, ...). */
 #define LOOM_BINARY_LIST(X)                                                                    \
@@ -441,7 +450,7 @@ LOOM_API loom_array_t *loom_isreal(loom_ctx_t *ctx, loom_array_t *a);
     X(maximum) X(minimum) X(fmax) X(fmin) X(arctan2) X(hypot) X(copysign) X(equal)            \
     X(not_equal) X(less) X(less_equal) X(greater) X(greater_equal) X(logical_and)             \
     X(logical_or) X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(left_shift)    \
-    X(right_shift) X(logaddexp) X(logaddexp2) X(nextafter) X(heaviside) X(gcd) X(lcm)
+    X(right_shift) X(logaddexp) X(logaddexp2) X(nextafter) X(heaviside) X(gcd) X(lcm) X(fmod)
 
 /* Each unary op: loom_sqrt(ctx, a). Returns a new lazy array, or nil on error. */
 #define LOOM__UNARY_DECL(name) LOOM_API loom_array_t *loom_##name(loom_ctx_t *ctx, loom_array_t *a);
@@ -889,6 +898,9 @@ LOOM_API loom_array_t *loom_boolean_index(loom_ctx_t *ctx, loom_array_t *a, loom
 LOOM_API loom_array_t *loom_sort(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
 /* np.argsort(a, axis, kind='stable'): int64 positions along the axis that sort it. */
 LOOM_API loom_array_t *loom_argsort(loom_ctx_t *ctx, loom_array_t *a, int32_t axis);
+/* np.sort_complex(a): sorted along the last axis (complex: NumPy's lexicographic order), as
+ * complex64 for 8- and 16-bit integers and complex128 for other real dtypes. */
+LOOM_API loom_array_t *loom_sort_complex(loom_ctx_t *ctx, loom_array_t *a);
 /* np.searchsorted(a, v, side, sorter): for each element of v, where it goes in the 1-D a
  * (sorted, or sorted by the int64 permutation sorter): right 0 is side='left' (before equal
  * elements), 1 side='right'. int64 of v's shape; a and v compare in their common dtype. */
@@ -1050,6 +1062,15 @@ LOOM_API loom_array_t *loom_nancumprod(loom_ctx_t *ctx, loom_array_t *a, int32_t
  * finite b, or a == b (b taken as a float); bool of the broadcast shape. */
 LOOM_API loom_array_t *loom_isclose(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rtol,
                                     double atol, int equal_nan);
+/* np.allclose: all(isclose(...)) as a 0-d bool array (NumPy returns a Python bool: the value
+ * is read when used as one). np.array_equal(a, b, equal_nan): equal shapes and elements;
+ * np.array_equiv(a, b): shapes that broadcast and equal elements; both 0-d bool, False (not an
+ * error) for shapes that do not match. */
+LOOM_API loom_array_t *loom_allclose(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                     double rtol, double atol, int equal_nan);
+LOOM_API loom_array_t *loom_array_equal(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                        int equal_nan);
+LOOM_API loom_array_t *loom_array_equiv(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
 /* np.nan_to_num(a, nan, posinf, neginf): NaN and the infinities replaced (posinf/neginf NaN:
  * the dtype's largest / smallest finite values, NumPy's default); integers unchanged. */
 LOOM_API loom_array_t *loom_nan_to_num(loom_ctx_t *ctx, loom_array_t *a, double nan, double posinf,
@@ -1081,6 +1102,10 @@ LOOM_API loom_array_t *loom_matmul(loom_ctx_t *ctx, loom_array_t *a, loom_array_
  * last axis and b's second-to-last (result a[:-1] + b[:-2] + b[-1:]). Weak scalars count as
  * their default dtype (int64, float64, bool), as np.dot sees a Python number. Nil on error. */
 LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b);
+/* np.matvec(a, v) and np.vecmat(v, a) (NumPy 2.2): matrix-vector and vector-matrix products
+ * over the last axes, the other axes broadcast; vecmat conjugates v. */
+LOOM_API loom_array_t *loom_matvec(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v);
+LOOM_API loom_array_t *loom_vecmat(loom_ctx_t *ctx, loom_array_t *v, loom_array_t *a);
 /* np.tensordot(a, b, naxes): sums over a's last naxes axes and b's first naxes axes (which must
  * match); result a[:-naxes] + b[naxes:] (naxes 0: the outer product). Nil on error. */
 LOOM_API loom_array_t *loom_tensordot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,

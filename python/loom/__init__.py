@@ -388,6 +388,22 @@ class ndarray:
     def __bool__(self):
         return bool(self.get())
 
+    def tolist(self):
+        return self.get().tolist()
+
+    def tobytes(self, order="C"):
+        return self.get().tobytes(order)
+
+    def tofile(self, fid, sep="", format="%s"):  # noqa: A002 (NumPy's name)
+        self.get().tofile(fid, sep, format)
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    def __contains__(self, value):
+        return bool(_run("any({0} == {1})", [self, value]))
+
     def __iter__(self):
         if not self.ndim:
             raise TypeError("iteration over a 0-d array")
@@ -414,6 +430,9 @@ class ndarray:
 
     def __divmod__(self, o):
         return _run("divmod({0}, {1})", [self, o])
+
+    def __rdivmod__(self, o):
+        return _run("divmod({1}, {0})", [self, o])
 
     @property
     def T(self):
@@ -449,8 +468,15 @@ class ndarray:
         alias the old one keep its values, unlike NumPy's in-place write)."""
         b = _Binder([self])
         prog = "%s[%s] = %s" % (b.names[0], b.subscript(key), b.lit(value))
-        new = b.run(prog, out_name=b.names[0])
-        self._p = lib.loom_array_retain(new._p)
+        self._assign(b.run(prog, out_name=b.names[0]))
+
+    def _assign(self, new):
+        """Rebinds this array object to new's values: NumPy's in-place updates (x[k] = v,
+        x.sort(), np.put(x, ...)) as values (arrays that alias the old one keep its values)."""
+        if new._ctx is not self._ctx:
+            raise ValueError("loom: an in-place update across contexts")
+        with self._ctx.lock:
+            self._p = lib.loom_array_retain(new._p)
         self._sig = None
         self._own = _Ref(self._ctx, self._p)  # (the old one, if any, releases the old array)
 

@@ -132,6 +132,8 @@ _decl("loom_weak_uint", P, P, c_u64)
 _decl("loom_weak_float", P, P, ctypes.c_double)
 _decl("loom_weak_bool", P, P, ctypes.c_int)
 _decl("loom_weak_complex", P, P, ctypes.c_double, ctypes.c_double)
+_decl("loom_npy_load", P, P, c_str)
+_decl("loom_npy_save", ctypes.c_int, P, P, c_str)
 
 # the elementwise builders keep the GIL: they only record a node (the time to release the GIL
 # and take it back is a sizeable part of that)

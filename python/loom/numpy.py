@@ -7,6 +7,7 @@ and dtypes go in as NumPy's do (NumPy arrays, Python numbers and sequences, np.f
 'float32'); results are `loom.ndarray`s, lazy until a value is needed."""
 import builtins as _builtins
 import inspect as _inspect
+import os as _os
 import operator as _operator
 import sys as _sys
 import types as _types
@@ -15,7 +16,8 @@ import numpy as _np
 
 from . import _lib
 from . import (Context, LinAlgError, asarray, eval, from_dlpack, get_context,  # noqa: F401
-               ndarray, _call_text, _canonical_name, _fast1, _fast2, _FAST, _np_dtype_of)
+               ndarray, _call_text, _canonical_name, _fast1, _fast2, _FAST, _np_dtype_of,
+               _raise)
 
 __array_api_version__ = "2024.12"
 
@@ -360,3 +362,304 @@ def _install_methods():
 
 
 _install_methods()
+
+
+# ---- NumPy's types, constants and functions of metadata, conversion and I/O ----
+# (no computing here: dtypes and shapes, NumPy's own helpers, or loom arrays made from what
+# NumPy reads)
+
+dtype = _np.dtype
+(generic, number, integer, signedinteger, unsignedinteger, inexact, floating,
+ complexfloating) = (_np.generic, _np.number, _np.integer, _np.signedinteger,
+                     _np.unsignedinteger, _np.inexact, _np.floating, _np.complexfloating)
+(int_, intp, uintp, intc, uintc, byte, ubyte, short, ushort, long, ulong, longlong,
+ ulonglong) = (_np.int_, _np.intp, _np.uintp, _np.intc, _np.uintc, _np.byte, _np.ubyte,
+               _np.short, _np.ushort, _np.long, _np.ulong, _np.longlong, _np.ulonglong)
+half, single, double, csingle, cdouble = _np.half, _np.single, _np.double, _np.csingle, _np.cdouble
+True_, False_, euler_gamma = _np.True_, _np.False_, _np.euler_gamma
+ScalarType, typecodes, little_endian = _np.ScalarType, _np.typecodes, _np.little_endian
+index_exp, s_, ndindex, errstate = _np.index_exp, _np.s_, _np.ndindex, _np.errstate
+issubdtype, mintypecode, promote_types = _np.issubdtype, _np.mintypecode, _np.promote_types
+get_printoptions, set_printoptions, printoptions = (_np.get_printoptions, _np.set_printoptions,
+                                                    _np.printoptions)
+testing = _np.testing  # (its asserts read loom arrays' values)
+
+
+def shape(a):
+    return a.shape if isinstance(a, ndarray) else _np.shape(a)
+
+
+def ndim(a):
+    return a.ndim if isinstance(a, ndarray) else _np.ndim(a)
+
+
+def size(a, axis=None):
+    if not isinstance(a, ndarray):
+        return _np.size(a, axis)
+    if axis is None:
+        return a.size
+    sh = a.shape
+    n = 1
+    for ax in axis if isinstance(axis, tuple) else (axis,):
+        n *= sh[_operator.index(ax)]
+    return n
+
+
+def isscalar(element):
+    return _np.isscalar(element)  # (a loom array is not a scalar, as a NumPy 0-d array is not)
+
+
+def iterable(y):
+    return _np.iterable(y)
+
+
+def common_type(*arrays):
+    return _np.common_type(*[_np.empty(0, a.dtype) if isinstance(a, ndarray) else a
+                             for a in arrays])
+
+
+def min_scalar_type(a):
+    if isinstance(a, ndarray) and a.ndim:
+        return a.dtype  # (NumPy's: an array that is not 0-d keeps its dtype)
+    return _np.min_scalar_type(a.get() if isinstance(a, ndarray) else a)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None):
+    return asarray(a, dtype=dtype, device=device, copy=copy)
+
+
+def ascontiguousarray(a, dtype=None):
+    """asarray, at least 1-d (NumPy's rule); loom arrays are always C-ordered values."""
+    return atleast_1d(asarray(a, dtype=dtype))
+
+
+asfortranarray = ascontiguousarray
+
+
+def require(a, dtype=None, requirements=None):
+    return asarray(a, dtype=dtype)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """asarray, after checking that every value is finite (reads one bool: a sync)."""
+    a = asarray(a, dtype=dtype)
+    if a.dtype.kind in "fc" and not _builtins.bool(all(isfinite(a))):
+        raise ValueError("array must not contain infs or NaNs")
+    return a
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    return asarray(_np.frombuffer(buffer, dtype=_np_dtype_of(dtype), count=count,
+                                  offset=offset))
+
+
+def fromiter(iter, dtype, count=-1):  # noqa: A002 (NumPy's name)
+    return asarray(_np.fromiter(iter, dtype=_np_dtype_of(dtype), count=count))
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """NumPy's: function called once with the index arrays of shape (loom arrays)."""
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+def save(file, arr, allow_pickle=False):
+    """np.save: a path is written by the library (loom_npy_save), a file object through NumPy."""
+    arr = asarray(arr)
+    if isinstance(file, (str, bytes)) or hasattr(file, "__fspath__"):
+        path = _os.fsdecode(file)
+        if not path.endswith(".npy"):
+            path += ".npy"
+        with arr._ctx.lock:
+            st = _lib.lib.loom_npy_save(arr._ctx._p, arr._p, path.encode())
+            if st:
+                _raise(arr._ctx._p, st)
+        return
+    _np.save(file, arr.get(), allow_pickle=False)
+
+
+def load(file, mmap_mode=None, allow_pickle=False):
+    """np.load: a .npy path read by the library (loom_npy_load); .npz archives and file
+    objects through NumPy, each array as a loom array (a dict for .npz)."""
+    if ((isinstance(file, (str, bytes)) or hasattr(file, "__fspath__")) and
+            _os.fsdecode(file).endswith(".npy")):
+        ctx = get_context()
+        with ctx.lock:
+            p = _lib.lib.loom_npy_load(ctx._p, _os.fsencode(file))
+            if _lib.lib.loom_array_is_nil(p):
+                _raise(ctx._p, _lib.lib.loom_ctx_status(ctx._p))
+            return ndarray(ctx, _lib.lib.loom_array_retain(p))
+    r = _np.load(file, allow_pickle=False)
+    if isinstance(r, _np.ndarray):
+        return asarray(r)
+    with r:
+        return {k: asarray(r[k]) for k in r.files}
+
+
+def savez(file, *args, **kwds):
+    _np.savez(file, *[_host(a) for a in args], **{k: _host(v) for k, v in kwds.items()})
+
+
+def savez_compressed(file, *args, **kwds):
+    _np.savez_compressed(file, *[_host(a) for a in args],
+                         **{k: _host(v) for k, v in kwds.items()})
+
+
+def savetxt(fname, X, *args, **kwargs):
+    _np.savetxt(fname, _host(X), *args, **kwargs)
+
+
+def loadtxt(*args, **kwargs):
+    return asarray(_np.loadtxt(*args, **kwargs))
+
+
+def genfromtxt(*args, **kwargs):
+    return asarray(_np.genfromtxt(*args, **kwargs))
+
+
+def array2string(a, *args, **kwargs):
+    return _np.array2string(_host(a), *args, **kwargs)
+
+
+def array_repr(arr, *args, **kwargs):
+    return _np.array_repr(_host(arr), *args, **kwargs)
+
+
+def array_str(a, *args, **kwargs):
+    return _np.array_str(_host(a), *args, **kwargs)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """NumPy's: func1d on every 1-D slice along axis (one recorded call each; the results,
+    stacked, take the axis's place). Meant for few slices: each is its own loom call."""
+    arr = asarray(arr)
+    ax = _operator.index(axis)
+    nd = arr.ndim
+    if not -nd <= ax < nd:
+        raise _np.exceptions.AxisError(axis, nd)
+    ax %= nd
+    moved = moveaxis(arr, ax, -1)
+    outer = moved.shape[:-1]
+    if 0 in outer:
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    res = [asarray(func1d(moved[i], *args, **kwargs)) for i in _np.ndindex(*outer)]
+    out = stack(res).reshape(outer + res[0].shape)
+    # the result's own axes go where axis was (NumPy: buff's axes moved to axis)
+    k = res[0].ndim
+    return moveaxis(out, tuple(range(len(outer), len(outer) + k)),
+                    tuple(range(ax, ax + k))) if k else out
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """NumPy's: where condlist[i], funclist[i](x[condlist[i]]) (or the value funclist[i]);
+    one more function is the default where no condition holds; later conditions win. Each
+    callable reads its elements through a mask (a sync for the count)."""
+    x = asarray(x)
+    if _np.isscalar(condlist) or (x.ndim != 0 and not isinstance(
+            condlist[0] if isinstance(condlist, (list, tuple)) else condlist[0:0],
+            (list, ndarray, _np.ndarray))):
+        condlist = [condlist]
+    conds = [broadcast_to(asarray(c, dtype=bool), x.shape) for c in condlist]
+    n = len(conds)
+    if len(funclist) not in (n, n + 1):
+        raise ValueError("with %d condition(s), either %d or %d functions are expected"
+                         % (n, n, n + 1))
+    if len(funclist) == n + 1:  # the "otherwise" condition
+        conds.append(~any(stack(conds), axis=0) if n else ones(x.shape, dtype=bool))
+    y = zeros_like(x)
+    for c, f in zip(conds, funclist):
+        if callable(f):
+            vals = x[c]
+            if vals.size:
+                y[c] = f(vals, *args, **kw)
+        else:
+            y[c] = f
+    return y
+
+
+class _Concat:
+    """np.r_ and np.c_ for loom arrays, numbers and slices (arange/linspace as NumPy reads
+    them); NumPy's string directives are not supported."""
+
+    def __init__(self, columns):
+        self.columns = columns
+
+    def __getitem__(self, key):
+        items = key if isinstance(key, tuple) else (key,)
+        parts = []
+        for it in items:
+            if isinstance(it, str):
+                raise NotImplementedError("loom.numpy.r_/c_: string directives (%r)" % it)
+            if isinstance(it, slice):
+                step = 1 if it.step is None else it.step
+                start = 0 if it.start is None else it.start
+                if isinstance(step, complex):
+                    parts.append(linspace(start, it.stop, int(abs(step))))
+                else:
+                    parts.append(arange(start, it.stop, step))
+            else:
+                parts.append(asarray(it))
+        if self.columns:
+            parts = [p.reshape(-1, 1) if p.ndim < 2 else p for p in parts]
+            return concatenate(parts, axis=-1)
+        return concatenate([atleast_1d(p) for p in parts])
+
+
+r_, c_ = _Concat(False), _Concat(True)
+
+
+# ---- NumPy's array methods that are not table functions of the array ----
+
+def _flatten(self, order="C"):
+    """numpy.ndarray.flatten: the values in C order ('F': Fortran order). A loom array is never
+    a view of memory another array may change, so this is ravel."""
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError("flatten: order must be one of 'C', 'F', 'A', or 'K' (got %r)" % order)
+    return ravel(self.T if order == "F" else self)
+
+
+def _sort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """numpy.ndarray.sort: sorts in place (rebinds the array, as x[k] = v does)."""
+    self._assign(sort(self, axis=axis, kind=kind, order=order, stable=stable))
+
+
+def _partition(self, kth, axis=-1, kind="introselect", order=None):
+    """numpy.ndarray.partition, in place (rebinds the array)."""
+    self._assign(partition(self, kth, axis=axis, kind=kind, order=order))
+
+
+def _fill(self, value):
+    """numpy.ndarray.fill, in place (rebinds the array to full_like(self, value))."""
+    self._assign(full_like(self, value))
+
+
+def _argpartition(self, kth, axis=-1, kind="introselect", order=None):
+    return argpartition(self, kth, axis=axis, kind=kind, order=order)
+
+
+def _searchsorted(self, v, side="left", sorter=None):
+    return searchsorted(self, v, side=side, sorter=sorter)
+
+
+def _choose(self, choices, out=None, mode="raise"):
+    return choose(self, choices, out=out, mode=mode)
+
+
+def _compress(self, condition, axis=None, out=None):
+    return compress(condition, self, axis=axis, out=out)
+
+
+for _name, _f in (("flatten", _flatten), ("sort", _sort), ("partition", _partition),
+                  ("fill", _fill), ("argpartition", _argpartition),
+                  ("searchsorted", _searchsorted), ("choose", _choose),
+                  ("compress", _compress)):
+    _f.__name__, _f.__qualname__ = _name, "ndarray." + _name
+    setattr(ndarray, _name, _f)
+
+
+def _host(x):
+    """x with its loom arrays (in lists and tuples too) as NumPy arrays of their values."""
+    if isinstance(x, ndarray):
+        return x.get()
+    if type(x) in (list, tuple):
+        return type(x)(_host(v) for v in x)
+    return x

@@ -601,6 +601,37 @@ LOOM_API loom_array_t *loom_linspace(loom_ctx_t *ctx, double start, double stop,
     return finish(a);
 }
 
+/* np.logspace: base ** linspace(start, stop), float64, then cast to dtype. */
+LOOM_API loom_array_t *loom_logspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
+                                     int endpoint, double base, loom_dtype_t dtype) {
+    if (!ctx) return NULL;
+    if (!check_dtype(ctx, "logspace", dtype)) return &ctx->nil;
+    loom_array_t *y = loom_linspace(ctx, start, stop, num, endpoint, LOOM_DTYPE_F64);
+    return loom_astype(ctx, loom_power(ctx, loom_weak_float(ctx, base), y), dtype);
+}
+
+/* np.geomspace, NumPy's way: the magnitudes from log10 of start and stop divided by start's
+ * sign, the ends set exactly, the sign put back. Opposite signs give NaN inside, as NumPy's
+ * real geomspace does. */
+LOOM_API loom_array_t *loom_geomspace(loom_ctx_t *ctx, double start, double stop, int64_t num,
+                                      int endpoint, loom_dtype_t dtype) {
+    if (!ctx) return NULL;
+    if (!check_dtype(ctx, "geomspace", dtype)) return &ctx->nil;
+    if (start == 0 || stop == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "geomspace: Geometric sequence cannot include zero (start %g, stop %g)", start,
+                 stop);
+        return &ctx->nil;
+    }
+    double sign = start < 0 ? -1.0 : 1.0, lo = start / sign, hi = stop / sign;
+    loom_array_t *r = loom_logspace(ctx, log10(lo), log10(hi), num, endpoint, 10.0, LOOM_DTYPE_F64);
+    loom_array_t *i = loom_arange_int(ctx, 0, num, 1, LOOM_DTYPE_I64);
+    r = loom_where(ctx, loom_equal(ctx, i, fe_i64(ctx, 0)), loom_weak_float(ctx, lo), r);
+    if (endpoint && num > 1)
+        r = loom_where(ctx, loom_equal(ctx, i, fe_i64(ctx, num - 1)), loom_weak_float(ctx, hi), r);
+    return loom_astype(ctx, loom_multiply(ctx, r, loom_weak_float(ctx, sign)), dtype);
+}
+
 LOOM_API loom_array_t *loom_eye(loom_ctx_t *ctx, int64_t n, int64_t m, int64_t k,
                                 loom_dtype_t dtype) {
     if (!ctx) return NULL;

@@ -121,6 +121,37 @@ LOOM_API loom_array_t *loom_matmul(loom_ctx_t *ctx, loom_array_t *a, loom_array_
     return contract(ctx, "matmul", IR_MATMUL_MATMUL, a, b); /* weak scalars are 0-d: refused */
 }
 
+/* np.matvec and np.vecmat (NumPy 2.2's gufuncs (m,n),(n)->(m) and (n),(n,m)->(m)): matmul with
+ * the vector as a one-column (one-row) matrix; vecmat conjugates the vector, as vecdot does. */
+static bool core_dims(loom_ctx_t *ctx, const char *fn, const char *sig, int op,
+                      const loom_array_t *a, int32_t need) {
+    if (a->ndim >= need) return true;
+    fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+             "%s: Input operand %d does not have enough dimensions (has %d, gufunc core with "
+             "signature %s requires %d)",
+             fn, op, a->ndim, sig, need);
+    return false;
+}
+
+LOOM_API loom_array_t *loom_matvec(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v) {
+    const char *fn = "matvec", *sig = "(m,n),(n)->(m)";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, v)) return &ctx->nil;
+    if (!core_dims(ctx, fn, sig, 0, a, 2) || !core_dims(ctx, fn, sig, 1, v, 1)) return &ctx->nil;
+    int32_t last = -1;
+    return loom_squeeze(ctx, loom_matmul(ctx, a, loom_expand_dims(ctx, v, 1, &last)), 1, &last);
+}
+
+LOOM_API loom_array_t *loom_vecmat(loom_ctx_t *ctx, loom_array_t *v, loom_array_t *a) {
+    const char *fn = "vecmat", *sig = "(n),(n,m)->(m)";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, v) || !fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    if (!core_dims(ctx, fn, sig, 0, v, 1) || !core_dims(ctx, fn, sig, 1, a, 2)) return &ctx->nil;
+    int32_t row = -2;
+    return loom_squeeze(ctx, loom_matmul(ctx, loom_expand_dims(ctx, fe_conj(ctx, v), 1, &row), a),
+                        1, &row);
+}
+
 LOOM_API loom_array_t *loom_dot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "dot", a) || !fe_check_arg(ctx, "dot", b)) return &ctx->nil;

@@ -505,6 +505,26 @@ BINARY_DEF(nextafter, NEXTAFTER)
 BINARY_DEF(heaviside, HEAVISIDE)
 BINARY_DEF(gcd, GCD)
 BINARY_DEF(lcm, LCM)
+BINARY_DEF(fmod, FMOD)
+
+/* np.fabs: NumPy's float loops only (int8 -> float16, complex refused). */
+LOOM_API loom_array_t *loom_fabs(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "fabs", a)) return &ctx->nil;
+    int loop = ir_op_loop_dtype(IR_OP_DEG2RAD, (loom_dtype_t)a->dtype);
+    if (loop < 0) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "ufunc 'fabs' not supported for the input types (%s)", ir_dtypes[a->dtype].name);
+        return &ctx->nil;
+    }
+    return loom_abs(ctx, loom_astype(ctx, a, (loom_dtype_t)loop));
+}
+
+/* np.bitwise_count: the count as uint8, NumPy's dtype for every integer input. */
+LOOM_API loom_array_t *loom_bitwise_count(loom_ctx_t *ctx, loom_array_t *a) {
+    loom_array_t *r = fe_elementwise(ctx, IR_OP_BITWISE_COUNT, 1, &a);
+    return r && !loom_array_is_nil(r) ? loom_astype(ctx, r, LOOM_DTYPE_U8) : r;
+}
 
 int fe_value_dtype(loom_ctx_t *ctx, const char *fn, int n, loom_array_t *const *ops) {
     /* np.where takes a Python int as np.asarray does (int64) and casts it unsafely to the

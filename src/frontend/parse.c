@@ -1647,6 +1647,14 @@ static const func_t funcs[] = {
     {.name = "array_split", .kind = F_MANIP, .params = "ary,indices_or_sections,axis?"},
     {.name = "isclose", .kind = F_MANIP, .params = "a,b,rtol?,atol?,equal_nan?"},
     {.name = "nan_to_num", .kind = F_MANIP, .params = "x,copy?,nan?,posinf?,neginf?"},
+    {.name = "allclose", .kind = F_MANIP, .params = "a,b,rtol?,atol?,equal_nan?"},
+    {.name = "array_equal", .kind = F_MANIP, .params = "a1,a2,equal_nan?"},
+    {.name = "array_equiv", .kind = F_MANIP, .params = "a1,a2"},
+    {.name = "logspace", .kind = F_MANIP, .params = "start,stop,num?,endpoint?,base?,dtype?,axis?"},
+    {.name = "geomspace", .kind = F_MANIP, .params = "start,stop,num?,endpoint?,dtype?,axis?"},
+    {.name = "matvec", .kind = F_MANIP, .params = "x1,x2"},
+    {.name = "vecmat", .kind = F_MANIP, .params = "x1,x2"},
+    {.name = "sort_complex", .kind = F_MANIP, .params = "a"},
     {.name = "cumulative_sum", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
     {.name = "cumulative_prod", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
     {.name = "nancumsum", .kind = F_MANIP, .params = "a,axis?,dtype?,out?"},
@@ -2318,6 +2326,29 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
         return true;
     }
+    if (!strcmp(n, "logspace") || !strcmp(n, "geomspace")) { /* numbers, not arrays */
+        bool lg = n[0] == 'l';
+        double start, stop, base = 10.0;
+        int64_t num, endpoint, axis;
+        loom_dtype_t d;
+        int dslot = lg ? 5 : 4;
+        if (!get_number(P, b, 0, 0, &start) || !get_number(P, b, 1, 0, &stop) ||
+            !get_int(P, b, 2, 50, &num) || !get_int(P, b, 3, 1, &endpoint) ||
+            (lg && !get_number(P, b, 4, 10.0, &base)) ||
+            !get_dtype(P, b, dslot, LOOM_DTYPE_F64, &d) || !get_int(P, b, dslot + 1, 0, &axis))
+            return false;
+        if (num < 0)
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: number of samples, %lld, must be non-negative", n, (long long)num);
+        if (axis != 0 && axis != -1) /* scalar ends: one axis */
+            return perr(P, b->pos[dslot + 1], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: axis %lld is out of bounds for array of dimension 1", n,
+                        (long long)axis);
+        *r = lg ? loom_logspace(ctx, start, stop, num, endpoint != 0, base, d)
+                : loom_geomspace(ctx, start, stop, num, endpoint != 0, d);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
     if (!strcmp(n, "tri") || !strcmp(n, "indices")) { /* shapes, not arrays */
         loom_dtype_t d;
         if (n[0] == 't') {
@@ -2766,6 +2797,26 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             !get_number(P, b, 3, 1e-8, &atol) || !get_flag(P, b, 4, &eq))
             return false;
         *r = loom_isclose(ctx, a, c, rtol, atol, eq);
+    } else if (!strcmp(n, "allclose")) {
+        double rtol, atol;
+        int eq;
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
+        if (loom_array_is_nil(c) || !get_number(P, b, 2, 1e-5, &rtol) ||
+            !get_number(P, b, 3, 1e-8, &atol) || !get_flag(P, b, 4, &eq))
+            return false;
+        *r = loom_allclose(ctx, a, c, rtol, atol, eq);
+    } else if (!strcmp(n, "array_equal") || !strcmp(n, "array_equiv")) {
+        int eq = 0;
+        bool equal = !strcmp(n, "array_equal");
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "a2");
+        if (loom_array_is_nil(c) || (equal && !get_flag(P, b, 2, &eq))) return false;
+        *r = equal ? loom_array_equal(ctx, a, c, eq) : loom_array_equiv(ctx, a, c);
+    } else if (!strcmp(n, "matvec") || !strcmp(n, "vecmat")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "x2");
+        if (loom_array_is_nil(c)) return false;
+        *r = n[0] == 'm' ? loom_matvec(ctx, a, c) : loom_vecmat(ctx, a, c);
+    } else if (!strcmp(n, "sort_complex")) {
+        *r = loom_sort_complex(ctx, a);
     } else if (!strcmp(n, "nan_to_num")) {
         double nv, pv, mv;
         if (!get_number(P, b, 2, 0, &nv) || !get_number(P, b, 3, NAN, &pv) ||
@@ -2802,16 +2853,60 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (!q_at) {
             *r = (nan ? loom_nanmedian : loom_median)(ctx, a, axis, keep);
         } else {
-            double q;
-            if (!is_num(&b->v[1]))
+            /* q: a number, a tuple of numbers, or an array of at most one axis (its values read
+             * now: one sync); several give the results stacked on a new first axis, NumPy's */
+            enum { MAX_Q = 4096 };
+            const value_t *qv = &b->v[1];
+            double *qs = NULL;
+            int64_t nq = 1;
+            bool q_int = qv->kind == V_INT, one = is_num(qv);
+            if (one) {
+                qs = base_arena_alloc(&P->arena, 1, sizeof *qs);
+                if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+                if (!get_number(P, b, 1, 0, &qs[0])) return false;
+            } else if (qv->kind == V_TUPLE && qv->n <= MAX_Q) {
+                nq = qv->n;
+                q_int = true;
+                qs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *qs);
+                if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+                for (int64_t i = 0; i < nq; i++) {
+                    const value_t *it = &qv->items[i];
+                    if (it->kind != V_INT && it->kind != V_FLOAT && it->kind != V_BOOL)
+                        return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                                    "%s: q must be numbers", n);
+                    qs[i] = it->kind == V_FLOAT ? it->f : (double)it->i;
+                    q_int = q_int && it->kind != V_FLOAT;
+                }
+            } else if (qv->kind == V_ARRAY && loom_array_ndim(qv->a) <= 1 &&
+                       loom_array_dtype(qv->a) != LOOM_DTYPE_BOOL &&
+                       !ir_is_complex((loom_dtype_t)loom_array_dtype(qv->a))) {
+                loom_array_t *qa = qv->a;
+                one = loom_array_ndim(qa) == 0;
+                nq = one ? 1 : loom_array_dim(qa, 0);
+                if (nq > MAX_Q)
+                    return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
+                                "%s: at most %d values of q at a time (%lld)", n, (int)MAX_Q,
+                                (long long)nq);
+                q_int = ir_is_int((loom_dtype_t)loom_array_dtype(qa));
+                qs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *qs);
+                if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+                if (nq && loom_read(ctx, loom_astype(ctx, qa, LOOM_DTYPE_F64), qs,
+                                    (size_t)nq * sizeof *qs) != LOOM_STATUS_OK)
+                    return lib_fail(P, b->pos[1]);
+            } else {
                 return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
-                            "%s: one q (a number) at a time is supported", n);
-            if (!get_number(P, b, 1, 0, &q)) return false;
-            if (n[0] == 'p') {
-                if (!(q >= 0 && q <= 100))
-                    return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
-                                "percentile: percentiles must be in the range [0, 100] (%g)", q);
-                q /= 100;
+                            "%s: q must be a number, a tuple of numbers or an array of at most "
+                            "one axis",
+                            n);
+            }
+            for (int64_t i = 0; i < nq; i++) {
+                if (n[0] == 'p') {
+                    if (!(qs[i] >= 0 && qs[i] <= 100))
+                        return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                                    "percentile: percentiles must be in the range [0, 100] (%g)",
+                                    qs[i]);
+                    qs[i] /= 100;
+                }
             }
             static const char *const methods[] = {
                 "linear",   "inverted_cdf",    "averaged_inverted_cdf", "closest_observation",
@@ -2828,8 +2923,25 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                             n);
             /* NumPy: an integer q (0 or 1) makes linear's index an integer: the element
              * itself, in a's dtype */
-            if (n[0] == 'q' && m == 0 && b->v[1].kind != V_FLOAT) m = LOOM_QUANTILE_LOWER;
-            *r = (nan ? loom_nanquantile : loom_quantile)(ctx, a, q, axis, (loom_quantile_method_t)m, keep);
+            if (n[0] == 'q' && m == 0 && q_int) m = LOOM_QUANTILE_LOWER;
+            loom_array_t **rs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *rs);
+            if (!rs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            for (int64_t i = 0; i < nq; i++)
+                if (loom_array_is_nil(rs[i] = (nan ? loom_nanquantile : loom_quantile)(
+                                          ctx, a, qs[i], axis, (loom_quantile_method_t)m, keep)))
+                    return lib_fail(P, b->pos[0]);
+            if (one) {
+                *r = rs[0];
+            } else if (nq) {
+                *r = loom_stack(ctx, (int32_t)nq, rs, 0);
+            } else { /* no q: the shape of one result, after an empty first axis */
+                loom_array_t *one_r = (nan ? loom_nanquantile : loom_quantile)(
+                    ctx, a, 0.5, axis, (loom_quantile_method_t)m, keep);
+                if (loom_array_is_nil(one_r)) return lib_fail(P, b->pos[0]);
+                *r = loom_take(ctx, loom_expand_dims(ctx, one_r, 1, (int32_t[]){0}),
+                               loom_zeros(ctx, LOOM_DTYPE_I64, 1, (int64_t[]){0}), 0,
+                               LOOM_TAKE_RAISE);
+            }
         }
     } else if (!strcmp(n, "swapaxes")) {
         if (!get_int(P, b, 1, 0, &i1) || !get_int(P, b, 2, 0, &i2)) return false;

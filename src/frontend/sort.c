@@ -43,6 +43,19 @@ LOOM_API loom_array_t *loom_argsort(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
     return sort_node(ctx, "argsort", IR_OP_ARGSORT, a, axis);
 }
 
+/* np.sort_complex: sorted along the last axis, as a complex dtype (int8/int16 and their
+ * unsigned kinds: complex64; other reals: complex128, NumPy's choice). */
+LOOM_API loom_array_t *loom_sort_complex(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "sort_complex", a)) return &ctx->nil;
+    loom_array_t *s = loom_sort(ctx, a, -1);
+    loom_dtype_t d = (loom_dtype_t)a->dtype;
+    if (ir_is_complex(d)) return s;
+    bool narrow =
+        d == LOOM_DTYPE_I8 || d == LOOM_DTYPE_U8 || d == LOOM_DTYPE_I16 || d == LOOM_DTYPE_U16;
+    return loom_astype(ctx, s, narrow ? LOOM_DTYPE_C64 : LOOM_DTYPE_C128);
+}
+
 LOOM_API loom_array_t *loom_searchsorted(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *v,
                                          int right, loom_array_t *sorter) {
     const char *fn = "searchsorted";

@@ -486,6 +486,46 @@ LOOM_API loom_array_t *loom_isclose(loom_ctx_t *ctx, loom_array_t *a, loom_array
     return r;
 }
 
+/* A 0-d bool constant: array_equal's and array_equiv's answer for shapes that cannot match. */
+static loom_array_t *bool_const(loom_ctx_t *ctx, bool v) {
+    return fe_const(ctx, LOOM_DTYPE_BOOL, 0, NULL, v ? 1 : 0);
+}
+
+LOOM_API loom_array_t *loom_allclose(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rtol,
+                                     double atol, int equal_nan) {
+    if (!ctx) return NULL;
+    return loom_all(ctx, loom_isclose(ctx, a, b, rtol, atol, equal_nan), -1, NULL, 0);
+}
+
+/* NumPy's array_equal and array_equiv: False (not an error) for shapes that differ or do not
+ * broadcast; equal_nan counts NaN == NaN (complex: NaN in either part, as NumPy's isnan). */
+static loom_array_t *all_equal(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *b,
+                               bool same_shape, int equal_nan) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
+    loom_array_t *ops[2] = {a, b};
+    int32_t nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    bool same = a->ndim == b->ndim;
+    for (int32_t i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+    if (same_shape ? !same : !fe_broadcast_shapes(2, ops, &nd, shape))
+        return bool_const(ctx, false);
+    loom_array_t *eq = loom_equal(ctx, a, b);
+    if (equal_nan)
+        eq =
+            loom_logical_or(ctx, eq, loom_logical_and(ctx, loom_isnan(ctx, a), loom_isnan(ctx, b)));
+    return loom_all(ctx, eq, -1, NULL, 0);
+}
+
+LOOM_API loom_array_t *loom_array_equal(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                        int equal_nan) {
+    return all_equal(ctx, "array_equal", a, b, true, equal_nan);
+}
+
+LOOM_API loom_array_t *loom_array_equiv(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b) {
+    return all_equal(ctx, "array_equiv", a, b, false, 0);
+}
+
 /* The largest finite value of a float dtype (np.finfo(d).max). */
 static double finite_max(loom_dtype_t d) {
     switch (d) {

@@ -166,6 +166,10 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
      * negative; outside, the node raises (IR_RAISE_INDEX). p.axis: the axis, for the       \
      * message. The frontend passes int64 operands. */                                       \
     X(INDEX, "index", ELEM, 2, INTNB, SAME)                                                    \
+    /* C's fmod (the sign of operand 0; exact), and the 1-bits of |a| (bitwise_count; the    \
+     * frontend casts the count to uint8, NumPy's result dtype) */                            \
+    X(FMOD, "fmod", ELEM, 2, NUM, SAME)                                                        \
+    X(BITWISE_COUNT, "bitwise_count", ELEM, 1, INTNB, SAME)                                    \
     /* Movement: index rewrites of operand 0, same dtype; the interpreter reads them  \
      * through strides (RESHAPE copies only where strides cannot express it). */                \
     X(RESHAPE, "reshape", VIEW, 1, ANY, SAME)      /* C order, same size */                   \

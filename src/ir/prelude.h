@@ -185,7 +185,8 @@ typedef struct lm_c128 lm_c128;
     X(LOGADDEXP, logaddexp, 2, FLT, SAME) X(LOGADDEXP2, logaddexp2, 2, FLT, SAME)              \
     X(NEXTAFTER, nextafter, 2, FLT, SAME) X(HEAVISIDE, heaviside, 2, FLT, SAME)                \
     X(LDEXP, ldexp, 2, FLT, SAME) X(GCD, gcd, 2, INTNB, SAME) X(LCM, lcm, 2, INTNB, SAME)      \
-    X(INDEX, index, 2, INTNB, SAME)
+    X(INDEX, index, 2, INTNB, SAME) X(FMOD, fmod, 2, NUM, SAME)                                \
+    X(BITWISE_COUNT, bitwise_count, 1, INTNB, SAME)
 
 /* ---- Bit patterns ------------------------------------------------------------------------ */
 #ifdef __CUDACC_RTC__
@@ -682,6 +683,11 @@ LM_FN lm_u64 lm__ipow(lm_u64 base, lm_u64 e) {
     return (T)((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);
 #define LM__REM_U(s, T, W) return b == 0 ? (T)0 : (T)(a % b);
 #define LM__REM_F(s, T, W) return lm__frem_##s(a, b);
+/* C's fmod: the dividend's sign; integers 0 for a zero divisor (NumPy), MIN % -1 = 0. */
+#define LM__OP_fmod(C, s, T, W, N) LM__FMOD_##C(T, W)
+#define LM__FMOD_S(T, W) return (b == 0 || b == -1) ? (T)0 : (T)(a % b);
+#define LM__FMOD_U(T, W) return b == 0 ? (T)0 : (T)(a % b);
+#define LM__FMOD_F(T, F) return fmod##F(a, b);
 /* A negative integer exponent gives 0 here; NumPy raises, and so does every device: the
  * node raises (ir_node_raises), checked before this runs. */
 #define LM__OP_power(C, s, T, W, N) LM__POW_##C(T, W)
@@ -993,6 +999,13 @@ LM__H16(bf16)
 #define LM__MAGB_S(W) (W)(b < 0 ? (W)0 - (W)b : (W)b)
 #define LM__MAG_U(W) (W)a
 #define LM__MAGB_U(W) (W)b
+/* bitwise_count: the 1-bits of |a| (NumPy's; |MIN| wraps to MIN, one bit). */
+#ifdef __CUDACC_RTC__
+#define LM__POPCOUNT(x) __popcll(x)
+#else
+#define LM__POPCOUNT(x) __builtin_popcountll(x)
+#endif
+#define LM__OP_bitwise_count(C, s, T, W, N) return (T)LM__POPCOUNT((lm_u64)LM__MAG_##C(W));
 LM_FN lm_u64 lm__gcd(lm_u64 a, lm_u64 b) {
     while (b) {
         lm_u64 t = a % b;

@@ -8,8 +8,8 @@
 
 #define NP_ERR (-1) /* NumPy raises TypeError: no loop / no common dtype */
 #define NP_N_DTYPES 12
-#define NP_N_UNARY 48
-#define NP_N_BINARY 34
+#define NP_N_UNARY 50
+#define NP_N_BINARY 35
 /* The 12 NumPy dtypes, in the row/column order of the tables below. */
 static const int np_dtypes[NP_N_DTYPES] = {
     LOOM_DTYPE_BOOL, LOOM_DTYPE_I8, LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64,
@@ -22,14 +22,14 @@ static const char *const np_unary_names[NP_N_UNARY] = {
     "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil",
     "trunc", "rint", "isnan", "isinf", "isfinite", "logical_not", "invert", "erf", "erfc",
     "erfinv", "erfcinv", "lgamma", "digamma", "i0", "sinc", "deg2rad", "rad2deg", "spacing",
-    "signbit",
+    "signbit", "fabs", "bitwise_count",
 };
 static const char *const np_binary_names[NP_N_BINARY] = {
     "add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
     "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign", "equal", "not_equal",
     "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
     "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "logaddexp", "logaddexp2", "nextafter", "heaviside", "gcd", "lcm",
+    "logaddexp", "logaddexp2", "nextafter", "heaviside", "gcd", "lcm", "fmod",
 };
 /* np.result_type(np_dtypes[i], np_dtypes[j]). */
 static const int np_result_type[NP_N_DTYPES][NP_N_DTYPES] = {
@@ -334,6 +334,15 @@ static const int np_unary_result[NP_N_UNARY][NP_N_DTYPES] = {
     LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL,
     LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL,
     LOOM_DTYPE_BOOL, LOOM_DTYPE_BOOL,
+  },
+  /* fabs */ {
+    LOOM_DTYPE_F16, LOOM_DTYPE_F16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_F64,
+    LOOM_DTYPE_F16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F16,
+    LOOM_DTYPE_F32, LOOM_DTYPE_F64,
+  },
+  /* bitwise_count */ {
+    LOOM_DTYPE_U8, LOOM_DTYPE_U8, LOOM_DTYPE_U8, LOOM_DTYPE_U8, LOOM_DTYPE_U8, LOOM_DTYPE_U8,
+    LOOM_DTYPE_U8, LOOM_DTYPE_U8, LOOM_DTYPE_U8, NP_ERR, NP_ERR, NP_ERR,
   },
 };
 /* ufunc(ones(1, np_dtypes[i]), ones(1, np_dtypes[j])).dtype, or NP_ERR. */
@@ -1308,6 +1317,32 @@ LOOM_DTYPE_U64, NP_ERR, NP_ERR, NP_ERR,},
     {NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR,},
     {NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR,},
     {NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR, NP_ERR,},
+  },
+  /* fmod */ {
+    {LOOM_DTYPE_I8, LOOM_DTYPE_I8, LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_U8,
+LOOM_DTYPE_U16, LOOM_DTYPE_U32, LOOM_DTYPE_U64, LOOM_DTYPE_F16, LOOM_DTYPE_F32, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_I8, LOOM_DTYPE_I8, LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_I16,
+LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_F64, LOOM_DTYPE_F16, LOOM_DTYPE_F32, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_I16, LOOM_DTYPE_I16, LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_I16,
+LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_F64, LOOM_DTYPE_F32, LOOM_DTYPE_F32, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_I32, LOOM_DTYPE_I32, LOOM_DTYPE_I32, LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_I32,
+LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_I64,
+LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_U8, LOOM_DTYPE_I16, LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_U8,
+LOOM_DTYPE_U16, LOOM_DTYPE_U32, LOOM_DTYPE_U64, LOOM_DTYPE_F16, LOOM_DTYPE_F32, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_U16, LOOM_DTYPE_I32, LOOM_DTYPE_I32, LOOM_DTYPE_I32, LOOM_DTYPE_I64, LOOM_DTYPE_U16,
+LOOM_DTYPE_U16, LOOM_DTYPE_U32, LOOM_DTYPE_U64, LOOM_DTYPE_F32, LOOM_DTYPE_F32, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_U32, LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_I64, LOOM_DTYPE_U32,
+LOOM_DTYPE_U32, LOOM_DTYPE_U32, LOOM_DTYPE_U64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_U64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_U64,
+LOOM_DTYPE_U64, LOOM_DTYPE_U64, LOOM_DTYPE_U64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_F16, LOOM_DTYPE_F16, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F16,
+LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F16, LOOM_DTYPE_F32, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_F32, LOOM_DTYPE_F32, LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F32,
+LOOM_DTYPE_F32, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F32, LOOM_DTYPE_F32, LOOM_DTYPE_F64,},
+    {LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64,
+LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64, LOOM_DTYPE_F64,},
   },
 };
 /* np.where(cond, ones(1, np_dtypes[i]), ones(1, np_dtypes[j])).dtype. */

@@ -1,0 +1,232 @@
+"""loom.numpy's everyday NumPy functions beyond the Array API (fmod, fabs, bitwise_count,
+allclose, array_equal, logspace, geomspace, matvec, percentile of several q, ...), NumPy's
+array methods that update in place (as rebinding), and the namespace's metadata, conversion
+and I/O helpers, against NumPy on the CPU reference device."""
+import os
+
+import numpy as np
+import pytest
+
+import loom
+import loom.numpy as lnp
+
+import _arrays  # (this folder's)
+
+rng = np.random.default_rng(11)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cpu_context():
+    with loom.Context(device="cpu") as ctx:
+        yield ctx
+
+
+def check(got, want, rtol=1e-12):
+    assert isinstance(got, loom.ndarray)
+    g = np.asarray(got)
+    want = np.asarray(want)
+    assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, g.dtype, want.shape,
+                                                             want.dtype)
+    if want.dtype.kind in "fc":
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=0, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(g, want)
+
+
+def errors_alike(f_np, f_loom):
+    with pytest.raises(Exception) as want:
+        f_np()
+    with pytest.raises(type(want.value)):
+        f_loom()
+
+
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("dtype", INTS + ["float16", "float32", "float64"])
+def test_fmod_is_cs(dtype):
+    a = _arrays.sample(rng, (4, 5), dtype)
+    b = _arrays.sample(rng, (5,), dtype)
+    if np.dtype(dtype).kind in "iu":
+        b[1] = 0  # 0 for a zero divisor, as NumPy's (with its warning)
+    with np.errstate(all="ignore"):
+        want = np.fmod(a, b)
+    check(lnp.fmod(lnp.asarray(a), lnp.asarray(b)), want)
+    # the dividend's sign, exactly: the case remainder's rounding would lose
+    check(lnp.fmod(lnp.asarray([-1e-20, 1e-20, -0.0]), 1.0), np.fmod([-1e-20, 1e-20, -0.0], 1.0))
+
+
+@pytest.mark.parametrize("dtype", INTS + ["bool", "float16", "float32", "float64"])
+def test_fabs_takes_the_float_loop(dtype):
+    a = _arrays.sample(rng, (7,), dtype)
+    check(lnp.fabs(lnp.asarray(a)), np.fabs(a))
+
+
+def test_fabs_refuses_complex_and_bitwise_count_floats():
+    errors_alike(lambda: np.fabs(np.array([1j])), lambda: lnp.fabs(lnp.asarray([1j])))
+    errors_alike(lambda: np.bitwise_count(np.array([1.5])),
+                 lambda: lnp.bitwise_count(lnp.asarray([1.5])))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_bitwise_count_of_magnitudes(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, info.max, 0, 1, 5], dtype=dtype)
+    check(lnp.bitwise_count(lnp.asarray(a)), np.bitwise_count(a))
+
+
+def test_allclose_array_equal_array_equiv():
+    a = rng.random((3, 4))
+    for b in (a, a + 1e-9, a + 1e-3, a[0], np.where(a > 0.5, np.nan, a)):
+        for f in ("allclose", "array_equal", "array_equiv"):
+            got = getattr(lnp, f)(lnp.asarray(a), lnp.asarray(b))
+            want = getattr(np, f)(a, b)
+            assert isinstance(got, loom.ndarray) and got.shape == () and bool(got) == want, f
+    n = np.array([np.nan, 1.0])
+    assert bool(lnp.array_equal(lnp.asarray(n), lnp.asarray(n), equal_nan=True))
+    assert not bool(lnp.array_equal(lnp.asarray(n), lnp.asarray(n)))
+    assert bool(lnp.allclose(lnp.asarray(n), lnp.asarray(n), equal_nan=True))
+    # shapes that differ or do not broadcast: False, not an error (NumPy's)
+    assert not bool(lnp.array_equal(lnp.asarray([1, 2]), lnp.asarray([1, 2, 3])))
+    assert not bool(lnp.array_equiv(lnp.asarray([1, 2]), lnp.asarray([1, 2, 3])))
+    assert bool(lnp.array_equiv(lnp.asarray([1, 2]), lnp.asarray([[1, 2], [1, 2]])))
+
+
+@pytest.mark.parametrize("args,kw", [
+    ((0, 3, 4), {}), ((0, 2, 3), {"base": 2.0}), ((0, 3, 4), {"dtype": int}),
+    ((1, 2, 5), {"endpoint": False, "dtype": np.float32}), ((2, -2, 0), {}), ((1, 1, 1), {})])
+def test_logspace(args, kw):
+    check(lnp.logspace(*args, **kw), np.logspace(*args, **kw), rtol=1e-14)
+
+
+@pytest.mark.parametrize("args,kw", [
+    ((1, 1000, 4), {}), ((-1000, -1, 4), {"endpoint": False}), ((-1, 1, 3), {}),
+    ((1, 256, 9), {"dtype": int}), ((2, 2, 0), {}), ((2, 8, 1), {}), ((8, 2, 3), {}),
+    ((1e-3, 1e3, 7), {"dtype": np.float32})])
+def test_geomspace(args, kw):
+    with np.errstate(invalid="ignore"):
+        want = np.geomspace(*args, **kw)
+    check(lnp.geomspace(*args, **kw), want, rtol=1e-14)
+
+
+def test_geomspace_refuses_zero():
+    errors_alike(lambda: np.geomspace(0, 1, 3), lambda: lnp.geomspace(0, 1, 3))
+    errors_alike(lambda: np.logspace(0, 1, -1), lambda: lnp.logspace(0, 1, -1))
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (3,)), ((2, 1, 3, 4), (2, 4)), ((5, 3), (2, 1, 3))])
+def test_matvec_vecmat(sa, sb):
+    a = rng.random(sa) + 1j * rng.random(sa)
+    v = rng.random(sb) + 1j * rng.random(sb)
+    check(lnp.matvec(lnp.asarray(a), lnp.asarray(v)), np.matvec(a, v))
+    at = np.swapaxes(a, -1, -2)
+    check(lnp.vecmat(lnp.asarray(v), lnp.asarray(at)), np.vecmat(v, at))
+    w = v.reshape(-1)  # 1-D: not a matrix
+    errors_alike(lambda: np.matvec(w, w), lambda: lnp.matvec(lnp.asarray(w), lnp.asarray(w)))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "float16", "float32", "float64",
+                                   "complex64", "complex128"])
+def test_sort_complex(dtype):
+    a = _arrays.sample(rng, (3, 5), dtype)
+    check(lnp.sort_complex(lnp.asarray(a)), np.sort_complex(a))
+
+
+@pytest.mark.parametrize("f,q,kw", [
+    ("percentile", [25, 75], {"axis": 0}), ("percentile", (10, 50, 90), {}),
+    ("quantile", np.array([0.1, 0.9]), {"axis": 1, "keepdims": True}),
+    ("quantile", [0, 1], {"axis": 0}), ("nanpercentile", [5.5], {"axis": 1}),
+    ("percentile", np.array(30), {"axis": 1}), ("quantile", [], {"axis": 0}),
+    ("nanquantile", [0.25, 0.5], {"axis": 0, "method": "nearest"})])
+def test_quantiles_of_several_q(f, q, kw):
+    x = rng.random((5, 7))
+    x[1, 2] = np.nan if f.startswith("nan") else x[1, 2]
+    check(getattr(lnp, f)(lnp.asarray(x), q, **kw), getattr(np, f)(x, q, **kw))
+
+
+def test_quantiles_check_every_q():
+    x = lnp.asarray(rng.random(5))
+    errors_alike(lambda: np.percentile(np.ones(5), [50, 101]), lambda: lnp.percentile(x, [50, 101]))
+    errors_alike(lambda: np.quantile(np.ones(5), [0.5, 1.5]), lambda: lnp.quantile(x, [0.5, 1.5]))
+
+
+def test_methods_that_update_in_place_rebind():
+    a = rng.random((4, 3))
+    x = lnp.asarray(a)
+    alias = x  # the same object: sees the update
+    old = x.copy()  # another object over the old values: keeps them
+    x.sort(axis=0)
+    assert alias is x
+    check(x, np.sort(a, axis=0))
+    check(old, a)
+    x.fill(2.5)
+    check(x, np.full((4, 3), 2.5))
+    y = lnp.asarray([5, 1, 4, 2, 3])
+    y.partition(2)
+    assert np.asarray(y)[2] == 3
+    assert x.sort() is None and y.fill(1) is None
+
+
+def test_other_methods():
+    a = rng.random((3, 4))
+    x = lnp.asarray(a)
+    assert x.tolist() == a.tolist() and x.itemsize == 8 and x.tobytes() == a.tobytes()
+    check(x.flatten(), a.flatten())
+    check(x.flatten("F"), a.flatten("F"))
+    assert a[1, 2] in x and 7.0 not in x
+    q, r = divmod(7, lnp.asarray([2, 3]))
+    check(q, np.array([3, 2]))
+    check(r, np.array([1, 1]))
+    s = lnp.asarray([1, 3, 5, 7])
+    check(s.searchsorted([4, 7]), np.array([2, 3]))
+    check(lnp.asarray([0, 2, 1]).choose([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), np.array([1, 8, 6]))
+    check(x.compress([True, False, True], axis=0), a.compress([True, False, True], axis=0))
+    check(lnp.asarray([3, 1, 2]).argpartition(1)[1], np.array(2))
+
+
+def test_metadata_helpers():
+    x = lnp.asarray(np.zeros((3, 4), np.float32))
+    assert lnp.shape(x) == (3, 4) and lnp.ndim(x) == 2 and lnp.size(x) == 12
+    assert lnp.size(x, 1) == 4 and lnp.shape([[1, 2]]) == (1, 2)
+    assert not lnp.isscalar(x) and lnp.isscalar(3.0) and lnp.iterable(x)
+    assert lnp.common_type(x) is np.float32 and lnp.min_scalar_type(x) == np.float32
+    assert lnp.dtype("f4") == np.float32 and lnp.promote_types("i1", "u1") == np.int16
+    assert lnp.issubdtype(x.dtype, lnp.floating)
+    assert lnp.ascontiguousarray(5).shape == (1,)
+
+
+def test_conversion_and_io(tmp_path):
+    check(lnp.asarray_chkfinite([1.0, 2.0]), np.array([1.0, 2.0]))
+    errors_alike(lambda: np.asarray_chkfinite([1.0, np.inf]),
+                 lambda: lnp.asarray_chkfinite([1.0, np.inf]))
+    check(lnp.fromfunction(lambda i, j: i * 10 + j, (2, 3)),
+          np.fromfunction(lambda i, j: i * 10 + j, (2, 3)))
+    check(lnp.frombuffer(b"\x01\x02\x03", dtype=np.uint8), np.array([1, 2, 3], np.uint8))
+    check(lnp.fromiter(range(4), float), np.arange(4.0))
+    a = rng.random((2, 3))
+    lnp.save(os.path.join(tmp_path, "a"), lnp.asarray(a))  # the suffix added, as NumPy's
+    check(lnp.load(os.path.join(tmp_path, "a.npy")), a)
+    assert np.array_equal(np.load(os.path.join(tmp_path, "a.npy")), a)
+    lnp.savez(os.path.join(tmp_path, "b.npz"), x=lnp.asarray(a), y=a[0])
+    d = lnp.load(os.path.join(tmp_path, "b.npz"))
+    check(d["x"], a)
+    check(d["y"], a[0])
+
+
+def test_apply_along_axis_and_piecewise():
+    a = rng.random((3, 4))
+    x = lnp.asarray(a)
+    check(lnp.apply_along_axis(lambda v: v.sum(), 1, x), np.apply_along_axis(np.sum, 1, a))
+    check(lnp.apply_along_axis(lambda v: lnp.stack([v.min(), v.max()]), 0, x),
+          np.apply_along_axis(lambda v: np.stack([v.min(), v.max()]), 0, a))
+    v = np.linspace(-2, 2, 9)
+    check(lnp.piecewise(lnp.asarray(v), [v < 0, v >= 0], [lambda t: -t, lambda t: t * 2]),
+          np.piecewise(v, [v < 0, v >= 0], [lambda t: -t, lambda t: t * 2]))
+    check(lnp.piecewise(lnp.asarray(v), [v < -1], [0, lambda t: t + 10]),
+          np.piecewise(v, [v < -1], [0, lambda t: t + 10]))
+
+
+def test_index_tricks():
+    check(lnp.r_[lnp.asarray([1, 2]), 3, 0:3], np.r_[np.array([1, 2]), 3, 0:3])
+    check(lnp.r_[0:1:5j], np.r_[0:1:5j])
+    check(lnp.c_[lnp.asarray([1, 2]), [3, 4]], np.c_[np.array([1, 2]), [3, 4]])
