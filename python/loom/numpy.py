@@ -172,7 +172,7 @@ def _make(name, params, head=None):
 _mod = _sys.modules[__name__]
 _names = []
 for _name, _params, _ in _TABLE:
-    if _name in _OWN:
+    if _name in _OWN or "." in _name:  # random.NAME: the Generator's, in lnp.random
         continue
     if not hasattr(_mod, _name) or _name in _BUILTIN:
         setattr(_mod, _name, _make(_name, _params))
@@ -229,6 +229,10 @@ for _sub, _np_sub, _prefix in ((linalg, _np.linalg, "linalg."), (fft, _np.fft, "
                                                 "vector_norm", "matrix_norm"):
             setattr(_sub, _name, _named(_name, _make(_name, _params, _prefix + _name)))
     _sys.modules[_sub.__name__] = _sub
+
+# numpy.random: a Generator's seed and call count over the language's random.NAME functions
+from . import random  # noqa: E402
+_sys.modules[__name__ + ".random"] = random
 
 
 # shapes alone (no values): NumPy's own rule
