@@ -362,11 +362,11 @@ LOOM_API uint64_t loom_random_key(uint64_t seed, uint64_t stream);
  * are NumPy's. Results belong to the current scope; errors (NumPy's checks and messages)
  * give the nil array. uniform: [low, high) in a float dtype (high < low refused);
  * normal: loc + scale * N(0,1); exponential: scale * -log(1 - u). */
-LOOM_API loom_array_t *loom_rng_uniform(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
-                                        double low, double high, loom_dtype_t dtype, int32_t ndim,
+LOOM_API loom_array_t *loom_rng_uniform(loom_ctx_t *ctx, uint64_t seed, uint64_t stream, double low,
+                                        double high, loom_dtype_t dtype, int32_t ndim,
                                         const int64_t *shape);
-LOOM_API loom_array_t *loom_rng_normal(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
-                                       double loc, double scale, loom_dtype_t dtype, int32_t ndim,
+LOOM_API loom_array_t *loom_rng_normal(loom_ctx_t *ctx, uint64_t seed, uint64_t stream, double loc,
+                                       double scale, loom_dtype_t dtype, int32_t ndim,
                                        const int64_t *shape);
 LOOM_API loom_array_t *loom_rng_exponential(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
                                             double scale, loom_dtype_t dtype, int32_t ndim,

@@ -735,9 +735,8 @@ static node_t *parse_atom(parser_t *P) {
             }
             /* random.NAME (also after np.) for numpy.random's Generator methods; a variable
              * named random keeps its other attributes */
-            if (x->tlen == 6 && !memcmp(P->src + x->tpos, "random", 6) &&
-                is_op(peek(P), OP_DOT) && peek2(P)->kind == T_NAME &&
-                find_random(P->src + peek2(P)->pos, peek2(P)->len)) {
+            if (x->tlen == 6 && !memcmp(P->src + x->tpos, "random", 6) && is_op(peek(P), OP_DOT) &&
+                peek2(P)->kind == T_NAME && find_random(P->src + peek2(P)->pos, peek2(P)->len)) {
                 P->at++;
                 const tok_t *u = peek(P);
                 P->at++;
@@ -1581,9 +1580,7 @@ static const func_t funcs[] = {
      * loom_random_key(seed, stream); seed defaults to 0 and stream to the number of random
      * calls the program evaluated before it, so that two calls differ. */
     {.name = "random.random", .kind = F_RANDOM, .params = "size?,dtype?,seed?,stream?"},
-    {.name = "random.uniform",
-     .kind = F_RANDOM,
-     .params = "low?,high?,size?,dtype?,seed?,stream?"},
+    {.name = "random.uniform", .kind = F_RANDOM, .params = "low?,high?,size?,dtype?,seed?,stream?"},
     {.name = "random.normal", .kind = F_RANDOM, .params = "loc?,scale?,size?,dtype?,seed?,stream?"},
     {.name = "random.standard_normal", .kind = F_RANDOM, .params = "size?,dtype?,seed?,stream?"},
     {.name = "random.exponential", .kind = F_RANDOM, .params = "scale?,size?,dtype?,seed?,stream?"},
@@ -3038,8 +3035,8 @@ __attribute__((noinline)) static bool random_call(parser_t *P, const func_t *f, 
         } else {
             x = as_array(P, &b->v[0], b->pos[0], "x");
         }
-        if (loom_array_is_nil(x) || (b->given[1] && !axis_value(P, &b->v[1], b->pos[1], "axis",
-                                                                &axis)))
+        if (loom_array_is_nil(x) ||
+            (b->given[1] && !axis_value(P, &b->v[1], b->pos[1], "axis", &axis)))
             return false;
         *r = loom_rng_permutation(ctx, seed, stream, x, axis);
         return true;

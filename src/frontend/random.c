@@ -44,8 +44,8 @@ static loom_array_t *below(loom_ctx_t *ctx, loom_array_t *u, uint64_t n, loom_dt
     return loom_astype(ctx, k, dtype);
 }
 
-LOOM_API loom_array_t *loom_rng_uniform(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
-                                        double low, double high, loom_dtype_t dtype, int32_t ndim,
+LOOM_API loom_array_t *loom_rng_uniform(loom_ctx_t *ctx, uint64_t seed, uint64_t stream, double low,
+                                        double high, loom_dtype_t dtype, int32_t ndim,
                                         const int64_t *shape) {
     const char *fn = "uniform";
     if (!ctx) return NULL;
@@ -57,15 +57,15 @@ LOOM_API loom_array_t *loom_rng_uniform(loom_ctx_t *ctx, uint64_t seed, uint64_t
         return &ctx->nil;
     }
     if (!(range >= 0)) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: high - low < 0 (low %g, high %g)", fn,
-                 low, high);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: high - low < 0 (low %g, high %g)", fn, low,
+                 high);
         return &ctx->nil;
     }
     return loom_random_uniform(ctx, loom_random_key(seed, stream), dtype, ndim, shape, low, high);
 }
 
-LOOM_API loom_array_t *loom_rng_normal(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
-                                       double loc, double scale, loom_dtype_t dtype, int32_t ndim,
+LOOM_API loom_array_t *loom_rng_normal(loom_ctx_t *ctx, uint64_t seed, uint64_t stream, double loc,
+                                       double scale, loom_dtype_t dtype, int32_t ndim,
                                        const int64_t *shape) {
     const char *fn = "normal";
     if (!ctx) return NULL;
@@ -118,7 +118,7 @@ LOOM_API loom_array_t *loom_rng_integers(loom_ctx_t *ctx, uint64_t seed, uint64_
                  endpoint ? "low > high" : "low >= high", (long long)low, (long long)high);
         return &ctx->nil;
     }
-    const char *bad = !fits(low, dtype)                          ? "low"
+    const char *bad = !fits(low, dtype) ? "low"
                       : !fits(endpoint ? high : high - 1, dtype) ? "high"
                                                                  : NULL;
     if (bad) {
@@ -129,10 +129,10 @@ LOOM_API loom_array_t *loom_rng_integers(loom_ctx_t *ctx, uint64_t seed, uint64_
     /* the count of values, 1..2^64 (2^64: wraps to 0, taken as 2^64 by the double below) */
     uint64_t n = (uint64_t)high - (uint64_t)low + (endpoint ? 1u : 0u);
     loom_array_t *u = unit(ctx, fn, seed, stream, ndim, shape);
-    loom_array_t *k = n ? below(ctx, u, n, LOOM_DTYPE_U64)
-                        : loom_astype(ctx, loom_floor(ctx, loom_multiply(
-                                                               ctx, u, loom_weak_float(ctx, 0x1p64))),
-                                      LOOM_DTYPE_U64);
+    loom_array_t *k =
+        n ? below(ctx, u, n, LOOM_DTYPE_U64)
+          : loom_astype(ctx, loom_floor(ctx, loom_multiply(ctx, u, loom_weak_float(ctx, 0x1p64))),
+                        LOOM_DTYPE_U64);
     /* low + k in uint64 wraps into the int64 value, in range by construction */
     loom_array_t *v = loom_add(ctx, k, fe_const(ctx, LOOM_DTYPE_U64, 0, NULL, (uint64_t)low));
     return loom_astype(ctx, loom_astype(ctx, v, LOOM_DTYPE_I64), dtype);
@@ -154,15 +154,14 @@ LOOM_API loom_array_t *loom_rng_permutation(loom_ctx_t *ctx, uint64_t seed, uint
 
 /* p's facts for choice, evaluated now: whether it holds NaN or negatives, its sum and its count
  * of positive entries. False with the error recorded. */
-static bool p_facts(loom_ctx_t *ctx, const char *fn, loom_array_t *p64, double *sum,
-                    int64_t *nan, int64_t *neg, int64_t *pos) {
+static bool p_facts(loom_ctx_t *ctx, const char *fn, loom_array_t *p64, double *sum, int64_t *nan,
+                    int64_t *neg, int64_t *pos) {
     loom_scope_begin(ctx);
     loom_array_t *zero = loom_weak_float(ctx, 0);
-    loom_array_t *facts[4] = {
-        loom_sum(ctx, p64, -1, NULL, 0),
-        loom_count_nonzero(ctx, loom_isnan(ctx, p64), -1, NULL, 0),
-        loom_count_nonzero(ctx, loom_less(ctx, p64, zero), -1, NULL, 0),
-        loom_count_nonzero(ctx, loom_greater(ctx, p64, zero), -1, NULL, 0)};
+    loom_array_t *facts[4] = {loom_sum(ctx, p64, -1, NULL, 0),
+                              loom_count_nonzero(ctx, loom_isnan(ctx, p64), -1, NULL, 0),
+                              loom_count_nonzero(ctx, loom_less(ctx, p64, zero), -1, NULL, 0),
+                              loom_count_nonzero(ctx, loom_greater(ctx, p64, zero), -1, NULL, 0)};
     loom_status_t st = loom_eval(ctx, 4, facts);
     if (st == LOOM_STATUS_OK) st = loom_read(ctx, facts[0], sum, sizeof *sum);
     if (st == LOOM_STATUS_OK) st = loom_read(ctx, facts[1], nan, sizeof *nan);
@@ -217,10 +216,10 @@ LOOM_API loom_array_t *loom_rng_choice(loom_ctx_t *ctx, uint64_t seed, uint64_t 
         int64_t nan = 0, neg = 0;
         if (loom_array_is_nil(p64) || !p_facts(ctx, fn, p64, &sum, &nan, &neg, &positive))
             return &ctx->nil;
-        const char *why = nan                       ? "Probabilities contain NaN"
-                          : neg                     ? "Probabilities are not non-negative"
+        const char *why = nan                        ? "Probabilities contain NaN"
+                          : neg                      ? "Probabilities are not non-negative"
                           : !(fabs(sum - 1) <= atol) ? "Probabilities do not sum to 1"
-                                                    : NULL;
+                                                     : NULL;
         if (why) {
             fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s", fn, why);
             return &ctx->nil;
