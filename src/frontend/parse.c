@@ -3790,9 +3790,11 @@ __attribute__((noinline)) static bool eval_name(parser_t *P, const node_t *x, va
             *out = (value_t){.kind = V_DTYPE, .dtype = d, .pytype = py && !x->np};
             return true;
         }
-        if (find_func(s, n))
+        if (x->random || find_func(s, n))
             return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "'%.*s' is a function: call it, as in %.*s(x)", (int)n, s, (int)n, s);
+                        "'%s%.*s' is a function: call it, as in %s%.*s(x)",
+                        x->random ? "random." : "", (int)n, s, x->random ? "random." : "", (int)n,
+                        s);
         char list[400];
         bound_list(P, list, sizeof list);
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "unknown name '%.*s' (%s%s)",

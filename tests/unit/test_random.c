@@ -369,6 +369,7 @@ static void test_random_language(void **state) {
     check_expr_error(ctx, "random.random(3, seed=-1)", "'seed' must be an integer in [0, 2**64)");
     check_expr_error(ctx, "random.normal(scale=-2.0)", "scale < 0");
     check_expr_error(ctx, "uniform(0, 1)", "unknown function 'uniform'");
+    check_expr_error(ctx, "random.uniform + 1", "'random.uniform' is a function");
     loom_ctx_destroy(ctx);
 }
 
