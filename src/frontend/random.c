@@ -36,12 +36,13 @@ static loom_array_t *unit(loom_ctx_t *ctx, const char *fn, uint64_t seed, uint64
                                1);
 }
 
-/* floor(u * n) for uniforms u on [0, 1): int64 in [0, n) (u * n rounds below n for n < 2^53;
- * the minimum keeps larger n in range too). */
+/* floor(u * n) for uniforms u on [0, 1) in dtype (int64 or uint64), n 0 standing for 2^64.
+ * u * n stays below n where n is exact as a double; past 2^53 the rounded n could reach it,
+ * so the result is clamped to n - 1 in the integers. */
 static loom_array_t *below(loom_ctx_t *ctx, loom_array_t *u, uint64_t n, loom_dtype_t dtype) {
-    loom_array_t *k = loom_floor(ctx, loom_multiply(ctx, u, loom_weak_float(ctx, (double)n)));
-    k = loom_minimum(ctx, k, loom_weak_float(ctx, (double)(n - 1)));
-    return loom_astype(ctx, k, dtype);
+    loom_array_t *x = loom_multiply(ctx, u, loom_weak_float(ctx, n ? (double)n : 0x1p64));
+    loom_array_t *k = loom_astype(ctx, loom_floor(ctx, x), dtype);
+    return loom_minimum(ctx, k, fe_const(ctx, dtype, 0, NULL, n - 1));
 }
 
 LOOM_API loom_array_t *loom_rng_uniform(loom_ctx_t *ctx, uint64_t seed, uint64_t stream, double low,
@@ -126,13 +127,9 @@ LOOM_API loom_array_t *loom_rng_integers(loom_ctx_t *ctx, uint64_t seed, uint64_
                  ir_dtypes[dtype].name);
         return &ctx->nil;
     }
-    /* the count of values, 1..2^64 (2^64: wraps to 0, taken as 2^64 by the double below) */
+    /* the count of values, 1..2^64 (2^64 wraps to 0) */
     uint64_t n = (uint64_t)high - (uint64_t)low + (endpoint ? 1u : 0u);
-    loom_array_t *u = unit(ctx, fn, seed, stream, ndim, shape);
-    loom_array_t *k =
-        n ? below(ctx, u, n, LOOM_DTYPE_U64)
-          : loom_astype(ctx, loom_floor(ctx, loom_multiply(ctx, u, loom_weak_float(ctx, 0x1p64))),
-                        LOOM_DTYPE_U64);
+    loom_array_t *k = below(ctx, unit(ctx, fn, seed, stream, ndim, shape), n, LOOM_DTYPE_U64);
     /* low + k in uint64 wraps into the int64 value, in range by construction */
     loom_array_t *v = loom_add(ctx, k, fe_const(ctx, LOOM_DTYPE_U64, 0, NULL, (uint64_t)low));
     return loom_astype(ctx, loom_astype(ctx, v, LOOM_DTYPE_I64), dtype);
