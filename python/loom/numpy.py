@@ -2,7 +2,8 @@
 
 Every function of loom's expression language is a function here, generated from the library's
 own table (loom_expr_function): a function added to the C library appears in Python with no
-glue. numpy.linalg's and numpy.fft's functions are also in `lnp.linalg` and `lnp.fft`. Arrays
+glue. numpy.linalg's and numpy.fft's functions are also in `lnp.linalg` and `lnp.fft`;
+numpy.random's Generator and module functions are in `lnp.random` (python/loom/random.py). Arrays
 and dtypes go in as NumPy's do (NumPy arrays, Python numbers and sequences, np.float32 or
 'float32'); results are `loom.ndarray`s, lazy until a value is needed."""
 import builtins as _builtins
