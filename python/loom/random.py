@@ -174,7 +174,8 @@ def exponential(scale=1.0, size=None):
 
 
 def choice(a, size=None, replace=True, p=None):
-    if not isinstance(a, (int, _np.integer)) and (a.ndim if isinstance(a, ndarray) else _np.ndim(a)) != 1:
+    ndim = a.ndim if isinstance(a, ndarray) else _np.ndim(a)
+    if not isinstance(a, (int, _np.integer)) and ndim != 1:
         raise ValueError("a must be 1-dimensional")
     return _rng.choice(a, size, replace, p)
 
