@@ -360,6 +360,41 @@ LOOM_API loom_array_t *loom_random_uniform(loom_ctx_t *ctx, uint64_t seed, loom_
 LOOM_API loom_array_t *loom_random_normal(loom_ctx_t *ctx, uint64_t seed, loom_dtype_t dtype,
                                           int32_t ndim, const int64_t *shape, double mean,
                                           double std);
+/* The key of draw number `stream` (0, 1, 2, ...) of a generator seeded with seed: SplitMix64's
+ * output number `stream` from state seed (docs/random.md). A generator that counts its calls
+ * in stream gets new numbers from each call, reproducibly. */
+LOOM_API uint64_t loom_random_key(uint64_t seed, uint64_t stream);
+/* NumPy's Generator methods on the stream: each call draws under loom_random_key(seed,
+ * stream), so the values differ from NumPy's (another bit generator) while the distributions
+ * are NumPy's. Results belong to the current scope; errors (NumPy's checks and messages)
+ * give the nil array. uniform: [low, high) in a float dtype (high < low refused);
+ * normal: loc + scale * N(0,1); exponential: scale * -log(1 - u). */
+LOOM_API loom_array_t *loom_rng_uniform(loom_ctx_t *ctx, uint64_t seed, uint64_t stream, double low,
+                                        double high, loom_dtype_t dtype, int32_t ndim,
+                                        const int64_t *shape);
+LOOM_API loom_array_t *loom_rng_normal(loom_ctx_t *ctx, uint64_t seed, uint64_t stream, double loc,
+                                       double scale, loom_dtype_t dtype, int32_t ndim,
+                                       const int64_t *shape);
+LOOM_API loom_array_t *loom_rng_exponential(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
+                                            double scale, loom_dtype_t dtype, int32_t ndim,
+                                            const int64_t *shape);
+/* rng.integers(low, high, size, dtype, endpoint): integers in [low, high) ([low, high] with
+ * endpoint) in an integer or bool dtype, both bounds in its range. floor(u * (high - low))
+ * with 53-bit u: uniform for ranges below 2^53 (past it, not every value can occur). */
+LOOM_API loom_array_t *loom_rng_integers(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
+                                         int64_t low, int64_t high, int endpoint,
+                                         loom_dtype_t dtype, int32_t ndim, const int64_t *shape);
+/* rng.permutation(x, axis): x with its entries along axis in a random order (the argsort of
+ * uniform keys); rng.shuffle's values. */
+LOOM_API loom_array_t *loom_rng_permutation(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
+                                            loom_array_t *x, int32_t axis);
+/* rng.choice(a, size, replace, p, axis): entries of a along axis at random indices of the
+ * given shape (ndim 0: one). p (NULL: uniform) 1-D probabilities, checked as NumPy does (one
+ * sync reads their sum and signs). With replacement: inversion of p's running sum; without:
+ * the first of a random order (by p: the exponential race, NumPy's successive sampling). */
+LOOM_API loom_array_t *loom_rng_choice(loom_ctx_t *ctx, uint64_t seed, uint64_t stream,
+                                       loom_array_t *a, int32_t ndim, const int64_t *shape,
+                                       int replace, loom_array_t *p, int32_t axis);
 
 /* Weak scalars (NEP 50): a Python-style number whose dtype yields to the array it meets.
  * int8 array + loom_weak_int(1) stays int8; + loom_weak_int(300) is an OVERFLOW error;

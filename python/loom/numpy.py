@@ -2,7 +2,8 @@
 
 Every function of loom's expression language is a function here, generated from the library's
 own table (loom_expr_function): a function added to the C library appears in Python with no
-glue. numpy.linalg's and numpy.fft's functions are also in `lnp.linalg` and `lnp.fft`. Arrays
+glue. numpy.linalg's and numpy.fft's functions are also in `lnp.linalg` and `lnp.fft`;
+numpy.random's Generator and module functions are in `lnp.random` (python/loom/random.py). Arrays
 and dtypes go in as NumPy's do (NumPy arrays, Python numbers and sequences, np.float32 or
 'float32'); results are `loom.ndarray`s, lazy until a value is needed."""
 import builtins as _builtins
@@ -174,7 +175,7 @@ def _make(name, params, head=None):
 _mod = _sys.modules[__name__]
 _names = []
 for _name, _params, _ in _TABLE:
-    if _name in _OWN:
+    if _name in _OWN or "." in _name:  # random.NAME: the Generator's, in lnp.random
         continue
     if not hasattr(_mod, _name) or _name in _BUILTIN:
         setattr(_mod, _name, _make(_name, _params))
@@ -231,6 +232,10 @@ for _sub, _np_sub, _prefix in ((linalg, _np.linalg, "linalg."), (fft, _np.fft, "
                                                 "vector_norm", "matrix_norm"):
             setattr(_sub, _name, _named(_name, _make(_name, _params, _prefix + _name)))
     _sys.modules[_sub.__name__] = _sub
+
+# numpy.random: a Generator's seed and call count over the language's random.NAME functions
+from . import random  # noqa: E402
+_sys.modules[__name__ + ".random"] = random
 
 
 # shapes alone (no values): NumPy's own rule

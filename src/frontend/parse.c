@@ -86,6 +86,7 @@ typedef struct node {
     int32_t tpos, tlen; /* N_NAME, N_STR, N_ATTR, N_KWARG: the text */
     bool np;            /* N_NAME written as np.NAME: never a variable */
     bool linalg;        /* N_NAME written as linalg.NAME (numpy.linalg's own semantics) */
+    bool random;        /* N_NAME written as random.NAME: a Generator method (random.c) */
     int32_t sym;        /* N_NAME not written np.NAME: the name's number (symtab_t) */
     const struct func *fn; /* N_NAME, N_ATTR called (parse_call): find_func of the text */
     int32_t n;
@@ -183,6 +184,7 @@ typedef struct parser {
     frame_t *frames; /* eval_node's pending steps, innermost last */
     int32_t n_frames, cap_frames;
     struct bound *free_bounds; /* call_func's argument slots, for reuse */
+    uint64_t n_draws;          /* random.NAME calls evaluated so far: the default stream */
 } parser_t;
 
 /* ---- Errors ---------------------------------------------------------------------------- */
@@ -595,13 +597,16 @@ __attribute__((noinline)) static node_t *float_literal(parser_t *P, const tok_t 
 }
 
 static const struct func *find_func(const char *s, int32_t n);
+static const struct func *find_random(const char *s, int32_t n);
 
 /* Call arguments after '(': positional expressions and NAME=expr keywords; the callee's
  * function is looked up here, once, rather than at every run. */
 static node_t *parse_call(parser_t *P, node_t *callee, int32_t pos) {
     nlist_t args = {0};
     bool kw_seen = false;
-    if (callee->kind == N_NAME || callee->kind == N_ATTR)
+    if (callee->kind == N_NAME && callee->random)
+        callee->fn = find_random(P->src + callee->tpos, callee->tlen);
+    else if (callee->kind == N_NAME || callee->kind == N_ATTR)
         callee->fn = find_func(P->src + callee->tpos, callee->tlen);
     while (!is_op(peek(P), OP_RPAR)) {
         const tok_t *t = peek(P);
@@ -727,6 +732,17 @@ static node_t *parse_atom(parser_t *P) {
                 x->tpos = u->pos;
                 x->tlen = u->len;
                 x->np = true;
+            }
+            /* random.NAME (also after np.) for numpy.random's Generator methods; a variable
+             * named random keeps its other attributes */
+            if (x->tlen == 6 && !memcmp(P->src + x->tpos, "random", 6) && is_op(peek(P), OP_DOT) &&
+                peek2(P)->kind == T_NAME && find_random(P->src + peek2(P)->pos, peek2(P)->len)) {
+                P->at++;
+                const tok_t *u = peek(P);
+                P->at++;
+                x->tpos = u->pos;
+                x->tlen = u->len;
+                x->np = x->random = true;
             }
             if (!x->np && (x->sym = sym_add(P, x->tpos, x->tlen)) < 0) return NULL;
             return x;
@@ -1413,6 +1429,7 @@ typedef enum fkind {
     F_PARTITION, /* partition, argpartition */
     F_TOP_K,     /* a tuple (values, indices) */
     F_CHOOSE,
+    F_RANDOM, /* random.NAME: the Generator methods; seed= and stream= pick the key */
     F_LATER
 } fkind_t;
 
@@ -1559,6 +1576,22 @@ static const func_t funcs[] = {
     {.name = "arange", .kind = F_ARANGE, .params = "start,stop?,step?,dtype?"},
     {.name = "linspace", .kind = F_LINSPACE, .params = "start,stop,num?,endpoint?,dtype?"},
     {.name = "eye", .kind = F_EYE, .params = "N,M?,k?,dtype?"},
+    /* numpy.random's Generator methods, as random.NAME (random.c). Each call draws under
+     * loom_random_key(seed, stream); seed defaults to 0 and stream to the number of random
+     * calls the program evaluated before it, so that two calls differ. */
+    {.name = "random.random", .kind = F_RANDOM, .params = "size?,dtype?,seed?,stream?"},
+    {.name = "random.uniform", .kind = F_RANDOM, .params = "low?,high?,size?,dtype?,seed?,stream?"},
+    {.name = "random.normal", .kind = F_RANDOM, .params = "loc?,scale?,size?,dtype?,seed?,stream?"},
+    {.name = "random.standard_normal", .kind = F_RANDOM, .params = "size?,dtype?,seed?,stream?"},
+    {.name = "random.exponential", .kind = F_RANDOM, .params = "scale?,size?,dtype?,seed?,stream?"},
+    {.name = "random.integers",
+     .kind = F_RANDOM,
+     .params = "low,high?,size?,dtype?,endpoint?,seed?,stream?"},
+    {.name = "random.permutation", .kind = F_RANDOM, .params = "x,axis?,seed?,stream?"},
+    {.name = "random.shuffle", .kind = F_RANDOM, .params = "x,axis?,seed?,stream?"},
+    {.name = "random.choice",
+     .kind = F_RANDOM,
+     .params = "a,size?,replace?,p?,axis?,shuffle?,seed?,stream?"},
     /* Reductions and scans: NumPy's signatures; dtype= and out= are bound, then refused
      * unless None. */
     {.name = "sum", .kind = F_REDUCE, .params = RED_DT, .r = loom_sum, .method = true},
@@ -1739,6 +1772,16 @@ static const func_t *find_func(const char *s, int32_t n) {
     for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++) /* (the first letter first: fast) */
         if (funcs[i].name[0] == s[0] && !strncmp(funcs[i].name, s, (size_t)n) &&
             funcs[i].name[n] == '\0')
+            return &funcs[i];
+    return NULL;
+}
+
+/* random.NAME's entry (its name without the prefix is s[0..n)), or NULL. */
+static const func_t *find_random(const char *s, int32_t n) {
+    if (n <= 0) return NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(funcs); i++)
+        if (funcs[i].kind == F_RANDOM && !strncmp(funcs[i].name + 7, s, (size_t)n) &&
+            funcs[i].name[7 + n] == '\0')
             return &funcs[i];
     return NULL;
 }
@@ -3063,6 +3106,114 @@ static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array
     return true;
 }
 
+/* A seed or stream: a Python int in [0, 2**64). */
+static bool get_u64(parser_t *P, const bound_t *b, int slot, uint64_t dflt, uint64_t *out) {
+    if (!b->given[slot] || b->v[slot].kind == V_NONE) {
+        *out = dflt;
+        return true;
+    }
+    const value_t *v = &b->v[slot];
+    if (v->kind != V_INT)
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "'%s' must be an integer, not %s", b->names[slot], kind_text(v));
+    if (v->i < 0 || v->i > (i128)UINT64_MAX)
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "'%s' must be an integer in [0, 2**64)", b->names[slot]);
+    *out = (uint64_t)v->i;
+    return true;
+}
+
+/* random.NAME(...): the Generator method on its (seed, stream), both the last parameters. */
+__attribute__((noinline)) static bool random_call(parser_t *P, const func_t *f, const bound_t *b,
+                                                  loom_array_t **r) {
+    loom_ctx_t *ctx = P->ctx;
+    const char *n = f->name + 7;
+    uint64_t seed, stream;
+    int32_t ndim = 0;
+    int64_t shape[LOOM_MAX_DIMS];
+    int ks = slot_of(b, "size"), kd = slot_of(b, "dtype");
+    if (!get_u64(P, b, b->n - 2, 0, &seed) || !get_u64(P, b, b->n - 1, P->n_draws, &stream))
+        return false;
+    P->n_draws++;
+    if (ks >= 0 && b->given[ks] && b->v[ks].kind != V_NONE && !get_shape(P, b, ks, &ndim, shape))
+        return false;
+    if (!strcmp(n, "permutation") || !strcmp(n, "shuffle")) {
+        int64_t len;
+        int32_t axis = 0;
+        loom_array_t *x;
+        if (b->v[0].kind == V_INT && n[0] == 'p') { /* permutation(n): of arange(n) */
+            if (!get_int(P, b, 0, 0, &len)) return false;
+            x = loom_arange_int(ctx, 0, len, 1, LOOM_DTYPE_I64);
+        } else {
+            x = as_array(P, &b->v[0], b->pos[0], "x");
+        }
+        if (loom_array_is_nil(x) ||
+            (b->given[1] && !axis_value(P, &b->v[1], b->pos[1], "axis", &axis)))
+            return false;
+        *r = loom_rng_permutation(ctx, seed, stream, x, axis);
+        return true;
+    }
+    if (!strcmp(n, "choice")) {
+        int replace = 1;
+        int32_t axis = 0;
+        loom_array_t *a, *p = NULL;
+        if (b->v[0].kind == V_INT) { /* choice(n): from arange(n) */
+            int64_t len;
+            if (!get_int(P, b, 0, 0, &len)) return false;
+            int64_t k = 1;
+            for (int32_t i = 0; i < ndim; i++) k *= shape[i] < 0 ? 0 : shape[i];
+            if (len < 0 || (len == 0 && k > 0))
+                return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                            "choice: a must be a positive integer unless no samples are taken");
+            a = loom_arange_int(ctx, 0, len, 1, LOOM_DTYPE_I64);
+        } else {
+            a = as_array(P, &b->v[0], b->pos[0], "a");
+        }
+        if (loom_array_is_nil(a) || (b->given[2] && !get_flag(P, b, 2, &replace)) ||
+            (b->given[4] && !axis_value(P, &b->v[4], b->pos[4], "axis", &axis)))
+            return false;
+        if (b->given[3] && b->v[3].kind != V_NONE) {
+            p = as_array(P, &b->v[3], b->pos[3], "p");
+            if (loom_array_is_nil(p)) return false;
+        }
+        /* (shuffle= changes nothing: a sample without replacement is in random order) */
+        *r = loom_rng_choice(ctx, seed, stream, a, ndim, shape, replace, p, axis);
+        return true;
+    }
+    if (!strcmp(n, "integers")) {
+        int64_t low, high;
+        int endpoint;
+        loom_dtype_t d;
+        if (!get_int(P, b, 0, 0, &low) || !get_int(P, b, 1, 0, &high) ||
+            !get_dtype(P, b, kd, LOOM_DTYPE_I64, &d) || !get_flag(P, b, 4, &endpoint))
+            return false;
+        if (!b->given[1] || b->v[1].kind == V_NONE) { /* integers(high): from 0 */
+            high = low;
+            low = 0;
+            if (endpoint ? high < 0 : high <= 0)
+                return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "integers: %s",
+                            endpoint ? "high < 0" : "high <= 0");
+        }
+        *r = loom_rng_integers(ctx, seed, stream, low, high, endpoint, d, ndim, shape);
+        return true;
+    }
+    loom_dtype_t d;
+    double p0 = 0, p1 = 1;
+    if (!get_dtype(P, b, kd, LOOM_DTYPE_F64, &d)) return false;
+    if (!strcmp(n, "uniform") || !strcmp(n, "normal")) {
+        if (!get_number(P, b, 0, 0, &p0) || !get_number(P, b, 1, 1, &p1)) return false;
+    } else if (!strcmp(n, "exponential")) {
+        if (!get_number(P, b, 0, 1, &p1)) return false;
+    }
+    if (n[0] == 'e')
+        *r = loom_rng_exponential(ctx, seed, stream, p1, d, ndim, shape);
+    else if (n[0] == 'u' || n[0] == 'r')
+        *r = loom_rng_uniform(ctx, seed, stream, p0, p1, d, ndim, shape);
+    else /* normal, standard_normal */
+        *r = loom_rng_normal(ctx, seed, stream, p0, p1, d, ndim, shape);
+    return true;
+}
+
 /* f on its bound arguments; fpos is the call's caret. Not inlined into call_func: its locals
  * would then be on the stack while bind evaluates arguments, once per level of nesting. */
 __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, int32_t fpos,
@@ -3157,6 +3308,9 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             r = loom_reshape(ctx, x[0], 1, &all);
             break;
         }
+        case F_RANDOM:
+            if (!random_call(P, f, b, &r)) return false;
+            break;
         case F_MANIP:
             if (!manip_call(P, f, b, &r, out)) return false;
             if (!r) return true; /* a tuple or another value, in *out */
@@ -3748,9 +3902,11 @@ __attribute__((noinline)) static bool eval_name(parser_t *P, const node_t *x, va
             *out = (value_t){.kind = V_DTYPE, .dtype = d, .pytype = py && !x->np};
             return true;
         }
-        if (find_func(s, n))
+        if (x->random || find_func(s, n))
             return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT,
-                        "'%.*s' is a function: call it, as in %.*s(x)", (int)n, s, (int)n, s);
+                        "'%s%.*s' is a function: call it, as in %s%.*s(x)",
+                        x->random ? "random." : "", (int)n, s, x->random ? "random." : "", (int)n,
+                        s);
         char list[400];
         bound_list(P, list, sizeof list);
         return perr(P, x->pos, LOOM_STATUS_INVALID_ARGUMENT, "unknown name '%.*s' (%s%s)",
