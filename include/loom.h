@@ -1270,8 +1270,8 @@ LOOM_API loom_status_t loom_polydiv(loom_ctx_t *ctx, loom_array_t *u, loom_array
  * RankWarning is given for a rank-deficient fit. loom_polyfit_full fills out[0..4] with
  * full=True's tuple (coefficients, residuals, rank, singular values, rcond as a 0-d float64);
  * loom_polyfit_cov gives cov=True's (unscaled: cov='unscaled') coefficients and covariance. */
-LOOM_API loom_array_t *loom_polyfit(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y,
-                                    int64_t deg, double rcond, loom_array_t *w);
+LOOM_API loom_array_t *loom_polyfit(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64_t deg,
+                                    double rcond, loom_array_t *w);
 LOOM_API loom_status_t loom_polyfit_full(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y,
                                          int64_t deg, double rcond, loom_array_t *w,
                                          loom_array_t **out);

@@ -567,8 +567,7 @@ static loom_array_t *grad_axis(loom_ctx_t *ctx, loom_array_t *f, int32_t ax, loo
 
 LOOM_API loom_status_t loom_gradient(loom_ctx_t *ctx, loom_array_t *f, int32_t n_spacing,
                                      loom_array_t *const *spacing, int32_t naxes,
-                                     const int32_t *axes, int32_t edge_order,
-                                     loom_array_t **outs) {
+                                     const int32_t *axes, int32_t edge_order, loom_array_t **outs) {
     const char *fn = "gradient";
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
     if (!fe_check_input(ctx, fn, f)) return ctx->err.status;
@@ -778,7 +777,8 @@ static loom_array_t *cos_window(loom_ctx_t *ctx, const char *fn, double m) {
     if (fn[0] == 'b') {
         loom_array_t *c2 =
             loom_cos(ctx, loom_true_divide_f(ctx, loom_multiply_f(ctx, n, 2.0 * M_PI), m - 1));
-        return loom_add(ctx, loom_add(ctx, loom_weak_float(ctx, 0.42), loom_multiply_f(ctx, c1, 0.5)),
+        return loom_add(ctx,
+                        loom_add(ctx, loom_weak_float(ctx, 0.42), loom_multiply_f(ctx, c1, 0.5)),
                         loom_multiply_f(ctx, c2, 0.08));
     }
     double a = fn[2] == 'm' ? 0.54 : 0.5, b = fn[2] == 'm' ? 0.46 : 0.5; /* hamming, hanning */
@@ -809,7 +809,8 @@ LOOM_API loom_array_t *loom_kaiser(loom_ctx_t *ctx, double m, double beta) {
     /* NumPy: i0(beta * sqrt(1 - ((n - alpha) / alpha)**2.0)) / i0(beta), n = arange(0, M) */
     loom_array_t *n = loom_arange(ctx, 0, m > 0 ? m : 0, 1, LOOM_DTYPE_F64);
     double alpha = (m - 1) / 2.0;
-    loom_array_t *t = loom_square(ctx, loom_true_divide_f(ctx, loom_subtract_f(ctx, n, alpha), alpha));
+    loom_array_t *t =
+        loom_square(ctx, loom_true_divide_f(ctx, loom_subtract_f(ctx, n, alpha), alpha));
     loom_array_t *b = loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, beta);
     loom_array_t *s = loom_sqrt(ctx, loom_subtract(ctx, loom_weak_float(ctx, 1), t));
     return loom_true_divide(ctx, loom_i0(ctx, loom_multiply(ctx, b, s)), loom_i0(ctx, b));
@@ -824,8 +825,8 @@ static loom_array_t *coeffs(loom_ctx_t *ctx, loom_array_t *a) {
 
 static bool coeffs_1d(loom_ctx_t *ctx, const char *fn, const char *what, loom_array_t *a) {
     if (a->ndim == 1) return true;
-    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s must be a 1-D array of coefficients (%d dimensions)",
-             fn, what, (int)a->ndim);
+    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+             "%s: %s must be a 1-D array of coefficients (%d dimensions)", fn, what, (int)a->ndim);
     return false;
 }
 
@@ -906,9 +907,9 @@ static loom_array_t *poly_addsub(loom_ctx_t *ctx, const char *fn, loom_array_t *
     int64_t diff = a2->shape[0] - a1->shape[0];
     loom_array_t **shorter = diff > 0 ? &a1 : &a2;
     if (diff != 0) {
-        loom_array_t *parts[2] = {
-            loom_zeros(ctx, (loom_dtype_t)(*shorter)->dtype, 1, (int64_t[]){diff > 0 ? diff : -diff}),
-            *shorter};
+        loom_array_t *parts[2] = {loom_zeros(ctx, (loom_dtype_t)(*shorter)->dtype, 1,
+                                             (int64_t[]){diff > 0 ? diff : -diff}),
+                                  *shorter};
         *shorter = loom_concatenate(ctx, 2, parts, 0);
     }
     return sub ? loom_subtract(ctx, a1, a2) : loom_add(ctx, a1, a2);
@@ -979,13 +980,13 @@ LOOM_API loom_status_t loom_polydiv(loom_ctx_t *ctx, loom_array_t *u, loom_array
     u = loom_add_f(ctx, coeffs(ctx, u), 0.0), v = loom_add_f(ctx, coeffs(ctx, v), 0.0);
     if ((u->flags | v->flags) & FE_NIL) return ctx->err.status;
     if (u->ndim != 1 || v->ndim != 1) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: u and v must be 1-D arrays of coefficients",
-                 fn);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: u and v must be 1-D arrays of coefficients", fn);
         return ctx->err.status;
     }
     if (u->shape[0] == 0 || v->shape[0] == 0) {
-        fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: index 0 is out of bounds for axis 0 with size 0",
-                 fn);
+        fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
+                 "%s: index 0 is out of bounds for axis 0 with size 0", fn);
         return ctx->err.status;
     }
     int w = fe_promote(ctx, fn, (loom_dtype_t)u->dtype, (loom_dtype_t)v->dtype);
@@ -993,7 +994,8 @@ LOOM_API loom_status_t loom_polydiv(loom_ctx_t *ctx, loom_array_t *u, loom_array
     int64_t m = u->shape[0] - 1, n = v->shape[0] - 1, steps = m - n + 1;
     if (!steps_ok(ctx, fn, "quotient coefficients", steps)) return ctx->err.status;
     /* NumPy's long division: d = scale * r[k]; q[k] = d; r[k:k + n + 1] -= d * v */
-    loom_array_t *scale = loom_true_divide(ctx, loom_weak_float(ctx, 1.), fe_index_axis(ctx, v, 0, 0));
+    loom_array_t *scale =
+        loom_true_divide(ctx, loom_weak_float(ctx, 1.), fe_index_axis(ctx, v, 0, 0));
     loom_array_t *rr = loom_astype(ctx, u, (loom_dtype_t)w), *qq;
     loom_array_t **ds = steps > 0 ? base_malloc(&ctx->al, (size_t)steps, sizeof *ds) : NULL;
     if (steps > 0 && !ds) {
@@ -1002,11 +1004,10 @@ LOOM_API loom_status_t loom_polydiv(loom_ctx_t *ctx, loom_array_t *u, loom_array
     }
     for (int64_t k = 0; k < steps; k++) {
         ds[k] = loom_multiply(ctx, scale, fe_index_axis(ctx, rr, 0, k));
-        loom_array_t *parts[3] = {
-            fe_slice_axis(ctx, rr, 0, 0, k, LOOM_NONE),
-            loom_subtract(ctx, fe_slice_axis(ctx, rr, 0, k, k + n + 1, LOOM_NONE),
-                          loom_multiply(ctx, ds[k], v)),
-            fe_slice_axis(ctx, rr, 0, k + n + 1, LOOM_NONE, LOOM_NONE)};
+        loom_array_t *win = fe_slice_axis(ctx, rr, 0, k, k + n + 1, LOOM_NONE);
+        loom_array_t *parts[3] = {fe_slice_axis(ctx, rr, 0, 0, k, LOOM_NONE),
+                                  loom_subtract(ctx, win, loom_multiply(ctx, ds[k], v)),
+                                  fe_slice_axis(ctx, rr, 0, k + n + 1, LOOM_NONE, LOOM_NONE)};
         rr = loom_concatenate(ctx, 3, parts, 0);
     }
     qq = steps > 0 ? loom_stack(ctx, (int32_t)steps, ds, 0)
@@ -1047,14 +1048,16 @@ LOOM_API loom_array_t *loom_roots(loom_ctx_t *ctx, loom_array_t *p) {
     if (!ir_is_float(d) && !ir_is_complex(d)) p = loom_astype(ctx, p, d = LOOM_DTYPE_F64);
     loom_array_t *r = loom_zeros(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){0});
     if (n > 1) { /* the eigenvalues of the companion matrix */
-        loom_array_t *row = loom_true_divide(ctx, loom_negative(ctx, fe_slice_axis(ctx, p, 0, 1, n, LOOM_NONE)),
-                                             fe_index_axis(ctx, p, 0, 0));
+        loom_array_t *row =
+            loom_true_divide(ctx, loom_negative(ctx, fe_slice_axis(ctx, p, 0, 1, n, LOOM_NONE)),
+                             fe_index_axis(ctx, p, 0, 0));
         loom_array_t *rows[2] = {loom_reshape(ctx, row, 2, (int64_t[]){1, n - 1}),
                                  loom_eye(ctx, n - 2, n - 1, 0, d)};
         r = loom_eigvals(ctx, loom_concatenate(ctx, 2, rows, 0));
     }
     if (cut[1] > 0 && !(r->flags & FE_NIL)) {
-        loom_array_t *parts[2] = {r, loom_zeros(ctx, (loom_dtype_t)r->dtype, 1, (int64_t[]){cut[1]})};
+        loom_array_t *parts[2] = {r,
+                                  loom_zeros(ctx, (loom_dtype_t)r->dtype, 1, (int64_t[]){cut[1]})};
         r = loom_concatenate(ctx, 2, parts, 0);
     }
     return r;
@@ -1087,8 +1090,9 @@ LOOM_API loom_array_t *loom_poly(loom_ctx_t *ctx, loom_array_t *seq_of_zeros) {
     loom_dtype_t d = (loom_dtype_t)z->dtype;
     loom_array_t *one = loom_ones(ctx, d, 1, (int64_t[]){1}), *a = one;
     for (int64_t i = 0; i < n && !(a->flags & FE_NIL); i++) {
-        loom_array_t *v[2] = {one, loom_reshape(ctx, loom_negative(ctx, fe_index_axis(ctx, z, 0, i)), 1,
-                                                (int64_t[]){1})};
+        loom_array_t *v[2] = {
+            one,
+            loom_reshape(ctx, loom_negative(ctx, fe_index_axis(ctx, z, 0, i)), 1, (int64_t[]){1})};
         a = loom_convolve(ctx, a, loom_concatenate(ctx, 2, v, 0), LOOM_CONV_FULL);
     }
     /* a real matrix's eigenvalues come in conjugate pairs: NumPy keeps the real part */
@@ -1107,11 +1111,16 @@ static bool polyfit_run(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64
     const char *bad = NULL;
     x = loom_add_f(ctx, x, 0.0), y = loom_add_f(ctx, y, 0.0);
     if ((x->flags | y->flags) & FE_NIL) return false;
-    if (deg < 0) bad = "expected deg >= 0";
-    else if (x->ndim != 1) bad = "expected 1D vector for x";
-    else if (x->shape[0] == 0) bad = "expected non-empty vector for x";
-    else if (y->ndim < 1 || y->ndim > 2) bad = "expected 1D or 2D array for y";
-    else if (x->shape[0] != y->shape[0]) bad = "expected x and y to have same length";
+    if (deg < 0)
+        bad = "expected deg >= 0";
+    else if (x->ndim != 1)
+        bad = "expected 1D vector for x";
+    else if (x->shape[0] == 0)
+        bad = "expected non-empty vector for x";
+    else if (y->ndim < 1 || y->ndim > 2)
+        bad = "expected 1D or 2D array for y";
+    else if (x->shape[0] != y->shape[0])
+        bad = "expected x and y to have same length";
     if (bad) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s", fn, bad);
         return false;
@@ -1143,8 +1152,7 @@ static bool polyfit_run(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64
     loom_array_t *scale =
         loom_sqrt(ctx, loom_sum(ctx, loom_multiply(ctx, lhs, lhs), 1, (int32_t[]){0}, 0));
     lhs = loom_astype(ctx, loom_true_divide(ctx, lhs, scale), ld);
-    if (loom_lstsq(ctx, lhs, rhs, rcond, &four[0], &four[1], &four[2], &four[3]) !=
-        LOOM_STATUS_OK)
+    if (loom_lstsq(ctx, lhs, rhs, rcond, &four[0], &four[1], &four[2], &four[3]) != LOOM_STATUS_OK)
         return false;
     four[0] = loom_true_divide(
         ctx, four[0],
@@ -1155,8 +1163,8 @@ static bool polyfit_run(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64
     return !(four[0]->flags & FE_NIL);
 }
 
-LOOM_API loom_array_t *loom_polyfit(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y,
-                                    int64_t deg, double rcond, loom_array_t *w) {
+LOOM_API loom_array_t *loom_polyfit(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64_t deg,
+                                    double rcond, loom_array_t *w) {
     if (!ctx) return NULL;
     loom_array_t *four[4];
     if (!polyfit_run(ctx, x, y, deg, rcond, w, four, NULL, NULL, NULL)) return &ctx->nil;

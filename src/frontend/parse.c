@@ -2258,6 +2258,23 @@ static bool tol_array(parser_t *P, const bound_t *b, int k, loom_array_t **t) {
     return !loom_array_is_nil(*t);
 }
 
+/* A real number argument NumPy takes through float() (the window functions' M and beta): a
+ * Python number, or a real 0-d array, read back (one sync). */
+static bool get_real(parser_t *P, const bound_t *b, int slot, const char *fn, double *out) {
+    const value_t *v = &b->v[slot];
+    if (v->kind == V_ARRAY && loom_array_ndim(v->a) == 0 &&
+        !ir_is_complex(loom_array_dtype(v->a))) {
+        loom_array_t *d = loom_astype(P->ctx, v->a, LOOM_DTYPE_F64);
+        if (loom_read(P->ctx, d, out, sizeof *out) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[slot]);
+        return true;
+    }
+    if (!is_num(v))
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: %s must be a real number, not %s", fn, b->names[slot], kind_text(v));
+    return get_number(P, b, slot, 0, out);
+}
+
 static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
                        value_t *out) {
     loom_ctx_t *ctx = P->ctx;
@@ -2743,10 +2760,13 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             loom_array_is_nil(w = as_array(P, &b->v[5], b->pos[5], "w")))
             return false;
         static const char *const unscaled[] = {"unscaled"};
-        int cov = 0, un = choice_arg(P, b, 6, unscaled, 1, -1) == 0;
-        if (!un && !get_flag(P, b, 6, &cov))
-            return perr(P, b->pos[6], LOOM_STATUS_INVALID_ARGUMENT,
-                        "polyfit: cov must be a bool or 'unscaled'");
+        int cov = 0, un = 0;
+        if (b->given[6] && b->v[6].kind == V_STR) { /* NumPy: any other string is truthy */
+            un = choice_arg(P, b, 6, unscaled, 1, -1) == 0;
+            cov = b->v[6].tlen > 0;
+        } else if (!get_flag(P, b, 6, &cov)) {
+            return false;
+        }
         loom_status_t st = LOOM_STATUS_OK;
         int32_t m = 0;
         if (full)
@@ -2772,9 +2792,8 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             if (loom_array_is_nil(sp[i] = as_array(P, &v->items[i], b->var_pos[i], "a spacing")))
                 return false;
         if (!get_axes(P, b, 2, true, &naxes, axes) || !get_int(P, b, 3, 1, &k)) return false;
-        int32_t m = naxes < 0 ? nd : naxes;
-        if (loom_gradient(ctx, a, ns, sp, naxes, axes, k > 2 ? 3 : k < -1 ? -1 : (int32_t)k,
-                          outs) != LOOM_STATUS_OK)
+        int32_t m = naxes < 0 ? nd : naxes, order = k > 2 ? 3 : k < -1 ? -1 : (int32_t)k;
+        if (loom_gradient(ctx, a, ns, sp, naxes, axes, order, outs) != LOOM_STATUS_OK)
             return lib_fail(P, b->pos[0]);
         if (m == 1) { /* NumPy: one axis gives its array, several a tuple */
             *r = outs[0];
@@ -2794,12 +2813,9 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
     } else if (!strcmp(n, "bartlett") || !strcmp(n, "blackman") || !strcmp(n, "hamming") ||
                !strcmp(n, "hanning") || !strcmp(n, "kaiser")) {
         double m, beta = 0;
-        if (!is_num(&b->v[0]))
-            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "%s: M must be a number, not %s",
-                        n, kind_text(&b->v[0]));
-        if (!get_number(P, b, 0, 0, &m) || (n[0] == 'k' && !get_number(P, b, 1, 0, &beta)))
+        if (!get_real(P, b, 0, n, &m) || (n[0] == 'k' && !get_real(P, b, 1, n, &beta)))
             return false;
-        *r = n[0] == 'k'             ? loom_kaiser(ctx, m, beta)
+        *r = n[0] == 'k'              ? loom_kaiser(ctx, m, beta)
              : !strcmp(n, "bartlett") ? loom_bartlett(ctx, m)
              : n[0] == 'b'            ? loom_blackman(ctx, m)
              : n[2] == 'm'            ? loom_hamming(ctx, m)
