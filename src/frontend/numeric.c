@@ -1113,6 +1113,8 @@ static bool polyfit_run(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64
     if ((x->flags | y->flags) & FE_NIL) return false;
     if (deg < 0)
         bad = "expected deg >= 0";
+    else if (deg >= INT32_MAX) /* (deg + 1 columns) */
+        bad = "deg is too large";
     else if (x->ndim != 1)
         bad = "expected 1D vector for x";
     else if (x->shape[0] == 0)
