@@ -582,18 +582,17 @@ LOOM_API loom_status_t loom_gradient(loom_ctx_t *ctx, loom_array_t *f, int32_t n
         naxes = nd;
         for (int32_t i = 0; i < nd; i++) ax[i] = i;
     } else {
-        if (naxes > nd) {
-            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: repeated axis (%d axes given for %d)",
-                     fn, (int)naxes, (int)nd);
-            return ctx->err.status;
-        }
+        uint32_t seen = 0; /* (distinct axes, so never more than nd of them are stored) */
         for (int32_t i = 0; i < naxes; i++) {
-            if (!fe_axis(ctx, fn, axes[i], nd, &ax[i])) return ctx->err.status;
-            for (int32_t j = 0; j < i; j++)
-                if (ax[j] == ax[i]) {
-                    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: repeated axis", fn);
-                    return ctx->err.status;
-                }
+            int32_t a;
+            if (!fe_axis(ctx, fn, axes[i], nd, &a)) return ctx->err.status;
+            if (seen & (1u << a)) {
+                fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: repeated axis (%d)", fn,
+                         (int)axes[i]);
+                return ctx->err.status;
+            }
+            seen |= 1u << a;
+            ax[i] = a;
         }
     }
     /* NumPy: no spacing (1.0), one scalar for every axis, or one scalar or 1-D coordinates
@@ -852,6 +851,7 @@ LOOM_API loom_array_t *loom_polyder(loom_ctx_t *ctx, loom_array_t *p, int64_t m)
         return &ctx->nil;
     }
     if (!coeffs_1d(ctx, fn, "p", p)) return &ctx->nil;
+    if (m == 0) return fe_scope_adopt(ctx, p); /* p itself, held by the scope as a result */
     /* NumPy: y = p[:-1] * arange(n, 0, -1) m times; once empty, y changes no more */
     loom_array_t *y = p;
     for (int64_t i = 0; i < m && !(y->flags & FE_NIL); i++) {
@@ -886,6 +886,7 @@ LOOM_API loom_array_t *loom_polyint(loom_ctx_t *ctx, loom_array_t *p, int64_t m,
         return &ctx->nil;
     }
     if (!coeffs_1d(ctx, fn, "p", p)) return &ctx->nil;
+    if (m == 0) return fe_scope_adopt(ctx, p);
     /* NumPy: y = concatenate((y / arange(len(y), 0, -1), [k[i]])) m times */
     loom_array_t *y = p;
     for (int64_t i = 0; i < m && !(y->flags & FE_NIL); i++) {
