@@ -1307,6 +1307,70 @@ LOOM_API loom_array_t *loom_polyval(loom_ctx_t *ctx, loom_array_t *p, loom_array
 /* np.vander(x, N, increasing): the Vandermonde matrix of 1-D x (N -1: len(x)), in
  * promote_types(x.dtype, int64). */
 LOOM_API loom_array_t *loom_vander(loom_ctx_t *ctx, loom_array_t *x, int64_t n, int increasing);
+/* np.polyder(p, m) and np.polyint(p, m, k) of 1-D coefficients p (highest power first), as
+ * NumPy computes them (p[:-1] * arange(n, 0, -1): float32 gives float64; k NULL: zeros, else a
+ * number or 1-D array of integration constants, at least m of them or one). m <= 4096 for
+ * polyint. */
+LOOM_API loom_array_t *loom_polyder(loom_ctx_t *ctx, loom_array_t *p, int64_t m);
+LOOM_API loom_array_t *loom_polyint(loom_ctx_t *ctx, loom_array_t *p, int64_t m, loom_array_t *k);
+/* np.polyadd / np.polysub: the shorter operand (0-d as length 1) padded with leading zeros. */
+LOOM_API loom_array_t *loom_polyadd(loom_ctx_t *ctx, loom_array_t *a1, loom_array_t *a2);
+LOOM_API loom_array_t *loom_polysub(loom_ctx_t *ctx, loom_array_t *a1, loom_array_t *a2);
+/* np.polymul: loom_convolve of the 1-D operands, each stripped of its leading zeros first as
+ * NumPy's poly1d does (an all-zero one becomes [0]); finding them reads back (one sync). */
+LOOM_API loom_array_t *loom_polymul(loom_ctx_t *ctx, loom_array_t *a1, loom_array_t *a2);
+/* np.polydiv(u, v): NumPy's long division in the operands' float dtype (at most 4096 quotient
+ * coefficients), q and r; r's leading elements within 1e-8 of zero are dropped, as NumPy's
+ * allclose loop does (one sync). Both results or neither; returns the status. */
+LOOM_API loom_status_t loom_polydiv(loom_ctx_t *ctx, loom_array_t *u, loom_array_t *v,
+                                    loom_array_t **q, loom_array_t **r);
+/* np.polyfit(x, y, deg, rcond, w=w): the least-squares coefficients (deg + 1,) or (deg + 1, K)
+ * by NumPy's steps (the Vandermonde matrix, weighted, columns scaled to unit norm, then
+ * loom_lstsq: one sync); rcond NAN: len(x) * eps of x's float dtype; w NULL: no weights. No
+ * RankWarning is given for a rank-deficient fit. loom_polyfit_full fills out[0..4] with
+ * full=True's tuple (coefficients, residuals, rank, singular values, rcond as a 0-d float64);
+ * loom_polyfit_cov gives cov=True's (unscaled: cov='unscaled') coefficients and covariance. */
+LOOM_API loom_array_t *loom_polyfit(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64_t deg,
+                                    double rcond, loom_array_t *w);
+LOOM_API loom_status_t loom_polyfit_full(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y,
+                                         int64_t deg, double rcond, loom_array_t *w,
+                                         loom_array_t **out);
+LOOM_API loom_status_t loom_polyfit_cov(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y,
+                                        int64_t deg, double rcond, loom_array_t *w, int unscaled,
+                                        loom_array_t **coef, loom_array_t **cov);
+/* np.roots(p): the eigenvalues of the companion matrix of p stripped of its leading and
+ * trailing zeros (found by reading p back: one sync), then a 0 for each trailing zero. Complex
+ * always, as loom_eigvals (NumPy gives float64 when every root is real); float64 when there is
+ * no companion matrix (p of one nonzero coefficient; all zeros: empty). */
+LOOM_API loom_array_t *loom_roots(loom_ctx_t *ctx, loom_array_t *p);
+/* np.poly(seq_of_zeros): the coefficients of the polynomial with these roots (1-D), or with the
+ * eigenvalues of a non-empty square matrix as roots, by NumPy's repeated loom_convolve (at most
+ * 4096 roots); float32 and float64 stay, other real dtypes give float64, a real matrix gives
+ * its real dtype, complex roots complex (NumPy drops the imaginary part when they come in
+ * conjugate pairs). No roots: a 0-d float64 1.0. */
+LOOM_API loom_array_t *loom_poly(loom_ctx_t *ctx, loom_array_t *seq_of_zeros);
+/* np.gradient(f, *spacing, axis=axes, edge_order=edge_order): central differences inside,
+ * one-sided ones of order edge_order (1 or 2; NumPy takes any other value below 1 as 2) at the
+ * ends, along each of the naxes axes (-1 or axes NULL: every axis), into outs[i]. n_spacing: 0
+ * (unit spacing), 1 with a 0-d array (that spacing on every axis), or one per axis: a 0-d array
+ * or 1-D coordinates along it. Floats and complex keep their dtype, the rest give float64
+ * (bool is refused by the subtraction, as NumPy's). Returns the status. */
+LOOM_API loom_status_t loom_gradient(loom_ctx_t *ctx, loom_array_t *f, int32_t n_spacing,
+                                     loom_array_t *const *spacing, int32_t naxes,
+                                     const int32_t *axes, int32_t edge_order, loom_array_t **outs);
+/* np.unwrap(p, discont, axis, period=period): the jumps along the axis larger than discont
+ * (NULL: period / 2) replaced by their complements modulo period (NULL: 2 pi), in
+ * np.result_type(diff(p), period) (integers with an integer period stay integers). */
+LOOM_API loom_array_t *loom_unwrap(loom_ctx_t *ctx, loom_array_t *p, loom_array_t *discont,
+                                   int32_t axis, loom_array_t *period);
+/* np.bartlett, np.blackman, np.hamming, np.hanning (M) and np.kaiser(M, beta): float64 windows
+ * of M points by NumPy's formulas (M < 1: empty; M == 1: [1.]; a NaN or infinite M is
+ * refused). */
+LOOM_API loom_array_t *loom_bartlett(loom_ctx_t *ctx, double m);
+LOOM_API loom_array_t *loom_blackman(loom_ctx_t *ctx, double m);
+LOOM_API loom_array_t *loom_hamming(loom_ctx_t *ctx, double m);
+LOOM_API loom_array_t *loom_hanning(loom_ctx_t *ctx, double m);
+LOOM_API loom_array_t *loom_kaiser(loom_ctx_t *ctx, double m, double beta);
 /* np.select(condlist, choicelist, default): the choice of the first true condition (bool
  * arrays), else default (NULL: 0); the dtype is the result_type of the choices and default. */
 LOOM_API loom_array_t *loom_select(loom_ctx_t *ctx, int32_t n, loom_array_t *const *conds,

@@ -67,17 +67,19 @@ def _index(x):
 
 def _shaped(f, params):
     """f with its shape-like parameters (by position and by name) read as NumPy reads them."""
-    names = [p.rstrip("?*") for p in params.split(",") if p]
+    ps = [p for p in params.split(",") if p]
+    names = [p.rstrip("?*") for p in ps]
+    star = next((i for i, p in enumerate(ps) if p.endswith("*")), len(ps))
     at = [i for i, n in enumerate(names) if n in _SHAPE_LIKE]
     if not at:
         return f
-
-    first = at[0]  # (this module's any, all, sum, ... are NumPy's: not used here)
+    pos = [i for i in at if i < star]  # (those after a variadic one are keyword-only)
+    # (this module's any, all, sum, ... are NumPy's: not used here)
 
     def g(*args, **kwargs):
-        if first < len(args):
+        if pos and pos[0] < len(args):
             args = list(args)
-            for i in at:
+            for i in pos:
                 if i < len(args):
                     args[i] = _shape_like(args[i], names[i])
         for k in kwargs:

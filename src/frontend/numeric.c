@@ -1,7 +1,8 @@
 /* numeric.c — NumPy's numeric functions that are compositions of loom's ops: frexp, modf and
  * divmod (two results each), ldexp, float_power, round with decimals, fix, isposinf and
- * isneginf; unstack; interp, digitize, trapezoid, polyval, vander, select, vdot. Each result is
- * a lazy array like any other, so the pieces fuse with their producers and consumers. */
+ * isneginf; unstack; interp, digitize, trapezoid, polyval, vander, select, vdot; gradient,
+ * unwrap, the window functions and the legacy np.poly* functions. Each result is a lazy array
+ * like any other, so the pieces fuse with their producers and consumers. */
 #include <math.h>
 #include <string.h>
 
@@ -465,4 +466,757 @@ LOOM_API loom_array_t *loom_vdot(loom_ctx_t *ctx, loom_array_t *a, loom_array_t 
     }
     int64_t na = fe_size(a), nb = fe_size(b); /* np.vdot conjugates a complex a */
     return loom_dot(ctx, loom_reshape(ctx, fe_conj(ctx, a), 1, &na), loom_reshape(ctx, b, 1, &nb));
+}
+
+/* ---- gradient, unwrap, window functions, the legacy np.poly* functions ---- */
+
+/* Whether a is a Python int, float or bool (NEP 50's weak scalars), and its value. */
+static bool weak_real(const loom_array_t *a) {
+    return (a->flags & FE_WEAK) && a->weak_kind != FE_WEAK_COMPLEX;
+}
+static double weak_value(const loom_array_t *a) {
+    return a->weak_kind == FE_WEAK_FLOAT  ? a->weak.f
+           : a->weak_kind == FE_WEAK_UINT ? (double)a->weak.u
+                                          : (double)a->weak.i;
+}
+
+/* c / h for a uniform spacing h: a Python float when h is a Python number (NumPy computes it
+ * in Python, and it stays weak next to f), else an array. */
+static loom_array_t *over(loom_ctx_t *ctx, double c, loom_array_t *h) {
+    if (weak_real(h)) return loom_weak_float(ctx, c / weak_value(h));
+    return loom_true_divide(ctx, loom_weak_float(ctx, c), h);
+}
+
+/* a * x + b * y + c * z, in NumPy's order. */
+static loom_array_t *comb3(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *x, loom_array_t *b,
+                           loom_array_t *y, loom_array_t *c, loom_array_t *z) {
+    return loom_add(ctx, loom_add(ctx, loom_multiply(ctx, a, x), loom_multiply(ctx, b, y)),
+                    loom_multiply(ctx, c, z));
+}
+
+/* One axis of np.gradient in NumPy's formulas: the uniform spacing h (0-d), or else the
+ * differences dx of the coordinates (1-D); edges of order 1 or 2; the result in otype. */
+static loom_array_t *grad_axis(loom_ctx_t *ctx, loom_array_t *f, int32_t ax, loom_array_t *h,
+                               loom_array_t *dx, int32_t order, loom_dtype_t otype) {
+    int64_t n = f->shape[ax], m = n - 1;
+    loom_array_t *lo = fe_slice_axis(ctx, f, ax, 0, n - 2, LOOM_NONE);
+    loom_array_t *mid = fe_slice_axis(ctx, f, ax, 1, n - 1, LOOM_NONE);
+    loom_array_t *hi = fe_slice_axis(ctx, f, ax, 2, n, LOOM_NONE);
+    loom_array_t *in, *first, *last;
+    if (h) {
+        loom_array_t *h2 = weak_real(h) ? loom_weak_float(ctx, 2. * weak_value(h))
+                                        : loom_multiply(ctx, loom_weak_float(ctx, 2.), h);
+        in = loom_true_divide(ctx, loom_subtract(ctx, hi, lo), h2);
+    } else {
+        loom_array_t *d1 = fe_slice_axis(ctx, dx, 0, 0, m - 1, LOOM_NONE);
+        loom_array_t *d2 = fe_slice_axis(ctx, dx, 0, 1, m, LOOM_NONE);
+        loom_array_t *sum = loom_add(ctx, d1, d2);
+        loom_array_t *abc[3] = {
+            loom_true_divide(ctx, loom_negative(ctx, d2), loom_multiply(ctx, d1, sum)),
+            loom_true_divide(ctx, loom_subtract(ctx, d2, d1), loom_multiply(ctx, d1, d2)),
+            loom_true_divide(ctx, d1, loom_multiply(ctx, d2, sum))};
+        int64_t shape[LOOM_MAX_DIMS];
+        for (int32_t i = 0; i < f->ndim; i++) shape[i] = i == ax ? -1 : 1;
+        for (int i = 0; i < 3; i++) abc[i] = loom_reshape(ctx, abc[i], f->ndim, shape);
+        in = comb3(ctx, abc[0], lo, abc[1], mid, abc[2], hi);
+    }
+    if (order == 1) {
+        loom_array_t *d0 = h ? h : fe_index_axis(ctx, dx, 0, 0);
+        loom_array_t *dn = h ? h : fe_index_axis(ctx, dx, 0, m - 1);
+        first = loom_true_divide(ctx,
+                                 loom_subtract(ctx, fe_slice_axis(ctx, f, ax, 1, 2, LOOM_NONE),
+                                               fe_slice_axis(ctx, f, ax, 0, 1, LOOM_NONE)),
+                                 d0);
+        last = loom_true_divide(ctx,
+                                loom_subtract(ctx, fe_slice_axis(ctx, f, ax, n - 1, n, LOOM_NONE),
+                                              fe_slice_axis(ctx, f, ax, n - 2, n - 1, LOOM_NONE)),
+                                dn);
+    } else {
+        loom_array_t *c0[3], *c1[3];
+        if (h) {
+            c0[0] = over(ctx, -1.5, h), c0[1] = over(ctx, 2., h), c0[2] = over(ctx, -0.5, h);
+            c1[0] = over(ctx, 0.5, h), c1[1] = over(ctx, -2., h), c1[2] = over(ctx, 1.5, h);
+        } else {
+            loom_array_t *two = loom_weak_float(ctx, 2.);
+            loom_array_t *a1 = fe_index_axis(ctx, dx, 0, 0), *a2 = fe_index_axis(ctx, dx, 0, 1);
+            loom_array_t *s = loom_add(ctx, a1, a2), *p = loom_multiply(ctx, a1, a2);
+            c0[0] = loom_true_divide(
+                ctx, loom_negative(ctx, loom_add(ctx, loom_multiply(ctx, two, a1), a2)),
+                loom_multiply(ctx, a1, s));
+            c0[1] = loom_true_divide(ctx, s, p);
+            c0[2] = loom_true_divide(ctx, loom_negative(ctx, a1), loom_multiply(ctx, a2, s));
+            a1 = fe_index_axis(ctx, dx, 0, m - 2), a2 = fe_index_axis(ctx, dx, 0, m - 1);
+            s = loom_add(ctx, a1, a2), p = loom_multiply(ctx, a1, a2);
+            c1[0] = loom_true_divide(ctx, a2, loom_multiply(ctx, a1, s));
+            c1[1] = loom_true_divide(ctx, loom_negative(ctx, loom_add(ctx, a2, a1)), p);
+            c1[2] = loom_true_divide(ctx, loom_add(ctx, loom_multiply(ctx, two, a2), a1),
+                                     loom_multiply(ctx, a2, s));
+        }
+        first = comb3(ctx, c0[0], fe_slice_axis(ctx, f, ax, 0, 1, LOOM_NONE), c0[1],
+                      fe_slice_axis(ctx, f, ax, 1, 2, LOOM_NONE), c0[2],
+                      fe_slice_axis(ctx, f, ax, 2, 3, LOOM_NONE));
+        last = comb3(ctx, c1[0], fe_slice_axis(ctx, f, ax, n - 3, n - 2, LOOM_NONE), c1[1],
+                     fe_slice_axis(ctx, f, ax, n - 2, n - 1, LOOM_NONE), c1[2],
+                     fe_slice_axis(ctx, f, ax, n - 1, n, LOOM_NONE));
+    }
+    /* NumPy writes each piece into an empty array of otype */
+    loom_array_t *parts[3] = {loom_astype(ctx, first, otype), loom_astype(ctx, in, otype),
+                              loom_astype(ctx, last, otype)};
+    return loom_concatenate(ctx, 3, parts, ax);
+}
+
+LOOM_API loom_status_t loom_gradient(loom_ctx_t *ctx, loom_array_t *f, int32_t n_spacing,
+                                     loom_array_t *const *spacing, int32_t naxes,
+                                     const int32_t *axes, int32_t edge_order, loom_array_t **outs) {
+    const char *fn = "gradient";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, f)) return ctx->err.status;
+    if (n_spacing < 0 || (n_spacing > 0 && !spacing) || !outs) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: spacing or outs is NULL", fn);
+        return ctx->err.status;
+    }
+    for (int32_t i = 0; i < n_spacing; i++)
+        if (!fe_check_input(ctx, fn, spacing[i])) return ctx->err.status;
+    int32_t nd = f->ndim, ax[LOOM_MAX_DIMS];
+    if (naxes < 0 || !axes) {
+        naxes = nd;
+        for (int32_t i = 0; i < nd; i++) ax[i] = i;
+    } else {
+        uint32_t seen = 0; /* (distinct axes, so never more than nd of them are stored) */
+        for (int32_t i = 0; i < naxes; i++) {
+            int32_t a;
+            if (!fe_axis(ctx, fn, axes[i], nd, &a)) return ctx->err.status;
+            if (seen & (1u << a)) {
+                fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: repeated axis (%d)", fn,
+                         (int)axes[i]);
+                return ctx->err.status;
+            }
+            seen |= 1u << a;
+            ax[i] = a;
+        }
+    }
+    /* NumPy: no spacing (1.0), one scalar for every axis, or one scalar or 1-D coordinates
+     * for each axis */
+    loom_array_t *h[LOOM_MAX_DIMS], *coords[LOOM_MAX_DIMS];
+    bool one = n_spacing == 1 && spacing[0]->ndim == 0;
+    if (n_spacing != 0 && !one && n_spacing != naxes) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: invalid number of arguments (%d spacings for %d axes)", fn, (int)n_spacing,
+                 (int)naxes);
+        return ctx->err.status;
+    }
+    for (int32_t i = 0; i < naxes; i++) {
+        loom_array_t *s = n_spacing == 0 ? loom_weak_float(ctx, 1.0) : spacing[one ? 0 : i];
+        h[i] = s->ndim == 0 ? s : NULL;
+        coords[i] = s->ndim == 0 ? NULL : s;
+        if (!s->ndim) continue;
+        if (s->ndim != 1) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: distances must be either scalars or 1d", fn);
+            return ctx->err.status;
+        }
+        if (s->shape[0] != f->shape[ax[i]]) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: when 1d, distances must match the length of the corresponding "
+                     "dimension (%lld coordinates for axis %d of extent %lld)",
+                     fn, (long long)s->shape[0], (int)ax[i], (long long)f->shape[ax[i]]);
+            return ctx->err.status;
+        }
+        if (s->shape[0] < 2) { /* NumPy reads diffx[0] */
+            fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
+                     "%s: index 0 is out of bounds for axis 0 with size 0", fn);
+            return ctx->err.status;
+        }
+    }
+    if (edge_order > 2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: 'edge_order' greater than 2 not supported",
+                 fn);
+        return ctx->err.status;
+    }
+    loom_dtype_t ot = (loom_dtype_t)f->dtype;
+    if (!ir_is_float(ot) && !ir_is_complex(ot)) { /* integers in float64; bool stays (and fails) */
+        if (ot != LOOM_DTYPE_BOOL) f = loom_astype(ctx, f, LOOM_DTYPE_F64);
+        ot = LOOM_DTYPE_F64;
+    }
+    int32_t order = edge_order == 1 ? 1 : 2; /* NumPy: anything but 1 takes the second order */
+    for (int32_t i = 0; i < naxes; i++) {
+        int64_t n = f->shape[ax[i]];
+        if (n < (int64_t)edge_order + 1) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: Shape of array too small to calculate a numerical gradient, at least "
+                     "(edge_order + 1) elements are required (axis %d has %lld, edge_order %d).",
+                     fn, (int)ax[i], (long long)n, (int)edge_order);
+            return ctx->err.status;
+        }
+        if (n < 3 && order == 2) { /* edge_order < 1: NumPy reads f[2] */
+            fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
+                     "%s: index 2 is out of bounds for axis %d with size %lld", fn, (int)ax[i],
+                     (long long)n);
+            return ctx->err.status;
+        }
+        if (h[i]) {
+            outs[i] = grad_axis(ctx, f, ax[i], h[i], NULL, order, ot);
+            continue;
+        }
+        /* NumPy takes equally spaced coordinates as the uniform spacing diffx[0] (the formulas
+         * round differently): both are built, and the coordinates' values choose */
+        loom_array_t *c = coords[i];
+        if (ir_is_int((loom_dtype_t)c->dtype)) c = loom_astype(ctx, c, LOOM_DTYPE_F64);
+        loom_array_t *dx = loom_diff(ctx, c, 1, 0);
+        loom_array_t *d0 = fe_index_axis(ctx, dx, 0, 0);
+        loom_array_t *same = loom_all(ctx, loom_equal(ctx, dx, d0), -1, NULL, 0);
+        outs[i] = loom_where(ctx, same, grad_axis(ctx, f, ax[i], d0, NULL, order, ot),
+                             grad_axis(ctx, f, ax[i], NULL, dx, order, ot));
+    }
+    for (int32_t i = 0; i < naxes; i++)
+        if (outs[i]->flags & FE_NIL) {
+            for (int32_t j = 0; j < naxes; j++) outs[j] = &ctx->nil;
+            return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
+        }
+    return ctx->err.status;
+}
+
+LOOM_API loom_array_t *loom_unwrap(loom_ctx_t *ctx, loom_array_t *p, loom_array_t *discont,
+                                   int32_t axis, loom_array_t *period) {
+    const char *fn = "unwrap";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, p) || (discont && !fe_check_arg(ctx, fn, discont)) ||
+        (period && !fe_check_arg(ctx, fn, period)))
+        return &ctx->nil;
+    if (p->ndim == 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: diff requires input that is at least one dimensional", fn);
+        return &ctx->nil;
+    }
+    int32_t ax;
+    if (!fe_axis(ctx, fn, axis, p->ndim, &ax)) return &ctx->nil;
+    if (!period) period = loom_weak_float(ctx, 2 * M_PI);
+    loom_array_t *dd = loom_diff(ctx, p, 1, ax);
+    loom_array_t *ops[2] = {dd, period};
+    int dt = fe_result_type(ctx, fn, 2, ops);
+    if (dt < 0) return &ctx->nil;
+    /* NumPy computes the interval's bounds in Python when period is a Python number */
+    bool weak = weak_real(period);
+    loom_array_t *hi, *lo, *amb = NULL; /* amb: whether +-period/2 is ambiguous (NULL: always) */
+    bool fix = true;
+    if (ir_is_int((loom_dtype_t)dt) && weak) { /* divmod(period, 2) of Python ints */
+        if (period->weak_kind == FE_WEAK_UINT) {
+            hi = loom_weak_uint(ctx, period->weak.u / 2);
+            lo = loom_weak_int(ctx, -(int64_t)(period->weak.u / 2));
+            fix = period->weak.u % 2 == 0;
+        } else {
+            int64_t v = period->weak.i, q = v / 2 - (v % 2 != 0 && v < 0);
+            hi = loom_weak_int(ctx, q);
+            lo = loom_weak_int(ctx, -q);
+            fix = v - 2 * q == 0;
+        }
+    } else if (ir_is_int((loom_dtype_t)dt)) {
+        hi = loom_floor_divide_i(ctx, period, 2);
+        lo = loom_negative(ctx, hi);
+        amb = loom_equal_i(ctx, loom_remainder_i(ctx, period, 2), 0);
+    } else if (weak) {
+        hi = loom_weak_float(ctx, weak_value(period) / 2);
+        lo = loom_weak_float(ctx, -(weak_value(period) / 2));
+    } else {
+        hi = loom_true_divide_f(ctx, period, 2);
+        lo = loom_negative(ctx, hi);
+    }
+    loom_array_t *ddmod =
+        loom_add(ctx, loom_remainder(ctx, loom_subtract(ctx, dd, lo), period), lo);
+    if (ddmod->flags & FE_NIL) return &ctx->nil;
+    loom_dtype_t md = (loom_dtype_t)ddmod->dtype;
+    if (fix) { /* +-period/2 keeps the sign of dd (NumPy's copyto into ddmod) */
+        loom_array_t *at = loom_logical_and(ctx, loom_equal(ctx, ddmod, lo),
+                                            loom_greater(ctx, dd, loom_weak_int(ctx, 0)));
+        if (amb) at = loom_logical_and(ctx, at, amb);
+        ddmod = loom_astype(ctx, loom_where(ctx, at, hi, ddmod), md);
+    }
+    loom_array_t *ph = loom_subtract(ctx, ddmod, dd);
+    if (!discont)
+        discont = weak ? loom_weak_float(ctx, weak_value(period) / 2)
+                       : loom_true_divide_f(ctx, period, 2);
+    ph = loom_where(ctx, loom_less(ctx, loom_abs(ctx, dd), discont), loom_weak_int(ctx, 0), ph);
+    if (ph->flags & FE_NIL) return &ctx->nil;
+    ph = loom_astype(ctx, ph, md);
+    /* up = p in dtype; up[1:] = p[1:] + cumsum(ph_correct) */
+    loom_array_t *parts[2] = {
+        loom_astype(ctx, fe_slice_axis(ctx, p, ax, 0, 1, LOOM_NONE), (loom_dtype_t)dt),
+        loom_astype(ctx,
+                    loom_add(ctx, fe_slice_axis(ctx, p, ax, 1, LOOM_NONE, LOOM_NONE),
+                             loom_cumsum(ctx, ph, ax)),
+                    (loom_dtype_t)dt)};
+    return loom_concatenate(ctx, 2, parts, ax);
+}
+
+/* NumPy's window functions take M as a float64 (np.array([0.0, M])). */
+static bool window_m(loom_ctx_t *ctx, const char *fn, double m) {
+    if (m != m || isinf(m)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: arange: cannot compute length (M = %g)",
+                 fn, m);
+        return false;
+    }
+    return true;
+}
+
+/* bartlett, blackman, hamming, hanning: NumPy's formulas over n = arange(1 - M, M, 2). */
+static loom_array_t *cos_window(loom_ctx_t *ctx, const char *fn, double m) {
+    if (!ctx) return NULL;
+    if (!window_m(ctx, fn, m)) return &ctx->nil;
+    if (m < 1) return loom_zeros(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){0});
+    if (m == 1) return loom_ones(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){1});
+    loom_array_t *n = loom_arange(ctx, 1 - m, m, 2, LOOM_DTYPE_F64);
+    if (fn[0] == 'b' && fn[1] == 'a') { /* bartlett */
+        loom_array_t *t = loom_true_divide_f(ctx, n, m - 1);
+        return loom_where(ctx, loom_less_equal_i(ctx, n, 0),
+                          loom_add(ctx, loom_weak_float(ctx, 1), t),
+                          loom_subtract(ctx, loom_weak_float(ctx, 1), t));
+    }
+    /* cos(pi * n / (M - 1)), and blackman's cos(2.0 * pi * n / (M - 1)) */
+    loom_array_t *c1 = loom_cos(ctx, loom_true_divide_f(ctx, loom_multiply_f(ctx, n, M_PI), m - 1));
+    if (fn[0] == 'b') {
+        loom_array_t *c2 =
+            loom_cos(ctx, loom_true_divide_f(ctx, loom_multiply_f(ctx, n, 2.0 * M_PI), m - 1));
+        return loom_add(ctx,
+                        loom_add(ctx, loom_weak_float(ctx, 0.42), loom_multiply_f(ctx, c1, 0.5)),
+                        loom_multiply_f(ctx, c2, 0.08));
+    }
+    double a = fn[2] == 'm' ? 0.54 : 0.5, b = fn[2] == 'm' ? 0.46 : 0.5; /* hamming, hanning */
+    return loom_add(ctx, loom_weak_float(ctx, a), loom_multiply_f(ctx, c1, b));
+}
+
+LOOM_API loom_array_t *loom_bartlett(loom_ctx_t *ctx, double m) {
+    return cos_window(ctx, "bartlett", m);
+}
+
+LOOM_API loom_array_t *loom_blackman(loom_ctx_t *ctx, double m) {
+    return cos_window(ctx, "blackman", m);
+}
+
+LOOM_API loom_array_t *loom_hamming(loom_ctx_t *ctx, double m) {
+    return cos_window(ctx, "hamming", m);
+}
+
+LOOM_API loom_array_t *loom_hanning(loom_ctx_t *ctx, double m) {
+    return cos_window(ctx, "hanning", m);
+}
+
+LOOM_API loom_array_t *loom_kaiser(loom_ctx_t *ctx, double m, double beta) {
+    const char *fn = "kaiser";
+    if (!ctx) return NULL;
+    if (!window_m(ctx, fn, m)) return &ctx->nil;
+    if (m == 1) return loom_ones(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){1});
+    /* NumPy: i0(beta * sqrt(1 - ((n - alpha) / alpha)**2.0)) / i0(beta), n = arange(0, M) */
+    loom_array_t *n = loom_arange(ctx, 0, m > 0 ? m : 0, 1, LOOM_DTYPE_F64);
+    double alpha = (m - 1) / 2.0;
+    loom_array_t *t =
+        loom_square(ctx, loom_true_divide_f(ctx, loom_subtract_f(ctx, n, alpha), alpha));
+    loom_array_t *b = loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, beta);
+    loom_array_t *s = loom_sqrt(ctx, loom_subtract(ctx, loom_weak_float(ctx, 1), t));
+    return loom_true_divide(ctx, loom_i0(ctx, loom_multiply(ctx, b, s)), loom_i0(ctx, b));
+}
+
+/* np.atleast_1d of a coefficient argument; a Python number becomes an array of its default
+ * dtype, as np.asarray makes it. */
+static loom_array_t *coeffs(loom_ctx_t *ctx, loom_array_t *a) {
+    if (a->flags & FE_WEAK) a = loom_astype(ctx, a, (loom_dtype_t)a->dtype);
+    return a->ndim == 0 ? loom_reshape(ctx, a, 1, (int64_t[]){1}) : a;
+}
+
+static bool coeffs_1d(loom_ctx_t *ctx, const char *fn, const char *what, loom_array_t *a) {
+    if (a->ndim == 1) return true;
+    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+             "%s: %s must be a 1-D array of coefficients (%d dimensions)", fn, what, (int)a->ndim);
+    return false;
+}
+
+/* The most coefficients the polynomial functions that build one step per coefficient take (as
+ * loom_polyval). */
+#define POLY_MAX_STEPS 4096
+
+static bool steps_ok(loom_ctx_t *ctx, const char *fn, const char *what, int64_t n) {
+    if (n <= POLY_MAX_STEPS) return true;
+    fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE, "%s: at most %d %s (%lld)", fn, POLY_MAX_STEPS, what,
+             (long long)n);
+    return false;
+}
+
+LOOM_API loom_array_t *loom_polyder(loom_ctx_t *ctx, loom_array_t *p, int64_t m) {
+    const char *fn = "polyder";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, p)) return &ctx->nil;
+    if (m < 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: Order of derivative must be positive (see polyint) (m = %lld)", fn,
+                 (long long)m);
+        return &ctx->nil;
+    }
+    if (!coeffs_1d(ctx, fn, "p", p)) return &ctx->nil;
+    if (m == 0) return fe_scope_adopt(ctx, p); /* p itself, held by the scope as a result */
+    /* NumPy: y = p[:-1] * arange(n, 0, -1) m times; once empty, y changes no more */
+    loom_array_t *y = p;
+    for (int64_t i = 0; i < m && !(y->flags & FE_NIL); i++) {
+        int64_t n = y->shape[0] - 1;
+        y = loom_multiply(ctx, fe_slice_axis(ctx, y, 0, 0, n > 0 ? n : 0, LOOM_NONE),
+                          loom_arange_int(ctx, n, 0, -1, LOOM_DTYPE_I64));
+        if (n <= 0) break;
+    }
+    return y;
+}
+
+LOOM_API loom_array_t *loom_polyint(loom_ctx_t *ctx, loom_array_t *p, int64_t m, loom_array_t *k) {
+    const char *fn = "polyint";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, p) || (k && !fe_check_arg(ctx, fn, k))) return &ctx->nil;
+    if (m < 0) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: Order of integral must be positive (see polyder) (m = %lld)", fn,
+                 (long long)m);
+        return &ctx->nil;
+    }
+    if (!steps_ok(ctx, fn, "integrations", m)) return &ctx->nil;
+    loom_array_t *kk = k ? coeffs(ctx, k) : loom_zeros(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){m});
+    if (kk->flags & FE_NIL) return &ctx->nil;
+    if (kk->ndim == 1 && kk->shape[0] == 1 && m > 1) /* NumPy: k[0] * ones(m, float) */
+        kk = loom_multiply(ctx, fe_index_axis(ctx, kk, 0, 0),
+                           loom_ones(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){m}));
+    if (kk->ndim != 1 || kk->shape[0] < m) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: k must be a scalar or a rank-1 array of length 1 or >m. (m = %lld)", fn,
+                 (long long)m);
+        return &ctx->nil;
+    }
+    if (!coeffs_1d(ctx, fn, "p", p)) return &ctx->nil;
+    if (m == 0) return fe_scope_adopt(ctx, p);
+    /* NumPy: y = concatenate((y / arange(len(y), 0, -1), [k[i]])) m times */
+    loom_array_t *y = p;
+    for (int64_t i = 0; i < m && !(y->flags & FE_NIL); i++) {
+        loom_array_t *parts[2] = {
+            loom_true_divide(ctx, y, loom_arange_int(ctx, y->shape[0], 0, -1, LOOM_DTYPE_I64)),
+            fe_slice_axis(ctx, kk, 0, i, i + 1, LOOM_NONE)};
+        y = loom_concatenate(ctx, 2, parts, 0);
+    }
+    return y;
+}
+
+/* np.polyadd, np.polysub: the shorter operand padded with leading zeros of its dtype. */
+static loom_array_t *poly_addsub(loom_ctx_t *ctx, const char *fn, loom_array_t *a1,
+                                 loom_array_t *a2, bool sub) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a1) || !fe_check_arg(ctx, fn, a2)) return &ctx->nil;
+    a1 = coeffs(ctx, a1), a2 = coeffs(ctx, a2);
+    if ((a1->flags | a2->flags) & FE_NIL) return &ctx->nil;
+    int64_t diff = a2->shape[0] - a1->shape[0];
+    loom_array_t **shorter = diff > 0 ? &a1 : &a2;
+    if (diff != 0) {
+        loom_array_t *parts[2] = {loom_zeros(ctx, (loom_dtype_t)(*shorter)->dtype, 1,
+                                             (int64_t[]){diff > 0 ? diff : -diff}),
+                                  *shorter};
+        *shorter = loom_concatenate(ctx, 2, parts, 0);
+    }
+    return sub ? loom_subtract(ctx, a1, a2) : loom_add(ctx, a1, a2);
+}
+
+LOOM_API loom_array_t *loom_polyadd(loom_ctx_t *ctx, loom_array_t *a1, loom_array_t *a2) {
+    return poly_addsub(ctx, "polyadd", a1, a2, false);
+}
+
+LOOM_API loom_array_t *loom_polysub(loom_ctx_t *ctx, loom_array_t *a1, loom_array_t *a2) {
+    return poly_addsub(ctx, "polysub", a1, a2, true);
+}
+
+/* For each of the n 1-D arrays, how many of its leading elements `lead` marks (a bool array of
+ * the same length), at most cap[i]: evaluated and read back together (one sync). */
+static bool leading_counts(loom_ctx_t *ctx, int n, loom_array_t *const *lead, const int64_t *cap,
+                           int64_t *out) {
+    loom_array_t *cnt[3];
+    loom_scope_begin(ctx);
+    for (int i = 0; i < n; i++) {
+        int64_t len = lead[i]->shape[0];
+        if (len == 0) {
+            cnt[i] = fe_i64(ctx, 0);
+            continue;
+        }
+        loom_array_t *other = loom_logical_not(ctx, lead[i]);
+        loom_array_t *c = loom_where(ctx, loom_any(ctx, other, -1, NULL, 0),
+                                     loom_argmax(ctx, other, -1, NULL, 0), fe_i64(ctx, len));
+        cnt[i] = loom_minimum(ctx, c, fe_i64(ctx, cap[i]));
+    }
+    loom_status_t st = loom_eval(ctx, n, cnt);
+    for (int i = 0; i < n && st == LOOM_STATUS_OK; i++)
+        st = loom_read(ctx, cnt[i], &out[i], sizeof out[i]);
+    loom_scope_end(ctx);
+    return st == LOOM_STATUS_OK;
+}
+
+LOOM_API loom_array_t *loom_polymul(loom_ctx_t *ctx, loom_array_t *a1, loom_array_t *a2) {
+    const char *fn = "polymul";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a1) || !fe_check_arg(ctx, fn, a2)) return &ctx->nil;
+    loom_array_t *a[2] = {coeffs(ctx, a1), coeffs(ctx, a2)}, *lead[2];
+    for (int i = 0; i < 2; i++) {
+        if (a[i]->flags & FE_NIL) return &ctx->nil;
+        if (a[i]->ndim != 1) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: Polynomial must be 1d only.", fn);
+            return &ctx->nil;
+        }
+        lead[i] = loom_equal_i(ctx, a[i], 0);
+    }
+    /* NumPy makes each a poly1d, which trims the leading zeros (data-dependent: one sync) */
+    int64_t cap[2] = {a[0]->shape[0], a[1]->shape[0]}, cut[2];
+    if (!leading_counts(ctx, 2, lead, cap, cut)) return &ctx->nil;
+    for (int i = 0; i < 2; i++) {
+        a[i] = fe_slice_axis(ctx, a[i], 0, cut[i], LOOM_NONE, LOOM_NONE);
+        if (cut[i] == cap[i]) /* all zeros: poly1d([0]) */
+            a[i] = loom_zeros(ctx, (loom_dtype_t)a[i]->dtype, 1, (int64_t[]){1});
+    }
+    return loom_convolve(ctx, a[0], a[1], LOOM_CONV_FULL);
+}
+
+LOOM_API loom_status_t loom_polydiv(loom_ctx_t *ctx, loom_array_t *u, loom_array_t *v,
+                                    loom_array_t **q, loom_array_t **r) {
+    const char *fn = "polydiv";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, u) || !fe_check_input(ctx, fn, v) || !outs_ok(ctx, fn, q, r))
+        return ctx->err.status;
+    u = loom_add_f(ctx, coeffs(ctx, u), 0.0), v = loom_add_f(ctx, coeffs(ctx, v), 0.0);
+    if ((u->flags | v->flags) & FE_NIL) return ctx->err.status;
+    if (u->ndim != 1 || v->ndim != 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: u and v must be 1-D arrays of coefficients", fn);
+        return ctx->err.status;
+    }
+    if (u->shape[0] == 0 || v->shape[0] == 0) {
+        fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
+                 "%s: index 0 is out of bounds for axis 0 with size 0", fn);
+        return ctx->err.status;
+    }
+    int w = fe_promote(ctx, fn, (loom_dtype_t)u->dtype, (loom_dtype_t)v->dtype);
+    if (w < 0) return ctx->err.status;
+    int64_t m = u->shape[0] - 1, n = v->shape[0] - 1, steps = m - n + 1;
+    if (!steps_ok(ctx, fn, "quotient coefficients", steps)) return ctx->err.status;
+    /* NumPy's long division: d = scale * r[k]; q[k] = d; r[k:k + n + 1] -= d * v */
+    loom_array_t *scale =
+        loom_true_divide(ctx, loom_weak_float(ctx, 1.), fe_index_axis(ctx, v, 0, 0));
+    loom_array_t *rr = loom_astype(ctx, u, (loom_dtype_t)w), *qq;
+    loom_array_t **ds = steps > 0 ? base_malloc(&ctx->al, (size_t)steps, sizeof *ds) : NULL;
+    if (steps > 0 && !ds) {
+        fe_error(ctx, LOOM_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        return ctx->err.status;
+    }
+    for (int64_t k = 0; k < steps; k++) {
+        ds[k] = loom_multiply(ctx, scale, fe_index_axis(ctx, rr, 0, k));
+        loom_array_t *win = fe_slice_axis(ctx, rr, 0, k, k + n + 1, LOOM_NONE);
+        loom_array_t *parts[3] = {fe_slice_axis(ctx, rr, 0, 0, k, LOOM_NONE),
+                                  loom_subtract(ctx, win, loom_multiply(ctx, ds[k], v)),
+                                  fe_slice_axis(ctx, rr, 0, k + n + 1, LOOM_NONE, LOOM_NONE)};
+        rr = loom_concatenate(ctx, 3, parts, 0);
+    }
+    qq = steps > 0 ? loom_stack(ctx, (int32_t)steps, ds, 0)
+                   : loom_zeros(ctx, (loom_dtype_t)w, 1, (int64_t[]){1});
+    base_free(&ctx->al, ds);
+    if ((qq->flags | rr->flags) & FE_NIL) return ctx->err.status;
+    /* NumPy then drops r's leading elements while allclose(r[0], 0) and more than one is left
+     * (data-dependent: one sync, which computes q and r too) */
+    loom_array_t *both[2] = {qq, rr};
+    if (loom_eval(ctx, 2, both) != LOOM_STATUS_OK) return ctx->err.status;
+    int64_t cap = rr->shape[0] - 1, cut;
+    loom_array_t *near0 = loom_less_equal_f(ctx, loom_abs(ctx, rr), 1e-8);
+    if (!leading_counts(ctx, 1, &near0, &cap, &cut)) return ctx->err.status;
+    return two_out(ctx, qq, fe_slice_axis(ctx, rr, 0, cut, LOOM_NONE, LOOM_NONE), q, r);
+}
+
+LOOM_API loom_array_t *loom_roots(loom_ctx_t *ctx, loom_array_t *p) {
+    const char *fn = "roots";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, p)) return &ctx->nil;
+    p = coeffs(ctx, p);
+    if (p->flags & FE_NIL) return &ctx->nil;
+    if (p->ndim != 1) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: Input must be a rank-1 array.", fn);
+        return &ctx->nil;
+    }
+    /* NumPy strips the leading zeros and counts the trailing ones, roots at 0 (one sync) */
+    int64_t len = p->shape[0], cap[2] = {len, len}, cut[2] = {len, len};
+    if (len > 0) {
+        loom_array_t *zero[2] = {loom_equal_i(ctx, p, 0), NULL};
+        zero[1] = loom_flip(ctx, zero[0], 1, (int32_t[]){0});
+        if (!leading_counts(ctx, 2, zero, cap, cut)) return &ctx->nil;
+    }
+    if (cut[0] == len) return loom_zeros(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){0});
+    int64_t n = len - cut[0] - cut[1];
+    p = fe_slice_axis(ctx, p, 0, cut[0], len - cut[1], LOOM_NONE);
+    loom_dtype_t d = (loom_dtype_t)p->dtype;
+    if (!ir_is_float(d) && !ir_is_complex(d)) p = loom_astype(ctx, p, d = LOOM_DTYPE_F64);
+    loom_array_t *r = loom_zeros(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){0});
+    if (n > 1) { /* the eigenvalues of the companion matrix */
+        loom_array_t *row =
+            loom_true_divide(ctx, loom_negative(ctx, fe_slice_axis(ctx, p, 0, 1, n, LOOM_NONE)),
+                             fe_index_axis(ctx, p, 0, 0));
+        loom_array_t *rows[2] = {loom_reshape(ctx, row, 2, (int64_t[]){1, n - 1}),
+                                 loom_eye(ctx, n - 2, n - 1, 0, d)};
+        r = loom_eigvals(ctx, loom_concatenate(ctx, 2, rows, 0));
+    }
+    if (cut[1] > 0 && !(r->flags & FE_NIL)) {
+        loom_array_t *parts[2] = {r,
+                                  loom_zeros(ctx, (loom_dtype_t)r->dtype, 1, (int64_t[]){cut[1]})};
+        r = loom_concatenate(ctx, 2, parts, 0);
+    }
+    return r;
+}
+
+LOOM_API loom_array_t *loom_poly(loom_ctx_t *ctx, loom_array_t *seq_of_zeros) {
+    const char *fn = "poly";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, seq_of_zeros)) return &ctx->nil;
+    loom_array_t *z = coeffs(ctx, seq_of_zeros);
+    if (z->flags & FE_NIL) return &ctx->nil;
+    bool real_matrix = false;
+    if (z->ndim == 2 && z->shape[0] == z->shape[1] && z->shape[0] != 0) {
+        real_matrix = !ir_is_complex((loom_dtype_t)z->dtype);
+        z = loom_eigvals(ctx, z);
+    } else if (z->ndim == 1) { /* NumPy's mintypecode: float32, float64, complex64, complex128 */
+        loom_dtype_t d = (loom_dtype_t)z->dtype;
+        bool kept = d == LOOM_DTYPE_F32 || d == LOOM_DTYPE_F64 || ir_is_complex(d);
+        z = loom_astype(ctx, z, kept ? d : LOOM_DTYPE_F64);
+    } else {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: input must be 1d or non-empty square 2d array.", fn);
+        return &ctx->nil;
+    }
+    if (z->flags & FE_NIL) return &ctx->nil;
+    int64_t n = z->shape[0];
+    if (n == 0) return loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, 1.0); /* NumPy's 1.0 */
+    if (!steps_ok(ctx, fn, "zeros", n)) return &ctx->nil;
+    /* NumPy: a = convolve(a, [1, -zero]) for each zero, from a = [1] */
+    loom_dtype_t d = (loom_dtype_t)z->dtype;
+    loom_array_t *one = loom_ones(ctx, d, 1, (int64_t[]){1}), *a = one;
+    for (int64_t i = 0; i < n && !(a->flags & FE_NIL); i++) {
+        loom_array_t *v[2] = {
+            one,
+            loom_reshape(ctx, loom_negative(ctx, fe_index_axis(ctx, z, 0, i)), 1, (int64_t[]){1})};
+        a = loom_convolve(ctx, a, loom_concatenate(ctx, 2, v, 0), LOOM_CONV_FULL);
+    }
+    /* a real matrix's eigenvalues come in conjugate pairs: NumPy keeps the real part */
+    return real_matrix ? loom_real(ctx, a) : a;
+}
+
+/* np.polyfit's least-squares fit: fills four (coefficients, residuals, rank, singular values),
+ * and where wanted the scaled design matrix, the column scales and rcond. */
+static bool polyfit_run(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64_t deg,
+                        double rcond, loom_array_t *w, loom_array_t **four, loom_array_t **lhs_out,
+                        loom_array_t **scale_out, double *rcond_out) {
+    const char *fn = "polyfit";
+    if (!fe_check_input(ctx, fn, x) || !fe_check_input(ctx, fn, y) ||
+        (w && !fe_check_input(ctx, fn, w)))
+        return false;
+    const char *bad = NULL;
+    x = loom_add_f(ctx, x, 0.0), y = loom_add_f(ctx, y, 0.0);
+    if ((x->flags | y->flags) & FE_NIL) return false;
+    if (deg < 0)
+        bad = "expected deg >= 0";
+    else if (deg >= INT32_MAX) /* (deg + 1 columns) */
+        bad = "deg is too large";
+    else if (x->ndim != 1)
+        bad = "expected 1D vector for x";
+    else if (x->shape[0] == 0)
+        bad = "expected non-empty vector for x";
+    else if (y->ndim < 1 || y->ndim > 2)
+        bad = "expected 1D or 2D array for y";
+    else if (x->shape[0] != y->shape[0])
+        bad = "expected x and y to have same length";
+    if (bad) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s", fn, bad);
+        return false;
+    }
+    int64_t len = x->shape[0];
+    if (isnan(rcond)) { /* NumPy: len(x) * eps of x's dtype */
+        loom_finfo_t fi = {0};
+        loom_finfo((loom_dtype_t)x->dtype, &fi);
+        rcond = (double)len * fi.eps;
+    }
+    loom_array_t *lhs = loom_vander(ctx, x, deg + 1, 0), *rhs = y;
+    if (lhs->flags & FE_NIL) return false;
+    loom_dtype_t ld = (loom_dtype_t)lhs->dtype;
+    if (w) { /* NumPy's lhs *= w[:, newaxis] and rhs *= w, in place (their dtypes kept) */
+        w = loom_add_f(ctx, w, 0.0);
+        if (w->flags & FE_NIL) return false;
+        if (w->ndim != 1 || w->shape[0] != len) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %s", fn,
+                     w->ndim != 1 ? "expected a 1-d array for weights"
+                                  : "expected w and y to have the same length");
+            return false;
+        }
+        loom_array_t *wc = loom_reshape(ctx, w, 2, (int64_t[]){len, 1});
+        lhs = loom_astype(ctx, loom_multiply(ctx, lhs, wc), ld);
+        rhs = loom_astype(ctx, loom_multiply(ctx, rhs, y->ndim == 2 ? wc : w),
+                          (loom_dtype_t)y->dtype);
+    }
+    /* the columns scaled to unit norm to improve the condition number */
+    loom_array_t *scale =
+        loom_sqrt(ctx, loom_sum(ctx, loom_multiply(ctx, lhs, lhs), 1, (int32_t[]){0}, 0));
+    lhs = loom_astype(ctx, loom_true_divide(ctx, lhs, scale), ld);
+    if (loom_lstsq(ctx, lhs, rhs, rcond, &four[0], &four[1], &four[2], &four[3]) != LOOM_STATUS_OK)
+        return false;
+    four[0] = loom_true_divide(
+        ctx, four[0],
+        four[0]->ndim == 1 ? scale : loom_reshape(ctx, scale, 2, (int64_t[]){deg + 1, 1}));
+    if (lhs_out) *lhs_out = lhs;
+    if (scale_out) *scale_out = scale;
+    if (rcond_out) *rcond_out = rcond;
+    return !(four[0]->flags & FE_NIL);
+}
+
+LOOM_API loom_array_t *loom_polyfit(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y, int64_t deg,
+                                    double rcond, loom_array_t *w) {
+    if (!ctx) return NULL;
+    loom_array_t *four[4];
+    if (!polyfit_run(ctx, x, y, deg, rcond, w, four, NULL, NULL, NULL)) return &ctx->nil;
+    return four[0];
+}
+
+LOOM_API loom_status_t loom_polyfit_full(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y,
+                                         int64_t deg, double rcond, loom_array_t *w,
+                                         loom_array_t **out) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!out) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "polyfit: out is NULL");
+        return ctx->err.status;
+    }
+    loom_array_t *four[4];
+    double rc;
+    if (!polyfit_run(ctx, x, y, deg, rcond, w, four, NULL, NULL, &rc))
+        return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
+    for (int i = 0; i < 4; i++) out[i] = four[i];
+    out[4] = loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, rc);
+    return ctx->err.status;
+}
+
+LOOM_API loom_status_t loom_polyfit_cov(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *y,
+                                        int64_t deg, double rcond, loom_array_t *w, int unscaled,
+                                        loom_array_t **coef, loom_array_t **cov) {
+    const char *fn = "polyfit";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!outs_ok(ctx, fn, coef, cov)) return ctx->err.status;
+    loom_array_t *four[4], *lhs, *scale;
+    if (!polyfit_run(ctx, x, y, deg, rcond, w, four, &lhs, &scale, NULL))
+        return ctx->err.status ? ctx->err.status : LOOM_STATUS_INTERNAL;
+    /* NumPy: inv(lhs.T @ lhs) / outer(scale, scale), times resids / (len(x) - order) */
+    loom_array_t *vb = loom_inv(ctx, loom_matmul(ctx, loom_matrix_transpose(ctx, lhs), lhs));
+    if (vb->flags & FE_NIL) return ctx->err.status;
+    vb = loom_astype(ctx, loom_true_divide(ctx, vb, loom_outer(ctx, scale, scale)),
+                     (loom_dtype_t)vb->dtype);
+    loom_array_t *fac = loom_weak_int(ctx, 1);
+    int64_t len = loom_array_dim(x, 0);
+    if (!unscaled) {
+        if (len <= deg + 1) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: the number of data points must exceed order to scale the covariance "
+                     "matrix (%lld points, order %lld)",
+                     fn, (long long)len, (long long)(deg + 1));
+            return ctx->err.status;
+        }
+        fac = loom_true_divide_i(ctx, four[1], len - (deg + 1));
+    }
+    if (four[0]->ndim == 2) vb = loom_expand_dims(ctx, vb, 1, (int32_t[]){-1});
+    return two_out(ctx, four[0], loom_multiply(ctx, vb, fac), coef, cov);
 }

@@ -1527,6 +1527,22 @@ static const func_t funcs[] = {
     {.name = "trapezoid", .kind = F_MANIP, .params = "y,x?,dx?,axis?"},
     {.name = "polyval", .kind = F_MANIP, .params = "p,x"},
     {.name = "vander", .kind = F_MANIP, .params = "x,N?,increasing?"},
+    {.name = "polyder", .kind = F_MANIP, .params = "p,m?"},
+    {.name = "polyint", .kind = F_MANIP, .params = "p,m?,k?"},
+    {.name = "polyadd", .kind = F_MANIP, .params = "a1,a2"},
+    {.name = "polysub", .kind = F_MANIP, .params = "a1,a2"},
+    {.name = "polymul", .kind = F_MANIP, .params = "a1,a2"},
+    {.name = "polydiv", .kind = F_MANIP, .params = "u,v"},
+    {.name = "polyfit", .kind = F_MANIP, .params = "x,y,deg,rcond?,full?,w?,cov?"},
+    {.name = "roots", .kind = F_MANIP, .params = "p"},
+    {.name = "poly", .kind = F_MANIP, .params = "seq_of_zeros"},
+    {.name = "gradient", .kind = F_MANIP, .params = "f,varargs*,axis?,edge_order?"},
+    {.name = "unwrap", .kind = F_MANIP, .params = "p,discont?,axis?,period?"},
+    {.name = "bartlett", .kind = F_MANIP, .params = "M"},
+    {.name = "blackman", .kind = F_MANIP, .params = "M"},
+    {.name = "hamming", .kind = F_MANIP, .params = "M"},
+    {.name = "hanning", .kind = F_MANIP, .params = "M"},
+    {.name = "kaiser", .kind = F_MANIP, .params = "M,beta"},
     {.name = "select", .kind = F_MANIP, .params = "condlist,choicelist,default?"},
     {.name = "vdot", .kind = F_MANIP, .params = "a,b"},
     /* numpy.fft's helpers (also as fft.NAME), convolution */
@@ -2293,6 +2309,23 @@ static bool tol_array(parser_t *P, const bound_t *b, int k, loom_array_t **t) {
     return !loom_array_is_nil(*t);
 }
 
+/* A real number argument NumPy takes through float() (the window functions' M and beta): a
+ * Python number, or a real 0-d array, read back (one sync). */
+static bool get_real(parser_t *P, const bound_t *b, int slot, const char *fn, double *out) {
+    const value_t *v = &b->v[slot];
+    if (v->kind == V_ARRAY && loom_array_ndim(v->a) == 0 &&
+        !ir_is_complex(loom_array_dtype(v->a))) {
+        loom_array_t *d = loom_astype(P->ctx, v->a, LOOM_DTYPE_F64);
+        if (loom_read(P->ctx, d, out, sizeof *out) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[slot]);
+        return true;
+    }
+    if (!is_num(v))
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: %s must be a real number, not %s", fn, b->names[slot], kind_text(v));
+    return get_number(P, b, slot, 0, out);
+}
+
 static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
                        value_t *out) {
     loom_ctx_t *ctx = P->ctx;
@@ -2770,6 +2803,97 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         if (b->given[1] && b->v[1].kind != V_NONE && k < 0)
             return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT, "vander: N must be non-negative");
         *r = loom_vander(ctx, a, k, inc);
+    } else if (!strcmp(n, "polyder") || !strcmp(n, "polyint")) {
+        loom_array_t *kk = NULL;
+        if (!get_int(P, b, 1, 1, &k)) return false;
+        if (n[4] == 'i' && b->given[2] && b->v[2].kind != V_NONE &&
+            loom_array_is_nil(kk = as_array(P, &b->v[2], b->pos[2], "k")))
+            return false;
+        *r = n[4] == 'd' ? loom_polyder(ctx, a, k) : loom_polyint(ctx, a, k, kk);
+    } else if (!strcmp(n, "polyadd") || !strcmp(n, "polysub") || !strcmp(n, "polymul")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "a2");
+        if (loom_array_is_nil(c)) return false;
+        *r = n[4] == 'a'   ? loom_polyadd(ctx, a, c)
+             : n[4] == 's' ? loom_polysub(ctx, a, c)
+                           : loom_polymul(ctx, a, c);
+    } else if (!strcmp(n, "polydiv")) {
+        loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "v"), *pair[2];
+        if (loom_array_is_nil(c)) return false;
+        if (loom_polydiv(ctx, a, c, &pair[0], &pair[1]) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[0]);
+        *r = NULL;
+        return array_tuple(P, 2, pair, b->pos[0], out);
+    } else if (!strcmp(n, "polyfit")) {
+        loom_array_t *y = as_array(P, &b->v[1], b->pos[1], "y"), *w = NULL, *res[5];
+        double rc;
+        int full;
+        if (loom_array_is_nil(y) || !get_int(P, b, 2, 0, &k) || !get_number(P, b, 3, NAN, &rc) ||
+            !get_flag(P, b, 4, &full))
+            return false;
+        if (b->given[5] && b->v[5].kind != V_NONE &&
+            loom_array_is_nil(w = as_array(P, &b->v[5], b->pos[5], "w")))
+            return false;
+        static const char *const unscaled[] = {"unscaled"};
+        int cov = 0, un = 0;
+        if (b->given[6] && b->v[6].kind == V_STR) { /* NumPy: any other string is truthy */
+            un = choice_arg(P, b, 6, unscaled, 1, -1) == 0;
+            cov = b->v[6].tlen > 0;
+        } else if (!get_flag(P, b, 6, &cov)) {
+            return false;
+        }
+        loom_status_t st = LOOM_STATUS_OK;
+        int32_t m = 0;
+        if (full)
+            st = loom_polyfit_full(ctx, a, y, k, rc, w, res), m = 5;
+        else if (cov || un)
+            st = loom_polyfit_cov(ctx, a, y, k, rc, w, un, &res[0], &res[1]), m = 2;
+        else
+            *r = loom_polyfit(ctx, a, y, k, rc, w);
+        if (st != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        if (m) {
+            *r = NULL;
+            return array_tuple(P, m, res, b->pos[0], out);
+        }
+    } else if (!strcmp(n, "roots") || !strcmp(n, "poly")) {
+        *r = n[1] == 'o' && n[2] == 'o' ? loom_roots(ctx, a) : loom_poly(ctx, a);
+    } else if (!strcmp(n, "gradient")) {
+        const value_t *v = &b->v[1];
+        int32_t ns = b->given[1] ? v->n : 0, nd = loom_array_ndim(a);
+        loom_array_t **sp = base_arena_alloc(&P->arena, (size_t)(ns ? ns : 1), sizeof *sp);
+        loom_array_t *outs[LOOM_MAX_DIMS];
+        if (!sp) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        for (int32_t i = 0; i < ns; i++)
+            if (loom_array_is_nil(sp[i] = as_array(P, &v->items[i], b->var_pos[i], "a spacing")))
+                return false;
+        if (!get_axes(P, b, 2, true, &naxes, axes) || !get_int(P, b, 3, 1, &k)) return false;
+        int32_t m = naxes < 0 ? nd : naxes, order = k > 2 ? 3 : k < -1 ? -1 : (int32_t)k;
+        if (loom_gradient(ctx, a, ns, sp, naxes, axes, order, outs) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[0]);
+        if (m == 1) { /* NumPy: one axis gives its array, several a tuple */
+            *r = outs[0];
+        } else {
+            *r = NULL;
+            return array_tuple(P, m, outs, b->pos[0], out);
+        }
+    } else if (!strcmp(n, "unwrap")) {
+        loom_array_t *ar[2] = {NULL, NULL}; /* discont, period */
+        for (int s = 0; s < 2; s++)
+            if (b->given[1 + 2 * s] && b->v[1 + 2 * s].kind != V_NONE &&
+                loom_array_is_nil(ar[s] = as_array(P, &b->v[1 + 2 * s], b->pos[1 + 2 * s],
+                                                   s ? "period" : "discont")))
+                return false;
+        if (!get_int(P, b, 2, -1, &k)) return false;
+        *r = loom_unwrap(ctx, a, ar[0], AX32(k), ar[1]);
+    } else if (!strcmp(n, "bartlett") || !strcmp(n, "blackman") || !strcmp(n, "hamming") ||
+               !strcmp(n, "hanning") || !strcmp(n, "kaiser")) {
+        double m, beta = 0;
+        if (!get_real(P, b, 0, n, &m) || (n[0] == 'k' && !get_real(P, b, 1, n, &beta)))
+            return false;
+        *r = n[0] == 'k'              ? loom_kaiser(ctx, m, beta)
+             : !strcmp(n, "bartlett") ? loom_bartlett(ctx, m)
+             : n[0] == 'b'            ? loom_blackman(ctx, m)
+             : n[2] == 'm'            ? loom_hamming(ctx, m)
+                                      : loom_hanning(ctx, m);
     } else if (!strcmp(n, "tensordot")) {
         loom_array_t *c = as_array(P, &b->v[1], b->pos[1], "b");
         if (loom_array_is_nil(c)) return false;

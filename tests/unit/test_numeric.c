@@ -2,11 +2,11 @@
  * isposinf/isneginf, nanargmax/nanargmin, unstack, einsum, the Array API's concat,
  * matrix_transpose, tensordot and empty, numpy.linalg's norms, cross, multi_dot and
  * matrix_power, numpy.fft's helpers, convolve and correlate, interp, digitize, trapezoid,
- * polyval, vander, select, vdot, nanmedian, nanquantile, nanpercentile, split points, rolls over several axes, tensordot over axis
- * lists, and the new elementwise functions
- * (special functions, bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device,
- * against NumPy 2's (and scipy.special's) values, shapes and dtypes for the same expressions;
- * and their errors. */
+ * polyval, vander, select, vdot, nanmedian, nanquantile, nanpercentile, split points, rolls over
+ * several axes, tensordot over axis lists, gradient, unwrap, the window functions, the legacy
+ * np.poly* functions, roots and poly, and the new elementwise functions (special functions,
+ * bit-level float ops, gcd/lcm, logaddexp) on the CPU reference device, against NumPy 2's (and
+ * scipy.special's) values, shapes and dtypes for the same expressions; and their errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -403,7 +403,93 @@ static const check_value_case_t cases[] = {
     {"digitize(array([0.5, 2.0, 9.0]), array([1.0, 3.0, nan]))",
      1, {3}, 3, {0.0, 1.0, 2.0}, "int64"},
     {"digitize(array([0.5, 2.0, 9.0]), array([nan, 3.0, 1.0]))",
-     1, {3}, 3, {3.0, 2.0, 1.0}, "int64"},
+     1, {3}, 3, {3.0, 2.0, 1.0}, "int64"},    /* gradient, unwrap, the window functions, the legacy polynomial functions */
+    {"gradient(array([1.0, 2.0, 4.0, 7.0, 11.0]))",
+     1, {5}, 5, {1.0, 1.5, 2.5, 3.5, 4.0}, "float64"},
+    {"gradient(array([1, 4, 9, 16, 25], dtype=int8), 2.0)",
+     1, {5}, 5, {1.5, 2.0, 3.0, 4.0, 4.5}, "float64"},
+    {"gradient(array([1.0, 2.0, 4.0, 7.0, 11.0]), edge_order=2)",
+     1, {5}, 5, {0.5, 1.5, 2.5, 3.5, 4.5}, "float64"},
+    {"gradient(array([1.0, 2.0, 4.0, 7.0, 11.0]), array([0.0, 1.0, 1.5, 3.5, 4.0]))",
+     1, {5}, 5, {1.0, 2.9999999999999996, 3.5, 6.700000000000001, 8.0}, "float64"},
+    {"gradient(array([1.0, 2.0, 4.0, 7.0, 11.0]), array([0.0, 1.0, 1.5, 3.5, 4.0]), edge_order=2)",
+     1, {5}, 5, {-1.0, 2.9999999999999996, 3.5, 6.700000000000001, 9.299999999999997}, "float64"},
+    {"gradient(array([1.0, 2.0, 4.0], dtype=float32), 0.5)",
+     1, {3}, 3, {2.0, 3.0, 4.0}, "float32"},
+    {"gradient(arange(6.).reshape(2, 3) ** 2, axis=1)",
+     2, {2, 3}, 6, {1.0, 2.0, 3.0, 7.0, 8.0, 9.0}, "float64"},
+    {"a, b = gradient(arange(6.).reshape(2, 3) ** 2, 2, array([0, 1, 3])); b",
+     2, {2, 3}, 6, {1.0, 1.1666666666666665, 1.5, 7.0, 6.166666666666666, 4.5}, "float64"},
+    {"a, b = gradient(arange(6.).reshape(2, 3) ** 2, 2, array([0, 1, 3])); a",
+     2, {2, 3}, 6, {4.5, 7.5, 10.5, 4.5, 7.5, 10.5}, "float64"},
+    {"unwrap(array([0, 3, 7, 1]), period=4)",
+     1, {4}, 4, {0.0, -1.0, -1.0, -3.0}, "int64"},
+    {"unwrap(array([0, 3, 7, 1], dtype=int8), period=5)",
+     1, {4}, 4, {0.0, -2.0, -3.0, -4.0}, "int8"},
+    {"unwrap(array([0.0, 3.0, 7.0, 1.0]))",
+     1, {4}, 4, {0.0, 3.0, 0.7168146928204138, 1.0}, "float64"},
+    {"unwrap(array([0.0, 3.0, 7.0, 1.0], dtype=float32), discont=4.0)",
+     1, {4}, 4, {0.0, 3.0, 0.7168149948120117, 1.0000004768371582}, "float32"},
+    {"unwrap(array([[0.0, 4.0], [1.0, -5.0]]), axis=0)",
+     2, {2, 2}, 4, {0.0, 4.0, 1.0, 1.2831853071795862}, "float64"},
+    {"bartlett(5)",
+     1, {5}, 5, {0.0, 0.5, 1.0, 0.5, 0.0}, "float64"},
+    {"blackman(5)",
+     1, {5}, 5, {-1.3877787807814457e-17, 0.34, 0.9999999999999999, 0.34, -1.3877787807814457e-17}, "float64"},
+    {"hamming(4)",
+     1, {4}, 4, {0.08000000000000002, 0.7700000000000001, 0.7700000000000001, 0.08000000000000002}, "float64"},
+    {"hanning(5.5)",
+     1, {5}, 5, {0.0, 0.41317591116653485, 0.9698463103929542, 0.75, 0.11697777844051105}, "float64"},
+    {"hanning(1)",
+     1, {1}, 1, {1.0}, "float64"},
+    {"kaiser(5, 3.0)",
+     1, {5}, 5, {0.2048847564012536, 0.7269255302876366, 1.0, 0.7269255302876366, 0.2048847564012536}, "float64"},
+    {"polyder(array([1, 2, 3, 4]), 2)",
+     1, {2}, 2, {6.0, 4.0}, "int64"},
+    {"polyder(array([1.0, 2.0, 3.0], dtype=float32))",
+     1, {2}, 2, {2.0, 2.0}, "float64"},
+    {"polyint(array([1, 2, 3]))",
+     1, {4}, 4, {0.3333333333333333, 1.0, 3.0, 0.0}, "float64"},
+    {"polyint(array([1.0, 2.0, 3.0], dtype=float32), 2, k=[1, 2])",
+     1, {5}, 5, {0.08333333333333333, 0.3333333333333333, 1.5, 1.0, 2.0}, "float64"},
+    {"polyadd(array([1, 2], dtype=int8), array([1, 2, 3], dtype=float32))",
+     1, {3}, 3, {1.0, 3.0, 5.0}, "float32"},
+    {"polysub(array([1, 2], dtype=uint8), array([1, 2, 3], dtype=uint8))",
+     1, {3}, 3, {255.0, 255.0, 255.0}, "uint8"},
+    {"polymul(array([0, 1, 2]), array([1, 1]))",
+     1, {3}, 3, {1.0, 3.0, 2.0}, "int64"},
+    {"q, r = polydiv(array([1.0, 2.0, 3.0, 4.0]), array([1.0, 1.0])); q",
+     1, {3}, 3, {1.0, 1.0, 2.0}, "float64"},
+    {"q, r = polydiv(array([1.0, 2.0, 3.0, 4.0]), array([1.0, 1.0])); r",
+     1, {1}, 1, {2.0}, "float64"},
+    {"q, r = polydiv(array([1, 2, 3], dtype=float32), array([2, 1], dtype=float32)); r",
+     1, {1}, 1, {2.25}, "float32"},
+    {"q, r = polydiv(array([1, 2, 1]), array([1, 1])); r",
+     1, {1}, 1, {0.0}, "float64"},
+    {"q, r = polydiv(array([1, 2]), array([1, 1, 1])); q",
+     1, {1}, 1, {0.0}, "float64"},
+    {"polyfit(arange(5.0), arange(5.0) ** 2 + array([0.0, 0.5, 0.0, -0.5, 0.0]), 2)",
+     1, {3}, 3, {1.0000000000000004, -0.10000000000000409, 0.20000000000000204}, "float64"},
+    {"polyfit(arange(6.0), arange(6.0) * 2 + 1, 1, w=arange(1.0, 7.0))",
+     1, {2}, 2, {1.9999999999999993, 1.0}, "float64"},
+    {"c, res, rank, sv, rc = polyfit(arange(5.0), arange(5.0) ** 2 + array([0.0, 0.5, 0.0, -0.5, 0.0]), 1, full=True); res",
+     1, {1}, 1, {14.40000000000001}, "float64"},
+    {"c, res, rank, sv, rc = polyfit(arange(5.0), arange(5.0) ** 2, 1, full=True); rc",
+     0, {0}, 1, {1.1102230246251565e-15}, "float64"},
+    {"c, v = polyfit(arange(5.0), arange(5.0) ** 2 + array([0.0, 0.5, 0.0, -0.5, 0.0]), 1, cov=True); v",
+     2, {2, 2}, 4, {0.4800000000000008, -0.9600000000000015, -0.9600000000000016, 2.880000000000004}, "float64"},
+    {"real(roots(array([1, -3, 2])))",
+     1, {2}, 2, {2.0, 1.0}, "float64"},
+    {"roots(array([0, 0]))",
+     1, {0}, 0, {0}, "float64"},
+    {"roots(array([5, 0, 0]))",
+     1, {2}, 2, {0.0, 0.0}, "float64"},
+    {"poly(array([1, 2]))",
+     1, {3}, 3, {1.0, -3.0, 2.0}, "float64"},
+    {"poly(array([[1.0, 2.0], [3.0, 4.0]]))",
+     1, {3}, 3, {1.0, -5.0, -1.9999999999999998}, "float64"},
+    {"poly(array([1, 2], dtype=float32))",
+     1, {3}, 3, {1.0, -3.0, 2.0}, "float32"},
 };
 
 static void test_numeric_numpy_cases(void **state) {
@@ -469,6 +555,35 @@ static void test_numeric_errors(void **state) {
     check_expr_error(ctx, "tensordot(ones((2, 3)), ones((2, 3)), axes=([1], [0]))", "shape-mismatch");
     check_expr_error(ctx, "vander(ones((2, 2)))", "one-dimensional");
     check_expr_error(ctx, "fft.fftshift(array(2.0))", "0-d"); /* found by the conformance suite */
+    check_expr_error(ctx, "gradient(array([1.0]))", "too small");
+    check_expr_error(ctx, "gradient(array([1.0, 2.0]), edge_order=2)", "too small");
+    check_expr_error(ctx, "gradient(arange(4.0), edge_order=3)", "greater than 2");
+    check_expr_error(ctx, "gradient(ones((3, 4)), 1, 2, 3)", "invalid number of arguments");
+    check_expr_error(ctx, "gradient(ones((3, 4)), ones((2, 2)), 2)", "scalars or 1d");
+    check_expr_error(ctx, "gradient(ones((3, 4)), ones(2), 2)", "must match the length");
+    check_expr_error(ctx, "gradient(ones(3), axis=1)", "out of bounds");
+    check_expr_error(ctx, "gradient(ones((3, 3)), axis=(0, 0))", "repeated axis");
+    check_expr_error(ctx, "gradient(array([True, False, True]))", "bool");
+    check_expr_error(ctx, "unwrap(array(3.0))", "at least one dimensional");
+    check_expr_error(ctx, "hanning(nan)", "cannot compute length");
+    check_expr_error(ctx, "kaiser(5, 'a')", "real number");
+    check_expr_error(ctx, "polyder(array([1, 2]), -1)", "Order of derivative must be positive");
+    check_expr_error(ctx, "polyint(array([1, 2]), -1)", "Order of integral must be positive");
+    check_expr_error(ctx, "polyint(array([1.0, 2.0]), 3, k=[1, 2])", "k must be a scalar");
+    check_expr_error(ctx, "polyder(array(3.0))", "1-D");
+    check_expr_error(ctx, "polymul(ones((2, 2)), array([1]))", "1d only");
+    check_expr_error(ctx, "q, r = polydiv(array([]), array([0, 1]))", "out of bounds");
+    check_expr_error(ctx, "polyfit(arange(5), arange(5), -1)", "deg >= 0");
+    check_expr_error(ctx, "polyfit(ones((2, 2)), arange(5), 1)", "1D vector for x");
+    check_expr_error(ctx, "polyfit(ones(0), ones(0), 1)", "non-empty vector");
+    check_expr_error(ctx, "polyfit(arange(5), ones((5, 2, 2)), 1)", "1D or 2D");
+    check_expr_error(ctx, "polyfit(arange(5), ones(4), 1)", "same length");
+    check_expr_error(ctx, "polyfit(arange(5), ones(5), 1, w=ones((5, 1)))",
+                     "1-d array for weights");
+    check_expr_error(ctx, "c, v = polyfit(arange(2.0), ones(2), 1, cov=True)", "must exceed order");
+    check_expr_error(ctx, "roots(ones((2, 2)))", "rank-1");
+    check_expr_error(ctx, "roots(array([1, 0, 1], dtype=float16))", "float16");
+    check_expr_error(ctx, "poly(ones((0, 0)))", "non-empty square");
     loom_ctx_destroy(ctx);
 }
 
@@ -494,6 +609,33 @@ static void test_numeric_c_api(void **state) {
     double p1;
     assert_int_equal(loom_read(ctx, parts[1], &p1, sizeof p1), LOOM_STATUS_OK);
     assert_true(p1 == -0.375 && loom_array_ndim(parts[1]) == 0);
+    /* gradient along both axes: one result each, or none on an error */
+    double fv[6] = {0, 1, 4, 9, 16, 25}, gv[6];
+    loom_array_t *f = loom_from_host(ctx, LOOM_DTYPE_F64, 2, (int64_t[]){2, 3}, fv), *g[2];
+    loom_array_t *h = loom_weak_float(ctx, 0.5);
+    assert_int_equal(loom_gradient(ctx, f, 1, &h, -1, NULL, 1, g), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, g[1], gv, sizeof gv), LOOM_STATUS_OK);
+    assert_true(gv[0] == 2 && gv[1] == 4 && gv[2] == 6 && gv[3] == 14 && gv[5] == 18);
+    assert_int_equal(loom_read(ctx, g[0], gv, sizeof gv), LOOM_STATUS_OK);
+    assert_true(gv[0] == 18 && gv[4] == 30);
+    assert_int_equal(loom_gradient(ctx, f, 0, NULL, 1, (int32_t[]){2}, 1, g),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    /* polydiv: both results; polyfit_full: five */
+    double uv[4] = {1, 2, 3, 4}, vv[2] = {1, 1}, qv[3], rv;
+    loom_array_t *u = loom_from_host(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){4}, uv);
+    loom_array_t *v = loom_from_host(ctx, LOOM_DTYPE_F64, 1, (int64_t[]){2}, vv), *q, *r;
+    assert_int_equal(loom_polydiv(ctx, u, v, &q, &r), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, q, qv, sizeof qv), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, r, &rv, sizeof rv), LOOM_STATUS_OK);
+    assert_true(qv[0] == 1 && qv[1] == 1 && qv[2] == 2 && rv == 2);
+    loom_array_t *fit[5];
+    assert_int_equal(loom_polyfit_full(ctx, v, v, 0, NAN, NULL, fit), LOOM_STATUS_OK);
+    int32_t rank;
+    assert_int_equal(loom_read(ctx, fit[2], &rank, sizeof rank), LOOM_STATUS_OK);
+    assert_int_equal(rank, 1);
+    assert_true(loom_array_is_nil(loom_polyfit(ctx, u, v, 1, NAN, NULL)));
+    loom_ctx_clear_error(ctx);
     loom_ctx_destroy(ctx);
 }
 
