@@ -1097,6 +1097,14 @@ LOOM_API loom_array_t *loom_nancumprod(loom_ctx_t *ctx, loom_array_t *a, int32_t
  * finite b, or a == b (b taken as a float); bool of the broadcast shape. */
 LOOM_API loom_array_t *loom_isclose(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b, double rtol,
                                     double atol, int equal_nan);
+/* np.packbits(a, axis, bitorder): the elements of an integer or bool array as bits (nonzero:
+ * 1), 8 to a uint8 along axis (LOOM_AXIS_NONE: the flattened array), the last byte padded
+ * with zeros; little: the first element in the least significant bit. np.unpackbits(a, axis,
+ * count, bitorder): the bits of a uint8 array, 8 an element along axis; count (LOOM_NONE: all)
+ * keeps the first count bits, pads with zeros past them, or drops -count from the end. */
+LOOM_API loom_array_t *loom_packbits(loom_ctx_t *ctx, loom_array_t *a, int32_t axis, int little);
+LOOM_API loom_array_t *loom_unpackbits(loom_ctx_t *ctx, loom_array_t *a, int32_t axis,
+                                       int64_t count, int little);
 /* np.allclose: all(isclose(...)) as a 0-d bool array (NumPy returns a Python bool: the value
  * is read when used as one). np.array_equal(a, b, equal_nan): equal shapes and elements;
  * np.array_equiv(a, b): shapes that broadcast and equal elements; both 0-d bool, False (not an

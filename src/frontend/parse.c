@@ -1704,6 +1704,8 @@ static const func_t funcs[] = {
     {.name = "matvec", .kind = F_MANIP, .params = "x1,x2"},
     {.name = "vecmat", .kind = F_MANIP, .params = "x1,x2"},
     {.name = "sort_complex", .kind = F_MANIP, .params = "a"},
+    {.name = "packbits", .kind = F_MANIP, .params = "a,axis?,bitorder?"},
+    {.name = "unpackbits", .kind = F_MANIP, .params = "a,axis?,count?,bitorder?"},
     {.name = "cumulative_sum", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
     {.name = "cumulative_prod", .kind = F_MANIP, .params = "x,axis?,dtype?,out?,include_initial?"},
     {.name = "nancumsum", .kind = F_MANIP, .params = "a,axis?,dtype?,out?"},
@@ -2984,6 +2986,20 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         *r = n[0] == 'm' ? loom_matvec(ctx, a, c) : loom_vecmat(ctx, a, c);
     } else if (!strcmp(n, "sort_complex")) {
         *r = loom_sort_complex(ctx, a);
+    } else if (!strcmp(n, "packbits") || !strcmp(n, "unpackbits")) {
+        bool pack = n[0] == 'p';
+        int64_t count = LOOM_NONE;
+        static const char *const orders[] = {"big", "little"};
+        int oslot = slot_of(b, "bitorder");
+        int little = choice_arg(P, b, oslot, orders, 2, 0);
+        if (little < 0)
+            return perr(P, b->pos[oslot], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: 'order' must be either 'little' or 'big'", n);
+        if (!get_axes(P, b, 1, false, &naxes, axes)) return false;
+        if (!pack && b->given[2] && b->v[2].kind != V_NONE && !get_int(P, b, 2, 0, &count))
+            return false;
+        int32_t ax = naxes < 0 ? LOOM_AXIS_NONE : axes[0];
+        *r = pack ? loom_packbits(ctx, a, ax, little) : loom_unpackbits(ctx, a, ax, count, little);
     } else if (!strcmp(n, "nan_to_num")) {
         double nv, pv, mv;
         if (!get_number(P, b, 2, 0, &nv) || !get_number(P, b, 3, NAN, &pv) ||
