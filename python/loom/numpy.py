@@ -37,7 +37,7 @@ _OWN = {"finfo", "iinfo", "result_type", "can_cast", "isdtype"}  # Python object
 # integer-valued array (a 0-d loom array) through operator.index, where elsewhere a list is an
 # array-like. (The Array API's `ones([n])`, and scikit-learn's counts as 0-d arrays.)
 _SHAPE_LIKE = {"shape", "newshape", "axes", "axis", "s", "reps", "source", "destination", "n",
-               "N", "M", "k", "num"}
+               "N", "M", "k", "num", "new_shape"}
 
 
 def _shape_like(v, name=None):

@@ -121,7 +121,8 @@ typedef enum vkind {
     V_DTYPE,
     V_TUPLE,
     V_ELLIPSIS,
-    V_INFO /* np.finfo / np.iinfo of dtype (its attributes: apply_attr) */
+    V_INFO, /* np.finfo / np.iinfo of dtype (its attributes: apply_attr) */
+    V_SLICE /* Python's slice(start, stop, step): items, 3 ints or None (insert, delete) */
 } vkind_t;
 
 typedef struct value {
@@ -1042,6 +1043,8 @@ static const char *kind_text(const value_t *v) {
             return "Ellipsis";
         case V_INFO:
             return "a finfo or iinfo";
+        case V_SLICE:
+            return "a slice";
     }
     return "?";
 }
@@ -1394,6 +1397,7 @@ typedef enum fkind {
     F_RAVEL,
     F_MANIP, /* manip.c's functions, told apart by name */
     F_JOIN, /* concatenate, stack: a tuple of arrays and an axis */
+    F_ARRANGE, /* arrange.c's functions (hstack, block, insert, ...), told apart by name */
     F_TAKE,
     F_TAKE_ALONG,
     F_COUNT_NZ, /* count_nonzero */
@@ -1681,6 +1685,25 @@ static const func_t funcs[] = {
     {.name = "concatenate", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "concat", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "stack", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_stack},
+    {.name = "hstack", .kind = F_ARRANGE, .params = "tup,dtype?,casting?"},
+    {.name = "vstack", .kind = F_ARRANGE, .params = "tup,dtype?,casting?"},
+    {.name = "dstack", .kind = F_ARRANGE, .params = "tup"},
+    {.name = "column_stack", .kind = F_ARRANGE, .params = "tup"},
+    {.name = "block", .kind = F_ARRANGE, .params = "arrays"},
+    {.name = "hsplit", .kind = F_ARRANGE, .params = "ary,indices_or_sections"},
+    {.name = "vsplit", .kind = F_ARRANGE, .params = "ary,indices_or_sections"},
+    {.name = "dsplit", .kind = F_ARRANGE, .params = "ary,indices_or_sections"},
+    {.name = "fliplr", .kind = F_ARRANGE, .params = "m"},
+    {.name = "flipud", .kind = F_ARRANGE, .params = "m"},
+    {.name = "rollaxis", .kind = F_ARRANGE, .params = "a,axis,start?"},
+    {.name = "append", .kind = F_ARRANGE, .params = "arr,values,axis?"},
+    {.name = "insert", .kind = F_ARRANGE, .params = "arr,obj,values,axis?"},
+    {.name = "delete", .kind = F_ARRANGE, .params = "arr,obj,axis?"},
+    {.name = "resize", .kind = F_ARRANGE, .params = "a,new_shape"},
+    {.name = "trim_zeros", .kind = F_ARRANGE, .params = "filt,trim?,axis?"},
+    {.name = "diagflat", .kind = F_ARRANGE, .params = "v,k?"},
+    {.name = "identity", .kind = F_ARRANGE, .params = "n,dtype?"},
+    {.name = "slice", .kind = F_ARRANGE, .params = "start,stop?,step?"},
     /* Gathers */
     {.name = "take", .kind = F_TAKE, .params = "a,indices,axis?,out?,mode?", .method = true},
     {.name = "take_along_axis", .kind = F_TAKE_ALONG, .params = "arr,indices,axis?"},
@@ -2951,6 +2974,295 @@ static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array
     return true;
 }
 
+/* The nested lists of np.block: their depth (that of the first item, checked against the
+ * others with NumPy's message), the lengths in pre-order and the arrays at the leaves. */
+typedef struct block_args {
+    int32_t depth, nlists, n, cap_lists, cap_arrays;
+    int32_t *lens;
+    loom_array_t **arrays;
+    int32_t path[LOOM_MAX_DIMS + 1];
+} block_args_t;
+
+static void block_where(const block_args_t *k, int32_t level, char *out, size_t cap) {
+    size_t at = (size_t)snprintf(out, cap, "arrays");
+    for (int32_t i = 0; i < level && at < cap; i++)
+        at += (size_t)snprintf(out + at, cap - at, "[%d]", (int)k->path[i]);
+}
+
+static bool block_collect(parser_t *P, block_args_t *k, const value_t *v, int32_t level,
+                          int32_t pos) {
+    if (v->kind != V_TUPLE) { /* an array at this depth */
+        if (k->depth < 0) k->depth = level;
+        if (level != k->depth) {
+            char where[160];
+            block_where(k, level, where, sizeof where);
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "block: List depths are mismatched. First element was at depth %d, but "
+                        "there is an element at depth %d (%s)",
+                        (int)k->depth, (int)level, where);
+        }
+        if (k->n == k->cap_arrays) {
+            k->cap_arrays = 2 * k->cap_arrays + 8;
+            loom_array_t **a = base_arena_alloc(&P->arena, (size_t)k->cap_arrays, sizeof *a);
+            if (!a) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            if (k->n) memcpy(a, k->arrays, (size_t)k->n * sizeof *a);
+            k->arrays = a;
+        }
+        loom_array_t *a = arg_array(P, v, pos);
+        if (loom_array_is_nil(a)) return false;
+        k->arrays[k->n++] = a;
+        return true;
+    }
+    if (level >= LOOM_MAX_DIMS)
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "block: lists nested %d deep (loom allows at most %d)", (int)level + 1,
+                    LOOM_MAX_DIMS);
+    if (v->n == 0) { /* NumPy names the empty list before looking deeper */
+        char where[160];
+        block_where(k, level, where, sizeof where);
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "block: List at %s cannot be empty",
+                    where);
+    }
+    if (k->depth >= 0 && level >= k->depth) {
+        char where[160];
+        k->path[level] = 0;
+        block_where(k, level + 1, where, sizeof where);
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "block: List depths are mismatched. First element was at depth %d, but "
+                    "there is an element at depth %d (%s)",
+                    (int)k->depth, (int)level + 1, where);
+    }
+    if (k->nlists == k->cap_lists) {
+        k->cap_lists = 2 * k->cap_lists + 8;
+        int32_t *l = base_arena_alloc(&P->arena, (size_t)k->cap_lists, sizeof *l);
+        if (!l) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (k->nlists) memcpy(l, k->lens, (size_t)k->nlists * sizeof *l);
+        k->lens = l;
+    }
+    k->lens[k->nlists++] = v->n;
+    for (int32_t i = 0; i < v->n; i++) {
+        k->path[level] = i;
+        if (!block_collect(P, k, &v->items[i], level + 1, pos)) return false;
+    }
+    return true;
+}
+
+/* A slice argument's bound: None (LOOM_NONE) or an int. */
+static bool slice_arg_bound(parser_t *P, const value_t *v, int32_t pos, int64_t *out) {
+    if (v->kind == V_NONE) {
+        *out = LOOM_NONE;
+        return true;
+    }
+    if (v->kind != V_INT && v->kind != V_BOOL)
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "slice indices must be integers or None, not %s", kind_text(v));
+    *out = v->i > INT64_MAX ? INT64_MAX : v->i <= INT64_MIN ? INT64_MIN + 1 : (int64_t)v->i;
+    return true;
+}
+
+/* The functions of arrange.c (F_ARRANGE), by name: the result in *r, or a tuple or a slice in
+ * *out with *r NULL. */
+static bool arrange_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
+                         value_t *out) {
+    loom_ctx_t *ctx = P->ctx;
+    const char *n = f->name;
+    *r = NULL;
+    if (!strcmp(n, "slice")) { /* slice(stop) or slice(start, stop[, step]) */
+        value_t *items = base_arena_alloc(&P->arena, 3, sizeof *items);
+        if (!items) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        int64_t dummy;
+        for (int i = 0; i < 3; i++) {
+            items[i] = b->given[i] ? b->v[i] : (value_t){.kind = V_NONE};
+            if (!slice_arg_bound(P, &items[i], b->pos[i], &dummy)) return false;
+        }
+        if (!b->given[1]) { /* one argument: the stop */
+            items[1] = items[0];
+            items[0] = (value_t){.kind = V_NONE};
+        }
+        *out = (value_t){.kind = V_SLICE, .items = items, .n = 3};
+        return true;
+    }
+    if (!strcmp(n, "identity")) {
+        int64_t m;
+        loom_dtype_t d;
+        if (!get_int(P, b, 0, 0, &m) || !get_dtype(P, b, 1, LOOM_DTYPE_F64, &d)) return false;
+        *r = loom_identity(ctx, m, d);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
+    if (!strcmp(n, "block")) {
+        block_args_t k = {.depth = -1};
+        if (!block_collect(P, &k, &b->v[0], 0, b->pos[0])) return false;
+        *r = loom_block(ctx, k.depth, k.nlists, k.lens, k.n, k.arrays);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
+    if (strstr(n, "stack")) { /* hstack, vstack, dstack, column_stack: a tuple of arrays */
+        const value_t *v = &b->v[0];
+        if (v->kind != V_TUPLE)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: arrays must be a tuple or list of arrays, not %s", n, kind_text(v));
+        if (v->n == 0)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "need at least one array to concatenate");
+        loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)v->n, sizeof *xs);
+        if (!xs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        /* NumPy 2's dtype= and casting= of hstack and vstack: each array cast first */
+        static const char *const castings[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+        int dt = -1, casting = LOOM_CASTING_SAME_KIND;
+        if (n[0] == 'h' || n[0] == 'v') {
+            loom_dtype_t d;
+            if (b->given[1] && b->v[1].kind != V_NONE) {
+                if (!get_dtype(P, b, 1, 0, &d)) return false;
+                dt = (int)d;
+            }
+            casting = choice_arg(P, b, 2, castings, 5, LOOM_CASTING_SAME_KIND);
+            if (casting < 0)
+                return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                            "'unsafe'",
+                            n);
+        }
+        for (int32_t i = 0; i < v->n; i++) {
+            if (loom_array_is_nil(xs[i] = arg_array(P, &v->items[i], b->pos[0]))) return false;
+            loom_dtype_t from = loom_array_dtype(xs[i]);
+            if (dt < 0) continue;
+            if (loom_can_cast(from, (loom_dtype_t)dt, (loom_casting_t)casting) != 1)
+                return perr(P, b->pos[1], LOOM_STATUS_DTYPE_ERROR,
+                            "%s: Cannot cast array data from dtype('%s') to dtype('%s') according "
+                            "to the rule '%s'",
+                            n, loom_dtype_name(from), loom_dtype_name((loom_dtype_t)dt),
+                            castings[casting]);
+            xs[i] = loom_astype(ctx, xs[i], (loom_dtype_t)dt);
+        }
+        *r = (n[0] == 'h'   ? loom_hstack
+              : n[0] == 'v' ? loom_vstack
+              : n[0] == 'd' ? loom_dstack
+                            : loom_column_stack)(ctx, v->n, xs);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
+    loom_array_t *a = arg_array(P, &b->v[0], b->pos[0]);
+    if (loom_array_is_nil(a)) return false;
+    int64_t k = 0;
+    int32_t naxes, axes[LOOM_MAX_DIMS];
+    if (strstr(n, "split")) {
+        const value_t *v = &b->v[1];
+        int32_t m;
+        int64_t *at = NULL;
+        loom_status_t (*split)(loom_ctx_t *, loom_array_t *, int32_t, const int64_t *,
+                               loom_array_t **) = n[0] == 'h'   ? loom_hsplit
+                                                  : n[0] == 'v' ? loom_vsplit
+                                                                : loom_dsplit;
+        if (v->kind == V_TUPLE) { /* split points */
+            if (v->n > 4095)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: at most 4095 split points", n);
+            at = base_arena_alloc(&P->arena, (size_t)(v->n ? v->n : 1), sizeof *at);
+            if (!at) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            for (int32_t i = 0; i < v->n; i++) {
+                if (v->items[i].kind != V_INT || v->items[i].i < INT64_MIN ||
+                    v->items[i].i > INT64_MAX)
+                    return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: split points must be integers", n);
+                at[i] = (int64_t)v->items[i].i;
+            }
+            m = v->n;
+        } else {
+            if (v->kind != V_INT)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: indices_or_sections must be a number of sections or a list of "
+                            "split points",
+                            n);
+            if (!get_int(P, b, 1, 1, &k)) return false;
+            if (k <= 0 || k > 4096)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: number sections must be in 1..4096 (%lld)", n, (long long)k);
+            m = (int32_t)k;
+        }
+        int32_t nout = at ? m + 1 : m;
+        loom_array_t **outs = base_arena_alloc(&P->arena, (size_t)nout, sizeof *outs);
+        if (!outs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (split(ctx, a, m, at, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        return array_tuple(P, nout, outs, b->pos[0], out);
+    }
+    if (!strcmp(n, "fliplr") || !strcmp(n, "flipud")) {
+        *r = (n[4] == 'l' ? loom_fliplr : loom_flipud)(ctx, a);
+    } else if (!strcmp(n, "rollaxis")) {
+        int32_t ax, start = 0;
+        if (!axis_value(P, &b->v[1], b->pos[1], "axis", &ax) ||
+            (b->given[2] && !axis_value(P, &b->v[2], b->pos[2], "start", &start)))
+            return false;
+        *r = loom_rollaxis(ctx, a, ax, start);
+    } else if (!strcmp(n, "append") || !strcmp(n, "insert") || !strcmp(n, "delete")) {
+        int vslot = n[0] == 'd' ? -1 : n[0] == 'a' ? 1 : 2, aslot = n[0] == 'i' ? 3 : 2;
+        loom_array_t *vals = NULL;
+        if (vslot >= 0 && loom_array_is_nil(vals = arg_array(P, &b->v[vslot], b->pos[vslot])))
+            return false;
+        if (!get_axes(P, b, aslot, false, &naxes, axes)) return false;
+        int32_t axis = naxes < 0 ? LOOM_AXIS_NONE : axes[0];
+        if (n[0] == 'a') {
+            *r = loom_append(ctx, a, vals, axis);
+        } else if (b->v[1].kind == V_SLICE) {
+            int64_t s[3];
+            for (int i = 0; i < 3; i++)
+                if (!slice_arg_bound(P, &b->v[1].items[i], b->pos[1], &s[i])) return false;
+            if (s[2] == 0)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "slice step cannot be zero");
+            *r = n[0] == 'i' ? loom_insert_slice(ctx, a, s[0], s[1], s[2], vals, axis)
+                             : loom_delete_slice(ctx, a, s[0], s[1], s[2], axis);
+        } else if (b->v[1].kind == V_INT) { /* one index: no sync (bool: an array, as NumPy) */
+            if (!get_int(P, b, 1, 0, &k)) return false;
+            *r = n[0] == 'i' ? loom_insert_index(ctx, a, k, vals, axis)
+                             : loom_delete_index(ctx, a, k, axis);
+        } else if (b->v[1].kind == V_FLOAT) {
+            return perr(P, b->pos[1], LOOM_STATUS_INDEX_ERROR,
+                        "%s: arrays used as indices must be of integer (or boolean) type", n);
+        } else {
+            /* a list: NumPy's np.array(obj) (an empty one as intp) */
+            const value_t *o = &b->v[1];
+            loom_array_t *obj = o->kind == V_TUPLE && o->n == 0
+                                    ? loom_zeros(ctx, LOOM_DTYPE_I64, 1, (int64_t[1]){0})
+                                    : arg_array(P, o, b->pos[1]);
+            if (loom_array_is_nil(obj)) return false;
+            *r =
+                n[0] == 'i' ? loom_insert(ctx, a, obj, vals, axis) : loom_delete(ctx, a, obj, axis);
+        }
+    } else if (!strcmp(n, "resize")) {
+        int32_t nd;
+        int64_t shape[LOOM_MAX_DIMS];
+        if (!get_shape(P, b, 1, &nd, shape)) return false;
+        *r = loom_resize(ctx, a, nd, shape);
+    } else if (!strcmp(n, "trim_zeros")) {
+        int trim = LOOM_TRIM_FRONT | LOOM_TRIM_BACK;
+        if (b->given[1]) {
+            const value_t *t = &b->v[1];
+            trim = 0;
+            for (int32_t i = 0; t->kind == V_STR && i < t->tlen && trim >= 0; i++) {
+                char c = P->src[t->tpos + i];
+                trim |= c == 'f' || c == 'F'   ? LOOM_TRIM_FRONT
+                        : c == 'b' || c == 'B' ? LOOM_TRIM_BACK
+                                               : -64;
+            }
+            /* NumPy accepts exactly 'fb', 'bf', 'f' and 'b' (any case) */
+            if (t->kind != V_STR || trim <= 0 || t->tlen > 2 ||
+                (t->tlen == 2 && trim != (LOOM_TRIM_FRONT | LOOM_TRIM_BACK)))
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "trim_zeros: unexpected character(s) in `trim`: '%.*s'",
+                            t->kind == V_STR ? (int)(t->tlen > 40 ? 40 : t->tlen) : 0,
+                            P->src + (t->kind == V_STR ? t->tpos : 0));
+        }
+        if (!get_axes(P, b, 2, true, &naxes, axes)) return false;
+        *r = loom_trim_zeros(ctx, a, trim, naxes < 0 ? 0 : naxes, naxes < 0 ? NULL : axes);
+    } else { /* diagflat */
+        if (!get_int(P, b, 1, 0, &k)) return false;
+        *r = loom_diagflat(ctx, a, k);
+    }
+    if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+    return true;
+}
+
 /* f on its bound arguments; fpos is the call's caret. Not inlined into call_func: its locals
  * would then be on the stack while bind evaluates arguments, once per level of nesting. */
 __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, int32_t fpos,
@@ -3051,6 +3363,10 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             break;
         case F_JOIN:
             if (!join_call(P, f, b, &r)) return false;
+            break;
+        case F_ARRANGE:
+            if (!arrange_call(P, f, b, &r, out)) return false;
+            if (!r) return true; /* a tuple or a slice, in *out */
             break;
         case F_COUNT_NZ: {
             int32_t naxes, axes[LOOM_MAX_DIMS];
