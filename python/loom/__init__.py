@@ -52,8 +52,10 @@ _EXC = {"INVALID_ARGUMENT": ValueError, "SHAPE_MISMATCH": ValueError, "DTYPE_ERR
         "INDEX_ERROR": IndexError, "LINALG_ERROR": LinAlgError}
 
 
-# the library's message for an axis past an array's dimensions (fe_axis and its like)
-_AXIS_MSG = _re.compile(r"axis -?\d+ is out of bounds for array of dimension \d+")
+# the library's message for an axis past an array's dimensions (fe_axis and its like, and
+# rollaxis's start)
+_AXIS_MSG = _re.compile(r"axis -?\d+ is out of bounds for array of dimension \d+|"
+                        r"'start' arg requires")
 
 
 def _raise(ctx_p, status):
@@ -748,12 +750,18 @@ class _Binder:
         if isinstance(v, tuple):
             return "(" + "".join(self.lit(x) + ", " for x in v) + ")"
         if isinstance(v, list):
-            if _holds_loom(v):  # (np.block's nested lists of arrays, too)
-                return "[" + ", ".join(self.lit(x) for x in v) + "]"
+            if _holds_loom(v):  # (np.block's nested lists of arrays, too: lists stay lists)
+                return "[" + ", ".join(self.lit(x) if not isinstance(x, list) or _holds_loom(x)
+                                       else self.lists(x) for x in v) + "]"
             return self.bind(asarray(v, ctx=self.ctx or get_context()))
         if isinstance(v, _np.ndarray):
             return self.bind(asarray(v, ctx=self.ctx or get_context()))
         raise TypeError("loom: cannot pass %s (%r) to loom" % (type(v).__name__, v))
+
+    def lists(self, v):
+        """A list inside a list of loom arrays: written as a list, its lists too."""
+        return "[" + ", ".join(self.lists(x) if isinstance(x, list) else self.lit(x)
+                               for x in v) + "]"
 
     def arg(self, v):
         """A call's argument: lit, but a slice is Python's slice(start, stop, step) there."""

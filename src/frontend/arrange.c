@@ -309,7 +309,6 @@ static loom_array_t *insert_many(loom_ctx_t *ctx, loom_array_t *arr, loom_array_
                                  loom_array_t *values, int32_t ax) {
     const char *fn = "insert";
     int64_t n = arr->shape[ax], m = idx->shape[0], total, shape[LOOM_MAX_DIMS];
-    if (m == 0) return fe_scope_adopt(ctx, arr);
     if (__builtin_add_overflow(n, m, &total)) {
         fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: the result is too long", fn);
         return &ctx->nil;
@@ -317,6 +316,8 @@ static loom_array_t *insert_many(loom_ctx_t *ctx, loom_array_t *arr, loom_array_
     with_extent(arr, ax, m, shape);
     loom_array_t *v = loom_broadcast_to(ctx, loom_astype(ctx, values, (loom_dtype_t)arr->dtype),
                                         arr->ndim, shape);
+    if (m == 0 || (v->flags & FE_NIL)) /* (values must fit even an empty selection) */
+        return v->flags & FE_NIL ? v : fe_scope_adopt(ctx, arr);
     loom_array_t *zero = fe_i64(ctx, 0);
     idx = loom_where(ctx, loom_less(ctx, idx, zero), loom_add(ctx, idx, fe_i64(ctx, n)), idx);
     loom_array_t *rank = loom_argsort(ctx, loom_argsort(ctx, idx, 0), 0);
@@ -352,7 +353,7 @@ LOOM_API loom_array_t *loom_insert(loom_ctx_t *ctx, loom_array_t *arr, loom_arra
             return &ctx->nil;
         }
         idx = loom_flatnonzero(ctx, obj);
-    } else if (!ir_is_int((loom_dtype_t)obj->dtype)) {
+    } else if (!ir_is_int((loom_dtype_t)obj->dtype) && fe_size(obj) > 0) {
         fe_error(ctx, LOOM_STATUS_INDEX_ERROR,
                  "%s: arrays used as indices must be of integer (or boolean) type, not %s", fn,
                  loom_dtype_name((loom_dtype_t)obj->dtype));

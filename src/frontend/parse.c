@@ -3099,6 +3099,19 @@ static bool arrange_call(parser_t *P, const func_t *f, const bound_t *b, loom_ar
     }
     if (strstr(n, "stack")) { /* hstack, vstack, dstack, column_stack: a tuple of arrays */
         const value_t *v = &b->v[0];
+        value_t rows; /* an array: NumPy iterates over its first axis */
+        if (v->kind == V_ARRAY) {
+            int32_t nd = loom_array_ndim(v->a);
+            int64_t m = nd ? loom_array_dim(v->a, 0) : 0;
+            if (nd == 0 || m > 4096)
+                return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "%s: %s", n,
+                            nd ? "at most 4096 arrays" : "iteration over a 0-d array");
+            loom_array_t **outs = base_arena_alloc(&P->arena, (size_t)(m ? m : 1), sizeof *outs);
+            if (!outs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            if (loom_unstack(ctx, v->a, 0, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+            if (!array_tuple(P, (int32_t)m, outs, b->pos[0], &rows)) return false;
+            v = &rows;
+        }
         if (v->kind != V_TUPLE)
             return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
                         "%s: arrays must be a tuple or list of arrays, not %s", n, kind_text(v));
