@@ -758,16 +758,32 @@ LOOM_API loom_status_t loom_broadcast_arrays(loom_ctx_t *ctx, int32_t n, loom_ar
 LOOM_API loom_array_t *loom_ediff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *to_begin,
                                     loom_array_t *to_end);
 /* np.pad(a, pad_width, mode, constant_values): widths holds (before, after) for each axis;
- * the modes that copy or mirror the array (numbers for constant). */
+ * value is constant's constant_values and linear_ramp's end_values on every side. The
+ * statistic modes use whole axes; 'empty' pads with zeros (loom has no uninitialised memory).
+ * Axes are padded in order, each over the ones padded before it, as NumPy's. */
 typedef enum loom_pad_mode {
     LOOM_PAD_CONSTANT,
     LOOM_PAD_EDGE,
     LOOM_PAD_REFLECT,
     LOOM_PAD_SYMMETRIC,
-    LOOM_PAD_WRAP
+    LOOM_PAD_WRAP,
+    LOOM_PAD_MAXIMUM,
+    LOOM_PAD_MINIMUM,
+    LOOM_PAD_MEAN,
+    LOOM_PAD_MEDIAN,
+    LOOM_PAD_LINEAR_RAMP,
+    LOOM_PAD_EMPTY
 } loom_pad_mode_t;
 LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
                                 loom_pad_mode_t mode, double value);
+/* loom_pad with NumPy's per-axis options: values (before, after) for each axis (NULL: 0) are
+ * constant_values or end_values; stat_length (before, after) for each axis (NULL, or an entry
+ * -1: the whole axis; longer ones are clipped to it) for maximum, minimum, mean and median (a
+ * mean or median of integers rounded half to even); odd nonzero: reflect_type='odd' for reflect
+ * and symmetric (2 edge - the mirrored value). */
+LOOM_API loom_array_t *loom_pad_ex(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
+                                   loom_pad_mode_t mode, const double *values,
+                                   const int64_t *stat_length, int odd);
 /* np.concatenate(arrays, axis): n >= 1 arrays of equal ndim (not 0-d) whose extents agree off
  * the axis; the dtype is their np.result_type. LOOM_AXIS_NONE joins the flattened arrays. */
 LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,

@@ -40,7 +40,7 @@ _SYNTAX = {"slice": _builtins.slice}
 # array-like. (The Array API's `ones([n])`, and scikit-learn's counts as 0-d arrays.)
 _SHAPE_LIKE = {"shape", "newshape", "axes", "axis", "s", "reps", "source", "destination", "n",
                "N", "M", "k", "num", "new_shape",
-               "indices_or_sections"}
+               "indices_or_sections", "pad_width", "stat_length"}
 
 
 def _shape_like(v, name=None):

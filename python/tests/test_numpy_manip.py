@@ -20,13 +20,18 @@ def cpu_context():
         yield ctx
 
 
-def check(got, want):
+def check(got, want, rtol=0):
+    """Equal values (these functions move values; pad's mean, median and ramps compute, to
+    within rtol)."""
     assert isinstance(got, loom.ndarray)
     g = np.asarray(got)
     want = np.asarray(want)
     assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, g.dtype, want.shape,
                                                              want.dtype)
-    np.testing.assert_array_equal(g, want)  # (these functions move values, never compute)
+    if rtol and want.dtype.kind in "fc":
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(g, want)
 
 
 def sample(shape, dtype="float64"):
@@ -254,3 +259,60 @@ def test_diagflat_identity(dtype):
     check(lnp.identity(3), np.identity(3))
     with pytest.raises(ValueError):
         lnp.identity(-1)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint8", "float32", "float64"])
+@pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median", "linear_ramp"])
+def test_pad_modes(dtype, mode):
+    a = sample((3, 4), dtype)
+    x = lnp.asarray(a)
+    for width in (2, (1, 3), ((2, 0), (1, 5))):
+        check(lnp.pad(x, width, mode=mode), np.pad(a, width, mode=mode), rtol=1e-6)
+    if mode == "linear_ramp":
+        for ev in (5, (2, -3), ((1, 2), (3, 4))):
+            check(lnp.pad(x, ((2, 3), (4, 1)), mode=mode, end_values=ev),
+                  np.pad(a, ((2, 3), (4, 1)), mode=mode, end_values=ev), rtol=1e-6)
+    else:
+        for sl in (1, (2, 3), ((1, 2), (7, 3)), None):
+            check(lnp.pad(x, ((2, 3), (4, 1)), mode=mode, stat_length=sl),
+                  np.pad(a, ((2, 3), (4, 1)), mode=mode, stat_length=sl), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float64", "complex64"])
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_odd(dtype, mode):
+    for shape in ((1,), (2,), (3, 4)):
+        a = sample(shape, dtype)
+        for width in (1, (7, 9), 11):
+            # (NumPy reflects chunk by chunk; loom adds whole periods' steps: the last bits)
+            check(lnp.pad(lnp.asarray(a), width, mode=mode, reflect_type="odd"),
+                  np.pad(a, width, mode=mode, reflect_type="odd"), rtol=1e-6)
+
+
+def test_pad_constant_pairs_and_empty():
+    a = sample((2, 3), "int32")
+    x = lnp.asarray(a)
+    for cv in ((7, -1), ((1, 2), (3, 4)), ((5,),), [[1, 2], [3, 4]]):
+        check(lnp.pad(x, ((1, 2), (3, 1)), constant_values=cv),
+              np.pad(a, ((1, 2), (3, 1)), constant_values=cv))
+    e = np.zeros((0, 2))
+    check(lnp.pad(lnp.asarray(e), ((1, 2), (0, 1)), constant_values=((1, 2), (3, 4))),
+          np.pad(e, ((1, 2), (0, 1)), constant_values=((1, 2), (3, 4))))
+    got = np.asarray(lnp.pad(x, (1, 2), mode="empty"))  # the padding's values are undefined
+    assert got.shape == (5, 6) and got.dtype == a.dtype
+    np.testing.assert_array_equal(got[1:3, 1:4], a)
+    assert lnp.pad(lnp.asarray(e), 1, mode="empty").shape == (2, 4)
+
+
+def test_pad_errors():
+    x = lnp.arange(3)
+    with pytest.raises(ValueError, match="not supported"):
+        lnp.pad(x, 1, mode="average")
+    with pytest.raises(ValueError, match="unsupported keyword arguments"):
+        lnp.pad(x, 1, mode="edge", stat_length=2)
+    with pytest.raises(ValueError, match="stat_length of 0"):
+        lnp.pad(x, 1, mode="minimum", stat_length=0)
+    with pytest.raises(ValueError, match="negative"):
+        lnp.pad(x, 1, mode="mean", stat_length=-2)
+    with pytest.raises(ValueError, match="can't extend empty axis"):
+        lnp.pad(lnp.zeros((0, 2)), 1, mode="median")

@@ -1633,7 +1633,9 @@ static const func_t funcs[] = {
     {.name = "finfo", .kind = F_MANIP, .params = "dtype"},
     {.name = "iinfo", .kind = F_MANIP, .params = "int_type"},
     {.name = "result_type", .kind = F_MANIP, .params = "a1,a2?,a3?,a4?"},
-    {.name = "pad", .kind = F_MANIP, .params = "array,pad_width,mode?,constant_values?"},
+    {.name = "pad",
+     .kind = F_MANIP,
+     .params = "array,pad_width,mode?,constant_values?,end_values?,stat_length?,reflect_type?"},
     {.name = "ediff1d", .kind = F_MANIP, .params = "ary,to_end?,to_begin?"},
     {.name = "tri", .kind = F_MANIP, .params = "N,M?,k?,dtype?"},
     {.name = "indices", .kind = F_MANIP, .params = "dimensions,dtype?,sparse?"},
@@ -2265,6 +2267,68 @@ static bool tol_array(parser_t *P, const bound_t *b, int k, loom_array_t **t) {
     return !loom_array_is_nil(*t);
 }
 
+/* np.pad's _as_pairs: a number, (both,), (before, after), ((before, after),) or one pair for
+ * each of nd axes (tuples, lists or an array: NumPy's broadcast to (nd, 2)) into out[2 nd];
+ * as_index: rounded to integers, none negative (stat_length). */
+static bool pad_pairs(parser_t *P, const bound_t *b, int slot, int32_t nd, bool as_index,
+                      double *out) {
+    const value_t *v = &b->v[slot];
+    double x[2 * LOOM_MAX_DIMS];
+    int32_t rows = 0, cols = 0, dims = 0;
+    if (v->kind == V_ARRAY) {
+        loom_array_t *a = v->a;
+        dims = loom_array_ndim(a);
+        rows = dims == 2 ? (int32_t)loom_array_dim(a, 0) : 1;
+        cols = dims == 0 ? 1 : (int32_t)loom_array_dim(a, dims - 1);
+        if (dims > 2 || ir_is_complex(loom_array_dtype(a)) || rows * cols > 2 * LOOM_MAX_DIMS ||
+            rows * cols < 1)
+            goto bad;
+        if (loom_read(P->ctx, loom_astype(P->ctx, a, LOOM_DTYPE_F64), x,
+                      sizeof *x * (size_t)(rows * cols)) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[slot]);
+    } else if (is_num(v)) {
+        rows = cols = 1;
+        x[0] = num_f(v);
+    } else if (v->kind == V_TUPLE && v->n >= 1 && v->n <= 2 * LOOM_MAX_DIMS) {
+        bool nested = v->items[0].kind == V_TUPLE;
+        dims = nested ? 2 : 1;
+        rows = nested ? v->n : 1;
+        cols = nested ? v->items[0].n : v->n;
+        if (cols < 1 || rows * cols > 2 * LOOM_MAX_DIMS) goto bad;
+        for (int32_t r = 0; r < rows; r++) {
+            const value_t *row = nested ? &v->items[r] : v;
+            if (row->kind != V_TUPLE || row->n != cols) goto bad;
+            for (int32_t c = 0; c < cols; c++) {
+                if (!is_num(&row->items[c])) goto bad;
+                x[r * cols + c] = num_f(&row->items[c]);
+            }
+        }
+    } else {
+        goto bad;
+    }
+    int32_t size = rows * cols;
+    for (int32_t k = 0; k < size; k++) {
+        if (as_index) x[k] = nearbyint(x[k]);
+        if (as_index && x[k] < 0)
+            return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                        "pad: index can't contain negative values");
+    }
+    bool flat = size == 1 || (size == 2 && !(rows == 2 && cols == 1));
+    if (!flat && ((rows != 1 && rows != nd) || (cols != 1 && cols != 2)))
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "pad: %s of shape (%d, %d) does not broadcast to (%d, 2)", b->names[slot],
+                    (int)rows, (int)cols, (int)nd);
+    for (int32_t ax = 0; ax < nd; ax++)
+        for (int32_t e = 0; e < 2; e++)
+            out[2 * ax + e] =
+                flat ? x[size == 1 ? 0 : e] : x[(rows == 1 ? 0 : ax) * cols + (cols == 1 ? 0 : e)];
+    return true;
+bad:
+    return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                "pad: %s must be a number or (before, after) pairs of numbers, one for each axis",
+                b->names[slot]);
+}
+
 static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
                        value_t *out) {
     loom_ctx_t *ctx = P->ctx;
@@ -2421,20 +2485,43 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             widths[2 * ax] = (int64_t)lo->i;
             widths[2 * ax + 1] = (int64_t)hi->i;
         }
-        static const char *const modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
-        int m = choice_arg(P, b, 2, modes, 5, LOOM_PAD_CONSTANT);
+        static const char *const modes[] = {"constant", "edge",        "reflect", "symmetric",
+                                            "wrap",     "maximum",     "minimum", "mean",
+                                            "median",   "linear_ramp", "empty"};
+        int m = choice_arg(P, b, 2, modes, 11, LOOM_PAD_CONSTANT);
         if (m < 0)
-            return perr(P, b->pos[2], LOOM_STATUS_NOT_AVAILABLE,
-                        "pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or "
-                        "'wrap' (the statistic modes are not supported yet)");
-        double cv = 0;
-        if (b->given[3] && b->v[3].kind != V_NONE) {
-            if (!is_num(&b->v[3]))
-                return perr(P, b->pos[3], LOOM_STATUS_NOT_AVAILABLE,
-                            "pad: constant_values must be one number");
-            if (!get_number(P, b, 3, 0, &cv)) return false;
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "pad: mode '%.*s' is not supported",
+                        b->v[2].kind == V_STR ? (int)(b->v[2].tlen > 40 ? 40 : b->v[2].tlen) : 0,
+                        P->src + (b->v[2].kind == V_STR ? b->v[2].tpos : 0));
+        /* NumPy's keywords of each mode: constant_values, end_values, stat_length,
+         * reflect_type (slots 3 to 6); another one given is an error */
+        bool stat = m >= LOOM_PAD_MAXIMUM && m <= LOOM_PAD_MEDIAN;
+        bool allowed[4] = {m == LOOM_PAD_CONSTANT, m == LOOM_PAD_LINEAR_RAMP, stat,
+                           m == LOOM_PAD_REFLECT || m == LOOM_PAD_SYMMETRIC};
+        for (int s = 0; s < 4; s++)
+            if (b->given[3 + s] && !allowed[s])
+                return perr(P, b->pos[3 + s], LOOM_STATUS_INVALID_ARGUMENT,
+                            "pad: unsupported keyword arguments for mode '%s': {'%s'}", modes[m],
+                            b->names[3 + s]);
+        double vals[2 * LOOM_MAX_DIMS] = {0}, lens[2 * LOOM_MAX_DIMS];
+        int64_t stat_len[2 * LOOM_MAX_DIMS];
+        int vslot = m == LOOM_PAD_LINEAR_RAMP ? 4 : 3;
+        if (b->given[vslot] && !pad_pairs(P, b, vslot, nd, false, vals)) return false;
+        bool has_len = b->given[5] && b->v[5].kind != V_NONE;
+        if (has_len) {
+            if (!pad_pairs(P, b, 5, nd, true, lens)) return false;
+            for (int32_t q = 0; q < 2 * nd; q++) stat_len[q] = (int64_t)lens[q];
         }
-        *r = loom_pad(ctx, a, widths, (loom_pad_mode_t)m, cv);
+        int odd = 0;
+        if (b->given[6]) {
+            static const char *const types[] = {"even", "odd"};
+            odd = choice_arg(P, b, 6, types, 2, 0);
+            if (odd < 0)
+                return perr(P, b->pos[6], LOOM_STATUS_INVALID_ARGUMENT,
+                            "pad: reflect_type must be 'even' or 'odd'");
+        }
+        *r = loom_pad_ex(ctx, a, widths, (loom_pad_mode_t)m, vals, has_len ? stat_len : NULL, odd);
     } else if (strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "_like")) {
         int slot = n[0] == 'f' ? 2 : 1;
         double v = n[0] == 'o' ? 1 : 0;
