@@ -4662,6 +4662,11 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             if (mask_len[n_fancy] == -2) mask_len[n_fancy] = -1; /* not a mask */
             fancy[n_fancy++] = i;
             used++;
+        } else if (v->kind == V_SLICE) { /* x[slice(1, 3)]: x[1:3] */
+            kind[i] = I_SLICE;
+            used++;
+            for (int k = 0; k < 3; k++)
+                if (!slice_arg_bound(P, &v->items[k], it->pos, &bounds[3 * i + k])) return false;
         } else if (v->kind == V_TUPLE) {
             return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "an index list must be a rectangular list of integers or bools");

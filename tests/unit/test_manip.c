@@ -165,7 +165,12 @@ static const manip_case_t cases[] = {
     {"diag([1, 2])", 2, {2, 2}, 4, {1, 0, 0, 2}, 1, "int64"},
     {"concatenate(([1, 2], [3.5]))", 1, {3}, 3, {2, 4, 7}, 2, "float64"},
     {"rot90(arange(24.0).reshape(2,3,4), 1, (0, 2))",
-     3, {4, 3, 2}, 24, {6, 30, 14, 38, 22, 46, 4, 28, 12, 36, 20, 44, 2, 26, 10, 34, 18, 42, 0, 24, 8, 32, 16, 40}, 2, "float64"},    /* stacking, block, the splits, flips, rollaxis, append, insert, delete, resize, trim_zeros,
+     3, {4, 3, 2}, 24, {6, 30, 14, 38, 22, 46, 4, 28, 12, 36, 20, 44, 2, 26, 10, 34, 18, 42, 0, 24, 8, 32, 16, 40}, 2, "float64"},    /* Python's slice() as an index, as insert's and delete's obj is written */
+    {"arange(12).reshape(3, 4)[slice(None, None, -1), slice(2)]",
+     2, {3, 2}, 6, {8, 9, 4, 5, 0, 1}, 1, "int64"},
+    {"arange(12).reshape(3, 4)[[0, 2], slice(1, 3)]",
+     2, {2, 2}, 4, {1, 2, 9, 10}, 1, "int64"},
+    /* stacking, block, the splits, flips, rollaxis, append, insert, delete, resize, trim_zeros,
      * diagflat, identity */
     {"hstack((array([1, 2]), array([3.5])))",
      1, {3}, 3, {2, 4, 7}, 2, "float64"},
@@ -342,6 +347,8 @@ static void test_manip_errors(void **state) {
                                              "of 5"},
         {"delete(arange(5), [1.5, 2.0])", "must be of integer (or boolean) type"},
         {"delete(arange(5), slice(1, 3, 0))", "slice step cannot be zero"},
+        {"arange(5)[slice(1, 4, 0)]", "slice step cannot be zero"},
+        {"arange(5)[slice(1.5)]", "slice indices must be integers or None"},
         {"delete(arange(6).reshape(2, 3), 0, axis=2)", "axis 2 is out of bounds"},
         {"resize(arange(3), (2, -1))", "all elements of `new_shape` must be non-negative"},
         {"trim_zeros(arange(3), 'x')", "unexpected character(s) in `trim`: 'x'"},
