@@ -2,7 +2,8 @@
  * and fuse wherever those do: swapaxes and atleast_nd (views), tril/triu and diag (a where over
  * index arithmetic), diagonal and trace (a gather of two index ranges: a load inside the
  * consumer's kernel), roll (two slices joined), repeat and tile (broadcasts), diff (slices
- * subtracted), rot90 (flips and a transpose). */
+ * subtracted), rot90 (flips and a transpose), pad (a gather per axis; the statistic and ramp
+ * modes a where with reductions or index arithmetic of the edge slices). */
 #include "fe.h"
 
 LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t axis1,
