@@ -89,7 +89,8 @@ static loom_array_t *block_level(loom_ctx_t *ctx, block_walk_t *w, int32_t level
         for (int32_t i = 0; i < w->ndim; i++) s[i] = i < lead ? 1 : a->shape[i - lead];
         return loom_reshape(ctx, a, w->ndim, s);
     }
-    if (w->li >= w->nlists || w->lens[w->li] < 0) goto bad;
+    /* (every list holds an array, empty ones being errors: none is longer than n) */
+    if (w->li >= w->nlists || w->lens[w->li] < 0 || w->lens[w->li] > w->n) goto bad;
     int32_t m = w->lens[w->li++];
     if (m == 0) {
         char where[128];

@@ -360,10 +360,59 @@ static void test_manip_errors(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* loom_block's pre-order description: a good one, and each way one can be inconsistent
+ * (a nil result with INVALID_ARGUMENT, never a read past the lists). */
+static void test_manip_block_api(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    loom_array_t *x = loom_arange_int(ctx, 0, 2, 1, LOOM_DTYPE_I64);
+    loom_array_t *arrays[3] = {x, x, x};
+    const int32_t ragged[3] = {2, 2, 1}; /* [[x, x], [x]]: (2, 4) and (2,) do not fit */
+    const int32_t rows[3] = {2, 1, 1}; /* [[x], [x]] */
+    loom_array_t *r = loom_block(ctx, 2, 3, rows, 2, arrays);
+    int64_t got[4], want[4] = {0, 1, 0, 1};
+    assert_int_equal(loom_read(ctx, r, got, sizeof got), LOOM_STATUS_OK);
+    assert_memory_equal(got, want, sizeof got);
+    assert_int_equal(loom_array_dim(r, 0), 2);
+    r = loom_block(ctx, 2, 3, ragged, 3, arrays);
+    assert_true(loom_array_is_nil(r));
+    assert_non_null(strstr(loom_ctx_message(ctx), "must match exactly"));
+    loom_ctx_clear_error(ctx);
+    static const struct {
+        int32_t depth, nlists, n;
+        int32_t lens[3];
+    } bad[] = {
+        {2, 1, 2, {2}},       /* the inner lists' lengths missing */
+        {2, 3, 1, {2, 1, 1}}, /* too few arrays */
+        {1, 1, 3, {2}},       /* arrays left over */
+        {1, 2, 2, {2, 1}},    /* lists left over */
+        {1, 1, 2, {-1}},      /* a negative length */
+        {1, 1, 2, {1 << 30}}, /* longer than the arrays */
+        {9, 1, 1, {1}},       /* deeper than LOOM_MAX_DIMS */
+        {0, 0, 2, {0}},       /* depth 0 is one array */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        r = loom_block(ctx, bad[k].depth, bad[k].nlists, bad[k].lens, bad[k].n, arrays);
+        assert_true(loom_array_is_nil(r));
+        assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_INVALID_ARGUMENT);
+        loom_ctx_clear_error(ctx);
+    }
+    const int32_t empty[2] = {1, 0};
+    r = loom_block(ctx, 2, 2, empty, 1, arrays);
+    assert_true(loom_array_is_nil(r));
+    assert_non_null(strstr(loom_ctx_message(ctx), "List at arrays[0] cannot be empty"));
+    loom_ctx_clear_error(ctx);
+    r = loom_block(ctx, 0, 0, NULL, 1, arrays); /* np.block(x): x */
+    assert_int_equal(loom_read(ctx, r, got, 2 * sizeof *got), LOOM_STATUS_OK);
+    assert_null(loom_block(NULL, 0, 0, NULL, 1, arrays));
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_manip_numpy_cases),
         cmocka_unit_test(test_manip_errors),
+        cmocka_unit_test(test_manip_block_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
