@@ -802,16 +802,32 @@ LOOM_API loom_status_t loom_broadcast_arrays(loom_ctx_t *ctx, int32_t n, loom_ar
 LOOM_API loom_array_t *loom_ediff1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *to_begin,
                                     loom_array_t *to_end);
 /* np.pad(a, pad_width, mode, constant_values): widths holds (before, after) for each axis;
- * the modes that copy or mirror the array (numbers for constant). */
+ * value is constant's constant_values and linear_ramp's end_values on every side. The
+ * statistic modes use whole axes; 'empty' pads with zeros (loom has no uninitialised memory).
+ * Axes are padded in order, each over the ones padded before it, as NumPy's. */
 typedef enum loom_pad_mode {
     LOOM_PAD_CONSTANT,
     LOOM_PAD_EDGE,
     LOOM_PAD_REFLECT,
     LOOM_PAD_SYMMETRIC,
-    LOOM_PAD_WRAP
+    LOOM_PAD_WRAP,
+    LOOM_PAD_MAXIMUM,
+    LOOM_PAD_MINIMUM,
+    LOOM_PAD_MEAN,
+    LOOM_PAD_MEDIAN,
+    LOOM_PAD_LINEAR_RAMP,
+    LOOM_PAD_EMPTY
 } loom_pad_mode_t;
 LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
                                 loom_pad_mode_t mode, double value);
+/* loom_pad with NumPy's per-axis options: values (before, after) for each axis (NULL: 0) are
+ * constant_values or end_values; stat_length (before, after) for each axis (NULL, or an entry
+ * -1: the whole axis; longer ones are clipped to it) for maximum, minimum, mean and median (a
+ * mean or median of integers rounded half to even); odd nonzero: reflect_type='odd' for reflect
+ * and symmetric (2 edge - the mirrored value). */
+LOOM_API loom_array_t *loom_pad_ex(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
+                                   loom_pad_mode_t mode, const double *values,
+                                   const int64_t *stat_length, int odd);
 /* np.concatenate(arrays, axis): n >= 1 arrays of equal ndim (not 0-d) whose extents agree off
  * the axis; the dtype is their np.result_type. LOOM_AXIS_NONE joins the flattened arrays. */
 LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
@@ -819,6 +835,79 @@ LOOM_API loom_array_t *loom_concatenate(loom_ctx_t *ctx, int32_t n, loom_array_t
 /* np.stack(arrays, axis): n >= 1 arrays of one shape joined along a new axis. */
 LOOM_API loom_array_t *loom_stack(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
                                   int32_t axis);
+/* np.hstack / vstack / dstack / column_stack(arrays): n >= 1 arrays made at least 1-, 2-, 3-d
+ * (column_stack: 0-d and 1-d ones as columns) and concatenated along axis 1 (0 for 1-D
+ * arrays), 0, 2, 1; the dtype is their np.result_type. */
+LOOM_API loom_array_t *loom_hstack(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
+LOOM_API loom_array_t *loom_vstack(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
+LOOM_API loom_array_t *loom_dstack(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
+LOOM_API loom_array_t *loom_column_stack(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
+/* np.block(arrays): nested lists of arrays, `depth` lists deep (0: arrays[0] alone), given in
+ * pre-order: lens[i] is the length of the i-th of the nlists lists met (the outermost first),
+ * and the n arrays are the leaves in order. Arrays get leading 1s up to max(depth, their
+ * ndim); the innermost lists join along the last axis, the outermost along axis -depth. An
+ * empty list is an error ("List at arrays[0] cannot be empty"), as are mismatched extents. */
+LOOM_API loom_array_t *loom_block(loom_ctx_t *ctx, int32_t depth, int32_t nlists,
+                                  const int32_t *lens, int32_t n, loom_array_t *const *arrays);
+/* np.hsplit / vsplit / dsplit(a, indices_or_sections): np.split along axis 1 (0 for a 1-D a),
+ * 0 and 2; a needs at least 1, 2, 3 dimensions. indices NULL: n equal sections into outs[0..n),
+ * else n split points into outs[0..n]. Views; returns the status. */
+LOOM_API loom_status_t loom_hsplit(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                   const int64_t *indices, loom_array_t **outs);
+LOOM_API loom_status_t loom_vsplit(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                   const int64_t *indices, loom_array_t **outs);
+LOOM_API loom_status_t loom_dsplit(loom_ctx_t *ctx, loom_array_t *a, int32_t n,
+                                   const int64_t *indices, loom_array_t **outs);
+/* np.fliplr (axis 1 reversed; at least 2-d) and np.flipud (axis 0; at least 1-d): views. */
+LOOM_API loom_array_t *loom_fliplr(loom_ctx_t *ctx, loom_array_t *a);
+LOOM_API loom_array_t *loom_flipud(loom_ctx_t *ctx, loom_array_t *a);
+/* np.rollaxis(a, axis, start): the axis moved to lie before `start` (-ndim <= start <= ndim;
+ * NumPy's AxisError text otherwise). A view. */
+LOOM_API loom_array_t *loom_rollaxis(loom_ctx_t *ctx, loom_array_t *a, int32_t axis, int32_t start);
+/* np.append(arr, values, axis): concatenated along the axis; LOOM_AXIS_NONE joins both
+ * flattened. */
+LOOM_API loom_array_t *loom_append(loom_ctx_t *ctx, loom_array_t *arr, loom_array_t *values,
+                                   int32_t axis);
+/* np.insert(arr, obj, values, axis) (LOOM_AXIS_NONE: into the flattened arr), values cast to
+ * arr's dtype. _index: obj one integer (-n <= index <= n; values' first axis becomes the
+ * insertion axis); _slice: obj a slice (LOOM_NONE bounds as loom_slice's); loom_insert: obj an
+ * integer array of at most 1 dimension (NumPy 2's rules: negative indices count from the end,
+ * each lands before the old element it names, out-of-range ones raise when evaluated) or a 1-D
+ * bool mask (its true positions; one sync). An obj of one element takes NumPy's one-index path
+ * (its value read back: one sync). */
+LOOM_API loom_array_t *loom_insert(loom_ctx_t *ctx, loom_array_t *arr, loom_array_t *obj,
+                                   loom_array_t *values, int32_t axis);
+LOOM_API loom_array_t *loom_insert_index(loom_ctx_t *ctx, loom_array_t *arr, int64_t index,
+                                         loom_array_t *values, int32_t axis);
+LOOM_API loom_array_t *loom_insert_slice(loom_ctx_t *ctx, loom_array_t *arr, int64_t start,
+                                         int64_t stop, int64_t step, loom_array_t *values,
+                                         int32_t axis);
+/* np.delete(arr, obj, axis) (LOOM_AXIS_NONE: from the flattened arr). _index: one integer
+ * (-n <= index < n, else INDEX_ERROR); _slice: a slice; loom_delete: an integer array of any
+ * shape (out-of-range indices raise when evaluated) or a bool mask of the axis's length, the
+ * result's length read back (one sync). */
+LOOM_API loom_array_t *loom_delete(loom_ctx_t *ctx, loom_array_t *arr, loom_array_t *obj,
+                                   int32_t axis);
+LOOM_API loom_array_t *loom_delete_index(loom_ctx_t *ctx, loom_array_t *arr, int64_t index,
+                                         int32_t axis);
+LOOM_API loom_array_t *loom_delete_slice(loom_ctx_t *ctx, loom_array_t *arr, int64_t start,
+                                         int64_t stop, int64_t step, int32_t axis);
+/* np.resize(a, new_shape): the flattened a repeated to fill the shape (an empty a or shape:
+ * zeros). */
+LOOM_API loom_array_t *loom_resize(loom_ctx_t *ctx, loom_array_t *a, int32_t ndim,
+                                   const int64_t *shape);
+/* What loom_trim_zeros() trims: NumPy's trim='f', 'b' and 'fb' (both bits). */
+#define LOOM_TRIM_FRONT 1
+#define LOOM_TRIM_BACK  2
+/* np.trim_zeros(a, trim, axis): a view of a without its leading/trailing zeros: the bounding
+ * box of the nonzero elements on the given axes (axes NULL: all); all zero: those axes empty.
+ * The bounds are read back (one sync). */
+LOOM_API loom_array_t *loom_trim_zeros(loom_ctx_t *ctx, loom_array_t *a, int trim, int32_t naxes,
+                                       const int32_t *axes);
+/* np.diagflat(v, k): the flattened v on the k-th diagonal of a square zero matrix. */
+LOOM_API loom_array_t *loom_diagflat(loom_ctx_t *ctx, loom_array_t *v, int64_t k);
+/* np.identity(n, dtype): the n x n identity matrix (loom_eye). */
+LOOM_API loom_array_t *loom_identity(loom_ctx_t *ctx, int64_t n, loom_dtype_t dtype);
 
 /* ---- Gathers ----------------------------------------------------------------------------
  * Indices are arrays of any integer dtype or bool (read as 0 and 1); a float index array is a

@@ -52,8 +52,10 @@ _EXC = {"INVALID_ARGUMENT": ValueError, "SHAPE_MISMATCH": ValueError, "DTYPE_ERR
         "INDEX_ERROR": IndexError, "LINALG_ERROR": LinAlgError}
 
 
-# the library's message for an axis past an array's dimensions (fe_axis and its like)
-_AXIS_MSG = _re.compile(r"axis -?\d+ is out of bounds for array of dimension \d+")
+# the library's message for an axis past an array's dimensions (fe_axis and its like, and
+# rollaxis's start)
+_AXIS_MSG = _re.compile(r"axis -?\d+ is out of bounds for array of dimension \d+|"
+                        r"'start' arg requires")
 
 
 def _raise(ctx_p, status):
@@ -710,6 +712,11 @@ def _wrap(ctx, p, pa, pb=None):
 _REPR_FLOAT = {float("inf"): "inf", float("-inf"): "(-inf)"}
 
 
+def _holds_loom(v):
+    """Whether a list holds a loom array, at any depth of nested lists."""
+    return any(isinstance(x, ndarray) or isinstance(x, list) and _holds_loom(x) for x in v)
+
+
 class _Binder:
     """Writes Python values as expression text, binding arrays to the names _0, _1, ... (while
     loom.jit traces: traced arrays to their variables, other arrays to the trace's captures)."""
@@ -769,12 +776,25 @@ class _Binder:
         if isinstance(v, tuple):
             return "(" + "".join(self.lit(x) + ", " for x in v) + ")"
         if isinstance(v, list):
-            if any(isinstance(x, ndarray) for x in v):
-                return "[" + ", ".join(self.lit(x) for x in v) + "]"
+            if _holds_loom(v):  # (np.block's nested lists of arrays, too: lists stay lists)
+                return "[" + ", ".join(self.lit(x) if not isinstance(x, list) or _holds_loom(x)
+                                       else self.lists(x) for x in v) + "]"
             return self.bind(asarray(v, ctx=self.ctx or get_context()))
         if isinstance(v, _np.ndarray):
             return self.bind(asarray(v, ctx=self.ctx or get_context()))
         raise TypeError("loom: cannot pass %s (%r) to loom" % (type(v).__name__, v))
+
+    def lists(self, v):
+        """A list inside a list of loom arrays: written as a list, its lists too."""
+        return "[" + ", ".join(self.lists(x) if isinstance(x, list) else self.lit(x)
+                               for x in v) + "]"
+
+    def arg(self, v):
+        """A call's argument: lit, but a slice is Python's slice(start, stop, step) there."""
+        if isinstance(v, slice):
+            return "slice(%s)" % ", ".join("None" if x is None else self.lit(operator.index(x))
+                                           for x in (v.start, v.stop, v.step))
+        return self.lit(v)
 
     def subscript(self, key):
         items = key if isinstance(key, tuple) else (key,)
@@ -848,7 +868,7 @@ def _call_text(head, values, args, kwargs):
                              (dev, get_context().device))
     b = _Binder()
     texts = [b.lit(v) for v in values]
-    parts = [b.lit(a) for a in args] + ["%s=%s" % (k, b.lit(v)) for k, v in kwargs.items()]
+    parts = [b.arg(a) for a in args] + ["%s=%s" % (k, b.arg(v)) for k, v in kwargs.items()]
     return b.run("%s(%s)" % (head.format(*texts), ", ".join(parts)))
 
 

@@ -34,13 +34,16 @@ _TABLE = _lib.functions()
 _METHODS = {name for name, _, method in _TABLE if method}
 _BUILTIN = {"abs", "round", "min", "max", "sum", "all", "any", "pow", "divmod", "complex"}
 _OWN = {"finfo", "iinfo", "result_type", "can_cast", "isdtype"}  # Python objects, not arrays
+# Python's own, which calls write as text (insert's and delete's obj): here Python's
+_SYNTAX = {"slice": _builtins.slice}
 
 
 # Parameters that take a shape, axes or an extent: NumPy reads a list there as a tuple and an
 # integer-valued array (a 0-d loom array) through operator.index, where elsewhere a list is an
 # array-like. (The Array API's `ones([n])`, and scikit-learn's counts as 0-d arrays.)
 _SHAPE_LIKE = {"shape", "newshape", "axes", "axis", "s", "reps", "source", "destination", "n",
-               "N", "M", "k", "num"}
+               "N", "M", "k", "num", "new_shape",
+               "indices_or_sections", "pad_width", "stat_length"}
 
 
 def _shape_like(v, name=None):
@@ -176,8 +179,10 @@ def _make(name, params, head=None):
 
 _mod = _sys.modules[__name__]
 _names = []
+for _name, _f in _SYNTAX.items():
+    setattr(_mod, _name, _f)
 for _name, _params, _ in _TABLE:
-    if _name in _OWN or "." in _name:  # random.NAME: the Generator's, in lnp.random
+    if _name in _OWN or _name in _SYNTAX or "." in _name:  # random.NAME: in lnp.random
         continue
     if not hasattr(_mod, _name) or _name in _BUILTIN:
         setattr(_mod, _name, _make(_name, _params))

@@ -2,7 +2,8 @@
  * and fuse wherever those do: swapaxes and atleast_nd (views), tril/triu and diag (a where over
  * index arithmetic), diagonal and trace (a gather of two index ranges: a load inside the
  * consumer's kernel), roll (two slices joined), repeat and tile (broadcasts), diff (slices
- * subtracted), rot90 (flips and a transpose). */
+ * subtracted), rot90 (flips and a transpose), pad (a gather per axis; the statistic and ramp
+ * modes a where with reductions or index arithmetic of the edge slices). */
 #include "fe.h"
 
 LOOM_API loom_array_t *loom_swapaxes(loom_ctx_t *ctx, loom_array_t *a, int32_t axis1,
@@ -514,14 +515,84 @@ LOOM_API loom_status_t loom_split_at(loom_ctx_t *ctx, loom_array_t *a, int32_t n
 
 LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
                                 loom_pad_mode_t mode, double value) {
+    if (!ctx) return NULL;
+    double values[2 * LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < 2 * LOOM_MAX_DIMS; i++) values[i] = value;
+    return loom_pad_ex(ctx, a, widths, mode, values, NULL, 0);
+}
+
+/* a's slice [lo, hi) along ax, reduced by mode's statistic with the axis kept; integer dtypes
+ * round a mean or median (NumPy's _round_if_needed) and every result is in a's dtype. */
+static loom_array_t *pad_stat(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t lo, int64_t hi,
+                              loom_pad_mode_t mode) {
+    loom_array_t *c = fe_slice_axis(ctx, a, ax, lo, hi, 1), *s;
+    switch (mode) {
+        case LOOM_PAD_MAXIMUM:
+            s = loom_max(ctx, c, 1, &ax, 1);
+            break;
+        case LOOM_PAD_MINIMUM:
+            s = loom_min(ctx, c, 1, &ax, 1);
+            break;
+        case LOOM_PAD_MEAN:
+            s = loom_mean(ctx, c, 1, &ax, 1);
+            break;
+        default:
+            s = loom_median(ctx, c, ax, 1);
+            break;
+    }
+    bool whole = ir_is_int((loom_dtype_t)a->dtype) || a->dtype == LOOM_DTYPE_BOOL;
+    if (whole && ir_is_float((loom_dtype_t)s->dtype)) s = loom_rint(ctx, s);
+    return loom_astype(ctx, s, (loom_dtype_t)a->dtype);
+}
+
+/* linear_ramp's values at positions i of an axis of extent n (i < 0 before, i >= n after):
+ * NumPy's linspace(end, edge, width, endpoint=False), the after one reversed, in the edge's
+ * float dtype (float64 for integers; floored for integer dtypes, as linspace's). */
+static loom_array_t *pad_ramp(loom_ctx_t *ctx, loom_array_t *r, int32_t ax, loom_array_t *i,
+                              int64_t before, int64_t after, double end_b, double end_a) {
+    int64_t n = r->shape[ax];
+    loom_dtype_t d = (loom_dtype_t)r->dtype;
+    loom_dtype_t f = ir_is_float(d) || ir_is_complex(d) ? d : LOOM_DTYPE_F64;
+    loom_array_t *first = loom_astype(ctx, fe_slice_axis(ctx, r, ax, 0, 1, 1), f);
+    loom_array_t *last = loom_astype(ctx, fe_slice_axis(ctx, r, ax, n - 1, n, 1), f);
+    loom_array_t *eb = loom_weak_float(ctx, end_b), *ea = loom_weak_float(ctx, end_a);
+    /* before: k = i + before steps of (edge - end) / before from end; after: after - (i - n + 1)
+     * steps. NumPy's linspace multiplies by the step, or divides first and multiplies by the
+     * span when any step of the array is 0 (a different rounding): both, chosen by that any. */
+    loom_array_t *kb = loom_astype(ctx, loom_add(ctx, i, fe_i64(ctx, before)), f);
+    loom_array_t *ka = loom_astype(ctx, loom_subtract(ctx, fe_i64(ctx, after + n - 1), i), f);
+    loom_array_t *ramp[2];
+    for (int side = 0; side < 2; side++) {
+        loom_array_t *end = side ? ea : eb, *k = side ? ka : kb;
+        loom_array_t *span = loom_subtract(ctx, side ? last : first, end);
+        int64_t width = side ? after : before;
+        loom_array_t *div = loom_weak_float(ctx, (double)(width ? width : 1));
+        loom_array_t *step = loom_true_divide(ctx, span, div);
+        loom_array_t *zero =
+            loom_any(ctx, loom_equal(ctx, step, loom_weak_float(ctx, 0)), -1, NULL, 0);
+        loom_array_t *y =
+            loom_where(ctx, zero, loom_multiply(ctx, loom_true_divide(ctx, k, div), span),
+                       loom_multiply(ctx, k, step));
+        ramp[side] = loom_add(ctx, y, end);
+    }
+    loom_array_t *v = loom_where(ctx, loom_less(ctx, i, fe_i64(ctx, 0)), ramp[0], ramp[1]);
+    if (!ir_is_float(d) && !ir_is_complex(d)) v = loom_floor(ctx, v);
+    return loom_astype(ctx, v, d);
+}
+
+LOOM_API loom_array_t *loom_pad_ex(loom_ctx_t *ctx, loom_array_t *a, const int64_t *widths,
+                                   loom_pad_mode_t mode, const double *values,
+                                   const int64_t *stat_length, int odd) {
     const char *fn = "pad";
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
-    if ((int)mode < 0 || mode > LOOM_PAD_WRAP || (a->ndim && !widths)) {
+    if ((int)mode < 0 || mode > LOOM_PAD_EMPTY || (a->ndim && !widths)) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: mode %d, widths at %p", fn, (int)mode,
                  (const void *)widths);
         return &ctx->nil;
     }
+    bool stat = mode >= LOOM_PAD_MAXIMUM && mode <= LOOM_PAD_MEDIAN;
+    bool fills = mode == LOOM_PAD_CONSTANT || mode == LOOM_PAD_EMPTY; /* (empty: zeros) */
     loom_array_t *r = fe_scope_adopt(ctx, a);
     for (int32_t ax = 0; ax < a->ndim && !(r->flags & FE_NIL); ax++) {
         int64_t before = widths[2 * ax], after = widths[2 * ax + 1], n = a->shape[ax], len;
@@ -538,13 +609,16 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
             return &ctx->nil;
         }
         len = before + n + after;
-        if (n == 0 && mode != LOOM_PAD_CONSTANT) {
+        if (n == 0 && !fills) {
             fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                     "%s: can't extend empty axis %d using modes other than 'constant'", fn, ax);
+                     "%s: can't extend empty axis %d using modes other than 'constant' or "
+                     "'empty'",
+                     fn, ax);
             return &ctx->nil;
         }
         /* the source index of each padded position i - before */
         loom_array_t *i = loom_arange_int(ctx, -before, n + after, 1, LOOM_DTYPE_I64), *j;
+        loom_array_t *odd_q = NULL, *odd_left = NULL; /* reflect_type='odd' (below) */
         switch (mode) {
             case LOOM_PAD_WRAP:
                 j = loom_remainder(ctx, i, fe_i64(ctx, n));
@@ -552,36 +626,87 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
             case LOOM_PAD_REFLECT:     /* period 2n - 2, the edges not repeated */
             case LOOM_PAD_SYMMETRIC: { /* period 2n, the edges repeated */
                 int64_t period = mode == LOOM_PAD_REFLECT ? 2 * n - 2 : 2 * n;
-                if (period == 0) {
+                if (period == 0 || n == 1) { /* NumPy extends a single element as its edge */
                     j = loom_multiply(ctx, i, fe_i64(ctx, 0));
                     break;
                 }
                 loom_array_t *m = loom_remainder(ctx, i, fe_i64(ctx, period));
                 loom_array_t *back =
                     loom_subtract(ctx, fe_i64(ctx, period - (mode == LOOM_PAD_SYMMETRIC)), m);
-                j = loom_where(ctx, loom_less(ctx, m, fe_i64(ctx, n)), m, back);
+                loom_array_t *left = loom_less(ctx, m, fe_i64(ctx, n));
+                j = loom_where(ctx, left, m, back);
+                if (odd) {
+                    odd_q = loom_floor_divide(ctx, i, fe_i64(ctx, period));
+                    odd_left = left;
+                }
                 break;
             }
-            default: /* edge, and constant's positions inside */
+            default: /* edge, and the positions inside for the others */
                 j = n ? loom_clip(ctx, i, fe_i64(ctx, 0), fe_i64(ctx, n - 1)) : i;
                 break;
         }
         loom_array_t *g = n ? loom_take(ctx, r, j, ax, LOOM_TAKE_CLIP) : NULL;
-        if (mode == LOOM_PAD_CONSTANT) {
+        if (odd_q) {
+            /* NumPy's repeated point reflections about the edges: within a period x[j], or
+             * 2 x[n-1] - x[j] past the right edge, and each period on adds 2 (x[n-1] - x[0])
+             * (bool arithmetic in int64, as NumPy's 2 * edge - chunk) */
+            int64_t sh[LOOM_MAX_DIMS];
+            for (int32_t k = 0; k < a->ndim; k++) sh[k] = k == ax ? len : 1;
+            loom_dtype_t d = (loom_dtype_t)r->dtype, c = d == LOOM_DTYPE_BOOL ? LOOM_DTYPE_I64 : d;
+            loom_array_t *x0 = loom_astype(ctx, fe_slice_axis(ctx, r, ax, 0, 1, 1), c);
+            loom_array_t *x1 = loom_astype(ctx, fe_slice_axis(ctx, r, ax, n - 1, n, 1), c);
+            loom_array_t *two = loom_weak_int(ctx, 2), *gc = loom_astype(ctx, g, c);
+            loom_array_t *q = loom_reshape(ctx, loom_astype(ctx, odd_q, c), a->ndim, sh);
+            loom_array_t *in_left = loom_reshape(ctx, odd_left, a->ndim, sh);
+            loom_array_t *base =
+                loom_where(ctx, in_left, gc, loom_subtract(ctx, loom_multiply(ctx, two, x1), gc));
+            loom_array_t *shift =
+                loom_multiply(ctx, q, loom_multiply(ctx, two, loom_subtract(ctx, x1, x0)));
+            g = loom_astype(ctx, loom_add(ctx, base, shift), d);
+        }
+        if (fills || stat || mode == LOOM_PAD_LINEAR_RAMP) {
             int64_t shape[LOOM_MAX_DIMS], ishape[LOOM_MAX_DIMS];
             for (int32_t k = 0; k < a->ndim; k++) {
                 shape[k] = k == ax ? len : r->shape[k];
                 ishape[k] = k == ax ? len : 1;
             }
-            loom_array_t *c = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, value),
-                                          (loom_dtype_t)a->dtype);
+            loom_array_t *lo, *hi; /* what goes before and after */
+            if (fills) {
+                double vb = mode == LOOM_PAD_EMPTY || !values ? 0 : values[2 * ax];
+                double va = mode == LOOM_PAD_EMPTY || !values ? 0 : values[2 * ax + 1];
+                lo = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, vb),
+                                 (loom_dtype_t)a->dtype);
+                hi = loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, va),
+                                 (loom_dtype_t)a->dtype);
+            } else if (stat) {
+                /* NumPy's _get_stats: the first and last stat_length elements (all: -1) */
+                int64_t lb = stat_length ? stat_length[2 * ax] : -1;
+                int64_t la = stat_length ? stat_length[2 * ax + 1] : -1;
+                if (lb < 0 || lb > n) lb = n;
+                if (la < 0 || la > n) la = n;
+                if ((lb == 0 || la == 0) &&
+                    (mode == LOOM_PAD_MAXIMUM || mode == LOOM_PAD_MINIMUM)) {
+                    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                             "%s: stat_length of 0 yields no value for padding", fn);
+                    return &ctx->nil;
+                }
+                lo = pad_stat(ctx, r, ax, 0, lb, mode);
+                hi = la == lb && lb == n ? lo : pad_stat(ctx, r, ax, n - la, n, mode);
+            } else {
+                loom_array_t *ramp =
+                    pad_ramp(ctx, r, ax, loom_reshape(ctx, i, a->ndim, ishape), before, after,
+                             values ? values[2 * ax] : 0, values ? values[2 * ax + 1] : 0);
+                lo = hi = ramp;
+            }
+            loom_array_t *ii = loom_reshape(ctx, i, a->ndim, ishape);
+            loom_array_t *out = loom_where(ctx, loom_less(ctx, ii, fe_i64(ctx, 0)), lo, hi);
             if (!g) {
-                r = loom_broadcast_to(ctx, c, a->ndim, shape);
+                r = loom_broadcast_to(ctx, out, a->ndim, shape);
                 continue;
             }
             loom_array_t *inside = loom_logical_and(ctx, loom_greater_equal(ctx, i, fe_i64(ctx, 0)),
                                                     loom_less(ctx, i, fe_i64(ctx, n)));
-            g = loom_where(ctx, loom_reshape(ctx, inside, a->ndim, ishape), g, c);
+            g = loom_where(ctx, loom_reshape(ctx, inside, a->ndim, ishape), g, out);
         }
         r = g;
     }

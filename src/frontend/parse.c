@@ -122,7 +122,8 @@ typedef enum vkind {
     V_DTYPE,
     V_TUPLE,
     V_ELLIPSIS,
-    V_INFO /* np.finfo / np.iinfo of dtype (its attributes: apply_attr) */
+    V_INFO, /* np.finfo / np.iinfo of dtype (its attributes: apply_attr) */
+    V_SLICE /* Python's slice(start, stop, step): items, 3 ints or None (insert, delete) */
 } vkind_t;
 
 typedef struct value {
@@ -1058,6 +1059,8 @@ static const char *kind_text(const value_t *v) {
             return "Ellipsis";
         case V_INFO:
             return "a finfo or iinfo";
+        case V_SLICE:
+            return "a slice";
     }
     return "?";
 }
@@ -1410,6 +1413,7 @@ typedef enum fkind {
     F_RAVEL,
     F_MANIP, /* manip.c's functions, told apart by name */
     F_JOIN, /* concatenate, stack: a tuple of arrays and an axis */
+    F_ARRANGE, /* arrange.c's functions (hstack, block, insert, ...), told apart by name */
     F_TAKE,
     F_TAKE_ALONG,
     F_COUNT_NZ, /* count_nonzero */
@@ -1678,7 +1682,9 @@ static const func_t funcs[] = {
     {.name = "finfo", .kind = F_MANIP, .params = "dtype"},
     {.name = "iinfo", .kind = F_MANIP, .params = "int_type"},
     {.name = "result_type", .kind = F_MANIP, .params = "a1,a2?,a3?,a4?"},
-    {.name = "pad", .kind = F_MANIP, .params = "array,pad_width,mode?,constant_values?"},
+    {.name = "pad",
+     .kind = F_MANIP,
+     .params = "array,pad_width,mode?,constant_values?,end_values?,stat_length?,reflect_type?"},
     {.name = "ediff1d", .kind = F_MANIP, .params = "ary,to_end?,to_begin?"},
     {.name = "tri", .kind = F_MANIP, .params = "N,M?,k?,dtype?"},
     {.name = "indices", .kind = F_MANIP, .params = "dimensions,dtype?,sparse?"},
@@ -1740,6 +1746,25 @@ static const func_t funcs[] = {
     {.name = "concatenate", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "concat", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_concatenate},
     {.name = "stack", .kind = F_JOIN, .params = "arrays,axis?", .j = loom_stack},
+    {.name = "hstack", .kind = F_ARRANGE, .params = "tup,dtype?,casting?"},
+    {.name = "vstack", .kind = F_ARRANGE, .params = "tup,dtype?,casting?"},
+    {.name = "dstack", .kind = F_ARRANGE, .params = "tup"},
+    {.name = "column_stack", .kind = F_ARRANGE, .params = "tup"},
+    {.name = "block", .kind = F_ARRANGE, .params = "arrays"},
+    {.name = "hsplit", .kind = F_ARRANGE, .params = "ary,indices_or_sections"},
+    {.name = "vsplit", .kind = F_ARRANGE, .params = "ary,indices_or_sections"},
+    {.name = "dsplit", .kind = F_ARRANGE, .params = "ary,indices_or_sections"},
+    {.name = "fliplr", .kind = F_ARRANGE, .params = "m"},
+    {.name = "flipud", .kind = F_ARRANGE, .params = "m"},
+    {.name = "rollaxis", .kind = F_ARRANGE, .params = "a,axis,start?"},
+    {.name = "append", .kind = F_ARRANGE, .params = "arr,values,axis?"},
+    {.name = "insert", .kind = F_ARRANGE, .params = "arr,obj,values,axis?"},
+    {.name = "delete", .kind = F_ARRANGE, .params = "arr,obj,axis?"},
+    {.name = "resize", .kind = F_ARRANGE, .params = "a,new_shape"},
+    {.name = "trim_zeros", .kind = F_ARRANGE, .params = "filt,trim?,axis?"},
+    {.name = "diagflat", .kind = F_ARRANGE, .params = "v,k?"},
+    {.name = "identity", .kind = F_ARRANGE, .params = "n,dtype?"},
+    {.name = "slice", .kind = F_ARRANGE, .params = "start,stop?,step?"},
     /* Gathers */
     {.name = "take", .kind = F_TAKE, .params = "a,indices,axis?,out?,mode?", .method = true},
     {.name = "take_along_axis", .kind = F_TAKE_ALONG, .params = "arr,indices,axis?"},
@@ -2328,6 +2353,68 @@ static bool get_real(parser_t *P, const bound_t *b, int slot, const char *fn, do
     return get_number(P, b, slot, 0, out);
 }
 
+/* np.pad's _as_pairs: a number, (both,), (before, after), ((before, after),) or one pair for
+ * each of nd axes (tuples, lists or an array: NumPy's broadcast to (nd, 2)) into out[2 nd];
+ * as_index: rounded to integers, none negative (stat_length). */
+static bool pad_pairs(parser_t *P, const bound_t *b, int slot, int32_t nd, bool as_index,
+                      double *out) {
+    const value_t *v = &b->v[slot];
+    double x[2 * LOOM_MAX_DIMS];
+    int32_t rows = 0, cols = 0, dims = 0;
+    if (v->kind == V_ARRAY) {
+        loom_array_t *a = v->a;
+        dims = loom_array_ndim(a);
+        rows = dims == 2 ? (int32_t)loom_array_dim(a, 0) : 1;
+        cols = dims == 0 ? 1 : (int32_t)loom_array_dim(a, dims - 1);
+        if (dims > 2 || ir_is_complex(loom_array_dtype(a)) || rows * cols > 2 * LOOM_MAX_DIMS ||
+            rows * cols < 1)
+            goto bad;
+        if (loom_read(P->ctx, loom_astype(P->ctx, a, LOOM_DTYPE_F64), x,
+                      sizeof *x * (size_t)(rows * cols)) != LOOM_STATUS_OK)
+            return lib_fail(P, b->pos[slot]);
+    } else if (is_num(v)) {
+        rows = cols = 1;
+        x[0] = num_f(v);
+    } else if (v->kind == V_TUPLE && v->n >= 1 && v->n <= 2 * LOOM_MAX_DIMS) {
+        bool nested = v->items[0].kind == V_TUPLE;
+        dims = nested ? 2 : 1;
+        rows = nested ? v->n : 1;
+        cols = nested ? v->items[0].n : v->n;
+        if (cols < 1 || rows * cols > 2 * LOOM_MAX_DIMS) goto bad;
+        for (int32_t r = 0; r < rows; r++) {
+            const value_t *row = nested ? &v->items[r] : v;
+            if (row->kind != V_TUPLE || row->n != cols) goto bad;
+            for (int32_t c = 0; c < cols; c++) {
+                if (!is_num(&row->items[c])) goto bad;
+                x[r * cols + c] = num_f(&row->items[c]);
+            }
+        }
+    } else {
+        goto bad;
+    }
+    int32_t size = rows * cols;
+    for (int32_t k = 0; k < size; k++) {
+        if (as_index) x[k] = nearbyint(x[k]);
+        if (as_index && x[k] < 0)
+            return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                        "pad: index can't contain negative values");
+    }
+    bool flat = size == 1 || (size == 2 && !(rows == 2 && cols == 1));
+    if (!flat && ((rows != 1 && rows != nd) || (cols != 1 && cols != 2)))
+        return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                    "pad: %s of shape (%d, %d) does not broadcast to (%d, 2)", b->names[slot],
+                    (int)rows, (int)cols, (int)nd);
+    for (int32_t ax = 0; ax < nd; ax++)
+        for (int32_t e = 0; e < 2; e++)
+            out[2 * ax + e] =
+                flat ? x[size == 1 ? 0 : e] : x[(rows == 1 ? 0 : ax) * cols + (cols == 1 ? 0 : e)];
+    return true;
+bad:
+    return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
+                "pad: %s must be a number or (before, after) pairs of numbers, one for each axis",
+                b->names[slot]);
+}
+
 static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
                        value_t *out) {
     loom_ctx_t *ctx = P->ctx;
@@ -2507,20 +2594,43 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             widths[2 * ax] = (int64_t)lo->i;
             widths[2 * ax + 1] = (int64_t)hi->i;
         }
-        static const char *const modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
-        int m = choice_arg(P, b, 2, modes, 5, LOOM_PAD_CONSTANT);
+        static const char *const modes[] = {"constant", "edge",        "reflect", "symmetric",
+                                            "wrap",     "maximum",     "minimum", "mean",
+                                            "median",   "linear_ramp", "empty"};
+        int m = choice_arg(P, b, 2, modes, 11, LOOM_PAD_CONSTANT);
         if (m < 0)
-            return perr(P, b->pos[2], LOOM_STATUS_NOT_AVAILABLE,
-                        "pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or "
-                        "'wrap' (the statistic modes are not supported yet)");
-        double cv = 0;
-        if (b->given[3] && b->v[3].kind != V_NONE) {
-            if (!is_num(&b->v[3]))
-                return perr(P, b->pos[3], LOOM_STATUS_NOT_AVAILABLE,
-                            "pad: constant_values must be one number");
-            if (!get_number(P, b, 3, 0, &cv)) return false;
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "pad: mode '%.*s' is not supported",
+                        b->v[2].kind == V_STR ? (int)(b->v[2].tlen > 40 ? 40 : b->v[2].tlen) : 0,
+                        P->src + (b->v[2].kind == V_STR ? b->v[2].tpos : 0));
+        /* NumPy's keywords of each mode: constant_values, end_values, stat_length,
+         * reflect_type (slots 3 to 6); another one given is an error */
+        bool stat = m >= LOOM_PAD_MAXIMUM && m <= LOOM_PAD_MEDIAN;
+        bool allowed[4] = {m == LOOM_PAD_CONSTANT, m == LOOM_PAD_LINEAR_RAMP, stat,
+                           m == LOOM_PAD_REFLECT || m == LOOM_PAD_SYMMETRIC};
+        for (int s = 0; s < 4; s++)
+            if (b->given[3 + s] && !allowed[s])
+                return perr(P, b->pos[3 + s], LOOM_STATUS_INVALID_ARGUMENT,
+                            "pad: unsupported keyword arguments for mode '%s': {'%s'}", modes[m],
+                            b->names[3 + s]);
+        double vals[2 * LOOM_MAX_DIMS] = {0}, lens[2 * LOOM_MAX_DIMS];
+        int64_t stat_len[2 * LOOM_MAX_DIMS];
+        int vslot = m == LOOM_PAD_LINEAR_RAMP ? 4 : 3;
+        if (b->given[vslot] && !pad_pairs(P, b, vslot, nd, false, vals)) return false;
+        bool has_len = b->given[5] && b->v[5].kind != V_NONE;
+        if (has_len) {
+            if (!pad_pairs(P, b, 5, nd, true, lens)) return false;
+            for (int32_t q = 0; q < 2 * nd; q++) stat_len[q] = (int64_t)lens[q];
         }
-        *r = loom_pad(ctx, a, widths, (loom_pad_mode_t)m, cv);
+        int odd = 0;
+        if (b->given[6]) {
+            static const char *const types[] = {"even", "odd"};
+            odd = choice_arg(P, b, 6, types, 2, 0);
+            if (odd < 0)
+                return perr(P, b->pos[6], LOOM_STATUS_INVALID_ARGUMENT,
+                            "pad: reflect_type must be 'even' or 'odd'");
+        }
+        *r = loom_pad_ex(ctx, a, widths, (loom_pad_mode_t)m, vals, has_len ? stat_len : NULL, odd);
     } else if (strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "_like")) {
         int slot = n[0] == 'f' ? 2 : 1;
         double v = n[0] == 'o' ? 1 : 0;
@@ -3354,6 +3464,308 @@ __attribute__((noinline)) static bool random_call(parser_t *P, const func_t *f, 
     return true;
 }
 
+/* The nested lists of np.block: their depth (that of the first item, checked against the
+ * others with NumPy's message), the lengths in pre-order and the arrays at the leaves. */
+typedef struct block_args {
+    int32_t depth, nlists, n, cap_lists, cap_arrays;
+    int32_t *lens;
+    loom_array_t **arrays;
+    int32_t path[LOOM_MAX_DIMS + 1];
+} block_args_t;
+
+static void block_where(const block_args_t *k, int32_t level, char *out, size_t cap) {
+    size_t at = (size_t)snprintf(out, cap, "arrays");
+    for (int32_t i = 0; i < level && at < cap; i++)
+        at += (size_t)snprintf(out + at, cap - at, "[%d]", (int)k->path[i]);
+}
+
+static bool block_collect(parser_t *P, block_args_t *k, const value_t *v, int32_t level,
+                          int32_t pos) {
+    if (v->kind != V_TUPLE) { /* an array at this depth */
+        if (k->depth < 0) k->depth = level;
+        if (level != k->depth) {
+            char where[160];
+            block_where(k, level, where, sizeof where);
+            return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "block: List depths are mismatched. First element was at depth %d, but "
+                        "there is an element at depth %d (%s)",
+                        (int)k->depth, (int)level, where);
+        }
+        if (k->n == k->cap_arrays) {
+            k->cap_arrays = 2 * k->cap_arrays + 8;
+            loom_array_t **a = base_arena_alloc(&P->arena, (size_t)k->cap_arrays, sizeof *a);
+            if (!a) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            if (k->n) memcpy(a, k->arrays, (size_t)k->n * sizeof *a);
+            k->arrays = a;
+        }
+        loom_array_t *a = arg_array(P, v, pos);
+        if (loom_array_is_nil(a)) return false;
+        k->arrays[k->n++] = a;
+        return true;
+    }
+    if (level >= LOOM_MAX_DIMS)
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "block: lists nested %d deep (loom allows at most %d)", (int)level + 1,
+                    LOOM_MAX_DIMS);
+    if (v->n == 0) { /* NumPy names the empty list before looking deeper */
+        char where[160];
+        block_where(k, level, where, sizeof where);
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT, "block: List at %s cannot be empty",
+                    where);
+    }
+    if (k->depth >= 0 && level >= k->depth) {
+        char where[160];
+        k->path[level] = 0;
+        block_where(k, level + 1, where, sizeof where);
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "block: List depths are mismatched. First element was at depth %d, but "
+                    "there is an element at depth %d (%s)",
+                    (int)k->depth, (int)level + 1, where);
+    }
+    if (k->nlists == k->cap_lists) {
+        k->cap_lists = 2 * k->cap_lists + 8;
+        int32_t *l = base_arena_alloc(&P->arena, (size_t)k->cap_lists, sizeof *l);
+        if (!l) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (k->nlists) memcpy(l, k->lens, (size_t)k->nlists * sizeof *l);
+        k->lens = l;
+    }
+    k->lens[k->nlists++] = v->n;
+    for (int32_t i = 0; i < v->n; i++) {
+        k->path[level] = i;
+        if (!block_collect(P, k, &v->items[i], level + 1, pos)) return false;
+    }
+    return true;
+}
+
+/* A slice argument's bound: None (LOOM_NONE) or an int. */
+static bool slice_arg_bound(parser_t *P, const value_t *v, int32_t pos, int64_t *out) {
+    if (v->kind == V_NONE) {
+        *out = LOOM_NONE;
+        return true;
+    }
+    if (v->kind != V_INT && v->kind != V_BOOL)
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "slice indices must be integers or None, not %s", kind_text(v));
+    *out = v->i > INT64_MAX ? INT64_MAX : v->i <= INT64_MIN ? INT64_MIN + 1 : (int64_t)v->i;
+    return true;
+}
+
+/* The functions of arrange.c (F_ARRANGE), by name: the result in *r, or a tuple or a slice in
+ * *out with *r NULL. */
+static bool arrange_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r,
+                         value_t *out) {
+    loom_ctx_t *ctx = P->ctx;
+    const char *n = f->name;
+    *r = NULL;
+    if (!strcmp(n, "slice")) { /* slice(stop) or slice(start, stop[, step]) */
+        value_t *items = base_arena_alloc(&P->arena, 3, sizeof *items);
+        if (!items) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        int64_t dummy;
+        for (int i = 0; i < 3; i++) {
+            items[i] = b->given[i] ? b->v[i] : (value_t){.kind = V_NONE};
+            if (!slice_arg_bound(P, &items[i], b->pos[i], &dummy)) return false;
+        }
+        if (!b->given[1]) { /* one argument: the stop */
+            items[1] = items[0];
+            items[0] = (value_t){.kind = V_NONE};
+        }
+        *out = (value_t){.kind = V_SLICE, .items = items, .n = 3};
+        return true;
+    }
+    if (!strcmp(n, "identity")) {
+        int64_t m;
+        loom_dtype_t d;
+        if (!get_int(P, b, 0, 0, &m) || !get_dtype(P, b, 1, LOOM_DTYPE_F64, &d)) return false;
+        *r = loom_identity(ctx, m, d);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
+    if (!strcmp(n, "block")) {
+        block_args_t k = {.depth = -1};
+        if (!block_collect(P, &k, &b->v[0], 0, b->pos[0])) return false;
+        *r = loom_block(ctx, k.depth, k.nlists, k.lens, k.n, k.arrays);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
+    if (strstr(n, "stack")) { /* hstack, vstack, dstack, column_stack: a tuple of arrays */
+        const value_t *v = &b->v[0];
+        value_t rows; /* an array: NumPy iterates over its first axis */
+        if (v->kind == V_ARRAY) {
+            int32_t nd = loom_array_ndim(v->a);
+            int64_t m = nd ? loom_array_dim(v->a, 0) : 0;
+            if (nd == 0 || m > 4096)
+                return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "%s: %s", n,
+                            nd ? "at most 4096 arrays" : "iteration over a 0-d array");
+            loom_array_t **outs = base_arena_alloc(&P->arena, (size_t)(m ? m : 1), sizeof *outs);
+            if (!outs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            if (loom_unstack(ctx, v->a, 0, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+            if (!array_tuple(P, (int32_t)m, outs, b->pos[0], &rows)) return false;
+            v = &rows;
+        }
+        if (v->kind != V_TUPLE)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: arrays must be a tuple or list of arrays, not %s", n, kind_text(v));
+        if (v->n == 0)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "need at least one array to concatenate");
+        loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)v->n, sizeof *xs);
+        if (!xs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        /* NumPy 2's dtype= and casting= of hstack and vstack: each array cast first */
+        static const char *const castings[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+        int dt = -1, casting = LOOM_CASTING_SAME_KIND;
+        if (n[0] == 'h' || n[0] == 'v') {
+            loom_dtype_t d;
+            if (b->given[1] && b->v[1].kind != V_NONE) {
+                if (!get_dtype(P, b, 1, 0, &d)) return false;
+                dt = (int)d;
+            }
+            casting = choice_arg(P, b, 2, castings, 5, LOOM_CASTING_SAME_KIND);
+            if (casting < 0)
+                return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                            "'unsafe'",
+                            n);
+        }
+        for (int32_t i = 0; i < v->n; i++) {
+            if (loom_array_is_nil(xs[i] = arg_array(P, &v->items[i], b->pos[0]))) return false;
+            loom_dtype_t from = loom_array_dtype(xs[i]);
+            if (dt < 0) continue;
+            if (loom_can_cast(from, (loom_dtype_t)dt, (loom_casting_t)casting) != 1)
+                return perr(P, b->pos[1], LOOM_STATUS_DTYPE_ERROR,
+                            "%s: Cannot cast array data from dtype('%s') to dtype('%s') according "
+                            "to the rule '%s'",
+                            n, loom_dtype_name(from), loom_dtype_name((loom_dtype_t)dt),
+                            castings[casting]);
+            xs[i] = loom_astype(ctx, xs[i], (loom_dtype_t)dt);
+        }
+        *r = (n[0] == 'h'   ? loom_hstack
+              : n[0] == 'v' ? loom_vstack
+              : n[0] == 'd' ? loom_dstack
+                            : loom_column_stack)(ctx, v->n, xs);
+        if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+        return true;
+    }
+    loom_array_t *a = arg_array(P, &b->v[0], b->pos[0]);
+    if (loom_array_is_nil(a)) return false;
+    int64_t k = 0;
+    int32_t naxes, axes[LOOM_MAX_DIMS];
+    if (strstr(n, "split")) {
+        const value_t *v = &b->v[1];
+        int32_t m;
+        int64_t *at = NULL;
+        loom_status_t (*split)(loom_ctx_t *, loom_array_t *, int32_t, const int64_t *,
+                               loom_array_t **) = n[0] == 'h'   ? loom_hsplit
+                                                  : n[0] == 'v' ? loom_vsplit
+                                                                : loom_dsplit;
+        if (v->kind == V_TUPLE) { /* split points */
+            if (v->n > 4095)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: at most 4095 split points", n);
+            at = base_arena_alloc(&P->arena, (size_t)(v->n ? v->n : 1), sizeof *at);
+            if (!at) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            for (int32_t i = 0; i < v->n; i++) {
+                if (v->items[i].kind != V_INT || v->items[i].i < INT64_MIN ||
+                    v->items[i].i > INT64_MAX)
+                    return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: split points must be integers", n);
+                at[i] = (int64_t)v->items[i].i;
+            }
+            m = v->n;
+        } else {
+            if (v->kind != V_INT)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: indices_or_sections must be a number of sections or a list of "
+                            "split points",
+                            n);
+            if (!get_int(P, b, 1, 1, &k)) return false;
+            if (k <= 0 || k > 4096)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: number sections must be in 1..4096 (%lld)", n, (long long)k);
+            m = (int32_t)k;
+        }
+        int32_t nout = at ? m + 1 : m;
+        loom_array_t **outs = base_arena_alloc(&P->arena, (size_t)nout, sizeof *outs);
+        if (!outs) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (split(ctx, a, m, at, outs) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        return array_tuple(P, nout, outs, b->pos[0], out);
+    }
+    if (!strcmp(n, "fliplr") || !strcmp(n, "flipud")) {
+        *r = (n[4] == 'l' ? loom_fliplr : loom_flipud)(ctx, a);
+    } else if (!strcmp(n, "rollaxis")) {
+        int32_t ax, start = 0;
+        if (!axis_value(P, &b->v[1], b->pos[1], "axis", &ax) ||
+            (b->given[2] && !axis_value(P, &b->v[2], b->pos[2], "start", &start)))
+            return false;
+        *r = loom_rollaxis(ctx, a, ax, start);
+    } else if (!strcmp(n, "append") || !strcmp(n, "insert") || !strcmp(n, "delete")) {
+        int vslot = n[0] == 'd' ? -1 : n[0] == 'a' ? 1 : 2, aslot = n[0] == 'i' ? 3 : 2;
+        loom_array_t *vals = NULL;
+        if (vslot >= 0 && loom_array_is_nil(vals = arg_array(P, &b->v[vslot], b->pos[vslot])))
+            return false;
+        if (!get_axes(P, b, aslot, false, &naxes, axes)) return false;
+        int32_t axis = naxes < 0 ? LOOM_AXIS_NONE : axes[0];
+        if (n[0] == 'a') {
+            *r = loom_append(ctx, a, vals, axis);
+        } else if (b->v[1].kind == V_SLICE) {
+            int64_t s[3];
+            for (int i = 0; i < 3; i++)
+                if (!slice_arg_bound(P, &b->v[1].items[i], b->pos[1], &s[i])) return false;
+            if (s[2] == 0)
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "slice step cannot be zero");
+            *r = n[0] == 'i' ? loom_insert_slice(ctx, a, s[0], s[1], s[2], vals, axis)
+                             : loom_delete_slice(ctx, a, s[0], s[1], s[2], axis);
+        } else if (b->v[1].kind == V_INT) { /* one index: no sync (bool: an array, as NumPy) */
+            if (!get_int(P, b, 1, 0, &k)) return false;
+            *r = n[0] == 'i' ? loom_insert_index(ctx, a, k, vals, axis)
+                             : loom_delete_index(ctx, a, k, axis);
+        } else if (b->v[1].kind == V_FLOAT) {
+            return perr(P, b->pos[1], LOOM_STATUS_INDEX_ERROR,
+                        "%s: arrays used as indices must be of integer (or boolean) type", n);
+        } else {
+            /* a list: NumPy's np.array(obj) (an empty one as intp) */
+            const value_t *o = &b->v[1];
+            loom_array_t *obj = o->kind == V_TUPLE && o->n == 0
+                                    ? loom_zeros(ctx, LOOM_DTYPE_I64, 1, (int64_t[1]){0})
+                                    : arg_array(P, o, b->pos[1]);
+            if (loom_array_is_nil(obj)) return false;
+            *r =
+                n[0] == 'i' ? loom_insert(ctx, a, obj, vals, axis) : loom_delete(ctx, a, obj, axis);
+        }
+    } else if (!strcmp(n, "resize")) {
+        int32_t nd;
+        int64_t shape[LOOM_MAX_DIMS];
+        if (!get_shape(P, b, 1, &nd, shape)) return false;
+        *r = loom_resize(ctx, a, nd, shape);
+    } else if (!strcmp(n, "trim_zeros")) {
+        int trim = LOOM_TRIM_FRONT | LOOM_TRIM_BACK;
+        if (b->given[1]) {
+            const value_t *t = &b->v[1];
+            trim = 0;
+            for (int32_t i = 0; t->kind == V_STR && i < t->tlen && trim >= 0; i++) {
+                char c = P->src[t->tpos + i];
+                trim |= c == 'f' || c == 'F'   ? LOOM_TRIM_FRONT
+                        : c == 'b' || c == 'B' ? LOOM_TRIM_BACK
+                                               : -64;
+            }
+            /* NumPy accepts exactly 'fb', 'bf', 'f' and 'b' (any case) */
+            if (t->kind != V_STR || trim <= 0 || t->tlen > 2 ||
+                (t->tlen == 2 && trim != (LOOM_TRIM_FRONT | LOOM_TRIM_BACK)))
+                return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                            "trim_zeros: unexpected character(s) in `trim`: '%.*s'",
+                            t->kind == V_STR ? (int)(t->tlen > 40 ? 40 : t->tlen) : 0,
+                            P->src + (t->kind == V_STR ? t->tpos : 0));
+        }
+        if (!get_axes(P, b, 2, true, &naxes, axes)) return false;
+        *r = loom_trim_zeros(ctx, a, trim, naxes < 0 ? 0 : naxes, naxes < 0 ? NULL : axes);
+    } else { /* diagflat */
+        if (!get_int(P, b, 1, 0, &k)) return false;
+        *r = loom_diagflat(ctx, a, k);
+    }
+    if (loom_array_is_nil(*r)) return lib_fail(P, b->pos[0]);
+    return true;
+}
+
 /* f on its bound arguments; fpos is the call's caret. Not inlined into call_func: its locals
  * would then be on the stack while bind evaluates arguments, once per level of nesting. */
 __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, int32_t fpos,
@@ -3457,6 +3869,10 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             break;
         case F_JOIN:
             if (!join_call(P, f, b, &r)) return false;
+            break;
+        case F_ARRANGE:
+            if (!arrange_call(P, f, b, &r, out)) return false;
+            if (!r) return true; /* a tuple or a slice, in *out */
             break;
         case F_COUNT_NZ: {
             int32_t naxes, axes[LOOM_MAX_DIMS];
@@ -4654,6 +5070,11 @@ static bool apply_index(parser_t *P, const node_t *x, const value_t *pobj, value
             if (mask_len[n_fancy] == -2) mask_len[n_fancy] = -1; /* not a mask */
             fancy[n_fancy++] = i;
             used++;
+        } else if (v->kind == V_SLICE) { /* x[slice(1, 3)]: x[1:3] */
+            kind[i] = I_SLICE;
+            used++;
+            for (int k = 0; k < 3; k++)
+                if (!slice_arg_bound(P, &v->items[k], it->pos, &bounds[3 * i + k])) return false;
         } else if (v->kind == V_TUPLE) {
             return perr(P, it->pos, LOOM_STATUS_INVALID_ARGUMENT,
                         "an index list must be a rectangular list of integers or bools");
