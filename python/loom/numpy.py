@@ -619,6 +619,71 @@ class _Concat:
 r_, c_ = _Concat(False), _Concat(True)
 
 
+class _Grid:
+    """np.mgrid (dense) and np.ogrid (open): slices as arange, or linspace for a complex step
+    (its magnitude the number of points, the stop included)."""
+
+    def __init__(self, sparse):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        items = key if isinstance(key, tuple) else (key,)
+        axes, floats = [], False
+        for sl in items:
+            if not isinstance(sl, slice):
+                raise TypeError("loom.numpy.%sgrid: slices only, not %r" % (
+                    "o" if self.sparse else "m", sl))
+            start = 0 if sl.start is None else sl.start
+            step = 1 if sl.step is None else sl.step
+            floats = floats or _builtins.any(isinstance(v, (float, complex))
+                                             for v in (start, sl.stop, step))
+            if isinstance(step, complex):
+                axes.append(linspace(start, sl.stop, int(abs(step))))
+            else:
+                axes.append(arange(start, sl.stop, step))
+        if floats:
+            axes = [a.astype(float64) for a in axes]
+        if not isinstance(key, tuple):
+            return axes[0]
+        if self.sparse:
+            n = len(axes)
+            return tuple(a.reshape(tuple(-1 if i == k else 1 for i in range(n)))
+                         for k, a in enumerate(axes))
+        return stack(meshgrid(*axes, indexing="ij"))
+
+
+mgrid, ogrid = _Grid(False), _Grid(True)
+
+
+def real_if_close(a, tol=100):
+    """NumPy's: the real part when every imaginary part is within tol machine epsilons of zero
+    (tol > 1) or tol (reads one bool: a sync); otherwise a as it is."""
+    a = asarray(a)
+    if a.dtype.kind != "c":
+        return a
+    if tol > 1:
+        tol = _np.finfo(a.dtype).eps * tol
+    return a.real if _builtins.bool(all(abs(a.imag) < tol)) else a
+
+
+def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
+    """NumPy's contraction planning, which reads only the operands' shapes."""
+    stand_ins = [_np.lib.stride_tricks.as_strided(_np.zeros(1, o.dtype), o.shape,
+                                                  (0,) * o.ndim)
+                 if isinstance(o, ndarray) else o for o in operands]
+    return _np.einsum_path(subscripts, *stand_ins, optimize=optimize, einsum_call=einsum_call)
+
+
+def isfortran(a):
+    return False  # loom's arrays are C-ordered values
+
+
+exceptions, uint, typename = _np.exceptions, _np.uint, _np.typename
+base_repr, binary_repr = _np.base_repr, _np.binary_repr
+format_float_positional = _np.format_float_positional
+format_float_scientific = _np.format_float_scientific
+
+
 # ---- NumPy's array methods that are not table functions of the array ----
 
 def _flatten(self, order="C"):

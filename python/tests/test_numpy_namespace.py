@@ -230,3 +230,19 @@ def test_index_tricks():
     check(lnp.r_[lnp.asarray([1, 2]), 3, 0:3], np.r_[np.array([1, 2]), 3, 0:3])
     check(lnp.r_[0:1:5j], np.r_[0:1:5j])
     check(lnp.c_[lnp.asarray([1, 2]), [3, 4]], np.c_[np.array([1, 2]), [3, 4]])
+
+
+def test_grids_and_real_if_close():
+    check(lnp.mgrid[0:5], np.mgrid[0:5])
+    check(lnp.mgrid[0:2, 0:3], np.mgrid[0:2, 0:3])
+    check(lnp.mgrid[0:1:0.5, 0:2], np.mgrid[0:1:0.5, 0:2])
+    check(lnp.mgrid[-1:1:5j], np.mgrid[-1:1:5j])
+    got, want = lnp.ogrid[0:2, 0:3], np.ogrid[0:2, 0:3]
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, w in zip(got, want):
+        check(g, w)
+    for a in (np.array([1 + 1e-16j, 2]), np.array([1 + 1e-3j]), np.array([1, 2])):
+        check(lnp.real_if_close(lnp.asarray(a)), np.real_if_close(a))
+    x = lnp.asarray(np.ones((2, 3)))
+    assert lnp.einsum_path("ij,jk->ik", x, x.T)[0] == np.einsum_path(
+        "ij,jk->ik", np.ones((2, 3)), np.ones((3, 2)))[0]
