@@ -725,10 +725,74 @@ def _compress(self, condition, axis=None, out=None):
     return compress(condition, self, axis=axis, out=out)
 
 
+def _resize(self, *new_shape, refcheck=True):
+    """numpy.ndarray.resize, in place (rebinds): the flattened values cut, or followed by
+    zeros, to the new size (np.resize repeats them instead)."""
+    shape = new_shape[0] if len(new_shape) == 1 else new_shape
+    shape = tuple(_shape_like(shape)) if isinstance(shape, (tuple, list)) else (
+        _operator.index(shape),)
+    n = 1
+    for e in shape:
+        n *= e
+    flat = ravel(self)
+    have = self.size
+    if n <= have:
+        flat = flat[:n]
+    else:
+        flat = concatenate([flat, zeros(n - have, dtype=self.dtype)])
+    self._assign(flat.reshape(shape))
+
+
+def _view(self, dtype=None, type=None):  # noqa: A002 (NumPy's names)
+    """numpy.ndarray.view without a new dtype: the same values (loom's arrays are values, so
+    a view and a copy cannot be told apart). Reinterpreting the bytes as another dtype is not
+    supported."""
+    if type is not None or (dtype is not None and _np.dtype(_np_dtype_of(dtype)) != self.dtype):
+        raise NotImplementedError("loom: ndarray.view with another dtype or type (%r, %r)"
+                                  % (dtype, type))
+    return self.__copy__()
+
+
+class _Flat:
+    """numpy.ndarray.flat: the elements in C order, read by flat index or slice; assigning
+    through it rebinds the array (as x[k] = v does)."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        return iter(ravel(self.base))
+
+    def __getitem__(self, key):
+        return ravel(self.base)[key]
+
+    def __setitem__(self, key, value):
+        flat = ravel(self.base)
+        flat[key] = value
+        self.base._assign(flat.reshape(self.base.shape))
+
+
+def _strides(self):
+    """C-order strides of the shape (what np.asarray(x).strides gives)."""
+    out, step = [], self.itemsize
+    for e in reversed(self.shape):
+        out.append(step)
+        step *= e
+    return tuple(reversed(out))
+
+
+ndarray.flat = property(_Flat, lambda self, v: _Flat(self).__setitem__(slice(None), v))
+ndarray.strides = property(_strides)
+ndarray.base = property(lambda self: None)
+ndarray.__reduce__ = lambda self: (asarray, (self.get(),))  # pickles the values
+
 for _name, _f in (("flatten", _flatten), ("sort", _sort), ("partition", _partition),
                   ("fill", _fill), ("argpartition", _argpartition),
                   ("searchsorted", _searchsorted), ("choose", _choose),
-                  ("compress", _compress)):
+                  ("compress", _compress), ("resize", _resize), ("view", _view)):
     _f.__name__, _f.__qualname__ = _name, "ndarray." + _name
     setattr(ndarray, _name, _f)
 
@@ -740,3 +804,43 @@ def _host(x):
     if type(x) in (list, tuple):
         return type(x)(_host(v) for v in x)
     return x
+
+
+# numpy.emath: a real input with values outside a function's real domain computes as complex
+# (NumPy's _fix_real_lt_zero and the like); which dtype that is depends on the values, so each
+# call reads one bool first (a sync)
+emath = _types.ModuleType(__name__ + ".emath", "numpy.emath on loom")
+
+
+def _to_complex_if(x, outside):
+    x = asarray(x)
+    if x.dtype.kind not in "c" and _builtins.bool(any(outside(x))):
+        small = x.dtype in (_np.float32, _np.float16, _np.int8, _np.int16, _np.uint8,
+                            _np.uint16)
+        x = x.astype(complex64 if small else complex128)
+    return x
+
+
+def _emath(name, outside, f=None):
+    f = f or getattr(_mod, name)
+
+    def g(x):
+        return f(_to_complex_if(x, outside))
+    g.__name__ = g.__qualname__ = name
+    g.__doc__ = "numpy.emath.%s on loom (one sync to choose the dtype)." % name
+    setattr(emath, name, g)
+
+
+for _name in ("sqrt", "log", "log2", "log10"):
+    _emath(_name, lambda x: x < 0)
+for _name in ("arccos", "arcsin", "arctanh"):
+    _emath(_name, lambda x: abs(x) > 1)
+emath.power = lambda x, p: power(_to_complex_if(x, lambda v: v < 0), p)
+emath.logn = lambda n, x: log(_to_complex_if(x, lambda v: v < 0)) / log(
+    _to_complex_if(n, lambda v: v < 0))
+_sys.modules[emath.__name__] = emath
+
+
+def ndenumerate(arr):
+    """NumPy's, over the values (one read)."""
+    return _np.ndenumerate(_host(arr))

@@ -246,3 +246,36 @@ def test_grids_and_real_if_close():
     x = lnp.asarray(np.ones((2, 3)))
     assert lnp.einsum_path("ij,jk->ik", x, x.T)[0] == np.einsum_path(
         "ij,jk->ik", np.ones((2, 3)), np.ones((3, 2)))[0]
+
+
+def test_more_array_methods():
+    a = np.arange(6.0).reshape(2, 3)
+    for shape in ((4, 2), 2, (3, 2)):
+        x, want = lnp.asarray(a), a.copy()
+        x.resize(shape)
+        want.resize(shape, refcheck=False)
+        check(x, want)
+    x = lnp.asarray(a)
+    assert x.flat[2] == 2.0 and len(x.flat) == 6 and [float(v) for v in x.flat] == a.ravel().tolist()
+    x.flat[1:3] = -1.0
+    w = a.copy()
+    w.flat[1:3] = -1.0
+    check(x, w)
+    assert x.strides == a.strides and x.base is None
+    check(x.view(), w)
+    with pytest.raises(NotImplementedError):
+        x.view(np.int64)
+    import pickle
+    check(pickle.loads(pickle.dumps(x)), w)
+
+
+@pytest.mark.parametrize("name,vals", [
+    ("sqrt", [-1.0, 4.0]), ("sqrt", [1, 4]), ("log", [-1.0, 2.0]), ("log10", [10.0]),
+    ("arcsin", [2.0, 0.5]), ("arctanh", [0.5])])
+def test_emath(name, vals):
+    for dt in ("float32", "float64"):
+        x = np.array(vals, dtype=dt if isinstance(vals[0], float) else None)
+        want = getattr(np.emath, name)(x)
+        check(getattr(lnp.emath, name)(lnp.asarray(x)), want, rtol=1e-6)
+    check(lnp.emath.power(lnp.asarray([-4.0]), 0.5), np.emath.power(np.array([-4.0]), 0.5),
+          rtol=1e-12)
