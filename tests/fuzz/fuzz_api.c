@@ -1589,6 +1589,75 @@ static void op_linalg(reader_t *r) {
 }
 
 /* Complex numbers: the parts, the number of two parts, weak and full complex values. */
+/* NumPy's comparisons, ranges, vector products, bit packing, stacking and random draws. */
+static void op_numpy(reader_t *r) {
+    uint8_t b = byte(r);
+    loom_array_t *a = pick(r), *c = pick(r);
+    bool nil1 = is_nil(a), nil2 = nil1 || is_nil(c);
+    int64_t shape[16] = {0}, n;
+    int32_t nd;
+    pre();
+    switch (b % 8) {
+        case 0:
+            built(b & 8    ? loom_allclose(ctx, a, c, real(r), real(r), b & 16)
+                  : b & 16 ? loom_array_equal(ctx, a, c, b & 32)
+                           : loom_array_equiv(ctx, a, c),
+                  nil2);
+            break;
+        case 1: {
+            double start = real(r), stop = real(r);
+            int64_t num = extent(r);
+            loom_dtype_t d = dtype(r);
+            built(b & 8 ? loom_logspace(ctx, start, stop, num, b & 16, real(r), d)
+                        : loom_geomspace(ctx, start, stop, num, b & 16, d),
+                  false);
+            break;
+        }
+        case 2:
+            built(b & 8 ? loom_matvec(ctx, a, c) : loom_vecmat(ctx, a, c), nil2);
+            break;
+        case 3:
+            if (!sync_ok(a)) return;
+            built(b & 8    ? loom_sort_complex(ctx, a)
+                  : b & 16 ? loom_packbits(ctx, a, axis_arg(r), b & 32)
+                           : loom_unpackbits(ctx, a, axis_arg(r), b & 32 ? LOOM_NONE : integer(r),
+                                             b & 64),
+                  nil1);
+            break;
+        case 4: {
+            loom_array_t *xs[2] = {a, c};
+            loom_array_t *(*const stackers[])(loom_ctx_t *, int32_t, loom_array_t *const *) = {
+                loom_hstack, loom_vstack, loom_dstack, loom_column_stack};
+            built(stackers[(b >> 3) % 4](ctx, 1 + (b >> 5 & 1), xs), nil2);
+            break;
+        }
+        case 5: {
+            const int64_t *s = shape_arg(r, &nd, shape);
+            if (shape_status(nd, s, &n) == LOOM_STATUS_OK && n > (1 << 16)) return;
+            uint64_t seed = raw64(r), stream = raw64(r);
+            loom_dtype_t d = dtype(r);
+            built(b & 8    ? loom_rng_uniform(ctx, seed, stream, real(r), real(r), d, nd, s)
+                  : b & 16 ? loom_rng_normal(ctx, seed, stream, real(r), real(r), d, nd, s)
+                  : b & 32 ? loom_rng_exponential(ctx, seed, stream, real(r), d, nd, s)
+                           : loom_rng_integers(ctx, seed, stream, integer(r), integer(r), b & 64,
+                                               d, nd, s),
+                  false);
+            break;
+        }
+        default: {
+            if (!sync_ok(a) || (c && !is_nil(c) && !sync_ok(c))) return;
+            const int64_t *s = shape_arg(r, &nd, shape);
+            if (shape_status(nd, s, &n) == LOOM_STATUS_OK && n > (1 << 16)) return;
+            uint64_t seed = raw64(r), stream = raw64(r);
+            built(b & 8 ? loom_rng_permutation(ctx, seed, stream, a, axis_arg(r))
+                        : loom_rng_choice(ctx, seed, stream, a, nd, s, b & 16, b & 32 ? c : NULL,
+                                          axis_arg(r)),
+                  b & 32 ? nil2 : nil1);
+            break;
+        }
+    }
+}
+
 static void op_complex(reader_t *r) {
     uint8_t which = byte(r) % 6;
     loom_array_t *a = pick(r);
@@ -1640,7 +1709,8 @@ static const op_t ops[] = {
 /* Opcodes added later take the top opcode bytes, so that every byte below keeps the call it
  * picked when the corpus's inputs were found (byte % the first table's length). */
 #define LATER_FROM 248
-static const op_t later_ops[] = {OP(index), OP(numeric), OP(numeric2), OP(linalg), OP(complex)};
+static const op_t later_ops[] = {OP(index),  OP(numeric), OP(numeric2),
+                                  OP(linalg), OP(complex), OP(numpy)};
 #undef OP
 static bool trace;
 
