@@ -449,7 +449,11 @@ class ndarray:
         alias the old one keep its values, unlike NumPy's in-place write)."""
         b = _Binder([self])
         prog = "%s[%s] = %s" % (b.names[0], b.subscript(key), b.lit(value))
-        new = b.run(prog, out_name=b.names[0])
+        self._rebind(b.run(prog, out_name=b.names[0]))
+
+    def _rebind(self, new):
+        """Makes this array stand for the array new (of its context): NumPy's in-place writes
+        (x[key] = v, loom.numpy's put, copyto, ...) as functional updates."""
         self._p = lib.loom_array_retain(new._p)
         self._sig = None
         self._own = _Ref(self._ctx, self._p)  # (the old one, if any, releases the old array)
