@@ -3121,6 +3121,8 @@ static bool update_call(parser_t *P, const func_t *f, const bound_t *b, loom_arr
                       : as_array(P, &b->v[i], b->pos[i], b->names[i]);
         if (loom_array_is_nil(x[i])) return false;
     }
+    if (!strncmp(n, "put", 3) && strcmp(n, "putmask") && loom_array_size(x[1]) == 0)
+        x[1] = loom_astype(ctx, x[1], LOOM_DTYPE_I64); /* (indices []: NumPy's intp) */
     if (!strcmp(n, "put")) {
         int k = choice_arg(P, b, 3, take_modes, 3, LOOM_TAKE_RAISE);
         if (k < 0)

@@ -821,6 +821,7 @@ LOOM_API loom_status_t loom_ix(loom_ctx_t *ctx, int32_t n, loom_array_t *const *
                             "%s: Cross index must be 1 dimensional (argument %d is %d-d)", fn,
                             (int)k, a->ndim);
         if (a->dtype == LOOM_DTYPE_BOOL) a = loom_flatnonzero(ctx, a); /* one sync */
+        if (a->shape[0] == 0) a = loom_astype(ctx, a, LOOM_DTYPE_I64); /* NumPy's ix_([]) */
         int64_t shape[LOOM_MAX_DIMS];
         for (int32_t j = 0; j < n; j++) shape[j] = j == k ? a->shape[0] : 1;
         outs[k] = loom_reshape(ctx, a, n, shape);
