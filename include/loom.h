@@ -849,10 +849,20 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
 LOOM_API loom_array_t *loom_histogram_density(loom_ctx_t *ctx, loom_array_t *hist,
                                               loom_array_t *bin_edges);
 /* np.histogram_bin_edges(a, bins, range, weights): loom_histogram's bin_edges alone (the same
- * arguments and sync; NumPy's string estimators such as 'auto' are not supported). */
+ * arguments and sync). */
 LOOM_API loom_array_t *loom_histogram_bin_edges(loom_ctx_t *ctx, loom_array_t *a, int64_t bins,
                                                 loom_array_t *edges, double lo, double hi,
                                                 loom_array_t *weights);
+/* NumPy's bin estimators (bins='auto', 'fd', 'doane', 'scott', 'rice', 'sturges', 'sqrt';
+ * 'stone' is NOT_AVAILABLE): the number of equal bins for the flattened a into *bins, and the
+ * outer edges into *lo and *hi, which give the range when they are not NaN (then the values
+ * inside it are the data, as NumPy takes them; a sync for their count) and receive the data's
+ * otherwise (equal ends widened by 0.5). One sync for the statistics; computed in double (NumPy
+ * computes float32 data's in float32), so a width at a bin boundary may round apart. Pass the
+ * results to loom_histogram as bins, lo and hi. */
+LOOM_API loom_status_t loom_histogram_bin_count(loom_ctx_t *ctx, loom_array_t *a,
+                                                const char *estimator, double *lo, double *hi,
+                                                int64_t *bins);
 /* np.histogramdd(sample, bins, range, density, weights): sample (N, d) holds N points; axis i
  * has bins[i] equal bins over [lo[i], hi[i]] (lo or hi NULL or NaN: the data's, one sync for
  * all such axes), or the 1-D edges[i] when edges and edges[i] are not NULL (used as they are).

@@ -301,8 +301,21 @@ def test_histogram_bin_edges_forms():
     same("histogram_bin_edges", np.arange(10), [0, 2, 9])
     same("histogram_bin_edges", np.arange(10), range=[1, 5])
     same("histogram", np.arange(10), range=[1, 5])  # a list as range=, as NumPy reads it
-    with pytest.raises(NotImplementedError, match="'auto' is not supported"):
-        lnp.histogram_bin_edges(lnp.arange(10), "auto")
+    with pytest.raises(NotImplementedError, match="'stone'"):
+        lnp.histogram_bin_edges(lnp.arange(10), "stone")
+    same_error("histogram", np.arange(10), "auto", weights=np.ones(10))
+    same_error("histogram_bin_edges", np.array([1.0, np.nan]), "auto")
+
+
+@pytest.mark.parametrize("data", [rng.normal(size=200), rng.integers(0, 50, 100),
+                                  rng.exponential(size=500), np.arange(3), np.full(5, 2.0),
+                                  np.zeros(0), rng.integers(0, 3, 40)])
+@pytest.mark.parametrize("estimator", ["auto", "fd", "doane", "scott", "rice", "sturges",
+                                       "sqrt"])
+def test_bin_estimators(data, estimator):
+    for rg in (None, (0.5, 2.5)):
+        same("histogram_bin_edges", data, estimator, range=rg)
+        same("histogram", data, bins=estimator, range=rg)
     same_error("histogram_bin_edges", np.arange(10), "foo")
     same_error("histogram_bin_edges", np.arange(10), 3, weights=np.ones(3))
 

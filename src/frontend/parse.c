@@ -3157,27 +3157,21 @@ static bool update_call(parser_t *P, const func_t *f, const bound_t *b, loom_arr
     return true;
 }
 
-/* histogram's bins= (a count, edges, or a name of NumPy's estimators, which loom has not) and
- * range= (NaN: none). */
-static bool hist_bins(parser_t *P, const bound_t *b, int slot, int64_t *bins,
-                      loom_array_t **edges) {
-    static const char *const estimators[] = {"auto",  "fd",   "doane",   "scott",
-                                             "stone", "rice", "sturges", "sqrt"};
+/* histogram's bins=: a count, edges, or (est, NUL-terminated) the name of one of NumPy's
+ * estimators. */
+static bool hist_bins(parser_t *P, const bound_t *b, int slot, int64_t *bins, loom_array_t **edges,
+                      char est[16]) {
     const value_t *v = &b->v[slot];
     *edges = NULL;
+    est[0] = '\0';
     if (b->given[slot] && (v->kind == V_ARRAY || v->kind == V_TUPLE)) {
         *edges = as_array(P, v, b->pos[slot], "bins");
         return !loom_array_is_nil(*edges);
     }
-    if (b->given[slot] && v->kind == V_STR) {
-        if (choice_arg(P, b, slot, estimators, 8, 0) < 0)
-            return perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT,
-                        "'%.*s' is not a valid estimator for `bins`", (int)v->tlen,
-                        P->src + v->tpos);
-        return perr(P, b->pos[slot], LOOM_STATUS_NOT_AVAILABLE,
-                    "the bin estimator '%.*s' is not supported yet (give the number of bins or "
-                    "the edges)",
-                    (int)v->tlen, P->src + v->tpos);
+    if (b->given[slot] && v->kind == V_STR) { /* (loom_histogram_bin_count checks the name) */
+        snprintf(est, 16, "%.*s", (int)(v->tlen < 15 ? v->tlen : 15), P->src + v->tpos);
+        if (v->tlen > 15) est[0] = '?';
+        return true;
     }
     return get_int(P, b, slot, 10, bins);
 }
@@ -3564,8 +3558,9 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             loom_array_t *edges = NULL, *w = NULL, *res[2] = {NULL, NULL};
             bool only_edges = f->name[9] == '_'; /* histogram_bin_edges: no density= */
             int sw = only_edges ? 3 : 4;
+            char est[16];
             x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
-            if (loom_array_is_nil(x[0]) || !hist_bins(P, b, 1, &bins, &edges)) return false;
+            if (loom_array_is_nil(x[0]) || !hist_bins(P, b, 1, &bins, &edges, est)) return false;
             if (b->given[2] && !hist_range(P, &b->v[2], b->pos[2], &lo, &hi)) return false;
             int dens = 0;
             if (!only_edges && !get_flag(P, b, 3, &dens)) return false;
@@ -3573,6 +3568,12 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 w = as_array(P, &b->v[sw], b->pos[sw], "the weights");
                 if (loom_array_is_nil(w)) return false;
             }
+            if (est[0] && w)
+                return perr(P, b->pos[sw], LOOM_STATUS_DTYPE_ERROR,
+                            "Automated estimation of the number of bins is not supported for "
+                            "weighted data");
+            if (est[0] && loom_histogram_bin_count(ctx, x[0], est, &lo, &hi, &bins))
+                return lib_fail(P, b->pos[1]);
             if (loom_histogram(ctx, x[0], bins, edges, lo, hi, w, &res[0], &res[1]) !=
                 LOOM_STATUS_OK)
                 return lib_fail(P, fpos);

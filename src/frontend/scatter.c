@@ -859,3 +859,115 @@ LOOM_API loom_array_t *loom_setxor1d(loom_ctx_t *ctx, loom_array_t *a, loom_arra
                                           fe_slice_axis(ctx, flag, 0, 0, m, 1));
     return loom_boolean_index(ctx, aux, keep, 0);
 }
+
+/* ---- NumPy's bin estimators --------------------------------------------------------------- */
+
+LOOM_API loom_status_t loom_histogram_bin_count(loom_ctx_t *ctx, loom_array_t *a,
+                                                const char *estimator, double *lo, double *hi,
+                                                int64_t *bins) {
+    const char *fn = "histogram_bin_edges";
+    static const char *const names[] = {"auto", "fd",      "doane", "scott",
+                                        "rice", "sturges", "sqrt",  "stone"};
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, a)) return ctx->err.status;
+    if (!estimator || !lo || !hi || !bins)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: NULL estimator or outputs", fn);
+    int e = -1;
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(estimator, names[i])) e = i;
+    if (e < 0)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "'%.40s' is not a valid estimator for `bins`", estimator);
+    if (e == 7 || ir_is_complex((loom_dtype_t)a->dtype))
+        return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                        "%s: the estimator '%s' of %s data is not supported yet", fn, estimator,
+                        ir_dtypes[a->dtype].name);
+    int64_t minus1 = -1;
+    loom_array_t *x = loom_reshape(ctx, a, 1, &minus1);
+    bool ranged = *lo == *lo || *hi == *hi;
+    if (ranged) { /* NumPy's _get_outer_edges, then the values inside (a sync for the count) */
+        if (!(*lo <= *hi))
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: max must be larger than min in range parameter.", fn);
+        if (*lo - *lo != 0 || *hi - *hi != 0)
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: supplied range of [%g, %g] is not finite", fn, *lo, *hi);
+        loom_array_t *keep =
+            loom_logical_and(ctx, loom_greater_equal(ctx, x, loom_weak_float(ctx, *lo)),
+                             loom_less_equal(ctx, x, loom_weak_float(ctx, *hi)));
+        x = loom_extract(ctx, keep, x);
+        if (x->flags & FE_NIL) return ctx->err.status;
+    }
+    int64_t n = x->shape[0];
+    double first = ranged ? *lo : 0, last = ranged ? *hi : 1, st[5] = {0, 0, 0, 0, 0};
+    if (n > 0) { /* min, max, std, and what the estimator needs (one sync) */
+        loom_scope_begin(ctx);
+        int32_t k = 3;
+        loom_array_t *r[5] = {loom_min(ctx, x, -1, NULL, 0), loom_max(ctx, x, -1, NULL, 0),
+                              loom_std(ctx, x, -1, NULL, 0, 0), NULL, NULL};
+        if (e <= 1) { /* auto, fd: the interquartile range */
+            r[k++] = loom_quantile(ctx, x, 0.75, LOOM_AXIS_NONE, LOOM_QUANTILE_LINEAR, 0);
+            r[k++] = loom_quantile(ctx, x, 0.25, LOOM_AXIS_NONE, LOOM_QUANTILE_LINEAR, 0);
+        } else if (e == 2) { /* doane: the mean cube of the standardised values */
+            loom_array_t *t =
+                loom_true_divide(ctx, loom_subtract(ctx, x, loom_mean(ctx, x, -1, NULL, 0)), r[2]);
+            r[k++] = loom_mean(ctx, loom_multiply(ctx, loom_multiply(ctx, t, t), t), -1, NULL, 0);
+        }
+        for (int32_t i = 0; i < k; i++) r[i] = loom_astype(ctx, r[i], LOOM_DTYPE_F64);
+        loom_status_t s = loom_eval(ctx, k, r);
+        for (int32_t i = 0; i < k && s == LOOM_STATUS_OK; i++)
+            s = loom_read(ctx, r[i], &st[i], sizeof st[i]);
+        loom_scope_end(ctx);
+        if (s != LOOM_STATUS_OK) return ctx->err.status ? ctx->err.status : s;
+        if (!ranged) {
+            first = st[0], last = st[1];
+            if (first - first != 0 || last - last != 0)
+                return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: autodetected range of [%g, %g] is not finite", fn, first,
+                                last);
+        }
+    }
+    if (first == last) first -= 0.5, last += 0.5;
+    *lo = first, *hi = last, *bins = 1;
+    if (n == 0) return ctx->err.status;
+    /* NumPy's estimators of the bin width (_hist_bin_*), in double */
+    double ptp = st[1] - st[0], nn = (double)n, w;
+    double sturges = ptp / (log2(nn) + 1.0), sqrt_w = ptp / sqrt(nn);
+    double fd = 2.0 * (st[3] - st[4]) * pow(nn, -1.0 / 3.0);
+    switch (e) {
+        case 0:
+            w = fmin(fmax(fd, sqrt_w / 2), sturges);
+            break;
+        case 1:
+            w = fd;
+            break;
+        case 2:
+            w = 0;
+            if (n > 2 && st[2] > 0.0) {
+                double sg1 = sqrt(6.0 * (nn - 2) / ((nn + 1.0) * (nn + 3)));
+                w = ptp / (1.0 + log2(nn) + log2(1.0 + fabs(st[3]) / sg1));
+            }
+            break;
+        case 3:
+            w = pow(24.0 * sqrt(M_PI) / nn, 1.0 / 3.0) * st[2];
+            break;
+        case 4:
+            w = ptp / (2.0 * pow(nn, 1.0 / 3));
+            break;
+        case 5:
+            w = sturges;
+            break;
+        default:
+            w = sqrt_w;
+            break;
+    }
+    if (w != 0) { /* (zero, as an IQR of 0 gives: one bin) */
+        if (ir_is_int((loom_dtype_t)a->dtype) && w < 1) w = 1;
+        double nb = ceil((last - first) / w);
+        if (!(nb >= 1 && nb < 9.0e15))
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: the estimator '%s' gives %g bins", fn, estimator, nb);
+        *bins = (int64_t)nb;
+    }
+    return ctx->err.status;
+}

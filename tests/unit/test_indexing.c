@@ -978,6 +978,42 @@ static const check_value_case_t helper_float_cases[] = {
     {"setxor1d(array([1.5, nan, 2]), array([2, nan]))", 1, {3}, 3, {1.5, NAN, NAN}, "float64"},
 };
 
+/* NumPy's bin estimators: the number of bins (the edges' length less one). */
+static const check_value_case_t estimator_cases[] = {
+    {"histogram_bin_edges(arange(10), bins='sturges')",
+     1,
+     {6},
+     6,
+     {0, 1.8, 3.6, 5.4, 7.2, 9},
+     "float64"},
+    {"histogram_bin_edges(arange(10) ** 2, bins='auto')",
+     1,
+     {6},
+     6,
+     {0, 16.2, 32.4, 48.6, 64.8, 81},
+     "float64"},
+    {"histogram(arange(10) ** 2, bins='fd')[0]", 1, {3}, 3, {6, 2, 2}, "int64"},
+    {"histogram_bin_edges(arange(10.0), bins='sqrt', range=(2, 8))",
+     1,
+     {4},
+     4,
+     {2, 4, 6, 8},
+     "float64"},
+    {"histogram_bin_edges(arange(10) ** 3 * 1.0, bins='doane')",
+     1,
+     {7},
+     7,
+     {0, 121.5, 243, 364.5, 486, 607.5, 729},
+     "float64"},
+    {"histogram_bin_edges(arange(10) * 1.0, bins='scott')", 1, {3}, 3, {0, 4.5, 9}, "float64"},
+    {"histogram_bin_edges(arange(10) * 1.0, bins='rice')",
+     1,
+     {6},
+     6,
+     {0, 1.8, 3.6, 5.4, 7.2, 9},
+     "float64"},
+};
+
 static void test_index_helpers_numpy_cases(void **state) {
     (void)state;
     loom_ctx_t *ctx = check_cpu_ctx();
@@ -987,6 +1023,8 @@ static void test_index_helpers_numpy_cases(void **state) {
     }
     check_value_cases(ctx, helper_float_cases,
                       sizeof helper_float_cases / sizeof *helper_float_cases, 1e-15);
+    check_value_cases(ctx, estimator_cases, sizeof estimator_cases / sizeof *estimator_cases,
+                      1e-15);
     loom_ctx_destroy(ctx);
 }
 
@@ -1038,7 +1076,12 @@ static void test_index_helpers_errors(void **state) {
          "to dtype('bool') according to the rule 'safe'"},
         {"fill_diagonal(zeros(3), 1)", "array must be at least 2-d"},
         {"fill_diagonal(zeros((2, 3, 2)), 1)", "All dimensions of input must be of equal length"},
-        {"histogram(arange(3), bins='auto')", "the bin estimator 'auto' is not supported yet"},
+        {"histogram(arange(3), bins='stone')",
+         "the estimator 'stone' of int64 data is not supported"},
+        {"histogram(arange(3), bins='auto', weights=arange(3))",
+         "Automated estimation of the number of bins is not supported for weighted data"},
+        {"histogram(array([1.0, nan]), bins='auto')",
+         "autodetected range of [nan, nan] is not finite"},
         {"histogram_bin_edges(arange(3), bins='foo')", "'foo' is not a valid estimator for `bins`"},
         {"histogram2d(arange(3), arange(2))", "x and y must have the same length."},
         {"histogramdd(zeros((3, 2)), bins=(2, 2, 2))",
