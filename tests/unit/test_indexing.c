@@ -1117,6 +1117,44 @@ static void test_index_helpers_errors(void **state) {
     loom_ctx_clear_error(ctx);
     assert_true(loom_array_is_nil(loom_copyto(ctx, i, i, (loom_casting_t)9, NULL)));
     loom_ctx_clear_error(ctx);
+    /* the C forms of what the expression language composes */
+    loom_scope_begin(ctx);
+    loom_array_t *data = loom_arange_int(ctx, 0, 10, 1, LOOM_DTYPE_I64);
+    double lo = NAN, hi = NAN, dv[6];
+    int64_t nb = 0;
+    assert_int_equal(loom_histogram_bin_count(ctx, data, "sturges", &lo, &hi, &nb), LOOM_STATUS_OK);
+    assert_int_equal(nb, 5);
+    assert_true(lo == 0 && hi == 9);
+    assert_int_equal(loom_histogram_bin_count(ctx, data, "stone", &lo, &hi, &nb),
+                     LOOM_STATUS_NOT_AVAILABLE);
+    loom_ctx_clear_error(ctx);
+    loom_array_t *e = loom_histogram_bin_edges(ctx, data, (int64_t)nb, NULL, lo, hi, NULL);
+    assert_int_equal(loom_read(ctx, e, dv, 6 * sizeof *dv), LOOM_STATUS_OK);
+    assert_true(dv[1] == 1.8 && dv[5] == 9);
+    loom_array_t *h, *he;
+    assert_int_equal(loom_histogram(ctx, data, 2, NULL, NAN, NAN, NULL, &h, &he), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, loom_histogram_density(ctx, h, he), dv, 2 * sizeof *dv),
+                     LOOM_STATUS_OK);
+    assert_true(dv[0] == 5.0 / 4.5 / 10 && dv[1] == dv[0]);
+    assert_true(loom_array_is_nil(loom_histogram_density(ctx, h, h))); /* edges: one more */
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_SHAPE_MISMATCH);
+    loom_ctx_clear_error(ctx);
+    int64_t s33[2] = {3, 3};
+    loom_array_t *sq = loom_zeros(ctx, LOOM_DTYPE_F32, 2, s33);
+    float fv[9];
+    loom_array_t *fd = loom_fill_diagonal(ctx, sq, loom_weak_float(ctx, 2.5), 0);
+    assert_int_equal(loom_read(ctx, fd, fv, sizeof fv), LOOM_STATUS_OK);
+    assert_true(fv[0] == 2.5f && fv[4] == 2.5f && fv[8] == 2.5f && fv[1] == 0);
+    loom_array_t *ct = loom_copyto(ctx, sq, loom_weak_int(ctx, 7), LOOM_CASTING_SAME_KIND, NULL);
+    assert_int_equal(loom_read(ctx, ct, fv, sizeof fv), LOOM_STATUS_OK);
+    assert_true(fv[0] == 7 && fv[8] == 7);
+    assert_int_equal(loom_diag_indices(ctx, 3, 3, outs), LOOM_STATUS_OK);
+    assert_int_equal(loom_array_dim(outs[2], 0), 3);
+    loom_array_t *ixin[2] = {data, loom_greater(ctx, data, loom_weak_int(ctx, 7))};
+    assert_int_equal(loom_ix(ctx, 2, ixin, outs), LOOM_STATUS_OK);
+    assert_int_equal(loom_array_dim(outs[0], 0), 10);
+    assert_int_equal(loom_array_dim(outs[1], 1), 2);
+    loom_scope_end(ctx);
     /* tril and triu indices of many shapes: the closed-form count is nonzero's */
     for (int64_t n = 0; n < 5; n++)
         for (int64_t m = 0; m < 5; m++)
