@@ -977,6 +977,88 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
                                       loom_array_t *edges, double lo, double hi,
                                       loom_array_t *weights, loom_array_t **hist,
                                       loom_array_t **bin_edges);
+/* np.histogram(..., density=True) from loom_histogram's results: hist / diff(bin_edges) /
+ * sum(hist), NumPy's order, in float64 (NaN where the sum is 0, as NumPy's). */
+LOOM_API loom_array_t *loom_histogram_density(loom_ctx_t *ctx, loom_array_t *hist,
+                                              loom_array_t *bin_edges);
+/* np.histogram_bin_edges(a, bins, range, weights): loom_histogram's bin_edges alone (the same
+ * arguments and sync). */
+LOOM_API loom_array_t *loom_histogram_bin_edges(loom_ctx_t *ctx, loom_array_t *a, int64_t bins,
+                                                loom_array_t *edges, double lo, double hi,
+                                                loom_array_t *weights);
+/* NumPy's bin estimators (bins='auto', 'fd', 'doane', 'scott', 'rice', 'sturges', 'sqrt';
+ * 'stone' is NOT_AVAILABLE): the number of equal bins for the flattened a into *bins, and the
+ * outer edges into *lo and *hi, which give the range when they are not NaN (then the values
+ * inside it are the data, as NumPy takes them; a sync for their count) and receive the data's
+ * otherwise (equal ends widened by 0.5). One sync for the statistics; computed in double (NumPy
+ * computes float32 data's in float32), so a width at a bin boundary may round apart. Pass the
+ * results to loom_histogram as bins, lo and hi. */
+LOOM_API loom_status_t loom_histogram_bin_count(loom_ctx_t *ctx, loom_array_t *a,
+                                                const char *estimator, double *lo, double *hi,
+                                                int64_t *bins);
+/* np.histogramdd(sample, bins, range, density, weights): sample (N, d) holds N points; axis i
+ * has bins[i] equal bins over [lo[i], hi[i]] (lo or hi NULL or NaN: the data's, one sync for
+ * all such axes), or the 1-D edges[i] when edges and edges[i] are not NULL (used as they are).
+ * A point's bin on an axis is the last edge at or below it (the last edge itself: the last
+ * bin); points outside any axis's edges are not counted. *hist: float64, d axes of the bins
+ * (density: divided by each axis's widths, then by the total, NumPy's order); bin_edges (NULL:
+ * not wanted) receives d arrays (float64 when computed). np.histogram2d is d = 2. */
+LOOM_API loom_status_t loom_histogramdd(loom_ctx_t *ctx, loom_array_t *sample, int32_t d,
+                                        const int64_t *bins, loom_array_t *const *edges,
+                                        const double *lo, const double *hi, loom_array_t *weights,
+                                        int density, loom_array_t **hist, loom_array_t **bin_edges);
+/* NumPy's in-place updates as values (a itself is left as it is; the expression language
+ * returns the result, Python's loom.numpy rebinds its first argument to it, as x[k] = v does):
+ * np.putmask(a, mask, values): where the mask (a's size) is true, flat element i takes
+ * values[i % len(values)] (values repeat over all of a, as NumPy's), cast to a's dtype; empty
+ * values change nothing. */
+LOOM_API loom_array_t *loom_putmask(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
+                                    loom_array_t *values);
+/* np.copyto(dst, src, casting, where): src broadcast to dst's shape and cast to its dtype
+ * (refused by the casting rule: DTYPE_ERROR with NumPy's message; a weak scalar is judged by
+ * its kind under every rule but 'equiv', which refuses it, as NumPy 2 does), where the bool
+ * `where` (broadcast; NULL: everywhere) holds, dst elsewhere. */
+LOOM_API loom_array_t *loom_copyto(loom_ctx_t *ctx, loom_array_t *dst, loom_array_t *src,
+                                   loom_casting_t casting, loom_array_t *where);
+/* np.fill_diagonal(a, val, wrap): a (2-d, or n-d with equal extents) with its main diagonal
+ * set to val's elements in order, repeated (any cast); a tall 2-d a goes on below the square
+ * (every ncols + 1 flat elements) when wrap, as NumPy's. */
+LOOM_API loom_array_t *loom_fill_diagonal(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *val,
+                                          int wrap);
+
+/* ---- Index helpers (int64 results) ---------------------------------------------------------
+ * np.unravel_index(indices, dims, order): n arrays of indices' shape into outs, the
+ * coordinates of each flat index in an array of shape dims (C order, or Fortran's when
+ * order_f). Integer indices (else DTYPE_ERROR); one outside [0, size) is INVALID_ARGUMENT,
+ * NumPy's "index 10 is out of bounds for array with size 6" (one sync reads the extremes). */
+LOOM_API loom_status_t loom_unravel_index(loom_ctx_t *ctx, loom_array_t *indices, int32_t n,
+                                          const int64_t *dims, int order_f, loom_array_t **outs);
+/* np.ravel_multi_index(multi_index, dims, mode, order): the flat index of the n broadcast
+ * integer coordinate arrays; modes (NULL: all raise) per axis as take's: "raise" refuses a
+ * coordinate outside [0, dims[i]) with NumPy's "invalid entry in coordinates array" (one sync),
+ * wrap and clip bring it in. */
+LOOM_API loom_array_t *loom_ravel_multi_index(loom_ctx_t *ctx, int32_t n,
+                                              loom_array_t *const *multi_index, const int64_t *dims,
+                                              const loom_take_mode_t *modes, int order_f);
+/* np.tril_indices(n, k, m) / np.triu_indices(n, k, m) (m LOOM_NONE: n): the row and column
+ * indices (outs[0], outs[1]) of the n x m grid's elements at and below (above) the k-th
+ * diagonal, in C order: nonzero of tri, its size from n, m and k, so no sync. */
+LOOM_API loom_status_t loom_tril_indices(loom_ctx_t *ctx, int64_t n, int64_t k, int64_t m,
+                                         loom_array_t **outs);
+LOOM_API loom_status_t loom_triu_indices(loom_ctx_t *ctx, int64_t n, int64_t k, int64_t m,
+                                         loom_array_t **outs);
+/* np.diag_indices(n, ndim): ndim times arange(n) into outs. */
+LOOM_API loom_status_t loom_diag_indices(loom_ctx_t *ctx, int64_t n, int32_t ndim,
+                                         loom_array_t **outs);
+/* np.ix_(*arrays): each 1-d array k reshaped to extent 1 on every axis but k (n axes); a bool
+ * one becomes its nonzero positions first (one sync each), as NumPy's. */
+LOOM_API loom_status_t loom_ix(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                               loom_array_t **outs);
+/* np.setxor1d(a, b, assume_unique): the sorted values in exactly one of the flattened a and b
+ * (assume_unique: NumPy's formula without the unique step, so duplicates that are there count
+ * as NumPy's do). Syncs: each unique, and the count. */
+LOOM_API loom_array_t *loom_setxor1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                     int assume_unique);
 
 /* ---- Masks and data-dependent shapes ------------------------------------------------------
  * The result's shape depends on the values: these builders evaluate the number of true

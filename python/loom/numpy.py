@@ -42,8 +42,8 @@ _SYNTAX = {"slice": _builtins.slice}
 # integer-valued array (a 0-d loom array) through operator.index, where elsewhere a list is an
 # array-like. (The Array API's `ones([n])`, and scikit-learn's counts as 0-d arrays.)
 _SHAPE_LIKE = {"shape", "newshape", "axes", "axis", "s", "reps", "source", "destination", "n",
-               "N", "M", "k", "num", "new_shape",
-               "indices_or_sections", "pad_width", "stat_length"}
+               "N", "M", "k", "num", "new_shape", "indices_or_sections", "pad_width",
+               "stat_length", "dims"}
 
 
 def _shape_like(v, name=None):
@@ -220,6 +220,74 @@ def _named(name, f):
 
 for _name in list(_names):
     setattr(_mod, _name, _named(_name, getattr(_mod, _name)))
+
+
+# NumPy's in-place updates: the expression language's functions return the updated array; here,
+# as NumPy's, they rebind their first argument to it (as x[key] = v does: an alias taken before
+# keeps the old values) and return None. A NumPy array cannot be updated by loom.
+_IN_PLACE = ("put", "put_along_axis", "place", "putmask", "copyto", "fill_diagonal")
+
+
+def _in_place(name, f):
+    first = next(iter(f.__signature__.parameters))
+
+    def g(*args, **kwargs):
+        target = args[0] if args else kwargs.get(first)
+        if not isinstance(target, ndarray):
+            raise TypeError("%s: %s must be a loom.ndarray, not %s (loom cannot write into "
+                            "it; take loom.numpy.asarray of it first)"
+                            % (name, first, type(target).__name__))
+        new = f(*args, **kwargs)
+        if new._ctx is not target._ctx:
+            raise ValueError("%s: the result is in another context than %s" % (name, first))
+        target._assign(new)
+    g.__name__, g.__qualname__, g.__signature__ = f.__name__, f.__qualname__, f.__signature__
+    g.__doc__ = ("numpy.%s on loom: rebinds its first argument to the updated array (an alias "
+                 "keeps the old values) and returns None." % name)
+    return g
+
+
+for _name in _IN_PLACE:
+    setattr(_mod, _name, _in_place(_name, getattr(_mod, _name)))
+
+
+def _tupled(v):
+    return tuple(_tupled(x) if isinstance(x, list) else x for x in v)
+
+
+def _histogram_args(args, kwargs, at, per_axis):
+    """The histograms' bins= and range= as NumPy reads them (at: bins's position): range= a
+    pair, or one pair or None per axis, where a list would otherwise become an array; for
+    histogram2d and histogramdd (per_axis), a list of bins holds one count or one array of
+    edges per axis, not the edges themselves."""
+    args = list(args)
+    for i, name in ((at, "bins"), (at + 1, "range")):
+        if name == "bins" and not per_axis:
+            continue
+        if len(args) > i and isinstance(args[i], list):
+            args[i] = _tupled(args[i]) if name == "range" else tuple(args[i])
+        if isinstance(kwargs.get(name), list):
+            v = kwargs[name]
+            kwargs[name] = _tupled(v) if name == "range" else tuple(v)
+    return args, kwargs
+
+
+def _histogram(name, f, at):
+    per_axis = name in ("histogram2d", "histogramdd")
+
+    def g(*args, **kwargs):
+        args, kwargs = _histogram_args(args, kwargs, at, per_axis)
+        r = f(*args, **kwargs)
+        # the expression language's tuple is flat: (hist, the edges of each axis)
+        return (r[0], list(r[1:])) if name == "histogramdd" else r
+    g.__name__, g.__qualname__, g.__signature__ = f.__name__, f.__qualname__, f.__signature__
+    g.__doc__ = f.__doc__
+    return g
+
+
+for _name, _at in (("histogram", 1), ("histogram_bin_edges", 1), ("histogram2d", 2),
+                   ("histogramdd", 1)):
+    setattr(_mod, _name, _histogram(_name, getattr(_mod, _name), _at))
 
 
 def result_type(*arrays_and_dtypes):

@@ -1434,6 +1434,9 @@ typedef enum fkind {
     F_TOP_K,     /* a tuple (values, indices) */
     F_CHOOSE,
     F_RANDOM, /* random.NAME: the Generator methods; seed= and stream= pick the key */
+    F_INDEX_HELP, /* unravel_index, tril_indices, ix_, ...: tuples, or one array */
+    F_UPDATE,     /* put, place, putmask, copyto, ...: the updated array (a value) */
+    F_HISTDD,     /* histogram2d, histogramdd: a tuple (hist, edges...) */
     F_LATER
 } fkind_t;
 
@@ -1800,6 +1803,27 @@ static const func_t funcs[] = {
     {.name = "argpartition", .kind = F_PARTITION, .params = "a,kth,axis?,kind?,order?"},
     {.name = "top_k", .kind = F_TOP_K, .params = "x,k,axis?"},
     {.name = "choose", .kind = F_CHOOSE, .params = "a,choices,out?,mode?"},
+    /* Index helpers */
+    {.name = "unravel_index", .kind = F_INDEX_HELP, .params = "indices,shape,order?"},
+    {.name = "ravel_multi_index", .kind = F_INDEX_HELP, .params = "multi_index,dims,mode?,order?"},
+    {.name = "tril_indices", .kind = F_INDEX_HELP, .params = "n,k?,m?"},
+    {.name = "triu_indices", .kind = F_INDEX_HELP, .params = "n,k?,m?"},
+    {.name = "tril_indices_from", .kind = F_INDEX_HELP, .params = "arr,k?"},
+    {.name = "triu_indices_from", .kind = F_INDEX_HELP, .params = "arr,k?"},
+    {.name = "diag_indices", .kind = F_INDEX_HELP, .params = "n,ndim?"},
+    {.name = "diag_indices_from", .kind = F_INDEX_HELP, .params = "arr"},
+    {.name = "ix_", .kind = F_INDEX_HELP, .params = "args*"},
+    /* NumPy's in-place updates, as values: each returns the updated array */
+    {.name = "put", .kind = F_UPDATE, .params = "a,ind,v,mode?"},
+    {.name = "put_along_axis", .kind = F_UPDATE, .params = "arr,indices,values,axis"},
+    {.name = "place", .kind = F_UPDATE, .params = "arr,mask,vals"},
+    {.name = "putmask", .kind = F_UPDATE, .params = "a,mask,values"},
+    {.name = "copyto", .kind = F_UPDATE, .params = "dst,src,casting?,where?"},
+    {.name = "fill_diagonal", .kind = F_UPDATE, .params = "a,val,wrap?"},
+    {.name = "histogram_bin_edges", .kind = F_HISTOGRAM, .params = "a,bins?,range?,weights?"},
+    {.name = "histogram2d", .kind = F_HISTDD, .params = "x,y,bins?,range?,density?,weights?"},
+    {.name = "histogramdd", .kind = F_HISTDD, .params = "sample,bins?,range?,density?,weights?"},
+    {.name = "setxor1d", .kind = F_SET2, .params = "ar1,ar2,assume_unique?"},
 };
 
 /* nonzero(a) as a tuple of one int64 array per axis; n arrays as a tuple. */
@@ -3766,6 +3790,317 @@ static bool arrange_call(parser_t *P, const func_t *f, const bound_t *b, loom_ar
     return true;
 }
 
+/* order='C' or 'F' of unravel_index and ravel_multi_index: 1 for F, -1 (recorded) otherwise. */
+static int order_arg(parser_t *P, const bound_t *b, int slot) {
+    static const char *const orders[] = {"C", "F"};
+    int o = choice_arg(P, b, slot, orders, 2, 0);
+    if (o < 0)
+        perr(P, b->pos[slot], LOOM_STATUS_INVALID_ARGUMENT, "only 'C' or 'F' order is permitted");
+    return o;
+}
+
+/* The index helpers: unravel_index, ravel_multi_index, tril/triu_indices(_from),
+ * diag_indices(_from) and ix_; a tuple of arrays in *out (ravel_multi_index: *r). */
+static bool index_help_call(parser_t *P, const func_t *f, const bound_t *b, int32_t fpos,
+                            loom_array_t **r, value_t *out) {
+    loom_ctx_t *ctx = P->ctx;
+    const char *n = f->name;
+    loom_array_t *outs[64];
+    int32_t nd = 0;
+    int64_t dims[LOOM_MAX_DIMS];
+    loom_status_t st;
+    *r = NULL;
+    if (!strcmp(n, "unravel_index") || !strcmp(n, "ravel_multi_index")) {
+        if (!get_shape(P, b, 1, &nd, dims)) return false;
+        int order_f = order_arg(P, b, n[0] == 'u' ? 2 : 3);
+        if (order_f < 0) return false;
+        if (n[0] == 'u') {
+            loom_array_t *x = as_array(P, &b->v[0], b->pos[0], "the indices");
+            if (loom_array_is_nil(x)) return false;
+            if (loom_unravel_index(ctx, x, nd, dims, order_f, outs) != LOOM_STATUS_OK)
+                return lib_fail(P, fpos);
+            return array_tuple(P, nd, outs, fpos, out);
+        }
+        const value_t *mi = &b->v[0];
+        int32_t m = 0;
+        if (mi->kind == V_TUPLE) {
+            for (int32_t i = 0; i < mi->n && i < LOOM_MAX_DIMS; i++)
+                if (loom_array_is_nil(
+                        outs[m++] = as_array(P, &mi->items[i], b->pos[0], "a coordinate array")))
+                    return false;
+            if (mi->n > LOOM_MAX_DIMS) m = mi->n;
+        } else { /* an array: its rows */
+            loom_array_t *all = as_array(P, mi, b->pos[0], "multi_index");
+            if (loom_array_is_nil(all)) return false;
+            m = loom_array_ndim(all) ? (int32_t)loom_array_dim(all, 0) : 0;
+            for (int32_t i = 0; i < m && i < LOOM_MAX_DIMS; i++) {
+                int64_t s0 = i, s1 = i + 1;
+                outs[i] =
+                    loom_squeeze(ctx, loom_slice(ctx, all, 1, &s0, &s1, NULL), 1, (int32_t[]){0});
+            }
+        }
+        if (m != nd)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "parameter multi_index must be a sequence of length %d", (int)nd);
+        loom_take_mode_t modes[LOOM_MAX_DIMS];
+        const value_t *mv = &b->v[2];
+        bool per_axis = b->given[2] && mv->kind == V_TUPLE;
+        if (per_axis && mv->n != nd)
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "list of clipmodes has wrong length (%d instead of %d)", (int)mv->n,
+                        (int)nd);
+        for (int32_t i = 0; i < nd; i++) {
+            int k = LOOM_TAKE_RAISE;
+            if (per_axis) {
+                const value_t *e = &mv->items[i];
+                k = -1;
+                for (int c = 0; e->kind == V_STR && c < 3; c++)
+                    if ((size_t)e->tlen == strlen(take_modes[c]) &&
+                        !strncmp(P->src + e->tpos, take_modes[c], (size_t)e->tlen))
+                        k = c;
+            } else {
+                k = choice_arg(P, b, 2, take_modes, 3, LOOM_TAKE_RAISE);
+            }
+            if (k < 0)
+                return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                            "clipmode must be one of 'clip', 'raise', or 'wrap'");
+            modes[i] = (loom_take_mode_t)k;
+        }
+        *r = loom_ravel_multi_index(ctx, nd, outs, dims, modes, order_f);
+        return !loom_array_is_nil(*r) || lib_fail(P, fpos);
+    }
+    if (!strncmp(n, "tril_indices", 12) || !strncmp(n, "triu_indices", 12)) {
+        int64_t rows, k, cols = LOOM_NONE;
+        if (n[12] == '_') { /* _from(arr, k): arr's shape */
+            loom_array_t *a = as_array(P, &b->v[0], b->pos[0], "arr");
+            if (loom_array_is_nil(a)) return false;
+            if (loom_array_ndim(a) != 2)
+                return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: input array must be 2-d", n);
+            rows = loom_array_dim(a, 0), cols = loom_array_dim(a, 1);
+            if (!get_int(P, b, 1, 0, &k)) return false;
+        } else if (!get_int(P, b, 0, 0, &rows) || !get_int(P, b, 1, 0, &k) ||
+                   !get_int(P, b, 2, LOOM_NONE, &cols)) {
+            return false;
+        }
+        st = (n[3] == 'l' ? loom_tril_indices : loom_triu_indices)(ctx, rows, k, cols, outs);
+        if (st != LOOM_STATUS_OK) return lib_fail(P, fpos);
+        return array_tuple(P, 2, outs, fpos, out);
+    }
+    if (!strcmp(n, "diag_indices") || !strcmp(n, "diag_indices_from")) {
+        int64_t len, ndim = 2;
+        if (n[12] == '_') {
+            loom_array_t *a = as_array(P, &b->v[0], b->pos[0], "arr");
+            if (loom_array_is_nil(a)) return false;
+            ndim = loom_array_ndim(a);
+            if (ndim < 2)
+                return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: input array must be at least 2-d", n);
+            len = loom_array_dim(a, 0);
+            for (int32_t i = 1; i < ndim; i++)
+                if (loom_array_dim(a, i) != len)
+                    return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: All dimensions of input must be of equal length", n);
+        } else if (!get_int(P, b, 0, 0, &len) || !get_int(P, b, 1, 2, &ndim)) {
+            return false;
+        }
+        if (ndim < 0 || ndim > 16)
+            return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: ndim %lld (loom returns at most 16 arrays)", n, (long long)ndim);
+        if (loom_diag_indices(ctx, len, (int32_t)ndim, outs) != LOOM_STATUS_OK)
+            return lib_fail(P, fpos);
+        return array_tuple(P, (int32_t)ndim, outs, fpos, out);
+    }
+    /* ix_(*args) */
+    const value_t *v = &b->v[0];
+    int32_t m = b->given[0] ? v->n : 0;
+    if (m > LOOM_MAX_DIMS)
+        return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT, "ix_: %d arrays (loom allows %d)",
+                    (int)m, LOOM_MAX_DIMS);
+    loom_array_t *xs[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < m; i++)
+        if (loom_array_is_nil(xs[i] = as_array(P, &v->items[i], b->var_pos[i], "an argument")))
+            return false;
+    if (loom_ix(ctx, m, xs, outs) != LOOM_STATUS_OK) return lib_fail(P, fpos);
+    return array_tuple(P, m, outs, fpos, out);
+}
+
+/* put, put_along_axis, place, putmask, copyto, fill_diagonal: the updated first argument. */
+static bool update_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r) {
+    loom_ctx_t *ctx = P->ctx;
+    const char *n = f->name;
+    loom_array_t *x[3] = {NULL, NULL, NULL};
+    int given = !strcmp(n, "fill_diagonal") ? 2 : !strcmp(n, "copyto") ? 2 : 3;
+    for (int i = 0; i < given; i++) {
+        x[i] = i == 0 ? arg_array(P, &b->v[i], b->pos[i])
+                      : as_array(P, &b->v[i], b->pos[i], b->names[i]);
+        if (loom_array_is_nil(x[i])) return false;
+    }
+    if (!strncmp(n, "put", 3) && strcmp(n, "putmask") && loom_array_size(x[1]) == 0)
+        x[1] = loom_astype(ctx, x[1], LOOM_DTYPE_I64); /* (indices []: NumPy's intp) */
+    if (!strcmp(n, "put")) {
+        int k = choice_arg(P, b, 3, take_modes, 3, LOOM_TAKE_RAISE);
+        if (k < 0)
+            return perr(P, b->pos[3], LOOM_STATUS_INVALID_ARGUMENT,
+                        "clipmode must be one of 'clip', 'raise', or 'wrap'");
+        *r = loom_put(ctx, x[0], x[1], x[2], (loom_take_mode_t)k);
+    } else if (!strcmp(n, "put_along_axis")) {
+        int32_t naxes, axis = 0;
+        if (!get_axes(P, b, 3, false, &naxes, &axis)) return false;
+        *r = loom_put_along_axis(ctx, x[0], x[1], x[2], naxes < 0 ? LOOM_AXIS_NONE : axis);
+    } else if (!strcmp(n, "place")) {
+        *r = loom_place(ctx, x[0], x[1], x[2]);
+    } else if (!strcmp(n, "putmask")) {
+        *r = loom_putmask(ctx, x[0], x[1], x[2]);
+    } else if (!strcmp(n, "copyto")) {
+        static const char *const rules[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+        int c = choice_arg(P, b, 2, rules, 5, LOOM_CASTING_SAME_KIND);
+        if (c < 0)
+            return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
+                        "casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe'");
+        const value_t *w = &b->v[3];
+        if (b->given[3] && !(w->kind == V_BOOL && w->i)) { /* (where=True: everywhere) */
+            x[2] = as_array(P, w, b->pos[3], "where");
+            if (loom_array_is_nil(x[2])) return false;
+        }
+        *r = loom_copyto(ctx, x[0], x[1], (loom_casting_t)c, x[2]);
+    } else { /* fill_diagonal */
+        int wrap;
+        if (!get_flag(P, b, 2, &wrap)) return false;
+        *r = loom_fill_diagonal(ctx, x[0], x[1], wrap);
+    }
+    return true;
+}
+
+/* histogram's bins=: a count, edges, or (est, NUL-terminated) the name of one of NumPy's
+ * estimators. */
+static bool hist_bins(parser_t *P, const bound_t *b, int slot, int64_t *bins, loom_array_t **edges,
+                      char est[16]) {
+    const value_t *v = &b->v[slot];
+    *edges = NULL;
+    est[0] = '\0';
+    if (b->given[slot] && (v->kind == V_ARRAY || v->kind == V_TUPLE)) {
+        *edges = as_array(P, v, b->pos[slot], "bins");
+        return !loom_array_is_nil(*edges);
+    }
+    if (b->given[slot] && v->kind == V_STR) { /* (loom_histogram_bin_count checks the name) */
+        snprintf(est, 16, "%.*s", (int)(v->tlen < 15 ? v->tlen : 15), P->src + v->tpos);
+        if (v->tlen > 15) est[0] = '?';
+        return true;
+    }
+    return get_int(P, b, slot, 10, bins);
+}
+
+static bool hist_range(parser_t *P, const value_t *rg, int32_t pos, double *lo, double *hi) {
+    *lo = *hi = NAN;
+    if (rg->kind == V_NONE) return true;
+    if (rg->kind != V_TUPLE || rg->n != 2 || !is_num(&rg->items[0]) || !is_num(&rg->items[1]))
+        return perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                    "histogram: range must be a pair of numbers (min, max)");
+    *lo = num_f(&rg->items[0]);
+    *hi = num_f(&rg->items[1]);
+    return true;
+}
+
+/* histogram2d(x, y, ...) and histogramdd(sample, ...): (hist, edges of each axis), flat. */
+static bool histdd_call(parser_t *P, const func_t *f, const bound_t *b, int32_t fpos,
+                        value_t *out) {
+    loom_ctx_t *ctx = P->ctx;
+    bool two = f->name[9] == '2';
+    int sb = two ? 2 : 1; /* the slot of bins; range, density and weights follow */
+    int64_t minus1 = -1;
+    loom_array_t *sample;
+    if (two) {
+        loom_array_t *xy[2];
+        for (int i = 0; i < 2; i++)
+            if (loom_array_is_nil(xy[i] = as_array(P, &b->v[i], b->pos[i], b->names[i])))
+                return false;
+        if (loom_array_size(xy[0]) != loom_array_size(xy[1]))
+            return perr(P, fpos, LOOM_STATUS_INVALID_ARGUMENT,
+                        "x and y must have the same length.");
+        for (int i = 0; i < 2; i++) xy[i] = loom_reshape(ctx, xy[i], 1, &minus1);
+        sample = loom_stack(ctx, 2, xy, 1);
+    } else if (b->v[0].kind == V_TUPLE && b->v[0].n > 0 && b->v[0].items[0].kind != V_INT &&
+               b->v[0].items[0].kind != V_FLOAT && b->v[0].items[0].kind != V_BOOL &&
+               b->v[0].items[0].kind != V_TUPLE) { /* a sequence of coordinate arrays */
+        loom_array_t *cs[LOOM_MAX_DIMS];
+        if (b->v[0].n > LOOM_MAX_DIMS)
+            return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                        "histogramdd: %d dimensions (loom allows %d)", (int)b->v[0].n,
+                        LOOM_MAX_DIMS);
+        for (int32_t i = 0; i < b->v[0].n; i++)
+            if (loom_array_is_nil(cs[i] = as_array(P, &b->v[0].items[i], b->pos[0], "sample")))
+                return false;
+        sample = loom_stack(ctx, b->v[0].n, cs, 1);
+    } else {
+        sample = as_array(P, &b->v[0], b->pos[0], "sample");
+        if (!loom_array_is_nil(sample) && loom_array_ndim(sample) < 2) {
+            int64_t col[2] = {-1, 1};
+            sample = loom_reshape(ctx, sample, 2, col);
+        }
+    }
+    if (loom_array_is_nil(sample)) return lib_fail(P, b->pos[0]);
+    if (loom_array_ndim(sample) != 2)
+        return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                    "histogramdd: sample must be (N, D), not %d-d", (int)loom_array_ndim(sample));
+    int32_t d = (int32_t)loom_array_dim(sample, 1);
+    if (d < 1 || d > LOOM_MAX_DIMS)
+        return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT,
+                    "histogramdd: %d dimensions (loom allows 1 to %d)", (int)d, LOOM_MAX_DIMS);
+    int64_t bins[LOOM_MAX_DIMS];
+    loom_array_t *edges[LOOM_MAX_DIMS] = {NULL};
+    double lo[LOOM_MAX_DIMS], hi[LOOM_MAX_DIMS];
+    const value_t *bv = &b->v[sb];
+    /* bins: one count for all axes; a sequence of one count or edges per axis; or (2-d, as
+     * NumPy's histogram2d) one array of edges for both */
+    bool per_axis = b->given[sb] && bv->kind == V_TUPLE && (!two || bv->n == 2);
+    if (per_axis && bv->n != d)
+        return perr(P, b->pos[sb], LOOM_STATUS_INVALID_ARGUMENT,
+                    "The dimension of bins must be equal to the dimension of the sample x.");
+    for (int32_t i = 0; i < d; i++) {
+        const value_t *e = per_axis ? &bv->items[i] : bv;
+        bins[i] = 10;
+        if (!b->given[sb] || e->kind == V_NONE) continue;
+        if (e->kind == V_INT || e->kind == V_BOOL) {
+            bins[i] = (int64_t)e->i;
+        } else if (e->kind == V_ARRAY || e->kind == V_TUPLE) {
+            if (!two && !per_axis)
+                return perr(P, b->pos[sb], LOOM_STATUS_INVALID_ARGUMENT,
+                            "The dimension of bins must be equal to the dimension of the "
+                            "sample x.");
+            edges[i] = as_array(P, e, b->pos[sb], "bins");
+            if (loom_array_is_nil(edges[i])) return false;
+        } else {
+            return perr(P, b->pos[sb], LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: bins must be integers or arrays of edges, not %s", f->name,
+                        kind_text(e));
+        }
+    }
+    const value_t *rv = &b->v[sb + 1];
+    bool has_range = b->given[sb + 1] && rv->kind != V_NONE;
+    if (has_range && (rv->kind != V_TUPLE || rv->n != d))
+        return perr(P, b->pos[sb + 1], LOOM_STATUS_INVALID_ARGUMENT,
+                    "%s: range must hold one (min, max) pair or None per dimension", f->name);
+    for (int32_t i = 0; i < d; i++) {
+        lo[i] = hi[i] = NAN;
+        if (has_range && !hist_range(P, &rv->items[i], b->pos[sb + 1], &lo[i], &hi[i]))
+            return false;
+    }
+    int dens = 0;
+    loom_array_t *w = NULL;
+    if (!get_flag(P, b, sb + 2, &dens)) return false;
+    if (b->given[sb + 3] && b->v[sb + 3].kind != V_NONE) {
+        w = as_array(P, &b->v[sb + 3], b->pos[sb + 3], "the weights");
+        if (loom_array_is_nil(w)) return false;
+        w = loom_reshape(ctx, w, 1, &minus1);
+    }
+    loom_array_t *res[1 + LOOM_MAX_DIMS];
+    if (loom_histogramdd(ctx, sample, d, bins, edges, lo, hi, w, dens, &res[0], res + 1) !=
+        LOOM_STATUS_OK)
+        return lib_fail(P, fpos);
+    return array_tuple(P, 1 + d, res, fpos, out);
+}
+
 /* f on its bound arguments; fpos is the call's caret. Not inlined into call_func: its locals
  * would then be on the stack while bind evaluates arguments, once per level of nesting. */
 __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, int32_t fpos,
@@ -4017,6 +4352,12 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 if (loom_array_is_nil(x[i])) return false;
             }
             if (!refuse_given(P, f, b, "return_indices")) return false;
+            if (!strcmp(f->name, "setxor1d")) {
+                int assume;
+                if (!get_flag(P, b, 2, &assume)) return false;
+                r = loom_setxor1d(ctx, x[0], x[1], assume);
+                break;
+            }
             r = f->name[0] == 'i'   ? loom_intersect1d(ctx, x[0], x[1])
                 : f->name[0] == 'u' ? loom_union1d(ctx, x[0], x[1])
                                     : loom_setdiff1d(ctx, x[0], x[1]);
@@ -4037,36 +4378,43 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             int64_t bins = 10;
             double lo = NAN, hi = NAN;
             loom_array_t *edges = NULL, *w = NULL, *res[2] = {NULL, NULL};
+            bool only_edges = f->name[9] == '_'; /* histogram_bin_edges: no density= */
+            int sw = only_edges ? 3 : 4;
+            char est[16];
             x[0] = as_array(P, &b->v[0], b->pos[0], "the argument");
-            if (loom_array_is_nil(x[0])) return false;
-            if (b->given[1] && b->v[1].kind == V_ARRAY) {
-                edges = b->v[1].a;
-            } else if (!get_int(P, b, 1, 10, &bins)) {
-                return false;
-            }
-            if (b->given[2] && b->v[2].kind != V_NONE) {
-                const value_t *rg = &b->v[2];
-                if (rg->kind != V_TUPLE || rg->n != 2 || !is_num(&rg->items[0]) ||
-                    !is_num(&rg->items[1]))
-                    return perr(P, b->pos[2], LOOM_STATUS_INVALID_ARGUMENT,
-                                "histogram: range must be a pair of numbers (min, max)");
-                lo = num_f(&rg->items[0]);
-                hi = num_f(&rg->items[1]);
-            }
+            if (loom_array_is_nil(x[0]) || !hist_bins(P, b, 1, &bins, &edges, est)) return false;
+            if (b->given[2] && !hist_range(P, &b->v[2], b->pos[2], &lo, &hi)) return false;
             int dens = 0;
-            if (!get_flag(P, b, 3, &dens)) return false;
-            if (dens)
-                return perr(P, b->pos[3], LOOM_STATUS_NOT_AVAILABLE,
-                            "histogram(): 'density=True' is not supported yet");
-            if (b->given[4] && b->v[4].kind != V_NONE) {
-                w = as_array(P, &b->v[4], b->pos[4], "the weights");
+            if (!only_edges && !get_flag(P, b, 3, &dens)) return false;
+            if (b->given[sw] && b->v[sw].kind != V_NONE) {
+                w = as_array(P, &b->v[sw], b->pos[sw], "the weights");
                 if (loom_array_is_nil(w)) return false;
             }
+            if (est[0] && w)
+                return perr(P, b->pos[sw], LOOM_STATUS_DTYPE_ERROR,
+                            "Automated estimation of the number of bins is not supported for "
+                            "weighted data");
+            if (est[0] && loom_histogram_bin_count(ctx, x[0], est, &lo, &hi, &bins))
+                return lib_fail(P, b->pos[1]);
             if (loom_histogram(ctx, x[0], bins, edges, lo, hi, w, &res[0], &res[1]) !=
                 LOOM_STATUS_OK)
                 return lib_fail(P, fpos);
+            if (only_edges) {
+                r = res[1];
+                break;
+            }
+            if (dens) res[0] = loom_histogram_density(ctx, res[0], res[1]);
             return array_tuple(P, 2, res, fpos, out);
         }
+        case F_HISTDD:
+            return histdd_call(P, f, b, fpos, out);
+        case F_INDEX_HELP:
+            if (!index_help_call(P, f, b, fpos, &r, out)) return false;
+            if (!r) return true; /* a tuple, in *out */
+            break;
+        case F_UPDATE:
+            if (!update_call(P, f, b, &r)) return false;
+            break;
         case F_LEXSORT:
         case F_CHOOSE: {
             const value_t *kv = &b->v[f->kind == F_LEXSORT ? 0 : 1];

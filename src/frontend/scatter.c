@@ -1,10 +1,13 @@
 /* scatter.c — scatters as values (arrays stay immutable): loom_at (NumPy's x[idx] = v and
- * ufunc.at, JAX's x.at[idx].set/add/min/max), put, put_along_axis, place, bincount and
- * histogram. One IR node, SCATTER, writes a copy of its base at flat element indices in C order
- * of the index array: "set" keeps the last write of a duplicated index, "add", "min" and "max"
- * combine every duplicate in that order, so float sums are the same on every run. The flat
- * indices come from the gathers of index.c applied to the base's own positions (an arange), so
- * every form of NumPy's indexing selects the same elements here as it reads there. */
+ * ufunc.at, JAX's x.at[idx].set/add/min/max), put, put_along_axis, place, putmask, copyto,
+ * fill_diagonal, bincount and the histograms (histogram, its density and bin edges,
+ * histogramdd); NumPy's index helpers (unravel_index, ravel_multi_index, tril/triu/diag
+ * indices, ix_) and setxor1d, composed from the same builders. One IR node, SCATTER, writes a
+ * copy of its base at flat element indices in C order of the index array: "set" keeps the
+ * last write of a duplicated index, "add", "min" and "max" combine every duplicate in that
+ * order, so float sums are the same on every run. The flat indices come from the gathers of
+ * index.c applied to the base's own positions (an arange), so every form of NumPy's indexing
+ * selects the same elements here as it reads there. */
 #include <math.h>
 #include <string.h>
 
@@ -356,5 +359,615 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
     loom_array_t *v = w ? w : loom_ones(ctx, LOOM_DTYPE_I64, 1, x->shape);
     *hist = fe_scatter(ctx, fn, loom_zeros(ctx, hd, 1, &bins), bin, v, LOOM_AT_ADD);
     if (bin_edges) *bin_edges = e;
+    return ctx->err.status;
+}
+
+/* ---- NumPy's in-place updates, as values ---------------------------------------------- */
+
+LOOM_API loom_array_t *loom_putmask(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
+                                    loom_array_t *values) {
+    const char *fn = "putmask";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, mask) || !fe_check_arg(ctx, fn, values))
+        return &ctx->nil;
+    if (fe_size(mask) != fe_size(a)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: mask and data must be the same size (%lld and %lld)", fn,
+                 (long long)fe_size(mask), (long long)fe_size(a));
+        return &ctx->nil;
+    }
+    /* the values repeat over all of a's flat positions, not over the true ones */
+    loom_array_t *v = cycled(ctx, values, fe_size(a));
+    if (!v) return a; /* empty values: NumPy leaves a as it is */
+    v = loom_reshape(ctx, loom_astype(ctx, v, (loom_dtype_t)a->dtype), a->ndim, a->shape);
+    loom_array_t *m = loom_reshape(ctx, loom_astype(ctx, mask, LOOM_DTYPE_BOOL), a->ndim, a->shape);
+    return loom_where(ctx, m, v, a);
+}
+
+LOOM_API loom_array_t *loom_copyto(loom_ctx_t *ctx, loom_array_t *dst, loom_array_t *src,
+                                   loom_casting_t casting, loom_array_t *where) {
+    const char *fn = "copyto";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, dst) || !fe_check_arg(ctx, fn, src) ||
+        (where && !fe_check_arg(ctx, fn, where)))
+        return &ctx->nil;
+    if (casting < LOOM_CASTING_NO || casting > LOOM_CASTING_UNSAFE) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' (got %d)",
+                 fn, (int)casting);
+        return &ctx->nil;
+    }
+    static const char *const rules[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+    loom_dtype_t to = (loom_dtype_t)dst->dtype;
+    if ((src->flags & FE_WEAK) && casting == LOOM_CASTING_EQUIV) { /* (NumPy 2's rule) */
+        static const char *const kinds[] = {"bool", "int", "int", "float", "complex"};
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "cannot cast Python %s to %s under the casting rule 'equiv'",
+                 kinds[src->weak_kind], ir_dtypes[to].name);
+        return &ctx->nil;
+    }
+    if (src->flags & FE_WEAK) {
+        /* a Python scalar: its kind against dst's under every rule (NEP 50; an int may go
+         * into an unsigned dtype), then its value must fit */
+        static const loom_dtype_t kind_dtype[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I64, LOOM_DTYPE_I64,
+                                                  LOOM_DTYPE_F64, LOOM_DTYPE_C128};
+        loom_dtype_t from = kind_dtype[src->weak_kind];
+        bool kind_ok = same_kind(from, to) || (ir_dtypes[from].kind == IR_DKIND_INT &&
+                                               ir_dtypes[to].kind == IR_DKIND_UINT);
+        if (casting != LOOM_CASTING_UNSAFE && !kind_ok) {
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                     "Cannot cast scalar from dtype('%s') to dtype('%s') according to the rule "
+                     "'%s'",
+                     ir_dtypes[from].name, ir_dtypes[to].name, rules[casting]);
+            return &ctx->nil;
+        }
+    } else if (loom_can_cast((loom_dtype_t)src->dtype, to, casting) != 1) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "Cannot cast array data from dtype('%s') to dtype('%s') according to the rule "
+                 "'%s'",
+                 ir_dtypes[src->dtype].name, ir_dtypes[to].name, rules[casting]);
+        return &ctx->nil;
+    }
+    loom_array_t *v = src->flags & FE_WEAK ? loom_add(ctx, loom_zeros(ctx, to, 0, NULL), src)
+                                           : loom_astype(ctx, src, to);
+    if (v->flags & FE_NIL) return v;
+    if (v->dtype != dst->dtype) v = loom_astype(ctx, v, to); /* (a weak bool + bool is int8) */
+    int32_t nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    loom_array_t *pair[2] = {dst, v};
+    if (v->ndim > dst->ndim || !fe_broadcast_shapes(2, pair, &nd, shape) || nd != dst->ndim ||
+        memcmp(shape, dst->shape, sizeof *shape * (size_t)nd)) {
+        char s1[96], s2[96];
+        fe_format_shape(s1, sizeof s1, src->ndim, src->shape);
+        fe_format_shape(s2, sizeof s2, dst->ndim, dst->shape);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: could not broadcast input array from shape %s into shape %s", fn, s1, s2);
+        return &ctx->nil;
+    }
+    v = loom_broadcast_to(ctx, v, dst->ndim, dst->shape);
+    if (!where) return v;
+    if (where->dtype != LOOM_DTYPE_BOOL) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "Cannot cast array data from dtype('%s') to dtype('bool') according to the rule "
+                 "'safe'",
+                 ir_dtypes[where->dtype].name);
+        return &ctx->nil;
+    }
+    pair[1] = where;
+    if (where->ndim > dst->ndim || !fe_broadcast_shapes(2, pair, &nd, shape) || nd != dst->ndim ||
+        memcmp(shape, dst->shape, sizeof *shape * (size_t)nd)) {
+        char s1[96], s2[96];
+        fe_format_shape(s1, sizeof s1, where->ndim, where->shape);
+        fe_format_shape(s2, sizeof s2, dst->ndim, dst->shape);
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: could not broadcast where mask from shape %s into shape %s", fn, s1, s2);
+        return &ctx->nil;
+    }
+    return loom_where(ctx, where, v, dst);
+}
+
+LOOM_API loom_array_t *loom_fill_diagonal(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *val,
+                                          int wrap) {
+    const char *fn = "fill_diagonal";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, val)) return &ctx->nil;
+    if (a->ndim < 2) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: array must be at least 2-d (it is %d-d)",
+                 fn, a->ndim);
+        return &ctx->nil;
+    }
+    /* NumPy's flat stride of the diagonal, and where it stops */
+    int64_t step, end = fe_size(a);
+    if (a->ndim == 2) {
+        step = a->shape[1] + 1;
+        if (!wrap && a->shape[1] < a->shape[0]) end = a->shape[1] * a->shape[1];
+    } else {
+        int64_t c = 1;
+        step = 1;
+        for (int32_t d = 1; d < a->ndim; d++)
+            if (a->shape[d] != a->shape[0]) {
+                fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                         "%s: All dimensions of input must be of equal length", fn);
+                return &ctx->nil;
+            }
+        for (int32_t d = 0; d < a->ndim - 1; d++) step += (c *= a->shape[d]);
+    }
+    if (end == 0) return a;
+    return loom_put(ctx, a, loom_arange_int(ctx, 0, end, step, LOOM_DTYPE_I64), val,
+                    LOOM_TAKE_RAISE);
+}
+
+/* ---- histograms ------------------------------------------------------------------------- */
+
+LOOM_API loom_array_t *loom_histogram_density(loom_ctx_t *ctx, loom_array_t *hist,
+                                              loom_array_t *bin_edges) {
+    const char *fn = "histogram_density";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, hist) || !fe_check_arg(ctx, fn, bin_edges)) return &ctx->nil;
+    if (hist->ndim != 1 || bin_edges->ndim != 1 || bin_edges->shape[0] != hist->shape[0] + 1) {
+        fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH, "%s: %lld counts need %lld edges (1-d), not %lld",
+                 fn, (long long)fe_size(hist), (long long)fe_size(hist) + 1,
+                 (long long)fe_size(bin_edges));
+        return &ctx->nil;
+    }
+    /* NumPy's order: hist / diff(edges) / sum(hist), in float64 */
+    loom_array_t *db = loom_astype(ctx, loom_diff(ctx, bin_edges, 1, 0), LOOM_DTYPE_F64);
+    return loom_true_divide(ctx, loom_true_divide(ctx, hist, db), loom_sum(ctx, hist, -1, NULL, 0));
+}
+
+LOOM_API loom_array_t *loom_histogram_bin_edges(loom_ctx_t *ctx, loom_array_t *a, int64_t bins,
+                                                loom_array_t *edges, double lo, double hi,
+                                                loom_array_t *weights) {
+    if (!ctx) return NULL;
+    loom_array_t *h, *e;
+    if (loom_histogram(ctx, a, bins, edges, lo, hi, weights, &h, &e) != LOOM_STATUS_OK)
+        return &ctx->nil;
+    return e; /* (the counts stay unevaluated) */
+}
+
+LOOM_API loom_status_t loom_histogramdd(loom_ctx_t *ctx, loom_array_t *sample, int32_t d,
+                                        const int64_t *bins, loom_array_t *const *edges,
+                                        const double *lo, const double *hi, loom_array_t *weights,
+                                        int density, loom_array_t **hist,
+                                        loom_array_t **bin_edges) {
+    const char *fn = "histogramdd";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, sample) || (weights && !fe_check_input(ctx, fn, weights)))
+        return ctx->err.status;
+    if (!hist) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: hist must not be NULL", fn);
+    if (sample->ndim != 2 || sample->shape[1] != d || d < 1 || d > LOOM_MAX_DIMS)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: sample must be (N, D) with D = %d (1 to %d); its shape has %d axes",
+                        fn, d, LOOM_MAX_DIMS, sample->ndim);
+    for (int32_t i = 0; i < d; i++)
+        if (edges && edges[i] && !fe_check_input(ctx, fn, edges[i])) return ctx->err.status;
+    if (ir_is_complex((loom_dtype_t)sample->dtype) ||
+        (weights && ir_is_complex((loom_dtype_t)weights->dtype)))
+        return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                        "%s: complex operands are not supported yet", fn);
+    int64_t n = sample->shape[0], minus1 = -1;
+    if (weights && (weights->ndim != 1 || weights->shape[0] != n))
+        return fe_error(ctx, LOOM_STATUS_SHAPE_MISMATCH,
+                        "%s: weights must be 1-d with one weight per point (%lld points)", fn,
+                        (long long)n);
+    /* the equal-bin axes without a range take the data's (one sync for all of them) */
+    double mm[2][LOOM_MAX_DIMS];
+    bool need = false;
+    for (int32_t i = 0; i < d; i++) {
+        bool given = edges && edges[i];
+        mm[0][i] = lo ? lo[i] : NAN, mm[1][i] = hi ? hi[i] : NAN;
+        if (!given && bins[i] < 1)
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: `bins[%d]` must be positive, when an integer", fn, (int)i);
+        if (given && (edges[i]->ndim != 1 || edges[i]->shape[0] < 2))
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: `bins[%d]` must be a 1-d array of at least 2 edges", fn, (int)i);
+        if (!given && (mm[0][i] != mm[0][i] || mm[1][i] != mm[1][i])) {
+            if (n == 0)
+                mm[0][i] = 0, mm[1][i] = 1;
+            else
+                need = true;
+        }
+    }
+    loom_array_t *xf = loom_astype(ctx, sample, LOOM_DTYPE_F64);
+    if (need) {
+        double got[2][LOOM_MAX_DIMS];
+        int32_t ax0 = 0;
+        loom_scope_begin(ctx);
+        loom_array_t *r[2] = {loom_min(ctx, xf, 1, &ax0, 0), loom_max(ctx, xf, 1, &ax0, 0)};
+        loom_status_t st = loom_eval(ctx, 2, r);
+        for (int i = 0; i < 2 && st == LOOM_STATUS_OK; i++)
+            st = loom_read(ctx, r[i], got[i], sizeof *got[i] * (size_t)d);
+        loom_scope_end(ctx);
+        if (st != LOOM_STATUS_OK) return ctx->err.status ? ctx->err.status : st;
+        for (int32_t i = 0; i < d; i++)
+            if (!(edges && edges[i]) && (mm[0][i] != mm[0][i] || mm[1][i] != mm[1][i]))
+                mm[0][i] = got[0][i], mm[1][i] = got[1][i];
+    }
+    loom_array_t *e[LOOM_MAX_DIMS], *flat = fe_i64(ctx, 0);
+    loom_array_t *keep = loom_ones(ctx, LOOM_DTYPE_BOOL, 1, &n);
+    int64_t nb[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < d; i++) {
+        if (edges && edges[i]) {
+            e[i] = edges[i];
+            nb[i] = edges[i]->shape[0] - 1;
+        } else {
+            double l = mm[0][i], h = mm[1][i];
+            if (!(l <= h) || l - l != 0 || h - h != 0)
+                return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: max must be larger than min in range parameter (%g, %g)", fn,
+                                l, h);
+            if (l == h) l -= 0.5, h += 0.5;
+            e[i] = loom_linspace(ctx, l, h, bins[i] + 1, 1, LOOM_DTYPE_F64);
+            nb[i] = bins[i];
+        }
+        /* NumPy's rule: the last edge at or below the value; the last edge itself goes in the
+         * last bin; anything outside [first, last] is not counted */
+        loom_array_t *x = fe_index_axis(ctx, xf, 1, i);
+        loom_array_t *c = loom_searchsorted(ctx, e[i], x, 1, NULL);
+        loom_array_t *last = loom_take(ctx, e[i], fe_i64(ctx, nb[i]), 0, LOOM_TAKE_RAISE);
+        c = loom_subtract(ctx, c, loom_astype(ctx, loom_equal(ctx, x, last), LOOM_DTYPE_I64));
+        keep = loom_logical_and(ctx, keep,
+                                loom_logical_and(ctx, loom_greater(ctx, c, fe_i64(ctx, 0)),
+                                                 loom_less_equal(ctx, c, fe_i64(ctx, nb[i]))));
+        flat = loom_add(ctx, loom_multiply(ctx, flat, fe_i64(ctx, nb[i])),
+                        loom_subtract(ctx, c, fe_i64(ctx, 1)));
+    }
+    int64_t total = 1;
+    for (int32_t i = 0; i < d; i++) total *= nb[i];
+    flat = loom_where(ctx, keep, flat, fe_i64(ctx, -1)); /* (dropped by the scatter) */
+    loom_array_t *v =
+        weights ? loom_astype(ctx, weights, LOOM_DTYPE_F64) : loom_ones(ctx, LOOM_DTYPE_F64, 1, &n);
+    loom_array_t *h = fe_scatter(ctx, fn, loom_zeros(ctx, LOOM_DTYPE_F64, 1, &total),
+                                 loom_reshape(ctx, flat, 1, &minus1), v, LOOM_AT_ADD);
+    h = loom_reshape(ctx, h, d, nb);
+    if (density) { /* NumPy's order: each axis's widths in turn, then the total */
+        loom_array_t *s = loom_sum(ctx, h, -1, NULL, 0);
+        for (int32_t i = 0; i < d; i++) {
+            int64_t shape[LOOM_MAX_DIMS];
+            for (int32_t j = 0; j < d; j++) shape[j] = j == i ? nb[i] : 1;
+            loom_array_t *db = loom_astype(ctx, loom_diff(ctx, e[i], 1, 0), LOOM_DTYPE_F64);
+            h = loom_true_divide(ctx, h, loom_reshape(ctx, db, d, shape));
+        }
+        h = loom_true_divide(ctx, h, s);
+    }
+    *hist = h;
+    if (bin_edges)
+        for (int32_t i = 0; i < d; i++) bin_edges[i] = e[i];
+    return ctx->err.status;
+}
+
+/* ---- Index helpers ---------------------------------------------------------------------- */
+
+/* Whether x holds integers (bool counts as 0 and 1); records NumPy's TypeError otherwise. */
+static bool int_indices(loom_ctx_t *ctx, const char *fn, const loom_array_t *x) {
+    if (ir_is_int((loom_dtype_t)x->dtype)) return true;
+    fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: only int indices permitted (not %s)", fn,
+             ir_dtypes[x->dtype].name);
+    return false;
+}
+
+/* The elements' extent product of dims, or -1 (recorded) when a dim is negative or it
+ * overflows. */
+static int64_t dims_size(loom_ctx_t *ctx, const char *fn, int32_t n, const int64_t *dims) {
+    int64_t size = 1;
+    if (n < 0 || n > LOOM_MAX_DIMS || (n > 0 && !dims)) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d dimensions (loom allows 0 to %d)", fn,
+                 n, LOOM_MAX_DIMS);
+        return -1;
+    }
+    if (!fe_check_shape(ctx, fn, n, dims, &size)) return -1;
+    return size;
+}
+
+LOOM_API loom_status_t loom_unravel_index(loom_ctx_t *ctx, loom_array_t *indices, int32_t n,
+                                          const int64_t *dims, int order_f, loom_array_t **outs) {
+    const char *fn = "unravel_index";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, indices)) return ctx->err.status;
+    if (!outs) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: outs must not be NULL", fn);
+    int64_t size = dims_size(ctx, fn, n, dims);
+    if (size < 0 || !int_indices(ctx, fn, indices)) return ctx->err.status;
+    loom_array_t *x = loom_astype(ctx, indices, LOOM_DTYPE_I64);
+    if (fe_size(x) > 0) { /* NumPy's bounds check, on the values: one sync */
+        int64_t mm[2];
+        loom_scope_begin(ctx);
+        loom_array_t *r[2] = {loom_min(ctx, x, -1, NULL, 0), loom_max(ctx, x, -1, NULL, 0)};
+        bool ok = read_now(ctx, 2, r, mm);
+        loom_scope_end(ctx);
+        if (!ok) return ctx->err.status;
+        if (mm[0] < 0 || mm[1] >= size)
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: index %lld is out of bounds for array with size %lld", fn,
+                            (long long)(mm[0] < 0 ? mm[0] : mm[1]), (long long)size);
+    }
+    /* coordinate i is (x // stride_i) % dims[i]; the slowest axis needs no remainder */
+    int64_t stride = 1;
+    for (int32_t t = 0; t < n; t++) {
+        int32_t i = order_f ? t : n - 1 - t;
+        loom_array_t *q = stride == 1 ? x : loom_floor_divide(ctx, x, fe_i64(ctx, stride));
+        outs[i] = t == n - 1 ? q : loom_remainder(ctx, q, fe_i64(ctx, dims[i] ? dims[i] : 1));
+        stride *= dims[i] ? dims[i] : 1;
+    }
+    return ctx->err.status;
+}
+
+LOOM_API loom_array_t *loom_ravel_multi_index(loom_ctx_t *ctx, int32_t n,
+                                              loom_array_t *const *multi_index, const int64_t *dims,
+                                              const loom_take_mode_t *modes, int order_f) {
+    const char *fn = "ravel_multi_index";
+    if (!ctx) return NULL;
+    if (n < 1 || !multi_index) {
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: parameter multi_index must be a sequence of length %d", fn, n);
+        return &ctx->nil;
+    }
+    if (dims_size(ctx, fn, n, dims) < 0) return &ctx->nil;
+    loom_array_t *c[LOOM_MAX_DIMS];
+    for (int32_t i = 0; i < n; i++) {
+        if (!fe_check_arg(ctx, fn, multi_index[i]) || !int_indices(ctx, fn, multi_index[i]))
+            return &ctx->nil;
+        if (modes && (modes[i] < LOOM_TAKE_RAISE || modes[i] > LOOM_TAKE_CLIP)) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: clipmode %d is not raise, wrap or clip", fn, (int)modes[i]);
+            return &ctx->nil;
+        }
+        c[i] = loom_astype(ctx, multi_index[i], LOOM_DTYPE_I64);
+    }
+    loom_status_t st = loom_broadcast_arrays(ctx, n, c, c);
+    if (st != LOOM_STATUS_OK) return &ctx->nil;
+    loom_array_t *bad = NULL;
+    for (int32_t i = 0; i < n; i++) {
+        loom_take_mode_t m = modes ? modes[i] : LOOM_TAKE_RAISE;
+        loom_array_t *d = fe_i64(ctx, dims[i]);
+        if (m == LOOM_TAKE_WRAP && dims[i] > 0) {
+            c[i] = loom_remainder(ctx, c[i], d);
+        } else if (m == LOOM_TAKE_CLIP && dims[i] > 0) {
+            c[i] = loom_minimum(ctx, loom_maximum(ctx, c[i], fe_i64(ctx, 0)),
+                                fe_i64(ctx, dims[i] - 1));
+        } else { /* raise (and wrap or clip into an empty axis, which NumPy refuses too) */
+            loom_array_t *out = loom_logical_or(ctx, loom_less(ctx, c[i], fe_i64(ctx, 0)),
+                                                loom_greater_equal(ctx, c[i], d));
+            bad = bad ? loom_logical_or(ctx, bad, out) : out;
+        }
+    }
+    if (bad && fe_size(bad) > 0) { /* NumPy's check, on the values: one sync */
+        uint8_t any = 0;
+        loom_scope_begin(ctx);
+        loom_array_t *r = loom_any(ctx, bad, -1, NULL, 0);
+        loom_status_t rs = loom_eval(ctx, 1, &r);
+        if (rs == LOOM_STATUS_OK) rs = loom_read(ctx, r, &any, sizeof any);
+        loom_scope_end(ctx);
+        if (rs != LOOM_STATUS_OK) return &ctx->nil;
+        if (any) {
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: invalid entry in coordinates array",
+                     fn);
+            return &ctx->nil;
+        }
+    }
+    loom_array_t *r = NULL;
+    for (int32_t t = 0; t < n; t++) { /* Horner's rule from the slowest axis */
+        int32_t i = order_f ? n - 1 - t : t;
+        r = r ? loom_add(ctx, loom_multiply(ctx, r, fe_i64(ctx, dims[i])), c[i]) : c[i];
+    }
+    return r;
+}
+
+/* The number of (i, j) in an n x m grid with j <= i + k (|k| at most n + m): row i holds
+ * clamp(i + k + 1, 0, m), a run of growing rows (an arithmetic series) then full ones. */
+static int64_t tri_count(int64_t n, int64_t m, int64_t k) {
+    int64_t lo = k + 1 < 0 ? -(k + 1) : 0; /* the first row with anything */
+    if (lo >= n) return 0;
+    int64_t hi = m - k - 1 > lo ? m - k - 1 : lo; /* the first full row */
+    if (hi > n) hi = n;
+    return (hi - lo) * (lo + k + 1 + hi + k) / 2 + (n - hi) * m;
+}
+
+static loom_status_t tri_indices(loom_ctx_t *ctx, const char *fn, int64_t n, int64_t k, int64_t m,
+                                 int upper, loom_array_t **outs) {
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!outs) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: outs must not be NULL", fn);
+    if (m == LOOM_NONE) m = n;
+    if (n < 0 || m < 0)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: negative dimensions are not allowed (%lld, %lld)", fn, (long long)n,
+                        (long long)m);
+    /* NumPy's nonzero(tri(n, m, k)) (upper: of its complement below k - 1), with the count
+     * known from n, m and k: the sized nonzero needs no sync */
+    if (upper && k == INT64_MIN) k = INT64_MIN + 1;
+    int64_t kk = upper ? k - 1 : k;
+    kk = kk < -n ? -n : kk > m ? m : kk; /* (far diagonals: all or nothing) */
+    loom_array_t *t = loom_tri(ctx, n, m, kk, LOOM_DTYPE_BOOL);
+    int64_t count = tri_count(n, m, kk);
+    if (upper) {
+        t = loom_logical_not(ctx, t);
+        count = n * m - count;
+    }
+    return loom_nonzero_sized(ctx, t, count, 0, 2, outs);
+}
+
+LOOM_API loom_status_t loom_tril_indices(loom_ctx_t *ctx, int64_t n, int64_t k, int64_t m,
+                                         loom_array_t **outs) {
+    return tri_indices(ctx, "tril_indices", n, k, m, 0, outs);
+}
+
+LOOM_API loom_status_t loom_triu_indices(loom_ctx_t *ctx, int64_t n, int64_t k, int64_t m,
+                                         loom_array_t **outs) {
+    return tri_indices(ctx, "triu_indices", n, k, m, 1, outs);
+}
+
+LOOM_API loom_status_t loom_diag_indices(loom_ctx_t *ctx, int64_t n, int32_t ndim,
+                                         loom_array_t **outs) {
+    const char *fn = "diag_indices";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!outs || ndim < 0 || ndim > 64)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: ndim %d (0 to 64, outs not NULL)",
+                        fn, (int)ndim);
+    if (n < 0)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: negative dimensions are not allowed (%lld)", fn, (long long)n);
+    loom_array_t *r = loom_arange_int(ctx, 0, n, 1, LOOM_DTYPE_I64);
+    for (int32_t i = 0; i < ndim; i++) outs[i] = r;
+    return ctx->err.status;
+}
+
+LOOM_API loom_status_t loom_ix(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays,
+                               loom_array_t **outs) {
+    const char *fn = "ix_";
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (n < 0 || n > LOOM_MAX_DIMS || (n > 0 && (!arrays || !outs)))
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: %d arrays (loom allows 0 to %d)",
+                        fn, (int)n, LOOM_MAX_DIMS);
+    for (int32_t k = 0; k < n; k++) {
+        loom_array_t *a = arrays[k];
+        if (!fe_check_input(ctx, fn, a)) return ctx->err.status;
+        if (a->ndim != 1)
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: Cross index must be 1 dimensional (argument %d is %d-d)", fn,
+                            (int)k, a->ndim);
+        if (a->dtype == LOOM_DTYPE_BOOL) a = loom_flatnonzero(ctx, a); /* one sync */
+        if (a->shape[0] == 0) a = loom_astype(ctx, a, LOOM_DTYPE_I64); /* NumPy's ix_([]) */
+        int64_t shape[LOOM_MAX_DIMS];
+        for (int32_t j = 0; j < n; j++) shape[j] = j == k ? a->shape[0] : 1;
+        outs[k] = loom_reshape(ctx, a, n, shape);
+    }
+    return ctx->err.status;
+}
+
+/* ---- Sets ------------------------------------------------------------------------------- */
+
+LOOM_API loom_array_t *loom_setxor1d(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *b,
+                                     int assume_unique) {
+    const char *fn = "setxor1d";
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, b)) return &ctx->nil;
+    loom_array_t *both[2] = {a, b};
+    for (int i = 0; i < 2 && !assume_unique; i++)
+        if (loom_unique(ctx, both[i], 1, &both[i], NULL, NULL, NULL) != LOOM_STATUS_OK)
+            return &ctx->nil;
+    /* NumPy's: the sorted values that differ from both neighbours */
+    loom_array_t *aux = loom_sort(ctx, loom_concatenate(ctx, 2, both, LOOM_AXIS_NONE), 0);
+    if ((aux->flags & FE_NIL) || aux->shape[0] == 0) return aux;
+    int64_t one = 1, m = aux->shape[0];
+    loom_array_t *edge = loom_ones(ctx, LOOM_DTYPE_BOOL, 1, &one);
+    loom_array_t *parts[3] = {edge,
+                              loom_not_equal(ctx, fe_slice_axis(ctx, aux, 0, 1, LOOM_NONE, 1),
+                                             fe_slice_axis(ctx, aux, 0, 0, m - 1, 1)),
+                              edge};
+    loom_array_t *flag = loom_concatenate(ctx, 3, parts, 0);
+    loom_array_t *keep = loom_logical_and(ctx, fe_slice_axis(ctx, flag, 0, 1, LOOM_NONE, 1),
+                                          fe_slice_axis(ctx, flag, 0, 0, m, 1));
+    return loom_boolean_index(ctx, aux, keep, 0);
+}
+
+/* ---- NumPy's bin estimators --------------------------------------------------------------- */
+
+LOOM_API loom_status_t loom_histogram_bin_count(loom_ctx_t *ctx, loom_array_t *a,
+                                                const char *estimator, double *lo, double *hi,
+                                                int64_t *bins) {
+    const char *fn = "histogram_bin_edges";
+    static const char *const names[] = {"auto", "fd",      "doane", "scott",
+                                        "rice", "sturges", "sqrt",  "stone"};
+    if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
+    if (!fe_check_input(ctx, fn, a)) return ctx->err.status;
+    if (!estimator || !lo || !hi || !bins)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: NULL estimator or outputs", fn);
+    int e = -1;
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(estimator, names[i])) e = i;
+    if (e < 0)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "'%.40s' is not a valid estimator for `bins`", estimator);
+    if (e == 7 || ir_is_complex((loom_dtype_t)a->dtype))
+        return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                        "%s: the estimator '%s' of %s data is not supported yet", fn, estimator,
+                        ir_dtypes[a->dtype].name);
+    int64_t minus1 = -1;
+    loom_array_t *x = loom_reshape(ctx, a, 1, &minus1);
+    bool ranged = *lo == *lo || *hi == *hi;
+    if (ranged) { /* NumPy's _get_outer_edges, then the values inside (a sync for the count) */
+        if (!(*lo <= *hi))
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: max must be larger than min in range parameter.", fn);
+        if (*lo - *lo != 0 || *hi - *hi != 0)
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: supplied range of [%g, %g] is not finite", fn, *lo, *hi);
+        loom_array_t *keep =
+            loom_logical_and(ctx, loom_greater_equal(ctx, x, loom_weak_float(ctx, *lo)),
+                             loom_less_equal(ctx, x, loom_weak_float(ctx, *hi)));
+        x = loom_extract(ctx, keep, x);
+        if (x->flags & FE_NIL) return ctx->err.status;
+    }
+    int64_t n = x->shape[0];
+    double first = ranged ? *lo : 0, last = ranged ? *hi : 1, st[5] = {0, 0, 0, 0, 0};
+    if (n > 0) { /* min, max, std, and what the estimator needs (one sync) */
+        loom_scope_begin(ctx);
+        int32_t k = 3;
+        loom_array_t *r[5] = {loom_min(ctx, x, -1, NULL, 0), loom_max(ctx, x, -1, NULL, 0),
+                              loom_std(ctx, x, -1, NULL, 0, 0), NULL, NULL};
+        if (e <= 1) { /* auto, fd: the interquartile range */
+            r[k++] = loom_quantile(ctx, x, 0.75, LOOM_AXIS_NONE, LOOM_QUANTILE_LINEAR, 0);
+            r[k++] = loom_quantile(ctx, x, 0.25, LOOM_AXIS_NONE, LOOM_QUANTILE_LINEAR, 0);
+        } else if (e == 2) { /* doane: the mean cube of the standardised values */
+            loom_array_t *t =
+                loom_true_divide(ctx, loom_subtract(ctx, x, loom_mean(ctx, x, -1, NULL, 0)), r[2]);
+            r[k++] = loom_mean(ctx, loom_multiply(ctx, loom_multiply(ctx, t, t), t), -1, NULL, 0);
+        }
+        for (int32_t i = 0; i < k; i++) r[i] = loom_astype(ctx, r[i], LOOM_DTYPE_F64);
+        loom_status_t s = loom_eval(ctx, k, r);
+        for (int32_t i = 0; i < k && s == LOOM_STATUS_OK; i++)
+            s = loom_read(ctx, r[i], &st[i], sizeof st[i]);
+        loom_scope_end(ctx);
+        if (s != LOOM_STATUS_OK) return ctx->err.status ? ctx->err.status : s;
+        if (!ranged) {
+            first = st[0], last = st[1];
+            if (first - first != 0 || last - last != 0)
+                return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                                "%s: autodetected range of [%g, %g] is not finite", fn, first,
+                                last);
+        }
+    }
+    if (first == last) first -= 0.5, last += 0.5;
+    *lo = first, *hi = last, *bins = 1;
+    if (n == 0) return ctx->err.status;
+    /* NumPy's estimators of the bin width (_hist_bin_*), in double */
+    double ptp = st[1] - st[0], nn = (double)n, w;
+    double sturges = ptp / (log2(nn) + 1.0), sqrt_w = ptp / sqrt(nn);
+    double fd = 2.0 * (st[3] - st[4]) * pow(nn, -1.0 / 3.0);
+    switch (e) {
+        case 0:
+            w = fmin(fmax(fd, sqrt_w / 2), sturges);
+            break;
+        case 1:
+            w = fd;
+            break;
+        case 2:
+            w = 0;
+            if (n > 2 && st[2] > 0.0) {
+                double sg1 = sqrt(6.0 * (nn - 2) / ((nn + 1.0) * (nn + 3)));
+                w = ptp / (1.0 + log2(nn) + log2(1.0 + fabs(st[3]) / sg1));
+            }
+            break;
+        case 3:
+            w = pow(24.0 * sqrt(M_PI) / nn, 1.0 / 3.0) * st[2];
+            break;
+        case 4:
+            w = ptp / (2.0 * pow(nn, 1.0 / 3));
+            break;
+        case 5:
+            w = sturges;
+            break;
+        default:
+            w = sqrt_w;
+            break;
+    }
+    if (w != 0) { /* (zero, as an IQR of 0 gives: one bin) */
+        if (ir_is_int((loom_dtype_t)a->dtype) && w < 1) w = 1;
+        double nb = ceil((last - first) / w);
+        if (!(nb >= 1 && nb < 9.0e15))
+            return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                            "%s: the estimator '%s' gives %g bins", fn, estimator, nb);
+        *bins = (int64_t)nb;
+    }
     return ctx->err.status;
 }

@@ -850,6 +850,340 @@ static void test_top_k_and_partition(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* NumPy's index helpers (unravel_index, ravel_multi_index, tril/triu/diag_indices and their
+ * _from forms, ix_), its in-place updates as values (put, put_along_axis, place, putmask,
+ * copyto, fill_diagonal), setxor1d, and the histograms (density=, histogram_bin_edges,
+ * histogram2d, histogramdd): values NumPy 2.4 gave for the same expressions. */
+static const take_case_t helper_cases[] = {
+    {"unravel_index(array([22, 41, 37]), (7, 6))[0]", 1, {3}, 3, {3, 6, 6}, 1},
+    {"unravel_index(array([22, 41, 37]), (7, 6))[1]", 1, {3}, 3, {4, 5, 1}, 1},
+    {"unravel_index(array([[22, 41, 37]]), (7, 6), order='F')[1]", 2, {1, 3}, 3, {3, 5, 5}, 1},
+    {"unravel_index(5, (2, 3, 1))[1]", 0, {0}, 1, {2}, 1},
+    {"ravel_multi_index((array([3, 6, 6]), array([4, 5, 1])), (7, 6))", 1, {3}, 3, {22, 41, 37}, 1},
+    {"ravel_multi_index((array([3, 7]), array([-1, 5])), (7, 6), mode=('clip', 'wrap'))",
+     1,
+     {2},
+     2,
+     {23, 41},
+     1},
+    {"ravel_multi_index(array([[3, 6], [4, 5]]), (7, 6), order='F')", 1, {2}, 2, {31, 41}, 1},
+    {"tril_indices(3, 1, 4)[1]", 1, {9}, 9, {0, 1, 0, 1, 2, 0, 1, 2, 3}, 1},
+    {"triu_indices(4, -1, 3)[0]", 1, {9}, 9, {0, 0, 0, 1, 1, 1, 2, 2, 3}, 1},
+    {"tril_indices_from(zeros((3, 2)))[0]", 1, {5}, 5, {0, 1, 1, 2, 2}, 1},
+    {"triu_indices_from(zeros((2, 4)), 2)[1]", 1, {3}, 3, {2, 3, 3}, 1},
+    {"tril_indices(0)[0]", 1, {0}, 0, {0}, 1},
+    {"diag_indices(3)[1]", 1, {3}, 3, {0, 1, 2}, 1},
+    {"diag_indices_from(zeros((2, 2, 2)))[2]", 1, {2}, 2, {0, 1}, 1},
+    {"ix_([True, False, True], [2, 1])[0]", 2, {2, 1}, 2, {0, 2}, 1},
+    {"ix_([True, False, True], [2, 1])[1]", 2, {1, 2}, 2, {2, 1}, 1},
+    {"put(arange(6), [0, 5], [9, 8])", 1, {6}, 6, {9, 1, 2, 3, 4, 8}, 1},
+    {"put(arange(6), [7, -8], [1, 2], mode='wrap')", 1, {6}, 6, {0, 1, 2, 3, 2, 5}, 1},
+    {"put_along_axis(arange(6).reshape(2,3), array([[2], [0]]), 9, axis=1)",
+     2,
+     {2, 3},
+     6,
+     {0, 1, 9, 9, 4, 5},
+     1},
+    {"place(arange(6), arange(6) % 2 == 1, [7, 8])", 1, {6}, 6, {0, 7, 2, 8, 4, 7}, 1},
+    {"putmask(arange(6), arange(6) % 2 == 1, [7, 8])", 1, {6}, 6, {0, 8, 2, 8, 4, 8}, 1},
+    {"copyto(arange(6.0).reshape(2,3), array([1, 2, 3]), where=array([True, False, True]))",
+     2,
+     {2, 3},
+     6,
+     {2, 2, 6, 2, 8, 6},
+     2},
+    {"copyto(arange(3.0), 1.5, casting='no')", 1, {3}, 3, {3, 3, 3}, 2}, /* (Python float) */
+    {"fill_diagonal(zeros((5, 2), dtype='int64'), [3, 4], wrap=True)",
+     2,
+     {5, 2},
+     10,
+     {3, 0, 0, 4, 0, 0, 3, 0, 0, 4},
+     1},
+    {"fill_diagonal(zeros((3, 3, 3), dtype='int64'), 7)[1]",
+     2,
+     {3, 3},
+     9,
+     {0, 0, 0, 0, 7, 0, 0, 0, 0},
+     1},
+    {"setxor1d(arange(6) % 4, array([3, 7]))", 1, {4}, 4, {0, 1, 2, 7}, 1},
+    {"setxor1d(array([1, 2, 2]), array([2, 3]), assume_unique=True)", 1, {2}, 2, {1, 3}, 1},
+};
+
+static const check_value_case_t helper_float_cases[] = {
+    {"histogram(arange(8) * 0.5, bins=4, density=True)[0]",
+     1,
+     {4},
+     4,
+     {0.2857142857142857, 0.2857142857142857, 0.2857142857142857, 0.2857142857142857},
+     "float64"},
+    {"histogram(arange(4), bins=array([0, 2, 5]), weights=arange(4), density=True)[0]",
+     1,
+     {2},
+     2,
+     {0.08333333333333333, 0.2777777777777778},
+     "float64"},
+    {"histogram(array([]), bins=2, density=True)[0]", 1, {2}, 2, {NAN, NAN}, "float64"},
+    {"histogram_bin_edges(arange(10), bins=4)", 1, {5}, 5, {0.0, 2.25, 4.5, 6.75, 9.0}, "float64"},
+    {"histogram_bin_edges(arange(10, dtype='float32'), bins=3, range=(1, 2))",
+     1,
+     {4},
+     4,
+     {1.0, 1.3333333730697632, 1.6666666269302368, 2.0},
+     "float32"},
+    {"histogram_bin_edges(arange(10), bins=[0, 1, 5])", 1, {3}, 3, {0.0, 1.0, 5.0}, "int64"},
+    {"histogram2d(arange(6) * 1.0, arange(6) % 3, bins=(2, 3))[0]",
+     2,
+     {2, 3},
+     6,
+     {1.0, 1.0, 1.0, 1.0, 1.0, 1.0},
+     "float64"},
+    {"histogram2d(arange(6) * 1.0, arange(6) % 3, bins=(2, 3))[2]",
+     1,
+     {4},
+     4,
+     {0.0, 0.6666666666666666, 1.3333333333333333, 2.0},
+     "float64"},
+    {"histogram2d(arange(6), arange(6) % 3, bins=array([0, 1, 3]))[0]",
+     2,
+     {2, 2},
+     4,
+     {1.0, 0.0, 1.0, 2.0},
+     "float64"},
+    {"histogram2d(arange(5), arange(5) % 3, bins=3, range=((0, 3), (0, 2)), density=True)[0]",
+     2,
+     {3, 3},
+     9,
+     {0.375, 0.0, 0.0, 0.0, 0.375, 0.0, 0.375, 0.0, 0.37499999999999994},
+     "float64"},
+    {"histogramdd(arange(12).reshape(6, 2), bins=2)[0]",
+     2,
+     {2, 2},
+     4,
+     {3.0, 0.0, 0.0, 3.0},
+     "float64"},
+    {"histogramdd(arange(12).reshape(6, 2), bins=(2, 3), range=((0, 10), (0, 6)), "
+     "weights=arange(6))[0]",
+     2,
+     {2, 3},
+     6,
+     {0.0, 1.0, 2.0, 0.0, 0.0, 0.0},
+     "float64"},
+    {"histogramdd((arange(4), arange(4) % 2), bins=2)[2]", 1, {3}, 3, {0.0, 0.5, 1.0}, "float64"},
+    {"histogramdd(arange(5.0), bins=(array([0, 1, 4]),), density=True)[0]",
+     1,
+     {2},
+     2,
+     {0.2, 0.26666666666666666},
+     "float64"},
+    {"setxor1d(array([1.5, nan, 2]), array([2, nan]))", 1, {3}, 3, {1.5, NAN, NAN}, "float64"},
+};
+
+/* NumPy's bin estimators: the number of bins (the edges' length less one). */
+static const check_value_case_t estimator_cases[] = {
+    {"histogram_bin_edges(arange(10), bins='sturges')",
+     1,
+     {6},
+     6,
+     {0, 1.8, 3.6, 5.4, 7.2, 9},
+     "float64"},
+    {"histogram_bin_edges(arange(10) ** 2, bins='auto')",
+     1,
+     {6},
+     6,
+     {0, 16.2, 32.4, 48.6, 64.8, 81},
+     "float64"},
+    {"histogram(arange(10) ** 2, bins='fd')[0]", 1, {3}, 3, {6, 2, 2}, "int64"},
+    {"histogram_bin_edges(arange(10.0), bins='sqrt', range=(2, 8))",
+     1,
+     {4},
+     4,
+     {2, 4, 6, 8},
+     "float64"},
+    {"histogram_bin_edges(arange(10) ** 3 * 1.0, bins='doane')",
+     1,
+     {7},
+     7,
+     {0, 121.5, 243, 364.5, 486, 607.5, 729},
+     "float64"},
+    {"histogram_bin_edges(arange(10) * 1.0, bins='scott')", 1, {3}, 3, {0, 4.5, 9}, "float64"},
+    {"histogram_bin_edges(arange(10) * 1.0, bins='rice')",
+     1,
+     {6},
+     6,
+     {0, 1.8, 3.6, 5.4, 7.2, 9},
+     "float64"},
+};
+
+static void test_index_helpers_numpy_cases(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    for (size_t c = 0; c < sizeof helper_cases / sizeof *helper_cases; c++) {
+        const take_case_t *k = &helper_cases[c];
+        check_expr_values(ctx, k->expr, NULL, k->ndim, k->shape, k->n, k->want, k->scale, NULL, 0);
+    }
+    check_value_cases(ctx, helper_float_cases,
+                      sizeof helper_float_cases / sizeof *helper_float_cases, 1e-15);
+    check_value_cases(ctx, estimator_cases, sizeof estimator_cases / sizeof *estimator_cases,
+                      1e-15);
+    loom_ctx_destroy(ctx);
+}
+
+/* NumPy's errors (messages as NumPy words them), and the C API's argument checks. */
+static void test_index_helpers_errors(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    static const struct {
+        const char *expr, *phrase;
+    } errs[] = {
+        {"unravel_index(10, (2, 3))", "index 10 is out of bounds for array with size 6"},
+        {"unravel_index(array([1, -1]), (2, 3))",
+         "index -1 is out of bounds for array with size 6"},
+        {"unravel_index(0, (0, 3))", "index 0 is out of bounds for array with size 0"},
+        {"unravel_index(1.0, (2, 3))", "only int indices permitted"},
+        {"unravel_index(1, (2, 3), order='A')", "only 'C' or 'F' order is permitted"},
+        {"ravel_multi_index((array([1, 2]), array([0, 1])), (2, 3))",
+         "invalid entry in coordinates array"},
+        {"ravel_multi_index((array([1]), array([-1])), (2, 3))",
+         "invalid entry in coordinates array"},
+        {"ravel_multi_index((array([1]),), (2, 3))",
+         "parameter multi_index must be a sequence of length 2"},
+        {"ravel_multi_index((array([1]), array([1])), (2, 3), mode=('wrap',))",
+         "list of clipmodes has wrong length (1 instead of 2)"},
+        {"ravel_multi_index((array([1]), array([1])), (2, 3), mode='foo')",
+         "clipmode must be one of 'clip', 'raise', or 'wrap'"},
+        {"ravel_multi_index((array([1.0]), array([1])), (2, 3))", "only int indices permitted"},
+        {"tril_indices(-1)", "negative dimensions are not allowed"},
+        {"tril_indices_from(zeros(3))", "input array must be 2-d"},
+        {"diag_indices_from(zeros(3))", "input array must be at least 2-d"},
+        {"diag_indices_from(zeros((2, 3)))", "All dimensions of input must be of equal length"},
+        {"ix_(zeros((2, 2)))", "Cross index must be 1 dimensional"},
+        {"put(arange(3), [0], [1], mode='foo')", "clipmode must be one of"},
+        {"place(arange(3), arange(3) > 0, [])", "cannot insert from an empty array"},
+        {"place(arange(3), [True], [1])", "mask and data must be the same size"},
+        {"putmask(arange(3), [True], [1])", "mask and data must be the same size"},
+        {"copyto(arange(3), arange(3) * 1.5)",
+         "Cannot cast array data from dtype('float64') to dtype('int64') according to the rule "
+         "'same_kind'"},
+        {"copyto(arange(3), 2.5)", "Cannot cast scalar from dtype('float64') to dtype('int64')"},
+        {"copyto(arange(3).astype('int8'), arange(3), casting='safe')",
+         "according to the rule 'safe'"},
+        {"copyto(arange(3), arange(2))",
+         "could not broadcast input array from shape (2,) into shape (3,)"},
+        {"copyto(arange(3), 1, casting='bad')", "casting must be one of"},
+        {"copyto(arange(3), 1, casting='equiv')",
+         "cannot cast Python int to int64 under the casting rule 'equiv'"},
+        {"copyto(arange(3.0), 1, where=arange(3))",
+         "to dtype('bool') according to the rule 'safe'"},
+        {"fill_diagonal(zeros(3), 1)", "array must be at least 2-d"},
+        {"fill_diagonal(zeros((2, 3, 2)), 1)", "All dimensions of input must be of equal length"},
+        {"histogram(arange(3), bins='stone')",
+         "the estimator 'stone' of int64 data is not supported"},
+        {"histogram(arange(3), bins='auto', weights=arange(3))",
+         "Automated estimation of the number of bins is not supported for weighted data"},
+        {"histogram(array([1.0, nan]), bins='auto')",
+         "autodetected range of [nan, nan] is not finite"},
+        {"histogram_bin_edges(arange(3), bins='foo')", "'foo' is not a valid estimator for `bins`"},
+        {"histogram2d(arange(3), arange(2))", "x and y must have the same length."},
+        {"histogramdd(zeros((3, 2)), bins=(2, 2, 2))",
+         "The dimension of bins must be equal to the dimension of the sample x."},
+        {"histogramdd(zeros((3, 2)), bins=(2, 0))", "`bins[1]` must be positive, when an integer"},
+        {"histogramdd(zeros((3, 2)), range=((0, 1), (2, 1)))",
+         "max must be larger than min in range parameter"},
+    };
+    for (size_t c = 0; c < sizeof errs / sizeof *errs; c++)
+        check_expr_error(ctx, errs[c].expr, errs[c].phrase);
+    /* put's raise mode checks the indices where they are, when the eval runs */
+    check_expr_error(ctx, "put(arange(3), [5], [1])",
+                     "index 5 is out of bounds for axis 0 with size 3");
+
+    /* the C API: NULL ctx, bad arguments, the statuses */
+    loom_array_t *outs[4];
+    int64_t dims[2] = {2, 3};
+    assert_null(loom_putmask(NULL, NULL, NULL, NULL));
+    assert_int_equal(loom_unravel_index(NULL, NULL, 2, dims, 0, outs),
+                     LOOM_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(loom_tril_indices(ctx, 3, 0, LOOM_NONE, NULL), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    loom_array_t *i = loom_arange_int(ctx, 0, 6, 1, LOOM_DTYPE_I32);
+    assert_int_equal(loom_unravel_index(ctx, i, 2, dims, 0, outs), LOOM_STATUS_OK);
+    loom_array_t *back = loom_ravel_multi_index(ctx, 2, outs, dims, NULL, 0);
+    assert_false(loom_array_is_nil(back));
+    int64_t got[6];
+    assert_int_equal(loom_read(ctx, back, got, sizeof got), LOOM_STATUS_OK);
+    for (int k = 0; k < 6; k++) assert_int_equal(got[k], k);
+    loom_take_mode_t bad_mode[2] = {LOOM_TAKE_RAISE, (loom_take_mode_t)7};
+    assert_true(loom_array_is_nil(loom_ravel_multi_index(ctx, 2, outs, dims, bad_mode, 0)));
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_INVALID_ARGUMENT);
+    loom_ctx_clear_error(ctx);
+    assert_true(loom_array_is_nil(loom_copyto(ctx, i, i, (loom_casting_t)9, NULL)));
+    loom_ctx_clear_error(ctx);
+    /* the C forms of what the expression language composes */
+    loom_scope_begin(ctx);
+    loom_array_t *data = loom_arange_int(ctx, 0, 10, 1, LOOM_DTYPE_I64);
+    double lo = NAN, hi = NAN, dv[6];
+    int64_t nb = 0;
+    assert_int_equal(loom_histogram_bin_count(ctx, data, "sturges", &lo, &hi, &nb), LOOM_STATUS_OK);
+    assert_int_equal(nb, 5);
+    assert_true(lo == 0 && hi == 9);
+    assert_int_equal(loom_histogram_bin_count(ctx, data, "stone", &lo, &hi, &nb),
+                     LOOM_STATUS_NOT_AVAILABLE);
+    loom_ctx_clear_error(ctx);
+    loom_array_t *e = loom_histogram_bin_edges(ctx, data, (int64_t)nb, NULL, lo, hi, NULL);
+    assert_int_equal(loom_read(ctx, e, dv, 6 * sizeof *dv), LOOM_STATUS_OK);
+    assert_true(dv[1] == 1.8 && dv[5] == 9);
+    loom_array_t *h, *he;
+    assert_int_equal(loom_histogram(ctx, data, 2, NULL, NAN, NAN, NULL, &h, &he), LOOM_STATUS_OK);
+    assert_int_equal(loom_read(ctx, loom_histogram_density(ctx, h, he), dv, 2 * sizeof *dv),
+                     LOOM_STATUS_OK);
+    assert_true(dv[0] == 5.0 / 4.5 / 10 && dv[1] == dv[0]);
+    assert_true(loom_array_is_nil(loom_histogram_density(ctx, h, h))); /* edges: one more */
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_SHAPE_MISMATCH);
+    loom_ctx_clear_error(ctx);
+    int64_t s33[2] = {3, 3};
+    loom_array_t *sq = loom_zeros(ctx, LOOM_DTYPE_F32, 2, s33);
+    float fv[9];
+    loom_array_t *fd = loom_fill_diagonal(ctx, sq, loom_weak_float(ctx, 2.5), 0);
+    assert_int_equal(loom_read(ctx, fd, fv, sizeof fv), LOOM_STATUS_OK);
+    assert_true(fv[0] == 2.5f && fv[4] == 2.5f && fv[8] == 2.5f && fv[1] == 0);
+    loom_array_t *ct = loom_copyto(ctx, sq, loom_weak_int(ctx, 7), LOOM_CASTING_SAME_KIND, NULL);
+    assert_int_equal(loom_read(ctx, ct, fv, sizeof fv), LOOM_STATUS_OK);
+    assert_true(fv[0] == 7 && fv[8] == 7);
+    assert_int_equal(loom_diag_indices(ctx, 3, 3, outs), LOOM_STATUS_OK);
+    assert_int_equal(loom_array_dim(outs[2], 0), 3);
+    loom_array_t *ixin[2] = {data, loom_greater(ctx, data, loom_weak_int(ctx, 7))};
+    assert_int_equal(loom_ix(ctx, 2, ixin, outs), LOOM_STATUS_OK);
+    assert_int_equal(loom_array_dim(outs[0], 0), 10);
+    assert_int_equal(loom_array_dim(outs[1], 1), 2);
+    loom_scope_end(ctx);
+    /* tril and triu indices of many shapes: the closed-form count is nonzero's */
+    for (int64_t n = 0; n < 5; n++)
+        for (int64_t m = 0; m < 5; m++)
+            for (int64_t k = -6; k <= 6; k++)
+                for (int up = 0; up < 2; up++) {
+                    loom_scope_begin(ctx);
+                    assert_int_equal(
+                        (up ? loom_triu_indices : loom_tril_indices)(ctx, n, k, m, outs),
+                        LOOM_STATUS_OK);
+                    loom_array_t *t = loom_tri(ctx, n, m, up ? k - 1 : k, LOOM_DTYPE_BOOL);
+                    if (up) t = loom_logical_not(ctx, t);
+                    loom_array_t *want[2];
+                    assert_int_equal(loom_nonzero(ctx, t, 2, want), LOOM_STATUS_OK);
+                    for (int a = 0; a < 2; a++) {
+                        int64_t len = loom_array_dim(want[a], 0);
+                        assert_int_equal(loom_array_dim(outs[a], 0), len);
+                        if (len == 0) continue;
+                        int64_t g[25], w[25];
+                        assert_int_equal(loom_read(ctx, outs[a], g, (size_t)len * 8),
+                                         LOOM_STATUS_OK);
+                        assert_int_equal(loom_read(ctx, want[a], w, (size_t)len * 8),
+                                         LOOM_STATUS_OK);
+                        assert_memory_equal(g, w, (size_t)len * 8);
+                    }
+                    loom_scope_end(ctx);
+                }
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_numpy_cases),
@@ -857,6 +1191,8 @@ int main(void) {
         cmocka_unit_test(test_take_dtypes),         cmocka_unit_test(test_masks_c_api),
         cmocka_unit_test(test_sort_properties),     cmocka_unit_test(test_scatter_c_api),
         cmocka_unit_test(test_top_k_and_partition),
+        cmocka_unit_test(test_index_helpers_numpy_cases),
+        cmocka_unit_test(test_index_helpers_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
