@@ -779,6 +779,11 @@ class _Binder:
             if _holds_loom(v):  # (np.block's nested lists of arrays, too: lists stay lists)
                 return "[" + ", ".join(self.lit(x) if not isinstance(x, list) or _holds_loom(x)
                                        else self.lists(x) for x in v) + "]"
+            if any(isinstance(x, _np.ndarray) and x.ndim for x in v):
+                try:
+                    return self.bind(asarray(v, ctx=self.ctx or get_context()))
+                except ValueError:  # NumPy arrays of several shapes: a sequence (hstack's)
+                    return "[" + ", ".join(self.lit(x) for x in v) + "]"
             return self.bind(asarray(v, ctx=self.ctx or get_context()))
         if isinstance(v, _np.ndarray):
             return self.bind(asarray(v, ctx=self.ctx or get_context()))

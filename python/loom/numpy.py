@@ -290,6 +290,25 @@ for _name, _at in (("histogram", 1), ("histogram_bin_edges", 1), ("histogram2d",
     setattr(_mod, _name, _histogram(_name, getattr(_mod, _name), _at))
 
 
+def _loom_arrays(v):
+    """block's nested lists with their NumPy arrays as loom arrays, so that they stay lists
+    (a list of NumPy arrays alone would be read as one array)."""
+    if isinstance(v, list):
+        return [_loom_arrays(x) for x in v]
+    return asarray(v) if isinstance(v, _np.ndarray) else v
+
+
+def _block(f):
+    def g(arrays):
+        return f(_loom_arrays(arrays))
+    g.__name__, g.__qualname__, g.__signature__ = f.__name__, f.__qualname__, f.__signature__
+    g.__doc__ = f.__doc__
+    return g
+
+
+block = _block(block)
+
+
 def result_type(*arrays_and_dtypes):
     """np.result_type over loom arrays (their dtypes), dtypes and Python scalars (weak):
     loom's promotion is NumPy 2's."""

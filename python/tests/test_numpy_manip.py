@@ -66,6 +66,13 @@ def test_stacks_dtypes(dtype):
           np.hstack([a, a], dtype="complex128"))
 
 
+def test_stacks_of_numpy_arrays_of_several_shapes():
+    a, b, c = sample((2,), "int8"), sample((3,), "float32"), sample((2, 2), "int64")
+    check(lnp.hstack([a, b]), np.hstack([a, b]))
+    check(lnp.concatenate([a, b]), np.concatenate([a, b]))
+    check(lnp.vstack([a, c]), np.vstack([a, c]))
+
+
 def test_stack_errors():
     with pytest.raises(ValueError, match="need at least one array"):
         lnp.hstack([])
@@ -86,6 +93,9 @@ def test_block():
     check(lnp.block(la), np.block(a))
     e = sample((0, 2))
     check(lnp.block([[lnp.asarray(e)], [la]]), np.block([[e], [a]]))
+    # NumPy arrays in the lists are blocks too, not rows of one array
+    check(lnp.block([a, a]), np.block([a, a]))
+    check(lnp.block([[a, lb], [d]]), np.block([[a, b], [d]]))
     with pytest.raises(ValueError, match="cannot be empty"):
         lnp.block([[la], []])
     with pytest.raises(ValueError, match="List depths are mismatched"):

@@ -144,6 +144,21 @@ def test_quantiles_of_several_q(f, q, kw):
     check(getattr(lnp, f)(lnp.asarray(x), q, **kw), getattr(np, f)(x, q, **kw))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("f,q,method", [
+    ("quantile", [0.25, 0.75], "linear"), ("percentile", [25, 75], "linear"),
+    ("quantile", np.array([0.5]), "hazen"), ("quantile", np.array([0.3], "float32"), "midpoint"),
+    ("nanpercentile", (10, 90), "weibull"), ("quantile", [0.25, 0.75], "nearest"),
+    ("quantile", 0.25, "linear"), ("quantile", [0, 1], "linear")])
+def test_quantiles_take_the_dtype_of_q(dtype, f, q, method):
+    # float data and a q of its own dtype (an array, a list): NumPy interpolates in the
+    # dtype both promote to (float64 for a list), but takes a weak number as the data's dtype
+    x = rng.random((4, 6)).astype(dtype)
+    want = getattr(np, f)(x, q, axis=1, method=method)
+    check(getattr(lnp, f)(lnp.asarray(x), q, axis=1, method=method), want,
+          rtol=2e-3 if dtype == "float16" else 1e-6)  # (NumPy subtracts in x's dtype)
+
+
 def test_quantiles_check_every_q():
     x = lnp.asarray(rng.random(5))
     errors_alike(lambda: np.percentile(np.ones(5), [50, 101]), lambda: lnp.percentile(x, [50, 101]))

@@ -3177,6 +3177,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             double *qs = NULL;
             int64_t nq = 1;
             bool q_int = qv->kind == V_INT, one = is_num(qv);
+            int q_dt = -1; /* a tuple's or array's dtype (NumPy's); a weak number has none */
             if (one) {
                 qs = base_arena_alloc(&P->arena, 1, sizeof *qs);
                 if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -3194,6 +3195,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                     qs[i] = it->kind == V_FLOAT ? it->f : (double)it->i;
                     q_int = q_int && it->kind != V_FLOAT;
                 }
+                q_dt = q_int ? LOOM_DTYPE_I64 : LOOM_DTYPE_F64;
             } else if (qv->kind == V_ARRAY && loom_array_ndim(qv->a) <= 1 &&
                        loom_array_dtype(qv->a) != LOOM_DTYPE_BOOL &&
                        !ir_is_complex((loom_dtype_t)loom_array_dtype(qv->a))) {
@@ -3205,6 +3207,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                                 "%s: at most %d values of q at a time (%lld)", n, (int)MAX_Q,
                                 (long long)nq);
                 q_int = ir_is_int((loom_dtype_t)loom_array_dtype(qa));
+                q_dt = (int)loom_array_dtype(qa);
                 qs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *qs);
                 if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
                 if (nq && loom_read(ctx, loom_astype(ctx, qa, LOOM_DTYPE_F64), qs,
@@ -3241,6 +3244,18 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             /* NumPy: an integer q (0 or 1) makes linear's index an integer: the element
              * itself, in a's dtype */
             if (n[0] == 'q' && m == 0 && q_int) m = LOOM_QUANTILE_LOWER;
+            /* NumPy interpolates a float array in the dtype it promotes with q's (percentile's
+             * q / 100 a float64 one): float32 data and q = [0.25, 0.75] give float64 */
+            bool interpolates =
+                m != LOOM_QUANTILE_INVERTED_CDF && m != LOOM_QUANTILE_CLOSEST_OBSERVATION &&
+                m != LOOM_QUANTILE_LOWER && m != LOOM_QUANTILE_HIGHER && m != LOOM_QUANTILE_NEAREST;
+            loom_dtype_t ad = (loom_dtype_t)loom_array_dtype(a);
+            if (q_dt >= 0 && interpolates && ir_is_float(ad)) {
+                int to = loom_dtype_promote(ad, n[0] == 'p' && ir_is_int((loom_dtype_t)q_dt)
+                                                    ? LOOM_DTYPE_F64
+                                                    : (loom_dtype_t)q_dt);
+                if (to >= 0 && to != (int)ad) a = loom_astype(ctx, a, (loom_dtype_t)to);
+            }
             loom_array_t **rs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *rs);
             if (!rs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
             for (int64_t i = 0; i < nq; i++)
