@@ -309,7 +309,8 @@ def test_histogram_bin_edges_forms():
 
 @pytest.mark.parametrize("data", [rng.normal(size=200), rng.integers(0, 50, 100),
                                   rng.exponential(size=500), np.arange(3), np.full(5, 2.0),
-                                  np.zeros(0), rng.integers(0, 3, 40)])
+                                  np.zeros(0), rng.integers(0, 3, 40),
+                                  rng.random(30) > 0.3])  # (bool: NumPy's uint8)
 @pytest.mark.parametrize("estimator", ["auto", "fd", "doane", "scott", "rice", "sturges",
                                        "sqrt"])
 def test_bin_estimators(data, estimator):

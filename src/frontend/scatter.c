@@ -882,6 +882,8 @@ LOOM_API loom_status_t loom_histogram_bin_count(loom_ctx_t *ctx, loom_array_t *a
         return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                         "%s: the estimator '%s' of %s data is not supported yet", fn, estimator,
                         ir_dtypes[a->dtype].name);
+    /* NumPy's histograms take bool data as uint8: integers, so a width of at least 1 */
+    if (a->dtype == LOOM_DTYPE_BOOL) a = loom_astype(ctx, a, LOOM_DTYPE_U8);
     int64_t minus1 = -1;
     loom_array_t *x = loom_reshape(ctx, a, 1, &minus1);
     bool ranged = *lo == *lo || *hi == *hi;
