@@ -1002,7 +1002,8 @@ LOOM_API loom_status_t loom_histogram_bin_count(loom_ctx_t *ctx, loom_array_t *a
  * A point's bin on an axis is the last edge at or below it (the last edge itself: the last
  * bin); points outside any axis's edges are not counted. *hist: float64, d axes of the bins
  * (density: divided by each axis's widths, then by the total, NumPy's order); bin_edges (NULL:
- * not wanted) receives d arrays (float64 when computed). np.histogram2d is d = 2. */
+ * not wanted) receives d arrays (computed from float data: in its dtype, as NumPy's linspace of
+ * its min and max makes them; else float64). np.histogram2d is d = 2. */
 LOOM_API loom_status_t loom_histogramdd(loom_ctx_t *ctx, loom_array_t *sample, int32_t d,
                                         const int64_t *bins, loom_array_t *const *edges,
                                         const double *lo, const double *hi, loom_array_t *weights,

@@ -348,6 +348,18 @@ def test_histogramdd():
     check(lnp.histogramdd((lnp.asarray(s[:, 0]), lnp.asarray(s[:, 1])), bins=3),
           np.histogramdd((s[:, 0], s[:, 1]), bins=3))
     same_error("histogramdd", s, bins=(2, 3))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_histogram_edges_of_float_data(dtype):
+    # edges from the data's min and max: in its dtype and arithmetic, as NumPy's linspace of
+    # two such scalars (a range's numbers: float64 in histogramdd)
+    s = rng.normal(size=(40, 2)).astype(dtype)
+    for kw in ({"bins": 7}, {"bins": 5, "density": True}, {"bins": 3, "range": [None, (-1, 1)]}):
+        same("histogramdd", s, **kw)
+        same("histogram2d", s[:, 0], s[:, 1], **kw)
+    same("histogram", s[:, 0], bins=9, density=True)
+    same("histogram_bin_edges", s[:, 1], bins=11)
     same_error("histogramdd", s, bins=(2, 0, 3))
     same_error("histogram2d", np.arange(3), np.arange(4))
 

@@ -265,6 +265,20 @@ LOOM_API loom_array_t *loom_bincount(loom_ctx_t *ctx, loom_array_t *x, loom_arra
     return fe_scatter(ctx, fn, loom_zeros(ctx, d, 1, &len), xi, v, LOOM_AT_ADD);
 }
 
+/* num edges from lo to hi as NumPy's linspace makes them from two scalars of a float dtype
+ * (the data's min and max): in that dtype's arithmetic, (hi - lo) / div * i + lo, the last edge
+ * hi itself. (loom_linspace computes in double: the same edges for float64.) */
+static loom_array_t *edges_like_numpy(loom_ctx_t *ctx, double lo, double hi, int64_t num,
+                                      loom_dtype_t dt) {
+    if (dt == LOOM_DTYPE_F64 || num < 2) return loom_linspace(ctx, lo, hi, num, 1, dt);
+    loom_array_t *l = loom_full(ctx, dt, 0, NULL, lo), *h = loom_full(ctx, dt, 0, NULL, hi);
+    loom_array_t *step = loom_true_divide(ctx, loom_subtract(ctx, h, l),
+                                          loom_full(ctx, dt, 0, NULL, (double)(num - 1)));
+    loom_array_t *i = loom_arange_int(ctx, 0, num, 1, LOOM_DTYPE_I64);
+    loom_array_t *y = loom_add(ctx, loom_multiply(ctx, loom_astype(ctx, i, dt), step), l);
+    return loom_where(ctx, loom_equal(ctx, i, fe_i64(ctx, num - 1)), h, y);
+}
+
 LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t bins,
                                       loom_array_t *edges, double lo, double hi,
                                       loom_array_t *weights, loom_array_t **hist,
@@ -304,7 +318,9 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
         if (bins < 1)
             return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                             "%s: bins must be positive, not %lld", fn, (long long)bins);
+        bool of_data = false;
         if (lo != lo || hi != hi) { /* the range of the data: one sync */
+            of_data = fe_size(a) != 0;
             if (fe_size(a) == 0) {
                 lo = 0, hi = 1;
             } else {
@@ -326,7 +342,8 @@ LOOM_API loom_status_t loom_histogram(loom_ctx_t *ctx, loom_array_t *a, int64_t 
                             "%s: max must be larger than min in range parameter (%g, %g)", fn, lo,
                             hi);
         if (lo == hi) lo -= 0.5, hi += 0.5;
-        e = loom_linspace(ctx, lo, hi, bins + 1, 1, ed);
+        e = of_data ? edges_like_numpy(ctx, lo, hi, bins + 1, ed)
+                    : loom_linspace(ctx, lo, hi, bins + 1, 1, ed);
         /* NumPy's fast path: the scaled offset, then a correction by the edges themselves */
         loom_array_t *xf = loom_astype(ctx, x, ed);
         loom_array_t *lo_a = loom_full(ctx, ed, 0, NULL, lo);
@@ -598,14 +615,20 @@ LOOM_API loom_status_t loom_histogramdd(loom_ctx_t *ctx, loom_array_t *sample, i
                                 "%s: max must be larger than min in range parameter (%g, %g)", fn,
                                 l, h);
             if (l == h) l -= 0.5, h += 0.5;
-            e[i] = loom_linspace(ctx, l, h, bins[i] + 1, 1, LOOM_DTYPE_F64);
+            /* NumPy: linspace of the data's min and max, so float data's edges are in its
+             * dtype; a range's numbers give float64 */
+            bool of_data = n > 0 && !(lo && lo[i] == lo[i] && hi && hi[i] == hi[i]);
+            e[i] = of_data && ir_is_float((loom_dtype_t)sample->dtype)
+                       ? edges_like_numpy(ctx, l, h, bins[i] + 1, (loom_dtype_t)sample->dtype)
+                       : loom_linspace(ctx, l, h, bins[i] + 1, 1, LOOM_DTYPE_F64);
             nb[i] = bins[i];
         }
         /* NumPy's rule: the last edge at or below the value; the last edge itself goes in the
          * last bin; anything outside [first, last] is not counted */
-        loom_array_t *x = fe_index_axis(ctx, xf, 1, i);
-        loom_array_t *c = loom_searchsorted(ctx, e[i], x, 1, NULL);
-        loom_array_t *last = loom_take(ctx, e[i], fe_i64(ctx, nb[i]), 0, LOOM_TAKE_RAISE);
+        loom_array_t *x = fe_index_axis(ctx, xf, 1, i),
+                     *ef = loom_astype(ctx, e[i], LOOM_DTYPE_F64);
+        loom_array_t *c = loom_searchsorted(ctx, ef, x, 1, NULL);
+        loom_array_t *last = loom_take(ctx, ef, fe_i64(ctx, nb[i]), 0, LOOM_TAKE_RAISE);
         c = loom_subtract(ctx, c, loom_astype(ctx, loom_equal(ctx, x, last), LOOM_DTYPE_I64));
         keep = loom_logical_and(ctx, keep,
                                 loom_logical_and(ctx, loom_greater(ctx, c, fe_i64(ctx, 0)),
