@@ -917,6 +917,7 @@ LOOM_API loom_status_t loom_histogram_bin_count(loom_ctx_t *ctx, loom_array_t *a
         if (*lo - *lo != 0 || *hi - *hi != 0)
             return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                             "%s: supplied range of [%g, %g] is not finite", fn, *lo, *hi);
+        if (*lo == *hi) *lo -= 0.5, *hi += 0.5; /* (NumPy's _get_outer_edges, before the cut) */
         loom_array_t *keep =
             loom_logical_and(ctx, loom_greater_equal(ctx, x, loom_weak_float(ctx, *lo)),
                              loom_less_equal(ctx, x, loom_weak_float(ctx, *hi)));
