@@ -954,7 +954,9 @@ LOOM_API loom_array_t *loom_at(loom_ctx_t *ctx, loom_array_t *a, int32_t n, cons
                                loom_array_t *const *indices, loom_array_t *values,
                                loom_at_op_t op);
 /* np.put(a, indices, values, mode): flat indices (take's modes); values repeat to the number of
- * indices; empty values leave a as it is. */
+ * indices; empty values leave a as it is. Values cast to a's dtype: an array by any rule, a weak
+ * scalar by its value (complex into a real dtype: DTYPE_ERROR; an integer a's dtype cannot
+ * hold: OVERFLOW), as NumPy's put, put_along_axis, place and putmask convert them. */
 LOOM_API loom_array_t *loom_put(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *indices,
                                 loom_array_t *values, loom_take_mode_t mode);
 /* np.put_along_axis(a, indices, values, axis): the positions take_along_axis reads. */
@@ -962,7 +964,8 @@ LOOM_API loom_array_t *loom_put_along_axis(loom_ctx_t *ctx, loom_array_t *a,
                                            loom_array_t *indices, loom_array_t *values,
                                            int32_t axis);
 /* np.place(a, mask, values): the elements where the mask (a's size) is true take the values in
- * order, repeated as needed. Data-dependent (one sync for the count). */
+ * order, repeated as needed; an array of values (not 0-d) must cast to a's dtype by 'safe'
+ * (DTYPE_ERROR). Data-dependent (one sync for the count). */
 LOOM_API loom_array_t *loom_place(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
                                   loom_array_t *values);
 /* np.bincount(x, weights, minlength): x 1-D non-negative integers; int64 counts, or float64
@@ -1011,8 +1014,8 @@ LOOM_API loom_status_t loom_histogramdd(loom_ctx_t *ctx, loom_array_t *sample, i
 /* NumPy's in-place updates as values (a itself is left as it is; the expression language
  * returns the result, Python's loom.numpy rebinds its first argument to it, as x[k] = v does):
  * np.putmask(a, mask, values): where the mask (a's size) is true, flat element i takes
- * values[i % len(values)] (values repeat over all of a, as NumPy's), cast to a's dtype; empty
- * values change nothing. */
+ * values[i % len(values)] (values repeat over all of a, as NumPy's), cast to a's dtype as
+ * place's are; empty values change nothing. */
 LOOM_API loom_array_t *loom_putmask(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
                                     loom_array_t *values);
 /* np.copyto(dst, src, casting, where): src broadcast to dst's shape and cast to its dtype

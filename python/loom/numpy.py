@@ -228,6 +228,24 @@ for _name in list(_names):
 _IN_PLACE = ("put", "put_along_axis", "place", "putmask", "copyto", "fill_diagonal")
 
 
+# the values of these updates: a list or tuple of numbers becomes an array of the target's dtype
+# as NumPy converts it (Python's numbers by value: 300 into int8 an OverflowError, 1.5 into
+# int8 1), where an array of the values is cast by the function's rule (place's 'safe')
+_VALUES_AT = {"put": (2, "v"), "put_along_axis": (2, "values"), "place": (2, "vals"),
+              "putmask": (2, "values"), "fill_diagonal": (1, "val")}
+
+
+def _listed(v, dtype):
+    if _holds_arrays(v):
+        return v
+    return _np.asarray(v, dtype=dtype)
+
+
+def _holds_arrays(v):
+    return _builtins.any(isinstance(x, (ndarray, _np.ndarray)) or
+               isinstance(x, (list, tuple)) and _holds_arrays(x) for x in v)
+
+
 def _in_place(name, f):
     first = next(iter(f.__signature__.parameters))
 
@@ -237,6 +255,12 @@ def _in_place(name, f):
             raise TypeError("%s: %s must be a loom.ndarray, not %s (loom cannot write into "
                             "it; take loom.numpy.asarray of it first)"
                             % (name, first, type(target).__name__))
+        if name in _VALUES_AT:  # NumPy reads a list of values in the target's dtype
+            at, pname = _VALUES_AT[name]
+            if len(args) > at and isinstance(args[at], (list, tuple)):
+                args = args[:at] + (_listed(args[at], target.dtype),) + args[at + 1:]
+            elif isinstance(kwargs.get(pname), (list, tuple)):
+                kwargs[pname] = _listed(kwargs[pname], target.dtype)
         new = f(*args, **kwargs)
         if new._ctx is not target._ctx:
             raise ValueError("%s: the result is in another context than %s" % (name, first))

@@ -182,6 +182,35 @@ def test_put_casts():
     updated("place", a.astype(np.int8), a > 3, [7, 9])
 
 
+@pytest.mark.parametrize("name", ["put", "place", "putmask", "put_along_axis"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "float32", "complex64"])
+def test_update_values_convert_as_numpy(name, dtype):
+    # arrays: place and putmask cast by 'safe', put and put_along_axis by any rule; Python
+    # numbers and lists of them by value (1j into a real dtype a TypeError, 300 into int8 an
+    # OverflowError, into bool their truth)
+    where = np.array([0, 2]) if name in ("put", "put_along_axis") else np.array([True, False, True])
+    extra = (0,) if name == "put_along_axis" else ()
+    for v in [np.array([1.5]), np.array([300]), np.array([-1], np.int8), np.float64(2.5), 1j,
+              300, -1, 2.5, True, [7, 9], [1.5], [300], (1j,), [-1]]:
+        a = np.zeros(3, dtype)
+        try:
+            getattr(np, name)(a, where, v, *extra)
+        except Exception as e:
+            with pytest.raises(type(e)):
+                y = lnp.zeros(3, dtype=dtype)
+                getattr(lnp, name)(y, *loomed([where, v]), *extra)
+                np.asarray(y)
+            continue
+        y = lnp.zeros(3, dtype=dtype)
+        getattr(lnp, name)(y, *loomed([where, v]), *extra)
+        check(y, a)
+
+
+def test_complex_fill_of_bool():
+    check(lnp.full(3, 1j, dtype=bool), np.full(3, 1j, dtype=bool))
+    check(lnp.full_like(lnp.zeros(2, dtype=bool), 2j), np.full_like(np.zeros(2, bool), 2j))
+
+
 @pytest.mark.parametrize("src,kw", [
     (np.arange(4) * 10, {}),
     (np.arange(4.0), {"casting": "unsafe"}),

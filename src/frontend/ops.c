@@ -173,7 +173,8 @@ static uint64_t weak_bits(const loom_array_t *a, loom_dtype_t d) {
     switch ((fe_weak_kind_t)a->weak_kind) {
         case FE_WEAK_FLOAT:
             return ir_bits_from_double(d, a->weak.f);
-        case FE_WEAK_COMPLEX: /* a real dtype takes the real part */
+        case FE_WEAK_COMPLEX: /* a real dtype takes the real part; bool, whether either is */
+            if (d == LOOM_DTYPE_BOOL) return a->weak.c.re != 0 || a->weak.c.im != 0;
             return ir_bits_from_double(d, a->weak.c.re);
         case FE_WEAK_UINT:
             return ir_bits_from_u64(d, a->weak.u);

@@ -2669,8 +2669,11 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             int32_t nd = loom_array_ndim(a);
             int64_t shape[LOOM_MAX_DIMS];
             for (int32_t i = 0; i < nd; i++) shape[i] = loom_array_dim(a, i);
-            *r = ir_is_complex(t) ? loom_full_complex(ctx, t, nd, shape, b->v[1].f, b->v[1].fi)
-                                  : loom_full(ctx, t, nd, shape, b->v[1].f);
+            /* (into bool: whether either part is nonzero, as NumPy's cast) */
+            const value_t *c = &b->v[1];
+            *r = ir_is_complex(t)       ? loom_full_complex(ctx, t, nd, shape, c->f, c->fi)
+                 : t == LOOM_DTYPE_BOOL ? loom_full(ctx, t, nd, shape, c->f || c->fi)
+                                        : loom_full(ctx, t, nd, shape, c->f);
             return true;
         }
         if (n[0] == 'f') {
@@ -4623,8 +4626,9 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
             const value_t *fill = &b->v[1];
             if (fill->kind == V_COMPLEX) { /* complex128 unless a dtype is given */
                 if (!get_dtype(P, b, dslot, LOOM_DTYPE_C128, &d)) return false;
-                r = ir_is_complex(d) ? loom_full_complex(ctx, d, nd, shape, fill->f, fill->fi)
-                                     : loom_full(ctx, d, nd, shape, fill->f);
+                r = ir_is_complex(d)       ? loom_full_complex(ctx, d, nd, shape, fill->f, fill->fi)
+                    : d == LOOM_DTYPE_BOOL ? loom_full(ctx, d, nd, shape, fill->f || fill->fi)
+                                           : loom_full(ctx, d, nd, shape, fill->f);
                 break;
             }
             if (!is_num(fill))

@@ -160,6 +160,33 @@ static loom_array_t *cycled(loom_ctx_t *ctx, loom_array_t *values, int64_t n) {
     return loom_take(ctx, flat, i, 0, LOOM_TAKE_RAISE);
 }
 
+/* NumPy's conversion of an update's values to a's dtype: a Python scalar by its value (into
+ * bool its truth; a complex one into a real dtype refused, an integer that does not fit an
+ * OverflowError), an array by the 'safe' rule where NumPy's place and putmask check it (put
+ * casts any; a 0-d one is let through, as NumPy lets its scalars: np.float64(2.5) into int8).
+ * NULL with the error. */
+static loom_array_t *update_values(loom_ctx_t *ctx, const char *fn, loom_array_t *v,
+                                   loom_dtype_t to, bool safe) {
+    if ((v->flags & FE_WEAK) && to != LOOM_DTYPE_BOOL) {
+        if (v->weak_kind == FE_WEAK_COMPLEX && !ir_is_complex(to)) {
+            fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: cannot convert a Python complex to %s", fn,
+                     ir_dtypes[to].name);
+            return NULL;
+        }
+        loom_array_t *r = loom_add(ctx, loom_zeros(ctx, to, 0, NULL), v); /* (its range check) */
+        return r->flags & FE_NIL ? NULL : r;
+    }
+    if (safe && !(v->flags & FE_WEAK) && v->ndim > 0 && fe_size(v) > 0 && /* ([]: any) */
+        loom_can_cast((loom_dtype_t)v->dtype, to, LOOM_CASTING_SAFE) != 1) {
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "%s: Cannot cast array data from dtype('%s') to dtype('%s') according to the "
+                 "rule 'safe'",
+                 fn, ir_dtypes[v->dtype].name, ir_dtypes[to].name);
+        return NULL;
+    }
+    return v;
+}
+
 LOOM_API loom_array_t *loom_put(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *indices,
                                 loom_array_t *values, loom_take_mode_t mode) {
     const char *fn = "put";
@@ -167,6 +194,7 @@ LOOM_API loom_array_t *loom_put(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *
     if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, indices) ||
         !fe_check_arg(ctx, fn, values))
         return &ctx->nil;
+    if (!(values = update_values(ctx, fn, values, (loom_dtype_t)a->dtype, false))) return &ctx->nil;
     int64_t minus1 = -1, n = fe_size(indices);
     loom_array_t *flat_idx = loom_reshape(ctx, indices, 1, &minus1);
     /* the flat positions the indices name (take's modes and checks), as take reads them */
@@ -182,6 +210,7 @@ LOOM_API loom_array_t *loom_put_along_axis(loom_ctx_t *ctx, loom_array_t *a, loo
     const char *fn = "put_along_axis";
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, values)) return &ctx->nil;
+    if (!(values = update_values(ctx, fn, values, (loom_dtype_t)a->dtype, false))) return &ctx->nil;
     loom_array_t *f = loom_take_along_axis(ctx, fe_positions(ctx, a), indices, axis);
     return fe_scatter(ctx, fn, a, f, values, LOOM_AT_SET);
 }
@@ -198,6 +227,7 @@ LOOM_API loom_array_t *loom_place(loom_ctx_t *ctx, loom_array_t *a, loom_array_t
                  (long long)fe_size(mask), (long long)fe_size(a));
         return &ctx->nil;
     }
+    if (!(values = update_values(ctx, fn, values, (loom_dtype_t)a->dtype, true))) return &ctx->nil;
     loom_array_t *f = loom_flatnonzero(ctx, mask);
     if (f->flags & FE_NIL) return f;
     if (f->shape[0] == 0) return a;
@@ -393,6 +423,7 @@ LOOM_API loom_array_t *loom_putmask(loom_ctx_t *ctx, loom_array_t *a, loom_array
                  (long long)fe_size(mask), (long long)fe_size(a));
         return &ctx->nil;
     }
+    if (!(values = update_values(ctx, fn, values, (loom_dtype_t)a->dtype, true))) return &ctx->nil;
     /* the values repeat over all of a's flat positions, not over the true ones */
     loom_array_t *v = cycled(ctx, values, fe_size(a));
     if (!v) return a; /* empty values: NumPy leaves a as it is */
