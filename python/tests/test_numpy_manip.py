@@ -3,6 +3,8 @@ device: hstack, vstack, dstack, column_stack, block, hsplit/vsplit/dsplit, flipl
 rollaxis, append, insert, delete, resize, trim_zeros, diagflat, identity: values, dtypes and
 shapes over several dtypes and shapes (empty and 0-d ones where NumPy takes them), and the
 Python types of their errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -286,6 +288,32 @@ def test_pad_modes(dtype, mode):
         for sl in (1, (2, 3), ((1, 2), (7, 3)), None):
             check(lnp.pad(x, ((2, 3), (4, 1)), mode=mode, stat_length=sl),
                   np.pad(a, ((2, 3), (4, 1)), mode=mode, stat_length=sl), rtol=1e-6)
+
+
+def test_pad_statistics_of_bool_and_of_nothing():
+    # bool: NumPy's mean and ramp are not rounded (0.25 is True); a median of no elements (a
+    # stat_length of 0) is NaN, as the mean's
+    a = np.array([[True, False, False, False], [False, True, True, False]])
+    for mode in ("mean", "median"):
+        for sl in (None, 1, 3):
+            check(lnp.pad(lnp.asarray(a), 2, mode=mode, stat_length=sl),
+                  np.pad(a, 2, mode=mode, stat_length=sl))
+    check(lnp.pad(lnp.asarray(a), (1, 3), mode="linear_ramp"), np.pad(a, (1, 3), "linear_ramp"))
+    f = sample((2, 3), "float64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.pad(f, 1, mode="median", stat_length=0)
+    check(lnp.pad(lnp.asarray(f), 1, mode="median", stat_length=0), want)
+
+
+def test_pad_widths_of_0d():
+    x = np.array(1.5)
+    check(lnp.pad(lnp.asarray(x), 2), np.pad(x, 2))
+    for pw in (-1, ((1, -1),)):
+        with pytest.raises(ValueError):
+            np.pad(x, pw)
+        with pytest.raises(ValueError):
+            lnp.pad(lnp.asarray(x), pw)
 
 
 @pytest.mark.parametrize("dtype", ["int16", "float64", "complex64"])

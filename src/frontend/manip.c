@@ -536,18 +536,18 @@ static loom_array_t *pad_stat(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int6
         case LOOM_PAD_MEAN:
             s = loom_mean(ctx, c, 1, &ax, 1);
             break;
-        default:
-            s = loom_median(ctx, c, ax, 1);
+        default: /* (no elements: NumPy's NaN, as the mean gives it) */
+            s = hi > lo ? loom_median(ctx, c, ax, 1) : loom_mean(ctx, c, 1, &ax, 1);
             break;
     }
-    bool whole = ir_is_int((loom_dtype_t)a->dtype) || a->dtype == LOOM_DTYPE_BOOL;
+    bool whole = ir_is_int((loom_dtype_t)a->dtype); /* (bool is not rounded: 0.25 is True) */
     if (whole && ir_is_float((loom_dtype_t)s->dtype)) s = loom_rint(ctx, s);
     return loom_astype(ctx, s, (loom_dtype_t)a->dtype);
 }
 
 /* linear_ramp's values at positions i of an axis of extent n (i < 0 before, i >= n after):
  * NumPy's linspace(end, edge, width, endpoint=False), the after one reversed, in the edge's
- * float dtype (float64 for integers; floored for integer dtypes, as linspace's). */
+ * float dtype (float64 for integers and bool; floored for integer dtypes, as linspace's). */
 static loom_array_t *pad_ramp(loom_ctx_t *ctx, loom_array_t *r, int32_t ax, loom_array_t *i,
                               int64_t before, int64_t after, double end_b, double end_a) {
     int64_t n = r->shape[ax];
@@ -576,7 +576,7 @@ static loom_array_t *pad_ramp(loom_ctx_t *ctx, loom_array_t *r, int32_t ax, loom
         ramp[side] = loom_add(ctx, y, end);
     }
     loom_array_t *v = loom_where(ctx, loom_less(ctx, i, fe_i64(ctx, 0)), ramp[0], ramp[1]);
-    if (!ir_is_float(d) && !ir_is_complex(d)) v = loom_floor(ctx, v);
+    if (ir_is_int(d)) v = loom_floor(ctx, v); /* (bool: any nonzero is True) */
     return loom_astype(ctx, v, d);
 }
 

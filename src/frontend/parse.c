@@ -2598,8 +2598,12 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         int64_t widths[2 * LOOM_MAX_DIMS];
         const value_t *pw = &b->v[1];
         bool per_axis = pw->kind == V_TUPLE && pw->n > 0 && pw->items[0].kind == V_TUPLE;
-        for (int32_t ax = 0; ax < nd; ax++) {
-            const value_t *w = per_axis ? (pw->n == nd ? &pw->items[ax] : pw->n == 1 ? &pw->items[0] : NULL) : pw;
+        /* (a 0-d array's widths are checked too, as NumPy's: one axis's worth) */
+        for (int32_t ax = 0, want = nd ? nd : 1; ax < want; ax++) {
+            const value_t *w = per_axis ? (pw->n == want ? &pw->items[ax]
+                                           : pw->n == 1  ? &pw->items[0]
+                                                         : NULL)
+                                        : pw;
             if (!w)
                 return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
                             "pad: %d pad widths for an array of %d dimensions", (int)pw->n, (int)nd);
@@ -2615,6 +2619,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 lo->i > INT64_MAX / 8 || hi->i > INT64_MAX / 8)
                 return perr(P, b->pos[1], LOOM_STATUS_INVALID_ARGUMENT,
                             "pad: pad widths must be non-negative integers");
+            if (ax == nd) break;
             widths[2 * ax] = (int64_t)lo->i;
             widths[2 * ax + 1] = (int64_t)hi->i;
         }
