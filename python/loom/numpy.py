@@ -805,18 +805,27 @@ def _flatten(self, order="C"):
     return ravel(self.T if order == "F" else self)
 
 
+def _in_place_axis(axis):
+    # the methods sort one axis: no axis=None (the function's flattening), as NumPy's
+    return _operator.index(axis)
+
+
 def _sort(self, axis=-1, kind=None, order=None, *, stable=None):
     """numpy.ndarray.sort: sorts in place (rebinds the array, as x[k] = v does)."""
-    self._assign(sort(self, axis=axis, kind=kind, order=order, stable=stable))
+    self._assign(sort(self, axis=_in_place_axis(axis), kind=kind, order=order, stable=stable))
 
 
 def _partition(self, kth, axis=-1, kind="introselect", order=None):
     """numpy.ndarray.partition, in place (rebinds the array)."""
-    self._assign(partition(self, kth, axis=axis, kind=kind, order=order))
+    self._assign(partition(self, kth, axis=_in_place_axis(axis), kind=kind, order=order))
 
 
 def _fill(self, value):
-    """numpy.ndarray.fill, in place (rebinds the array to full_like(self, value))."""
+    """numpy.ndarray.fill, in place (rebinds the array to full_like(self, value)). A Python
+    number is converted as NumPy's fill converts it: 1000 into int8 an OverflowError, 1j into
+    a real dtype a TypeError."""
+    if isinstance(value, (bool, int, float, complex, _np.generic)):
+        value = _np.asarray(value, dtype=self.dtype).item()
     self._assign(full_like(self, value))
 
 

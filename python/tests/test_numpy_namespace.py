@@ -182,6 +182,51 @@ def test_methods_that_update_in_place_rebind():
     assert x.sort() is None and y.fill(1) is None
 
 
+def test_in_place_methods_check_as_numpy():
+    # sort and partition take one axis (axis=None would flatten the array in place)
+    a = rng.random((2, 3))
+    x = lnp.asarray(a)
+    errors_alike(lambda: a.copy().sort(None), lambda: x.sort(None))
+    errors_alike(lambda: a.copy().partition(0, None), lambda: x.partition(0, None))
+    check(x, a)
+    # fill converts a number as NumPy's fill: by value, into the array's dtype
+    for dtype, value in [("uint8", -1), ("int8", 1000), ("int8", 1j), ("float32", 1j),
+                         ("int8", 2.5), ("int8", np.float64(-2.5)), ("uint64", 2**64 - 1),
+                         ("bool", 2j), ("int64", 2**63 - 1)]:
+        want = np.zeros(3, dtype)
+        y = lnp.zeros(3, dtype=dtype)
+        try:
+            want.fill(value)
+        except Exception as e:
+            with pytest.raises(type(e)):
+                y.fill(value)
+            continue
+        y.fill(value)
+        check(y, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint64", "float64"])
+def test_full_of_integers_past_a_double(dtype):
+    # an integer fill is exact (not through a double), and refused where it does not fit
+    for v in (2**63 - 1, 2**64 - 1, 2**53 + 1, -2**63, 1000, -1):
+        for f_np, f_loom in ((lambda: np.full(2, v, dtype=dtype), lambda: lnp.full(2, v, dtype)),
+                             (lambda: np.full_like(np.zeros(2, dtype), v),
+                              lambda: lnp.full_like(lnp.zeros(2, dtype=dtype), v))):
+            try:
+                want = f_np()
+            except Exception as e:
+                with pytest.raises(type(e)):
+                    f_loom()
+                continue
+            check(f_loom(), want)
+
+
+def test_partition_of_an_empty_array():
+    for shape, kth in (((2, 0), 0), ((0, 3), 5)):  # NumPy checks no kth there
+        e = np.zeros(shape)
+        check(lnp.partition(lnp.asarray(e), kth), np.partition(e, kth))
+
+
 def test_other_methods():
     a = rng.random((3, 4))
     x = lnp.asarray(a)

@@ -2685,6 +2685,23 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             if (!is_num(&b->v[1]))
                 return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
                             "full_like: fill_value must be a number");
+            const value_t *fill = &b->v[1];
+            loom_dtype_t t = d >= 0 ? (loom_dtype_t)d : loom_array_dtype(a);
+            if (fill->kind == V_INT && ir_is_int(t)) {
+                /* an integer exactly (not through a double), refused where it does not fit,
+                 * as NumPy's full_like does */
+                if (!int_fits(fill->i, t)) {
+                    char txt[48];
+                    i128_text(fill->i, txt, sizeof txt);
+                    return perr(P, b->pos[1], LOOM_STATUS_OVERFLOW,
+                                "Python integer %s out of bounds for %s", txt, loom_dtype_name(t));
+                }
+                int32_t nd = loom_array_ndim(a);
+                int64_t shape[LOOM_MAX_DIMS];
+                for (int32_t i = 0; i < nd; i++) shape[i] = loom_array_dim(a, i);
+                *r = loom_full_int(ctx, t, nd, shape, (int64_t)(uint64_t)fill->i);
+                return true;
+            }
             if (!get_number(P, b, 1, 0, &v)) return false;
         }
         *r = loom_full_like(ctx, a, v, d);
@@ -4653,8 +4670,9 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 i128_text(fill->i, t, sizeof t);
                 return perr(P, b->pos[1], LOOM_STATUS_OVERFLOW,
                             "Python integer %s out of bounds for %s", t, loom_dtype_name(d));
-            } else if (fill->i >= INT64_MIN && fill->i <= INT64_MAX) {
-                r = loom_full_int(ctx, d, nd, shape, (int64_t)fill->i);
+            } else if ((fill->i >= INT64_MIN && fill->i <= INT64_MAX) || ir_is_int(d)) {
+                /* (past int64 into uint64: its bits) */
+                r = loom_full_int(ctx, d, nd, shape, (int64_t)(uint64_t)fill->i);
             } else {
                 r = loom_full(ctx, d, nd, shape, (double)fill->i);
             }

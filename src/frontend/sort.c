@@ -344,7 +344,7 @@ static bool kth_ok(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t ax
                    int32_t *ax) {
     if (!fe_check_arg(ctx, fn, *a) || !fe_axis_or_flat(ctx, fn, a, axis, ax)) return false;
     int64_t n = (*a)->shape[*ax];
-    if (kth < -n || kth >= n) {
+    if ((kth < -n || kth >= n) && fe_size(*a) > 0) { /* (NumPy: any kth of an empty array) */
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: kth(=%lld) out of bounds (%lld)", fn,
                  (long long)kth, (long long)n);
         return false;
