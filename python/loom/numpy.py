@@ -935,8 +935,8 @@ emath = _types.ModuleType(__name__ + ".emath", "numpy.emath on loom")
 def _to_complex_if(x, outside):
     x = asarray(x)
     if x.dtype.kind not in "c" and _builtins.bool(any(outside(x))):
-        small = x.dtype in (_np.float32, _np.float16, _np.int8, _np.int16, _np.uint8,
-                            _np.uint16)
+        # NumPy's _tocomplex: complex64 for these, complex128 for the others (float16 too)
+        small = x.dtype in (_np.float32, _np.int8, _np.int16, _np.uint8, _np.uint16)
         x = x.astype(complex64 if small else complex128)
     return x
 
@@ -955,7 +955,17 @@ for _name in ("sqrt", "log", "log2", "log10"):
     _emath(_name, lambda x: x < 0)
 for _name in ("arccos", "arcsin", "arctanh"):
     _emath(_name, lambda x: abs(x) > 1)
-emath.power = lambda x, p: power(_to_complex_if(x, lambda v: v < 0), p)
+def _power(x, p):
+    # NumPy's _fix_int_lt_zero: p as an array (a Python number too), in float64 when it is of
+    # integers and any is negative
+    p = asarray(p)
+    if p.dtype.kind in "biu" and _builtins.bool(any(p < 0)):
+        p = p.astype(float64)
+    return power(_to_complex_if(x, lambda v: v < 0), p)
+
+
+_power.__name__ = _power.__qualname__ = "power"
+emath.power = _power
 emath.logn = lambda n, x: log(_to_complex_if(x, lambda v: v < 0)) / log(
     _to_complex_if(n, lambda v: v < 0))
 _sys.modules[emath.__name__] = emath

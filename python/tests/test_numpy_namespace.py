@@ -339,3 +339,18 @@ def test_emath(name, vals):
         check(getattr(lnp.emath, name)(lnp.asarray(x)), want, rtol=1e-6)
     check(lnp.emath.power(lnp.asarray([-4.0]), 0.5), np.emath.power(np.array([-4.0]), 0.5),
           rtol=1e-12)
+
+
+def test_emath_dtypes():
+    # float16 outside the domain goes to complex128 (NumPy's _tocomplex); power's exponent is
+    # an array (a number too), in float64 when it holds a negative integer
+    x = np.array([-2.0, 3.0], np.float16)
+    check(lnp.emath.sqrt(lnp.asarray(x)), np.emath.sqrt(x), rtol=1e-3)
+    check(lnp.emath.log(lnp.asarray(x)), np.emath.log(x), rtol=1e-3)
+    for a, p in [(np.array([2, 3], np.int8), -2), (np.array([2, 3], np.uint8), -2),
+                 (np.array([True, False]), -1), (np.array([1.5, -2.0], np.float32), 2),
+                 (2, np.array([-2, 1], np.int8)), (np.array([-2.0], np.float32), -2)]:
+        want = np.emath.power(a, p)
+        got = lnp.emath.power(lnp.asarray(a) if isinstance(a, np.ndarray) else a,
+                              lnp.asarray(p) if isinstance(p, np.ndarray) else p)
+        check(got, want, rtol=1e-6)
