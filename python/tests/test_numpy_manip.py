@@ -75,6 +75,22 @@ def test_stacks_of_numpy_arrays_of_several_shapes():
     check(lnp.vstack([a, c]), np.vstack([a, c]))
 
 
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+def test_stacks_casting_without_dtype(casting):
+    # casting= alone checks each array against the common dtype, as NumPy's
+    for d1, d2 in (("float64", "float32"), ("int8", "int8"), ("int64", "uint64"),
+                   ("bool", "int8")):
+        a, b = sample((2, 2), d1), sample((2, 2), d2)
+        for name in ("hstack", "vstack"):
+            try:
+                want = getattr(np, name)([a, b], casting=casting)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    getattr(lnp, name)([lnp.asarray(a), lnp.asarray(b)], casting=casting)
+                continue
+            check(getattr(lnp, name)([lnp.asarray(a), lnp.asarray(b)], casting=casting), want)
+
+
 def test_stack_errors():
     with pytest.raises(ValueError, match="need at least one array"):
         lnp.hstack([])
