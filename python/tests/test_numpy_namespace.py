@@ -125,6 +125,28 @@ def test_matvec_vecmat(sa, sb):
     errors_alike(lambda: np.matvec(w, w), lambda: lnp.matvec(lnp.asarray(w), lnp.asarray(w)))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "uint64"])
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 9), (2, 0, 3), (2, 3, 17)])
+def test_packbits_unpackbits(dtype, shape):
+    a = (rng.integers(0, 3, shape) if dtype != "uint8" else rng.integers(0, 256, shape))
+    a = np.asarray(a).astype(dtype)
+    x = lnp.asarray(a)
+    for axis in (None, 0, -1, 1, 2, -4):
+        for order in ("big", "little"):
+            for f, kws in (("packbits", [{}]),
+                           ("unpackbits", [{}, {"count": 3}, {"count": -2}, {"count": 20}])):
+                for kw in kws:
+                    if a.size == 0 and kw.get("count", 0) > 0:
+                        continue  # (NumPy's padding of nothing is uninitialised memory)
+                    try:
+                        want = getattr(np, f)(a, axis=axis, bitorder=order, **kw)
+                    except Exception as e:  # (the axis, or unpackbits of another dtype)
+                        with pytest.raises(type(e)):
+                            np.asarray(getattr(lnp, f)(x, axis=axis, bitorder=order, **kw))
+                        continue
+                    check(getattr(lnp, f)(x, axis=axis, bitorder=order, **kw), want)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "float16", "float32", "float64",
                                    "complex64", "complex128"])
 def test_sort_complex(dtype):

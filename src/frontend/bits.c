@@ -17,6 +17,8 @@ static loom_array_t *bit_shifts(loom_ctx_t *ctx, int32_t nd, int32_t at, int lit
 static loom_array_t *along(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
                            int32_t *ax) {
     if (axis == LOOM_AXIS_NONE || a->ndim == 0) {
+        /* (NumPy takes a 0-d array as 1-d: its axis must be 0 or -1) */
+        if (axis != LOOM_AXIS_NONE && !fe_axis(ctx, fn, axis, 1, ax)) return &ctx->nil;
         int64_t n = fe_size(a);
         *ax = 0;
         return loom_reshape(ctx, a, 1, &n);
