@@ -1020,8 +1020,9 @@ LOOM_API loom_array_t *loom_putmask(loom_ctx_t *ctx, loom_array_t *a, loom_array
                                     loom_array_t *values);
 /* np.copyto(dst, src, casting, where): src broadcast to dst's shape and cast to its dtype
  * (refused by the casting rule: DTYPE_ERROR with NumPy's message; a weak scalar is judged by
- * its kind under every rule but 'equiv', which refuses it, as NumPy 2 does), where the bool
- * `where` (broadcast; NULL: everywhere) holds, dst elsewhere. */
+ * its kind, as NumPy 2 does, except that 'no' puts a bool only into bool and 'equiv' wants
+ * its own dtype: int64, float64, complex128 or bool), where the bool `where` (broadcast; NULL:
+ * everywhere) holds, dst elsewhere. */
 LOOM_API loom_array_t *loom_copyto(loom_ctx_t *ctx, loom_array_t *dst, loom_array_t *src,
                                    loom_casting_t casting, loom_array_t *where);
 /* np.fill_diagonal(a, val, wrap): a (2-d, or n-d with equal extents) with its main diagonal

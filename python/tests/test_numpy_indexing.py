@@ -232,10 +232,13 @@ def test_copyto_dtypes():
     updated("copyto", np.zeros((2, 3), bool), True)
     updated("copyto", np.zeros((2, 3)), np.ones((2, 3), bool))
     updated("copyto", np.zeros((0, 3)), 1.0)
-    # Python scalars under each rule: NumPy 2 judges their kind (and refuses all under 'equiv')
+    # Python scalars under each rule: NumPy 2 judges their kind ('no': a bool only into bool;
+    # 'equiv': the scalar's own dtype, int64, float64, complex128 or bool)
     for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
         for dst, src in [(np.int8, 1), (np.float32, 1.5), (np.float32, 1), (np.int8, 1.5),
-                         (np.uint8, 3), (np.float64, np.float32(2.5))]:
+                         (np.uint8, 3), (np.float64, np.float32(2.5)), (np.int64, -1),
+                         (np.float64, 1.5), (np.complex128, 1j), (np.bool_, True),
+                         (np.int8, True), (np.float64, 1)]:
             try:
                 np.copyto(np.zeros(3, dst), src, casting=casting)
             except TypeError:

@@ -447,21 +447,19 @@ LOOM_API loom_array_t *loom_copyto(loom_ctx_t *ctx, loom_array_t *dst, loom_arra
     }
     static const char *const rules[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
     loom_dtype_t to = (loom_dtype_t)dst->dtype;
-    if ((src->flags & FE_WEAK) && casting == LOOM_CASTING_EQUIV) { /* (NumPy 2's rule) */
-        static const char *const kinds[] = {"bool", "int", "int", "float", "complex"};
-        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
-                 "cannot cast Python %s to %s under the casting rule 'equiv'",
-                 kinds[src->weak_kind], ir_dtypes[to].name);
-        return &ctx->nil;
-    }
     if (src->flags & FE_WEAK) {
         /* a Python scalar: its kind against dst's under every rule (NEP 50; an int may go
-         * into an unsigned dtype), then its value must fit */
-        static const loom_dtype_t kind_dtype[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I64, LOOM_DTYPE_I64,
+         * into an unsigned dtype), then its value must fit. NumPy 2's two exceptions: 'no'
+         * puts a bool only into bool, and 'equiv' wants the scalar's own dtype (bool, int64,
+         * float64, complex128) */
+        static const loom_dtype_t kind_dtype[] = {LOOM_DTYPE_BOOL, LOOM_DTYPE_I64, LOOM_DTYPE_U64,
                                                   LOOM_DTYPE_F64, LOOM_DTYPE_C128};
         loom_dtype_t from = kind_dtype[src->weak_kind];
+        if (from == LOOM_DTYPE_U64) from = LOOM_DTYPE_I64; /* (the kind) */
         bool kind_ok = same_kind(from, to) || (ir_dtypes[from].kind == IR_DKIND_INT &&
                                                ir_dtypes[to].kind == IR_DKIND_UINT);
+        if (casting == LOOM_CASTING_NO && from == LOOM_DTYPE_BOOL) kind_ok = to == from;
+        if (casting == LOOM_CASTING_EQUIV) kind_ok = kind_dtype[src->weak_kind] == to;
         if (casting != LOOM_CASTING_UNSAFE && !kind_ok) {
             fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
                      "Cannot cast scalar from dtype('%s') to dtype('%s') according to the rule "

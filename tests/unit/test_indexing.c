@@ -893,6 +893,7 @@ static const take_case_t helper_cases[] = {
      {2, 2, 6, 2, 8, 6},
      2},
     {"copyto(arange(3.0), 1.5, casting='no')", 1, {3}, 3, {3, 3, 3}, 2}, /* (Python float) */
+    {"copyto(arange(3), 7, casting='equiv')", 1, {3}, 3, {7, 7, 7}, 1},  /* (int64's own) */
     {"fill_diagonal(zeros((5, 2), dtype='int64'), [3, 4], wrap=True)",
      2,
      {5, 2},
@@ -1070,8 +1071,10 @@ static void test_index_helpers_errors(void **state) {
         {"copyto(arange(3), arange(2))",
          "could not broadcast input array from shape (2,) into shape (3,)"},
         {"copyto(arange(3), 1, casting='bad')", "casting must be one of"},
-        {"copyto(arange(3), 1, casting='equiv')",
-         "cannot cast Python int to int64 under the casting rule 'equiv'"},
+        {"copyto(arange(3).astype('int8'), 1, casting='equiv')",
+         "Cannot cast scalar from dtype('int64') to dtype('int8') according to the rule 'equiv'"},
+        {"copyto(arange(3), True, casting='no')",
+         "Cannot cast scalar from dtype('bool') to dtype('int64') according to the rule 'no'"},
         {"copyto(arange(3.0), 1, where=arange(3))",
          "to dtype('bool') according to the rule 'safe'"},
         {"fill_diagonal(zeros(3), 1)", "array must be at least 2-d"},
