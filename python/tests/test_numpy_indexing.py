@@ -80,10 +80,13 @@ def test_unravel_ravel_forms():
     same("ravel_multi_index", ([3, 7, -9], [-1, 5, 13]), (7, 6), mode="clip")
     same("ravel_multi_index", ([3, 7, -9], [-1, 5, 13]), (7, 6), mode=("clip", "wrap"))
     same("ravel_multi_index", (np.array([[1], [0]]), np.array([0, 2, 1])), (2, 3))  # broadcast
+    same("unravel_index", np.array([True, False]), (3,))  # bool indices: 1 and 0, as NumPy's
+    same("ravel_multi_index", (np.array([True]), np.array([2])), (3, 4))
 
 
 def test_unravel_ravel_errors():
-    for args in [(10, (2, 3)), (-1, (2, 3)), (np.array([1, 6]), (2, 3)), (0, (0, 3))]:
+    for args in [(10, (2, 3)), (-1, (2, 3)), (np.array([1, 6]), (2, 3)), (0, (0, 3)),
+                 (np.array([0]), ()), (np.zeros(0, int), ())]:  # (no axes: one index alone)
         same_error("unravel_index", *args)
     with pytest.raises(ValueError, match="index 10 is out of bounds for array with size 6"):
         lnp.unravel_index(10, (2, 3))

@@ -693,7 +693,7 @@ LOOM_API loom_status_t loom_histogramdd(loom_ctx_t *ctx, loom_array_t *sample, i
 
 /* Whether x holds integers (bool counts as 0 and 1); records NumPy's TypeError otherwise. */
 static bool int_indices(loom_ctx_t *ctx, const char *fn, const loom_array_t *x) {
-    if (ir_is_int((loom_dtype_t)x->dtype)) return true;
+    if (ir_is_int((loom_dtype_t)x->dtype) || x->dtype == LOOM_DTYPE_BOOL) return true;
     fe_error(ctx, LOOM_STATUS_DTYPE_ERROR, "%s: only int indices permitted (not %s)", fn,
              ir_dtypes[x->dtype].name);
     return false;
@@ -720,6 +720,9 @@ LOOM_API loom_status_t loom_unravel_index(loom_ctx_t *ctx, loom_array_t *indices
     if (!outs) return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: outs must not be NULL", fn);
     int64_t size = dims_size(ctx, fn, n, dims);
     if (size < 0 || !int_indices(ctx, fn, indices)) return ctx->err.status;
+    if (n == 0 && indices->ndim > 0)
+        return fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                        "%s: multiple indices are not supported for 0d arrays", fn);
     loom_array_t *x = loom_astype(ctx, indices, LOOM_DTYPE_I64);
     if (fe_size(x) > 0) { /* NumPy's bounds check, on the values: one sync */
         int64_t mm[2];
