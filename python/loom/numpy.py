@@ -848,11 +848,16 @@ def _compress(self, condition, axis=None, out=None):
 def _resize(self, *new_shape, refcheck=True):
     """numpy.ndarray.resize, in place (rebinds): the flattened values cut, or followed by
     zeros, to the new size (np.resize repeats them instead)."""
+    if not new_shape or new_shape == (None,):  # NumPy: no shape leaves the array as it is
+        return
     shape = new_shape[0] if len(new_shape) == 1 else new_shape
     shape = tuple(_shape_like(shape)) if isinstance(shape, (tuple, list)) else (
         _operator.index(shape),)
     n = 1
     for e in shape:
+        e = _operator.index(e)
+        if e < 0:
+            raise ValueError("negative dimensions not allowed")
         n *= e
     flat = ravel(self)
     have = self.size

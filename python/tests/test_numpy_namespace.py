@@ -332,11 +332,16 @@ def test_grids_and_real_if_close():
 
 def test_more_array_methods():
     a = np.arange(6.0).reshape(2, 3)
-    for shape in ((4, 2), 2, (3, 2)):
+    for shape in ((4, 2), 2, (3, 2), (), None, (0,), [1, 3]):
         x, want = lnp.asarray(a), a.copy()
-        x.resize(shape)
-        want.resize(shape, refcheck=False)
+        args = () if shape is None else (shape,)  # (no shape: the array as it is)
+        x.resize(*args)
+        want.resize(*args, refcheck=False)
         check(x, want)
+    for shape in (-1, (2, -1)):  # negative dimensions: refused, the array kept
+        x = lnp.asarray(a)
+        errors_alike(lambda: a.copy().resize(shape, refcheck=False), lambda: x.resize(shape))
+        check(x, a)
     x = lnp.asarray(a)
     assert x.flat[2] == 2.0 and len(x.flat) == 6 and [float(v) for v in x.flat] == a.ravel().tolist()
     x.flat[1:3] = -1.0
