@@ -322,6 +322,20 @@ def test_pad_statistics_of_bool_and_of_nothing():
     check(lnp.pad(lnp.asarray(f), 1, mode="median", stat_length=0), want)
 
 
+def test_pad_statistics_of_empty_arrays_and_zero_lengths():
+    # an empty array stays empty (no statistic computed); a stat_length of 0 for maximum and
+    # minimum is refused even on an axis not padded, as NumPy's
+    for e, pw in ((np.zeros((0, 3)), ((0, 0), (1, 2))), (np.zeros((3, 0), np.int8), 0)):
+        for mode in ("maximum", "minimum", "mean", "median", "edge", "wrap", "linear_ramp"):
+            check(lnp.pad(lnp.asarray(e), pw, mode=mode), np.pad(e, pw, mode=mode))
+    x = np.arange(6.0).reshape(2, 3)
+    for sl in (0, ((1, 1), (0, 2))):
+        with pytest.raises(ValueError):
+            np.pad(x, ((1, 1), (0, 0)), mode="maximum", stat_length=sl)
+        with pytest.raises(ValueError, match="stat_length of 0"):
+            lnp.pad(lnp.asarray(x), ((1, 1), (0, 0)), mode="maximum", stat_length=sl)
+
+
 def test_pad_widths_of_0d():
     x = np.array(1.5)
     check(lnp.pad(lnp.asarray(x), 2), np.pad(x, 2))

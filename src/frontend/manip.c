@@ -603,6 +603,13 @@ LOOM_API loom_array_t *loom_pad_ex(loom_ctx_t *ctx, loom_array_t *a, const int64
                      fn, (long long)before, (long long)after, ax);
             return &ctx->nil;
         }
+        if (stat && stat_length && fe_size(a) > 0 &&
+            (mode == LOOM_PAD_MAXIMUM || mode == LOOM_PAD_MINIMUM) &&
+            (stat_length[2 * ax] == 0 || stat_length[2 * ax + 1] == 0)) { /* (even unpadded) */
+            fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                     "%s: stat_length of 0 yields no value for padding", fn);
+            return &ctx->nil;
+        }
         if (!before && !after) continue;
         if (before > INT64_MAX / 4 - n || after > INT64_MAX / 4 - n - before) {
             fe_error(ctx, LOOM_STATUS_OVERFLOW, "%s: the padded axis %d is too long", fn, ax);
@@ -615,6 +622,12 @@ LOOM_API loom_array_t *loom_pad_ex(loom_ctx_t *ctx, loom_array_t *a, const int64
                      "'empty'",
                      fn, ax);
             return &ctx->nil;
+        }
+        if (!fills && fe_size(r) == 0) { /* (stays empty: no statistic of nothing, as NumPy) */
+            int64_t shape[LOOM_MAX_DIMS];
+            for (int32_t k = 0; k < a->ndim; k++) shape[k] = k == ax ? len : r->shape[k];
+            r = loom_zeros(ctx, (loom_dtype_t)a->dtype, a->ndim, shape);
+            continue;
         }
         /* the source index of each padded position i - before */
         loom_array_t *i = loom_arange_int(ctx, -before, n + after, 1, LOOM_DTYPE_I64), *j;
@@ -684,7 +697,7 @@ LOOM_API loom_array_t *loom_pad_ex(loom_ctx_t *ctx, loom_array_t *a, const int64
                 int64_t la = stat_length ? stat_length[2 * ax + 1] : -1;
                 if (lb < 0 || lb > n) lb = n;
                 if (la < 0 || la > n) la = n;
-                if ((lb == 0 || la == 0) &&
+                if ((lb == 0 || la == 0) && fe_size(a) > 0 &&
                     (mode == LOOM_PAD_MAXIMUM || mode == LOOM_PAD_MINIMUM)) {
                     fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
                              "%s: stat_length of 0 yields no value for padding", fn);
