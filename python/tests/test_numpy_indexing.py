@@ -395,6 +395,9 @@ def test_histogram_edges_of_float_data(dtype):
         same("histogram2d", s[:, 0], s[:, 1], **kw)
     same("histogram", s[:, 0], bins=9, density=True)
     same("histogram_bin_edges", s[:, 1], bins=11)
+    for est in ("auto", "sturges", "fd"):  # (a count from an estimator: the same edges)
+        same("histogram", s[:, 0], bins=est, density=True)
+        same("histogram_bin_edges", s[:, 1], bins=est)
     same_error("histogramdd", s, bins=(2, 0, 3))
     same_error("histogram2d", np.arange(3), np.arange(4))
 

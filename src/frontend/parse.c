@@ -4448,8 +4448,12 @@ __attribute__((noinline)) static bool apply_func(parser_t *P, const func_t *f, i
                 return perr(P, b->pos[sw], LOOM_STATUS_DTYPE_ERROR,
                             "Automated estimation of the number of bins is not supported for "
                             "weighted data");
+            bool ranged = lo == lo || hi == hi;
             if (est[0] && loom_histogram_bin_count(ctx, x[0], est, &lo, &hi, &bins))
                 return lib_fail(P, b->pos[1]);
+            loom_dtype_t xd = loom_array_dtype(x[0]);
+            if (est[0] && !ranged && (xd == LOOM_DTYPE_F16 || xd == LOOM_DTYPE_F32))
+                lo = hi = NAN; /* the data's edges in its arithmetic, as NumPy (another sync) */
             if (loom_histogram(ctx, x[0], bins, edges, lo, hi, w, &res[0], &res[1]) !=
                 LOOM_STATUS_OK)
                 return lib_fail(P, fpos);
