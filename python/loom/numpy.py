@@ -333,6 +333,22 @@ def _block(f):
 block = _block(block)
 
 
+def _sequence(f):
+    """f with a list of arrays taken as its arrays (NumPy ones as loom ones), not as one array
+    made from them: each keeps its dtype (hstack's casting= judges each)."""
+    def g(arrays, *args, **kwargs):
+        if isinstance(arrays, list) and _builtins.any(isinstance(x, _np.ndarray) for x in arrays):
+            arrays = [asarray(x) if isinstance(x, _np.ndarray) else x for x in arrays]
+        return f(arrays, *args, **kwargs)
+    g.__name__, g.__qualname__, g.__signature__ = f.__name__, f.__qualname__, f.__signature__
+    g.__doc__ = f.__doc__
+    return g
+
+
+for _name in ("hstack", "vstack", "dstack", "column_stack", "concatenate", "stack"):
+    setattr(_mod, _name, _sequence(getattr(_mod, _name)))
+
+
 def result_type(*arrays_and_dtypes):
     """np.result_type over loom arrays (their dtypes), dtypes and Python scalars (weak):
     loom's promotion is NumPy 2's."""

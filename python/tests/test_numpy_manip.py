@@ -82,13 +82,14 @@ def test_stacks_casting_without_dtype(casting):
                    ("bool", "int8")):
         a, b = sample((2, 2), d1), sample((2, 2), d2)
         for name in ("hstack", "vstack"):
-            try:
-                want = getattr(np, name)([a, b], casting=casting)
-            except TypeError:
-                with pytest.raises(TypeError):
-                    getattr(lnp, name)([lnp.asarray(a), lnp.asarray(b)], casting=casting)
-                continue
-            check(getattr(lnp, name)([lnp.asarray(a), lnp.asarray(b)], casting=casting), want)
+            for pair in ([lnp.asarray(a), lnp.asarray(b)], [a, b]):  # (NumPy's arrays too)
+                try:
+                    want = getattr(np, name)([a, b], casting=casting)
+                except TypeError:
+                    with pytest.raises(TypeError):
+                        getattr(lnp, name)(pair, casting=casting)
+                    continue
+                check(getattr(lnp, name)(pair, casting=casting), want)
 
 
 def test_stack_errors():
