@@ -724,10 +724,14 @@ class _Concat:
 
     def __getitem__(self, key):
         items = key if isinstance(key, tuple) else (key,)
-        parts = []
+        parts, typed = [], []  # (typed: what NumPy's result_type sees, Python numbers weak)
         for it in items:
             if isinstance(it, str):
                 raise NotImplementedError("loom.numpy.r_/c_: string directives (%r)" % it)
+            if isinstance(it, (bool, int, float, complex)) and not isinstance(it, _np.generic):
+                parts.append(it)  # (made an array of the common dtype below)
+                typed.append(it)
+                continue
             if isinstance(it, slice):
                 step = 1 if it.step is None else it.step
                 start = 0 if it.start is None else it.start
@@ -737,6 +741,11 @@ class _Concat:
                     parts.append(arange(start, it.stop, step))
             else:
                 parts.append(asarray(it))
+            typed.append(parts[-1])
+        if parts:  # NumPy's: the common dtype, a Python number converted by value into it
+            dt = result_type(*typed)
+            parts = [asarray(p, dtype=dt) if not isinstance(p, ndarray) else
+                     p if p.dtype == dt else p.astype(dt) for p in parts]
         if self.columns:
             parts = [p.reshape(-1, 1) if p.ndim < 2 else p for p in parts]
             return concatenate(parts, axis=-1)

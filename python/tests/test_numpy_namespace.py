@@ -312,6 +312,15 @@ def test_index_tricks():
     check(lnp.r_[lnp.asarray([1, 2]), 3, 0:3], np.r_[np.array([1, 2]), 3, 0:3])
     check(lnp.r_[0:1:5j], np.r_[0:1:5j])
     check(lnp.c_[lnp.asarray([1, 2]), [3, 4]], np.c_[np.array([1, 2]), [3, 4]])
+    # Python numbers are weak, as in NumPy's result_type, and converted by value
+    f32, i8 = np.array([1.0], np.float32), np.array([1], np.int8)
+    check(lnp.r_[lnp.asarray(f32), 2.5], np.r_[f32, 2.5])
+    check(lnp.c_[lnp.asarray(i8), 3], np.c_[i8, 3])
+    check(lnp.r_[lnp.asarray(i8), 0:3], np.r_[i8, 0:3])
+    with pytest.raises(OverflowError):
+        np.r_[i8, 300]
+    with pytest.raises(OverflowError):
+        lnp.r_[lnp.asarray(i8), 300]
 
 
 def test_grids_and_real_if_close():
