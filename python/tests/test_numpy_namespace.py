@@ -181,6 +181,12 @@ def test_quantiles_take_the_dtype_of_q(dtype, f, q, method):
           rtol=2e-3 if dtype == "float16" else 1e-6)  # (NumPy subtracts in x's dtype)
 
 
+def test_quantiles_refuse_complex():
+    z = np.array([1 + 1j, 3, 2j])
+    for f, q in (("quantile", 0.5), ("percentile", [50]), ("nanquantile", [0.5])):
+        errors_alike(lambda: getattr(np, f)(z, q), lambda: getattr(lnp, f)(lnp.asarray(z), q))
+
+
 def test_quantiles_check_every_q():
     x = lnp.asarray(rng.random(5))
     errors_alike(lambda: np.percentile(np.ones(5), [50, 101]), lambda: lnp.percentile(x, [50, 101]))

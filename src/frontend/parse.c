@@ -3194,6 +3194,10 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         int32_t axis = naxes < 0 ? LOOM_AXIS_NONE : axes[0];
         if (!q_at) {
             *r = (nan ? loom_nanmedian : loom_median)(ctx, a, axis, keep);
+        } else if (ir_is_complex((loom_dtype_t)loom_array_dtype(a))) {
+            return perr(P, b->pos[0], LOOM_STATUS_DTYPE_ERROR,
+                        "%s: a must be an array of real numbers",
+                        n); /* (NumPy's median takes it) */
         } else {
             /* q: a number, a tuple of numbers, or an array of at most one axis (its values read
              * now: one sync); several give the results stacked on a new first axis, NumPy's */
