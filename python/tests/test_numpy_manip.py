@@ -316,3 +316,13 @@ def test_pad_errors():
         lnp.pad(x, 1, mode="mean", stat_length=-2)
     with pytest.raises(ValueError, match="can't extend empty axis"):
         lnp.pad(lnp.zeros((0, 2)), 1, mode="median")
+
+
+def test_pad_statistics_of_bool_do_not_round():
+    """NumPy rounds a mean or median pad for np.integer dtypes only: a bool's mean of 1/3 is
+    True (found by the conformance suite)."""
+    a = np.array([[True, False, False], [False, False, True]])
+    for mode in ("mean", "median", "maximum", "minimum"):
+        got = lnp.pad(lnp.asarray(a), 2, mode=mode)
+        want = np.pad(a, 2, mode=mode)
+        assert got.dtype == want.dtype and np.array_equal(np.asarray(got), want), mode

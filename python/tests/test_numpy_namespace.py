@@ -144,6 +144,19 @@ def test_quantiles_of_several_q(f, q, kw):
     check(getattr(lnp, f)(lnp.asarray(x), q, **kw), getattr(np, f)(x, q, **kw))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8", "uint8", "int64"])
+@pytest.mark.parametrize("method", ["linear", "lower", "weibull", "hazen", "midpoint",
+                                    "inverted_cdf", "averaged_inverted_cdf"])
+@pytest.mark.parametrize("q", [(0.5,), (0, 1), [0, 1], np.array([0.2, 0.7]), np.array(0.3)])
+def test_quantile_dtype_of_a_q_array(dtype, method, q):
+    """NumPy's result dtype for q arrays and sequences: the interpolating methods promote with
+    q's dtype (found by the conformance suite: float16 data gave float16 for (0.25, 0.75))."""
+    a = (rng.random((4, 6)) * 10).astype(dtype)
+    for f, qq in (("quantile", q), ("percentile", np.multiply(q, 100))):
+        want = getattr(np, f)(a, qq, axis=0, method=method)
+        check(getattr(lnp, f)(lnp.asarray(a), qq, axis=0, method=method), want, rtol=1e-2)
+
+
 def test_quantiles_check_every_q():
     x = lnp.asarray(rng.random(5))
     errors_alike(lambda: np.percentile(np.ones(5), [50, 101]), lambda: lnp.percentile(x, [50, 101]))

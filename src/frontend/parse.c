@@ -3177,6 +3177,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             double *qs = NULL;
             int64_t nq = 1;
             bool q_int = qv->kind == V_INT, one = is_num(qv);
+            int qd = -1; /* q's dtype when it is no Python number (which stays weak) */
             if (one) {
                 qs = base_arena_alloc(&P->arena, 1, sizeof *qs);
                 if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -3194,6 +3195,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                     qs[i] = it->kind == V_FLOAT ? it->f : (double)it->i;
                     q_int = q_int && it->kind != V_FLOAT;
                 }
+                qd = q_int ? LOOM_DTYPE_I64 : LOOM_DTYPE_F64;
             } else if (qv->kind == V_ARRAY && loom_array_ndim(qv->a) <= 1 &&
                        loom_array_dtype(qv->a) != LOOM_DTYPE_BOOL &&
                        !ir_is_complex((loom_dtype_t)loom_array_dtype(qv->a))) {
@@ -3204,7 +3206,8 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                     return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
                                 "%s: at most %d values of q at a time (%lld)", n, (int)MAX_Q,
                                 (long long)nq);
-                q_int = ir_is_int((loom_dtype_t)loom_array_dtype(qa));
+                qd = loom_array_dtype(qa);
+                q_int = ir_is_int((loom_dtype_t)qd);
                 qs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *qs);
                 if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
                 if (nq && loom_read(ctx, loom_astype(ctx, qa, LOOM_DTYPE_F64), qs,
@@ -3241,6 +3244,12 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             /* NumPy: an integer q (0 or 1) makes linear's index an integer: the element
              * itself, in a's dtype */
             if (n[0] == 'q' && m == 0 && q_int) m = LOOM_QUANTILE_LOWER;
+            /* NumPy: the methods that interpolate give result_type(a's, q's) for a q array
+             * (percentile's q / 100 a float); the others keep a's dtype */
+            bool discrete = m == LOOM_QUANTILE_INVERTED_CDF ||
+                            m == LOOM_QUANTILE_CLOSEST_OBSERVATION || m == LOOM_QUANTILE_LOWER ||
+                            m == LOOM_QUANTILE_HIGHER || m == LOOM_QUANTILE_NEAREST;
+            if (qd >= 0 && n[0] == 'p' && !ir_is_float((loom_dtype_t)qd)) qd = LOOM_DTYPE_F64;
             loom_array_t **rs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *rs);
             if (!rs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
             for (int64_t i = 0; i < nq; i++)
@@ -3258,6 +3267,18 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 *r = loom_take(ctx, loom_expand_dims(ctx, one_r, 1, (int32_t[]){0}),
                                loom_zeros(ctx, LOOM_DTYPE_I64, 1, (int64_t[]){0}), 0,
                                LOOM_TAKE_RAISE);
+            }
+            if (qd >= 0 && !discrete && !loom_array_is_nil(*r)) {
+                /* (a's own dtype: NumPy interpolates integers with q's dtype, so int8 data
+                 * and a float32 q give float32, uint8 and an int64 q int64) */
+                int rd = fe_promote(ctx, n, (loom_dtype_t)loom_array_dtype(a), (loom_dtype_t)qd);
+                /* (these methods' interpolation weight is a float even for integer q) */
+                if (rd >= 0 && !ir_is_float((loom_dtype_t)rd) && !ir_is_complex((loom_dtype_t)rd) &&
+                    (m == LOOM_QUANTILE_HAZEN || m == LOOM_QUANTILE_MEDIAN_UNBIASED ||
+                     m == LOOM_QUANTILE_NORMAL_UNBIASED || m == LOOM_QUANTILE_MIDPOINT))
+                    rd = LOOM_DTYPE_F64;
+                if (rd < 0) return lib_fail(P, b->pos[1]);
+                *r = loom_astype(ctx, *r, (loom_dtype_t)rd);
             }
         }
     } else if (!strcmp(n, "swapaxes")) {
