@@ -18,21 +18,7 @@ def cpu_context():
         yield ctx
 
 
-def check(got, want, rtol=1e-12, atol=None):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            check(g, w, rtol, atol)
-        return
-    assert isinstance(got, loom.ndarray), type(got)
-    g, want = np.asarray(got), np.asarray(want)
-    assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, g.dtype, want.shape,
-                                                             want.dtype)
-    if want.dtype.kind in "fc":
-        np.testing.assert_allclose(g, want, rtol=rtol, atol=rtol if atol is None else atol,
-                                   equal_nan=True)
-    else:
-        np.testing.assert_array_equal(g, want)
+check = _arrays.check
 
 
 def sample(shape, dtype):
