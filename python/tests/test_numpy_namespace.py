@@ -284,3 +284,19 @@ def test_emath(name, vals):
         check(getattr(lnp.emath, name)(lnp.asarray(x)), want, rtol=1e-6)
     check(lnp.emath.power(lnp.asarray([-4.0]), 0.5), np.emath.power(np.array([-4.0]), 0.5),
           rtol=1e-12)
+
+
+def test_lists_of_arrays_and_formatting():
+    """np.array([x, y]) of loom arrays stacks them as NumPy's (numbers beside them strong);
+    a 0-d array formats like its value."""
+    a, b = lnp.asarray(np.float32(1)), lnp.asarray(np.float32(2))
+    check(lnp.array([a, b]), np.array([np.float32(1), np.float32(2)]))
+    check(lnp.array([a, 1.0]), np.array([np.float32(1), 1.0]))
+    check(lnp.array([[a, b], [b, a]]), np.array([[1, 2], [2, 1]], np.float32))
+    check(lnp.array([lnp.arange(3), lnp.arange(3.0)]), np.array([np.arange(3), np.arange(3.0)]))
+    with pytest.raises(ValueError):
+        lnp.array([lnp.ones(2), lnp.ones(3)])
+    assert f"{lnp.asarray(2.0) / 3:.3f}" == "0.667" and "%.1f" % lnp.asarray(1.25) == "1.2"
+    assert f"{lnp.arange(2)}" == str(np.arange(2))
+    with pytest.raises(TypeError):
+        f"{lnp.arange(2):.2f}"

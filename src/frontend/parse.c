@@ -1327,6 +1327,49 @@ static loom_array_t *list_array(parser_t *P, const value_t *v, int32_t pos) {
     return list_array_as(P, v, pos, false);
 }
 
+static loom_array_t *as_output(parser_t *P, const value_t *v, int32_t pos);
+
+/* A list holding arrays (np.array([x, y]), [x.sum(), 1.0]): its items, each made an array as
+ * np.array makes a list's items (numbers strong; lists in turn), stacked on a new first axis;
+ * NULL (no error) when an item is none of those. */
+static loom_array_t *list_of_arrays(parser_t *P, const value_t *v, int32_t pos) {
+    if (v->kind != V_TUPLE || v->n < 1) return NULL;
+    loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)v->n, sizeof *xs);
+    if (!xs) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory"), &P->ctx->nil;
+    for (int32_t i = 0; i < v->n; i++) {
+        const value_t *it = &v->items[i];
+        if (it->kind == V_TUPLE) {
+            xs[i] = list_array(P, it, pos);
+            if (!xs[i]) xs[i] = list_of_arrays(P, it, pos);
+            if (!xs[i]) return NULL;
+        } else if (it->kind == V_ARRAY || is_num(it)) {
+            xs[i] = as_output(P, it, pos);
+        } else {
+            return NULL;
+        }
+        if (loom_array_is_nil(xs[i])) return xs[i];
+        bool same = loom_array_ndim(xs[i]) == loom_array_ndim(xs[0]);
+        for (int32_t k = 0; same && k < loom_array_ndim(xs[0]); k++)
+            same = loom_array_dim(xs[i], k) == loom_array_dim(xs[0], k);
+        if (!same) {
+            perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                 "setting an array element with a sequence: the list has an inhomogeneous "
+                 "shape (item %d differs from item 0)",
+                 (int)i);
+            return &P->ctx->nil;
+        }
+    }
+    if (loom_array_ndim(xs[0]) >= LOOM_MAX_DIMS) {
+        perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+             "a list of arrays of %d dimensions would make an array of %d, more than %d",
+             (int)loom_array_ndim(xs[0]), (int)loom_array_ndim(xs[0]) + 1, LOOM_MAX_DIMS);
+        return &P->ctx->nil;
+    }
+    loom_array_t *r = loom_stack(P->ctx, v->n, xs, 0);
+    if (loom_array_is_nil(r)) lib_fail(P, pos);
+    return r;
+}
+
 static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const char *what) {
     loom_ctx_t *ctx = P->ctx;
     switch (v->kind) {
@@ -1334,10 +1377,11 @@ static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const 
             return v->a;
         case V_TUPLE: {
             loom_array_t *a = list_array(P, v, pos);
+            if (!a) a = list_of_arrays(P, v, pos);
             if (a) return a;
             perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
                  "%s must be an array or a number, not a tuple (only a rectangular list of "
-                 "numbers becomes an array)",
+                 "numbers or of arrays becomes an array)",
                  what);
             return &ctx->nil;
         }
