@@ -300,3 +300,12 @@ def test_lists_of_arrays_and_formatting():
     assert f"{lnp.arange(2)}" == str(np.arange(2))
     with pytest.raises(TypeError):
         f"{lnp.arange(2):.2f}"
+
+
+def test_flags_read_as_numpy_would():
+    for shape in ((2, 3), (1, 4), (5,)):
+        a = np.zeros(shape)
+        x = lnp.asarray(a)
+        for key in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "C", "F", "W"):
+            assert x.flags[key] == a.flags[key], (shape, key)
+        assert x.flags.c_contiguous and x.flags.writeable
