@@ -629,6 +629,27 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
                     tuple(range(ax, ax + k))) if k else out
 
 
+def apply_over_axes(func, a, axes):
+    """NumPy's: func(a, axis) over each axis in turn, the axis kept (as extent 1)."""
+    val = asarray(a)
+    nd = val.ndim
+    for axis in (axes,) if isinstance(axes, int) else axes:
+        axis = axis + nd if axis < 0 else axis
+        res = asarray(func(val, axis))
+        if res.ndim == val.ndim:
+            val = res
+        elif res.ndim == val.ndim - 1:
+            val = expand_dims(res, axis)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return val
+
+
+def mask_indices(n, mask_func, k=0):
+    """NumPy's: the indices where mask_func(ones((n, n)), k) is nonzero (one sync)."""
+    return nonzero(mask_func(ones((n, n), dtype=int), k) != 0)
+
+
 def piecewise(x, condlist, funclist, *args, **kw):
     """NumPy's: where condlist[i], funclist[i](x[condlist[i]]) (or the value funclist[i]);
     one more function is the default where no condition holds; later conditions win. Each

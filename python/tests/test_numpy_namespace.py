@@ -309,3 +309,14 @@ def test_flags_read_as_numpy_would():
         for key in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "C", "F", "W"):
             assert x.flags[key] == a.flags[key], (shape, key)
         assert x.flags.c_contiguous and x.flags.writeable
+
+
+def test_apply_over_axes_and_mask_indices():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    check(lnp.apply_over_axes(lnp.sum, lnp.asarray(a), [0, 2]),
+          np.apply_over_axes(np.sum, a, [0, 2]))
+    check(lnp.apply_over_axes(lnp.mean, lnp.asarray(a), -1), np.apply_over_axes(np.mean, a, -1))
+    for f, k in ((lnp.triu, 1), (lnp.tril, -1)):
+        got = lnp.mask_indices(4, f, k)
+        want = np.mask_indices(4, getattr(np, f.__name__), k)
+        check(got, want)
