@@ -231,7 +231,8 @@ def test_trim_zeros(dtype):
     m[1, 2] = m[2, 3] = 1
     for axis in (None, 0, 1, -1, (0, 1)):
         for trim in ("fb", "f", "b"):
-            check(lnp.trim_zeros(lnp.asarray(m), trim, axis=axis), np.trim_zeros(m, trim, axis=axis))
+            check(lnp.trim_zeros(lnp.asarray(m), trim, axis=axis),
+                  np.trim_zeros(m, trim, axis=axis))
     for z in (np.zeros(3, dtype), np.zeros((2, 3), dtype), np.zeros((0, 2), dtype)):
         check(lnp.trim_zeros(lnp.asarray(z)), np.trim_zeros(z))
         check(lnp.trim_zeros(lnp.asarray(z), axis=-1), np.trim_zeros(z, axis=-1))

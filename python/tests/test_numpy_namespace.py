@@ -261,7 +261,8 @@ def test_more_array_methods():
         want.resize(shape, refcheck=False)
         check(x, want)
     x = lnp.asarray(a)
-    assert x.flat[2] == 2.0 and len(x.flat) == 6 and [float(v) for v in x.flat] == a.ravel().tolist()
+    assert x.flat[2] == 2.0 and len(x.flat) == 6
+    assert [float(v) for v in x.flat] == a.ravel().tolist()
     x.flat[1:3] = -1.0
     w = a.copy()
     w.flat[1:3] = -1.0
