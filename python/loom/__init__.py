@@ -417,6 +417,14 @@ class ndarray:
     def __str__(self):
         return str(self.get())
 
+    def __format__(self, spec):
+        """f"{x:.2f}" of a 0-d array formats its value, as NumPy's does."""
+        if not spec:
+            return str(self)
+        if self.ndim:
+            raise TypeError("unsupported format string passed to loom.ndarray.__format__")
+        return format(self.item(), spec)
+
     # recorded work: the operators through their C builders where the table has them, else
     # as expression text (__add__, __radd__, ...: made below by _operator_methods)
     def _un(self, name, text):

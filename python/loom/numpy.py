@@ -688,6 +688,27 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
                     tuple(range(ax, ax + k))) if k else out
 
 
+def apply_over_axes(func, a, axes):
+    """NumPy's: func(a, axis) over each axis in turn, the axis kept (as extent 1)."""
+    val = asarray(a)
+    nd = val.ndim
+    for axis in (axes,) if isinstance(axes, int) else axes:
+        axis = axis + nd if axis < 0 else axis
+        res = asarray(func(val, axis))
+        if res.ndim == val.ndim:
+            val = res
+        elif res.ndim == val.ndim - 1:
+            val = expand_dims(res, axis)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return val
+
+
+def mask_indices(n, mask_func, k=0):
+    """NumPy's: the indices where mask_func(ones((n, n)), k) is nonzero (one sync)."""
+    return nonzero(mask_func(ones((n, n), dtype=int), k) != 0)
+
+
 def piecewise(x, condlist, funclist, *args, **kw):
     """NumPy's: where condlist[i], funclist[i](x[condlist[i]]) (or the value funclist[i]);
     one more function is the default where no condition holds; later conditions win. Each
@@ -934,6 +955,35 @@ def _strides(self):
     return tuple(reversed(out))
 
 
+class _Flags:
+    """numpy.ndarray.flags as they read for a loom array: a C-ordered value that x[k] = v
+    updates (by rebinding), so writeable; item access by NumPy's names and letters too."""
+    _ALIASES = {"C": "c_contiguous", "CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
+                "FORTRAN": "f_contiguous", "W": "writeable", "A": "aligned", "O": "owndata",
+                "X": "writebackifcopy"}
+
+    def __init__(self, a):
+        self.c_contiguous = self.contiguous = True
+        self.f_contiguous = _builtins.sum(e > 1 for e in a.shape) <= 1
+        self.fortran = False  # (NumPy's: Fortran order and not C order)
+        self.writeable = self.aligned = self.owndata = True
+        self.writebackifcopy = False
+
+    def __getitem__(self, key):
+        key = self._ALIASES.get(key.upper(), key.lower())
+        if not hasattr(self, key):
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __repr__(self):
+        return "\n".join("  %s : %s" % (k.upper(), getattr(self, k)) for k in (
+            "c_contiguous", "f_contiguous", "owndata", "writeable", "aligned",
+            "writebackifcopy"))
+
+
+ndarray.flags = property(_Flags)
+ndarray.dump = lambda self, file: self.get().dump(file)
+ndarray.dumps = lambda self: self.get().dumps()
 ndarray.flat = property(_Flat, lambda self, v: _Flat(self).__setitem__(slice(None), v))
 ndarray.strides = property(_strides)
 ndarray.base = property(lambda self: None)

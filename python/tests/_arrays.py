@@ -17,3 +17,23 @@ def sample(rng, shape, dtype):
     if np.dtype(dtype).kind == "u":
         x = np.abs(x)
     return x.astype(dtype)
+
+
+def check(got, want, rtol=1e-12, atol=None):
+    """got (a loom array, or a tuple or list of them) equals NumPy's want in type, shape, dtype
+    and values: integers and bools exactly, floats and complex within rtol and atol (default
+    rtol; NaN where NaN), or exactly with rtol 0."""
+    import loom  # (here, so that importing this module needs no library)
+    if isinstance(want, (tuple, list)):
+        assert type(got) is type(want) and len(got) == len(want), (got, want)
+        for g, w in zip(got, want):
+            check(g, w, rtol, atol)
+        return
+    assert isinstance(got, loom.ndarray), type(got)
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+    if rtol and w.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol if atol is None else atol,
+                                   equal_nan=True)
+    else:
+        np.testing.assert_array_equal(g, w)

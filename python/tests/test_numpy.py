@@ -19,15 +19,7 @@ def cpu_context():
 
 
 def check(got, want, rtol=1e-6):
-    assert isinstance(got, loom.ndarray)
-    g = np.asarray(got)
-    want = np.asarray(want)
-    assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, g.dtype, want.shape,
-                                                             want.dtype)
-    if want.dtype.kind in "fc":
-        np.testing.assert_allclose(g, want, rtol=rtol, atol=rtol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(g, want)
+    _arrays.check(got, want, rtol)
 
 
 DTYPES = _arrays.DTYPES

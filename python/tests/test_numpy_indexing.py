@@ -10,6 +10,8 @@ import pytest
 import loom
 import loom.numpy as lnp
 
+import _arrays  # (this folder's)
+
 rng = np.random.default_rng(11)
 
 
@@ -19,21 +21,7 @@ def cpu_context():
         yield ctx
 
 
-def check(got, want, rtol=1e-12):
-    """got (a loom array, or a tuple or list of them) equals NumPy's want in type, shape, dtype
-    and values."""
-    if isinstance(want, (tuple, list)):
-        assert type(got) is type(want) and len(got) == len(want), (got, want)
-        for g, w in zip(got, want):
-            check(g, w, rtol)
-        return
-    assert isinstance(got, loom.ndarray), type(got)
-    g, w = np.asarray(got), np.asarray(want)
-    assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-    if w.dtype.kind in "fc":
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(g, w)
+check = _arrays.check
 
 
 def loomed(args):

@@ -18,21 +18,7 @@ def cpu_context():
         yield ctx
 
 
-def check(got, want, rtol=1e-12, atol=None):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            check(g, w, rtol, atol)
-        return
-    assert isinstance(got, loom.ndarray), type(got)
-    g, want = np.asarray(got), np.asarray(want)
-    assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, g.dtype, want.shape,
-                                                             want.dtype)
-    if want.dtype.kind in "fc":
-        np.testing.assert_allclose(g, want, rtol=rtol, atol=rtol if atol is None else atol,
-                                   equal_nan=True)
-    else:
-        np.testing.assert_array_equal(g, want)
+check = _arrays.check
 
 
 def sample(shape, dtype):
@@ -129,7 +115,8 @@ def test_unwrap_periods_and_discont():
     # a jump of exactly period / 2 keeps its sign
     check(lnp.unwrap(np.array([0.0, np.pi, 0.0, -np.pi])),
           np.unwrap(np.array([0.0, np.pi, 0.0, -np.pi])))
-    check(lnp.unwrap(np.array([0, 2, 0, -2]), period=4), np.unwrap(np.array([0, 2, 0, -2]), period=4))
+    check(lnp.unwrap(np.array([0, 2, 0, -2]), period=4),
+          np.unwrap(np.array([0, 2, 0, -2]), period=4))
     check(lnp.unwrap(np.array([0, 2, 0, -2]), period=np.int64(4)),
           np.unwrap(np.array([0, 2, 0, -2]), period=np.int64(4)))
     check(lnp.unwrap(np.array([0, 3, 0, -3]), period=np.int64(5)),
@@ -210,7 +197,8 @@ def test_polyadd_polysub_polymul(d1, d2, n1, n2):
 def test_poly_arithmetic_edges():
     check(lnp.polyadd(3, np.array([1, 2, 3])), np.polyadd(3, np.array([1, 2, 3])))
     check(lnp.polyadd(np.array([]), np.array([1, 2])), np.polyadd(np.array([]), np.array([1, 2])))
-    check(lnp.polyadd(np.ones((2, 2)), np.ones((2, 2))), np.polyadd(np.ones((2, 2)), np.ones((2, 2))))
+    check(lnp.polyadd(np.ones((2, 2)), np.ones((2, 2))),
+          np.polyadd(np.ones((2, 2)), np.ones((2, 2))))
     # polymul trims leading zeros (poly1d)
     for a, b in [([0, 1, 2], [1, 1]), ([0, 0], [1, 2]), ([], [1, 2]), ([0.0, -0.0, 1e-300], [1]),
                  ([np.nan, 1], [1]), ([0, 0, 3], [0, 2, 0])]:
@@ -248,7 +236,8 @@ def test_polydiv_long_and_complex():
                                             ("float32", "float64"), ("float32", "float32")])
 @pytest.mark.parametrize("deg", [0, 1, 3])
 def test_polyfit(xdtype, ydtype, deg):
-    x = np.linspace(-2, 3, 12).astype(xdtype) if xdtype[0] == "f" else np.arange(-5, 7, dtype=xdtype)
+    x = (np.linspace(-2, 3, 12).astype(xdtype) if xdtype[0] == "f"
+         else np.arange(-5, 7, dtype=xdtype))
     y = (0.5 * x ** 3 - x + 2 + rng.standard_normal(12)).astype(ydtype)
     r = 2e-4 if "float32" in (xdtype, ydtype) else 1e-8
     check(lnp.polyfit(x, y, deg), np.polyfit(x, y, deg), rtol=r, atol=r)
@@ -266,7 +255,8 @@ def test_polyfit(xdtype, ydtype, deg):
 
 def test_polyfit_rcond_and_errors():
     x, y = np.arange(5), np.arange(5) ** 2
-    got, want = lnp.polyfit(x, y, 1, rcond=0.5, full=True), np.polyfit(x, y, 1, rcond=0.5, full=True)
+    got = lnp.polyfit(x, y, 1, rcond=0.5, full=True)
+    want = np.polyfit(x, y, 1, rcond=0.5, full=True)
     check(got[:4], tuple(np.asarray(v) for v in want[:4]), rtol=1e-10)
     assert float(np.asarray(got[4])) == 0.5
     for args, kw, msg in [((x, y, -1), {}, "deg >= 0"), ((np.ones((2, 2)), y, 1), {}, "1D vector"),

@@ -522,7 +522,7 @@ LOOM_API loom_array_t *loom_pad(loom_ctx_t *ctx, loom_array_t *a, const int64_t 
 }
 
 /* a's slice [lo, hi) along ax, reduced by mode's statistic with the axis kept; integer dtypes
- * round a mean or median (NumPy's _round_if_needed) and every result is in a's dtype. */
+ * (not bool) round a mean or median (NumPy's _round_if_needed) and every result is in a's dtype. */
 static loom_array_t *pad_stat(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t lo, int64_t hi,
                               loom_pad_mode_t mode) {
     loom_array_t *c = fe_slice_axis(ctx, a, ax, lo, hi, 1), *s;
@@ -540,8 +540,9 @@ static loom_array_t *pad_stat(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int6
             s = hi > lo ? loom_median(ctx, c, ax, 1) : loom_mean(ctx, c, 1, &ax, 1);
             break;
     }
-    bool whole = ir_is_int((loom_dtype_t)a->dtype); /* (bool is not rounded: 0.25 is True) */
-    if (whole && ir_is_float((loom_dtype_t)s->dtype)) s = loom_rint(ctx, s);
+    /* (not bool: NumPy rounds np.integer dtypes only, so a bool's mean 0.3 casts to True) */
+    if (ir_is_int((loom_dtype_t)a->dtype) && ir_is_float((loom_dtype_t)s->dtype))
+        s = loom_rint(ctx, s);
     return loom_astype(ctx, s, (loom_dtype_t)a->dtype);
 }
 

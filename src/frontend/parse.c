@@ -1327,6 +1327,49 @@ static loom_array_t *list_array(parser_t *P, const value_t *v, int32_t pos) {
     return list_array_as(P, v, pos, false);
 }
 
+static loom_array_t *as_output(parser_t *P, const value_t *v, int32_t pos);
+
+/* A list holding arrays (np.array([x, y]), [x.sum(), 1.0]): its items, each made an array as
+ * np.array makes a list's items (numbers strong; lists in turn), stacked on a new first axis;
+ * NULL (no error) when an item is none of those. */
+static loom_array_t *list_of_arrays(parser_t *P, const value_t *v, int32_t pos) {
+    if (v->kind != V_TUPLE || v->n < 1) return NULL;
+    loom_array_t **xs = base_arena_alloc(&P->arena, (size_t)v->n, sizeof *xs);
+    if (!xs) return perr(P, pos, LOOM_STATUS_OUT_OF_MEMORY, "out of memory"), &P->ctx->nil;
+    for (int32_t i = 0; i < v->n; i++) {
+        const value_t *it = &v->items[i];
+        if (it->kind == V_TUPLE) {
+            xs[i] = list_array(P, it, pos);
+            if (!xs[i]) xs[i] = list_of_arrays(P, it, pos);
+            if (!xs[i]) return NULL;
+        } else if (it->kind == V_ARRAY || is_num(it)) {
+            xs[i] = as_output(P, it, pos);
+        } else {
+            return NULL;
+        }
+        if (loom_array_is_nil(xs[i])) return xs[i];
+        bool same = loom_array_ndim(xs[i]) == loom_array_ndim(xs[0]);
+        for (int32_t k = 0; same && k < loom_array_ndim(xs[0]); k++)
+            same = loom_array_dim(xs[i], k) == loom_array_dim(xs[0], k);
+        if (!same) {
+            perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+                 "setting an array element with a sequence: the list has an inhomogeneous "
+                 "shape (item %d differs from item 0)",
+                 (int)i);
+            return &P->ctx->nil;
+        }
+    }
+    if (loom_array_ndim(xs[0]) >= LOOM_MAX_DIMS) {
+        perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
+             "a list of arrays of %d dimensions would make an array of %d, more than %d",
+             (int)loom_array_ndim(xs[0]), (int)loom_array_ndim(xs[0]) + 1, LOOM_MAX_DIMS);
+        return &P->ctx->nil;
+    }
+    loom_array_t *r = loom_stack(P->ctx, v->n, xs, 0);
+    if (loom_array_is_nil(r)) lib_fail(P, pos);
+    return r;
+}
+
 static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const char *what) {
     loom_ctx_t *ctx = P->ctx;
     switch (v->kind) {
@@ -1334,10 +1377,11 @@ static loom_array_t *as_array(parser_t *P, const value_t *v, int32_t pos, const 
             return v->a;
         case V_TUPLE: {
             loom_array_t *a = list_array(P, v, pos);
+            if (!a) a = list_of_arrays(P, v, pos);
             if (a) return a;
             perr(P, pos, LOOM_STATUS_INVALID_ARGUMENT,
                  "%s must be an array or a number, not a tuple (only a rectangular list of "
-                 "numbers becomes an array)",
+                 "numbers or of arrays becomes an array)",
                  what);
             return &ctx->nil;
         }
@@ -3206,7 +3250,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             double *qs = NULL;
             int64_t nq = 1;
             bool q_int = qv->kind == V_INT, one = is_num(qv);
-            int q_dt = -1; /* a tuple's or array's dtype (NumPy's); a weak number has none */
+            int qd = -1; /* q's dtype when it is no Python number (which stays weak) */
             if (one) {
                 qs = base_arena_alloc(&P->arena, 1, sizeof *qs);
                 if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -3224,7 +3268,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                     qs[i] = it->kind == V_FLOAT ? it->f : (double)it->i;
                     q_int = q_int && it->kind != V_FLOAT;
                 }
-                q_dt = q_int ? LOOM_DTYPE_I64 : LOOM_DTYPE_F64;
+                qd = q_int ? LOOM_DTYPE_I64 : LOOM_DTYPE_F64;
             } else if (qv->kind == V_ARRAY && loom_array_ndim(qv->a) <= 1 &&
                        loom_array_dtype(qv->a) != LOOM_DTYPE_BOOL &&
                        !ir_is_complex((loom_dtype_t)loom_array_dtype(qv->a))) {
@@ -3235,8 +3279,8 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                     return perr(P, b->pos[1], LOOM_STATUS_NOT_AVAILABLE,
                                 "%s: at most %d values of q at a time (%lld)", n, (int)MAX_Q,
                                 (long long)nq);
-                q_int = ir_is_int((loom_dtype_t)loom_array_dtype(qa));
-                q_dt = (int)loom_array_dtype(qa);
+                qd = loom_array_dtype(qa);
+                q_int = ir_is_int((loom_dtype_t)qd);
                 qs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *qs);
                 if (!qs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
                 if (nq && loom_read(ctx, loom_astype(ctx, qa, LOOM_DTYPE_F64), qs,
@@ -3273,16 +3317,17 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             /* NumPy: an integer q (0 or 1) makes linear's index an integer: the element
              * itself, in a's dtype */
             if (n[0] == 'q' && m == 0 && q_int) m = LOOM_QUANTILE_LOWER;
-            /* NumPy interpolates a float array in the dtype it promotes with q's (percentile's
-             * q / 100 a float64 one): float32 data and q = [0.25, 0.75] give float64 */
-            bool interpolates =
-                m != LOOM_QUANTILE_INVERTED_CDF && m != LOOM_QUANTILE_CLOSEST_OBSERVATION &&
-                m != LOOM_QUANTILE_LOWER && m != LOOM_QUANTILE_HIGHER && m != LOOM_QUANTILE_NEAREST;
+            /* NumPy: the methods that interpolate give result_type(a's, q's) for a q array
+             * (percentile's q / 100 a float); the others keep a's dtype */
+            bool discrete = m == LOOM_QUANTILE_INVERTED_CDF ||
+                            m == LOOM_QUANTILE_CLOSEST_OBSERVATION || m == LOOM_QUANTILE_LOWER ||
+                            m == LOOM_QUANTILE_HIGHER || m == LOOM_QUANTILE_NEAREST;
+            if (qd >= 0 && n[0] == 'p' && !ir_is_float((loom_dtype_t)qd)) qd = LOOM_DTYPE_F64;
+            /* float data interpolate in the promoted dtype itself, as NumPy's lerp with q's
+             * weights does (float32 data and q = [0.25, 0.75]: in float64, not cast after) */
             loom_dtype_t ad = (loom_dtype_t)loom_array_dtype(a);
-            if (q_dt >= 0 && interpolates && ir_is_float(ad)) {
-                int to = loom_dtype_promote(ad, n[0] == 'p' && ir_is_int((loom_dtype_t)q_dt)
-                                                    ? LOOM_DTYPE_F64
-                                                    : (loom_dtype_t)q_dt);
+            if (qd >= 0 && !discrete && ir_is_float(ad)) {
+                int to = loom_dtype_promote(ad, (loom_dtype_t)qd);
                 if (to >= 0 && to != (int)ad) a = loom_astype(ctx, a, (loom_dtype_t)to);
             }
             loom_array_t **rs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *rs);
@@ -3302,6 +3347,18 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 *r = loom_take(ctx, loom_expand_dims(ctx, one_r, 1, (int32_t[]){0}),
                                loom_zeros(ctx, LOOM_DTYPE_I64, 1, (int64_t[]){0}), 0,
                                LOOM_TAKE_RAISE);
+            }
+            if (qd >= 0 && !discrete && !loom_array_is_nil(*r)) {
+                /* (a's own dtype: NumPy interpolates integers with q's dtype, so int8 data
+                 * and a float32 q give float32, uint8 and an int64 q int64) */
+                int rd = fe_promote(ctx, n, (loom_dtype_t)loom_array_dtype(a), (loom_dtype_t)qd);
+                /* (these methods' interpolation weight is a float even for integer q) */
+                if (rd >= 0 && !ir_is_float((loom_dtype_t)rd) && !ir_is_complex((loom_dtype_t)rd) &&
+                    (m == LOOM_QUANTILE_HAZEN || m == LOOM_QUANTILE_MEDIAN_UNBIASED ||
+                     m == LOOM_QUANTILE_NORMAL_UNBIASED || m == LOOM_QUANTILE_MIDPOINT))
+                    rd = LOOM_DTYPE_F64;
+                if (rd < 0) return lib_fail(P, b->pos[1]);
+                *r = loom_astype(ctx, *r, (loom_dtype_t)rd);
             }
         }
     } else if (!strcmp(n, "swapaxes")) {

@@ -215,18 +215,23 @@ LOOM_API loom_array_t *loom_put_along_axis(loom_ctx_t *ctx, loom_array_t *a, loo
     return fe_scatter(ctx, fn, a, f, values, LOOM_AT_SET);
 }
 
+/* place's and putmask's operands: arrays, and a mask of a's size (any shape, as NumPy's). */
+static bool mask_args(loom_ctx_t *ctx, const char *fn, loom_array_t *a, loom_array_t *mask,
+                      loom_array_t *values) {
+    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, mask) || !fe_check_arg(ctx, fn, values))
+        return false;
+    if (fe_size(mask) == fe_size(a)) return true;
+    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+             "%s: mask and data must be the same size (%lld and %lld)", fn,
+             (long long)fe_size(mask), (long long)fe_size(a));
+    return false;
+}
+
 LOOM_API loom_array_t *loom_place(loom_ctx_t *ctx, loom_array_t *a, loom_array_t *mask,
                                   loom_array_t *values) {
     const char *fn = "place";
     if (!ctx) return NULL;
-    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, mask) || !fe_check_arg(ctx, fn, values))
-        return &ctx->nil;
-    if (fe_size(mask) != fe_size(a)) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: mask and data must be the same size (%lld and %lld)", fn,
-                 (long long)fe_size(mask), (long long)fe_size(a));
-        return &ctx->nil;
-    }
+    if (!mask_args(ctx, fn, a, mask, values)) return &ctx->nil;
     if (!(values = update_values(ctx, fn, values, (loom_dtype_t)a->dtype, true))) return &ctx->nil;
     loom_array_t *f = loom_flatnonzero(ctx, mask);
     if (f->flags & FE_NIL) return f;
@@ -415,14 +420,7 @@ LOOM_API loom_array_t *loom_putmask(loom_ctx_t *ctx, loom_array_t *a, loom_array
                                     loom_array_t *values) {
     const char *fn = "putmask";
     if (!ctx) return NULL;
-    if (!fe_check_arg(ctx, fn, a) || !fe_check_arg(ctx, fn, mask) || !fe_check_arg(ctx, fn, values))
-        return &ctx->nil;
-    if (fe_size(mask) != fe_size(a)) {
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: mask and data must be the same size (%lld and %lld)", fn,
-                 (long long)fe_size(mask), (long long)fe_size(a));
-        return &ctx->nil;
-    }
+    if (!mask_args(ctx, fn, a, mask, values)) return &ctx->nil;
     if (!(values = update_values(ctx, fn, values, (loom_dtype_t)a->dtype, true))) return &ctx->nil;
     /* the values repeat over all of a's flat positions, not over the true ones */
     loom_array_t *v = cycled(ctx, values, fe_size(a));

@@ -559,7 +559,7 @@ static void test_parse_nesting_limit(void **state) {
         {"(", "x", ")", NEST_LIMIT, LOOM_STATUS_OK, 1, NULL},
         {"(", "x", ")", NEST_LIMIT + 1, LOOM_STATUS_INVALID_ARGUMENT, 0, DEPTH_ERR},
         {"sqrt(", "x", ")", 200, LOOM_STATUS_OK, 1, NULL},
-        {"[", "x", "]", NEST_LIMIT, LOOM_STATUS_INVALID_ARGUMENT, 0, "not a tuple"},
+        {"[", "x", "]", NEST_LIMIT, LOOM_STATUS_INVALID_ARGUMENT, 0, "more than 8"},
         {"x[", "0", "]", NEST_LIMIT, LOOM_STATUS_DTYPE_ERROR, 0, "indices must be integers"},
         {"clip(x, a_min=", "x", ")", NEST_LIMIT, LOOM_STATUS_OK, 1, NULL},
         {"y|y^y&y<<y+y*y**sum(", "y", ")", NEST_LIMIT, LOOM_STATUS_OK, 1, NULL},
@@ -743,7 +743,10 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "np.add.at(x + 1, [0], 2)", LOOM_STATUS_INVALID_ARGUMENT,
                  "rebinds the variable", 7);
     expect_caret(ctx, "array([[1], [2, 3]])", LOOM_STATUS_INVALID_ARGUMENT,
-                 "only a rectangular list of numbers", 6);
+                 "inhomogeneous shape", 6);
+    expect_caret(ctx, "array([x, ones(4)])", LOOM_STATUS_INVALID_ARGUMENT, "inhomogeneous shape",
+                 6);
+    expect_caret(ctx, "array([x, 'a'])", LOOM_STATUS_INVALID_ARGUMENT, "not a tuple", 6);
     expect_caret(ctx, "(1 + 2)[0]", LOOM_STATUS_INVALID_ARGUMENT, "an int cannot be indexed", 7);
     expect_caret(ctx, "x.sum(axis=1)", LOOM_STATUS_INVALID_ARGUMENT, "axis 1", 2);
     expect_caret(ctx, "sum(x, axis=1.0)", LOOM_STATUS_INVALID_ARGUMENT, "'axis' must be", 12);
