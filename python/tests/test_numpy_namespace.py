@@ -438,3 +438,15 @@ def test_apply_over_axes_and_mask_indices():
         got = lnp.mask_indices(4, f, k)
         want = np.mask_indices(4, getattr(np, f.__name__), k)
         check(got, want)
+
+
+@pytest.mark.parametrize("f", ["concatenate", "stack", "vstack", "hstack"])
+def test_an_array_as_the_sequence(f):
+    """np.concatenate(a) and np.stack(a) iterate a along its first axis, as NumPy does (loom
+    refused an array there)."""
+    a = np.arange(12.0).reshape(3, 4)
+    check(getattr(lnp, f)(lnp.asarray(a)), getattr(np, f)(a))
+    if f in ("concatenate", "stack"):
+        check(getattr(lnp, f)(lnp.asarray(a), axis=-1), getattr(np, f)(a, axis=-1))
+        errors_alike(lambda: getattr(np, f)(np.asarray(5.0)),
+                     lambda: getattr(lnp, f)(lnp.asarray(5.0)))

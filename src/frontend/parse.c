@@ -3456,11 +3456,30 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
 /* concatenate / stack: a tuple or list of arrays (numbers become 0-d arrays). */
 static bool join_call(parser_t *P, const func_t *f, const bound_t *b, loom_array_t **r) {
     const value_t *v = &b->v[0];
-    if (v->kind != V_TUPLE)
-        return perr(P, b->pos[0],
-                    v->kind == V_ARRAY ? LOOM_STATUS_NOT_AVAILABLE : LOOM_STATUS_INVALID_ARGUMENT,
-                    "%s: arrays must be a tuple or list of arrays%s", f->name,
-                    v->kind == V_ARRAY ? " (an array of arrays is not supported yet)" : "");
+    if (v->kind == V_ARRAY && loom_array_ndim(v->a) > 0) {
+        /* NumPy iterates an array given as the sequence: its entries along the first axis */
+        enum { MAX_ROWS = 4096 };
+        int64_t n = loom_array_dim(v->a, 0);
+        if (n > MAX_ROWS)
+            return perr(P, b->pos[0], LOOM_STATUS_NOT_AVAILABLE,
+                        "%s: an array as the sequence of at most %d arrays (it has %lld)",
+                        f->name, (int)MAX_ROWS, (long long)n);
+        value_t *items = base_arena_alloc(&P->arena, (size_t)(n ? n : 1), sizeof *items);
+        loom_array_t **rows = base_arena_alloc(&P->arena, (size_t)(n ? n : 1), sizeof *rows);
+        if (!items || !rows) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (loom_unstack(P->ctx, v->a, 0, rows) != LOOM_STATUS_OK) return lib_fail(P, b->pos[0]);
+        for (int64_t i = 0; i < n; i++) items[i] = (value_t){.kind = V_ARRAY, .a = rows[i]};
+        bound_t *nb = base_arena_alloc(&P->arena, 1, sizeof *nb);
+        if (!nb) return perr(P, b->pos[0], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+        *nb = *b;
+        nb->v[0] = (value_t){.kind = V_TUPLE, .items = items, .n = (int32_t)n};
+        return join_call(P, f, nb, r);
+    }
+    if (v->kind != V_TUPLE) /* (NumPy: a TypeError, the value not being iterable) */
+        return perr(P, b->pos[0], LOOM_STATUS_DTYPE_ERROR,
+                    "%s: arrays must be a tuple or list of arrays, or an array of at least one "
+                    "axis",
+                    f->name);
     if (v->n == 0)
         return perr(P, b->pos[0], LOOM_STATUS_INVALID_ARGUMENT, "need at least one array to %s",
                     f->j == loom_stack ? "stack" : "concatenate");

@@ -759,7 +759,11 @@ static void test_parse_index_errors(void **state) {
     expect_caret(ctx, "reshape(x, (2, 'a'))", LOOM_STATUS_INVALID_ARGUMENT, "item 1", 11);
     expect_caret(ctx, "moveaxis(x, 0, (0, 1))", LOOM_STATUS_INVALID_ARGUMENT,
                  "same number of elements", 0);
-    expect_caret(ctx, "concatenate(x)", LOOM_STATUS_NOT_AVAILABLE, "array of arrays", 12);
+    /* an array as the sequence: its entries, here 0-d (NumPy's error) */
+    expect_caret(ctx, "concatenate(x)", LOOM_STATUS_INVALID_ARGUMENT,
+                 "zero-dimensional arrays cannot be concatenated", 0);
+    expect_caret(ctx, "stack(x.sum())", LOOM_STATUS_DTYPE_ERROR, "or an array of at least one",
+                 8);
     expect_caret(ctx, "stack(())", LOOM_STATUS_INVALID_ARGUMENT, "need at least one array", 6);
     expect_caret(ctx, "x + (2).sum()", LOOM_STATUS_INVALID_ARGUMENT, "an int has no method 'sum'",
                  8);
