@@ -3344,9 +3344,8 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 loom_array_t *one_r = (nan ? loom_nanquantile : loom_quantile)(
                     ctx, a, 0.5, axis, (loom_quantile_method_t)m, keep);
                 if (loom_array_is_nil(one_r)) return lib_fail(P, b->pos[0]);
-                *r = loom_take(ctx, loom_expand_dims(ctx, one_r, 1, (int32_t[]){0}),
-                               loom_zeros(ctx, LOOM_DTYPE_I64, 1, (int64_t[]){0}), 0,
-                               LOOM_TAKE_RAISE);
+                *r = fe_slice_axis(ctx, loom_expand_dims(ctx, one_r, 1, (int32_t[]){0}), 0, 0, 0,
+                                   1);
             }
             if (qd >= 0 && !discrete && !loom_array_is_nil(*r)) {
                 /* (a's own dtype: NumPy interpolates integers with q's dtype, so int8 data

@@ -430,6 +430,24 @@ LOOM_API loom_array_t *loom_putmask(loom_ctx_t *ctx, loom_array_t *a, loom_array
     return loom_where(ctx, m, v, a);
 }
 
+/* Whether x broadcasts to dst's shape exactly (NumPy's rule for what copyto writes); if not,
+ * NumPy's error, naming shown's shape (the argument as given). */
+static bool broadcasts_into(loom_ctx_t *ctx, const char *fn, const char *what, loom_array_t *x,
+                            const loom_array_t *shown, loom_array_t *dst) {
+    int32_t nd;
+    int64_t shape[LOOM_MAX_DIMS];
+    loom_array_t *pair[2] = {dst, x};
+    if (x->ndim <= dst->ndim && fe_broadcast_shapes(2, pair, &nd, shape) && nd == dst->ndim &&
+        !memcmp(shape, dst->shape, sizeof *shape * (size_t)nd))
+        return true;
+    char s1[96], s2[96];
+    fe_format_shape(s1, sizeof s1, shown->ndim, shown->shape);
+    fe_format_shape(s2, sizeof s2, dst->ndim, dst->shape);
+    fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+             "%s: could not broadcast %s from shape %s into shape %s", fn, what, s1, s2);
+    return false;
+}
+
 LOOM_API loom_array_t *loom_copyto(loom_ctx_t *ctx, loom_array_t *dst, loom_array_t *src,
                                    loom_casting_t casting, loom_array_t *where) {
     const char *fn = "copyto";
@@ -476,18 +494,7 @@ LOOM_API loom_array_t *loom_copyto(loom_ctx_t *ctx, loom_array_t *dst, loom_arra
                                            : loom_astype(ctx, src, to);
     if (v->flags & FE_NIL) return v;
     if (v->dtype != dst->dtype) v = loom_astype(ctx, v, to); /* (a weak bool + bool is int8) */
-    int32_t nd;
-    int64_t shape[LOOM_MAX_DIMS];
-    loom_array_t *pair[2] = {dst, v};
-    if (v->ndim > dst->ndim || !fe_broadcast_shapes(2, pair, &nd, shape) || nd != dst->ndim ||
-        memcmp(shape, dst->shape, sizeof *shape * (size_t)nd)) {
-        char s1[96], s2[96];
-        fe_format_shape(s1, sizeof s1, src->ndim, src->shape);
-        fe_format_shape(s2, sizeof s2, dst->ndim, dst->shape);
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: could not broadcast input array from shape %s into shape %s", fn, s1, s2);
-        return &ctx->nil;
-    }
+    if (!broadcasts_into(ctx, fn, "input array", v, src, dst)) return &ctx->nil;
     v = loom_broadcast_to(ctx, v, dst->ndim, dst->shape);
     if (!where) return v;
     if (where->dtype != LOOM_DTYPE_BOOL) {
@@ -497,16 +504,7 @@ LOOM_API loom_array_t *loom_copyto(loom_ctx_t *ctx, loom_array_t *dst, loom_arra
                  ir_dtypes[where->dtype].name);
         return &ctx->nil;
     }
-    pair[1] = where;
-    if (where->ndim > dst->ndim || !fe_broadcast_shapes(2, pair, &nd, shape) || nd != dst->ndim ||
-        memcmp(shape, dst->shape, sizeof *shape * (size_t)nd)) {
-        char s1[96], s2[96];
-        fe_format_shape(s1, sizeof s1, where->ndim, where->shape);
-        fe_format_shape(s2, sizeof s2, dst->ndim, dst->shape);
-        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
-                 "%s: could not broadcast where mask from shape %s into shape %s", fn, s1, s2);
-        return &ctx->nil;
-    }
+    if (!broadcasts_into(ctx, fn, "where mask", where, where, dst)) return &ctx->nil;
     return loom_where(ctx, where, v, dst);
 }
 
