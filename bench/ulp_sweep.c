@@ -6,7 +6,7 @@
  * the correctly rounded value (glibc's long double functions, rounded to float32). Not a test:
  * a measurement for docs/guide.md.
  *
- *     ulp_sweep [stride [threads]]        (needs a GPU) */
+ *     ulp_sweep [stride [threads [function]]]        (needs a GPU; all functions by default) */
 #define _GNU_SOURCE /* lgammal_r: lgammal writes the global signgam, and threads share it */
 #include <math.h>
 #include <pthread.h>
@@ -101,6 +101,7 @@ int main(int argc, char **argv) {
     int nt = argc > 2 ? atoi(argv[2]) : 16;
     if (stride < 1) stride = 1;
     if (nt < 1 || nt > 256) nt = 16;
+    const char *only = argc > 3 ? argv[3] : NULL;
     loom_options_t og = {.device = LOOM_DEVICE_CUDA}, oc = {.device = LOOM_DEVICE_CPU};
     loom_ctx_t *gpu, *cpu[256];
     if (loom_ctx_create(&og, &gpu) != LOOM_STATUS_OK) {
@@ -114,6 +115,7 @@ int main(int argc, char **argv) {
     printf("%-8s %11s %9s %9s %11s %11s %11s\n", "function", "inputs", "differ", "max_ulp",
            "worst_x", "cpu_vs_cr", "gpu_vs_cr");
     for (size_t f = 0; f < sizeof fns / sizeof *fns; f++) {
+        if (only && strcmp(only, fns[f].name) != 0) continue;
         work_t sum = {.f = f};
         for (int64_t at = 0; at < total; at += CHUNK) {
             int64_t n = total - at < CHUNK ? total - at : CHUNK;

@@ -238,10 +238,26 @@ void cg_gemm_launch_shape(const cg_gemm_params_t *p, uint32_t grid[3], uint32_t 
  * (the combination of each run of one target). Scatters that add, or take the minimum or
  * maximum, into 32- and 64-bit integers (exact in any order) are one ATOMIC kernel instead.
  * Searchsorted is one SEARCH kernel; flatnonzero NZ_COUNT, SCAN (of nb counts) and NZ_WRITE
- * into a result filled with -1 first. The engine (engine/sort.c) lays out the scratch and
- * the parameter words, documented at each kernel's text. */
-enum { CG_SK_PREP, CG_SK_HIST, CG_SK_SCATTER, CG_SK_FINAL, CG_SK_SCATTER_SEG, CG_SK_SEARCH,
-       CG_SK_NZ_COUNT, CG_SK_SCAN, CG_SK_NZ_WRITE, CG_SK_ATOMIC, CG_SK_CORR, CG_SK_PAYS };
+ * into a result filled with -1 first. A select (order statistics) is one SELECT kernel. The
+ * engine (engine/sort.c) lays out the scratch and the parameter words, documented at each
+ * kernel's text. */
+enum {
+    CG_SK_PREP,
+    CG_SK_HIST,
+    CG_SK_SCATTER,
+    CG_SK_FINAL,
+    CG_SK_SCATTER_SEG,
+    CG_SK_SEARCH,
+    CG_SK_NZ_COUNT,
+    CG_SK_SCAN,
+    CG_SK_NZ_WRITE,
+    CG_SK_ATOMIC,
+    CG_SK_CORR,
+    CG_SK_PAYS,
+    CG_SK_SELECT
+};
+/* SELECT's kernel: a block a line, at most this many threads (256 for lines up to 4096). */
+#define CG_SELECT_THREADS 512
 /* CORRELATE's kernel: threads of a block, outputs a thread computes, and so a block's tile. */
 #define CG_CORR_THREADS 256
 #define CG_CORR_PER 9
@@ -269,6 +285,8 @@ typedef struct cg_sort {
     int64_t nb, per;        /* blocks over contiguous ranges of per elements */
     int64_t taps, offset;   /* correlate: v's length, and the a index of output 0's tap 0 */
     bool flip;              /* correlate: the taps reversed (convolve) */
+    int m;                  /* select: the ranks (1..8), and the ranks */
+    int64_t ranks[LOOM_MAX_DIMS];
 } cg_sort_t;
 /* Describes the step of node `node` of g (its operands' shapes and dtypes). */
 void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count);

@@ -1,6 +1,7 @@
-/* sort.c — CUDA C for the data-dependent ops: stable sorts and argsorts, searchsorted,
- * flatnonzero's compaction and the deterministic scatters. Unlike the fused kernels, their
- * text depends only on dtypes and modes; sizes, addresses and the pass's digit are parameters.
+/* sort.c — CUDA C for the data-dependent ops: stable sorts and argsorts, order statistics
+ * (radix select, emit_select), searchsorted, flatnonzero's compaction and the deterministic
+ * scatters. Unlike the fused kernels, their text depends only on dtypes and modes; sizes,
+ * addresses and the pass's digit are parameters.
  *
  * Sorts are least-significant-digit radix sorts, 8 bits a pass, of keys with payloads where
  * needed. A key is the element's bits made to order as unsigned integers in NumPy's order
@@ -82,6 +83,18 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
                          s->dtype == LOOM_DTYPE_U32 || s->dtype == LOOM_DTYPE_U64);
             break;
         }
+        case IR_OP_SELECT: {
+            const ir_node_t *x = &g->nodes[n->src[0]];
+            int axis = (int)n->p.axis;
+            s->dtype = (loom_dtype_t)x->dtype;
+            s->n = ir_node_size(x);
+            s->len = x->shape[axis];
+            s->inner = 1;
+            for (int ax = axis + 1; ax < n->ndim; ax++) s->inner *= n->shape[ax];
+            s->m = (int)n->shape[axis];
+            memcpy(s->ranks, n->p.ax, sizeof s->ranks);
+            break;
+        }
         case IR_OP_SEARCHSORTED:
             s->dtype = (loom_dtype_t)g->nodes[n->src[0]].dtype;
             s->n = ir_node_size(n);
@@ -139,6 +152,9 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             break;
         case IR_OP_CORRELATE:
             k[s->nk++] = CG_SK_CORR;
+            break;
+        case IR_OP_SELECT:
+            k[s->nk++] = CG_SK_SELECT;
             break;
         default:
             k[s->nk++] = CG_SK_NZ_COUNT;
@@ -723,6 +739,125 @@ static void emit_correlate(const cg_sort_t *s, base_str_t *o, const char *name) 
         CG_CORR_TILE, s->dtype == LOOM_DTYPE_F64 ? 512 : 1024);
 }
 
+/* SELECT: a block a line (a grid-stride loop over lines). The ranks' keys are found a byte at
+ * a time from the top (radix select): each pass counts, in shared memory, the digit of every
+ * key of the line that agrees with a rank's prefix so far (lanes with one digit add once, by
+ * __match_any_sync: the first passes meet few distinct digits), then one warp scans each
+ * rank's 256 counts for the digit holding the rank and keeps the rank's place among the keys
+ * with that digit. After the last pass a rank's key is known and, but for the keys of float
+ * zeros and NaNs, gives the element; for those the block counts the matching elements in line
+ * order to the rank's place among them and writes that element's bits, as the stable sort
+ * would. The line is read once a pass; after the first the reads mostly hit L2. */
+static void emit_select(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: lines, x, len, inner, out, m, ranks[8] */
+    bool fl = ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT;
+    emit_twiddle(s, o);
+    open_kernel(o, name, 6 + LOOM_MAX_DIMS, CG_SELECT_THREADS);
+    base_str_cat(
+        o,
+        "    const lm_u64 lines = P.w[0], len = P.w[2], inner = P.w[3];\n"
+        "    const UT *x = (const UT *)P.w[1];\n"
+        "    UT *out = (UT *)P.w[4];\n"
+        "    const int m = (int)P.w[5];\n"
+        "    __shared__ unsigned hist[8][256];\n"
+        "    __shared__ UT pre[8];\n"
+        "    __shared__ lm_u64 rem[8];\n"
+        "    __shared__ unsigned wc[32];\n"
+        "    const int tid = threadIdx.x, T = blockDim.x, lane = tid & 31, warp = tid >> 5;\n"
+        "    for (lm_u64 l = blockIdx.x; l < lines; l += gridDim.x) {\n"
+        "        const UT *xl = x + (l / inner) * len * inner + l % inner;\n"
+        "        __syncthreads();\n"
+        "        if (tid < m) {\n"
+        "            pre[tid] = 0;\n"
+        "            rem[tid] = P.w[6 + tid];\n"
+        "        }\n"
+        "        for (int pass = W / 8 - 1; pass >= 0; pass--) {\n"
+        "            const int shift = pass * 8;\n"
+        "            const UT hi = pass == W / 8 - 1 ? (UT)0 : (UT)((UT)~(UT)0 << (shift + 8));\n"
+        "            for (int q = tid; q < m * 256; q += T) hist[q >> 8][q & 255] = 0;\n"
+        "            __syncthreads();\n"
+        "            UT pr[8];\n"
+        "#pragma unroll\n"
+        "            for (int r = 0; r < 8; r++) pr[r] = r < m ? pre[r] : (UT)0;\n"
+        "            for (lm_u64 j0 = 0; j0 < len; j0 += T) {\n"
+        "                const lm_u64 j = j0 + tid;\n"
+        "                const bool in = j < len;\n"
+        "                const UT k = in ? lm_sk(xl[j * inner]) : (UT)0;\n"
+        "                const unsigned d = (unsigned)(k >> shift) & 255u;\n"
+        "#pragma unroll\n"
+        "                for (int r = 0; r < 8; r++) {\n"
+        "                    if (r >= m) break;\n"
+        "                    const bool want = in && ((k ^ pr[r]) & hi) == 0;\n"
+        "                    if (!__any_sync(0xffffffffu, want)) continue;\n"
+        "                    const unsigned g =\n"
+        "                        __match_any_sync(0xffffffffu, want ? d : 256u + lane);\n"
+        "                    if (want && lane == __ffs(g) - 1)\n"
+        "                        atomicAdd(&hist[r][d], (unsigned)__popc(g));\n"
+        "                }\n"
+        "            }\n"
+        "            __syncthreads();\n"
+        "            if (warp == 0)\n"
+        "                for (int r = 0; r < m; r++) {\n"
+        "                    unsigned c[8], sum = 0;\n"
+        "#pragma unroll\n"
+        "                    for (int b = 0; b < 8; b++) sum += (c[b] = hist[r][lane * 8 + b]);\n"
+        "                    unsigned inc = sum;\n"
+        "#pragma unroll\n"
+        "                    for (int off = 1; off < 32; off <<= 1) {\n"
+        "                        const unsigned v = __shfl_up_sync(0xffffffffu, inc, off);\n"
+        "                        if (lane >= off) inc += v;\n"
+        "                    }\n"
+        "                    lm_u64 below = inc - sum;\n"
+        "                    const lm_u64 want = rem[r];\n"
+        "                    if (want >= below && want < below + sum) {\n"
+        "                        int b = 0;\n"
+        "                        while (want >= below + c[b]) below += c[b++];\n"
+        "                        pre[r] = (UT)(pre[r] | (UT)((UT)(lane * 8 + b) << shift));\n"
+        "                        rem[r] = want - below;\n"
+        "                    }\n"
+        "                    __syncwarp();\n"
+        "                }\n"
+        "            __syncthreads();\n"
+        "        }\n"
+        "        UT *ol = out + (l / inner) * (lm_u64)m * inner + l % inner;\n"
+        "        for (int r = 0; r < m; r++) {\n"
+        "            const UT key = pre[r];\n");
+    if (fl)
+        base_str_cat(
+            o, "            if (key == (UT)~(UT)0 || key == (UT)((UT)1 << (W - 1))) {\n"
+               "                /* a zero or a NaN: the element of that class at the rank's place\n"
+               "                 * among them, counted in line order */\n"
+               "                const bool nan = key == (UT)~(UT)0;\n"
+               "                const lm_u64 want = rem[r];\n"
+               "                lm_u64 seen = 0;\n"
+               "                for (lm_u64 j0 = 0; j0 < len && seen <= want; j0 += T) {\n"
+               "                    const lm_u64 j = j0 + tid;\n"
+               "                    const UT b = j < len ? xl[j * inner] : (UT)0;\n"
+               "                    const bool hit = j < len && (nan ? LM_NAN(b) : LM_ZERO(b));\n"
+               "                    const unsigned bal = __ballot_sync(0xffffffffu, hit);\n"
+               "                    if (lane == 0) wc[warp] = (unsigned)__popc(bal);\n"
+               "                    __syncthreads();\n"
+               "                    lm_u64 all = 0, before = seen;\n"
+               "                    before += __popc(bal & ((1u << lane) - 1u));\n"
+               "                    for (int w = 0; w < T / 32; w++) {\n"
+               "                        if (w < warp) before += wc[w];\n"
+               "                        all += wc[w];\n"
+               "                    }\n"
+               "                    if (hit && before == want) ol[(lm_u64)r * inner] = b;\n"
+               "                    seen += all;\n"
+               "                    __syncthreads();\n"
+               "                }\n"
+               "                continue;\n"
+               "            }\n");
+    base_str_cat(o, "            if (tid == 0) {\n"
+                    "                const lm_u64 fl[3] = {0, 0, 0};\n"
+                    "                ol[(lm_u64)r * inner] = lm_usk(key, fl);\n"
+                    "            }\n"
+                    "        }\n"
+                    "    }\n"
+                    "}\n");
+}
+
 /* flatnonzero's passes: each block counts, then writes, its contiguous range of
  * the mask, 16 consecutive elements a thread per round (4096 a block), so that a round keeps
  * 16 loads in flight per thread and pays its two barriers once per 4096 elements. */
@@ -926,6 +1061,9 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             break;
         case CG_SK_ATOMIC:
             emit_scatter_atomic(s, &body, name);
+            break;
+        case CG_SK_SELECT:
+            emit_select(s, &body, name);
             break;
         default:
             emit_nz_write(&body, name);

@@ -1,7 +1,7 @@
 /* sort.c — runs the steps of fixed kernels codegen/sort.c writes: radix sorts and argsorts,
- * searchsorted, flatnonzero and the deterministic scatters. Scratch (two key and two payload
- * arrays, the digit counts) comes from the pool for the step and goes back after it; the
- * kernels queue on the device's stream like every other step. */
+ * order statistics, searchsorted, flatnonzero and the deterministic scatters. Scratch (two
+ * key and two payload arrays, the digit counts) comes from the pool for the step and goes
+ * back after it; the kernels queue on the device's stream like every other step. */
 #include "internal.h"
 
 uint64_t en_operand(const ir_graph_t *sg, const ir_node_t *nd, int k, const uint64_t *in) {
@@ -103,6 +103,16 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
             return en_error(e, LOOM_STATUS_OVERFLOW, "correlate: %lld outputs are too many",
                             (long long)s->n);
         return launch(e, st->kerns[0], (uint32_t)blocks, CG_CORR_THREADS, w);
+    }
+    if (s->op == IR_OP_SELECT) {
+        int64_t lines = s->len ? s->n / s->len : 0;
+        if (!lines) return LOOM_STATUS_OK;
+        uint64_t w[6 + LOOM_MAX_DIMS] = {
+            (uint64_t)lines, en_operand(sg, nd, 0, in), (uint64_t)s->len, (uint64_t)s->inner, out,
+            (uint64_t)s->m};
+        for (int r = 0; r < s->m; r++) w[6 + r] = (uint64_t)s->ranks[r];
+        uint32_t grid = lines < (INT64_C(1) << 30) ? (uint32_t)lines : UINT32_C(1) << 30;
+        return launch(e, st->kerns[0], grid, s->len > 4096 ? CG_SELECT_THREADS : 256, w);
     }
     if (s->op == IR_OP_NONZERO) {
         if (!s->len) return LOOM_STATUS_OK;

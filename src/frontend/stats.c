@@ -173,37 +173,65 @@ LOOM_API loom_array_t *loom_ptp(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
                          loom_min(ctx, a, naxes, axes, keepdims));
 }
 
-/* ---- median and quantiles: a sort along the axis, then gathers of the order statistics ---- */
+/* ---- median and quantiles: the order statistics of each slice ---- */
 
-/* a with axis ax moved last (LOOM_AXIS_NONE: flattened), sorted along it (NaN last), and the
- * length *n of that axis; nil (the error recorded) where it is empty. */
-static loom_array_t *sorted_last(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
-                                 int32_t *ax_out, int64_t *n) {
+/* a with axis ax moved last (LOOM_AXIS_NONE: flattened), and the length *n of that axis; nil
+ * (the error recorded) where it is empty. */
+static loom_array_t *line_last(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
+                               int32_t *ax_out, int64_t *n) {
     int32_t ax;
     if (!fe_axis_or_flat(ctx, fn, &a, axis, &ax)) return &ctx->nil;
     *ax_out = ax;
     int32_t last = a->ndim - 1;
-    loom_array_t *s = loom_sort(ctx, loom_moveaxis(ctx, a, 1, &ax, &last), -1);
-    if (s->flags & FE_NIL) return s;
-    *n = s->shape[s->ndim - 1];
+    a = loom_moveaxis(ctx, a, 1, &ax, &last);
+    if (a->flags & FE_NIL) return a;
+    *n = a->shape[a->ndim - 1];
     if (*n == 0) {
         fe_error(ctx, LOOM_STATUS_INDEX_ERROR, "%s: the slices are empty", fn);
         return &ctx->nil;
     }
-    return s;
+    return a;
 }
 
-/* Element i of the sorted last axis (the axis dropped). */
+/* line_last's array sorted along the last axis (NaN last). */
+static loom_array_t *sorted_last(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
+                                 int32_t *ax_out, int64_t *n) {
+    a = line_last(ctx, fn, a, axis, ax_out, n);
+    return a->flags & FE_NIL ? a : loom_sort(ctx, a, -1);
+}
+
+/* Element i of the last axis (the axis dropped). */
 static loom_array_t *order_stat(loom_ctx_t *ctx, loom_array_t *s, int64_t i) {
     return loom_take(ctx, s, fe_i64(ctx, i), s->ndim - 1, LOOM_TAKE_RAISE);
 }
 
-/* r, NaN where the sorted slice holds a NaN (its last element), in r's dtype. */
-static loom_array_t *nan_slices(loom_ctx_t *ctx, loom_array_t *s, int64_t n, loom_array_t *r) {
-    if (!ir_is_float((loom_dtype_t)s->dtype) || n == 0) return r;
+/* The elements at positions ranks[0 .. m) (m <= LOOM_MAX_DIMS) of each line along the last
+ * axis of a as loom_sort orders it, along a last axis of m: a SELECT node (a radix select,
+ * no sort) for real dtypes and lines of 256 elements up to 2^31; else the sort, gathered.
+ * Shorter lines sort faster than a block a line selects. */
+static loom_array_t *order_stats(loom_ctx_t *ctx, loom_array_t *a, int m, const int64_t *ranks) {
+    int64_t n = a->shape[a->ndim - 1];
+    if (!ir_is_complex((loom_dtype_t)a->dtype) && n >= 256 && n < (INT64_C(1) << 31)) {
+        ir_params_t p = {0};
+        p.axis = a->ndim - 1;
+        memcpy(p.ax, ranks, (size_t)m * sizeof *ranks);
+        int64_t shape[LOOM_MAX_DIMS];
+        memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
+        shape[a->ndim - 1] = m;
+        return fe_shaped(ctx, IR_OP_SELECT, (loom_dtype_t)a->dtype, a->ndim, shape, 1, &a, &p);
+    }
+    loom_array_t *s = loom_sort(ctx, a, -1), *picked[LOOM_MAX_DIMS];
+    for (int r = 0; r < m; r++)
+        picked[r] = loom_take(ctx, s, fe_i64(ctx, ranks[r]), s->ndim - 1, LOOM_TAKE_RAISE);
+    return loom_stack(ctx, m, picked, -1);
+}
+
+/* r, NaN where the slice holds a NaN (its largest element in sort order, last, is one), in
+ * r's dtype. */
+static loom_array_t *nan_slices(loom_ctx_t *ctx, loom_array_t *last, loom_array_t *r) {
     loom_array_t *nan =
         loom_astype(ctx, loom_full(ctx, LOOM_DTYPE_F64, 0, NULL, NAN), (loom_dtype_t)r->dtype);
-    return loom_where(ctx, loom_isnan(ctx, order_stat(ctx, s, n - 1)), nan, r);
+    return loom_where(ctx, loom_isnan(ctx, last), nan, r);
 }
 
 /* The reduced result r in keepdims form: axis ax (or every axis: LOOM_AXIS_NONE) of a kept. */
@@ -221,14 +249,17 @@ LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axi
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
     int32_t ax = 0;
     int64_t n = 0;
-    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax, &n);
-    if (s->flags & FE_NIL) return s;
-    /* NumPy: the mean of the middle one or two elements */
-    int64_t lo = (n - 1) / 2, hi = n / 2;
-    loom_array_t *idx = loom_arange_int(ctx, lo, hi + 1, 1, LOOM_DTYPE_I64);
-    loom_array_t *mid = loom_take(ctx, s, idx, s->ndim - 1, LOOM_TAKE_RAISE);
+    loom_array_t *l = line_last(ctx, fn, a, axis, &ax, &n);
+    if (l->flags & FE_NIL) return l;
+    /* NumPy: the mean of the middle one or two elements; NaN where the slice holds one */
+    bool fl = ir_is_float((loom_dtype_t)l->dtype);
+    int64_t lo = (n - 1) / 2, hi = n / 2, ranks[3] = {lo, hi, n - 1};
+    int mid = hi > lo ? 2 : 1;
+    ranks[mid] = n - 1; /* the largest: NaN where the slice holds one */
+    loom_array_t *s = order_stats(ctx, l, mid + fl, ranks);
     int32_t last = -1;
-    loom_array_t *r = nan_slices(ctx, s, n, loom_mean(ctx, mid, 1, &last, 0));
+    loom_array_t *r = loom_mean(ctx, fe_slice_axis(ctx, s, s->ndim - 1, 0, mid, 1), 1, &last, 0);
+    if (fl) r = nan_slices(ctx, order_stat(ctx, s, mid), r);
     return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
 }
 
@@ -255,8 +286,9 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
     }
     int32_t ax = 0;
     int64_t n = 0;
-    loom_array_t *s = sorted_last(ctx, fn, a, axis, &ax, &n);
-    if (s->flags & FE_NIL) return s;
+    loom_array_t *l = line_last(ctx, fn, a, axis, &ax, &n);
+    if (l->flags & FE_NIL) return l;
+    bool fl = ir_is_float((loom_dtype_t)l->dtype);
     double nm1 = (double)(n - 1), vi = 0;
     int64_t pick = -1; /* discrete methods: the order statistic taken */
     switch (method) {
@@ -305,7 +337,10 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
     }
     loom_array_t *r;
     if (pick >= 0) {
-        r = order_stat(ctx, s, pick > n - 1 ? n - 1 : pick);
+        int64_t ranks[2] = {pick > n - 1 ? n - 1 : pick, n - 1};
+        loom_array_t *s = order_stats(ctx, l, 1 + fl, ranks);
+        r = order_stat(ctx, s, 0);
+        if (fl) r = nan_slices(ctx, order_stat(ctx, s, 1), r);
     } else {
         /* NumPy's neighbours: both the last where the index reaches it, both the first below
          * 0; gamma from the adjusted lower neighbour, then the method's correction */
@@ -321,14 +356,16 @@ LOOM_API loom_array_t *loom_quantile(loom_ctx_t *ctx, loom_array_t *a, double q,
         double gamma = vi - prev;
         if (method == LOOM_QUANTILE_AVERAGED_INVERTED_CDF) gamma = gamma == 0 ? 0.5 : 1;
         if (method == LOOM_QUANTILE_MIDPOINT) gamma = fmod(vi, 1) == 0 ? 0 : 0.5;
-        loom_array_t *lo = order_stat(ctx, s, ip), *hi = order_stat(ctx, s, in);
+        int64_t ranks[3] = {ip, in, n - 1};
+        loom_array_t *s = order_stats(ctx, l, 2 + fl, ranks);
+        loom_array_t *lo = order_stat(ctx, s, 0), *hi = order_stat(ctx, s, 1);
         /* _lerp: a + (b - a) t, or b - (b - a) (1 - t) where t >= 0.5, t a weak scalar */
         loom_array_t *d = loom_subtract(ctx, hi, lo);
         r = gamma >= 0.5
                 ? loom_subtract(ctx, hi, loom_multiply(ctx, d, loom_weak_float(ctx, 1 - gamma)))
                 : loom_add(ctx, lo, loom_multiply(ctx, d, loom_weak_float(ctx, gamma)));
+        if (fl) r = nan_slices(ctx, order_stat(ctx, s, 2), r);
     }
-    r = nan_slices(ctx, s, n, r);
     return keepdims ? keep_axes(ctx, r, a, axis, ax) : r;
 }
 

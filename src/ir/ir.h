@@ -198,6 +198,11 @@ static inline loom_dtype_t ir_complex_dtype(loom_dtype_t d) {
      * their order): SORT gives the values, ARGSORT their int64 positions along the axis. */  \
     X(SORT, "sort", SORT, 1, ANY, SAME)                                                        \
     X(ARGSORT, "argsort", SORT, 1, ANY, SAME)                                                  \
+    /* Order statistics along p.axis without the sort: element i of the result's axis is the \
+     * element at position p.ax[i] of the line stably sorted as SORT sorts it (its own bits:  \
+     * the zero or NaN at that position). The axis's extent is the count of ranks (1..8);     \
+     * real dtypes only. */                                                                   \
+    X(SELECT, "select", SORT, 1, ANY, SAME)                                                    \
     /* For each element of operand 1, its insertion point in the sorted 1-D operand 0 (same   \
      * dtype), NumPy's order: p.k 0 the first (side='left'), 1 after the last equal. int64,   \
      * operand 1's shape. */                                                                   \

@@ -108,6 +108,10 @@ void ir_print(const ir_graph_t *g, base_str_t *out) {
             case IR_OP_CUMPROD:
                 base_str_printf(out, " axis=%lld", (long long)n->p.axis);
                 break;
+            case IR_OP_SELECT:
+                base_str_printf(out, " axis=%lld ranks=", (long long)n->p.axis);
+                print_list(n->p.ax, (int)n->shape[n->p.axis], out);
+                break;
             case IR_OP_CORRELATE:
                 base_str_printf(out, " offset=%lld%s", (long long)n->p.k,
                                 n->p.axis ? " reversed" : "");

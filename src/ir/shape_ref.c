@@ -529,13 +529,13 @@ static sort_key_t *merge_sort(ir_dkind_t k, sort_key_t *a, sort_key_t *tmp, int6
 
 bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const int64_t *s, void *out,
                  base_alloc_t *al) {
-    int64_t total = ir_node_size(n);
+    int64_t total = ir_node_size(o); /* lines x len */
     if (total == 0) return true;
     int axis = (int)n->p.axis, nd = n->ndim;
     loom_dtype_t d = (loom_dtype_t)o->dtype;
     ir_dkind_t kind = key_kind(d);
     size_t sz = ir_dtypes[d].size, osz = ir_dtypes[n->dtype].size;
-    int64_t len = n->shape[axis], ost[LOOM_MAX_DIMS], st = 1, idx[LOOM_MAX_DIMS] = {0};
+    int64_t len = o->shape[axis], ost[LOOM_MAX_DIMS], st = 1, idx[LOOM_MAX_DIMS] = {0};
     for (int ax = nd - 1; ax >= 0; ax--) {
         ost[ax] = st;
         st *= n->shape[ax];
@@ -554,9 +554,12 @@ bool ir_ref_sort(const ir_node_t *n, const ir_node_t *o, const char *p, const in
         }
         const sort_key_t *sorted = merge_sort(kind, keys, keys + len, len);
         char *y = (char *)out + ooff * (int64_t)osz;
-        for (int64_t i = 0; i < len; i++) {
+        bool select = n->op == IR_OP_SELECT; /* the ranks p.ax[i] alone */
+        for (int64_t i = 0; i < (select ? n->shape[axis] : len); i++) {
             char *dst = y + i * ost[axis] * (int64_t)osz;
-            if (n->op == IR_OP_ARGSORT)
+            if (select)
+                memcpy(dst, p + (ioff + sorted[n->p.ax[i]].pos * s[axis]) * (int64_t)sz, sz);
+            else if (n->op == IR_OP_ARGSORT)
                 memcpy(dst, &sorted[i].pos, sizeof sorted[i].pos);
             else /* the element's own bytes: -0.0 and NaN payloads as they were */
                 memcpy(dst, p + (ioff + sorted[i].pos * s[axis]) * (int64_t)sz, sz);

@@ -79,6 +79,16 @@ static bool verify_shaped(const ir_graph_t *g, uint32_t i) {
             return fail(g, i, "searchsorted: operands or result");
         return true;
     }
+    if (n->op == IR_OP_SELECT) {
+        int ax = (int)n->p.axis;
+        bool ok = n->ndim == o->ndim && ax >= 0 && ax < n->ndim && n->dtype == o->dtype &&
+                  !ir_is_complex((loom_dtype_t)o->dtype) && n->shape[ax] >= 1 &&
+                  n->shape[ax] <= LOOM_MAX_DIMS;
+        for (int k = 0; ok && k < n->ndim; k++) ok = k == ax || n->shape[k] == o->shape[k];
+        for (int64_t r = 0; ok && r < n->shape[ax]; r++)
+            ok = n->p.ax[r] >= 0 && n->p.ax[r] < o->shape[ax];
+        return ok ? true : fail(g, i, "select: shape, axis, dtype or ranks");
+    }
     if (n->op == IR_OP_SORT || n->op == IR_OP_ARGSORT) {
         if (n->ndim != o->ndim || n->p.axis < 0 || n->p.axis >= n->ndim ||
             memcmp(n->shape, o->shape, (size_t)n->ndim * sizeof *n->shape))

@@ -954,7 +954,8 @@ static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
 
 /* The radix sorts' kernels: every dtype, sort and argsort, along one line (sort: keys alone),
  * rows (the line number in the key; 64-bit elements: line digits) and columns (lines apart in
- * memory), and a line of 2^31 (64-bit look-back words): never run here, only compiled. */
+ * memory), and a line of 2^31 (64-bit look-back words); the radix select of every dtype:
+ * never run here, only compiled. */
 static void test_sorts(void **state) {
     (void)state;
     int64_t line = 5000, rows[2] = {300, 257}, big = INT64_C(1) << 31;
@@ -975,6 +976,42 @@ static void test_sorts(void **state) {
                 check_sort(&b, sort_node(&b, ops[o], x, c == 2 ? 0 : c), seg, what);
                 gb_fini(&b);
             }
+    /* order statistics (SELECT): one kernel, along rows and columns, 3 ranks */
+    for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++)
+        for (int c = 0; c < 2; c++) {
+            loom_dtype_t d = dtypes[t];
+            gb_t b;
+            gb_init(&b);
+            uint32_t x = in_c(&b, d, 2, rows);
+            ir_node_t n;
+            memset(&n, 0, sizeof n);
+            n.op = IR_OP_SELECT;
+            n.dtype = (uint8_t)d;
+            n.ndim = 2;
+            n.shape[0] = c ? 3 : rows[0];
+            n.shape[1] = c ? rows[1] : 3;
+            n.input = -1;
+            n.p.axis = c ? 0 : 1;
+            n.p.ax[0] = 0, n.p.ax[1] = 7, n.p.ax[2] = 256;
+            uint32_t id = ir_emit(&b.g, &n);
+            assert_true(id != UINT32_MAX);
+            cg_sort_t st;
+            cg_sort_init(&st, &b.g, id, SM);
+            assert_int_equal(cg_sort_n_kernels(&st), 1);
+            assert_int_equal(st.kinds[0], CG_SK_SELECT);
+            assert_int_equal(st.m, 3);
+            assert_int_equal(st.len, rows[c ? 0 : 1]);
+            assert_int_equal(st.inner, c ? rows[1] : 1);
+            base_str_t text;
+            base_str_init(&text, &al);
+            char name[40], what[80];
+            cg_sort_source(&st, 0, &text, name);
+            snprintf(what, sizeof what, "select of %s, %s", ir_dtypes[d].name,
+                     c ? "columns" : "rows");
+            build(name, base_str_get(&text), cg_sort_key(&st, 0), what);
+            base_str_fini(&text);
+            gb_fini(&b);
+        }
     static const loom_dtype_t wide[2] = {LOOM_DTYPE_F32, LOOM_DTYPE_F64};
     for (int t = 0; t < 2; t++)
         for (int o = 0; o < 2; o++) {

@@ -206,6 +206,32 @@ static void test_sorts(void **state) {
                  dtypes[d]);
         expr(f, e, 0, -1);
     }
+    /* Order statistics of lines of 256 or more: a radix select, no sort. Every dtype along
+     * rows and columns; floats with both zeros around the rank (the zero at the rank's place
+     * among them, in line order), and single lines of every length (NaN-free: a NaN makes the
+     * median NaN). */
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        snprintf(e, sizeof e, "median(astype(x, '%s'), axis=1)", dtypes[d]);
+        expr(f, e, 0, -1);
+        snprintf(e, sizeof e, "median(astype(x, '%s'), axis=0)", dtypes[d]);
+        expr(f, e, 0, -1);
+        snprintf(e, sizeof e, "quantile(astype(x, '%s'), 0.3, axis=1, method='lower')", dtypes[d]);
+        expr(f, e, 0, -1);
+        if (d >= 4) continue;
+        snprintf(e, sizeof e,
+                 "quantile(astype(where(x < 0.25, where(x < -0.25, x, x * 0), x), '%s'), 0.5, "
+                 "axis=1, method='lower')",
+                 dtypes[d]);
+        expr(f, e, 0, -1);
+        snprintf(e, sizeof e,
+                 "quantile(astype(where(v != v, -0.0, v), '%s'), 0.37, method='nearest')",
+                 dtypes[d]);
+        each_len(f, e, d < 2);
+        snprintf(e, sizeof e, "median(astype(where(v != v, 0, v), '%s'))", dtypes[d]);
+        each_len(f, e, d < 2);
+    }
+    expr(f, "median(x)", 0, -1);                              /* one line of 77100 */
+    expr(f, "median(where(x > 1.5, nan, x), axis=1)", 0, -1); /* NaN rows */
     /* u: one zero, NaNs of three bit patterns, compared bit for bit as float64: payloads */
     both(f, "sort(astype(u, 'float64'))", by_expr, "sort(astype(u, 'float64'))", 1000, 0, -1);
     both(f, "sort(astype(where(u != u, 1, u), 'float64'))", by_expr,

@@ -75,6 +75,18 @@ static const check_value_case_t cases[] = {
     {"zeros((), dtype=result_type(arange(3).astype('int8'), 1.0))", 0, {0}, 1, {0}, "float64"},
     {"zeros((), dtype=result_type(arange(3).astype('int8'), 100))", 0, {0}, 1, {0}, "int8"},
     /* median and quantiles (one q), every method's rules and dtypes */
+    /* lines of 256 elements or more: order statistics by radix select, not a sort */
+    {"median((arange(1200) * 37 % 601).reshape(3, 400) - 300.5, axis=1)",
+     1, {3}, 3, {-6.5, 3.0, 2.0}, "float64"},
+    {"median((arange(1000) * 7919 % 1009).astype('int16').reshape(2, 500), axis=1)",
+     1, {2}, 2, {503.5, 507.5}, "float64"},
+    {"quantile(where(arange(600.0) == 17, nan, arange(600.0) * 7 % 101).reshape(2, 300), 0.3, axis=1)",
+     1, {2}, 2, {NAN, 29.700000000000003}, "float64"},
+    {"quantile(((arange(900) * 7919 % 1013) / 7.0).astype('float32').reshape(3, 300), 0.71, axis=1, method='higher')",
+     1, {3}, 3, {103.14286041259766, 103.28571319580078, 102.42857360839844}, "float32"},
+    {"median((arange(777) % 50 - 25.0).astype('float16'))", 0, {0}, 1, {-1.0}, "float16"},
+    {"median(where(arange(602.0) == 7, nan, arange(602.0)).reshape(2, 301), axis=1)",
+     1, {2}, 2, {NAN, 451.0}, "float64"},
     {"median(array([[1.5, -2.0, 4.0, 0.5], [3.0, nan, 1.0, 2.0], [0.25, 3.0, -1.0, 7.0]]), axis=1)",
      1, {3}, 3, {1.0, NAN, 1.625}, "float64"},
     {"median(array([[3, -1, 4, 8, 2], [1, 5, -9, 2, 6]]))",
