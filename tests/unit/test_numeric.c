@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "loom.h"
@@ -639,9 +641,48 @@ static void test_numeric_c_api(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* float32 erf (its own float32 code, not the double route): within 1 ulp of the correctly
+ * rounded value (glibc's long double erfl, rounded) at 2^20 bit patterns spread over both
+ * signs, subnormals to infinities (bench/ulp_sweep measures every pattern on both devices);
+ * odd; NaN stays NaN. */
+static void test_erf_f32_ulps(void **state) {
+    (void)state;
+    loom_ctx_t *ctx = check_cpu_ctx();
+    int64_t n = INT64_C(1) << 20;
+    float *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    assert_non_null(x);
+    assert_non_null(y);
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)i * 4099u; /* odd: every pattern class, both signs */
+        memcpy(&x[i], &u, 4);
+    }
+    loom_array_t *a = loom_from_host(ctx, LOOM_DTYPE_F32, 1, &n, x);
+    assert_int_equal(loom_read(ctx, loom_erf(ctx, a), y, (size_t)n * sizeof *y), LOOM_STATUS_OK);
+    int64_t worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(x[i])) {
+            assert_true(isnan(y[i]));
+            continue;
+        }
+        float r = (float)erfl((long double)x[i]);
+        int32_t ky, kr;
+        memcpy(&ky, &y[i], 4);
+        memcpy(&kr, &r, 4);
+        int64_t a1 = ky < 0 ? -(int64_t)(ky & 0x7fffffff) : ky;
+        int64_t a2 = kr < 0 ? -(int64_t)(kr & 0x7fffffff) : kr;
+        int64_t d = a1 > a2 ? a1 - a2 : a2 - a1;
+        if (d > worst) worst = d;
+    }
+    assert_true(worst <= 1);
+    free(x);
+    free(y);
+    loom_ctx_destroy(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_numeric_numpy_cases),
                                        cmocka_unit_test(test_numeric_errors),
-                                       cmocka_unit_test(test_numeric_c_api)};
+                                       cmocka_unit_test(test_numeric_c_api),
+                                       cmocka_unit_test(test_erf_f32_ulps)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
