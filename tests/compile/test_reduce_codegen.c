@@ -991,6 +991,7 @@ static void test_sorts(void **state) {
             n.shape[0] = c ? 3 : rows[0];
             n.shape[1] = c ? rows[1] : 3;
             n.input = -1;
+            n.src[0] = x;
             n.p.axis = c ? 0 : 1;
             n.p.ax[0] = 0, n.p.ax[1] = 7, n.p.ax[2] = 256;
             uint32_t id = ir_emit(&b.g, &n);
