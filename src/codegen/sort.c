@@ -740,14 +740,16 @@ static void emit_correlate(const cg_sort_t *s, base_str_t *o, const char *name) 
 }
 
 /* SELECT: a block a line (a grid-stride loop over lines). The ranks' keys are found a byte at
- * a time from the top (radix select): each pass counts, in shared memory, the digit of every
- * key of the line that agrees with a rank's prefix so far (lanes with one digit add once, by
- * __match_any_sync: the first passes meet few distinct digits), then one warp scans each
- * rank's 256 counts for the digit holding the rank and keeps the rank's place among the keys
- * with that digit. After the last pass a rank's key is known and, but for the keys of float
- * zeros and NaNs, gives the element; for those the block counts the matching elements in line
- * order to the rank's place among them and writes that element's bits, as the stable sort
- * would. The line is read once a pass; after the first the reads mostly hit L2. */
+ * a time from the top (radix select). A line of up to 32 KiB is read once, into shared memory
+ * as keys, its loads all in flight together; a longer one is read again each pass (the later
+ * passes mostly from L2). Each pass counts, in shared memory, the digit of every key that
+ * agrees with a rank's prefix so far, once for ranks that share a prefix (the neighbours of a
+ * median do until the last passes), lanes with one digit adding once (__match_any_sync: the
+ * first pass meets few distinct digits); then one warp scans each rank's 256 counts for the
+ * digit holding the rank and keeps the rank's place among the keys with that digit. After
+ * the last pass a rank's key is known and, but for the keys of float zeros and NaNs, gives
+ * the element; for those the block counts the matching elements in line order to the rank's
+ * place among them and writes that element's bits, as the stable sort would. */
 static void emit_select(const cg_sort_t *s, base_str_t *o, const char *name) {
     /* words: lines, x, len, inner, out, m, ranks[8] */
     bool fl = ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT;
@@ -759,11 +761,15 @@ static void emit_select(const cg_sort_t *s, base_str_t *o, const char *name) {
         "    const UT *x = (const UT *)P.w[1];\n"
         "    UT *out = (UT *)P.w[4];\n"
         "    const int m = (int)P.w[5];\n"
+        "    enum { CAP = 32768 / sizeof(UT) };\n"
+        "    __shared__ UT ks[CAP];\n"
         "    __shared__ unsigned hist[8][256];\n"
         "    __shared__ UT pre[8];\n"
         "    __shared__ lm_u64 rem[8];\n"
+        "    __shared__ int grp[8];\n"
         "    __shared__ unsigned wc[32];\n"
         "    const int tid = threadIdx.x, T = blockDim.x, lane = tid & 31, warp = tid >> 5;\n"
+        "    const bool staged = len <= CAP;\n"
         "    for (lm_u64 l = blockIdx.x; l < lines; l += gridDim.x) {\n"
         "        const UT *xl = x + (l / inner) * len * inner + l % inner;\n"
         "        __syncthreads();\n"
@@ -771,22 +777,40 @@ static void emit_select(const cg_sort_t *s, base_str_t *o, const char *name) {
         "            pre[tid] = 0;\n"
         "            rem[tid] = P.w[6 + tid];\n"
         "        }\n"
+        "        if (staged) {\n"
+        "#pragma unroll 8\n"
+        "            for (lm_u64 j = tid; j < len; j += T) ks[j] = lm_sk(xl[j * inner]);\n"
+        "        }\n"
         "        for (int pass = W / 8 - 1; pass >= 0; pass--) {\n"
         "            const int shift = pass * 8;\n"
         "            const UT hi = pass == W / 8 - 1 ? (UT)0 : (UT)((UT)~(UT)0 << (shift + 8));\n"
         "            for (int q = tid; q < m * 256; q += T) hist[q >> 8][q & 255] = 0;\n"
+        "            if (tid < m) { /* the first rank with this prefix counts for all */\n"
+        "                int g = tid;\n"
+        "                for (int r = 0; r < tid; r++)\n"
+        "                    if (pre[r] == pre[tid]) {\n"
+        "                        g = r;\n"
+        "                        break;\n"
+        "                    }\n"
+        "                grp[tid] = g;\n"
+        "            }\n"
         "            __syncthreads();\n"
         "            UT pr[8];\n"
+        "            bool own[8];\n"
         "#pragma unroll\n"
-        "            for (int r = 0; r < 8; r++) pr[r] = r < m ? pre[r] : (UT)0;\n"
+        "            for (int r = 0; r < 8; r++) {\n"
+        "                pr[r] = r < m ? pre[r] : (UT)0;\n"
+        "                own[r] = r < m && grp[r] == r;\n"
+        "            }\n"
+        "#pragma unroll 4\n"
         "            for (lm_u64 j0 = 0; j0 < len; j0 += T) {\n"
         "                const lm_u64 j = j0 + tid;\n"
         "                const bool in = j < len;\n"
-        "                const UT k = in ? lm_sk(xl[j * inner]) : (UT)0;\n"
+        "                const UT k = !in ? (UT)0 : staged ? ks[j] : lm_sk(xl[j * inner]);\n"
         "                const unsigned d = (unsigned)(k >> shift) & 255u;\n"
         "#pragma unroll\n"
         "                for (int r = 0; r < 8; r++) {\n"
-        "                    if (r >= m) break;\n"
+        "                    if (!own[r]) continue;\n"
         "                    const bool want = in && ((k ^ pr[r]) & hi) == 0;\n"
         "                    if (!__any_sync(0xffffffffu, want)) continue;\n"
         "                    const unsigned g =\n"
@@ -798,9 +822,10 @@ static void emit_select(const cg_sort_t *s, base_str_t *o, const char *name) {
         "            __syncthreads();\n"
         "            if (warp == 0)\n"
         "                for (int r = 0; r < m; r++) {\n"
+        "                    const unsigned *h = hist[grp[r]];\n"
         "                    unsigned c[8], sum = 0;\n"
         "#pragma unroll\n"
-        "                    for (int b = 0; b < 8; b++) sum += (c[b] = hist[r][lane * 8 + b]);\n"
+        "                    for (int b = 0; b < 8; b++) sum += (c[b] = h[lane * 8 + b]);\n"
         "                    unsigned inc = sum;\n"
         "#pragma unroll\n"
         "                    for (int off = 1; off < 32; off <<= 1) {\n"
@@ -809,6 +834,7 @@ static void emit_select(const cg_sort_t *s, base_str_t *o, const char *name) {
         "                    }\n"
         "                    lm_u64 below = inc - sum;\n"
         "                    const lm_u64 want = rem[r];\n"
+        "                    __syncwarp();\n"
         "                    if (want >= below && want < below + sum) {\n"
         "                        int b = 0;\n"
         "                        while (want >= below + c[b]) below += c[b++];\n"
