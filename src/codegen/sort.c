@@ -35,6 +35,16 @@ static int bits_of(uint64_t v) {
     return b;
 }
 
+/* A sort's or select's lines: operand x's dtype, elements, extent along the axis and the
+ * elements after that axis in C order. */
+static void lines_of(cg_sort_t *s, const ir_node_t *x, int axis) {
+    s->dtype = (loom_dtype_t)x->dtype;
+    s->n = ir_node_size(x);
+    s->len = x->shape[axis];
+    s->inner = 1;
+    for (int ax = axis + 1; ax < x->ndim; ax++) s->inner *= x->shape[ax];
+}
+
 void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count) {
     const ir_node_t *n = &g->nodes[node];
     memset(s, 0, sizeof *s);
@@ -43,13 +53,7 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
     switch (n->op) {
         case IR_OP_SORT:
         case IR_OP_ARGSORT: {
-            const ir_node_t *x = &g->nodes[n->src[0]];
-            int axis = (int)n->p.axis;
-            s->dtype = (loom_dtype_t)x->dtype;
-            s->n = ir_node_size(n);
-            s->len = n->shape[axis];
-            s->inner = 1;
-            for (int ax = axis + 1; ax < n->ndim; ax++) s->inner *= n->shape[ax];
+            lines_of(s, &g->nodes[n->src[0]], (int)n->p.axis);
             int w = 8 * (int)ir_dtypes[s->dtype].size;
             int64_t lines = s->len ? s->n / s->len : 0;
             int lb = lines > 1 ? bits_of((uint64_t)(lines - 1)) : 0;
@@ -84,14 +88,8 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
             break;
         }
         case IR_OP_SELECT: {
-            const ir_node_t *x = &g->nodes[n->src[0]];
-            int axis = (int)n->p.axis;
-            s->dtype = (loom_dtype_t)x->dtype;
-            s->n = ir_node_size(x);
-            s->len = x->shape[axis];
-            s->inner = 1;
-            for (int ax = axis + 1; ax < n->ndim; ax++) s->inner *= n->shape[ax];
-            s->m = (int)n->shape[axis];
+            lines_of(s, &g->nodes[n->src[0]], (int)n->p.axis);
+            s->m = (int)n->shape[n->p.axis];
             memcpy(s->ranks, n->p.ax, sizeof s->ranks);
             break;
         }
