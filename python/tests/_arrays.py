@@ -1,6 +1,7 @@
 """Test data shared by the Python package's tests: random arrays of every dtype loom and
 NumPy share."""
 import numpy as np
+import pytest
 
 DTYPES = ["bool", "int8", "int32", "int64", "uint8", "uint32", "float16", "float32", "float64",
           "complex64", "complex128"]
@@ -37,3 +38,12 @@ def check(got, want, rtol=1e-12, atol=None):
                                    equal_nan=True)
     else:
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cpu_context():
+    """A CPU context for the whole module that imports this name (`from _arrays import
+    cpu_context`): every test of it runs on the reference device."""
+    import loom  # (here, so that importing this module needs no library)
+    with loom.Context(device="cpu") as ctx:
+        yield ctx

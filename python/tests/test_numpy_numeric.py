@@ -12,10 +12,7 @@ import _arrays  # (this folder's)
 rng = np.random.default_rng(11)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def cpu_context():
-    with loom.Context(device="cpu") as ctx:
-        yield ctx
+from _arrays import cpu_context  # noqa: F401 (the module's CPU context)
 
 
 check = _arrays.check

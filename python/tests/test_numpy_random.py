@@ -9,10 +9,7 @@ import loom
 import loom.numpy as lnp
 
 
-@pytest.fixture(autouse=True, scope="module")
-def cpu_context():
-    with loom.Context(device="cpu") as ctx:
-        yield ctx
+from _arrays import cpu_context  # noqa: F401 (the module's CPU context)
 
 
 def values(a):

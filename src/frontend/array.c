@@ -442,6 +442,15 @@ loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v) {
     return full_bits(ctx, "constant", LOOM_DTYPE_I64, 0, NULL, (uint64_t)v);
 }
 
+bool fe_any_true(loom_ctx_t *ctx, loom_array_t *c, bool *out) {
+    uint8_t any = 0;
+    loom_scope_begin(ctx);
+    loom_status_t st = loom_read(ctx, loom_any(ctx, c, -1, NULL, 0), &any, 1);
+    loom_scope_end(ctx);
+    *out = any != 0;
+    return st == LOOM_STATUS_OK;
+}
+
 LOOM_API loom_array_t *loom_full(loom_ctx_t *ctx, loom_dtype_t dtype, int32_t ndim,
                                  const int64_t *shape, double value) {
     if (!ctx) return NULL;

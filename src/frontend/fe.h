@@ -167,6 +167,9 @@ loom_array_t *fe_shaped(loom_ctx_t *ctx, ir_op_t op, loom_dtype_t dtype, int32_t
                         const ir_params_t *p);
 /* A 0-d int64 CONST of value v (index arithmetic of the gather, mask and sort builders). */
 loom_array_t *fe_i64(loom_ctx_t *ctx, int64_t v);
+/* Whether any element of bool array c is true, read back (one sync; the work in a scope of its
+ * own) into *out; false, the error recorded, where the evaluation fails. */
+bool fe_any_true(loom_ctx_t *ctx, loom_array_t *c, bool *out);
 /* A CONST node (every element = bits, in dtype's representation). */
 /* The complex conjugate of a complex a; any other a itself (loom_conj gives NumPy's int8 for
  * bool, which the products that conjugate their operand must not take). */

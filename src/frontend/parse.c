@@ -3769,31 +3769,24 @@ static bool arrange_call(parser_t *P, const func_t *f, const bound_t *b, loom_ar
                             "'unsafe'",
                             n);
         }
-        for (int32_t i = 0; i < v->n; i++) {
+        for (int32_t i = 0; i < v->n; i++)
             if (loom_array_is_nil(xs[i] = arg_array(P, &v->items[i], b->pos[0]))) return false;
-            loom_dtype_t from = loom_array_dtype(xs[i]);
-            if (dt < 0) continue;
-            if (loom_can_cast(from, (loom_dtype_t)dt, (loom_casting_t)casting) != 1)
-                return perr(P, b->pos[1], LOOM_STATUS_DTYPE_ERROR,
-                            "%s: Cannot cast array data from dtype('%s') to dtype('%s') according "
-                            "to the rule '%s'",
-                            n, loom_dtype_name(from), loom_dtype_name((loom_dtype_t)dt),
-                            castings[casting]);
-            xs[i] = loom_astype(ctx, xs[i], (loom_dtype_t)dt);
-        }
-        if (dt < 0 && b->given[2]) { /* casting= alone: each array into the common dtype */
-            int to = loom_array_dtype(xs[0]);
+        /* each array cast into dtype=, or (casting= alone) checked against the common dtype */
+        int to = dt;
+        if (dt < 0 && b->given[2]) {
+            to = loom_array_dtype(xs[0]);
             for (int32_t i = 1; i < v->n && to >= 0; i++)
                 to = loom_dtype_promote((loom_dtype_t)to, loom_array_dtype(xs[i]));
-            for (int32_t i = 0; i < v->n && to >= 0; i++) {
-                loom_dtype_t from = loom_array_dtype(xs[i]);
-                if (loom_can_cast(from, (loom_dtype_t)to, (loom_casting_t)casting) != 1)
-                    return perr(P, b->pos[2], LOOM_STATUS_DTYPE_ERROR,
-                                "%s: Cannot cast array data from dtype('%s') to dtype('%s') "
-                                "according to the rule '%s'",
-                                n, loom_dtype_name(from), loom_dtype_name((loom_dtype_t)to),
-                                castings[casting]);
-            }
+        }
+        for (int32_t i = 0; i < v->n && to >= 0; i++) {
+            loom_dtype_t from = loom_array_dtype(xs[i]);
+            if (loom_can_cast(from, (loom_dtype_t)to, (loom_casting_t)casting) != 1)
+                return perr(P, b->pos[dt >= 0 ? 1 : 2], LOOM_STATUS_DTYPE_ERROR,
+                            "%s: Cannot cast array data from dtype('%s') to dtype('%s') according "
+                            "to the rule '%s'",
+                            n, loom_dtype_name(from), loom_dtype_name((loom_dtype_t)to),
+                            castings[casting]);
+            if (dt >= 0) xs[i] = loom_astype(ctx, xs[i], (loom_dtype_t)dt);
         }
         *r = (n[0] == 'h'   ? loom_hstack
               : n[0] == 'v' ? loom_vstack

@@ -783,13 +783,8 @@ LOOM_API loom_array_t *loom_ravel_multi_index(loom_ctx_t *ctx, int32_t n,
         }
     }
     if (bad && fe_size(bad) > 0) { /* NumPy's check, on the values: one sync */
-        uint8_t any = 0;
-        loom_scope_begin(ctx);
-        loom_array_t *r = loom_any(ctx, bad, -1, NULL, 0);
-        loom_status_t rs = loom_eval(ctx, 1, &r);
-        if (rs == LOOM_STATUS_OK) rs = loom_read(ctx, r, &any, sizeof any);
-        loom_scope_end(ctx);
-        if (rs != LOOM_STATUS_OK) return &ctx->nil;
+        bool any;
+        if (!fe_any_true(ctx, bad, &any)) return &ctx->nil;
         if (any) {
             fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: invalid entry in coordinates array",
                      fn);

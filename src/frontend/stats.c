@@ -73,13 +73,8 @@ static loom_array_t *nan_arg(loom_ctx_t *ctx, const char *fn, bool max, loom_arr
         fe_size(a) == 0)
         return arg(ctx, a, naxes, axes, keepdims);
     loom_array_t *nan = loom_isnan(ctx, a);
-    uint8_t bad = 0;
-    loom_scope_begin(ctx);
-    loom_array_t *any = loom_any(ctx, loom_all(ctx, nan, naxes, axes, 0), -1, NULL, 0);
-    loom_status_t st = loom_eval(ctx, 1, &any);
-    if (st == LOOM_STATUS_OK) st = loom_read(ctx, any, &bad, 1);
-    loom_scope_end(ctx);
-    if (st != LOOM_STATUS_OK) return &ctx->nil;
+    bool bad;
+    if (!fe_any_true(ctx, loom_all(ctx, nan, naxes, axes, 0), &bad)) return &ctx->nil;
     if (bad) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: All-NaN slice encountered", fn);
         return &ctx->nil;
@@ -696,12 +691,8 @@ LOOM_API loom_array_t *loom_average(loom_ctx_t *ctx, loom_array_t *a, int32_t ax
     loom_array_t *wb = loom_broadcast_to(ctx, wd, a->ndim, a->shape);
     loom_array_t *scl = loom_sum(ctx, wb, naxes, axes, keepdims);
     /* NumPy refuses weights that sum to zero (ZeroDivisionError): one sync to look */
-    loom_scope_begin(ctx);
-    loom_array_t *zero = loom_any(ctx, loom_equal(ctx, scl, loom_weak_int(ctx, 0)), -1, NULL, 0);
-    uint8_t bad = 0;
-    loom_status_t st = loom_read(ctx, zero, &bad, 1);
-    loom_scope_end(ctx);
-    if (st != LOOM_STATUS_OK) return &ctx->nil;
+    bool bad;
+    if (!fe_any_true(ctx, loom_equal(ctx, scl, loom_weak_int(ctx, 0)), &bad)) return &ctx->nil;
     if (bad) {
         fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT, "%s: weights sum to zero, can't be normalized",
                  fn);
