@@ -24,6 +24,8 @@ void en_engine_destroy(en_engine_t *e) {
     if (e->solver) rt_solver_destroy(e->rt, e->solver);
     if (e->fft) rt_fft_destroy(e->rt, e->fft);
     en_plans_clear(e);
+    base_free(e->al, e->words);
+    base_free(e->al, e->raised);
     base_free(e->al, e);
 }
 

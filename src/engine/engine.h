@@ -32,6 +32,8 @@ typedef struct en_mem {
     bool queued;         /* transfer.c: already in this eval's upload list */
     en_devblock_t *block; /* the shared block dev lies in (packed uploads, batched results) */
     uint64_t host_hash;  /* borrowed host data: its contents when uploaded (debug checks) */
+    uint64_t taint;      /* results: the eval that made them while a kernel's raise was not
+                          * yet checked (run.c, "Errors after the eval"); 0 when none was */
 } en_mem_t;
 
 typedef struct en_options {
@@ -59,6 +61,16 @@ void en_engine_destroy(en_engine_t *e);
  * when none: two requested arrays that are one node). The compile-only device plans and
  * compiles, and hands back no results (dev stays 0). Returns the status (errors recorded). */
 loom_status_t en_eval(en_engine_t *e, ir_graph_t *g, en_mem_t *results, uint32_t *same_as);
+/* Data-dependent errors are not waited for by the eval that meets them: en_check reads the
+ * status words of the kernels that can raise and have run since the last check (one wait for
+ * the device, none when there are none), and records the first error found. The frontend calls
+ * it wherever it waits for the device anyway: reads, loom_sync, pointers handed out. Returns
+ * the status. */
+loom_status_t en_check(en_engine_t *e);
+/* Whether m's data came from a failed check's evals (directly or through their results):
+ * records that check's error and returns its status, else LOOM_STATUS_OK. Call after
+ * en_check; NULL-safe in e (a CPU ctx). */
+loom_status_t en_mem_check(en_engine_t *e, const en_mem_t *m);
 
 /* ---- transfer.c ---- */
 /* Frees what the engine placed on the device for m (a result, an upload, or its share of a

@@ -15,6 +15,12 @@
 
 #define EN_TRAIL 16 /* buffers whose last traversal direction the engine remembers */
 
+/* Evals from..to (serials) a check found a raise in, with the IR_RAISE_* bits it read. */
+struct en_raised {
+    uint64_t from, to;
+    uint32_t bits;
+};
+
 struct en_engine {
     rt_device_t *rt;
     base_alloc_t *al;
@@ -34,6 +40,14 @@ struct en_engine {
         int dir;
     } trail[EN_TRAIL];
     uint64_t trail_seq;
+    /* Errors after the eval (run.c): the evals so far; the first eval whose kernels' raises
+     * are unchecked (0: none), and the status words of those kernels; the ranges of evals a
+     * check found a raise in, with its bits. */
+    uint64_t serial, unchecked_from;
+    uint64_t *words;
+    uint32_t n_words, cap_words;
+    struct en_raised *raised;
+    uint32_t n_raised, cap_raised;
 };
 
 /* ---- engine.c ---- */

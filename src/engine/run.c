@@ -344,28 +344,95 @@ static bool hand_out(en_engine_t *e, const en_plan_t *p, const uint64_t *addr, u
     return false;
 }
 
-/* Data-dependent errors: waits for the plan's kernels that can raise and reads their status
- * words; a word that is set becomes the eval's error (no results), and is cleared for the
- * next run. Only plans with such kernels wait here. */
-static void check_status(en_engine_t *e, const ir_graph_t *g, const en_plan_t *p) {
-    uint32_t *bits = base_arena_alloc(g->arena, p->n_status, sizeof *bits);
-    void **dst = base_arena_alloc(g->arena, p->n_status, sizeof *dst);
-    size_t *bytes = base_arena_alloc(g->arena, p->n_status, sizeof *bytes);
-    if (!bits || !dst || !bytes) {
-        en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory reading kernel statuses");
-        return;
-    }
+/* ---- Errors after the eval ----
+ * A kernel that can raise (an index out of bounds, an integer to a negative power) ORs the
+ * error's bit into its module's status word. The eval does not wait to read it: waiting would
+ * stop the host from queuing the next eval while the device runs this one (a gather's eval
+ * took 25-30 µs longer, the host's whole turn exposed). The words of the kernels that have run
+ * since the last check are read by en_check, which the frontend calls where it waits for the
+ * device anyway. Until then every result of those evals, and of later evals that read one,
+ * carries its eval's serial (taint); when the check finds a bit set, the evals from the
+ * window's first to the check are recorded as raised, and their results give the error
+ * wherever they are read or used again: no value computed from a clamped index or a
+ * substituted power can be read. */
+
+/* The raised range holding serial t, or NULL. */
+static const struct en_raised *raised_at(const en_engine_t *e, uint64_t t) {
+    for (uint32_t i = 0; i < e->n_raised; i++)
+        if (e->raised[i].from <= t && t <= e->raised[i].to) return &e->raised[i];
+    return NULL;
+}
+
+static loom_status_t raised_error(en_engine_t *e, uint32_t bits, const char *when) {
+    return en_error(e, ir_raise_status(bits), "%s (%s)", ir_raise_message(bits), when);
+}
+
+/* Adds plan p's status words to the unchecked ones (once each). False when out of memory. */
+static bool note_words(en_engine_t *e, const en_plan_t *p) {
     for (uint32_t i = 0; i < p->n_status; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < e->n_words && !seen; j++) seen = e->words[j] == p->status[i];
+        if (seen) continue;
+        if (e->n_words == e->cap_words) {
+            uint32_t cap = e->cap_words ? 2 * e->cap_words : 16;
+            uint64_t *w = base_realloc(e->al, e->words, cap, sizeof *w);
+            if (!w) return false;
+            e->words = w;
+            e->cap_words = cap;
+        }
+        e->words[e->n_words++] = p->status[i];
+    }
+    if (!e->unchecked_from) e->unchecked_from = e->serial;
+    return true;
+}
+
+loom_status_t en_check(en_engine_t *e) {
+    if (!e || !e->n_words || e->err->status) return e ? e->err->status : LOOM_STATUS_OK;
+    uint32_t n = e->n_words;
+    uint32_t *bits = base_malloc(e->al, n, sizeof *bits);
+    void **dst = base_malloc(e->al, n, sizeof *dst);
+    size_t *bytes = base_malloc(e->al, n, sizeof *bytes);
+    loom_status_t st = LOOM_STATUS_OK;
+    if (!bits || !dst || !bytes)
+        st = en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "check: out of memory reading kernel statuses");
+    for (uint32_t i = 0; i < n && !st; i++) {
         dst[i] = &bits[i];
         bytes[i] = sizeof *bits;
     }
-    if (rt_d2h_batch(e->rt, p->n_status, dst, p->status, bytes) != LOOM_STATUS_OK) return;
+    if (!st) st = rt_d2h_batch(e->rt, n, dst, e->words, bytes);
     uint32_t all = 0;
-    for (uint32_t i = 0; i < p->n_status; i++) {
+    for (uint32_t i = 0; i < n && !st; i++) {
         all |= bits[i];
-        if (bits[i]) rt_memset(e->rt, p->status[i], 0, sizeof *bits);
+        if (bits[i]) rt_memset(e->rt, e->words[i], 0, sizeof *bits); /* for the next run */
     }
-    if (all && !e->err->status) en_error(e, ir_raise_status(all), "%s", ir_raise_message(all));
+    if (all && !st) {
+        if (e->n_raised == e->cap_raised) {
+            uint32_t cap = e->cap_raised ? 2 * e->cap_raised : 4;
+            struct en_raised *r = base_realloc(e->al, e->raised, cap, sizeof *r);
+            if (r) {
+                e->raised = r;
+                e->cap_raised = cap;
+            }
+        }
+        /* out of memory here, the error is still reported once; results then stay readable */
+        if (e->n_raised < e->cap_raised)
+            e->raised[e->n_raised++] = (struct en_raised){e->unchecked_from, e->serial, all};
+        st = raised_error(e, all, "raised on the device by an eval since the last wait for it");
+    }
+    if (!st || all) {
+        e->n_words = 0;
+        e->unchecked_from = 0;
+    }
+    base_free(e->al, bits);
+    base_free(e->al, dst);
+    base_free(e->al, bytes);
+    return st;
+}
+
+loom_status_t en_mem_check(en_engine_t *e, const en_mem_t *m) {
+    const struct en_raised *r = e && m && m->taint ? raised_at(e, m->taint) : NULL;
+    return r ? raised_error(e, r->bits, "raised on the device by the eval that computed this data")
+             : LOOM_STATUS_OK;
 }
 
 /* Runs plan p: slots allocated as steps need them, results handed to the eval's outputs. */
@@ -395,7 +462,8 @@ static void run_plan(en_engine_t *e, const ir_graph_t *g, en_plan_t *p, const ui
             addr[s] = 0;
         }
     }
-    if (!e->err->status && p->n_status) check_status(e, g, p);
+    if (!e->err->status && p->n_status && !note_words(e, p))
+        en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory noting kernel statuses");
     if (!e->err->status) hand_out(e, p, addr, taken, blk, results, same_as);
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++) { /* what no output took */
         bool kept = p->slots[s].batched ? blk[s] != NULL : taken[s] != UINT32_MAX;
@@ -424,6 +492,14 @@ loom_status_t en_eval(en_engine_t *e, ir_graph_t *g, en_mem_t *results, uint32_t
     uint64_t *in_addr = base_arena_alloc(g->arena, g->n_inputs + 1, sizeof *in_addr);
     if (!in_addr) return en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory scheduling");
     for (uint32_t q = 0; q < g->n_outputs; q++) same_as[q] = q;
+    uint64_t serial = ++e->serial;
+    bool tainted = false; /* an input was computed by an eval whose raises are unchecked */
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        const en_mem_t *m = g->inputs[i].owner;
+        if (!m || !m->taint) continue;
+        if (en_mem_check(e, m)) return e->err->status;
+        tainted |= e->unchecked_from && m->taint >= e->unchecked_from;
+    }
     base_hash128_t key;
     if (en_place_inputs(e, g, in_addr) && plan_key(e, g, in_addr, &key)) {
         en_plan_t *p = plan_find(e, key);
@@ -448,6 +524,8 @@ loom_status_t en_eval(en_engine_t *e, ir_graph_t *g, en_mem_t *results, uint32_t
             p = plan_find(e, key);
         }
         if (p && !e->compile_only) run_plan(e, g, p, in_addr, results, same_as);
+        if (p && !e->compile_only && (tainted || p->n_status))
+            for (uint32_t q = 0; q < g->n_outputs; q++) results[q].taint = serial;
     }
     return e->err->status;
 }

@@ -197,6 +197,9 @@ static bool realised(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
     }
     /* A pointer handed out must not race the kernels still writing it (no stream in the API) */
     if (a->buf->m.on_device && loom_sync(ctx) != LOOM_STATUS_OK) return false;
+#if LOOM_HAVE_CUDA
+    if (a->buf->m.on_device && en_mem_check(ctx->engine, &a->buf->m)) return false;
+#endif
     return true;
 }
 

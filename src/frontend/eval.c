@@ -608,6 +608,8 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
         return fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
                         "%s: the compile-only device (nvrtc) computes no values", fn);
 #if LOOM_HAVE_CUDA
+    /* the copies wait for the device: the raises of the kernels before them are read first */
+    if (ctx->engine && en_check(ctx->engine)) return ctx->err.status;
     void **dd = base_malloc(&ctx->al, (size_t)n, sizeof *dd);
     uint64_t *src = base_malloc(&ctx->al, (size_t)n, sizeof *src);
     size_t *len = base_malloc(&ctx->al, (size_t)n, sizeof *len);
@@ -628,6 +630,7 @@ static loom_status_t read_out(loom_ctx_t *ctx, const char *fn, int32_t n,
             if (loom_eval(ctx, 1, &a) != LOOM_STATUS_OK) break;
             contig = dense(a);
         }
+        if (a->buf->m.on_device && en_mem_check(ctx->engine, &a->buf->m)) break;
         if (a->buf->m.on_device && contig) {
             dd[n_dev] = dsts[i];
             src[n_dev] = a->buf->m.dev + (uint64_t)a->offset * ir_dtypes[a->dtype].size;
@@ -690,7 +693,8 @@ LOOM_API loom_status_t loom_read_many(loom_ctx_t *ctx, int32_t n, loom_array_t *
 LOOM_API loom_status_t loom_sync(loom_ctx_t *ctx) {
     if (!ctx) return LOOM_STATUS_INVALID_ARGUMENT;
 #if LOOM_HAVE_CUDA
-    if (ctx->rt && ctx->device == LOOM_DEVICE_CUDA && !ctx->err.status) rt_sync(ctx->rt);
+    if (ctx->rt && ctx->device == LOOM_DEVICE_CUDA && !ctx->err.status && !rt_sync(ctx->rt))
+        en_check(ctx->engine);
 #endif
     return ctx->err.status;
 }

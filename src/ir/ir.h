@@ -393,7 +393,8 @@ void ir_fold(ir_graph_t *g);
  * A node raises when some operand values make it an error rather than a value, as NumPy
  * raises: POWER of signed integers with a negative exponent. Each device checks the values
  * it computes: the reference interpreter before the op, a generated kernel through
- * lm_raise(IR_RAISE_*) into its module's status word, read after the eval (engine/run.c). */
+ * lm_raise(IR_RAISE_*) into its module's status word, read at the next wait for the device
+ * (engine/run.c). */
 enum { IR_RAISE_NEG_POWER = 1u, IR_RAISE_INDEX = 2u };
 bool ir_node_raises(const ir_graph_t *g, const ir_node_t *n);
 /* The error message and status of the first IR_RAISE_* bit set in bits. */
