@@ -79,11 +79,20 @@ out:
     base_free(al, stack);
 }
 
+_Static_assert(IR_RAISE_INDEX == 2u, "lm_raise_index sets bit 2");
 const char cg__raise_decl[] =
-    "/* Data-dependent errors: IR_RAISE_* bits, read and cleared by the engine after the eval. */\n"
-    "__device__ unsigned int lm_status;\n"
+    "/* Data-dependent errors: IR_RAISE_* bits, and the first index out of bounds (value, extent,\n"
+    " * axis; bit 32 of the axis word: unsigned); read and cleared by the engine. */\n"
+    "__device__ unsigned long long lm_status[4];\n"
     "static __device__ __forceinline__ void lm_raise(unsigned int bits) {\n"
-    "    atomicOr(&lm_status, bits);\n"
+    "    atomicOr(&lm_status[0], (unsigned long long)bits);\n"
+    "}\n"
+    "static __device__ __noinline__ void lm_raise_index(unsigned long long v, long long n,\n"
+    "                                                   unsigned long long axis) {\n"
+    "    if (atomicOr(&lm_status[0], 2ull) & 2ull) return;\n"
+    "    lm_status[1] = v;\n"
+    "    lm_status[2] = (unsigned long long)n;\n"
+    "    lm_status[3] = axis;\n"
     "}\n";
 
 void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t n_params) {
@@ -94,7 +103,7 @@ void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t 
 
 void cg__emit_finish(base_str_t *out, base_str_t *body) {
     cg__emit_prelude(base_str_get(body), out, out->al);
-    if (strstr(base_str_get(body), "lm_raise(")) base_str_cat(out, cg__raise_decl);
+    if (strstr(base_str_get(body), "lm_raise")) base_str_cat(out, cg__raise_decl);
     base_str_catn(out, base_str_get(body), body->len);
     out->failed = out->failed || body->failed;
     base_str_fini(body);
@@ -241,11 +250,15 @@ void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint3
         default: {
             const char *d = ir_dtypes[g->nodes[n->src[0]].dtype].sfx;
             if (n->op == IR_OP_INDEX && ir_dtypes[n->dtype].kind == IR_DKIND_UINT)
-                base_str_printf(o, "v%u >= v%u ? (lm_raise(%uu), (%s)0) : ", pa, pb,
-                                IR_RAISE_INDEX, ir_dtypes[n->dtype].ctype);
+                base_str_printf(o, "v%u >= v%u ? (lm_raise_index(v%u, v%u, %lluull), (%s)0) : ", pa,
+                                pb, pa, pb, (1ull << 32) | (uint32_t)n->p.axis,
+                                ir_dtypes[n->dtype].ctype);
             else if (n->op == IR_OP_INDEX) /* outside [-extent, extent): the module's status */
-                base_str_printf(o, "(v%u < -v%u || v%u >= v%u) ? (lm_raise(%uu), (%s)0) : ", pa,
-                                pb, pa, pb, IR_RAISE_INDEX, ir_dtypes[n->dtype].ctype);
+                base_str_printf(o,
+                                "(v%u < -v%u || v%u >= v%u) ? (lm_raise_index(v%u, v%u, %uull), "
+                                "(%s)0) : ",
+                                pa, pb, pa, pb, pa, pb, (uint32_t)n->p.axis,
+                                ir_dtypes[n->dtype].ctype);
             else if (ir_node_raises(g, n)) /* a negative exponent: the module's status, then 0 */
                 base_str_printf(o, "v%u < 0 ? (lm_raise(%uu), (%s)0) : ", pb, IR_RAISE_NEG_POWER,
                                 ir_dtypes[n->dtype].ctype);

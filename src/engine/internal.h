@@ -15,10 +15,11 @@
 
 #define EN_TRAIL 16 /* buffers whose last traversal direction the engine remembers */
 
-/* Evals from..to (serials) a check found a raise in, with the IR_RAISE_* bits it read. */
+/* Evals from..to (serials) a check found a raise in: the status it read (RT_STATUS_WORD's
+ * layout, the words ORed, the index of the first word that has one). */
 struct en_raised {
     uint64_t from, to;
-    uint32_t bits;
+    uint64_t word[4];
 };
 
 struct en_engine {

@@ -363,8 +363,19 @@ static const struct en_raised *raised_at(const en_engine_t *e, uint64_t t) {
     return NULL;
 }
 
-static loom_status_t raised_error(en_engine_t *e, uint32_t bits, const char *when) {
-    return en_error(e, ir_raise_status(bits), "%s (%s)", ir_raise_message(bits), when);
+/* The error of status word w (RT_STATUS_WORD's layout), as the CPU device words it. */
+static loom_status_t raised_error(en_engine_t *e, const uint64_t w[4], const char *when) {
+    uint32_t bits = (uint32_t)w[0];
+    if ((bits & IR_RAISE_NEG_POWER) || !(bits & IR_RAISE_INDEX))
+        return en_error(e, ir_raise_status(bits), "%s (%s)", ir_raise_message(bits), when);
+    char index[24];
+    if (w[3] >> 32)
+        snprintf(index, sizeof index, "%llu", (unsigned long long)w[1]);
+    else
+        snprintf(index, sizeof index, "%lld", (long long)w[1]);
+    return en_error(e, LOOM_STATUS_INDEX_ERROR,
+                    "index %s is out of bounds for axis %lld with size %lld (%s)", index,
+                    (long long)(int32_t)(uint32_t)w[3], (long long)w[2], when);
 }
 
 /* Adds plan p's status words to the unchecked ones (once each). False when out of memory. */
@@ -389,41 +400,43 @@ static bool note_words(en_engine_t *e, const en_plan_t *p) {
 loom_status_t en_check(en_engine_t *e) {
     if (!e || !e->n_words || e->err->status) return e ? e->err->status : LOOM_STATUS_OK;
     uint32_t n = e->n_words;
-    uint32_t *bits = base_malloc(e->al, n, sizeof *bits);
+    uint64_t(*words)[4] = base_malloc(e->al, n, sizeof *words);
     void **dst = base_malloc(e->al, n, sizeof *dst);
     size_t *bytes = base_malloc(e->al, n, sizeof *bytes);
     loom_status_t st = LOOM_STATUS_OK;
-    if (!bits || !dst || !bytes)
+    if (!words || !dst || !bytes)
         st = en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "check: out of memory reading kernel statuses");
     for (uint32_t i = 0; i < n && !st; i++) {
-        dst[i] = &bits[i];
-        bytes[i] = sizeof *bits;
+        dst[i] = words[i];
+        bytes[i] = RT_STATUS_BYTES;
     }
     if (!st) st = rt_d2h_batch(e->rt, n, dst, e->words, bytes);
-    uint32_t all = 0;
+    struct en_raised r = {e->unchecked_from, e->serial, {0}};
     for (uint32_t i = 0; i < n && !st; i++) {
-        all |= bits[i];
-        if (bits[i]) rt_memset(e->rt, e->words[i], 0, sizeof *bits); /* for the next run */
+        if (!words[i][0]) continue;
+        if (!r.word[0] || ((words[i][0] & IR_RAISE_INDEX) && !(r.word[0] & IR_RAISE_INDEX)))
+            memcpy(r.word, words[i], sizeof r.word); /* an index's details, when there are */
+        r.word[0] |= words[i][0];
+        rt_memset(e->rt, e->words[i], 0, RT_STATUS_BYTES); /* for the next run */
     }
-    if (all && !st) {
+    if (r.word[0] && !st) {
         if (e->n_raised == e->cap_raised) {
             uint32_t cap = e->cap_raised ? 2 * e->cap_raised : 4;
-            struct en_raised *r = base_realloc(e->al, e->raised, cap, sizeof *r);
-            if (r) {
-                e->raised = r;
+            struct en_raised *m = base_realloc(e->al, e->raised, cap, sizeof *m);
+            if (m) {
+                e->raised = m;
                 e->cap_raised = cap;
             }
         }
         /* out of memory here, the error is still reported once; results then stay readable */
-        if (e->n_raised < e->cap_raised)
-            e->raised[e->n_raised++] = (struct en_raised){e->unchecked_from, e->serial, all};
-        st = raised_error(e, all, "raised on the device by an eval since the last wait for it");
+        if (e->n_raised < e->cap_raised) e->raised[e->n_raised++] = r;
+        st = raised_error(e, r.word, "raised on the device by an eval since the last wait for it");
     }
-    if (!st || all) {
+    if (!st || r.word[0]) {
         e->n_words = 0;
         e->unchecked_from = 0;
     }
-    base_free(e->al, bits);
+    base_free(e->al, words);
     base_free(e->al, dst);
     base_free(e->al, bytes);
     return st;
@@ -431,7 +444,7 @@ loom_status_t en_check(en_engine_t *e) {
 
 loom_status_t en_mem_check(en_engine_t *e, const en_mem_t *m) {
     const struct en_raised *r = e && m && m->taint ? raised_at(e, m->taint) : NULL;
-    return r ? raised_error(e, r->bits, "raised on the device by the eval that computed this data")
+    return r ? raised_error(e, r->word, "raised on the device by the eval that computed this data")
              : LOOM_STATUS_OK;
 }
 

@@ -370,6 +370,7 @@ static CUresult load(rt_device_t *d, const rt_binary_t *bin, const char *name, C
         CUdeviceptr p = 0;
         size_t bytes = 0;
         r = d->drv.ModuleGetGlobal(&p, &bytes, *mod, RT_STATUS_WORD);
+        if (!r && bytes != RT_STATUS_BYTES) r = CUDA_ERROR_INVALID_IMAGE; /* another layout */
         *status = (uint64_t)p;
     }
     if (r) {

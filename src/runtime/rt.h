@@ -138,10 +138,12 @@ loom_status_t rt_launch(rt_device_t *d, rt_kernel_t *k, uint32_t grid, uint32_t 
 loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3],
                            const uint32_t block[3], uint32_t shared_bytes, void **params);
 const char *rt_kernel_name(const rt_kernel_t *k);
-/* A kernel whose source defines `__device__ unsigned int lm_status` (RT_STATUS_WORD) reports
- * data-dependent errors through it (see ir_node_raises): its device address, else 0 (and 0 on
- * a compile-only device). */
+/* A kernel whose source defines `__device__ unsigned long long lm_status[4]` (RT_STATUS_WORD,
+ * RT_STATUS_BYTES) reports data-dependent errors through it (see ir_node_raises): the IR_RAISE_*
+ * bits, then the first index out of bounds met, its extent and its axis (bit 32: the index is
+ * unsigned). Its device address, else 0 (and 0 on a compile-only device). */
 #define RT_STATUS_WORD "lm_status"
+#define RT_STATUS_BYTES 32
 uint64_t rt_kernel_status(const rt_kernel_t *k);
 /* Bytes of the kernel's cubin (or PTX when NVRTC does not know the device's arch). */
 size_t rt_kernel_binary_size(const rt_kernel_t *k);
