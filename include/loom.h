@@ -545,9 +545,11 @@ LOOM_API loom_array_t *loom_astype(loom_ctx_t *ctx, loom_array_t *a, loom_dtype_
  * them. Nil or NULL entries give the recorded error. Returns the context's status. On CUDA it
  * queues the work and returns without waiting for it; an error found by the kernels (an index
  * out of bounds, an integer to a negative power) is reported by the next call that waits
- * (loom_read, loom_read_many, loom_sync, loom_array_device_ptr, loom_to_dlpack), and the
- * arrays computed from the raising eval's results then report it whenever they are read or
- * used (the guide's "Errors found on the device"). The CPU device reports it here. */
+ * (loom_read, loom_read_many, loom_sync, loom_array_device_ptr, loom_to_dlpack, a builder
+ * that reads values back), and the results of the evals since the previous wait that ran
+ * such kernels or used their results then report it whenever they are read, and make an eval
+ * that uses one fail with it (the guide's "Errors found on the device"). The CPU device
+ * reports it here. */
 LOOM_API loom_status_t loom_eval(loom_ctx_t *ctx, int32_t n, loom_array_t *const *arrays);
 /* Evaluates a if needed and copies it, C-contiguous, into dst (dst_bytes must be at least
  * loom_array_nbytes(a), else LOOM_STATUS_BUFFER_TOO_SMALL and nothing is written). Strided

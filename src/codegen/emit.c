@@ -79,16 +79,20 @@ out:
     base_free(al, stack);
 }
 
+/* Data-dependent errors (a kernel whose body calls lm_raise or lm_raise_index): the module's
+ * status word (RT_STATUS_WORD's layout), and of the two functions those the body calls. */
 _Static_assert(IR_RAISE_INDEX == 2u, "lm_raise_index sets bit 2");
-const char cg__raise_decl[] =
+static const char raise_word[] =
     "/* Data-dependent errors: IR_RAISE_* bits, and the first index out of bounds (value, extent,\n"
     " * axis; bit 32 of the axis word: unsigned); read and cleared by the engine. */\n"
-    "__device__ unsigned long long lm_status[4];\n"
+    "__device__ unsigned long long lm_status[4];\n";
+static const char raise_fn[] =
     "static __device__ __forceinline__ void lm_raise(unsigned int bits) {\n"
     "    atomicOr(&lm_status[0], (unsigned long long)bits);\n"
-    "}\n"
-    "static __device__ __noinline__ void lm_raise_index(unsigned long long v, long long n,\n"
-    "                                                   unsigned long long axis) {\n"
+    "}\n";
+static const char raise_index_fn[] =
+    "static __device__ __forceinline__ void lm_raise_index(unsigned long long v, long long n,\n"
+    "                                                      unsigned long long axis) {\n"
     "    if (atomicOr(&lm_status[0], 2ull) & 2ull) return;\n"
     "    lm_status[1] = v;\n"
     "    lm_status[2] = (unsigned long long)n;\n"
@@ -103,7 +107,10 @@ void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t 
 
 void cg__emit_finish(base_str_t *out, base_str_t *body) {
     cg__emit_prelude(base_str_get(body), out, out->al);
-    if (strstr(base_str_get(body), "lm_raise")) base_str_cat(out, cg__raise_decl);
+    const char *text = base_str_get(body);
+    if (strstr(text, "lm_raise")) base_str_cat(out, raise_word);
+    if (strstr(text, "lm_raise(")) base_str_cat(out, raise_fn);
+    if (strstr(text, "lm_raise_index(")) base_str_cat(out, raise_index_fn);
     base_str_catn(out, base_str_get(body), body->len);
     out->failed = out->failed || body->failed;
     base_str_fini(body);

@@ -13,9 +13,8 @@ void cg__emit_prelude(const char *gen, base_str_t *o, base_alloc_t *al);
  * idx64) and the parameter struct lm_params_<name> of n_params 64-bit words. */
 void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t n_params);
 /* Appends to out the prelude functions body calls, then body; releases body. A body that
- * calls lm_raise (a node that raises, see cg__emit_elem) gets cg__raise_decl before it: the
- * module's status word lm_status (RT_STATUS_WORD) and lm_raise. */
-extern const char cg__raise_decl[];
+ * calls lm_raise or lm_raise_index (a node that raises, see cg__emit_elem) gets the module's
+ * status word lm_status (RT_STATUS_WORD, RT_STATUS_BYTES) and the functions it calls. */
 void cg__emit_finish(base_str_t *out, base_str_t *body);
 
 /* The launch-shape policy every generated kernel shares: cg__sms is the multiprocessor count

@@ -15,8 +15,8 @@
 
 #define EN_TRAIL 16 /* buffers whose last traversal direction the engine remembers */
 
-/* Evals from..to (serials) a check found a raise in: the status it read (RT_STATUS_WORD's
- * layout, the words ORed, the index of the first word that has one). */
+/* Evals from..to (serials) a check found a raise in: what it read, in RT_STATUS_WORD's layout
+ * (the bits of all the words ORed; the index details of the first word with the index bit). */
 struct en_raised {
     uint64_t from, to;
     uint64_t word[4];

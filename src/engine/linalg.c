@@ -306,7 +306,9 @@ static loom_status_t first_failure(en_engine_t *e, const en_step_t *st, const ir
     loom_status_t s = rt_launch(rt, st->kerns[st->n_kerns - 1],
                                 (uint32_t)(blocks < 1024 ? blocks : 1024), 256, params);
     uint32_t bad;
-    if (s || (s = rt_d2h(rt, &bad, first, sizeof bad))) return s;
+    /* a wait: an index found out of bounds before (in the operands' evals) is reported first,
+     * not the factorisation's failure on the values it gave */
+    if (s || (s = en_check(e)) || (s = rt_d2h(rt, &bad, first, sizeof bad))) return s;
     if (bad == UINT32_MAX) return LOOM_STATUS_OK;
     int32_t v = 0;
     if ((s = rt_d2h(rt, &v, info + (uint64_t)bad * 4, sizeof v))) return s;

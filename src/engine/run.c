@@ -378,8 +378,17 @@ static loom_status_t raised_error(en_engine_t *e, const uint64_t w[4], const cha
                     (long long)(int32_t)(uint32_t)w[3], (long long)w[2], when);
 }
 
-/* Adds plan p's status words to the unchecked ones (once each). False when out of memory. */
+/* Adds plan p's status words to the unchecked ones (once each), with room for the raised
+ * range a check may record (so that a check never needs memory to mark one). False when out of
+ * memory. */
 static bool note_words(en_engine_t *e, const en_plan_t *p) {
+    if (e->n_raised == e->cap_raised) {
+        uint32_t cap = e->cap_raised ? 2 * e->cap_raised : 4;
+        struct en_raised *r = base_realloc(e->al, e->raised, cap, sizeof *r);
+        if (!r) return false;
+        e->raised = r;
+        e->cap_raised = cap;
+    }
     for (uint32_t i = 0; i < p->n_status; i++) {
         bool seen = false;
         for (uint32_t j = 0; j < e->n_words && !seen; j++) seen = e->words[j] == p->status[i];
@@ -420,16 +429,7 @@ loom_status_t en_check(en_engine_t *e) {
         rt_memset(e->rt, e->words[i], 0, RT_STATUS_BYTES); /* for the next run */
     }
     if (r.word[0] && !st) {
-        if (e->n_raised == e->cap_raised) {
-            uint32_t cap = e->cap_raised ? 2 * e->cap_raised : 4;
-            struct en_raised *m = base_realloc(e->al, e->raised, cap, sizeof *m);
-            if (m) {
-                e->raised = m;
-                e->cap_raised = cap;
-            }
-        }
-        /* out of memory here, the error is still reported once; results then stay readable */
-        if (e->n_raised < e->cap_raised) e->raised[e->n_raised++] = r;
+        e->raised[e->n_raised++] = r; /* (note_words made room) */
         st = raised_error(e, r.word, "raised on the device by an eval since the last wait for it");
     }
     if (!st || r.word[0]) {
@@ -475,7 +475,8 @@ static void run_plan(en_engine_t *e, const ir_graph_t *g, en_plan_t *p, const ui
             addr[s] = 0;
         }
     }
-    if (!e->err->status && p->n_status && !note_words(e, p))
+    /* (also after an error: a kernel that ran may have raised, and its word must be cleared) */
+    if (p->n_status && !note_words(e, p))
         en_error(e, LOOM_STATUS_OUT_OF_MEMORY, "eval: out of memory noting kernel statuses");
     if (!e->err->status) hand_out(e, p, addr, taken, blk, results, same_as);
     for (uint32_t s = p->n_inputs; s < p->n_slots; s++) { /* what no output took */

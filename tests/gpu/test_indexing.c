@@ -172,13 +172,13 @@ static void test_index_errors(void **state) {
     loom_array_t *in[N_IN];
     inputs(f, g, 1000, in);
     loom_eval(g, N_IN, in);
-    loom_array_t *clean = loom_expr(g, "x * 2", N_IN, names, in);
     loom_array_t *bad = loom_expr(g, "take(x, jb, axis=1)", N_IN, names, in);
-    assert_int_equal(loom_eval(g, 1, &clean), LOOM_STATUS_OK);
+    loom_array_t *clean = loom_expr(g, "x * 2", N_IN, names, in);
     assert_int_equal(loom_eval(g, 1, &bad), LOOM_STATUS_OK);
     loom_stats_t s;
     loom_ctx_stats(g, &s);
     assert_int_equal(s.last_eval_d2h_copies, 0);
+    assert_int_equal(loom_eval(g, 1, &clean), LOOM_STATUS_OK); /* after it, independent */
     loom_array_t *later = loom_add(g, bad, loom_weak_float(g, 1.0));
     assert_int_equal(loom_eval(g, 1, &later), LOOM_STATUS_OK);
     assert_int_equal(loom_sync(g), LOOM_STATUS_INDEX_ERROR);
@@ -196,6 +196,16 @@ static void test_index_errors(void **state) {
         assert_true(names_bad_index(g, f->jb, K, 0));
         loom_ctx_clear_error(g);
     }
+    /* nor through a device pointer, or with a clean array in one read */
+    assert_int_equal(loom_array_device_ptr(g, later), 0);
+    assert_int_equal(loom_ctx_status(g), LOOM_STATUS_INDEX_ERROR);
+    loom_ctx_clear_error(g);
+    loom_array_t *pair[2] = {clean, bad};
+    void *dsts[2] = {malloc(sizeof(float) * R * C), out};
+    size_t sizes[2] = {sizeof(float) * R * C, sizeof out};
+    assert_int_equal(loom_read_many(g, 2, pair, dsts, sizes), LOOM_STATUS_INDEX_ERROR);
+    free(dsts[0]);
+    loom_ctx_clear_error(g);
     loom_scope_end(g);
     /* read straight after the eval, and in a reduction's fused epilogue */
     loom_scope_begin(g);

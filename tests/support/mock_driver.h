@@ -191,11 +191,11 @@ static CUresult mGetFn(CUfunction *f, CUmodule mod, const char *name) {
     MOCK_TRIP(CUDA_ERROR_NOT_FOUND);
     return (void)mod, (void)name, *f = (CUfunction)(uintptr_t)0x2000, CUDA_SUCCESS;
 }
-static unsigned int mock_status; /* every module's status word (kernels never set it) */
+static unsigned long long mock_status[4]; /* every module's status word (never set) */
 static CUresult mGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const char *name) {
     MOCK_TRIP(CUDA_ERROR_NOT_FOUND);
     (void)mod, (void)name;
-    *p = (CUdeviceptr)&mock_status;
+    *p = (CUdeviceptr)mock_status;
     *bytes = sizeof mock_status;
     return CUDA_SUCCESS;
 }
