@@ -396,6 +396,19 @@ static loom_status_t run_npy(loom_ctx_t *ctx, bool check) {
     return st;
 }
 
+/* A gather in raise mode: its kernel's status word is noted at the eval and read at the read
+ * (the mock's kernels never set it) */
+static loom_status_t run_gather(loom_ctx_t *ctx, bool check) {
+    int64_t n = 5, idx[5] = {0, 32, 7, -1, 3};
+    loom_array_t *i = loom_from_host(ctx, LOOM_DTYPE_I64, 1, &n, idx);
+    loom_array_t *r = loom_take(ctx, input(ctx), i, 1, LOOM_TAKE_RAISE);
+    static float out[N_ROWS * 5];
+    loom_status_t st = loom_read(ctx, r, out, sizeof out);
+    if (st == LOOM_STATUS_OK && check && ctx->device == LOOM_DEVICE_CPU)
+        assert_true(out[3] == xs[N_COLS - 1]);
+    return st;
+}
+
 static const scenario_t scenarios[] = {
     {"elementwise (cpu)", false, false, false, run_elementwise},
     {"reduction (cpu)", false, false, false, run_reduction},
@@ -407,6 +420,7 @@ static const scenario_t scenarios[] = {
     {"reduction, cache miss", true, true, true, run_reduction},
     {"integer matmul, cache hit", true, true, false, run_matmul},
     {"transfers", true, false, false, run_transfers},
+    {"gather with a bounds check, cache hit", true, true, false, run_gather},
     {"npy save and load (cuda)", true, true, false, run_npy},
 };
 #define N_SCENARIOS ((int)(sizeof scenarios / sizeof scenarios[0]))
