@@ -1,5 +1,7 @@
-/* bench_indexing — gathers, masks, sorts and sets on the CUDA device: a sort of 2^28 float32, an
- * argsort of 8192² float32 rows, unique of 2^26 int32 (values in [0, 2^20)), the row
+/* bench_indexing — gathers, masks, sorts and sets on the CUDA device: a sort of 2^28 float32, a
+ * sort of 2^28 (uint32 key, int32 value) pairs as NumPy code writes it (v[argsort(k)]), an
+ * argsort of 8192² float32 rows, unique of 2^26 int32 (values in [0, 2^20)) alone and with its
+ * counts, the row
  * logsumexp of 8192² float32 and the fused cross-entropy style
  * `logsumexp(x) - take_along_axis(x, labels)` over the same rows, a
  * row gather x[idx] of 8192² float32 (8192 random rows), and x[x > 0] of 2^28 float32 (half
@@ -23,7 +25,7 @@ typedef struct work {
     int kind;
 } work_t;
 
-enum { W_SORT, W_ARGSORT_ROWS, W_UNIQUE, W_LSE, W_XENT, W_ROWS, W_MASK };
+enum { W_SORT, W_PAIRS, W_ARGSORT_ROWS, W_UNIQUE, W_UNIQUE_COUNTS, W_LSE, W_XENT, W_ROWS, W_MASK };
 
 static void once(void *arg) {
     const work_t *w = arg;
@@ -34,12 +36,22 @@ static void once(void *arg) {
         case W_SORT:
             r = loom_sort(ctx, w->x, 0);
             break;
+        case W_PAIRS: /* x: the keys, i: the values */
+            r = loom_take(ctx, w->i, loom_argsort(ctx, w->x, 0), 0, LOOM_TAKE_RAISE);
+            break;
         case W_ARGSORT_ROWS:
             r = loom_argsort(ctx, w->x, 1);
             break;
         case W_UNIQUE:
             loom_unique(ctx, w->x, 1, &r, NULL, NULL, NULL);
             break;
+        case W_UNIQUE_COUNTS: {
+            loom_array_t *c = NULL;
+            loom_unique(ctx, w->x, 1, &r, NULL, NULL, &c);
+            loom_array_t *both[2] = {r, c};
+            loom_eval(ctx, 2, both);
+            break;
+        }
         case W_LSE:
         case W_XENT: {
             loom_array_t *m = loom_max(ctx, w->x, 1, &ax, 1);
@@ -110,6 +122,22 @@ int main(int argc, char **argv) {
         bench("sort_f32_2^28_both_zeros", &w, 8.0 * (double)n28, 5, 2);
         loom_array_release(w.x);
     }
+    if (!only || strstr("sort_pairs_u32_i32_2^28", only)) {
+        /* uint32 keys over their whole range (uniform float64, floored), int32 values; the
+         * floor: four 8-bit passes of 8-byte pairs, each read and written */
+        loom_array_t *k = loom_random_uniform(ctx, 7, LOOM_DTYPE_F64, 1, &n28, 0, 4294967296.0);
+        loom_array_t *v = loom_random_uniform(ctx, 8, LOOM_DTYPE_F64, 1, &n28, -2147483648.0,
+                                              2147483648.0);
+        w = (work_t){loom_astype(ctx, loom_floor(ctx, k), LOOM_DTYPE_U32),
+                     loom_astype(ctx, loom_floor(ctx, v), LOOM_DTYPE_I32), W_PAIRS};
+        loom_array_retain(w.x);
+        loom_array_retain(w.i);
+        loom_array_t *kv[2] = {w.x, w.i};
+        loom_eval(ctx, 2, kv);
+        bench("sort_pairs_u32_i32_2^28", &w, 4 * 16.0 * (double)n28, 5, 2);
+        loom_array_release(w.x);
+        loom_array_release(w.i);
+    }
     w = (work_t){bench_rand(ctx, 2, LOOM_DTYPE_F32, 2, sq, -1, 1), NULL, W_ARGSORT_ROWS};
     bench("argsort_rows_8192x8192", &w, 12.0 * 8192 * 8192, 5, 2);
     /* the plain row logsumexp: the reference the fused gather below is measured against */
@@ -131,6 +159,8 @@ int main(int argc, char **argv) {
     loom_array_retain(w.x);
     loom_eval(ctx, 1, &w.x);
     bench("unique_i32_2^26", &w, 4.0 * (double)n26, 5, 2);
+    w.kind = W_UNIQUE_COUNTS;
+    bench("unique_counts_i32_2^26", &w, 4.0 * (double)n26, 5, 2);
     loom_array_release(w.x);
     w = (work_t){bench_rand(ctx, 6, LOOM_DTYPE_F32, 1, &n28, -1, 1), NULL, W_MASK};
     bench("mask_f32_2^28", &w, 4.0 * (double)n28 + 2.0 * (double)n28, 5, 2);

@@ -28,6 +28,22 @@ row("sort_f32_2^28", bench(lambda: cp.sort(x), cs, 5, 2),
     bench(lambda: torch.sort(xt, stable=True), ts_, 5, 2))
 row("mask_f32_2^28", bench(lambda: x[x > 0], cs, 5, 2), bench(lambda: xt[xt > 0], ts_, 5, 2))
 del x, xt
+# (uint32 key, int32 value) pairs sorted by key, as NumPy code writes it: v[argsort(k)]
+k = cp.random.randint(0, 1 << 32, 1 << 28, dtype=cp.int64).astype(cp.uint32)
+v = cp.random.randint(-(1 << 31), 1 << 31, 1 << 28, dtype=cp.int64).astype(cp.int32)
+vt = torch.as_tensor(v, device="cuda")
+try:  # torch sorts uint32 only in recent versions
+    kt = torch.as_tensor(k, device="cuda")
+    torch.sort(kt[:64], stable=True)
+    note = ""
+except (RuntimeError, TypeError):
+    kt = torch.as_tensor(k.astype(cp.int64), device="cuda")
+    note = "   (torch: int64 keys)"
+row("sort_pairs_u32_i32_2^28", bench(lambda: v[cp.argsort(k)], cs, 5, 2),
+    bench(lambda: vt[torch.sort(kt, stable=True).indices], ts_, 5, 2))
+if note:
+    print(note, flush=True)
+del k, v, kt, vt
 x = cp.random.uniform(-1, 1, (8192, 8192), dtype=cp.float32)
 xt = torch.as_tensor(x, device="cuda")
 row("argsort_rows_8192x8192", bench(lambda: cp.argsort(x, axis=1), cs, 5, 2),
@@ -58,3 +74,5 @@ u = cp.random.randint(0, 1 << 20, 1 << 26, dtype=cp.int32)
 ut = torch.as_tensor(u, device="cuda")
 row("unique_i32_2^26", bench(lambda: cp.unique(u), cs, 5, 2),
     bench(lambda: torch.unique(ut, sorted=True), ts_, 5, 2))
+row("unique_counts_i32_2^26", bench(lambda: cp.unique(u, return_counts=True), cs, 5, 2),
+    bench(lambda: torch.unique(ut, sorted=True, return_counts=True), ts_, 5, 2))
