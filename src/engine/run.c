@@ -423,9 +423,10 @@ loom_status_t en_check(en_engine_t *e) {
     struct en_raised r = {e->unchecked_from, e->serial, {0}};
     for (uint32_t i = 0; i < n && !st; i++) {
         if (!words[i][0]) continue;
+        uint64_t bits = r.word[0] | words[i][0];
         if (!r.word[0] || ((words[i][0] & IR_RAISE_INDEX) && !(r.word[0] & IR_RAISE_INDEX)))
             memcpy(r.word, words[i], sizeof r.word); /* an index's details, when there are */
-        r.word[0] |= words[i][0];
+        r.word[0] = bits;
         rt_memset(e->rt, e->words[i], 0, RT_STATUS_BYTES); /* for the next run */
     }
     if (r.word[0] && !st) {
