@@ -176,10 +176,12 @@ static CUresult mElapsed(float *ms, CUevent a, CUevent b) {
     MOCK_TRIP(CUDA_ERROR_NOT_READY);
     return (void)a, (void)b, *ms = 1, CUDA_SUCCESS;
 }
+#define MOCK_MODULES 64
+static unsigned mock_loads; /* modules loaded: each its handle, and its status word */
 static CUresult mLoad(CUmodule *mod, const void *img) {
     MOCK_TRIP(CUDA_ERROR_INVALID_IMAGE);
     (void)img;
-    *mod = (CUmodule)(uintptr_t)0x1000;
+    *mod = (CUmodule)(uintptr_t)(0x1000 + 16 * (mock_loads++ % MOCK_MODULES));
     return CUDA_SUCCESS;
 }
 static CUresult mUnload(CUmodule mod) { return (void)mod, CUDA_SUCCESS; }
@@ -191,12 +193,13 @@ static CUresult mGetFn(CUfunction *f, CUmodule mod, const char *name) {
     MOCK_TRIP(CUDA_ERROR_NOT_FOUND);
     return (void)mod, (void)name, *f = (CUfunction)(uintptr_t)0x2000, CUDA_SUCCESS;
 }
-static unsigned long long mock_status[4]; /* every module's status word (never set) */
+/* a module's status word (kernels never set it: a test writes where a kernel would have) */
+static unsigned long long mock_status[MOCK_MODULES][4];
 static CUresult mGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const char *name) {
     MOCK_TRIP(CUDA_ERROR_NOT_FOUND);
-    (void)mod, (void)name;
-    *p = (CUdeviceptr)mock_status;
-    *bytes = sizeof mock_status;
+    (void)name;
+    *p = (CUdeviceptr)mock_status[((uintptr_t)mod - 0x1000) / 16 % MOCK_MODULES];
+    *bytes = sizeof mock_status[0];
     return CUDA_SUCCESS;
 }
 static CUresult mLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
