@@ -84,7 +84,7 @@ out:
 _Static_assert(IR_RAISE_INDEX == 2u, "lm_raise_index sets bit 2");
 static const char raise_word[] =
     "/* Data-dependent errors: IR_RAISE_* bits, and the first index out of bounds (value, extent,\n"
-    " * axis; bit 32 of the axis word: unsigned); read and cleared by the engine. */\n"
+    " * axis); read and cleared by the engine. */\n"
     "__device__ unsigned long long lm_status[4];\n";
 static const char raise_fn[] =
     "static __device__ __forceinline__ void lm_raise(unsigned int bits) {\n"
@@ -108,9 +108,10 @@ void cg__emit_kernel_open(base_str_t *o, const char *name, bool idx64, uint32_t 
 void cg__emit_finish(base_str_t *out, base_str_t *body) {
     cg__emit_prelude(base_str_get(body), out, out->al);
     const char *text = base_str_get(body);
-    if (strstr(text, "lm_raise")) base_str_cat(out, raise_word);
-    if (strstr(text, "lm_raise(")) base_str_cat(out, raise_fn);
-    if (strstr(text, "lm_raise_index(")) base_str_cat(out, raise_index_fn);
+    bool raises = strstr(text, "lm_raise(") != NULL, index = strstr(text, "lm_raise_index(");
+    if (raises || index) base_str_cat(out, raise_word);
+    if (raises) base_str_cat(out, raise_fn);
+    if (index) base_str_cat(out, raise_index_fn);
     base_str_catn(out, base_str_get(body), body->len);
     out->failed = out->failed || body->failed;
     base_str_fini(body);
@@ -257,9 +258,8 @@ void cg__emit_elem(base_str_t *o, const ir_graph_t *g, const ir_node_t *n, uint3
         default: {
             const char *d = ir_dtypes[g->nodes[n->src[0]].dtype].sfx;
             if (n->op == IR_OP_INDEX && ir_dtypes[n->dtype].kind == IR_DKIND_UINT)
-                base_str_printf(o, "v%u >= v%u ? (lm_raise_index(v%u, v%u, %lluull), (%s)0) : ", pa,
-                                pb, pa, pb, (1ull << 32) | (uint32_t)n->p.axis,
-                                ir_dtypes[n->dtype].ctype);
+                base_str_printf(o, "v%u >= v%u ? (lm_raise_index(v%u, v%u, %uull), (%s)0) : ", pa,
+                                pb, pa, pb, (uint32_t)n->p.axis, ir_dtypes[n->dtype].ctype);
             else if (n->op == IR_OP_INDEX) /* outside [-extent, extent): the module's status */
                 base_str_printf(o,
                                 "(v%u < -v%u || v%u >= v%u) ? (lm_raise_index(v%u, v%u, %uull), "

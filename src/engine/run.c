@@ -368,14 +368,8 @@ static loom_status_t raised_error(en_engine_t *e, const uint64_t w[4], const cha
     uint32_t bits = (uint32_t)w[0];
     if ((bits & IR_RAISE_NEG_POWER) || !(bits & IR_RAISE_INDEX))
         return en_error(e, ir_raise_status(bits), "%s (%s)", ir_raise_message(bits), when);
-    char index[24];
-    if (w[3] >> 32)
-        snprintf(index, sizeof index, "%llu", (unsigned long long)w[1]);
-    else
-        snprintf(index, sizeof index, "%lld", (long long)w[1]);
-    return en_error(e, LOOM_STATUS_INDEX_ERROR,
-                    "index %s is out of bounds for axis %lld with size %lld (%s)", index,
-                    (long long)(int32_t)(uint32_t)w[3], (long long)w[2], when);
+    return en_error(e, LOOM_STATUS_INDEX_ERROR, IR_INDEX_MESSAGE " (%s)", (long long)w[1],
+                    (long long)(int32_t)w[3], (long long)w[2], when);
 }
 
 /* Adds plan p's status words to the unchecked ones (once each), with room for the raised

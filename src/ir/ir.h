@@ -403,6 +403,8 @@ loom_status_t ir_raise_status(uint32_t bits);
 /* The status of an INDEX error, as NumPy words it: "index 7 is out of bounds for axis 0 with
  * size 5". */
 loom_status_t ir_index_error(base_error_t *err, int64_t index, int64_t axis, int64_t size);
+/* Its message, NumPy's: index, axis and size as long long (the engine words a GPU's raise so). */
+#define IR_INDEX_MESSAGE "index %lld is out of bounds for axis %lld with size %lld"
 
 /* ---- verify.c: checks the invariants above; records INTERNAL and returns false if broken */
 bool ir_verify(const ir_graph_t *g);

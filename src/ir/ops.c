@@ -64,9 +64,8 @@ bool ir_node_raises(const ir_graph_t *g, const ir_node_t *n) {
 }
 
 loom_status_t ir_index_error(base_error_t *err, int64_t index, int64_t axis, int64_t size) {
-    return base_error_set(err, LOOM_STATUS_INDEX_ERROR,
-                          "index %lld is out of bounds for axis %lld with size %lld",
-                          (long long)index, (long long)axis, (long long)size);
+    return base_error_set(err, LOOM_STATUS_INDEX_ERROR, IR_INDEX_MESSAGE, (long long)index,
+                          (long long)axis, (long long)size);
 }
 
 loom_status_t ir_raise_status(uint32_t bits) {

@@ -140,8 +140,8 @@ loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3
 const char *rt_kernel_name(const rt_kernel_t *k);
 /* A kernel whose source defines `__device__ unsigned long long lm_status[4]` (RT_STATUS_WORD,
  * RT_STATUS_BYTES) reports data-dependent errors through it (see ir_node_raises): the IR_RAISE_*
- * bits, then the first index out of bounds met, its extent and its axis (bit 32: the index is
- * unsigned). Its device address, else 0 (and 0 on a compile-only device). */
+ * bits, then the first index out of bounds met, its extent and its axis. Its device address,
+ * else 0 (and 0 on a compile-only device). */
 #define RT_STATUS_WORD "lm_status"
 #define RT_STATUS_BYTES 32
 uint64_t rt_kernel_status(const rt_kernel_t *k);

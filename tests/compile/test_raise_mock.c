@@ -71,6 +71,13 @@ static void raise_index(loom_ctx_t *c, long long v, long long n, int axis) {
     w[3] = (unsigned long long)axis;
 }
 
+/* The gather in raise mode, x[:, j], evaluated (queued: nothing read back). */
+static loom_array_t *queued_take(fx_t *f) {
+    loom_array_t *a = loom_take(f->ctx, f->x, f->j, 1, LOOM_TAKE_RAISE);
+    assert_int_equal(loom_eval(f->ctx, 1, &a), LOOM_STATUS_OK);
+    return a;
+}
+
 static loom_status_t read_one(fx_t *f, loom_array_t *a) {
     return loom_read(f->ctx, a, f->out, sizeof f->out);
 }
@@ -87,8 +94,7 @@ static void test_raise_reported_at_the_next_wait(void **state) {
     fx_t *f = *state;
     loom_ctx_t *c = f->ctx;
     loom_scope_begin(c);
-    loom_array_t *bad = loom_take(c, f->x, f->j, 1, LOOM_TAKE_RAISE);
-    assert_int_equal(loom_eval(c, 1, &bad), LOOM_STATUS_OK);
+    loom_array_t *bad = queued_take(f);
     loom_stats_t s;
     loom_ctx_stats(c, &s);
     assert_int_equal(s.last_eval_d2h_copies, 0); /* the eval did not read the word */
@@ -113,8 +119,7 @@ static void test_raise_reported_at_the_next_wait(void **state) {
     size_t sizes[2] = {sizeof other, sizeof f->out};
     expect_index_error(f, loom_read_many(c, 2, pair, dsts, sizes));
     /* the same kernel again, nothing raised: its results read */
-    loom_array_t *good = loom_take(c, f->x, f->j, 1, LOOM_TAKE_RAISE);
-    assert_int_equal(read_one(f, good), LOOM_STATUS_OK);
+    assert_int_equal(read_one(f, queued_take(f)), LOOM_STATUS_OK);
     loom_scope_end(c);
 }
 
@@ -122,15 +127,13 @@ static void test_raise_found_by_a_read_straight_after(void **state) {
     fx_t *f = *state;
     loom_ctx_t *c = f->ctx;
     loom_scope_begin(c);
-    loom_array_t *bad = loom_take(c, f->x, f->j, 1, LOOM_TAKE_RAISE);
-    assert_int_equal(loom_eval(c, 1, &bad), LOOM_STATUS_OK);
+    loom_array_t *bad = queued_take(f);
     raise_index(c, 9, C, 1);
     expect_index_error(f, read_one(f, bad));
     /* a read of an array from before the raising eval fails too: the wait found the error */
     loom_array_t *d = loom_multiply(c, f->x, loom_weak_float(c, 3.0));
     assert_int_equal(loom_eval(c, 1, &d), LOOM_STATUS_OK);
-    bad = loom_take(c, f->x, f->j, 1, LOOM_TAKE_RAISE);
-    assert_int_equal(loom_eval(c, 1, &bad), LOOM_STATUS_OK);
+    bad = queued_take(f);
     raise_index(c, 9, C, 1);
     expect_index_error(f, read_one(f, d));
     assert_int_equal(read_one(f, d), LOOM_STATUS_OK); /* which is not marked */
