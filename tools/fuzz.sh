@@ -37,7 +37,10 @@ mkdir "$work/corpus"
 cp "$root/tests/fuzz/corpus/$target/"* "$work/corpus/" 2>/dev/null
 echo "fuzz.sh: $target for ${secs}s in $work"
 # Our defaults first: libFuzzer takes the last value of a flag, so extra arguments win.
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+# allocator_may_return_null: an allocation past the machine's memory fails as glibc's malloc
+# would (the library then reports OUT_OF_MEMORY), where ASan would abort: a builder that
+# evaluates inside (polyfit's lstsq, a mask's count) can be asked for any size
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
   "$build/tests/fuzz/$target" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$work/" "$@" "$work/corpus" >"$work/log" 2>&1
 rc=$?

@@ -220,14 +220,14 @@ loom_status_t ir_ref_linalg(const ir_node_t *n, const ir_node_t *a_node, const v
     int64_t qm = cols, qn = rows, qk = qm < qn ? qm : qn, qq = n->p.k == 1 ? qm : qk;
     int64_t work_n = n->op == IR_OP_QR ? qm * (qn > qq ? qn : qq) + qk : a_per;
     work_n += rows; /* EIGH's and SVD's real values before they widen into complex results */
-    char *work = base_malloc(al, (size_t)work_n + 1, es);
-    char *vals = work + (size_t)(work_n - rows) * es;
+    char *work = base_malloc(al, (size_t)work_n + 1, es), *vals = NULL;
     lp_int *ipiv = base_malloc(al, (size_t)rows + 1, sizeof *ipiv);
     loom_status_t st = LOOM_STATUS_OK;
     if (!work || !ipiv) {
         st = base_error_set(err, LOOM_STATUS_OUT_OF_MEMORY, "reference device: out of memory");
         goto done;
     }
+    vals = work + (size_t)(work_n - rows) * es; /* (not from a failed allocation's NULL) */
     for (int64_t bi = 0; bi < batch && !st; bi++) {
         const char *ap = (const char *)a + (size_t)(bi * a_per) * es;
         char *op = (char *)out + (size_t)(bi * out_per) * oes;
