@@ -467,7 +467,8 @@ LOOM_API loom_array_t *loom_isreal(loom_ctx_t *ctx, loom_array_t *a);
  * Integer inputs to float functions take NumPy's loop (int8 -> float16, int32 -> float64).
  * erf, erfc, erfinv, erfcinv, lgamma (scipy's gammaln) and digamma (psi) are scipy.special's
  * functions with NumPy's dtype rule (float16 stays float16); i0 and sinc are NumPy's, which
- * compute integers in float64. The special functions round a double result to float32 once
+ * compute integers in float64 (sinc of complex z: sin(y) / y, y = pi * where(z == 0, 1e-20, z);
+ * rint of complex z: each part). The special functions round a double result to float32 once
  * (docs/guide.md gives the measured accuracy). fabs is abs for real numbers only (integers take
  * the float loop, as NumPy's); bitwise_count counts the 1-bits of |a| of an integer array
  * (uint8, NumPy's). */
@@ -1242,7 +1243,10 @@ typedef enum loom_quantile_method {
     LOOM_QUANTILE_NEAREST
 } loom_quantile_method_t;
 /* np.median(a, axis, keepdims): the middle of a sort along the axis (the mean of the middle
- * two for an even count; NaN where a slice holds one). LOOM_AXIS_NONE: the flattened a. */
+ * two for an even count; NaN where a slice holds one). LOOM_AXIS_NONE: the flattened a. An
+ * empty a gives NumPy's mean of it: NaN of the reduced shape (loom_nanmedian and
+ * loom_nanquantile give loom_nanmean's, as NumPy's do). The expression language takes a tuple
+ * of axes for these four (the axes merged into one: moved last, then reshaped). */
 LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axis, int keepdims);
 /* np.quantile(a, q, axis, method=, keepdims=) for one q in [0, 1] (np.percentile: q / 100):
  * NumPy's index and interpolation rules of each method over a sort along the axis; the

@@ -224,6 +224,12 @@ bool fe_axis(loom_ctx_t *ctx, const char *fn, int32_t axis, int32_t ndim, int32_
  * flattened a and *out 0. False (recorded) on a bad axis or a failed reshape. */
 bool fe_axis_or_flat(loom_ctx_t *ctx, const char *fn, loom_array_t **a, int32_t axis,
                      int32_t *out);
+/* a with the n axes given (normalised; a repeated one refused) moved last, in a's order, and
+ * merged into one: NumPy's one-axis statistics given a tuple (median, quantile). n 0 appends
+ * an axis of extent 1. keep_shape (NULL: not wanted) gets a's shape with those axes 1, the
+ * keepdims form. Nil with the error recorded. */
+loom_array_t *fe_merge_axes(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t n,
+                            const int32_t *axes, int64_t *keep_shape);
 /* The view a[..., k, ...] of index k on axis ax (already normalised; the axis removed). */
 loom_array_t *fe_index_axis(loom_ctx_t *ctx, loom_array_t *a, int32_t ax, int64_t k);
 /* a[..., start:stop:step, ...] on axis ax alone (LOOM_NONE: omitted, as in loom_slice). */

@@ -45,6 +45,28 @@ static bool axis_set(loom_ctx_t *ctx, const char *fn, int32_t n, const int32_t *
     return true;
 }
 
+loom_array_t *fe_merge_axes(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t n,
+                            const int32_t *axes, int64_t *keep_shape) {
+    uint32_t set;
+    if (!axis_set(ctx, fn, n, axes, a->ndim, &set)) return &ctx->nil;
+    int32_t perm[LOOM_MAX_DIMS], k = 0, nd = 0;
+    int64_t shape[LOOM_MAX_DIMS], merged = 1;
+    for (int32_t i = 0; i < a->ndim; i++)
+        if (!(set & (1u << i))) perm[k++] = i, shape[nd++] = a->shape[i];
+    for (int32_t i = 0; i < a->ndim; i++)
+        if (set & (1u << i)) perm[k++] = i, merged *= a->shape[i];
+    if (nd == LOOM_MAX_DIMS) { /* n 0 on an array of the most axes: no room for the new one */
+        fe_error(ctx, LOOM_STATUS_INVALID_ARGUMENT,
+                 "%s: axis=() on an array of %d dimensions needs one more (loom allows %d)", fn,
+                 (int)a->ndim, LOOM_MAX_DIMS);
+        return &ctx->nil;
+    }
+    shape[nd++] = merged;
+    for (int32_t i = 0; keep_shape && i < a->ndim; i++)
+        keep_shape[i] = set & (1u << i) ? 1 : a->shape[i];
+    return loom_reshape(ctx, loom_transpose(ctx, a, a->ndim, perm), nd, shape);
+}
+
 static bool arg_ok(loom_ctx_t *ctx, const char *fn, loom_array_t *a) {
     return ctx && fe_check_arg(ctx, fn, a);
 }

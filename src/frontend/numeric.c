@@ -48,6 +48,25 @@ static loom_array_t *ldexp_in(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *n,
 LOOM_API loom_array_t *loom_ldexp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *n) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "ldexp", x) || !fe_check_arg(ctx, "ldexp", n)) return &ctx->nil;
+    /* a Python int exponent takes the loops' C int (NumPy refuses one past int32) */
+    if ((n->flags & FE_WEAK) &&
+        (n->weak_kind == FE_WEAK_UINT ||
+         (n->weak_kind == FE_WEAK_INT && (n->weak.i < INT32_MIN || n->weak.i > INT32_MAX)))) {
+        if (n->weak_kind == FE_WEAK_UINT)
+            fe_error(ctx, LOOM_STATUS_OVERFLOW,
+                     "ldexp: Python integer %llu out of bounds for int32",
+                     (unsigned long long)n->weak.u);
+        else
+            fe_error(ctx, LOOM_STATUS_OVERFLOW,
+                     "ldexp: Python integer %lld out of bounds for int32", (long long)n->weak.i);
+        return &ctx->nil;
+    }
+    if ((x->flags & FE_WEAK) && x->weak_kind == FE_WEAK_COMPLEX) { /* (else cast to float64) */
+        fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,
+                 "ldexp: ufunc 'ldexp' not supported for the input types (complex, %s)",
+                 ir_dtypes[n->dtype].name);
+        return &ctx->nil;
+    }
     loom_dtype_t nd = (loom_dtype_t)n->dtype;
     if (ir_is_float(nd) || ir_is_complex(nd) || nd == LOOM_DTYPE_U64) {
         fe_error(ctx, LOOM_STATUS_DTYPE_ERROR,

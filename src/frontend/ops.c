@@ -314,7 +314,7 @@ loom_array_t *fe_elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **
     if (!args_ok(ctx, fn, n, ops)) return &ctx->nil;
     int loop = resolve_loop(ctx, op, n, ops);
     if (loop < 0 || bool_refused(ctx, op, loop, n, ops)) return &ctx->nil;
-    bool truthy[3] = {false, false, false}; /* weak ints used only for their truth value */
+    bool truthy[3] = {false, false, false}; /* weak numbers used only for their truth value */
     bool any_strong = false;
     for (int i = 0; i < n; i++) any_strong = any_strong || !is_weak(ops[i]);
     for (int i = 0; i < n; i++) {
@@ -334,7 +334,7 @@ loom_array_t *fe_elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **
         if (is_comparison(op)) {
             loop = widened_compare(w, (loom_dtype_t)loop);
         } else if (is_logical(op)) {
-            truthy[i] = true;
+            continue; /* (its truth below) */
         } else {
             char v[64];
             weak_text(w, v, sizeof v);
@@ -342,6 +342,18 @@ loom_array_t *fe_elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **
                      ir_dtypes[loop].name);
             return &ctx->nil;
         }
+    }
+    /* NumPy's logical ufuncs take each operand to bool on its own: a Python number counts by
+     * its own truth, not by its cast to the loop (1e-300 beside float16 is true) */
+    bool truth[3] = {false, false, false};
+    for (int i = 0; i < n && is_logical(op); i++) {
+        const loom_array_t *w = ops[i];
+        if (!is_weak(w)) continue;
+        truthy[i] = true;
+        truth[i] = w->weak_kind == FE_WEAK_FLOAT     ? w->weak.f != 0
+                   : w->weak_kind == FE_WEAK_COMPLEX ? w->weak.c.re != 0 || w->weak.c.im != 0
+                   : w->weak_kind == FE_WEAK_UINT    ? w->weak.u != 0
+                                                     : w->weak.i != 0;
     }
     if (op == IR_OP_POWER && ir_is_int((loom_dtype_t)loop) && is_weak(ops[1]) &&
         ops[1]->weak_kind == FE_WEAK_INT && ops[1]->weak.i < 0) {
@@ -356,7 +368,7 @@ loom_array_t *fe_elementwise(loom_ctx_t *ctx, ir_op_t op, int n, loom_array_t **
     loom_array_t *cast[3];
     for (int i = 0; i < n; i++) {
         cast[i] = truthy[i] ? fe_const(ctx, (loom_dtype_t)loop, 0, NULL,
-                                       ir_bits_from_i64((loom_dtype_t)loop, ops[i]->weak.i != 0))
+                                       ir_bits_from_i64((loom_dtype_t)loop, truth[i]))
                             : operand(ctx, ops[i], (loom_dtype_t)loop);
         if (cast[i]->flags & FE_NIL) return &ctx->nil;
     }
@@ -406,7 +418,6 @@ UNARY_DEF(arctanh, ARCTANH)
 UNARY_DEF(floor, FLOOR)
 UNARY_DEF(ceil, CEIL)
 UNARY_DEF(trunc, TRUNC)
-UNARY_DEF(rint, RINT)
 UNARY_DEF(isnan, ISNAN)
 UNARY_DEF(isinf, ISINF)
 UNARY_DEF(isfinite, ISFINITE)
@@ -434,7 +445,30 @@ UNARY_DEF(signbit, SIGNBIT)
         return fe_elementwise(ctx, IR_OP_##ENUM, 1, &a);                                              \
     }
 FLOAT64_FOR_INTS_DEF(i0, I0)
-FLOAT64_FOR_INTS_DEF(sinc, SINC)
+
+/* NumPy's sinc of a complex z is its Python code's sin(y) / y with
+ * y = pi * where(z == 0, 1e-20, z); real dtypes take the SINC node. */
+LOOM_API loom_array_t *loom_sinc(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "sinc", a)) return &ctx->nil;
+    if (ir_is_complex((loom_dtype_t)a->dtype)) {
+        loom_array_t *y = loom_multiply_f(
+            ctx, loom_where(ctx, loom_equal_i(ctx, a, 0), loom_weak_float(ctx, 1e-20), a), M_PI);
+        return loom_true_divide(ctx, loom_sin(ctx, y), y);
+    }
+    if (!ir_is_float((loom_dtype_t)a->dtype)) a = loom_astype(ctx, a, LOOM_DTYPE_F64);
+    return fe_elementwise(ctx, IR_OP_SINC, 1, &a);
+}
+
+/* NumPy's rint of a complex number rounds its two parts, each half to even. */
+LOOM_API loom_array_t *loom_rint(loom_ctx_t *ctx, loom_array_t *a) {
+    if (!ctx) return NULL;
+    if (!fe_check_arg(ctx, "rint", a)) return &ctx->nil;
+    if (ir_is_complex((loom_dtype_t)a->dtype))
+        return loom_complex(ctx, loom_rint(ctx, loom_real(ctx, a)),
+                            loom_rint(ctx, loom_imag(ctx, a)));
+    return fe_elementwise(ctx, IR_OP_RINT, 1, &a);
+}
 
 /* The weak scalar operand of the _f and _i builders, as loom_weak_float / loom_weak_int would
  * make it, but in *w on the caller's stack: elementwise only reads a weak operand (it becomes a

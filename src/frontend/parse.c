@@ -3232,12 +3232,21 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
         int q_at = n[0] == 'm' ? 0 : 1, keep; /* median has no q */
         if (!refuse_given(P, f, b, "out") || !refuse_given(P, f, b, "weights") ||
             !refuse_given(P, f, b, "interpolation") ||
-            !get_axes(P, b, 1 + q_at, false, &naxes, axes) ||
+            !get_axes(P, b, 1 + q_at, true, &naxes, axes) ||
             !get_flag(P, b, slot_of(b, "keepdims"), &keep))
             return false;
         int32_t axis = naxes < 0 ? LOOM_AXIS_NONE : axes[0];
+        /* a tuple of axes: those axes merged into one last axis, and keepdims' shape kept */
+        int64_t keep_shape[LOOM_MAX_DIMS];
+        int32_t keep_nd = loom_array_ndim(a), merged = naxes >= 0 && naxes != 1;
+        if (merged) {
+            a = fe_merge_axes(ctx, n, a, naxes, axes, keep ? keep_shape : NULL);
+            if (loom_array_is_nil(a)) return lib_fail(P, b->pos[1 + q_at]);
+            axis = -1;
+        }
+        int out_keep = keep && !merged;
         if (!q_at) {
-            *r = (nan ? loom_nanmedian : loom_median)(ctx, a, axis, keep);
+            *r = (nan ? loom_nanmedian : loom_median)(ctx, a, axis, out_keep);
         } else if (ir_is_complex((loom_dtype_t)loom_array_dtype(a))) {
             return perr(P, b->pos[0], LOOM_STATUS_DTYPE_ERROR,
                         "%s: a must be an array of real numbers",
@@ -3332,9 +3341,15 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
             }
             loom_array_t **rs = base_arena_alloc(&P->arena, (size_t)(nq ? nq : 1), sizeof *rs);
             if (!rs) return perr(P, b->pos[1], LOOM_STATUS_OUT_OF_MEMORY, "out of memory");
+            bool q_ok = true; /* (else the function reports the bad q) */
+            for (int64_t i = 0; i < nq; i++) q_ok = q_ok && qs[i] >= 0 && qs[i] <= 1;
+            if (nan && q_ok && loom_array_size(a) == 0) { /* NumPy: the nanmean, whatever q */
+                one = true, nq = 1, qd = -1, qs[0] = 0.5;
+            }
             for (int64_t i = 0; i < nq; i++)
-                if (loom_array_is_nil(rs[i] = (nan ? loom_nanquantile : loom_quantile)(
-                                          ctx, a, qs[i], axis, (loom_quantile_method_t)m, keep)))
+                if (loom_array_is_nil(
+                        rs[i] = (nan ? loom_nanquantile : loom_quantile)(
+                            ctx, a, qs[i], axis, (loom_quantile_method_t)m, out_keep)))
                     return lib_fail(P, b->pos[0]);
             if (one) {
                 *r = rs[0];
@@ -3342,7 +3357,7 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 *r = loom_stack(ctx, (int32_t)nq, rs, 0);
             } else { /* no q: the shape of one result, after an empty first axis */
                 loom_array_t *one_r = (nan ? loom_nanquantile : loom_quantile)(
-                    ctx, a, 0.5, axis, (loom_quantile_method_t)m, keep);
+                    ctx, a, 0.5, axis, (loom_quantile_method_t)m, out_keep);
                 if (loom_array_is_nil(one_r)) return lib_fail(P, b->pos[0]);
                 *r = fe_slice_axis(ctx, loom_expand_dims(ctx, one_r, 1, (int32_t[]){0}), 0, 0, 0,
                                    1);
@@ -3359,6 +3374,14 @@ static bool manip_call(parser_t *P, const func_t *f, const bound_t *b, loom_arra
                 if (rd < 0) return lib_fail(P, b->pos[1]);
                 *r = loom_astype(ctx, *r, (loom_dtype_t)rd);
             }
+        }
+        if (merged && keep && !loom_array_is_nil(*r)) {
+            /* the leading axes of several q, then a's shape with the merged axes kept */
+            int32_t lead = loom_array_ndim(*r) - (loom_array_ndim(a) - 1);
+            int64_t shape[LOOM_MAX_DIMS + 1];
+            for (int32_t i = 0; i < lead; i++) shape[i] = loom_array_dim(*r, i);
+            memcpy(shape + lead, keep_shape, (size_t)keep_nd * sizeof *shape);
+            *r = loom_reshape(ctx, *r, lead + keep_nd, shape);
         }
     } else if (!strcmp(n, "swapaxes")) {
         if (!get_int(P, b, 1, 0, &i1) || !get_int(P, b, 2, 0, &i2)) return false;

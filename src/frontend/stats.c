@@ -170,6 +170,19 @@ LOOM_API loom_array_t *loom_ptp(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
 
 /* ---- median and quantiles: the order statistics of each slice ---- */
 
+/* NumPy's median, nanmedian and nanquantile of an empty array: the mean (nanmean) of a over
+ * the axis, NaN of the reduced shape (NumPy's code returns exactly that, whatever q); NULL
+ * where a holds elements. */
+static loom_array_t *empty_stat(loom_ctx_t *ctx, loom_array_t *a, int32_t axis, int keepdims,
+                                bool nan) {
+    for (int32_t i = 0; i < a->ndim; i++)
+        if (a->shape[i] == 0)
+            return (nan ? loom_nanmean : loom_mean)(ctx, a, axis == LOOM_AXIS_NONE ? -1 : 1,
+                                                    axis == LOOM_AXIS_NONE ? NULL : &axis,
+                                                    keepdims);
+    return NULL;
+}
+
 /* a with axis ax moved last (LOOM_AXIS_NONE: flattened), and the length *n of that axis; nil
  * (the error recorded) where it is empty. */
 static loom_array_t *line_last(loom_ctx_t *ctx, const char *fn, loom_array_t *a, int32_t axis,
@@ -242,6 +255,8 @@ LOOM_API loom_array_t *loom_median(loom_ctx_t *ctx, loom_array_t *a, int32_t axi
     const char *fn = "median";
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    loom_array_t *e = empty_stat(ctx, a, axis, keepdims, false);
+    if (e) return e;
     int32_t ax = 0;
     int64_t n = 0;
     loom_array_t *l = line_last(ctx, fn, a, axis, &ax, &n);
@@ -476,6 +491,8 @@ LOOM_API loom_array_t *loom_nanmedian(loom_ctx_t *ctx, loom_array_t *a, int32_t 
                                       int keepdims) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "nanmedian", a)) return &ctx->nil;
+    loom_array_t *e = empty_stat(ctx, a, axis, keepdims, true);
+    if (e) return e;
     if (!has_nan(a)) return loom_median(ctx, a, axis, keepdims);
     return nan_order(ctx, "nanmedian", a, 0.5, axis, LOOM_QUANTILE_LINEAR, keepdims, true);
 }
@@ -485,6 +502,8 @@ LOOM_API loom_array_t *loom_nanquantile(loom_ctx_t *ctx, loom_array_t *a, double
     const char *fn = "nanquantile";
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, fn, a)) return &ctx->nil;
+    loom_array_t *e = q >= 0 && q <= 1 ? empty_stat(ctx, a, axis, keepdims, true) : NULL;
+    if (e) return e;
     if (!has_nan(a) || !(q >= 0 && q <= 1) || (int)method < 0 || method > LOOM_QUANTILE_NEAREST)
         return loom_quantile(ctx, a, q, axis, method, keepdims); /* its errors, or no NaN */
     return nan_order(ctx, fn, a, q, axis, method, keepdims, false);

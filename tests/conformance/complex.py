@@ -27,6 +27,10 @@ def inputs():
         "z128": g(64) * 3 + 1j * g(64) * 3,
         "zs": zs,                                      # every pair of special parts
         "zf": np.array([complex(a, b) for a, b in itertools.product(specials[:7], specials[:7])]),
+        "zt": np.array([complex(a, b) for a, b in itertools.product(  # subnormal parts
+            [5e-324, -1e-320, 3e-310, -0.0, 1e-300], [5e-324, -3e-318, 0.0, 1e-305])]),
+        "zb": np.array([complex(a, b) for a, b in itertools.product(
+            [1.7e308, -1.2e308, 0.5, -0.0], [1.7e308, -1.6e308, 2.0, 0.0])]),
         "f32": g(5, 7).astype(np.float32),
         "f64": g(64),
         "i8": rng.integers(-9, 9, (5, 7)).astype(np.int8),
@@ -78,7 +82,7 @@ EXACT = [
     "np.array([1 + 2j, 3, 4.5])", "np.nan_to_num(zs)", "z128.real", "z64.imag", "(1 + 2j).imag",
     "complex(1, 2) * z64", "np.conj(b)", "np.full_like(f32, 1j, dtype=np.complex128)",
     "np.full_like(z64, 2 - 1j)", "np.angle(1j)", "np.isclose(1j, 1j)",
-    "np.round(z128, 2)", "np.around(z64)",
+    "np.round(z128, 2)", "np.around(z64)", "np.rint(zs)", "np.rint(z64 * 3)",
     # lexicographic max and min (a single NaN per reduction: which of several NaNs wins
     # depends on the combining order)
     "np.max(z128)", "np.min(z64, axis=1)", "np.max(z64, axis=0, keepdims=True)", "np.ptp(z128)",
@@ -122,7 +126,15 @@ APPROX = [
     "np.log(z128)", "np.log(z64)", "np.log(zs)", "np.log(1 + 1e-9j + z128 * 0)",
     "np.sin(z128)", "np.cos(z128)", "np.tan(z128)", "np.sinh(z128)", "np.cosh(z128)",
     "np.tanh(z128)", "np.sin(z64)", "np.tanh(z64 * 30)", "np.tanh(zf)", "np.sinh(zf)",
-    "np.cosh(zf)", "np.sin(zf)", "np.cos(zf)", "np.tan(zf)",
+    "np.cosh(zf)", "np.sin(zf)", "np.cos(zf)", "np.tan(zf)", "np.sin(zs)", "np.cos(zs)",
+    "np.sinh(zs)", "np.cosh(zs)", "np.tan(zs)", "np.tanh(zs)", "np.sinh(zs.astype(np.complex64))",
+    "np.sin(zs.astype(np.complex64))",
+    # parts near the largest float, where |z| overflows (log and the inverse functions)
+    "np.log(zb)", "np.log(zb.astype(np.complex64) * 1e-270)", "np.log10(zb)",
+    "np.arccos(zb)", "np.arcsin(zb)", "np.arcsinh(zb)", "np.arccosh(zb)", "np.arctanh(zb)",
+    "np.arccos(zb.astype(np.complex64) * 1e-270)", "np.arcsinh(zb.astype(np.complex64) * 1e-270)",
+    "np.sqrt(zt)", "np.log(zt)", "np.arccos(zt)", "np.arcsin(zt)", "np.arcsinh(zt)",
+    "np.arccosh(zt)", "np.sqrt(zt * 1e-10)", "np.log((zt * 1e280).astype(np.complex64) * 1e-25)",
     # the inverse functions: branch cuts (signed zeros on the real and imaginary axes), the
     # special values, tiny and huge parts, near the branch points +-1 and +-i
     "np.arcsin(zs)", "np.arccos(zs)", "np.arctan(zs)", "np.arcsinh(zs)", "np.arccosh(zs)",
@@ -132,7 +144,7 @@ APPROX = [
     "np.arctanh(1 + z128 * 1e-9)", "np.arctanh(-1 - 1e-300j + f64 * 0)", "np.arctan(1j + z128 * 1e-7)",
     "np.arcsin(f64 * 3 + 0j)", "np.arcsin(f64 * 3 - 0j)", "np.arccos(np.conj(f64 * 3 + 0j))",
     "np.arccosh(f64 * 3 + 0j)", "np.arcsinh(1j * f64 * 3)", "np.arctanh(f64.astype(np.complex64) * 2)",
-    "np.exp2(z128)", "np.exp2(z64)", "np.expm1(z128 * 0.1)", "np.expm1(z64)", "np.log1p(z128)",
+    "np.sinc(z128)", "np.sinc(z64)", "np.sinc(zf)", "np.exp2(z128)", "np.exp2(z64)", "np.expm1(z128 * 0.1)", "np.expm1(z64)", "np.log1p(z128)",
     # NumPy's log1p loses digits near 0 (log(hypot(1 + x, y))): at 1e-9 its complex128 real
     # part is off by 3e-7 relative (mpmath agrees with loom's), so only this comparison holds
     "np.log1p(z64.astype(np.complex128) * 0.01).astype(np.complex64)", "np.log2(z128)", "np.log10(z64)", "np.log10(zs)",

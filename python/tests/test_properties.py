@@ -1,0 +1,297 @@
+"""Property-based differential tests: every elementwise function of the library's table and
+NumPy's reductions, on every dtype and on random broadcast shapes (0-d and empty included),
+against NumPy, through the generated functions and the operators. Hypothesis draws the cases
+from a fixed seed (derandomize), so a run checks the same examples every time;
+LOOM_PROP_RANDOM=1 draws new ones and LOOM_PROP_N sets their number (300 a test by default).
+The device is the CPU reference, or LOOM_PROP_DEVICE's (cuda on the GPU machine)."""
+import os
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+import hypothesis.extra.numpy as hnp  # noqa: E402
+
+import loom  # noqa: E402
+import loom.numpy as lnp  # noqa: E402
+from loom import _FAST  # noqa: E402
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+# what loom computes in another way than NumPy's loops, beyond rounding: left to the
+# conformance suite's KNOWN list (tests/conformance), which names each one
+SKIP = {"matmul", "dot", "vecdot", "matrix_transpose", "det", "inv", "svdvals", "solve"}
+
+
+def _ufunc(name, arity):
+    f = getattr(np, name, None)
+    return isinstance(f, np.ufunc) and f.nin == arity and f.nout == 1
+
+
+UNARY = sorted(n for n, (a, _) in _FAST.items()
+               if a == 1 and n not in SKIP and _ufunc(n, 1))
+BINARY = sorted(n for n, (a, _) in _FAST.items()
+                if a == 2 and n not in SKIP and _ufunc(n, 2))
+# the table's elementwise functions that NumPy offers as plain functions, not ufuncs
+UNARY_FUNCTIONS = ["real", "imag", "fix", "i0", "sinc", "iscomplex", "isreal", "isneginf",
+                   "isposinf", "angle"]
+TOL = {"float16": 4e-3, "float32": 2e-5, "float64": 1e-12}
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("LOOM_PROP_N", "300")), deadline=None, derandomize=__import__("os").environ.get("LOOM_PROP_RANDOM") is None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _arrays(dtype, shape):
+    """Values of every kind the dtype holds: extremes, zeros of both signs, NaN and the
+    infinities for floats."""
+    return hnp.arrays(np.dtype(dtype), shape)
+
+
+def _tol(*dtypes):
+    """The comparison's relative tolerance: the least precise float among the operands and
+    the result (integers are exact)."""
+    for level in ("float16", "float32"):
+        for d in dtypes:
+            d = np.dtype(d)
+            if d.kind in "fc" and np.finfo(d).bits <= np.finfo(level).bits:
+                return TOL[level]
+    return TOL["float64"]
+
+
+def _close(got, want, rtol, scale=1.0):
+    """Whether got (NumPy's result from loom) matches want: the same dtype and shape, integers
+    and bools equal, floats within rtol relative to the result's largest finite magnitude or
+    scale if larger (transcendentals near a zero of the function are not compared
+    relatively), the same infinities, NaN where NumPy gives NaN (of either sign)."""
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind == "c":
+        _close(got.real, want.real, rtol, scale)
+        _close(got.imag, want.imag, rtol, scale)
+        return
+    if want.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want)
+        return
+    w = want.astype(np.float64)
+    g = got.astype(np.float64)
+    finite = np.abs(w[np.isfinite(w)])
+    scale = max(1.0, scale, float(finite.max()) if finite.size else 1.0)
+    with np.errstate(all="ignore"):
+        ok = (np.isnan(w) & np.isnan(g)) | (w == g) | (
+            np.isfinite(w) & np.isfinite(g) & (np.abs(g - w) <= rtol * scale))
+    if not ok.all():
+        i = tuple(int(k) for k in np.argwhere(~ok)[0]) if want.ndim else ()
+        raise AssertionError("%d of %d differ; first at %s: loom %r, NumPy %r" % (
+            int((~ok).sum()), want.size, i, got[i], want[i]))
+
+
+def _numpy(f, *args):
+    """f(*args) in NumPy, warnings silenced: its value, or the exception it raises."""
+    with np.errstate(all="ignore"):
+        try:
+            return f(*args), None
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:
+            return None, e
+
+
+def _differential(np_f, loom_f, np_args, loom_args, rtol, scale=1.0):
+    want, err = _numpy(np_f, *np_args)
+    if err is not None:
+        # NumPy refuses (a dtype its loop lacks, an integer to a negative power): loom refuses
+        # with an exception of the same family, at the call or when the value is read
+        with pytest.raises((TypeError, ValueError, OverflowError, ZeroDivisionError,
+                            loom.LoomError)):
+            np.asarray(loom_f(*loom_args))
+        return
+    want = np.asarray(want)
+    got = np.asarray(loom_f(*loom_args))
+    _close(got, want, max(rtol, _tol(want.dtype)), scale)
+
+
+def _draw(data, names, max_side):
+    """A function's name from names, a dtype, and an array of that dtype of up to 3 axes."""
+    name = data.draw(st.sampled_from(names), label="function")
+    dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
+    a = data.draw(_arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0,
+                                                  max_side=max_side)), label="a")
+    return name, dtype, a
+
+
+@SETTINGS
+@given(st.data())
+def test_unary_functions(data):
+    name, dtype, a = _draw(data, UNARY + UNARY_FUNCTIONS, 4)
+    if name == "sinc" and a.dtype.kind == "f":
+        # NumPy's pi * x overflows in the dtype (its sinc is NaN there); loom's is the value
+        with np.errstate(all="ignore"):
+            a = np.where(np.abs(a) > np.finfo(a.dtype).max / 4, a.dtype.type(1), a)
+    _differential(getattr(np, name), getattr(lnp, name), (a,), (lnp.asarray(a),),
+                  _tol(dtype))
+
+
+# Python numbers as operands: NumPy 2's weak scalars (NEP 50), the fast path's cache
+_NUMBERS = st.one_of(st.booleans(), st.integers(-300, 300), st.integers(-2**63, 2**64 - 1),
+                     st.floats(width=64), st.sampled_from([0.0, -0.0, 0.5, 2.0]),
+                     st.complex_numbers(max_magnitude=1e6, allow_nan=False))
+
+
+def _operand(data, label, shape):
+    """An array of a drawn dtype and the given shape, or (one time in five) a Python number."""
+    if data.draw(st.integers(0, 4), label=label + " is a number") == 0:
+        v = data.draw(_NUMBERS, label=label)
+        return v, v
+    dtype = data.draw(st.sampled_from(DTYPES), label=label + " dtype")
+    a = data.draw(_arrays(dtype, shape), label=label)
+    return a, lnp.asarray(a)
+
+
+@SETTINGS
+@given(st.data())
+def test_binary_functions(data):
+    name = data.draw(st.sampled_from(BINARY), label="function")
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3,
+                                                         min_side=0, max_side=4),
+                       label="shapes").input_shapes
+    a, la = _operand(data, "a", shapes[0])
+    b, lb = _operand(data, "b", shapes[1])
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        b = np.asarray(0.5 if isinstance(b, bool) else b)  # an array on one side at least
+        lb = lnp.asarray(b)
+    dts = [x.dtype for x in (a, b) if isinstance(x, np.ndarray)]
+    if "power" in name or name == "pow":
+        # a complex power with a part that is not finite: glibc's cpow (NumPy's) multiplies
+        # through C99's recovery of infinities, loom through npymath's formula
+        with np.errstate(all="ignore"):
+            if any(np.iscomplexobj(x) and not np.isfinite(x).all() for x in (a, b)):
+                return
+    _differential(getattr(np, name), getattr(lnp, name), (a, b), (la, lb), _tol(*dts))
+
+
+_OPERATORS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+              "/": lambda x, y: x / y, "//": lambda x, y: x // y, "%": lambda x, y: x % y,
+              "**": lambda x, y: x ** y, "&": lambda x, y: x & y, "|": lambda x, y: x | y,
+              "^": lambda x, y: x ^ y, "<<": lambda x, y: x << y, ">>": lambda x, y: x >> y,
+              "<": lambda x, y: x < y, "<=": lambda x, y: x <= y, ">": lambda x, y: x > y,
+              ">=": lambda x, y: x >= y, "==": lambda x, y: x == y, "!=": lambda x, y: x != y}
+
+
+@SETTINGS
+@given(st.data())
+def test_operators_with_numbers_on_either_side(data):
+    """The operators' fast path (C builders called with cached weak scalars) against NumPy's
+    operators, the number on the left or the right."""
+    op = data.draw(st.sampled_from(sorted(_OPERATORS)), label="operator")
+    dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
+    a = data.draw(_arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, max_side=4)),
+                  label="a")
+    v = data.draw(_NUMBERS, label="number")
+    f = _OPERATORS[op]
+    if data.draw(st.booleans(), label="number first"):
+        _differential(lambda x: f(v, x), lambda x: f(v, x), (a,), (lnp.asarray(a),), _tol(dtype))
+    else:
+        _differential(lambda x: f(x, v), lambda x: f(x, v), (a,), (lnp.asarray(a),), _tol(dtype))
+
+
+REDUCTIONS = ["sum", "prod", "mean", "max", "min", "any", "all", "argmax", "argmin", "var",
+              "std", "ptp", "count_nonzero", "nansum", "nanprod", "nanmean", "nanmax", "nanmin",
+              "nanvar", "nanstd", "nanargmax", "nanargmin", "median", "nanmedian"]
+SCANS = ["cumsum", "cumprod", "nancumsum", "nancumprod"]
+
+
+@SETTINGS
+@given(st.data())
+def test_reductions(data):
+    name, dtype, a = _draw(data, REDUCTIONS + SCANS, 5)
+    kwargs = {}
+    if name in SCANS or name.startswith(("arg", "nanarg")):
+        axis = data.draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1) if a.ndim
+                                   else st.none()), label="axis")
+    else:
+        axis = data.draw(st.one_of(st.none(), hnp.valid_tuple_axes(a.ndim))
+                         if a.ndim else st.none(), label="axes")
+    if axis is not None:
+        kwargs["axis"] = axis
+    if name not in SCANS and name != "count_nonzero" and data.draw(st.booleans(),
+                                                                    label="keepdims"):
+        kwargs["keepdims"] = True
+    if isinstance(axis, tuple) and a.size == 0 and "median" in name:
+        return  # NumPy's own error (it cannot reshape the empty array to add an axis)
+    with np.errstate(all="ignore"):
+        if (("median" in name or name.startswith("nan")) and a.dtype.kind == "c"
+                and not np.isfinite(a).all()):
+            # a complex median, or a NaN-ignoring reduction of only NaNs: NumPy gives one
+            # element holding a NaN, with its other part; loom NaN in both parts
+            return
+    if "prod" in name and a.dtype.kind == "c":
+        # where a product's parts overflow, NumPy's loops (with or without fused multiply-adds)
+        # and npymath's formula reach inf or NaN differently
+        with np.errstate(all="ignore"):
+            a = np.where(np.abs(a) > 1e4, a / np.abs(a), a).astype(a.dtype)
+    n = a.size if axis is None else int(np.prod([a.shape[k] for k in np.atleast_1d(axis)]))
+    # sums in another order than NumPy's pairwise one: the tolerance grows with the count
+    rtol, scale = _tol(dtype) * max(1, n), 1.0
+    if name in ("var", "std", "nanvar", "nanstd") and a.dtype.kind in "fc":
+        # the deviations from a rounded mean: their error is relative to the data's size
+        with np.errstate(all="ignore"):
+            big = np.abs(a[np.isfinite(a)]).astype(np.float64)
+        big = float(big.max()) if big.size else 1.0
+        scale = big * big if "var" in name else big
+        with np.errstate(all="ignore"):
+            if a.dtype.itemsize <= 4 and big * big > np.finfo(a.dtype).max / max(1, n):
+                return  # NumPy's float32 squares overflow; loom sums them in float64
+    _differential(lambda x: getattr(np, name)(x, **kwargs),
+                  lambda x: getattr(lnp, name)(x, **kwargs), (a,), (lnp.asarray(a),), rtol,
+                  scale)
+
+
+# The differences these properties found, each as a fixed case (they hold on both devices)
+
+def test_found_complex_rint_and_sinc():
+    z = np.array([0, 1.5 + 2.5j, -0.5 - 3.5j, 2.5 - 0.5j, complex(np.nan, 1)], np.complex64)
+    np.testing.assert_array_equal(np.asarray(lnp.rint(lnp.asarray(z))), np.rint(z))
+    _close(np.asarray(lnp.sinc(lnp.asarray(z))), np.sinc(z), 1e-6)
+
+
+def test_found_complex_functions_at_the_ends_of_the_range():
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(inf, inf), complex(-inf, nan), complex(nan, inf), complex(inf, -inf),
+                  1.27e308 + 1.27e308j, -1e308 + 1.6e308j, 5e-324j, 1 + 5e-324j,
+                  5e-324 + 5e-324j])
+    for f in ("sin", "cos", "sinh", "cosh", "log", "sqrt", "arccos", "arcsin", "arcsinh",
+              "arccosh"):
+        with np.errstate(all="ignore"):
+            want = getattr(np, f)(z)
+        _close(np.asarray(getattr(lnp, f)(lnp.asarray(z))), want, 1e-14)
+
+
+def test_found_median_of_empty_arrays_and_axis_tuples():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for f in ("median", "nanmedian"):
+        with np.errstate(all="ignore"):
+            for a, kw in ((np.zeros(0, bool), {}), (np.zeros((0, 3)), {"axis": 0}),
+                          (x, {"axis": (0, 2)}), (x, {"axis": (2, 0), "keepdims": True}),
+                          (x, {"axis": ()})):
+                _close(np.asarray(getattr(lnp, f)(lnp.asarray(a), **kw)),
+                       np.asarray(getattr(np, f)(a, **kw)), 1e-15)
+    _close(np.asarray(lnp.quantile(lnp.asarray(x), [0.25, 0.5], axis=(0, 2), keepdims=True)),
+           np.quantile(x, [0.25, 0.5], axis=(0, 2), keepdims=True), 1e-15)
+    with np.errstate(all="ignore"):
+        _close(np.asarray(lnp.nanquantile(lnp.zeros((0, 2), dtype=lnp.int32), [0.5, 0.2],
+                                          axis=0)),
+               np.nanquantile(np.zeros((0, 2), np.int32), [0.5, 0.2], axis=0), 0)
+    with pytest.raises(IndexError):
+        lnp.quantile(lnp.zeros(0), 0.5)  # NumPy's IndexError too
+    with pytest.raises(ValueError, match="repeated axis"):
+        lnp.median(lnp.asarray(x), axis=(1, -2))
+
+
+def test_found_ldexp_and_logical_ops_with_python_numbers():
+    with pytest.raises(OverflowError, match="2147483648 out of bounds for int32"):
+        lnp.ldexp(lnp.asarray(np.int8(1)), 2**31)
+    with pytest.raises(TypeError, match="ldexp"):
+        lnp.ldexp(1j, lnp.asarray([1]))  # (a complex mantissa was cast to float64)
+    a = np.array([0, 1], np.float16)
+    for v in (1e-300, 0.0, float("nan"), 1e-300j, 0j, 5, True):
+        for f in ("logical_or", "logical_and", "logical_xor"):
+            np.testing.assert_array_equal(np.asarray(getattr(lnp, f)(lnp.asarray(a), v)),
+                                          getattr(np, f)(a, v))
