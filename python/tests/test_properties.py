@@ -295,3 +295,121 @@ def test_found_ldexp_and_logical_ops_with_python_numbers():
         for f in ("logical_or", "logical_and", "logical_xor"):
             np.testing.assert_array_equal(np.asarray(getattr(lnp, f)(lnp.asarray(a), v)),
                                           getattr(np, f)(a, v))
+
+
+# ---- indexing: basic and advanced indices, read and written ----
+
+@SETTINGS
+@given(st.data())
+def test_indexing_reads_and_writes(data):
+    """x[index] and x[index] = v for NumPy's basic indices (slices, integers, None, ...) and
+    its advanced ones (integer arrays broadcast together, a boolean mask), against NumPy."""
+    dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5),
+                      label="shape")
+    a = data.draw(_arrays(dtype, shape), label="a")
+    kinds = ["basic", "mask"] + (["integer arrays"] if 0 not in shape else [])
+    kind = data.draw(st.sampled_from(kinds), label="kind")
+    if kind == "basic":
+        index = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True),
+                          label="index")
+    elif kind == "integer arrays":
+        index = data.draw(hnp.integer_array_indices(
+            shape, result_shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)),
+            label="index")
+    else:
+        index = data.draw(hnp.arrays(np.bool_, shape), label="mask")
+    x = lnp.asarray(a)
+    want = a[index]
+    np.testing.assert_array_equal(np.asarray(x[index]), want)
+    assert np.asarray(x[index]).dtype == want.dtype
+    # a write: NumPy's copy updated in place, loom's array rebound to the updated value
+    v = data.draw(_arrays(dtype, want.shape), label="v")
+    b, y = a.copy(), lnp.asarray(a)
+    b[index] = v
+    y[index] = lnp.asarray(v)
+    np.testing.assert_array_equal(np.asarray(y), b)
+
+
+# ---- sorting, sets and manipulation: a function and its arguments drawn for the array ----
+
+def _axis(data, ndim):
+    return data.draw(st.integers(-ndim, ndim - 1), label="axis")
+
+
+_CALLS = {
+    "sort": lambda d, a: ((a,), {"axis": _axis(d, a.ndim), "stable": True}),
+    "argsort": lambda d, a: ((a,), {"axis": _axis(d, a.ndim), "stable": True}),
+    "unique": lambda d, a: ((a,), {k: d.draw(st.booleans(), label=k) for k in (
+        "return_index", "return_inverse", "return_counts")}),
+    "flip": lambda d, a: ((a,), {"axis": _axis(d, a.ndim)}),
+    "roll": lambda d, a: ((a, d.draw(st.integers(-7, 7), label="shift")),
+                          {"axis": _axis(d, a.ndim)}),
+    "transpose": lambda d, a: ((a, tuple(d.draw(st.permutations(range(a.ndim)),
+                                                label="axes"))), {}),
+    "reshape": lambda d, a: ((a, (-1,) + a.shape[1:] if a.shape[0] else a.shape), {}),
+    "concatenate": lambda d, a: (((a, a[::-1]),), {"axis": _axis(d, a.ndim)}),
+    "stack": lambda d, a: (((a, a),), {"axis": d.draw(st.integers(-a.ndim - 1, a.ndim),
+                                                       label="axis")}),
+    "repeat": lambda d, a: ((a, d.draw(st.integers(0, 3), label="repeats")),
+                            {"axis": _axis(d, a.ndim)}),
+    "tile": lambda d, a: ((a, tuple(d.draw(st.lists(st.integers(0, 2), min_size=1,
+                                                    max_size=3), label="reps"))), {}),
+    "diff": lambda d, a: ((a,), {"n": d.draw(st.integers(0, 3), label="n"),
+                                 "axis": _axis(d, a.ndim)}),
+    "expand_dims": lambda d, a: ((a, d.draw(st.integers(-a.ndim - 1, a.ndim), label="axis")),
+                                 {}),
+    "squeeze": lambda d, a: ((a,), {}),
+    "swapaxes": lambda d, a: ((a, _axis(d, a.ndim), _axis(d, a.ndim)), {}),
+    "moveaxis": lambda d, a: ((a, _axis(d, a.ndim), _axis(d, a.ndim)), {}),
+    "take": lambda d, a: ((a, d.draw(hnp.arrays(np.int64, hnp.array_shapes(
+        min_dims=0, max_dims=2, max_side=3), elements=st.integers(-9, 9)), label="indices")),
+        {"axis": _axis(d, a.ndim), "mode": d.draw(st.sampled_from(["wrap", "clip"]),
+                                                  label="mode")}),
+    "searchsorted": lambda d, a: ((np.sort(a.ravel()), a), {"side": d.draw(
+        st.sampled_from(["left", "right"]), label="side")}),
+    "count_nonzero": lambda d, a: ((a,), {"axis": _axis(d, a.ndim)}),
+    "nonzero": lambda d, a: ((a,), {}),
+    "argwhere": lambda d, a: ((a,), {}),
+    "tril": lambda d, a: ((a, d.draw(st.integers(-3, 3), label="k")), {}),
+    "trace": lambda d, a: ((a,), {"offset": d.draw(st.integers(-3, 3), label="offset")}),
+    "pad": lambda d, a: ((a, d.draw(st.integers(0, 2), label="width")),
+                         {"mode": d.draw(st.sampled_from(["constant", "edge", "wrap",
+                                                          "reflect", "symmetric"]),
+                                         label="mode")}),
+}
+_NEEDS_2D = {"tril", "trace"}
+
+
+@SETTINGS
+@given(st.data())
+def test_sorting_sets_and_manipulation(data):
+    name = data.draw(st.sampled_from(sorted(_CALLS)), label="function")
+    dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
+    a = data.draw(_arrays(dtype, hnp.array_shapes(min_dims=2 if name in _NEEDS_2D else 1,
+                                                  max_dims=3, min_side=0, max_side=5)),
+                  label="a")
+    args, kwargs = _CALLS[name](data, a)
+    if name == "take" and a.shape[kwargs["axis"]] == 0:
+        return  # NumPy's take of an empty axis with mode='wrap' never returns
+    loom_args = [lnp.asarray(x) if isinstance(x, np.ndarray) else
+                 tuple(lnp.asarray(y) for y in x) if isinstance(x, tuple) and x and
+                 isinstance(x[0], np.ndarray) else x for x in args]
+    with np.errstate(all="ignore"):
+        try:
+            want, err = getattr(np, name)(*args, **kwargs), None
+        except (TypeError, ValueError, IndexError) as e:
+            want, err = None, e
+    if err is not None:
+        with pytest.raises((TypeError, ValueError, IndexError, loom.LoomError)):
+            got = getattr(lnp, name)(*loom_args, **kwargs)
+            np.asarray(got[0] if isinstance(got, tuple) else got)
+        return
+    hypothesis.event("compared " + name)
+    got = getattr(lnp, name)(*loom_args, **kwargs)
+    wants = want if isinstance(want, tuple) else (want,)
+    gots = got if isinstance(got, tuple) else (got,)
+    assert len(gots) == len(wants)
+    for g, w in zip(gots, wants):
+        w = np.asarray(w)
+        _close(np.asarray(g), w, _tol(w.dtype) * 8)
