@@ -497,3 +497,88 @@ def test_standard_elementwise_against_array_api_strict(data):
             return
     got = np.asarray(getattr(lnp, name)(*[lnp.asarray(a) for a in arrays]))
     _close(got, want, _tol(dtype), _scale(name, arrays))
+
+
+# ---- linalg and fft: well-conditioned matrices and random transform arguments ----
+
+_LINALG = ["solve", "inv", "det", "slogdet", "norm", "matrix_rank", "pinv", "cholesky",
+           "eigvalsh", "svdvals", "qr", "lstsq", "matrix_power", "cond"]
+
+
+@SETTINGS
+@given(st.data())
+def test_linalg(data):
+    name = data.draw(st.sampled_from(_LINALG), label="function")
+    dtype = data.draw(st.sampled_from(["float32", "float64", "complex64", "complex128"]),
+                      label="dtype")
+    n = data.draw(st.integers(1, 5), label="n")
+    batch = tuple(data.draw(st.lists(st.integers(1, 3), max_size=2), label="batch"))
+    parts = 2 if dtype.startswith("complex") else 1
+    raw = data.draw(hnp.arrays(np.float64, (parts,) + batch + (n, n),
+                               elements=st.floats(-1, 1)), label="entries")
+    a = raw[0] + (1j * raw[1] if parts == 2 else 0)
+    a = a + 4 * np.eye(n)  # diagonally dominant: well conditioned, nonsingular
+    if name in ("cholesky", "eigvalsh"):
+        a = a @ np.conj(np.swapaxes(a, -1, -2)) + np.eye(n)  # Hermitian positive definite
+    a = a.astype(dtype)
+    args, kwargs = (a,), {}
+    if name in ("solve", "lstsq"):
+        k = data.draw(st.integers(1, 3), label="columns")
+        args = (a if name == "solve" else a[(0,) * len(batch)],
+                data.draw(hnp.arrays(dtype, (batch if name == "solve" else ()) + (n, k),
+                                     elements=st.floats(-2, 2, width=32)), label="b"))
+    elif name == "norm":
+        kwargs = {"ord": data.draw(st.sampled_from([None, "fro", "nuc", 1, -1, 2, -2, np.inf,
+                                                    -np.inf]), label="ord"), "axis": (-2, -1)}
+    elif name == "matrix_power":
+        args = (a, data.draw(st.integers(-3, 4), label="power"))
+    elif name == "cond":
+        kwargs = {"p": data.draw(st.sampled_from([None, "fro", 1, np.inf, 2]), label="p")}
+    if name == "lstsq":
+        kwargs = {"rcond": None}
+    want = getattr(np.linalg, name)(*args, **kwargs)
+    got = getattr(lnp.linalg, name)(*[lnp.asarray(x) if isinstance(x, np.ndarray) else x
+                                      for x in args], **kwargs)
+    wants = tuple(want) if isinstance(want, tuple) else (want,)
+    gots = tuple(got) if isinstance(got, tuple) else (got,)
+    rtol = 1e-3 if dtype in ("float32", "complex64") else 1e-9
+    if name == "qr":  # Q and R up to the signs of R's diagonal: compare Q R and |R|
+        q, r = (np.asarray(g) for g in gots)
+        _close(q @ r, a.astype(q.dtype), rtol)
+        _close(np.abs(r), np.abs(wants[1]).astype(np.abs(r).dtype), rtol)
+        return
+    if name == "lstsq":
+        gots, wants = gots[:2] + gots[3:], wants[:2] + wants[3:]  # rank compared apart
+        assert int(np.asarray(got[2])) == int(want[2])
+    for g, w in zip(gots, wants):
+        w = np.asarray(w)
+        _close(np.asarray(g), w, rtol, max(1.0, float(np.abs(w).max()) if w.size else 1.0))
+
+
+@SETTINGS
+@given(st.data())
+def test_fft(data):
+    name = data.draw(st.sampled_from(["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]),
+                     label="function")
+    real_in = name in ("rfft", "ihfft")
+    dtype = data.draw(st.sampled_from(["float32", "float64"] if real_in else
+                                      ["float32", "float64", "complex64", "complex128"]),
+                      label="dtype")
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=9),
+                      label="shape")
+    parts = 2 if dtype.startswith("complex") else 1
+    raw = data.draw(hnp.arrays(np.float64, (parts,) + shape, elements=st.floats(-1, 1)),
+                    label="entries")
+    a = (raw[0] + (1j * raw[1] if parts == 2 else 0)).astype(dtype)
+    kwargs = {"axis": _axis(data, a.ndim),
+              "n": data.draw(st.one_of(st.none(), st.integers(1, 12)), label="n"),
+              "norm": data.draw(st.sampled_from([None, "backward", "ortho", "forward"]),
+                                label="norm")}
+    if name in ("irfft", "hfft") and kwargs["n"] is None and a.shape[kwargs["axis"]] < 2:
+        kwargs["n"] = 2  # (NumPy's default output length 2 (m - 1) is 0 there)
+    want = getattr(np.fft, name)(a, **kwargs)
+    got = np.asarray(getattr(lnp.fft, name)(lnp.asarray(a), **kwargs))
+    # NumPy 2 keeps float32 in pocketfft's single precision, as loom does
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    scale = max(1.0, float(np.abs(a).sum()))
+    _close(got, want, 1e-5 if dtype in ("float32", "complex64") else 1e-12, scale)
