@@ -5,6 +5,7 @@ from a fixed seed (derandomize), so a run checks the same examples every time;
 LOOM_PROP_RANDOM=1 draws new ones and LOOM_PROP_N sets their number (300 a test by default).
 The device is the CPU reference, or LOOM_PROP_DEVICE's (cuda on the GPU machine)."""
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -582,3 +583,45 @@ def test_fft(data):
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
     scale = max(1.0, float(np.abs(a).sum()))
     _close(got, want, 1e-5 if dtype in ("float32", "complex64") else 1e-12, scale)
+
+
+# ---- casts and where, clip ----
+
+@SETTINGS
+@given(st.data())
+def test_casts(data):
+    """astype between every pair of dtypes: integers wrap as NumPy's casts do, floats round
+    to nearest even; float to integer only for values the integer holds (C leaves the rest
+    undefined, and x86 NumPy's values are the instruction's)."""
+    src = data.draw(st.sampled_from(DTYPES), label="from")
+    dst = data.draw(st.sampled_from(DTYPES), label="to")
+    a = data.draw(_arrays(src, hnp.array_shapes(min_dims=0, max_dims=2, max_side=5)),
+                  label="a")
+    if a.dtype.kind in "fc" and np.dtype(dst).kind in "iu":
+        info = np.iinfo(dst)
+        with np.errstate(all="ignore"):
+            r = a.real if a.dtype.kind == "c" else a
+            ok = np.isfinite(r) & (r > info.min - 1) & (r < float(info.max) * (1 - 2**-20))
+            a = np.where(ok, a, 0).astype(a.dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (ComplexWarning)
+        want = a.astype(dst)
+    got = np.asarray(lnp.asarray(a).astype(dst))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@SETTINGS
+@given(st.data())
+def test_where_and_clip(data):
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3,
+                                                         max_side=4), label="shapes").input_shapes
+    c = data.draw(hnp.arrays(np.bool_, shapes[0]), label="condition")
+    x, lx = _operand(data, "x", shapes[1])
+    y, ly = _operand(data, "y", shapes[2])
+    _differential(np.where, lnp.where, (c, x, y), (lnp.asarray(c), lx, ly),
+                  _tol(*[v.dtype for v in (x, y) if isinstance(v, np.ndarray)]))
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
+        lo, hi = (data.draw(st.floats(-100, 100) if x.dtype.kind == "f" else
+                            st.integers(-5, 100), label=k) for k in ("lo", "hi"))
+        _differential(np.clip, lnp.clip, (x, lo, hi), (lx, lo, hi), _tol(x.dtype))
