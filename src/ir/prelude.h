@@ -1263,8 +1263,10 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
  * suffix, MUL/ADD/SUB/DIV its rounding operations, BIG where hypot would overflow, TCUT where
  * tanh's real part is 1 to the last bit (FreeBSD's 22 and 9), SQBIG where a square would,
  * TINY where sqrt's parts are scaled up by UP (an even power of two; DOWN its square root's
- * reciprocal) to keep subnormal digits. */
-#define LM__CTRANS(s, T, R, rs, F, MUL, ADD, SUB, DIV, BIG, TCUT, SQBIG, TINY, UP, DOWN)           \
+ * reciprocal) to keep subnormal digits, EXPT glibc's (int)((MAX_EXP - 1) log 2), past which
+ * sinh and cosh overflow, MAXV the largest finite value. */
+#define LM__CTRANS(s, T, R, rs, F, MUL, ADD, SUB, DIV, BIG, TCUT, SQBIG, TINY, UP, DOWN, EXPT,     \
+                   MAXV)                                                                           \
     LM_FN T lm_exp_##s(T z) {                                                                      \
         R a = z.re, b = z.im;                                                                      \
         if (b == 0) return lm__mk_##s(exp##F(a), b);                                               \
@@ -1329,12 +1331,26 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
         return lm__mk_##s(MUL(DIV(fabs##F(b), MUL((R)2, t)), scale),                               \
                           MUL(copysign##F(t, b), scale));                                          \
     }                                                                                              \
+    /* (c, s) e^|a| / 2 for |a| > EXPT, where sinh and cosh overflow before the product with       \
+     * a small cos b or sin b would: glibc's steps of e^EXPT (NumPy's csinh and ccosh) */          \
+    LM_FN T lm__scaled_##s(R a, R c, R sn) {                                                       \
+        R et = exp##F((R)EXPT), h = MUL(et, (R)0.5), rx = SUB(fabs##F(a), (R)EXPT);                \
+        c = MUL(c, h), sn = MUL(sn, h);                                                            \
+        if (rx > (R)EXPT) rx = SUB(rx, (R)EXPT), c = MUL(c, et), sn = MUL(sn, et);                 \
+        if (rx > (R)EXPT) return lm__mk_##s(MUL(c, (R)MAXV), MUL(sn, (R)MAXV));                    \
+        R ev = exp##F(rx);                                                                         \
+        return lm__mk_##s(MUL(ev, c), MUL(ev, sn));                                                \
+    }                                                                                              \
     LM_FN T lm_sinh_##s(T z) {                                                                     \
         R a = z.re, b = z.im;                                                                      \
         if (b == 0) return lm__mk_##s(sinh##F(a), b);                                              \
         if (lm__isinf_##rs(b) || lm__isnan_##rs(b)) {                                              \
             if (a == 0) return lm__mk_##s(a, (R)lm__nan64());                                      \
             if (lm__isinf_##rs(a)) return lm__mk_##s((R)lm__inf64(), (R)lm__nan64());              \
+        }                                                                                          \
+        if (fabs##F(a) > (R)EXPT) {                                                                \
+            R c = cos##F(b);                                                                       \
+            return lm__scaled_##s(a, a < 0 ? -c : c, sin##F(b));                                   \
         }                                                                                          \
         return lm__mk_##s(MUL(sinh##F(a), cos##F(b)), MUL(cosh##F(a), sin##F(b)));                 \
     }                                                                                              \
@@ -1344,6 +1360,10 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
         if (lm__isinf_##rs(b) || lm__isnan_##rs(b)) {                                              \
             if (a == 0) return lm__mk_##s((R)lm__nan64(), 0);                                      \
             if (lm__isinf_##rs(a)) return lm__mk_##s((R)lm__inf64(), (R)lm__nan64());              \
+        }                                                                                          \
+        if (fabs##F(a) > (R)EXPT) {                                                                \
+            R sn = sin##F(b);                                                                      \
+            return lm__scaled_##s(a, cos##F(b), a < 0 ? -sn : sn);                                 \
         }                                                                                          \
         return lm__mk_##s(MUL(cosh##F(a), cos##F(b)), MUL(sinh##F(a), sin##F(b)));                 \
     }                                                                                              \
@@ -1534,10 +1554,12 @@ LM_FN lm_f64 lm__inf64(void) { return lm__dfrom(0x7ff0000000000000ull); }
     }
 #define LM__FDIV_RN(a, b) ((a) / (b))
 LM__CTRANS(c64, lm_c64, lm_f32, f32, f, LM_FMUL, LM_FADD, LM_FSUB, LM__FDIV_RN, 1e37, 9, 1e18,
-           1e-36, 18446744073709551616.0, 2.3283064365386962890625e-10)
+           1e-36, 18446744073709551616.0, 2.3283064365386962890625e-10, 88,
+           3.40282346638528859811704183484516925e+38)
 LM__CTRANS(c128, lm_c128, lm_f64, f64, , LM_DMUL, LM_DADD, LM_DSUB, LM_DDIV, 1e300, 22, 1e150,
            1e-300, 340282366920938463463374607431768211456.0,
-           5.42101086242752217003726400434970855712890625e-20)
+           5.42101086242752217003726400434970855712890625e-20, 709,
+           1.79769313486231570814527423731704357e+308)
 LM__CARITH(c64, lm_c64, lm_f32, f32, f, LM_OP_FMUL, LM_OP_FADD, LM_OP_FSUB)
 LM__CARITH(c128, lm_c128, lm_f64, f64, , LM_OP_DMUL, LM_OP_DADD, LM_OP_DSUB)
 

@@ -27,6 +27,8 @@ def inputs():
         "z128": g(64) * 3 + 1j * g(64) * 3,
         "zs": zs,                                      # every pair of special parts
         "zf": np.array([complex(a, b) for a, b in itertools.product(specials[:7], specials[:7])]),
+        "zl": np.array([complex(a, b) for a, b in itertools.product(
+            [710.0, -712.5, 1000.0, 1500.0, -2200.0], [5e-300, -1e-10, 1e-5, 3.0])]),
         "zt": np.array([complex(a, b) for a, b in itertools.product(  # subnormal parts
             [5e-324, -1e-320, 3e-310, -0.0, 1e-300], [5e-324, -3e-318, 0.0, 1e-305])]),
         "zb": np.array([complex(a, b) for a, b in itertools.product(
@@ -134,6 +136,9 @@ APPROX = [
     "np.arccos(zb)", "np.arcsin(zb)", "np.arcsinh(zb)", "np.arccosh(zb)", "np.arctanh(zb)",
     "np.arccos(zb.astype(np.complex64) * 1e-270)", "np.arcsinh(zb.astype(np.complex64) * 1e-270)",
     "np.sqrt(zt)", "np.log(zt)", "np.arccos(zt)", "np.arcsin(zt)", "np.arcsinh(zt)",
+    # real parts where sinh and cosh overflow before their product with a small sin or cos
+    "np.sinh(zl)", "np.cosh(zl)", "np.sin(zl * 1j)", "np.cos(zl * 1j)",
+    "np.sinh(zl.astype(np.complex64) * 0.1)", "np.cosh(zl.astype(np.complex64) * 0.1)",
     "np.arccosh(zt)", "np.sqrt(zt * 1e-10)", "np.log((zt * 1e280).astype(np.complex64) * 1e-25)",
     # the inverse functions: branch cuts (signed zeros on the real and imaginary axes), the
     # special values, tiny and huge parts, near the branch points +-1 and +-i
