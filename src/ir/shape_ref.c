@@ -367,7 +367,8 @@ void ir_ref_compress(const ir_node_t *n, const ir_node_t *o, const char *p, cons
     size_t es = ir_dtypes[n->dtype].size;
     char *y = out;
     for (int64_t e = 0; e < total; e++)
-        if (p[e * s[0]]) memcpy(y + (size_t)(k++) * es, pv + (size_t)(e * sv[0]) * es, es);
+        if (p[e * s[0]]) /* (sv[0] may be negative: a reversed view) */
+            memcpy(y + (size_t)(k++) * es, pv + e * sv[0] * (int64_t)es, es);
     /* the elements no kept value reached, and the tail, zeros; then the count (a bool per
      * bit, else little-endian, as every target loom runs on) */
     memset(y + (size_t)k * es, 0, (size_t)(n->shape[0] - k) * es);
