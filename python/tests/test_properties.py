@@ -66,7 +66,16 @@ def _close(got, want, rtol, scale=1.0):
     relatively), the same infinities, NaN where NumPy gives NaN (of either sign)."""
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind == "c":
+    if want.dtype.kind == "c":  # each part relative to the largest finite |z|
+        with np.errstate(all="ignore"):
+            mag = np.abs(want.astype(np.complex128))
+            # where both overflow (an infinite part each), the parts are the rounding noise
+            # of an overflowed product: not compared
+            over = np.isinf(mag) & np.isinf(np.abs(got.astype(np.complex128)))
+        if over.any():
+            got = np.where(over, want, got)
+        mag = mag[np.isfinite(mag)]
+        scale = max(scale, float(mag.max()) if mag.size else 1.0)
         _close(got.real, want.real, rtol, scale)
         _close(got.imag, want.imag, rtol, scale)
         return
@@ -109,6 +118,33 @@ def _scale(name, operands):
     return m[0] * m[-1]
 
 
+def _power_tol(name, a, b, rtol):
+    """A complex64 power's tolerance: loom computes exp(b log a) in complex128, NumPy in
+    float32, which loses about |b log a| ulps."""
+    try:
+        cplx64 = np.result_type(a, b) == np.complex64
+    except (TypeError, ValueError, OverflowError):
+        return rtol
+    if name not in ("power", "pow", "**") or not cplx64:
+        return rtol
+    with np.errstate(all="ignore"):
+        la = np.abs(np.log(np.abs(np.asarray(a, dtype=np.complex128))))
+        bb = np.abs(np.asarray(b, dtype=np.complex128))
+    la, bb = la[np.isfinite(la)], bb[np.isfinite(bb)]
+    k = (float(bb.max()) if bb.size else 0.0) * ((float(la.max()) if la.size else 0.0) + 4)
+    return max(rtol, 1.2e-7 * (8 + k))
+
+
+def _past_overflow(name, operands):
+    """Whether a complex product's parts may reach the largest float: there a fused
+    multiply-add (loom's, and NumPy's vector loops') keeps a finite part where NumPy's
+    scalar loop overflows to inf, and the other way round."""
+    big = max((np.finfo(np.asarray(x).dtype).max for x in operands
+               if np.asarray(x).dtype.kind == "c"), default=None)
+    with np.errstate(all="ignore"):
+        return big is not None and name == "multiply" and _scale(name, operands) > big / 4
+
+
 def _numpy(f, *args):
     """f(*args) in NumPy, warnings silenced: its value, or the exception it raises."""
     with np.errstate(all="ignore"):
@@ -118,7 +154,7 @@ def _numpy(f, *args):
             return None, e
 
 
-def _differential(np_f, loom_f, np_args, loom_args, rtol, scale=1.0):
+def _differential(np_f, loom_f, np_args, loom_args, rtol, scale=1.0, numpy_inexact=False):
     want, err = _numpy(np_f, *np_args)
     if err is not None:
         # NumPy refuses (a dtype its loop lacks, an integer to a negative power): loom refuses
@@ -129,6 +165,11 @@ def _differential(np_f, loom_f, np_args, loom_args, rtol, scale=1.0):
         return
     want = np.asarray(want)
     got = np.asarray(loom_f(*loom_args))
+    if numpy_inexact and want.dtype.kind == "c":
+        # NumPy's float32 exp(b log a) overflows its phase or modulus before the value does:
+        # its NaNs and infinities there are not loom's to match
+        with np.errstate(all="ignore"):
+            got = np.where(np.isfinite(want), got, want)
     _close(got, want, max(rtol, _tol(want.dtype)), scale)
 
 
@@ -189,8 +230,15 @@ def test_binary_functions(data):
         with np.errstate(all="ignore"):
             if any(np.iscomplexobj(x) and not np.isfinite(x).all() for x in (a, b)):
                 return
-    _differential(getattr(np, name), getattr(lnp, name), (a, b), (la, lb), _tol(*dts),
-                  _scale(name, (a, b)))
+    if _past_overflow(name, (a, b)):
+        return
+    if name in ("power", "pow") and (0 in np.shape(a) + np.shape(b) or (
+            getattr(a, "dtype", None) == np.bool_ and type(b) is int)):
+        return  # NumPy checks an integer power's sign only on elements it computes, and
+        # gives int8 for bool ** int where loom gives int64 (the conformance suite's KNOWN)
+    rtol = _power_tol(name, a, b, _tol(*dts))
+    _differential(getattr(np, name), getattr(lnp, name), (a, b), (la, lb), rtol,
+                  _scale(name, (a, b)), rtol > _tol(*dts))
 
 
 _OPERATORS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
@@ -212,10 +260,14 @@ def test_operators_with_numbers_on_either_side(data):
                   label="a")
     v = data.draw(_NUMBERS, label="number")
     f = _OPERATORS[op]
-    if data.draw(st.booleans(), label="number first"):
-        _differential(lambda x: f(v, x), lambda x: f(v, x), (a,), (lnp.asarray(a),), _tol(dtype))
-    else:
-        _differential(lambda x: f(x, v), lambda x: f(x, v), (a,), (lnp.asarray(a),), _tol(dtype))
+    if op == "**" and a.dtype.kind == "c" and v == 0.5:
+        return  # NumPy's operator takes sqrt for a complex array ** 0.5 (np.power does not)
+    if op == "**" and a.dtype == np.bool_ and type(v) is int:
+        return  # NumPy's int8 for bool ** int, loom's int64 (the conformance suite's KNOWN list)
+    first = data.draw(st.booleans(), label="number first")
+    g = (lambda x: f(v, x)) if first else (lambda x: f(x, v))
+    rtol = _power_tol(op, *((v, a) if first else (a, v)), _tol(dtype))
+    _differential(g, g, (a,), (lnp.asarray(a),), rtol, 1.0, rtol > _tol(dtype))
 
 
 REDUCTIONS = ["sum", "prod", "mean", "max", "min", "any", "all", "argmax", "argmin", "var",
@@ -496,6 +548,8 @@ def test_standard_elementwise_against_array_api_strict(data):
             want = np.asarray(getattr(xp, name)(*[xp.asarray(a) for a in arrays]))
         except (TypeError, ValueError):
             return
+    if _past_overflow(name, arrays):
+        return
     got = np.asarray(getattr(lnp, name)(*[lnp.asarray(a) for a in arrays]))
     _close(got, want, _tol(dtype), _scale(name, arrays))
 
@@ -619,6 +673,8 @@ def test_where_and_clip(data):
     c = data.draw(hnp.arrays(np.bool_, shapes[0]), label="condition")
     x, lx = _operand(data, "x", shapes[1])
     y, ly = _operand(data, "y", shapes[2])
+    if any(type(v) is int and not -2**63 <= v < 2**63 for v in (x, y)):
+        return  # NumPy's where wraps such a Python int into the array's dtype; loom refuses it
     _differential(np.where, lnp.where, (c, x, y), (lnp.asarray(c), lx, ly),
                   _tol(*[v.dtype for v in (x, y) if isinstance(v, np.ndarray)]))
     if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
