@@ -17,8 +17,8 @@ import numpy as _np
 
 from . import _lib
 from . import (Context, LinAlgError, asarray, eval, from_dlpack, get_context,  # noqa: F401
-               ndarray, _call_text, _canonical_name, _fast1, _fast2, _FAST, _np_dtype_of,
-               _raise)
+               ndarray, _Binder, _call_text, _canonical_name, _fast1, _fast2, _FAST,
+               _np_dtype_of, _raise)
 
 __array_api_version__ = "2024.12"
 
@@ -273,6 +273,77 @@ def _in_place(name, f):
 
 for _name in _IN_PLACE:
     setattr(_mod, _name, _in_place(_name, getattr(_mod, _name)))
+
+
+# NumPy's ufunc methods on the table's ufuncs, as attributes of the functions (calls keep
+# their plain-function speed): reduce and accumulate name loom's reductions and scans, outer
+# broadcasts, at is the expression language's np.NAME.at statement. nin, nout, nargs and
+# identity are NumPy's.
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+           "fmax": "nanmax", "fmin": "nanmin", "logical_and": "all", "logical_or": "any"}
+_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+_AT = ("add", "minimum", "maximum")
+_NOVALUE = _np._NoValue
+
+
+def _unsupported(name, method, what):
+    return NotImplementedError("loom: %s.%s: %s" % (name, method, what))
+
+
+def _ufunc_methods(name, f):
+    u = getattr(_np, name)
+    f.nin, f.nout, f.nargs, f.identity = u.nin, u.nout, u.nargs, u.identity
+    if u.nin != 2:
+        return
+
+    def outer(A, B, **kwargs):
+        A, B = asarray(A), asarray(B)
+        return f(A.reshape(A.shape + (1,) * B.ndim), B, **kwargs)
+    f.outer = outer
+
+    def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_NOVALUE,
+               where=True):
+        if name not in _REDUCE:
+            raise _unsupported(name, "reduce", "loom reduces with %s" % ", ".join(
+                "%s (%s)" % kv for kv in _REDUCE.items()))
+        if out is not None or initial is not _NOVALUE or where is not True:
+            raise _unsupported(name, "reduce", "out=, initial= and where= are not supported")
+        kw = {"axis": axis, "keepdims": keepdims}
+        if dtype is not None:
+            if name not in ("add", "multiply"):
+                raise _unsupported(name, "reduce", "dtype= is for add and multiply")
+            kw["dtype"] = dtype
+        return getattr(_mod, _REDUCE[name])(array, **kw)
+    f.reduce = reduce
+
+    def accumulate(array, axis=0, dtype=None, out=None):
+        if name not in _ACCUMULATE or out is not None:
+            raise _unsupported(name, "accumulate", "loom accumulates with add (cumsum) and "
+                               "multiply (cumprod), without out=")
+        return getattr(_mod, _ACCUMULATE[name])(array, axis=axis, dtype=dtype)
+    f.accumulate = accumulate
+
+    def at(a, indices, b=None):
+        """np.NAME.at(a, indices, b): every duplicate index combined in order; a is rebound
+        to the result (an alias keeps the old values), as x[key] = v is."""
+        if name not in _AT or b is None:
+            raise _unsupported(name, "at", "add.at, minimum.at and maximum.at (with values) "
+                               "are (and x[indices] = v)")
+        if not isinstance(a, ndarray):
+            raise TypeError("%s.at: a must be a loom.ndarray, not %s (loom cannot write into "
+                            "it)" % (name, type(a).__name__))
+        bd = _Binder([a])
+        idx = ("(" + "".join(bd.arg(x) + ", " for x in indices) + ")"
+               if isinstance(indices, tuple) else bd.arg(indices))
+        prog = "np.%s.at(%s, %s, %s)" % (name, bd.names[0], idx, bd.lit(
+            _listed(b, a.dtype) if isinstance(b, (list, tuple)) else b))
+        a._assign(bd.run(prog, out_name=bd.names[0]))
+    f.at = at
+
+
+for _name in list(_names):
+    if isinstance(getattr(_np, _name, None), _np.ufunc):
+        _ufunc_methods(_name, getattr(_mod, _name))
 
 
 def _tupled(v):

@@ -447,3 +447,39 @@ def test_an_array_as_the_sequence(f):
         check(getattr(lnp, f)(lnp.asarray(a), axis=-1), getattr(np, f)(a, axis=-1))
         errors_alike(lambda: getattr(np, f)(np.asarray(5.0)),
                      lambda: getattr(lnp, f)(lnp.asarray(5.0)))
+
+
+def test_ufunc_methods():
+    """NumPy's ufunc methods on loom.numpy's ufuncs: reduce and accumulate through loom's
+    reductions and scans, outer by broadcasting, at as the scatter statement (the target
+    rebound, duplicates combined in order), and the ufuncs' nin, nout, nargs and identity."""
+    a = np.arange(12.0).reshape(3, 4) - 5
+    x = lnp.asarray(a)
+    for name, kw in (("add", {}), ("multiply", {"axis": 1}), ("maximum", {"axis": None}),
+                     ("minimum", {"keepdims": True}), ("fmax", {"axis": 1}),
+                     ("logical_or", {"axis": 0}), ("logical_and", {})):
+        check(getattr(lnp, name).reduce(x, **kw), getattr(np, name).reduce(a, **kw))
+    check(lnp.add.reduce(x, dtype=lnp.float32), np.add.reduce(a, dtype=np.float32), rtol=1e-6)
+    check(lnp.add.accumulate(x), np.add.accumulate(a))
+    check(lnp.multiply.accumulate(x, axis=1), np.multiply.accumulate(a, axis=1))
+    check(lnp.subtract.outer(x[0], x[:, 1]), np.subtract.outer(a[0], a[:, 1]))
+    check(lnp.power.outer(lnp.arange(3), [1, 2]), np.power.outer(np.arange(3), [1, 2]))
+    i = np.array([0, 2, 0, 0])
+    for name, key, v in (("add", i, 1.5), ("add", (i, np.array([1, 1, 1, 3])), [1, 2, 3, 4]),
+                         ("minimum", (i, slice(None)), -7.0), ("maximum", i, a[[1, 1, 2, 0]])):
+        y, z, want = lnp.asarray(a), None, a.copy()
+        z = y[...]  # an alias taken before keeps the old values
+        getattr(lnp, name).at(y, key, v)
+        getattr(np, name).at(want, key, v)
+        check(y, want)
+        check(z, a)
+    assert (lnp.add.nin, lnp.add.nout, lnp.add.nargs, lnp.add.identity) == (2, 1, 3, 0)
+    assert lnp.sin.nin == 1 and not hasattr(lnp.sin, "reduce")
+    with pytest.raises(NotImplementedError, match="subtract.reduce"):
+        lnp.subtract.reduce(x)
+    with pytest.raises(NotImplementedError, match="initial="):
+        lnp.add.reduce(x, initial=1)
+    with pytest.raises(NotImplementedError, match="multiply.at"):
+        lnp.multiply.at(x, i, 2)
+    with pytest.raises(TypeError, match="loom.ndarray"):
+        lnp.add.at(a, i, 1)

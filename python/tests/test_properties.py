@@ -38,8 +38,15 @@ BINARY = sorted(n for n, (a, _) in _FAST.items()
 UNARY_FUNCTIONS = ["real", "imag", "fix", "i0", "sinc", "iscomplex", "isreal", "isneginf",
                    "isposinf", "angle"]
 TOL = {"float16": 4e-3, "float32": 2e-5, "float64": 1e-12}
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("LOOM_PROP_N", "300")), deadline=None, derandomize=__import__("os").environ.get("LOOM_PROP_RANDOM") is None, database=None,
+SETTINGS = settings(max_examples=int(os.environ.get("LOOM_PROP_N", "300")), deadline=None,
+                    derandomize=os.environ.get("LOOM_PROP_RANDOM") is None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.fixture(autouse=True, scope="module")
+def context():
+    with loom.Context(device=os.environ.get("LOOM_PROP_DEVICE", "cpu")) as ctx:
+        yield ctx
 
 
 def _arrays(dtype, shape):
