@@ -688,3 +688,31 @@ def test_where_and_clip(data):
         lo, hi = (data.draw(st.floats(-100, 100) if x.dtype.kind == "f" else
                             st.integers(-5, 100), label=k) for k in ("lo", "hi"))
         _differential(np.clip, lnp.clip, (x, lo, hi), (lx, lo, hi), _tol(x.dtype))
+
+
+# ---- NumPy's ufunc methods ----
+
+@SETTINGS
+@given(st.data())
+def test_ufunc_methods(data):
+    from loom.numpy import _ACCUMULATE, _REDUCE
+    method = data.draw(st.sampled_from(["reduce", "accumulate", "outer"]), label="method")
+    names = {"reduce": sorted(_REDUCE), "accumulate": sorted(_ACCUMULATE),
+             "outer": [n for n in BINARY if n not in ("ldexp", "pow", "power", "float_power")]}
+    name, dtype, a = _draw(data, names[method], 4)
+    if method == "outer":
+        b = data.draw(_arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)),
+                      label="b")
+        _differential(getattr(np, name).outer, getattr(lnp, name).outer, (a, b),
+                      (lnp.asarray(a), lnp.asarray(b)), _tol(dtype))
+        return
+    if a.ndim == 0:
+        return  # (NumPy's reduce and accumulate need an axis)
+    axis = _axis(data, a.ndim)
+    n = a.shape[axis]
+    with np.errstate(all="ignore"):
+        if "prod" in _REDUCE.get(name, "") + _ACCUMULATE.get(name, "") and a.dtype.kind == "c":
+            a = np.where(np.abs(a) > 1e4, a / np.abs(a), a).astype(a.dtype)  # (see above)
+    _differential(lambda x: getattr(getattr(np, name), method)(x, axis=axis),
+                  lambda x: getattr(getattr(lnp, name), method)(x, axis=axis), (a,),
+                  (lnp.asarray(a),), _tol(dtype) * max(1, n))
