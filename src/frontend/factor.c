@@ -485,6 +485,7 @@ LOOM_API loom_array_t *loom_matrix_rank_tol(loom_ctx_t *ctx, loom_array_t *a, lo
     loom_array_t *t = tol ? tol : rtol;
     if (t && !fe_check_arg(ctx, "matrix_rank", t)) return &ctx->nil;
     if (t) t = loom_expand_dims(ctx, t, 1, (int32_t[]){-1}); /* (.., 1): per matrix */
+    if (t && (t->flags & FE_NIL)) return t; /* (its error: already at the most axes) */
     return matrix_rank(ctx, a, tol ? t : NULL, rtol ? t : NULL);
 }
 
