@@ -302,6 +302,10 @@ def test_reductions(data):
     if isinstance(axis, tuple) and a.size == 0 and "median" in name:
         return  # NumPy's own error (it cannot reshape the empty array to add an axis)
     with np.errstate(all="ignore"):
+        if "median" in name and a.dtype.kind == "f" and (
+                np.abs(a[np.isfinite(a)]) > np.finfo(a.dtype).max / 2).any():
+            return  # NumPy's nanmedian over axis=() adds two such values in the dtype: inf
+    with np.errstate(all="ignore"):
         if (("median" in name or name.startswith("nan")) and a.dtype.kind == "c"
                 and not np.isfinite(a).all()):
             # a complex median, or a NaN-ignoring reduction of only NaNs: NumPy gives one
@@ -375,6 +379,9 @@ def test_found_ldexp_and_logical_ops_with_python_numbers():
         lnp.ldexp(lnp.asarray(np.int8(1)), 2**31)
     with pytest.raises(TypeError, match="ldexp"):
         lnp.ldexp(1j, lnp.asarray([1]))  # (a complex mantissa was cast to float64)
+    for b in (False, True):  # a bool mantissa takes NumPy's int64 loop: no error
+        np.testing.assert_array_equal(np.asarray(lnp.ldexp(lnp.asarray(np.array(b)), 2**31)),
+                                      np.ldexp(np.array(b), 2**31))
     a = np.array([0, 1], np.float16)
     for v in (1e-300, 0.0, float("nan"), 1e-300j, 0j, 5, True):
         for f in ("logical_or", "logical_and", "logical_xor"):

@@ -48,14 +48,15 @@ static loom_array_t *ldexp_in(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *n,
 LOOM_API loom_array_t *loom_ldexp(loom_ctx_t *ctx, loom_array_t *x, loom_array_t *n) {
     if (!ctx) return NULL;
     if (!fe_check_arg(ctx, "ldexp", x) || !fe_check_arg(ctx, "ldexp", n)) return &ctx->nil;
-    /* a Python int exponent takes the loops' C int (NumPy refuses one past int32) */
+    /* a Python int exponent takes the loops' C int (NumPy refuses one past int32), or beside
+     * a bool array their C long (NumPy's bool mantissa takes the int64 loop) */
+    bool long_loop = !(x->flags & FE_WEAK) && x->dtype == LOOM_DTYPE_BOOL;
     if ((n->flags & FE_WEAK) &&
-        (n->weak_kind == FE_WEAK_UINT ||
-         (n->weak_kind == FE_WEAK_INT && (n->weak.i < INT32_MIN || n->weak.i > INT32_MAX)))) {
+        (n->weak_kind == FE_WEAK_UINT || (n->weak_kind == FE_WEAK_INT && !long_loop &&
+                                          (n->weak.i < INT32_MIN || n->weak.i > INT32_MAX)))) {
         if (n->weak_kind == FE_WEAK_UINT)
-            fe_error(ctx, LOOM_STATUS_OVERFLOW,
-                     "ldexp: Python integer %llu out of bounds for int32",
-                     (unsigned long long)n->weak.u);
+            fe_error(ctx, LOOM_STATUS_OVERFLOW, "ldexp: Python integer %llu out of bounds for %s",
+                     (unsigned long long)n->weak.u, long_loop ? "int64" : "int32");
         else
             fe_error(ctx, LOOM_STATUS_OVERFLOW,
                      "ldexp: Python integer %lld out of bounds for int32", (long long)n->weak.i);
