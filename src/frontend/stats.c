@@ -175,12 +175,9 @@ LOOM_API loom_array_t *loom_ptp(loom_ctx_t *ctx, loom_array_t *a, int32_t naxes,
  * where a holds elements. */
 static loom_array_t *empty_stat(loom_ctx_t *ctx, loom_array_t *a, int32_t axis, int keepdims,
                                 bool nan) {
-    for (int32_t i = 0; i < a->ndim; i++)
-        if (a->shape[i] == 0)
-            return (nan ? loom_nanmean : loom_mean)(ctx, a, axis == LOOM_AXIS_NONE ? -1 : 1,
-                                                    axis == LOOM_AXIS_NONE ? NULL : &axis,
-                                                    keepdims);
-    return NULL;
+    if (loom_array_size(a) != 0) return NULL;
+    bool all = axis == LOOM_AXIS_NONE;
+    return (nan ? loom_nanmean : loom_mean)(ctx, a, all ? -1 : 1, all ? NULL : &axis, keepdims);
 }
 
 /* a with axis ax moved last (LOOM_AXIS_NONE: flattened), and the length *n of that axis; nil
