@@ -288,12 +288,18 @@ typedef struct cg_sort {
     int m;                  /* select: the ranks (1..8), and the ranks */
     int64_t ranks[LOOM_MAX_DIMS];
 } cg_sort_t;
-/* Describes the step of node `node` of g (its operands' shapes and dtypes). */
-void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count);
+/* Describes the step of node `node` of g (its operands' shapes and dtypes). smem_per_sm:
+ * shared memory bytes of the device's multiprocessor (0: not known, taken as an H200's); it
+ * sets the tile of 8-byte keys and payloads. */
+void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count, int smem_per_sm);
+/* Shared memory a block of 32 keys a thread takes: the 64 KiB tile and the static counts. */
+#define CG_SORT_BIG_TILE_SMEM (76 * 1024)
 /* Kernels the step compiles (indices 0 .. n-1, each a kind above); the index of a kind
  * (-1: the step has none). */
 uint32_t cg_sort_n_kernels(const cg_sort_t *s);
 int cg_sort_index(const cg_sort_t *s, int kind);
+/* Dynamic shared memory bytes of a SCATTER pass's block (its tile's keys and payloads). */
+uint32_t cg_sort_scatter_smem(const cg_sort_t *s);
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i);
 void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name);
 

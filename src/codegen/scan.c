@@ -92,6 +92,13 @@ static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nod
 /* LB and LBP: tiles with decoupled look-back (one scratch layout and parameter list). */
 static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M_LBP; }
 
+/* LB's and LBP's status of a tile: for results of at most 4 bytes one 64-bit word, the flag
+ * (1: aggregate, 2: inclusive prefix) above the value's bits, so that one load reads both and
+ * no fence orders them; for wider results a flag word and the value in its own array. */
+static bool lb_packed(const cg_scan_t *s) {
+    return ir_dtypes[node(s, s->n_nodes - 1)->dtype].size <= 4;
+}
+
 /* SEL and SELP: compactions (one scratch layout and parameter list). */
 static bool sel_like(const cg_scan_t *s) { return s->mode == M_SEL || s->mode == M_SELP; }
 
@@ -260,7 +267,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f733d); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7340); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -283,9 +290,11 @@ uint32_t cg_scan_n_params(const cg_scan_t *s) {
     return w + 1 + 2 * has_scratch(s);
 }
 
-/* LB's scratch: 16 bytes, a flag per tile, then each tile's aggregate and its inclusive
- * prefix: arrays of the result dtype, 16-byte aligned. */
-static size_t lb_flags_end(int64_t units) { return (16 + (size_t)units * 4 + 15) & ~(size_t)15; }
+/* LB's scratch: 16 bytes, then a status word a tile (packed) or a flag a tile and each tile's
+ * aggregate and its inclusive prefix (arrays of the result dtype, 16-byte aligned). */
+static size_t lb_flags_end(const cg_scan_t *s, int64_t units) {
+    return (16 + (size_t)units * (lb_packed(s) ? 8 : 4) + 15) & ~(size_t)15;
+}
 
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     *zeroed = 0;
@@ -294,7 +303,8 @@ size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     if (!lb_like(s) || s->lines == 0) return 0;
     int64_t units = s->lines * lb_tiles(s);
     size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
-    *zeroed = lb_flags_end(units);
+    *zeroed = lb_flags_end(s, units);
+    if (lb_packed(s)) return *zeroed;
     return *zeroed + 2 * (((size_t)units * es + 15) & ~(size_t)15);
 }
 
@@ -521,6 +531,23 @@ static void emit_lb_helpers(base_str_t *o) {
            "    else { unsigned char w = __ldcg((const unsigned char *)p); "
            "v = *reinterpret_cast<T *>(&w); }\n"
            "    return v;\n}\n"
+           "template <typename T> __device__ __forceinline__ void lm_lb_pub(unsigned long long *p, "
+           "unsigned f, T v) {\n"
+           "    union { T v; unsigned w; } b;\n"
+           "    b.w = 0u;\n"
+           "    b.v = v;\n"
+           "    const unsigned long long w = (unsigned long long)f << 32 | b.w;\n"
+           "    asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), \"l\"(w) : "
+           "\"memory\");\n}\n"
+           "template <typename T> __device__ __forceinline__ unsigned lm_lb_get(const unsigned "
+           "long long *p, T *v) {\n"
+           "    unsigned long long w;\n"
+           "    asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(w) : \"l\"(p) : "
+           "\"memory\");\n"
+           "    union { T v; unsigned w; } b;\n"
+           "    b.w = (unsigned)w;\n"
+           "    *v = b.v;\n"
+           "    return (unsigned)(w >> 32);\n}\n"
            "__device__ __forceinline__ unsigned lm_sc_acquire(const volatile unsigned *p) {\n"
            "    unsigned v;\n"
            "    asm volatile(\"ld.acquire.gpu.global.u32 %0, [%1];\" : \"=r\"(v) : "
@@ -567,6 +594,50 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
                     T, T, T, T, op, x, T, T, op, x, op, x);
 }
 
+/* LB's and LBP's status (see lb_packed): the kernel's pointers to it, a tile u's
+ * publication of value v with flag f, and the wait for tile `idx`'s into `dst`. */
+static void emit_lb_status_decl(const cg_scan_t *s, base_str_t *o) {
+    const char *T = ty(node(s, s->n_nodes - 1));
+    if (lb_packed(s)) {
+        base_str_cat(o, "    unsigned long long *lbst = (unsigned long long *)(scr + 16);\n");
+        return;
+    }
+    base_str_printf(o,
+                    "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
+                    "    const unsigned long long fe = (16 + (unsigned long long)units * 4 + 15) "
+                    "& ~15ull;\n"
+                    "    %s *agg = (%s *)(scr + fe);\n"
+                    "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) + "
+                    "15) & ~15ull));\n",
+                    T, T, T, T, T);
+}
+
+static void emit_lb_pub(const cg_scan_t *s, base_str_t *o, const char *ind, const char *f,
+                        const char *v) {
+    if (lb_packed(s))
+        base_str_printf(o, "%slm_lb_pub(&lbst[u], %s, %s);\n", ind, f, v);
+    else
+        base_str_printf(o,
+                        "%sif (%s == 2u) inc[u] = %s; else agg[u] = %s;\n%s__threadfence();\n"
+                        "%sflag[u] = %s;\n",
+                        ind, f, v, v, ind, ind, f);
+}
+
+static void emit_lb_wait(const cg_scan_t *s, base_str_t *o, const char *ind, const char *idx,
+                         const char *dst) {
+    if (lb_packed(s))
+        base_str_printf(o,
+                        "%s%s v_;\n"
+                        "%swhile ((f = lm_lb_get(&lbst[%s], &v_)) == 0u) { }\n"
+                        "%s%s = v_;\n",
+                        ind, ty(node(s, s->n_nodes - 1)), ind, idx, ind, dst);
+    else
+        base_str_printf(o,
+                        "%swhile ((f = lm_sc_acquire(&flag[%s])) == 0u) { }\n"
+                        "%s%s = f == 2u ? lm_sc_ldcg(&inc[%s]) : lm_sc_ldcg(&agg[%s]);\n",
+                        ind, idx, ind, dst, idx, idx);
+}
+
 /* LB's and LBP's block scan, then the tile's aggregate g published by its last thread (s_agg;
  * as the inclusive prefix for a line's first tile, else as the aggregate). */
 static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
@@ -575,11 +646,10 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
     base_str_printf(o,
                     "        if (t == %d) {\n"
                     "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
-                    "            s_agg = g;\n"
-                    "            if (tl == 0) { inc[u] = g; __threadfence(); flag[u] = 2u; }\n"
-                    "            else { agg[u] = g; __threadfence(); flag[u] = 1u; }\n"
-                    "        }\n",
+                    "            s_agg = g;\n",
                     LB_BLOCK - 1, ty(sn), scan_fn(s), sfx((loom_dtype_t)sn->dtype));
+    emit_lb_pub(s, o, "            ", "(tl == 0 ? 2u : 1u)", "g");
+    base_str_cat(o, "        }\n");
 }
 
 /* LB's and LBP's fold of the look-back's window from the nearest inclusive prefix (win[found])
@@ -601,13 +671,13 @@ static void emit_lb_fold(const cg_scan_t *s, base_str_t *o, const char *ind, con
                     "%s    }\n"
                     "%s}\n"
                     "%sif (%s) {\n"
-                    "%s    s_pre = p;\n"
-                    "%s    inc[u] = lm_%s_%s(p, s_agg);\n"
-                    "%s    __threadfence();\n"
-                    "%s    flag[u] = 2u;\n"
-                    "%s}\n",
-                    ind, T, ind, ind, T, ind, ind, ind, T, T, ind, op, x, ind, ind, ind, who, ind,
-                    ind, op, x, ind, ind, ind);
+                    "%s    s_pre = p;\n",
+                    ind, T, ind, ind, T, ind, ind, ind, T, T, ind, op, x, ind, ind, ind, who, ind);
+    char in2[40], v[40];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    snprintf(v, sizeof v, "lm_%s_%s(p, s_agg)", op, x);
+    emit_lb_pub(s, o, in2, "2u", v);
+    base_str_printf(o, "%s}\n", ind);
 }
 
 /* LB's tile prefix: the block scan, the tile's aggregate published (its inclusive prefix for
@@ -621,19 +691,17 @@ static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
      * from the nearest inclusive prefix forward in order, 32 values a shuffle round (the
      * same brackets as one thread folding them). The tile's inclusive prefix is its prefix
      * op its aggregate: its last result, exactly. */
+    base_str_printf(o, "        if (tl > 0) {\n"
+                       "            const LM_I base = l * tiles;\n"
+                       "            LM_I tt = tl;\n"
+                       "            int n = 0, found = -1;\n"
+                       "            for (;;) {\n"
+                       "                const LM_I j = tt - 1 - t;\n"
+                       "                unsigned f = 0;\n"
+                       "                if (j >= 0) {\n");
+    emit_lb_wait(s, o, "                    ", "base + j", "win[n + t]");
     base_str_printf(
         o,
-        "        if (tl > 0) {\n"
-        "            const LM_I base = l * tiles;\n"
-        "            LM_I tt = tl;\n"
-        "            int n = 0, found = -1;\n"
-        "            for (;;) {\n"
-        "                const LM_I j = tt - 1 - t;\n"
-        "                unsigned f = 0;\n"
-        "                if (j >= 0) {\n"
-        "                    while ((f = lm_sc_acquire(&flag[base + j])) == 0u) { }\n"
-        "                    win[n + t] = f == 2u ? lm_sc_ldcg(&inc[base + j]) : "
-        "lm_sc_ldcg(&agg[base + j]);\n"
         "                }\n"
         "                const unsigned m = __ballot_sync(0xffffffffu, j >= 0 && f == 2u);\n"
         "                if (lane == 0) s_mask[wp] = m;\n"
@@ -662,19 +730,19 @@ static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
  * publishes the tile's inclusive prefix. The other warps wait at the barrier it ends at. */
 static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
     emit_lb_aggregate(s, o);
+    base_str_printf(o,
+                    "        if (wp == %d && tl > 0) {\n"
+                    "            const LM_I base = l * tiles;\n"
+                    "            LM_I tt = tl;\n"
+                    "            int n = 0, found = 0;\n"
+                    "            for (;;) {\n"
+                    "                const LM_I j = tt - 1 - lane;\n"
+                    "                unsigned f = 0;\n"
+                    "                if (j >= 0) {\n",
+                    LB_BLOCK / 32 - 1);
+    emit_lb_wait(s, o, "                    ", "base + j", "win[n + lane]");
     base_str_printf(
         o,
-        "        if (wp == %d && tl > 0) {\n"
-        "            const LM_I base = l * tiles;\n"
-        "            LM_I tt = tl;\n"
-        "            int n = 0, found = 0;\n"
-        "            for (;;) {\n"
-        "                const LM_I j = tt - 1 - lane;\n"
-        "                unsigned f = 0;\n"
-        "                if (j >= 0) {\n"
-        "                    while ((f = lm_sc_acquire(&flag[base + j])) == 0u) { }\n"
-        "                    win[n + lane] = f == 2u ? lm_sc_ldcg(&inc[base + j]) : "
-        "lm_sc_ldcg(&agg[base + j]);\n"
         "                }\n"
         "                const unsigned m = __ballot_sync(0xffffffffu, j >= 0 && f == 2u);\n"
         "                if (m) { found = n + __ffs(m) - 1; break; }\n"
@@ -683,7 +751,7 @@ static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
         "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
         "            }\n"
         "            __syncwarp();\n",
-        LB_BLOCK / 32 - 1, LB_WIN);
+        LB_WIN);
     emit_lb_fold(s, o, "            ", "lane == 31"); /* (the last thread) */
     base_str_cat(o, "        }\n"
                     "        __syncthreads();\n");
@@ -702,16 +770,10 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "    __shared__ %s s_agg, s_pre;\n"
                     "    __shared__ unsigned s_mask[%d];\n",
                     T, tile + tile / 32, T, LB_BLOCK / 32, LB_WIN, T, LB_BLOCK / 32);
-    base_str_printf(o,
-                    "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n"
-                    "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
-                    "    const unsigned long long fe = (16 + (unsigned long long)units * 4 + 15) "
-                    "& ~15ull;\n"
-                    "    %s *agg = (%s *)(scr + fe);\n"
-                    "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) + "
-                    "15) & ~15ull));\n"
-                    "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n",
-                    tile, tile, T, T, T, T, T);
+    base_str_printf(o, "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n", tile,
+                    tile);
+    emit_lb_status_decl(s, o);
+    base_str_cat(o, "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n");
     base_str_printf(o,
                     "    for (LM_I u = blockIdx.x; u < units; u += gridDim.x) {\n"
                     "        const LM_I l = u / tiles, tl = u - l * tiles, tb = tl * %d;\n",
@@ -914,16 +976,7 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     base_str_printf(o, "    __shared__ %s win[%d], s_agg, s_pre;\n", T, LB_WIN);
     base_str_printf(o, "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n", tile,
                     tile);
-    base_str_printf(o,
-                    "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
-                    "    const unsigned long long fe = (16 + (unsigned long long)units * 4 + 15) "
-                    "& ~15ull;\n"
-                    "    %s *agg = (%s *)(scr + fe);\n",
-                    T, T);
-    base_str_printf(o,
-                    "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) "
-                    "+ 15) & ~15ull));\n",
-                    T, T, T);
+    emit_lb_status_decl(s, o);
     base_str_cat(o, "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n");
     /* the copy of tile u's inputs into stage sb */
     base_str_printf(o,

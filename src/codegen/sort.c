@@ -45,7 +45,7 @@ static void lines_of(cg_sort_t *s, const ir_node_t *x, int axis) {
     for (int ax = axis + 1; ax < x->ndim; ax++) s->inner *= x->shape[ax];
 }
 
-void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count) {
+void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count, int smem_per_sm) {
     const ir_node_t *n = &g->nodes[node];
     memset(s, 0, sizeof *s);
     s->op = n->op;
@@ -121,9 +121,12 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
     s->nb = s->per ? (s->n + s->per - 1) / s->per : 1;
     if (s->nb < 1) s->nb = 1;
     /* a pass's tile: 16 keys a thread where key and payload take 8 bytes, 12 where 12, 8
-     * where 16 (the tile's keys and payloads in at most 36 KiB of shared memory) */
+     * where 16 (the tile's keys and payloads in at most 32 KiB of shared memory); 32 where 8
+     * on a multiprocessor that holds two blocks of a 64 KiB tile (H100, H200, A100): fewer,
+     * longer tiles halve the look-back and the bins' scatter per key */
     int per_key = s->kbytes + s->pbytes;
     s->ipt = per_key <= 8 ? 16 : per_key <= 12 ? 12 : 8;
+    if (per_key <= 8 && (smem_per_sm == 0 || smem_per_sm >= 2 * CG_SORT_BIG_TILE_SMEM)) s->ipt = 32;
     s->tile = (int64_t)CG_SORT_THREADS * s->ipt;
     s->wide = s->n >= ((int64_t)1 << 30);
     int *k = s->kinds;
@@ -164,6 +167,10 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
 
 uint32_t cg_sort_n_kernels(const cg_sort_t *s) { return (uint32_t)s->nk; }
 
+uint32_t cg_sort_scatter_smem(const cg_sort_t *s) {
+    return (uint32_t)s->tile * (uint32_t)(s->kbytes + s->pbytes);
+}
+
 int cg_sort_index(const cg_sort_t *s, int kind) {
     for (int i = 0; i < s->nk; i++)
         if (s->kinds[i] == kind) return i;
@@ -172,14 +179,14 @@ int cg_sort_index(const cg_sort_t *s, int kind) {
 
 base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7337); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7339); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->kinds[i]);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
-    cg__key_put(&k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
-                        (uint32_t)(s->inner == 1) << 17 |
-                        (uint32_t)(s->key_passes + s->seg_passes) << 18 |
-                        (uint32_t)s->atomic << 24 | (uint32_t)s->keys_only << 25 |
-                        (uint32_t)s->wide << 26 | (uint32_t)s->ipt << 27);
+    cg__key_put(
+        &k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
+                (uint32_t)(s->inner == 1) << 17 | (uint32_t)(s->key_passes + s->seg_passes) << 18 |
+                (uint32_t)s->atomic << 24 | (uint32_t)s->keys_only << 25 | (uint32_t)s->wide << 26);
+    cg__key_put(&k, (uint32_t)s->ipt);
     return cg__key_done(&k);
 }
 
@@ -435,8 +442,9 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
     bool sort = s->op == IR_OP_SORT, arg = s->op == IR_OP_ARGSORT;
     bool res = sort || arg;
     if (res) emit_twiddle(s, o);
-    /* 3 blocks a multiprocessor for 16 keys a thread (76 registers, no spills), 4 for fewer */
-    open_kernel_min(o, name, 14, CG_SORT_THREADS, s->ipt == 16 ? 3 : 4);
+    /* 2 blocks a multiprocessor for 32 keys a thread (their shared memory), 3 for 16 (76
+     * registers, no spills), 4 for fewer */
+    open_kernel_min(o, name, 14, CG_SORT_THREADS, s->ipt > 16 ? 2 : s->ipt == 16 ? 3 : 4);
     const char *wp = !s->keys_only                                ? "true"
                      : ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT ? lossy
                                                                   : "false";
@@ -465,20 +473,22 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
     const char *dig_sh = seg ? "(unsigned)(((lm_u64)sp[p] / len >> shift) & 255u)"
                              : "(unsigned)((k >> shift) & 255u)";
     base_str_cat(
-        o, "    __shared__ unsigned wh[8][256], wsum[8], tile_s;\n"
-           "    __shared__ lm_u64 gb[256], gsum[8];\n"
-           "    __shared__ KT sk[TILE];\n"
-           "    __shared__ PT sp[TILE];\n"
-           "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
-           "    const ST F1 = (ST)1 << FSH, F2 = (ST)2 << FSH, VAL = F1 - 1;\n"
-           "    if (t == 0) tile_s = atomicAdd(tiles, 1u); /* tiles in the order blocks start */\n"
-           "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
-           "    __syncthreads();\n"
-           "    const lm_u64 tile = tile_s, tb = tile * TILE;\n"
-           "    const unsigned cnt = (unsigned)(n - tb < TILE ? n - tb : TILE);\n"
-           "    const unsigned w0 = warp * 32 * IPT;\n"
-           "    KT key[IPT];\n"
-           "    PT pay[IPT];\n");
+        o,
+        "    __shared__ unsigned wh[8][256], wsum[8], tile_s;\n"
+        "    __shared__ lm_u64 gb[256], gsum[8];\n"
+        "    extern __shared__ __align__(16) unsigned char lm_dsm[]; /* the tile's keys, pays */\n"
+        "    KT *const sk = (KT *)lm_dsm;\n"
+        "    PT *const sp = (PT *)(lm_dsm + TILE * sizeof(KT));\n"
+        "    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;\n"
+        "    const ST F1 = (ST)1 << FSH, F2 = (ST)2 << FSH, VAL = F1 - 1;\n"
+        "    if (t == 0) tile_s = atomicAdd(tiles, 1u); /* tiles in the order blocks start */\n"
+        "    for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
+        "    __syncthreads();\n"
+        "    const lm_u64 tile = tile_s, tb = tile * TILE;\n"
+        "    const unsigned cnt = (unsigned)(n - tb < TILE ? n - tb : TILE);\n"
+        "    const unsigned w0 = warp * 32 * IPT;\n"
+        "    KT key[IPT];\n"
+        "    PT pay[IPT];\n");
     /* the tile's keys, their digits counted; then ranked. Full tiles (all but the last) run
      * a copy without the bounds tests: the pass is bound by integer issue */
     emit_tile_both(seg, o, emit_tile_load);

@@ -75,6 +75,7 @@ typedef struct sched {
     uint32_t cap_steps, cap_slots;
     uint32_t cap_leaves, cap_in, cap_out; /* of the step being built (s->cur) */
     int sm;
+    int smem; /* shared memory bytes of a multiprocessor (0: not known) */
     /* the reduce step being assembled */
     struct {
         bool on, stage;
@@ -915,7 +916,7 @@ static bool sched_sort(sched_t *s, uint32_t i) {
     if (slot == NONE) return false;
     st->sort = base_arena_alloc(s->ar, 1, sizeof *st->sort);
     if (!st->sort) return oom(s);
-    cg_sort_init(st->sort, &st->sg, j, s->sm);
+    cg_sort_init(st->sort, &st->sg, j, s->sm, s->smem);
     if (!alloc_kerns(s, st, cg_sort_n_kernels(st->sort))) return false;
     for (uint32_t k = 0; k < st->n_kerns; k++)
         if (!(st->kerns[k] = en_kernel(s->e, cg_sort_key(st->sort, k), src_sort, st->sort, k)))
@@ -1725,6 +1726,7 @@ en_plan_t *en_schedule(en_engine_t *e, const ir_graph_t *g, const uint64_t *in_a
     s.ar = &p->arena;
     s.tmp = g->arena;
     s.sm = rt_device_sm_count(e->rt);
+    s.smem = rt_device_smem_per_sm(e->rt);
     s.val = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.val);
     s.n_users = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.n_users);
     s.gemm_at = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_at);

@@ -70,7 +70,10 @@ static loom_status_t radix(en_engine_t *e, const en_step_t *st, uint64_t k[2], u
                           pass == np - 1 ? out : 0,
                           x};
         int kind = seg ? CG_SK_SCATTER_SEG : CG_SK_SCATTER;
-        launch(e, st->kerns[cg_sort_index(s, kind)], (uint32_t)wk->tiles, CG_SORT_THREADS, w);
+        void *params[1] = {w};
+        uint32_t grid[3] = {(uint32_t)wk->tiles, 1, 1}, block[3] = {CG_SORT_THREADS, 1, 1};
+        rt_launch_ex(e->rt, st->kerns[cg_sort_index(s, kind)], grid, block, cg_sort_scatter_smem(s),
+                     params);
         c = 1 - c;
     }
     *cur = c;

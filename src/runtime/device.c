@@ -75,6 +75,10 @@ static loom_status_t open_device(rt_device_t *d, const rt_options_t *opt) {
                                        d->dev)))
         return rt_cu_fail(d, LOOM_STATUS_DEVICE_ERROR, r, "cuDeviceGetAttribute");
     d->cc = major * 10 + minor;
+    /* a tuning fact, not a requirement: a driver that cannot tell leaves it unknown */
+    if (d->drv.DeviceGetAttribute(&d->smem_per_sm,
+                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d->dev))
+        d->smem_per_sm = 0;
     snprintf(d->arch, sizeof d->arch, "sm_%d", d->cc);
     snprintf(d->name, sizeof d->name, "%s (%s)", name, d->arch);
     /* The primary context is the one the CUDA runtime (and so cuBLAS) uses: sharing it lets
@@ -163,6 +167,7 @@ void rt_device_destroy(rt_device_t *d) {
 const char *rt_device_name(const rt_device_t *d) { return d->name; }
 const char *rt_device_arch(const rt_device_t *d) { return d->arch; }
 int rt_device_sm_count(const rt_device_t *d) { return d->sm_count; }
+int rt_device_smem_per_sm(const rt_device_t *d) { return d->smem_per_sm; }
 bool rt_device_compile_only(const rt_device_t *d) { return d->compile_only; }
 void *rt_device_stream(const rt_device_t *d) { return d->compile_only ? NULL : d->stream; }
 void *rt_device_context(const rt_device_t *d) { return d->compile_only ? NULL : d->ctx; }

@@ -10,55 +10,57 @@
 
 /* X(field, symbol, fallback symbol or NULL, parameters) — every driver call the runtime makes.
  * Symbols are the versioned ones: the unversioned names are legacy ABIs kept for old binaries. */
-#define RT_DRIVER_LIST(X)                                                                      \
-    X(Init, "cuInit", NULL, (unsigned int flags))                                              \
-    X(DriverGetVersion, "cuDriverGetVersion", NULL, (int *version))                            \
-    X(GetErrorName, "cuGetErrorName", NULL, (CUresult r, const char **s))                      \
-    X(GetErrorString, "cuGetErrorString", NULL, (CUresult r, const char **s))                  \
-    X(DeviceGetCount, "cuDeviceGetCount", NULL, (int *n))                                      \
-    X(DeviceGet, "cuDeviceGet", NULL, (CUdevice * dev, int ordinal))                           \
-    X(DeviceGetName, "cuDeviceGetName", NULL, (char *name, int len, CUdevice dev))             \
-    X(DeviceGetAttribute, "cuDeviceGetAttribute", NULL,                                        \
-      (int *v, CUdevice_attribute a, CUdevice dev))                                            \
-    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL, (CUcontext * ctx, CUdevice dev)) \
-    X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", NULL, (CUdevice dev))           \
-    X(CtxSetCurrent, "cuCtxSetCurrent", NULL, (CUcontext ctx))                                 \
-    X(CtxGetCurrent, "cuCtxGetCurrent", NULL, (CUcontext * ctx))                               \
-    X(CtxSynchronize, "cuCtxSynchronize", NULL, (void))                                        \
-    X(StreamCreate, "cuStreamCreate", NULL, (CUstream * s, unsigned int flags))                \
-    X(StreamDestroy, "cuStreamDestroy_v2", NULL, (CUstream s))                                 \
-    X(StreamSynchronize, "cuStreamSynchronize", NULL, (CUstream s))                            \
-    X(MemAlloc, "cuMemAlloc_v2", NULL, (CUdeviceptr * p, size_t bytes))                        \
-    X(MemFree, "cuMemFree_v2", NULL, (CUdeviceptr p))                                          \
-    X(MemGetInfo, "cuMemGetInfo_v2", NULL, (size_t * free_bytes, size_t * total_bytes))        \
-    X(MemHostAlloc, "cuMemHostAlloc", NULL, (void **p, size_t bytes, unsigned int flags))      \
-    X(MemFreeHost, "cuMemFreeHost", NULL, (void *p))                                           \
-    X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL,                                           \
-      (CUdeviceptr dst, const void *src, size_t bytes, CUstream s))                            \
-    X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL,                                           \
-      (void *dst, CUdeviceptr src, size_t bytes, CUstream s))                                  \
-    X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL,                                           \
-      (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))                            \
-    X(Memcpy2DAsync, "cuMemcpy2DAsync_v2", NULL, (const CUDA_MEMCPY2D *copy, CUstream s))    \
-    X(MemsetD8Async, "cuMemsetD8Async", NULL,                                                  \
-      (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))                                \
-    X(EventCreate, "cuEventCreate", NULL, (CUevent * e, unsigned int flags))                   \
-    X(EventDestroy, "cuEventDestroy_v2", NULL, (CUevent e))                                    \
-    X(EventRecord, "cuEventRecord", NULL, (CUevent e, CUstream s))                             \
-    X(EventSynchronize, "cuEventSynchronize", NULL, (CUevent e))                               \
-    X(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",                         \
-      (float *ms, CUevent start, CUevent end))                                                 \
-    X(ModuleLoadData, "cuModuleLoadData", NULL, (CUmodule * m, const void *image))             \
-    X(ModuleUnload, "cuModuleUnload", NULL, (CUmodule m))                                      \
-    X(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",   \
-      NULL, (int *n, CUfunction fn, int block, size_t smem))                                   \
-    X(ModuleGetFunction, "cuModuleGetFunction", NULL,                                          \
-      (CUfunction * f, CUmodule m, const char *name))                                          \
-    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL,                                           \
-      (CUdeviceptr * p, size_t *bytes, CUmodule m, const char *name))                          \
-    X(LaunchKernel, "cuLaunchKernel", NULL,                                                    \
-      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,       \
-       unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,       \
+#define RT_DRIVER_LIST(X)                                                                          \
+    X(Init, "cuInit", NULL, (unsigned int flags))                                                  \
+    X(DriverGetVersion, "cuDriverGetVersion", NULL, (int *version))                                \
+    X(GetErrorName, "cuGetErrorName", NULL, (CUresult r, const char **s))                          \
+    X(GetErrorString, "cuGetErrorString", NULL, (CUresult r, const char **s))                      \
+    X(DeviceGetCount, "cuDeviceGetCount", NULL, (int *n))                                          \
+    X(DeviceGet, "cuDeviceGet", NULL, (CUdevice * dev, int ordinal))                               \
+    X(DeviceGetName, "cuDeviceGetName", NULL, (char *name, int len, CUdevice dev))                 \
+    X(DeviceGetAttribute, "cuDeviceGetAttribute", NULL,                                            \
+      (int *v, CUdevice_attribute a, CUdevice dev))                                                \
+    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL, (CUcontext * ctx, CUdevice dev))   \
+    X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", NULL, (CUdevice dev))               \
+    X(CtxSetCurrent, "cuCtxSetCurrent", NULL, (CUcontext ctx))                                     \
+    X(CtxGetCurrent, "cuCtxGetCurrent", NULL, (CUcontext * ctx))                                   \
+    X(CtxSynchronize, "cuCtxSynchronize", NULL, (void))                                            \
+    X(StreamCreate, "cuStreamCreate", NULL, (CUstream * s, unsigned int flags))                    \
+    X(StreamDestroy, "cuStreamDestroy_v2", NULL, (CUstream s))                                     \
+    X(StreamSynchronize, "cuStreamSynchronize", NULL, (CUstream s))                                \
+    X(MemAlloc, "cuMemAlloc_v2", NULL, (CUdeviceptr * p, size_t bytes))                            \
+    X(MemFree, "cuMemFree_v2", NULL, (CUdeviceptr p))                                              \
+    X(MemGetInfo, "cuMemGetInfo_v2", NULL, (size_t * free_bytes, size_t * total_bytes))            \
+    X(MemHostAlloc, "cuMemHostAlloc", NULL, (void **p, size_t bytes, unsigned int flags))          \
+    X(MemFreeHost, "cuMemFreeHost", NULL, (void *p))                                               \
+    X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL,                                               \
+      (CUdeviceptr dst, const void *src, size_t bytes, CUstream s))                                \
+    X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL,                                               \
+      (void *dst, CUdeviceptr src, size_t bytes, CUstream s))                                      \
+    X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL,                                               \
+      (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))                                \
+    X(Memcpy2DAsync, "cuMemcpy2DAsync_v2", NULL, (const CUDA_MEMCPY2D *copy, CUstream s))          \
+    X(MemsetD8Async, "cuMemsetD8Async", NULL,                                                      \
+      (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))                                    \
+    X(EventCreate, "cuEventCreate", NULL, (CUevent * e, unsigned int flags))                       \
+    X(EventDestroy, "cuEventDestroy_v2", NULL, (CUevent e))                                        \
+    X(EventRecord, "cuEventRecord", NULL, (CUevent e, CUstream s))                                 \
+    X(EventSynchronize, "cuEventSynchronize", NULL, (CUevent e))                                   \
+    X(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",                             \
+      (float *ms, CUevent start, CUevent end))                                                     \
+    X(ModuleLoadData, "cuModuleLoadData", NULL, (CUmodule * m, const void *image))                 \
+    X(ModuleUnload, "cuModuleUnload", NULL, (CUmodule m))                                          \
+    X(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",    \
+      NULL, (int *n, CUfunction fn, int block, size_t smem))                                       \
+    X(ModuleGetFunction, "cuModuleGetFunction", NULL,                                              \
+      (CUfunction * f, CUmodule m, const char *name))                                              \
+    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL,                                               \
+      (CUdeviceptr * p, size_t * bytes, CUmodule m, const char *name))                             \
+    X(FuncSetAttribute, "cuFuncSetAttribute", NULL,                                                \
+      (CUfunction f, CUfunction_attribute a, int value))                                           \
+    X(LaunchKernel, "cuLaunchKernel", NULL,                                                        \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,           \
+       unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,           \
        void **extra))
 
 /* The table: one pointer per entry of RT_DRIVER_LIST, plus the dlopen handle (NULL for a
@@ -196,6 +198,7 @@ struct rt_device {
     CUcontext ctx;
     CUstream stream;
     int cc, sm_count;
+    int smem_per_sm; /* shared memory bytes a multiprocessor has (0: not known) */
     char arch[16];  /* "sm_90" */
     char name[160]; /* "NVIDIA H200 (sm_90)" */
     char *dump_dir;
@@ -216,6 +219,7 @@ struct rt_kernel {
     uint64_t status;    /* device address of the module's RT_STATUS_WORD, 0 if it has none */
     uint32_t occ_block; /* block size occ_blocks was computed for (0: not yet) */
     int occ_blocks;     /* resident blocks per multiprocessor at that block size */
+    uint32_t dyn_smem;  /* dynamic shared memory bytes a launch may take past the default */
 };
 
 #endif

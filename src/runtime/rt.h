@@ -51,6 +51,8 @@ loom_status_t rt_device_create(base_alloc_t *al, base_error_t *err, const base_l
 void rt_device_destroy(rt_device_t *d);
 const char *rt_device_name(const rt_device_t *d);   /* "NVIDIA H200 (sm_90)" */
 int rt_device_sm_count(const rt_device_t *d);
+/* Shared memory bytes of a multiprocessor (0: not known, as on the compile-only device). */
+int rt_device_smem_per_sm(const rt_device_t *d);
 void rt_device_stats(const rt_device_t *d, rt_stats_t *out);
 const char *rt_device_arch(const rt_device_t *d);   /* "sm_90" */
 bool rt_device_compile_only(const rt_device_t *d);
@@ -134,7 +136,10 @@ int rt_kernel_blocks_per_sm(rt_device_t *d, rt_kernel_t *k, uint32_t block);
 /* Launches on the device's stream; params as for cuLaunchKernel. */
 loom_status_t rt_launch(rt_device_t *d, rt_kernel_t *k, uint32_t grid, uint32_t block,
                         void **params);
-/* The same with 3-D grid and block and dynamic shared memory bytes. */
+/* Dynamic shared memory a kernel may take without asking (CUDA's default limit). */
+#define RT_DEFAULT_SMEM (48u * 1024u)
+/* The same with 3-D grid and block and dynamic shared memory bytes (past RT_DEFAULT_SMEM, the
+ * kernel is allowed them first: cuFuncSetAttribute, once per kernel). */
 loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3],
                            const uint32_t block[3], uint32_t shared_bytes, void **params);
 const char *rt_kernel_name(const rt_kernel_t *k);

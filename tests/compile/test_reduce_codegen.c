@@ -923,7 +923,7 @@ static uint32_t sort_node(gb_t *b, ir_op_t o, uint32_t x, int axis) {
  * digits' pass where key and line number pass 64 bits), each compiled. */
 static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
     cg_sort_t st;
-    cg_sort_init(&st, &b->g, s, SM);
+    cg_sort_init(&st, &b->g, s, SM, 0);
     const ir_node_t *n = &b->g.nodes[s];
     loom_dtype_t d = (loom_dtype_t)b->g.nodes[n->src[0]].dtype;
     bool sort = n->op == IR_OP_SORT, fl = ir_dtypes[d].kind == IR_DKIND_FLOAT;
@@ -931,7 +931,16 @@ static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
     assert_int_equal(st.keys_only, sort && !seg);
     assert_int_equal(st.wide, st.n >= (INT64_C(1) << 30));
     assert_int_equal(st.tile, CG_SORT_THREADS * st.ipt);
-    assert_true(st.tile * (st.kbytes + st.pbytes) <= 36 * 1024);
+    int per_key = st.kbytes + st.pbytes;
+    assert_int_equal(st.ipt, per_key <= 8 ? 32 : per_key <= 12 ? 12 : 8);
+    assert_true(st.tile * per_key <= 64 * 1024);
+    assert_int_equal(cg_sort_scatter_smem(&st), st.tile * per_key);
+    /* a multiprocessor without room for two blocks of the big tile keeps 16 keys a thread */
+    cg_sort_t small;
+    cg_sort_init(&small, &b->g, s, SM, 100 * 1024);
+    assert_int_equal(small.ipt, per_key <= 8 ? 16 : st.ipt);
+    cg_sort_init(&small, &b->g, s, SM, 228 * 1024);
+    assert_int_equal(small.ipt, st.ipt);
     int want[4], nk = 0;
     want[nk++] = CG_SK_PREP;
     if (sort && !seg && fl) want[nk++] = CG_SK_PAYS;
@@ -997,7 +1006,7 @@ static void test_sorts(void **state) {
             uint32_t id = ir_emit(&b.g, &n);
             assert_true(id != UINT32_MAX);
             cg_sort_t st;
-            cg_sort_init(&st, &b.g, id, SM);
+            cg_sort_init(&st, &b.g, id, SM, 0);
             assert_int_equal(cg_sort_n_kernels(&st), 1);
             assert_int_equal(st.kinds[0], CG_SK_SELECT);
             assert_int_equal(st.m, 3);

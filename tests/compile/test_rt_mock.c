@@ -31,8 +31,9 @@ typedef struct op {
 #define MAX_OPS 4096
 static struct mock {
     int driver_version;
-    CUresult init_result, launch_result;
+    CUresult init_result, launch_result, attr_result;
     int device_count;
+    int attr_calls, attr_smem; /* cuFuncSetAttribute: calls, the last shared memory allowed */
     size_t capacity, used; /* device memory */
     int live_allocs, alloc_calls, free_calls, live_host, live_events, live_modules;
     int ctx_refs, streams;
@@ -275,6 +276,13 @@ static CUresult mModuleGetFunction(CUfunction *f, CUmodule mod, const char *name
     *f = (CUfunction)(uintptr_t)(strcmp(name, "add1") == 0 ? 0x2000 : 0);
     return *f ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
+static CUresult mFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+    (void)f;
+    if (m.attr_result) return m.attr_result;
+    m.attr_calls++;
+    if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) m.attr_smem = v;
+    return CUDA_SUCCESS;
+}
 static CUresult mLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned sh, CUstream s, void **params,
                         void **extra) {
@@ -328,6 +336,7 @@ static rt_driver_t mock_table(void) {
     t.ModuleLoadData = mModuleLoadData;
     t.ModuleUnload = mModuleUnload;
     t.ModuleGetFunction = mModuleGetFunction;
+    t.FuncSetAttribute = mFuncSetAttribute;
     t.LaunchKernel = mLaunch;
     return t;
 }
@@ -672,12 +681,24 @@ static void test_mock_launch(void **state) {
     assert_int_equal(m.last_grid[2], 4);
     assert_int_equal(m.last_block[1], 2);
     assert_int_equal(m.last_shared, 4096);
-    assert_int_equal(stats_of(f->d).launches, 2);
+    assert_int_equal(m.attr_calls, 0); /* within the default: nothing to allow */
+    /* a tile past 32 KiB: the kernel is allowed its shared memory once, before its launch */
+    assert_int_equal(rt_launch_ex(f->d, k, g, b, 64 * 1024, params), LOOM_STATUS_OK);
+    assert_int_equal(rt_launch_ex(f->d, k, g, b, 64 * 1024, params), LOOM_STATUS_OK);
+    assert_int_equal(m.attr_calls, 1);
+    assert_int_equal(m.attr_smem, 64 * 1024);
+    assert_int_equal(m.last_shared, 64 * 1024);
+    m.attr_result = CUDA_ERROR_INVALID_VALUE; /* more than the device has */
+    assert_int_equal(rt_launch_ex(f->d, k, g, b, 300 * 1024, params), LOOM_STATUS_DEVICE_ERROR);
+    assert_non_null(strstr(f->err.message, "cuFuncSetAttribute of add1 (307200 bytes"));
+    m.attr_result = CUDA_SUCCESS;
+    base_error_clear(&f->err);
+    assert_int_equal(stats_of(f->d).launches, 4);
     m.launch_result = CUDA_ERROR_INVALID_VALUE;
     assert_int_equal(rt_launch(f->d, k, 1, 4096, params), LOOM_STATUS_DEVICE_ERROR);
     assert_non_null(strstr(f->err.message, "cuLaunchKernel of add1"));
     assert_non_null(strstr(f->err.message, "CUDA_ERROR_INVALID_VALUE"));
-    assert_int_equal(stats_of(f->d).launches, 2);
+    assert_int_equal(stats_of(f->d).launches, 4);
 
     rt_event_t *e0, *e1;
     float ms = 0;
