@@ -123,10 +123,12 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
     /* a pass's tile: 16 keys a thread where key and payload take 8 bytes, 12 where 12, 8
      * where 16 (the tile's keys and payloads in at most 32 KiB of shared memory); 32 where 8
      * on a multiprocessor that holds two blocks of a 64 KiB tile (H100, H200, A100): fewer,
-     * longer tiles halve the look-back and the bins' scatter per key */
+     * longer tiles halve the look-back and the bins' scatter per key. Sorts of lines that
+     * pass their line numbers along (rows of 8192 float32: 1 % slower) keep 16. */
     int per_key = s->kbytes + s->pbytes;
     s->ipt = per_key <= 8 ? 16 : per_key <= 12 ? 12 : 8;
-    if (per_key <= 8 && (smem_per_sm == 0 || smem_per_sm >= 2 * CG_SORT_BIG_TILE_SMEM)) s->ipt = 32;
+    if (per_key <= 8 && !s->seg && (smem_per_sm == 0 || smem_per_sm >= 2 * CG_SORT_BIG_TILE_SMEM))
+        s->ipt = 32;
     s->tile = (int64_t)CG_SORT_THREADS * s->ipt;
     s->wide = s->n >= ((int64_t)1 << 30);
     int *k = s->kinds;

@@ -932,7 +932,7 @@ static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
     assert_int_equal(st.wide, st.n >= (INT64_C(1) << 30));
     assert_int_equal(st.tile, CG_SORT_THREADS * st.ipt);
     int per_key = st.kbytes + st.pbytes;
-    assert_int_equal(st.ipt, per_key <= 8 ? 32 : per_key <= 12 ? 12 : 8);
+    assert_int_equal(st.ipt, per_key <= 8 ? (seg ? 16 : 32) : per_key <= 12 ? 12 : 8);
     assert_true(st.tile * per_key <= 64 * 1024);
     assert_int_equal(cg_sort_scatter_smem(&st), st.tile * per_key);
     /* a multiprocessor without room for two blocks of the big tile keeps 16 keys a thread */
