@@ -722,6 +722,9 @@ def test_ufunc_methods(data):
     axis = _axis(data, a.ndim)
     n = a.shape[axis]
     with np.errstate(all="ignore"):
+        if (name in ("fmax", "fmin") and a.dtype.kind == "c" and a.size
+                and np.isnan(a).all(axis=axis).any()):
+            return  # a complex all-NaN slice (nanmax, nanmin): see test_reductions
         if "prod" in _REDUCE.get(name, "") + _ACCUMULATE.get(name, "") and a.dtype.kind == "c":
             a = np.where(np.abs(a) > 1e4, a / np.abs(a), a).astype(a.dtype)  # (see above)
     _differential(lambda x: getattr(getattr(np, name), method)(x, axis=axis),
