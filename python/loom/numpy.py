@@ -431,10 +431,11 @@ def result_type(*arrays_and_dtypes):
 linalg = _types.ModuleType(__name__ + ".linalg", "numpy.linalg on loom")
 fft = _types.ModuleType(__name__ + ".fft", "numpy.fft on loom")
 linalg.LinAlgError = LinAlgError
+# (the standard's linalg extension, in numpy.linalg from NumPy 2.0 on)
+_STD_LINALG = ("matrix_transpose", "vecdot", "svdvals", "vector_norm", "matrix_norm")
 for _sub, _np_sub, _prefix in ((linalg, _np.linalg, "linalg."), (fft, _np.fft, "fft.")):
     for _name, _params, _ in _TABLE:
-        if hasattr(_np_sub, _name) or _name in ("matrix_transpose", "vecdot", "svdvals",
-                                                "vector_norm", "matrix_norm"):
+        if hasattr(_np_sub, _name) or (_sub is linalg and _name in _STD_LINALG):
             setattr(_sub, _name, _named(_name, _make(_name, _params, _prefix + _name)))
     _sys.modules[_sub.__name__] = _sub
 

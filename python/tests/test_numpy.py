@@ -201,6 +201,16 @@ def test_fft_and_complex():
     check(lnp.asarray(a).real, a.real)
 
 
+def test_submodules_hold_only_their_own_functions():
+    # lnp.fft once held the linalg extension's names (svdvals, vecdot, ...), bound to
+    # "fft.svdvals", which is no function
+    for sub, np_sub in ((lnp.fft, np.fft), (lnp.linalg, np.linalg)):
+        public = {n for n in dir(sub) if not n.startswith("_")}
+        assert public <= set(dir(np_sub)), public - set(dir(np_sub))
+    assert {"fft", "fft2", "rfftn", "fftshift", "fftfreq"} <= set(dir(lnp.fft))
+    assert {"svdvals", "vecdot", "matrix_norm", "solve", "eigh"} <= set(dir(lnp.linalg))
+
+
 def test_lazy_until_needed():
     ctx = loom.get_context()
     x = lnp.asarray(sample((100,), "float32"))
