@@ -657,6 +657,130 @@ def test_fft(data):
     _close(got, want, 1e-5 if dtype in ("float32", "complex64") else 1e-12, scale)
 
 
+
+@SETTINGS
+@given(st.data())
+def test_fft_nd(data):
+    """The n-D transforms with drawn axes, `s` and norm, and the shifts."""
+    name = data.draw(st.sampled_from(["fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2",
+                                      "rfftn", "irfftn", "fftshift", "ifftshift"]),
+                     label="function")
+    real_in = name.startswith("rfft")
+    dtype = data.draw(st.sampled_from(["float32", "float64"] if real_in else
+                                      ["float32", "float64", "complex64", "complex128"]),
+                      label="dtype")
+    two = name.endswith("2")
+    shape = data.draw(hnp.array_shapes(min_dims=2 if two else 1, max_dims=3, min_side=1,
+                                       max_side=6), label="shape")
+    parts = 2 if dtype.startswith("complex") else 1
+    raw = data.draw(hnp.arrays(np.float64, (parts,) + shape, elements=st.floats(-1, 1)),
+                    label="entries")
+    a = (raw[0] + (1j * raw[1] if parts == 2 else 0)).astype(dtype)
+    k = 2 if two else data.draw(st.integers(1, a.ndim), label="k")
+    axes = tuple(data.draw(st.permutations(range(-a.ndim, 0)), label="axes")[:k])
+    kwargs = {"axes": axes}
+    if "shift" not in name:
+        if data.draw(st.booleans(), label="with s"):
+            kwargs["s"] = tuple(data.draw(st.lists(st.integers(1, 8), min_size=k, max_size=k),
+                                          label="s"))
+        kwargs["norm"] = data.draw(st.sampled_from([None, "backward", "ortho", "forward"]),
+                                   label="norm")
+    with np.errstate(all="ignore"):
+        try:
+            want, err = getattr(np.fft, name)(a, **kwargs), None
+        except ValueError as e:
+            want, err = None, e
+    if err is not None:  # (irfftn's default last length 2 (m - 1) is 0 where m is 1)
+        with pytest.raises((ValueError, loom.LoomError)):
+            np.asarray(getattr(lnp.fft, name)(lnp.asarray(a), **kwargs))
+        return
+    hypothesis.event("compared " + name)
+    got = np.asarray(getattr(lnp.fft, name)(lnp.asarray(a), **kwargs))
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
+                                                                 got.shape, want.shape)
+    scale = max(1.0, float(np.abs(a).sum()))
+    _close(got, want, 1e-5 if dtype in ("float32", "complex64") else 1e-12, scale)
+
+
+
+_EINSUM = ["ij,jk->ik", "ij,ij->i", "i,i->", "ij->ji", "ii->i", "bij,bjk->bik", "i,j->ij",
+           "ij->", "ijk,k->ij", "...j,j->..."]
+
+
+@SETTINGS
+@given(st.data())
+def test_products(data):
+    """matmul (batched, 1-d operands), dot, vdot, inner, outer, kron, tensordot, vecdot, cross
+    and einsum on drawn sizes and dtypes."""
+    name = data.draw(st.sampled_from(["matmul", "dot", "vdot", "inner", "outer", "kron",
+                                      "tensordot", "vecdot", "cross", "einsum"]),
+                     label="function")
+    dtype = data.draw(st.sampled_from(["int32", "int64", "float32", "float64", "complex64",
+                                       "complex128", "bool"]), label="dtype")
+    m, n, k, b = (data.draw(st.integers(0 if name != "cross" else 1, 4), label=x)
+                  for x in "mnkb")
+
+    def arr(shape, label):
+        if dtype == "bool":
+            return data.draw(hnp.arrays(np.bool_, shape), label=label)
+        parts = 2 if dtype.startswith("complex") else 1
+        raw = data.draw(hnp.arrays(np.int64, (parts,) + shape, elements=st.integers(-4, 4)),
+                        label=label)  # (small integers: every product exact in any order)
+        return (raw[0] + (1j * raw[1] if parts == 2 else 0)).astype(dtype)
+
+    kwargs = {}
+    if name == "matmul":
+        form = data.draw(st.sampled_from(["mm", "bmm", "vm", "mv", "vv"]), label="form")
+        sa = {"mm": (m, k), "bmm": (b, m, k), "vm": (k,), "mv": (m, k), "vv": (k,)}[form]
+        sb = {"mm": (k, n), "bmm": (1, k, n), "vm": (k, n), "mv": (k,), "vv": (k,)}[form]
+        args = (arr(sa, "a"), arr(sb, "b"))
+    elif name in ("dot", "inner"):
+        args = (arr((m, k), "a"), arr((k,) if name == "dot" else (n, k), "b"))
+    elif name in ("vdot", "outer"):
+        args = (arr((m, k), "a"), arr((m, k) if name == "vdot" else (n,), "b"))
+    elif name == "kron":
+        args = (arr((m, k), "a"), arr((n, b), "b"))
+    elif name == "tensordot":
+        args = (arr((m, k, b), "a"), arr((k, b, n), "b"))
+        kwargs = {"axes": data.draw(st.sampled_from([0, 1, 2, ([1], [0]), ([1, 2], [0, 1])]),
+                                    label="axes")}
+        if kwargs["axes"] == 1:
+            args = (args[0], arr((b, n), "b"))
+        elif kwargs["axes"] == 0:
+            args = (arr((m, k), "a"), arr((n,), "b"))
+    elif name == "vecdot":
+        args = (arr((b, k), "a"), arr((k,), "b"))
+    elif name == "cross":
+        c = data.draw(st.sampled_from([2, 3]), label="components")
+        args = (arr((m, 3), "a"), arr((c,), "b"))
+    else:
+        sub = data.draw(st.sampled_from(_EINSUM), label="subscripts")
+        size = {"i": m, "j": k, "k": n, "b": b}
+        shapes = [tuple(size[c] if c != "." else 2 for c in op.replace("...", "."))
+                  for op in sub.split("->")[0].split(",")]
+        if sub == "ii->i":
+            shapes = [(m, m)]
+        args = (sub,) + tuple(arr(sh, "op%d" % i) for i, sh in enumerate(shapes))
+    if dtype == "bool" and name in ("cross", "vecdot"):
+        return  # (NumPy refuses booleans there: its own subtract and conjugate rules)
+    with np.errstate(all="ignore"):
+        try:
+            want, err = getattr(np, name)(*args, **kwargs), None
+        except (TypeError, ValueError) as e:
+            want, err = None, e
+    loom_args = [lnp.asarray(x) if isinstance(x, np.ndarray) else x for x in args]
+    if err is not None:
+        with pytest.raises((TypeError, ValueError, loom.LoomError)):
+            np.asarray(getattr(lnp, name)(*loom_args, **kwargs))
+        return
+    hypothesis.event("compared " + name)
+    got = np.asarray(getattr(lnp, name)(*loom_args, **kwargs))
+    want = np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
+                                                                 got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
 # ---- casts and where, clip ----
 
 @SETTINGS
