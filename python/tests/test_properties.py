@@ -573,7 +573,17 @@ def test_standard_elementwise_against_array_api_strict(data):
 # ---- linalg and fft: well-conditioned matrices and random transform arguments ----
 
 _LINALG = ["solve", "inv", "det", "slogdet", "norm", "matrix_rank", "pinv", "cholesky",
-           "eigvalsh", "svdvals", "qr", "lstsq", "matrix_power", "cond"]
+           "eigvalsh", "svdvals", "qr", "lstsq", "matrix_power", "cond", "eigh", "svd", "eig",
+           "eigvals"]
+
+
+def _same_values(got, want, atol):
+    """Each line's eigenvalues the same multiset as NumPy's, within atol (orders differ)."""
+    assert got.shape == want.shape and got.dtype.kind == "c", (got.shape, want.shape, got.dtype)
+    g, w = got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1])
+    for gl, wl in zip(g, w):
+        d = np.abs(gl[:, None] - wl[None, :])
+        assert (d.min(axis=0) <= atol).all() and (d.min(axis=1) <= atol).all(), (gl, wl)
 
 
 @SETTINGS
@@ -591,7 +601,7 @@ def test_linalg(data):
     # strictly diagonally dominant (parts in [-1, 1]: off the diagonal a row's moduli sum to
     # at most sqrt(2) (n - 1)): well conditioned, nonsingular
     a = a + (2 * n + 1) * np.eye(n)
-    if name in ("cholesky", "eigvalsh"):
+    if name in ("cholesky", "eigvalsh", "eigh"):
         a = a @ np.conj(np.swapaxes(a, -1, -2)) + np.eye(n)  # Hermitian positive definite
     a = a.astype(dtype)
     args, kwargs = (a,), {}
@@ -607,6 +617,8 @@ def test_linalg(data):
         args = (a, data.draw(st.integers(-3, 4), label="power"))
     elif name == "cond":
         kwargs = {"p": data.draw(st.sampled_from([None, "fro", 1, np.inf, 2]), label="p")}
+    elif name == "svd":
+        kwargs = {"full_matrices": data.draw(st.booleans(), label="full_matrices")}
     if name == "lstsq":
         kwargs = {"rcond": None}
     want = getattr(np.linalg, name)(*args, **kwargs)
@@ -619,6 +631,27 @@ def test_linalg(data):
         q, r = (np.asarray(g) for g in gots)
         _close(q @ r, a.astype(q.dtype), rtol)
         _close(np.abs(r), np.abs(wants[1]).astype(np.abs(r).dtype), rtol)
+        return
+    big = max(1.0, float(np.abs(a).max()))
+    # a multiple eigenvalue of a general matrix moves by about the square root of the rounding
+    ev_tol = (rtol + 10 * float(np.sqrt(np.finfo(a.dtype).eps))) * big
+    if name in ("eigh", "svd", "eig"):
+        # vectors up to a phase each (eig's values in LAPACK's or cuSOLVER's order): the
+        # values, then the factorisation rebuilt
+        g = [np.asarray(x) for x in gots]
+        if name == "eigh":
+            _close(g[0], np.asarray(wants[0]), rtol, big)
+            _close(a @ g[1], g[1] * g[0][..., None, :], rtol, big)
+        elif name == "svd":
+            _close(g[1], np.asarray(wants[1]), rtol, big)
+            _close((g[0] * g[1][..., None, :]) @ g[2][..., :n, :], a, rtol, big)
+            assert g[0].shape == wants[0].shape and g[2].shape == wants[2].shape
+        else:
+            _close(a @ g[1], g[1] * g[0][..., None, :], rtol, big)
+            _same_values(g[0], np.asarray(wants[0]), ev_tol)
+        return
+    if name == "eigvals":
+        _same_values(np.asarray(got), np.asarray(want), ev_tol)
         return
     if name == "lstsq":
         gots, wants = gots[:2] + gots[3:], wants[:2] + wants[3:]  # rank compared apart
