@@ -267,7 +267,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7340); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7341); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -516,7 +516,24 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
 /* LB's device helpers: loads through L2 only (another block's published values; L1 is not
  * coherent), a flag's acquire load (what it publishes is seen after it, no fence), and warp
  * shuffles of any result type, word by word. */
+/* A 64-bit status word's relaxed load and store at GPU scope: the look-backs' (LB's packed
+ * status, SEL's counts), whose flag and value share the word, so no fence orders them. */
+static void emit_relaxed_u64(base_str_t *o) {
+    base_str_cat(o,
+                 "__device__ __forceinline__ unsigned long long lm_ld_relaxed(const unsigned long "
+                 "long *p) {\n"
+                 "    unsigned long long v;\n"
+                 "    asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : "
+                 "\"l\"(p) : \"memory\");\n"
+                 "    return v;\n}\n"
+                 "__device__ __forceinline__ void lm_st_relaxed(unsigned long long *p, unsigned "
+                 "long long v) {\n"
+                 "    asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), "
+                 "\"l\"(v) : \"memory\");\n}\n");
+}
+
 static void emit_lb_helpers(base_str_t *o) {
+    emit_relaxed_u64(o);
     base_str_cat(
         o, "template <typename T> __device__ __forceinline__ T lm_sc_ldcg(const T *p) {\n"
            "    T v;\n"
@@ -536,14 +553,10 @@ static void emit_lb_helpers(base_str_t *o) {
            "    union { T v; unsigned w; } b;\n"
            "    b.w = 0u;\n"
            "    b.v = v;\n"
-           "    const unsigned long long w = (unsigned long long)f << 32 | b.w;\n"
-           "    asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), \"l\"(w) : "
-           "\"memory\");\n}\n"
+           "    lm_st_relaxed(p, (unsigned long long)f << 32 | b.w);\n}\n"
            "template <typename T> __device__ __forceinline__ unsigned lm_lb_get(const unsigned "
            "long long *p, T *v) {\n"
-           "    unsigned long long w;\n"
-           "    asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(w) : \"l\"(p) : "
-           "\"memory\");\n"
+           "    const unsigned long long w = lm_ld_relaxed(p);\n"
            "    union { T v; unsigned w; } b;\n"
            "    b.w = (unsigned)w;\n"
            "    *v = b.v;\n"
@@ -1167,7 +1180,7 @@ static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *value) 
         "            for (int q = 0; q < %d; q++) wc[lane * %d + q] = ex, ex += cv[q];\n"
         "            if (lane == 31) {\n"
         "                s_tot = inc;\n"
-        "                lm_sel_st(&stat[u], (u == 0 ? INC : AGG) | inc);\n"
+        "                lm_st_relaxed(&stat[u], (u == 0 ? INC : AGG) | inc);\n"
         "            }\n"
         "        }\n"
         "        __syncthreads();\n"
@@ -1180,7 +1193,7 @@ static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *value) 
         "                    const LM_I j = w - 1 - lane;\n"
         "                    unsigned long long f = 0;\n"
         "                    if (j >= 0)\n"
-        "                        while (((f = lm_sel_ld(&stat[j])) >> 62) == 0u) { }\n"
+        "                        while (((f = lm_ld_relaxed(&stat[j])) >> 62) == 0u) { }\n"
         "                    const unsigned m = __ballot_sync(0xffffffffu, (f >> 62) == 2u);\n"
         "                    const int stop = m ? __ffs(m) - 1 : 31;\n"
         "                    unsigned long long c = lane <= stop ? f & VAL : 0;\n"
@@ -1190,7 +1203,8 @@ static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *value) 
         "                    acc += c;\n"
         "                    if (m) break;\n"
         "                }\n"
-        "                if (lane == 0) { s_pre = acc; lm_sel_st(&stat[u], INC | (acc + total)); "
+        "                if (lane == 0) { s_pre = acc; lm_st_relaxed(&stat[u], INC | (acc + "
+        "total)); "
         "}\n"
         "            }\n"
         "            __syncthreads();\n"
@@ -1355,20 +1369,6 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
 
 /* SEL's status loads and stores: relaxed at the GPU's scope, through L2 (a value and its flag
  * are one word). */
-static void emit_sel_helpers(base_str_t *o) {
-    base_str_cat(o,
-                 "__device__ __forceinline__ unsigned long long lm_sel_ld(const unsigned long "
-                 "long *p) {\n"
-                 "    unsigned long long v;\n"
-                 "    asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : "
-                 "\"l\"(p) : \"memory\");\n"
-                 "    return v;\n}\n"
-                 "__device__ __forceinline__ void lm_sel_st(unsigned long long *p, unsigned long "
-                 "long v) {\n"
-                 "    asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), "
-                 "\"l\"(v) : \"memory\");\n}\n");
-}
-
 void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_hash128_t key = cg_scan_key(s);
     snprintf(name, 40, "loom_sc_%016llx", (unsigned long long)key.lo);
@@ -1378,7 +1378,7 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
     if (lb_like(s)) emit_lb_helpers(o);
     if (s->mode == M_LBP || s->mode == M_SELP) emit_lbp_helpers(o);
-    if (sel_like(s)) emit_sel_helpers(o);
+    if (sel_like(s)) emit_relaxed_u64(o);
     int threads = (int)block_threads(s);
     int resident = s->mode == M_LBP    ? LBP_RESIDENT
                    : lb_like(s)        ? LB_RESIDENT

@@ -8,10 +8,8 @@ loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3
     if (d->compile_only) return rt_not_available(d, "rt_launch");
     loom_status_t st = rt_bind(d);
     if (st) return st;
-    /* past 48 KiB with the static part, a kernel's dynamic shared memory must be allowed
-     * first, once (asked from 32 KiB: the static part is not known here, and no generated
-     * kernel has more than 16 KiB of it) */
-    if (shared_bytes > 32u * 1024u && shared_bytes > k->dyn_smem && d->drv.FuncSetAttribute) {
+    /* (see RT_SMEM_ASK) */
+    if (shared_bytes > RT_SMEM_ASK && shared_bytes > k->dyn_smem && d->drv.FuncSetAttribute) {
         CUresult r = d->drv.FuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              (int)shared_bytes);
         if (r) {

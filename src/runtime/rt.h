@@ -136,9 +136,11 @@ int rt_kernel_blocks_per_sm(rt_device_t *d, rt_kernel_t *k, uint32_t block);
 /* Launches on the device's stream; params as for cuLaunchKernel. */
 loom_status_t rt_launch(rt_device_t *d, rt_kernel_t *k, uint32_t grid, uint32_t block,
                         void **params);
-/* Dynamic shared memory a kernel may take without asking (CUDA's default limit). */
-#define RT_DEFAULT_SMEM (48u * 1024u)
-/* The same with 3-D grid and block and dynamic shared memory bytes (past RT_DEFAULT_SMEM, the
+/* Dynamic shared memory past which a launch first allows the kernel its bytes: CUDA's default
+ * limit is 48 KiB with the static part, which is not known here, and no generated kernel has
+ * more than 16 KiB of it. */
+#define RT_SMEM_ASK (32u * 1024u)
+/* The same with 3-D grid and block and dynamic shared memory bytes (past RT_SMEM_ASK, the
  * kernel is allowed them first: cuFuncSetAttribute, once per kernel). */
 loom_status_t rt_launch_ex(rt_device_t *d, rt_kernel_t *k, const uint32_t grid[3],
                            const uint32_t block[3], uint32_t shared_bytes, void **params);
