@@ -5,10 +5,10 @@
  * logsumexp of 8192² float32 and the fused cross-entropy style
  * `logsumexp(x) - take_along_axis(x, labels)` over the same rows, a
  * row gather x[idx] of 8192² float32 (8192 random rows), and x[x > 0] of 2^28 float32 (half
- * true). Timing as bench_reduce (CUDA events around evals after warm-up, median of batches);
- * each line: µs per call, the ratio to the copy floor of the bytes that must move (read once,
- * write once, at 4.17 TB/s) and kernels per call. bench_indexing [NAME]: only the workloads
- * whose names contain NAME. */
+ * true), the mask computed in the kernel or stored before (mask_stored). Timing as bench_reduce
+ * (CUDA events around evals after warm-up, median of batches); each line: µs per call, the ratio to
+ * the copy floor of the bytes that must move (read once, write once, at 4.17 TB/s) and kernels per
+ * call. bench_indexing [NAME]: only the workloads whose names contain NAME. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,18 @@ typedef struct work {
     int kind;
 } work_t;
 
-enum { W_SORT, W_PAIRS, W_ARGSORT_ROWS, W_UNIQUE, W_UNIQUE_COUNTS, W_LSE, W_XENT, W_ROWS, W_MASK };
+enum {
+    W_SORT,
+    W_PAIRS,
+    W_ARGSORT_ROWS,
+    W_UNIQUE,
+    W_UNIQUE_COUNTS,
+    W_LSE,
+    W_XENT,
+    W_ROWS,
+    W_MASK,
+    W_MASK_STORED
+};
 
 static void once(void *arg) {
     const work_t *w = arg;
@@ -63,6 +74,9 @@ static void once(void *arg) {
         }
         case W_ROWS:
             r = loom_take(ctx, w->x, w->i, 0, LOOM_TAKE_RAISE);
+            break;
+        case W_MASK_STORED: /* i: a bool mask computed before */
+            r = loom_boolean_index(ctx, w->x, w->i, 0);
             break;
         default:
             r = loom_boolean_index(ctx, w->x, loom_greater(ctx, w->x, loom_full(ctx, LOOM_DTYPE_F32, 0, NULL, 0.0)), 0);
@@ -164,6 +178,14 @@ int main(int argc, char **argv) {
     loom_array_release(w.x);
     w = (work_t){bench_rand(ctx, 6, LOOM_DTYPE_F32, 1, &n28, -1, 1), NULL, W_MASK};
     bench("mask_f32_2^28", &w, 4.0 * (double)n28 + 2.0 * (double)n28, 5, 2);
+    /* the mask stored, as the floor counts it: read x and the mask, write half */
+    w.kind = W_MASK_STORED;
+    w.i = loom_greater(ctx, w.x, loom_full(ctx, LOOM_DTYPE_F32, 0, NULL, 0.0));
+    loom_array_retain(w.i);
+    loom_eval(ctx, 1, &w.i);
+    bench("mask_stored_f32_2^28", &w, 4.0 * (double)n28 + 1.0 * (double)n28 + 2.0 * (double)n28, 5,
+          2);
+    loom_array_release(w.i);
     loom_array_release(w.x);
     loom_ctx_destroy(ctx);
     return 0;

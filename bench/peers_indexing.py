@@ -27,6 +27,9 @@ xt = torch.as_tensor(x, device="cuda")
 row("sort_f32_2^28", bench(lambda: cp.sort(x), cs, 5, 2),
     bench(lambda: torch.sort(xt, stable=True), ts_, 5, 2))
 row("mask_f32_2^28", bench(lambda: x[x > 0], cs, 5, 2), bench(lambda: xt[xt > 0], ts_, 5, 2))
+m, mt = x > 0, xt > 0
+row("mask_stored_f32_2^28", bench(lambda: x[m], cs, 5, 2), bench(lambda: xt[mt], ts_, 5, 2))
+del m, mt
 del x, xt
 # (uint32 key, int32 value) pairs sorted by key, as NumPy code writes it: v[argsort(k)]
 k = cp.random.randint(0, 1 << 32, 1 << 28, dtype=cp.int64).astype(cp.uint32)

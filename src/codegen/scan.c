@@ -267,7 +267,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7341); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7342); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -1153,7 +1153,8 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
  * stored from their places, each warp's round to consecutive ones. Status words: the tile's
  * kept count with AGG (its own) or INC (all up to it) in the top bits, one 64-bit word, so no
  * fence orders a value and its flag. */
-static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *value) {
+static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *at_store,
+                          const char *value) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     int w = SEL_BLOCK / 32, e = s->items * w / 32;
     bool bits = sn->dtype == LOOM_DTYPE_BOOL; /* the count a bool per bit (ir_compress_tail) */
@@ -1220,9 +1221,13 @@ static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *value) 
         "#pragma unroll\n"
         "        for (int k = 0; k < IT; k++) {\n"
         "            const unsigned b = wb[k * %d + wp];\n"
-        "            if ((b >> lane) & 1u) out[pre + wc[k * %d + wp] + __popc(b & below)] = %s;\n"
+        "            if ((b >> lane) & 1u) {\n"
+        "%s"
+        "                out[pre + wc[k * %d + wp] + __popc(b & below)] = %s;\n"
+        "            }\n"
         "        }\n",
-        w, w, e, e, e, e, e, bits ? 64 : 8, bits ? 1 : 8, bits ? " & 1u" : "", w, w, value);
+        w, w, e, e, e, e, e, bits ? 64 : 8, bits ? 1 : 8, bits ? " & 1u" : "", w, at_store, w,
+        value);
 }
 
 /* SEL's and SELP's declarations. */
@@ -1306,7 +1311,7 @@ static void emit_sel(const cg_scan_t *s, base_str_t *o) {
                     "            }\n"
                     "        }\n",
                     mk, vl);
-    emit_sel_tile(s, o, "xs[k]");
+    emit_sel_tile(s, o, "", "xs[k]");
     base_str_cat(o, "        __syncthreads();\n"
                     "    }\n");
 }
@@ -1348,9 +1353,9 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
         if (node(s, j)->op == IR_OP_INPUT)
             base_str_printf(o, "        const %s *lx%u = (const %s *)(sb + %u) + t;\n",
                             ty(node(s, j)), j, ty(node(s, j)), selp_at(s, j));
-    /* the value, when it is an input, is read again from the stage when it is stored */
+    /* The value is computed again from the stage where it is stored: held in registers from
+     * the count to the store, 32 computed values a thread spilled. */
     bool from_stage = node(s, vl)->op == IR_OP_INPUT && node(s, vl)->dtype == sn->dtype;
-    if (!from_stage) base_str_printf(o, "        %s xs[IT];\n", ty(sn));
     base_str_cat(o, "        bool ms[IT];\n"
                     "#pragma unroll\n"
                     "        for (int k = 0; k < IT; k++) {\n"
@@ -1358,12 +1363,15 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
                     "            if (tb + k * LX + t < len) {\n");
     emit_prologue_nodes(s, o, "                ", NULL);
     base_str_printf(o, "                ms[k] = v%u != 0;\n", mk);
-    if (!from_stage) base_str_printf(o, "                xs[k] = v%u;\n", vl);
     base_str_cat(o, "            }\n"
                     "        }\n");
+    base_str_t at;
+    base_str_init(&at, o->al);
+    if (!from_stage) emit_prologue_nodes(s, &at, "                ", NULL);
     char value[32];
-    snprintf(value, sizeof value, from_stage ? "lx%u[k * LX]" : "xs[k]", vl);
-    emit_sel_tile(s, o, value);
+    snprintf(value, sizeof value, from_stage ? "lx%u[k * LX]" : "v%u", vl);
+    emit_sel_tile(s, o, base_str_get(&at), value);
+    base_str_fini(&at);
     base_str_cat(o, "    }\n");
 }
 

@@ -191,7 +191,12 @@ static loom_array_t *compress_flat(loom_ctx_t *ctx, const char *fn, loom_array_t
     uint64_t count = 0;
     loom_scope_begin(ctx);
     loom_status_t st = loom_eval(ctx, 1, &r);
-    if (st == LOOM_STATUS_OK)
+    if (st == LOOM_STATUS_OK && ctx->device == LOOM_DEVICE_NVRTC) /* compiled, not run */
+        st = fe_error(ctx, LOOM_STATUS_NOT_AVAILABLE,
+                      "%s: the compile-only device (nvrtc) computes no values, and the result's "
+                      "size is the mask's count",
+                      fn);
+    else if (st == LOOM_STATUS_OK)
         st = loom_read(ctx, part_of(ctx, r, n, tail), bytes,
                        (size_t)tail * ir_dtypes[a->dtype].size);
     loom_scope_end(ctx);

@@ -341,6 +341,28 @@ static void test_index_width_headroom(void **state) {
     loom_ctx_destroy(ctx);
 }
 
+/* A mask's selection on the compile-only device compiles its kernel and refuses the result,
+ * whose size is a count it cannot compute (found by use: an internal error). */
+static void test_mask_refused_compile_only(void **state) {
+    (void)state;
+    char dump[300];
+    snprintf(dump, sizeof dump, "%s/mask", root);
+    loom_ctx_t *ctx = nvrtc_ctx(dump);
+    int64_t n = 5000;
+    loom_array_t *x = loom_random_uniform(ctx, 7, LOOM_DTYPE_F32, 1, &n, -1, 1);
+    (void)loom_extract(ctx, loom_greater_f(ctx, x, 0.0), x);
+    assert_int_equal(loom_ctx_status(ctx), LOOM_STATUS_NOT_AVAILABLE);
+    assert_non_null(strstr(loom_ctx_message(ctx), "compile-only"));
+    DIR *d = opendir(dump); /* the compaction's kernel was compiled (and dumped) */
+    assert_non_null(d);
+    int kernels = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        kernels += strncmp(e->d_name, "loom_sc_", 8) == 0 && strstr(e->d_name, ".cu") != NULL;
+    closedir(d);
+    assert_int_equal(kernels, 1);
+    loom_ctx_destroy(ctx);
+}
+
 /* Strided kernels divide coordinates by multiply-high and shift: the quotient must equal r / d
  * for every r < 2^31 and 2 <= d < 2^31 (checked at the edges: powers of two and their
  * neighbours, dividends next to multiples of d and next to 2^31, plus random pairs). */
@@ -469,6 +491,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_tail_variant_keyed),
         cmocka_unit_test(test_long_kernel_key),
         cmocka_unit_test(test_index_width_headroom),
+        cmocka_unit_test(test_mask_refused_compile_only),
         cmocka_unit_test(test_allow_fma),
     };
     struct CMUnitTest picked[BASE_ARRAY_LEN(tests)];

@@ -866,12 +866,13 @@ static uint32_t compress(gb_t *b, uint32_t mask, uint32_t vals) {
 static void test_compress(void **state) {
     (void)state;
     int64_t n = 5000, e = 0, two = 2;
+    uint32_t c;
     static const loom_dtype_t more[] = {LOOM_DTYPE_C64, LOOM_DTYPE_C128};
     for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes) + BASE_ARRAY_LEN(more); t++) {
         loom_dtype_t d = t < BASE_ARRAY_LEN(dtypes) ? dtypes[t] : more[t - BASE_ARRAY_LEN(dtypes)];
         gb_t b;
         gb_init(&b);
-        uint32_t c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &n), in_c(&b, d, 1, &n));
+        c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &n), in_c(&b, d, 1, &n));
         check_scan_form(&b, c, "compress", 1);
         cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
         size_t zeroed, bytes = cg_scan_scratch_bytes(s, &zeroed);
@@ -888,12 +889,21 @@ static void test_compress(void **state) {
     gb_init(&b);
     x = in_c(&b, LOOM_DTYPE_F32, 1, &n);
     m = op(&b, IR_OP_GREATER, LOOM_DTYPE_BOOL, x, cst(&b, LOOM_DTYPE_F32, 0.5));
-    check_scan_form(&b, compress(&b, m, bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2.0))),
-                    "fused staged compress", 1);
+    c = compress(&b, m, bin(&b, IR_OP_MULTIPLY, x, cst(&b, LOOM_DTYPE_F32, 2.0)));
+    check_scan_form(&b, c, "fused staged compress", 1);
+    { /* the computed value is computed again at its store, not held in registers (spilled) */
+        base_str_t t;
+        base_str_init(&t, &al);
+        char name[40];
+        cg_scan_source(cg_scan_init(&b.g, &b.ar, c, b.addr, SM), &t, name);
+        assert_null(strstr(base_str_get(&t), "xs[IT]"));
+        assert_non_null(strstr(base_str_get(&t), "lm_multiply_f32"));
+        base_str_fini(&t);
+    }
     check_scan_form(&b, compress(&b, m, x), "staged x[x > 0.5]", 1);
     gb_fini(&b);
     gb_init(&b);
-    uint32_t c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &e), in_c(&b, LOOM_DTYPE_F32, 1, &e));
+    c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &e), in_c(&b, LOOM_DTYPE_F32, 1, &e));
     cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
     uint32_t grid[3], block[3], smem;
     cg_scan_launch_shape(s, grid, block, &smem);
