@@ -322,6 +322,15 @@ static loom_array_t *long_mask_build(loom_ctx_t *ctx, loom_array_t **in, const v
     return loom_expr(ctx, arg, 3, nm, ev);
 }
 
+/* x[m] with the mask m = (v > 0) evaluated first, so that it is an input of the compaction;
+ * arg: the values' expression. */
+static loom_array_t *stored_mask_build(loom_ctx_t *ctx, loom_array_t **in, const void *arg) {
+    loom_array_t *ev[2] = {loom_expr(ctx, arg, N_IN, names, in),
+                           loom_expr(ctx, "v > 0", N_IN, names, in)};
+    loom_eval(ctx, 2, ev);
+    return loom_boolean_index(ctx, ev[0], ev[1], 0);
+}
+
 static void test_masks_and_sets(void **state) {
     fx_t *f = *state;
     char e[200];
@@ -341,6 +350,8 @@ static void test_masks_and_sets(void **state) {
         both(f, "v[v > 0]", by_expr, "v[v > 0]", lens[l], 0, 1);
         both(f, "v[abs(v) >= 0]", by_expr, "v[abs(v) >= 0]", lens[l], 0, 1);       /* all kept */
         both(f, "(v * 2)[v > 1e30]", by_expr, "(v * 2)[v > 1e30]", lens[l], 0, 1); /* none */
+        both(f, "v[m], m stored", stored_mask_build, "v", lens[l], 0, -1);
+        both(f, "(v * 2)[m], m stored", stored_mask_build, "v * 2", lens[l], 0, -1);
     }
     both(f, "a[a > 0]", long_mask_build, "a[a > 0]", VMAX, 0, -1);
     both(f, "a[m]", long_mask_build, "a[m]", VMAX, 0, -1);
