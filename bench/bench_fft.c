@@ -6,8 +6,8 @@
  *   power_rows     |fft(x * w)|^2 along the rows of 16384 x 1024 float32 x, w a 1024-point
  *                  window: the cast and window fuse into the kernel writing cuFFT's operand,
  *                  |.|^2 into the one reading its result.
- * The floor is the bytes the call itself must move at the copy bandwidth (FLOORS.md: 4.17
- * TB/s): 16 per element for complex64 in and out; 8 for the power spectrum's float32 in and out
+ * The floor is the bytes the call itself must move at this card's copy rate, measured first
+ * (bench_copy_tbps; FLOORS.md's 4.17 TB/s on the H200): 16 per element for complex64 in and out; 8 for the power spectrum's float32 in and out
  * (what a transform with fused loads and stores would move). Timing as the other benches.
  *   fft_1d_64M     fft of one complex64 line of 2^26 points
  *   fft2_8192      fft2 of 8192 x 8192 complex64
@@ -66,8 +66,10 @@ static void once(void *arg) {
     loom_scope_end(ctx);
 }
 
+static double copy_tbps = 4.17; /* this card's, measured first (bench_copy_tbps) */
+
 static void report(const char *name, double ms, double bytes) {
-    double floor_us = bytes / 4.17e12 * 1e6;
+    double floor_us = bytes / (copy_tbps * 1e12) * 1e6;
     printf("%-14s %9.1f us   %.3f TB/s   floor %.1f us (%.2fx)\n", name, ms * 1e3,
            bytes / (ms * 1e-3) / 1e12, floor_us, ms * 1e3 / floor_us);
     fflush(stdout);
@@ -84,6 +86,8 @@ static loom_array_t *cplx(uint64_t seed, int nd, const int64_t *shape) {
 
 int main(void) {
     if (!(ctx = bench_cuda_ctx())) return 77;
+    copy_tbps = bench_copy_tbps(ctx);
+    printf("floor: bytes moved at %.2f TB/s, this card's copy rate\n", copy_tbps);
     const double n = 16777216.0;
     int64_t line[1] = {1 << 24}, rows[2] = {16384, 1024}, cols[2] = {1024, 16384}, win[1] = {1024};
     work_t a = {cplx(1, 1, line), NULL, 0, false, 0};

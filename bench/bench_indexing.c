@@ -7,8 +7,8 @@
  * row gather x[idx] of 8192² float32 (8192 random rows), and x[x > 0] of 2^28 float32 (half
  * true), the mask computed in the kernel or stored before (mask_stored). Timing as bench_reduce
  * (CUDA events around evals after warm-up, median of batches); each line: µs per call, the ratio to
- * the copy floor of the bytes that must move (read once, write once, at 4.17 TB/s) and kernels per
- * call. bench_indexing [NAME]: only the workloads whose names contain NAME. */
+ * the copy floor of the bytes that must move (read once, write once, at this card's copy rate,
+ * measured first: bench_copy_tbps) and kernels per call. bench_indexing [NAME]: only the workloads whose names contain NAME. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 
 #include "bench_util.h"
 
-#define COPY_TBPS 4.17
+static double copy_tbps = 4.17; /* this card's, measured first (bench_copy_tbps) */
 
 static loom_ctx_t *ctx;
 
@@ -91,7 +91,7 @@ static const char *only;
 static void bench(const char *name, work_t *w, double bytes, int reps, int inner) {
     if (only && !strstr(name, only)) return;
     double k, us = bench_time_ms(ctx, once, w, reps, inner, &k) * 1e3;
-    double floor_us = bytes / (COPY_TBPS * 1e12) * 1e6;
+    double floor_us = bytes / (copy_tbps * 1e12) * 1e6;
     printf("%-28s %10.1f us  %6.2fx floor  %.0f kernel%s\n", name, us, us / floor_us, k,
            k == 1 ? "" : "s");
     fflush(stdout);
@@ -118,8 +118,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
         return 77;
     }
-    printf("loom %s on %s (floor: bytes moved at %.2f TB/s)\n", LOOM_VERSION_STRING,
-           loom_ctx_device_name(ctx), COPY_TBPS);
+    copy_tbps = bench_copy_tbps(ctx);
+    printf("loom %s on %s (floor: bytes moved at %.2f TB/s, this card's copy rate)\n",
+           LOOM_VERSION_STRING, loom_ctx_device_name(ctx), copy_tbps);
     int64_t n28 = INT64_C(1) << 28, n26 = INT64_C(1) << 26, sq[2] = {8192, 8192};
     int64_t lab[2] = {8192, 1}, rows = 8192;
     work_t w = {0};

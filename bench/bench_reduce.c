@@ -6,7 +6,8 @@
  * one line of 2^28 (bench/peers_scan.py runs the peers'). Timing as bench_elementwise:
  * CUDA events around `inner` evals after warm-up, median of `reps` batches. Each line: µs per
  * call, TB/s of the bytes that must move (read once, write once), the ratio to the copy floor
- * (those bytes at 4.17 TB/s, the H200's measured device-to-device copy rate) and kernels per
+ * (those bytes at this card's device-to-device copy rate, measured first: bench_copy_tbps;
+ * FLOORS.md's 4.17 TB/s on the H200) and kernels per
  * call. Targets: softmax and layernorm of 8192² within 1.25× of the floor (~129 µs).
  * bench_reduce [NAME]: only the workloads whose names contain NAME. */
 #include <math.h>
@@ -17,7 +18,7 @@
 
 #include "bench_util.h"
 
-#define COPY_TBPS 4.17
+static double copy_tbps = 4.17; /* this card's, measured first (bench_copy_tbps) */
 
 static loom_ctx_t *ctx;
 
@@ -79,7 +80,7 @@ static void bench(const char *name, int kind, int64_t rows, int64_t cols, int32_
         w.b = bench_rand(ctx, 3, LOOM_DTYPE_F32, 1, &cols, -1, 1);
     }
     double k, us = bench_time_ms(ctx, once, &w, 9, 10, &k) * 1e3;
-    double floor_us = bytes / (COPY_TBPS * 1e12) * 1e6;
+    double floor_us = bytes / (copy_tbps * 1e12) * 1e6;
     printf("%-28s %10.1f us  %6.3f TB/s  %5.1f%% of copy  %5.2fx floor  %.0f kernel%s\n", name, us,
            bytes / (us * 1e-6) / 1e12, 100.0 * floor_us / us, us / floor_us, k, k == 1 ? "" : "s");
     fflush(stdout);
@@ -99,8 +100,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
         return 77;
     }
-    printf("loom %s on %s (floor: bytes moved at %.2f TB/s)\n", LOOM_VERSION_STRING,
-           loom_ctx_device_name(ctx), COPY_TBPS);
+    copy_tbps = bench_copy_tbps(ctx);
+    printf("loom %s on %s (floor: bytes moved at %.2f TB/s, this card's copy rate)\n",
+           LOOM_VERSION_STRING, loom_ctx_device_name(ctx), copy_tbps);
     const double f = 4.0;
     const int64_t m = 1 << 20;
     bench("sum_256M", W_SUM, 1, 256 * m, INT32_MIN, f * 256 * m);

@@ -1,6 +1,6 @@
 /* bench_util.h — what the benchmarks share: medians, the timing of a call with CUDA events on
  * the context's stream (3 warm-up calls, then `reps` batches of `inner` calls; the median
- * batch, per call), and realised uniform random device arrays. Header-only: include it in one
+ * batch, per call), the card's copy rate, and realised uniform random device arrays. Header-only: include it in one
  * file of each benchmark. */
 #ifndef LOOM_BENCH_UTIL_H
 #define LOOM_BENCH_UTIL_H
@@ -52,6 +52,39 @@ static inline double bench_time_ms(loom_ctx_t *ctx, bench_fn fn, void *arg, int 
         exit(1);
     }
     return bench_median(t, reps);
+}
+
+/* This card's device-to-device copy rate in TB/s (bytes read plus bytes written), measured as
+ * FLOORS.md's 4.17 TB/s was: 1 GiB copied by the driver on the context's stream, 3 warm-up
+ * copies, then the median of 9 batches of 10 (CUDA events). The floors of bench_reduce,
+ * bench_indexing and bench_fft are bytes at this rate, so their ratios hold on any card;
+ * 4.17 (the H200's) when the 2 GiB cannot be had. */
+static inline double bench_copy_tbps(loom_ctx_t *ctx) {
+    const size_t bytes = (size_t)1 << 30;
+    uint64_t a = 0, b = 0;
+    rt_event_t *e0 = NULL, *e1 = NULL;
+    double t[9], tbps = 4.17;
+    if (rt_alloc(ctx->rt, bytes, &a) || rt_alloc(ctx->rt, bytes, &b) ||
+        rt_event_create(ctx->rt, &e0) || rt_event_create(ctx->rt, &e1))
+        goto done;
+    for (int i = 0; i < 3; i++) rt_d2d(ctx->rt, b, a, bytes);
+    for (int r = 0; r < 9; r++) {
+        rt_event_record(ctx->rt, e0);
+        for (int i = 0; i < 10; i++) rt_d2d(ctx->rt, b, a, bytes);
+        rt_event_record(ctx->rt, e1);
+        float ms = 0;
+        if (rt_event_elapsed_ms(ctx->rt, e0, e1, &ms) || ms <= 0) goto done;
+        t[r] = (double)ms / 10;
+    }
+    tbps = 2.0 * (double)bytes / (bench_median(t, 9) * 1e-3) / 1e12;
+done:
+    if (e0) rt_event_destroy(ctx->rt, e0);
+    if (e1) rt_event_destroy(ctx->rt, e1);
+    if (a) rt_free(ctx->rt, a);
+    if (b) rt_free(ctx->rt, b);
+    rt_trim(ctx->rt); /* (the 2 GiB back to the driver, not held by the pool) */
+    loom_ctx_clear_error(ctx);
+    return tbps;
 }
 
 /* A context on the CUDA device, its name printed ("device: ..."); NULL (after saying why) when
