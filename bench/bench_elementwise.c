@@ -164,15 +164,8 @@ static void bench_compile(void) {
 }
 
 int main(int argc, char **argv) {
-    loom_options_t o = {0};
-    o.device = LOOM_DEVICE_CUDA;
-    char cache[] = "/tmp/loom-bench-XXXXXX";
-    if (!mkdtemp(cache)) return 1;
-    o.cache_dir = cache;
-    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
-        return 77;
-    }
+    char cache[32];
+    if (!(ctx = bench_cuda_ctx_cold(cache))) return 77;
     printf("loom %s on %s\n", LOOM_VERSION_STRING, loom_ctx_device_name(ctx));
     bench_hypot(20000000, "hypot_20M");
     bench_hypot(INT64_C(1) << 26, "hypot_64M");
@@ -224,6 +217,9 @@ int main(int argc, char **argv) {
     {
         /* disk hit and memory hit: a second context on the same cache folder */
         loom_ctx_t *first = ctx;
+        loom_options_t o = {0};
+        o.device = LOOM_DEVICE_CUDA;
+        o.cache_dir = cache;
         loom_ctx_create(&o, &ctx);
         int64_t n = 1024;
         loom_array_t *x = dev_rand(3, 1, &n);
@@ -257,6 +253,9 @@ int main(int argc, char **argv) {
     {
         /* memory: hypot over 64M from a fresh pool peaks at two inputs + one output */
         loom_ctx_t *first = ctx;
+        loom_options_t o = {0};
+        o.device = LOOM_DEVICE_CUDA;
+        o.cache_dir = cache;
         loom_ctx_create(&o, &ctx);
         int64_t n = INT64_C(1) << 26;
         pair_t p = {dev_rand(1, 1, &n), dev_rand(2, 1, &n)};

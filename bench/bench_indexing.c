@@ -109,15 +109,8 @@ static loom_array_t *rand_idx(uint64_t seed, int32_t nd, const int64_t *shape, d
 
 int main(int argc, char **argv) {
     only = argc > 1 ? argv[1] : NULL;
-    loom_options_t o = {0};
-    o.device = LOOM_DEVICE_CUDA;
-    char cache[] = "/tmp/loom-bench-XXXXXX";
-    if (!mkdtemp(cache)) return 1;
-    o.cache_dir = cache;
-    if (loom_ctx_create(&o, &ctx) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
-        return 77;
-    }
+    char cache[32];
+    if (!(ctx = bench_cuda_ctx_cold(cache))) return 77;
     copy_tbps = bench_copy_tbps(ctx);
     printf("loom %s on %s (floor: bytes moved at %.2f TB/s, this card's copy rate)\n",
            LOOM_VERSION_STRING, loom_ctx_device_name(ctx), copy_tbps);

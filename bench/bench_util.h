@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "frontend/fe.h"
 
@@ -98,6 +99,26 @@ static inline loom_ctx_t *bench_cuda_ctx(void) {
         return NULL;
     }
     printf("device: %s\n", loom_ctx_device_name(c));
+    return c;
+}
+
+/* A context on the CUDA device whose kernel cache is a new folder under /tmp, so that the
+ * first eval of each kernel compiles it (dir: 32 bytes at least, the folder's name); NULL
+ * (after saying why) when there is no device: the benchmark then exits 77. */
+static inline loom_ctx_t *bench_cuda_ctx_cold(char *dir) {
+    strcpy(dir, "/tmp/loom-bench-XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    loom_options_t o = {0};
+    o.device = LOOM_DEVICE_CUDA;
+    o.cache_dir = dir;
+    loom_ctx_t *c = NULL;
+    if (loom_ctx_create(&o, &c) != LOOM_STATUS_OK) {
+        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
+        return NULL;
+    }
     return c;
 }
 
