@@ -2,8 +2,9 @@
  * row softmax and row layernorm of 8192², column sums of 8192², 65536 × 64 and 64 × 1M, row
  * softmax of 65536 × 64 and 64 × 1M, row variances of 8192² and 1024 × 65536, row 2-norms of
  * 8192² (bench/peers_norm.py runs the peers'), row medians of 8192² (bench/peers_numerics.py
- * runs the peers'), cumsum along rows and columns of 8192² and of
- * one line of 2^28 (bench/peers_scan.py runs the peers'). Timing as bench_elementwise:
+ * runs the peers'), cumsum along rows and columns of 8192² and of one line of 2^28, cumprod
+ * along rows and columns of 8192² and of one line of 2^20 (bench/peers_scan.py runs the
+ * peers' scans). Timing as bench_elementwise:
  * CUDA events around `inner` evals after warm-up, median of `reps` batches. Each line: µs per
  * call, TB/s of the bytes that must move (read once, write once), the ratio to the copy floor
  * (those bytes at this card's device-to-device copy rate, measured first: bench_copy_tbps;
@@ -28,7 +29,17 @@ typedef struct work {
     int kind;
 } work_t;
 
-enum { W_SUM, W_SOFTMAX, W_LAYERNORM, W_LAYERNORM_AFFINE, W_VAR, W_NORM, W_MEDIAN, W_CUMSUM };
+enum {
+    W_SUM,
+    W_SOFTMAX,
+    W_LAYERNORM,
+    W_LAYERNORM_AFFINE,
+    W_VAR,
+    W_NORM,
+    W_MEDIAN,
+    W_CUMSUM,
+    W_CUMPROD
+};
 
 static loom_array_t *build(const work_t *w) {
     loom_array_t *x = w->x;
@@ -54,6 +65,8 @@ static loom_array_t *build(const work_t *w) {
             return loom_vector_norm(ctx, x, 1, &ax, 0, 2.0);
         case W_MEDIAN:
             return loom_median(ctx, x, ax, 0);
+        case W_CUMPROD:
+            return loom_cumprod(ctx, x, ax);
         default:
             return loom_cumsum(ctx, x, ax);
     }
@@ -117,6 +130,10 @@ int main(int argc, char **argv) {
     bench("cumsum_rows_8192x8192", W_CUMSUM, 8192, 8192, 1, 2 * f * 8192 * 8192);
     bench("cumsum_cols_8192x8192", W_CUMSUM, 8192, 8192, 0, 2 * f * 8192 * 8192);
     bench("cumsum_1d_256M", W_CUMSUM, 1, 256 * m, 1, 2 * f * 256 * m);
+    /* float products in NumPy's order (a lane a line): one line of 2^20, not 2^28 */
+    bench("cumprod_rows_8192x8192", W_CUMPROD, 8192, 8192, 1, 2 * f * 8192 * 8192);
+    bench("cumprod_cols_8192x8192", W_CUMPROD, 8192, 8192, 0, 2 * f * 8192 * 8192);
+    bench("cumprod_1d_1M", W_CUMPROD, 1, m, 1, 2 * f * m);
     loom_ctx_destroy(ctx);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", cache);
