@@ -217,10 +217,7 @@ int main(int argc, char **argv) {
     {
         /* disk hit and memory hit: a second context on the same cache folder */
         loom_ctx_t *first = ctx;
-        loom_options_t o = {0};
-        o.device = LOOM_DEVICE_CUDA;
-        o.cache_dir = cache;
-        loom_ctx_create(&o, &ctx);
+        ctx = bench_cuda_ctx_on(cache);
         int64_t n = 1024;
         loom_array_t *x = dev_rand(3, 1, &n);
         loom_stats_t s0, s1;
@@ -253,10 +250,7 @@ int main(int argc, char **argv) {
     {
         /* memory: hypot over 64M from a fresh pool peaks at two inputs + one output */
         loom_ctx_t *first = ctx;
-        loom_options_t o = {0};
-        o.device = LOOM_DEVICE_CUDA;
-        o.cache_dir = cache;
-        loom_ctx_create(&o, &ctx);
+        ctx = bench_cuda_ctx_on(cache);
         int64_t n = INT64_C(1) << 26;
         pair_t p = {dev_rand(1, 1, &n), dev_rand(2, 1, &n)};
         hypot_once(&p);

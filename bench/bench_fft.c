@@ -7,8 +7,9 @@
  *                  window: the cast and window fuse into the kernel writing cuFFT's operand,
  *                  |.|^2 into the one reading its result.
  * The floor is the bytes the call itself must move at this card's copy rate, measured first
- * (bench_copy_tbps; FLOORS.md's 4.17 TB/s on the H200): 16 per element for complex64 in and out; 8 for the power spectrum's float32 in and out
- * (what a transform with fused loads and stores would move). Timing as the other benches.
+ * (bench_copy_tbps; FLOORS.md's 4.17 TB/s on the H200): 16 per element for complex64 in and
+ * out; 8 for the power spectrum's float32 in and out (what a transform with fused loads and
+ * stores would move). Timing as the other benches.
  *   fft_1d_64M     fft of one complex64 line of 2^26 points
  *   fft2_8192      fft2 of 8192 x 8192 complex64
  *   filter_128M    irfft(rfft(x) * h) of 2^27 float32 points, h the 2^26 + 1 complex64 gains

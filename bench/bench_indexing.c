@@ -5,10 +5,11 @@
  * logsumexp of 8192² float32 and the fused cross-entropy style
  * `logsumexp(x) - take_along_axis(x, labels)` over the same rows, a
  * row gather x[idx] of 8192² float32 (8192 random rows), and x[x > 0] of 2^28 float32 (half
- * true), the mask computed in the kernel or stored before (mask_stored). Timing as bench_reduce
- * (CUDA events around evals after warm-up, median of batches); each line: µs per call, the ratio to
- * the copy floor of the bytes that must move (read once, write once, at this card's copy rate,
- * measured first: bench_copy_tbps) and kernels per call. bench_indexing [NAME]: only the workloads whose names contain NAME. */
+ * true), the mask computed in the kernel or stored before (mask_stored). Timing as
+ * bench_reduce (CUDA events around evals after warm-up, median of batches); each line: µs per
+ * call, the ratio to the copy floor of the bytes that must move (read once, write once, at
+ * this card's copy rate, measured first: bench_copy_tbps) and kernels per call.
+ * bench_indexing [NAME]: only the workloads whose names contain NAME. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

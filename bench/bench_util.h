@@ -1,7 +1,7 @@
 /* bench_util.h — what the benchmarks share: medians, the timing of a call with CUDA events on
  * the context's stream (3 warm-up calls, then `reps` batches of `inner` calls; the median
- * batch, per call), the card's copy rate, and realised uniform random device arrays. Header-only: include it in one
- * file of each benchmark. */
+ * batch, per call), the card's copy rate, CUDA contexts, and realised uniform random device
+ * arrays. Header-only: include it in one file of each benchmark. */
 #ifndef LOOM_BENCH_UTIL_H
 #define LOOM_BENCH_UTIL_H
 
@@ -88,38 +88,36 @@ done:
     return tbps;
 }
 
-/* A context on the CUDA device, its name printed ("device: ..."); NULL (after saying why) when
- * there is none: the benchmark then exits 77. */
-static inline loom_ctx_t *bench_cuda_ctx(void) {
+/* A context on the CUDA device whose kernel cache is the folder cache (NULL: the default);
+ * NULL (after saying why) when there is none: the benchmark then exits 77. */
+static inline loom_ctx_t *bench_cuda_ctx_on(const char *cache) {
     loom_options_t o = {0};
     o.device = LOOM_DEVICE_CUDA;
+    o.cache_dir = cache;
     loom_ctx_t *c = NULL;
     if (loom_ctx_create(&o, &c) != LOOM_STATUS_OK) {
         fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
         return NULL;
     }
-    printf("device: %s\n", loom_ctx_device_name(c));
+    return c;
+}
+
+/* bench_cuda_ctx_on(NULL), its name printed ("device: ..."). */
+static inline loom_ctx_t *bench_cuda_ctx(void) {
+    loom_ctx_t *c = bench_cuda_ctx_on(NULL);
+    if (c) printf("device: %s\n", loom_ctx_device_name(c));
     return c;
 }
 
 /* A context on the CUDA device whose kernel cache is a new folder under /tmp, so that the
- * first eval of each kernel compiles it (dir: 32 bytes at least, the folder's name); NULL
- * (after saying why) when there is no device: the benchmark then exits 77. */
+ * first eval of each kernel compiles it (dir: 32 bytes at least, the folder's name). */
 static inline loom_ctx_t *bench_cuda_ctx_cold(char *dir) {
     strcpy(dir, "/tmp/loom-bench-XXXXXX");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         exit(1);
     }
-    loom_options_t o = {0};
-    o.device = LOOM_DEVICE_CUDA;
-    o.cache_dir = dir;
-    loom_ctx_t *c = NULL;
-    if (loom_ctx_create(&o, &c) != LOOM_STATUS_OK) {
-        fprintf(stderr, "no CUDA device: %s\n", loom_last_create_message());
-        return NULL;
-    }
-    return c;
+    return bench_cuda_ctx_on(dir);
 }
 
 /* A realised device array of uniform random values in [lo, hi) of dtype d (drawn in float32,

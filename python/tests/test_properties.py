@@ -586,6 +586,16 @@ def _same_values(got, want, atol):
         assert (d.min(axis=0) <= atol).all() and (d.min(axis=1) <= atol).all(), (gl, wl)
 
 
+def _draw_parts(data, dtype, shape, elements=None, raw=np.float64, label="entries"):
+    """An array of shape whose real part, and for a complex dtype also its imaginary part, is
+    drawn from elements (floats in [-1, 1] by default), as float64 or complex128."""
+    parts = 2 if dtype.startswith("complex") else 1
+    r = data.draw(hnp.arrays(raw, (parts,) + shape,
+                             elements=st.floats(-1, 1) if elements is None else elements),
+                  label=label)
+    return r[0] + (1j * r[1] if parts == 2 else 0)
+
+
 @SETTINGS
 @given(st.data())
 def test_linalg(data):
@@ -594,10 +604,7 @@ def test_linalg(data):
                       label="dtype")
     n = data.draw(st.integers(1, 5), label="n")
     batch = tuple(data.draw(st.lists(st.integers(1, 3), max_size=2), label="batch"))
-    parts = 2 if dtype.startswith("complex") else 1
-    raw = data.draw(hnp.arrays(np.float64, (parts,) + batch + (n, n),
-                               elements=st.floats(-1, 1)), label="entries")
-    a = raw[0] + (1j * raw[1] if parts == 2 else 0)
+    a = _draw_parts(data, dtype, batch + (n, n))
     # strictly diagonally dominant (parts in [-1, 1]: off the diagonal a row's moduli sum to
     # at most sqrt(2) (n - 1)): well conditioned, nonsingular
     a = a + (2 * n + 1) * np.eye(n)
@@ -672,10 +679,7 @@ def test_fft(data):
                       label="dtype")
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=9),
                       label="shape")
-    parts = 2 if dtype.startswith("complex") else 1
-    raw = data.draw(hnp.arrays(np.float64, (parts,) + shape, elements=st.floats(-1, 1)),
-                    label="entries")
-    a = (raw[0] + (1j * raw[1] if parts == 2 else 0)).astype(dtype)
+    a = _draw_parts(data, dtype, shape).astype(dtype)
     kwargs = {"axis": _axis(data, a.ndim),
               "n": data.draw(st.one_of(st.none(), st.integers(1, 12)), label="n"),
               "norm": data.draw(st.sampled_from([None, "backward", "ortho", "forward"]),
@@ -688,7 +692,6 @@ def test_fft(data):
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
     scale = max(1.0, float(np.abs(a).sum()))
     _close(got, want, 1e-5 if dtype in ("float32", "complex64") else 1e-12, scale)
-
 
 
 @SETTINGS
@@ -705,10 +708,7 @@ def test_fft_nd(data):
     two = name.endswith("2")
     shape = data.draw(hnp.array_shapes(min_dims=2 if two else 1, max_dims=3, min_side=1,
                                        max_side=6), label="shape")
-    parts = 2 if dtype.startswith("complex") else 1
-    raw = data.draw(hnp.arrays(np.float64, (parts,) + shape, elements=st.floats(-1, 1)),
-                    label="entries")
-    a = (raw[0] + (1j * raw[1] if parts == 2 else 0)).astype(dtype)
+    a = _draw_parts(data, dtype, shape).astype(dtype)
     k = 2 if two else data.draw(st.integers(1, a.ndim), label="k")
     axes = tuple(data.draw(st.permutations(range(-a.ndim, 0)), label="axes")[:k])
     kwargs = {"axes": axes}
@@ -735,7 +735,6 @@ def test_fft_nd(data):
     _close(got, want, 1e-5 if dtype in ("float32", "complex64") else 1e-12, scale)
 
 
-
 _EINSUM = ["ij,jk->ik", "ij,ij->i", "i,i->", "ij->ji", "ii->i", "bij,bjk->bik", "i,j->ij",
            "ij->", "ijk,k->ij", "...j,j->..."]
 
@@ -756,10 +755,8 @@ def test_products(data):
     def arr(shape, label):
         if dtype == "bool":
             return data.draw(hnp.arrays(np.bool_, shape), label=label)
-        parts = 2 if dtype.startswith("complex") else 1
-        raw = data.draw(hnp.arrays(np.int64, (parts,) + shape, elements=st.integers(-4, 4)),
-                        label=label)  # (small integers: every product exact in any order)
-        return (raw[0] + (1j * raw[1] if parts == 2 else 0)).astype(dtype)
+        # (small integers: every product exact in any order)
+        return _draw_parts(data, dtype, shape, st.integers(-4, 4), np.int64, label).astype(dtype)
 
     kwargs = {}
     if name == "matmul":

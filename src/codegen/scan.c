@@ -44,6 +44,7 @@
  * per element. Names come from node positions; extents, strides, addresses and scalars are
  * parameters. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
@@ -267,7 +268,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7342); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7343); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -400,10 +401,11 @@ static void emit_line_offsets(const cg_scan_t *s, base_str_t *o, const char *ind
 /* The prologue for element i of the line whose input offsets are <k><j>, ending in x (the
  * scan's operand in the result dtype); with k NULL, the inputs' values are item k of the
  * arrays lx<j>, LX apart (LBP, SELP). */
-static void emit_prologue_nodes(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
+static void emit_prologue_of(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k,
+                             const bool *only) {
     for (uint32_t j = 0; j + 1 < s->n_nodes; j++) {
         const ir_node_t *n = node(s, j);
-        if (n->op == IR_OP_CONST) continue;
+        if (n->op == IR_OP_CONST || (only && !only[j])) continue;
         base_str_printf(o, "%sconst %s v%u = ", ind, ty(n), j);
         if (n->op == IR_OP_INPUT && !k)
             base_str_printf(o, "lx%u[k * LX]", j); /* item k of the thread's staged items */
@@ -413,6 +415,23 @@ static void emit_prologue_nodes(const cg_scan_t *s, base_str_t *o, const char *i
             cg__emit_elem(o, s->g, n, pos(s, n->src[0]), pos(s, n->src[1]), pos(s, n->src[2]));
         base_str_cat(o, ";\n");
     }
+}
+
+static void emit_prologue_nodes(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
+    emit_prologue_of(s, o, ind, k, NULL);
+}
+
+/* Node j (position) and its operands, transitively, marked by position (the caller frees);
+ * NULL when out of memory. */
+static bool *nodes_under(const cg_scan_t *s, uint32_t j) {
+    bool *under = calloc(s->n_nodes, sizeof *under);
+    if (!under) return NULL;
+    under[j] = true;
+    for (uint32_t q = s->n_nodes; q-- > 0;)
+        if (under[q])
+            for (int k = 0; k < ir_ops[node(s, q)->op].arity; k++)
+                under[pos(s, node(s, q)->src[k])] = true;
+    return under;
 }
 
 static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, const char *k) {
@@ -513,9 +532,6 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
         base_str_printf(o, "    const %s ident = (%s)%d;\n", ty(sn), ty(sn), one);
 }
 
-/* LB's device helpers: loads through L2 only (another block's published values; L1 is not
- * coherent), a flag's acquire load (what it publishes is seen after it, no fence), and warp
- * shuffles of any result type, word by word. */
 /* A 64-bit status word's relaxed load and store at GPU scope: the look-backs' (LB's packed
  * status, SEL's counts), whose flag and value share the word, so no fence orders them. */
 static void emit_relaxed_u64(base_str_t *o) {
@@ -532,6 +548,9 @@ static void emit_relaxed_u64(base_str_t *o) {
                  "\"l\"(v) : \"memory\");\n}\n");
 }
 
+/* LB's device helpers: loads through L2 only (another block's published values; L1 is not
+ * coherent), a flag's acquire load (what it publishes is seen after it, no fence), and warp
+ * shuffles of any result type, word by word. */
 static void emit_lb_helpers(base_str_t *o) {
     emit_relaxed_u64(o);
     base_str_cat(
@@ -1361,13 +1380,20 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
                     "        for (int k = 0; k < IT; k++) {\n"
                     "            ms[k] = false;\n"
                     "            if (tb + k * LX + t < len) {\n");
-    emit_prologue_nodes(s, o, "                ", NULL);
+    /* the mask's nodes alone (NULL, out of memory: every node, the rest left unused) */
+    bool *under = nodes_under(s, mk);
+    emit_prologue_of(s, o, "                ", NULL, under);
+    free(under);
     base_str_printf(o, "                ms[k] = v%u != 0;\n", mk);
     base_str_cat(o, "            }\n"
                     "        }\n");
     base_str_t at;
     base_str_init(&at, o->al);
-    if (!from_stage) emit_prologue_nodes(s, &at, "                ", NULL);
+    if (!from_stage) { /* the value's nodes alone */
+        under = nodes_under(s, vl);
+        emit_prologue_of(s, &at, "                ", NULL, under);
+        free(under);
+    }
     char value[32];
     snprintf(value, sizeof value, from_stage ? "lx%u[k * LX]" : "v%u", vl);
     emit_sel_tile(s, o, base_str_get(&at), value);
@@ -1375,8 +1401,6 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
     base_str_cat(o, "    }\n");
 }
 
-/* SEL's status loads and stores: relaxed at the GPU's scope, through L2 (a value and its flag
- * are one word). */
 void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_hash128_t key = cg_scan_key(s);
     snprintf(name, 40, "loom_sc_%016llx", (unsigned long long)key.lo);
