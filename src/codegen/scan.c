@@ -37,10 +37,11 @@
  *          a block each in block order, copied into shared memory (cp.async, as LBP) and read
  *          from there, so that registers do not bound the tiles in flight.
  *
- * LB and COLS reorder the operations, so float products and 2-byte float sums keep the
- * in-order forms (cg_scan_init says why). Other sums and integer products use them: y = ((prefix op
- * thread prefix) op item scan), with fixed brackets (deterministic, but not NumPy's sequential
- * rounding; docs/guide.md says how far float results move). The elementwise prologue is computed
+ * LB and COLS reorder the operations, so float products other than float32's and 2-byte float
+ * sums keep the in-order forms (cg_scan_init says why). Other sums, integer products and
+ * float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op thread prefix) op item
+ * scan), with fixed brackets (deterministic, but not NumPy's sequential rounding; docs/guide.md
+ * says how far float results move). The elementwise prologue is computed
  * per element. Names come from node positions; extents, strides, addresses and scalars are
  * parameters. */
 #include <stdio.h>
@@ -86,9 +87,27 @@ struct cg_scan {
     int64_t ahead; /* LB: the tile (in block order) whose operands a block prefetches */
     uint32_t stage; /* LBP, SELP: bytes of one stage (every input's part of a tile) */
     uint32_t res;   /* LBP: bytes of the results' buffer (0: in place over the input's stage) */
+    bool mx;        /* LB, LBP, COLS: a float32 product with an unbounded exponent (lm_mx) */
 };
 
 static const ir_node_t *node(const cg_scan_t *s, uint32_t j) { return &s->g->nodes[s->nodes[j]]; }
+
+/* The reordered forms' accumulator: the result dtype, or for a float32 product lm_mx (a
+ * mantissa, an integer exponent and the running product's largest magnitude; emit_mx). */
+static const char *acc_ty(const cg_scan_t *s) {
+    return s->mx ? "lm_mx" : ir_dtypes[node(s, s->n_nodes - 1)->dtype].ctype;
+}
+static const char *acc_sfx(const cg_scan_t *s) {
+    return s->mx ? "mx" : ir_dtypes[node(s, s->n_nodes - 1)->dtype].sfx;
+}
+static size_t acc_size(const cg_scan_t *s) {
+    return s->mx ? 24 : ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
+}
+/* Earlier tiles' values a look-back holds (lm_mx's 24 bytes: half, so that LBP's stage and
+ * window stay in 48 KiB). */
+static int lb_win(const cg_scan_t *s) { return s->mx ? LB_WIN / 2 : LB_WIN; }
+/* The result of an accumulator's value: lm_mx_val's rounding, or the value itself. */
+static const char *acc_out(const cg_scan_t *s) { return s->mx ? "lm_mx_val" : ""; }
 
 /* LB and LBP: tiles with decoupled look-back (one scratch layout and parameter list). */
 static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M_LBP; }
@@ -96,9 +115,7 @@ static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M
 /* LB's and LBP's status of a tile: for results of at most 4 bytes one 64-bit word, the flag
  * (1: aggregate, 2: inclusive prefix) above the value's bits, so that one load reads both and
  * no fence orders them; for wider results a flag word and the value in its own array. */
-static bool lb_packed(const cg_scan_t *s) {
-    return ir_dtypes[node(s, s->n_nodes - 1)->dtype].size <= 4;
-}
+static bool lb_packed(const cg_scan_t *s) { return acc_size(s) <= 4; }
 
 /* SEL and SELP: compactions (one scratch layout and parameter list). */
 static bool sel_like(const cg_scan_t *s) { return s->mode == M_SEL || s->mode == M_SELP; }
@@ -144,7 +161,7 @@ static void lbp_plan(cg_scan_t *s) {
     }
     if (!n_in) return;
     uint32_t res = n_in == 1 && es_in == es ? 0 : lbp_pad(tile * es);
-    if (stage + res + (LB_WIN + 16) * es + 64 > LBP_SMEM) return;
+    if (stage + res + (uint32_t)(lb_win(s) + 16) * (uint32_t)acc_size(s) + 64 > LBP_SMEM) return;
     s->mode = M_LBP;
     s->items = items;
     s->stage = stage;
@@ -185,6 +202,7 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
     cg_scan_t *s = base_arena_alloc(ar, 1, sizeof *s);
     if (!s) return NULL;
     s->g = g;
+    s->mx = false;
     s->nodes = cg__collect(g, ar, &out, 1, &s->n_nodes);
     if (!s->nodes) return NULL;
     s->strides = base_arena_alloc(ar, s->n_nodes, sizeof *s->strides);
@@ -223,13 +241,16 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
     }
     s->items = es >= 4 ? (int)(64 / es) : 16;
     s->ahead = 8 * (int64_t)(sm_count > 0 ? sm_count : 132); /* about twice the resident */
-    /* Reordered forms for sums and integer products. A float product reordered could
-     * overflow a partial product that a zero met first in order (0 * inf: NaN where NumPy
-     * has 0); a float16 sum in NumPy's order stalls where a reordered one does not (results
-     * far apart): those stay in order. */
+    /* Reordered forms for sums, integer products and float32 products. A float product
+     * reordered in its own dtype could overflow a partial product that a zero met first in
+     * order (0 * inf: NaN where NumPy has 0): float32's multiplies lm_mx pairs (emit_mx),
+     * whose exponent does not overflow; float64 and complex products stay in order, as do
+     * 2-byte float sums (NumPy's order stalls where a reordered one does not: results far
+     * apart). */
     loom_dtype_t d = (loom_dtype_t)node(s, s->n_nodes - 1)->dtype;
     bool fl = ir_is_float(d) || ir_is_complex(d);
-    bool any_order = (node(s, s->n_nodes - 1)->op == IR_OP_CUMSUM && !(fl && es < 4)) || !fl;
+    bool mx = node(s, s->n_nodes - 1)->op == IR_OP_CUMPROD && d == LOOM_DTYPE_F32;
+    bool any_order = mx || (node(s, s->n_nodes - 1)->op == IR_OP_CUMSUM && !(fl && es < 4)) || !fl;
     if (any_order && s->axis == nd - 1 && s->len >= LB_MIN)
         s->mode = M_LB;
     else if (s->axis == nd - 1 && s->len >= TILE_MIN_LEN && es <= 8)
@@ -238,7 +259,10 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         s->mode = M_COLS;
     else
         s->mode = M_LINES;
+    s->mx = mx && (s->mode == M_LB || s->mode == M_COLS);
     if (s->mode == M_LB) lbp_plan(s);
+    if (s->mx && s->mode == M_LB) s->items = 4;   /* (LB's tile of lm_mx in 48 KiB) */
+    if (s->mx && s->mode == M_COLS) s->items = 8; /* (registers) */
     return s;
 }
 
@@ -268,7 +292,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7343); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7344); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -303,7 +327,7 @@ size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
         return *zeroed = 16 + (size_t)sel_tiles(s) * 8;
     if (!lb_like(s) || s->lines == 0) return 0;
     int64_t units = s->lines * lb_tiles(s);
-    size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
+    size_t es = acc_size(s);
     *zeroed = lb_flags_end(s, units);
     if (lb_packed(s)) return *zeroed;
     return *zeroed + 2 * (((size_t)units * es + 15) & ~(size_t)15);
@@ -439,7 +463,9 @@ static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, co
     uint32_t src = pos(s, sn->src[0]);
     loom_dtype_t d = (loom_dtype_t)sn->dtype, sd = (loom_dtype_t)node(s, src)->dtype;
     emit_prologue_nodes(s, o, ind, k);
-    if (sd == d)
+    if (s->mx)
+        base_str_printf(o, "%sconst lm_mx x = lm_mx_of(v%u);\n", ind, src); /* (float32 in) */
+    else if (sd == d)
         base_str_printf(o, "%sconst %s x = v%u;\n", ind, ty(sn), src);
     else
         base_str_printf(o, "%sconst %s x = lm_cast_%s_%s(v%u);\n", ind, ty(sn), sfx(sd), sfx(d),
@@ -526,10 +552,93 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     loom_dtype_t d = (loom_dtype_t)sn->dtype;
     int one = sn->op != IR_OP_CUMSUM;
-    if (ir_is_complex(d))
+    if (s->mx)
+        base_str_cat(o, "    const lm_mx ident = lm_mx_of(1.0f);\n");
+    else if (ir_is_complex(d))
         base_str_printf(o, "    const %s ident = lm__mk_%s(%d, 0);\n", ty(sn), sfx(d), one);
     else
         base_str_printf(o, "    const %s ident = (%s)%d;\n", ty(sn), ty(sn), one);
+}
+
+/* The reordered float32 product's accumulator: m * 2^e is the product (m in [0.5, 1), or 0,
+ * inf or NaN with e 0), e saturating at +-2^30, so that no partial product overflows or
+ * underflows; mm * 2^em is the largest magnitude the running product reached before its first
+ * 0, inf or NaN factor (em LM_MX_NONE: none yet). NumPy's running product is infinite from the
+ * first place that magnitude reaches 2^128 on (NaN once a 0 or NaN follows), which lm_mx_val
+ * reproduces; otherwise each result is the product rounded once. A product of two is
+ * associative but for the mantissas' rounding, whatever the brackets. */
+static void emit_mx(base_str_t *o) {
+    base_str_cat(
+        o,
+        "#define LM_MX_NONE (-(1 << 30) - 2)\n"
+        "struct __align__(8) lm_mx { double m, mm; int e, em; };\n"
+        "/* m's exponent field, and m with it set to 1022 (into [0.5, 1), the sign kept) */\n"
+        "__device__ __forceinline__ int lm_mx_x(double m) { return (__double2hiint(m) >> 20) & "
+        "2047; }\n"
+        "__device__ __forceinline__ double lm_mx_set(double m) {\n"
+        "    return __hiloint2double((__double2hiint(m) & (int)0x800fffff) | 0x3fe00000, "
+        "__double2loint(m));\n}\n"
+        "__device__ __forceinline__ int lm_mx_sat(int a, int b) {\n"
+        "    const long long e = (long long)a + b;\n"
+        "    return e > (1 << 30) ? (1 << 30) : e < -(1 << 30) ? -(1 << 30) : (int)e;\n}\n"
+        "/* a float32 element: exactly, its exponent apart (a subnormal's too) */\n"
+        "__device__ __forceinline__ lm_mx lm_mx_of(float x) {\n"
+        "    lm_mx r;\n"
+        "    const double d = (double)x;\n"
+        "    const int xb = lm_mx_x(d);\n"
+        "    if (x == 0.0f || xb == 2047) { r.m = d; r.e = 0; r.mm = 0.0; r.em = LM_MX_NONE; "
+        "return r; }\n"
+        "    r.m = lm_mx_set(d);\n"
+        "    r.e = xb - 1022;\n"
+        "    r.mm = fabs(r.m);\n"
+        "    r.em = r.e;\n"
+        "    return r;\n}\n"
+        "/* a, then b: the product (mantissas of [0.5, 1) make a normal one, or 0, inf, NaN), and\n"
+        " * the larger of a's largest magnitude and a's product times b's (unless a holds a 0,\n"
+        " * inf or NaN factor) */\n"
+        "__device__ __forceinline__ lm_mx lm_multiply_mx(lm_mx a, lm_mx b) {\n"
+        "    lm_mx r;\n"
+        "    const double m = a.m * b.m;\n"
+        "    const int xb = lm_mx_x(m);\n"
+        "    r.mm = a.mm;\n"
+        "    r.em = a.em;\n"
+        "    if (xb == 0 || xb == 2047) { r.m = m; r.e = 0; }\n"
+        "    else { r.m = lm_mx_set(m); r.e = lm_mx_sat(a.e, b.e + xb - 1022); }\n"
+        "    const int xa = lm_mx_x(a.m);\n"
+        "    if (xa != 0 && xa != 2047 && b.em != LM_MX_NONE) {\n"
+        "        const double c = fabs(a.m) * b.mm;\n"
+        "        const int ce = lm_mx_sat(a.e, b.em + lm_mx_x(c) - 1022);\n"
+        "        const double cm = lm_mx_set(c);\n"
+        "        if (ce > r.em || (ce == r.em && cm > r.mm)) { r.mm = cm; r.em = ce; }\n"
+        "    }\n"
+        "    return r;\n}\n"
+        "/* a, then one element y (lm_mx_of's): lm_multiply_mx's result in 32-bit exponent\n"
+        " * arithmetic (a's exponent saturated, y's at most 149 in size), the largest magnitude\n"
+        " * compared with the new product itself */\n"
+        "__device__ __forceinline__ lm_mx lm_mx_step(lm_mx a, lm_mx y) {\n"
+        "    lm_mx r;\n"
+        "    const double m = a.m * y.m;\n"
+        "    const int xb = lm_mx_x(m);\n"
+        "    r.mm = a.mm;\n"
+        "    r.em = a.em;\n"
+        "    if (xb == 0 || xb == 2047) { r.m = m; r.e = 0; return r; }\n"
+        "    r.m = lm_mx_set(m);\n"
+        "    r.e = a.e + y.e + xb - 1022;\n"
+        "    const double am = fabs(r.m);\n"
+        "    if (r.e > r.em || (r.e == r.em && am > r.mm)) { r.mm = am; r.em = r.e; }\n"
+        "    return r;\n}\n"
+        "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
+        " * passed 2^128; else m 2^e (e <= 128 then: the magnitude is at most the largest) as a\n"
+        " * double, exactly, rounded once */\n"
+        "__device__ __forceinline__ float lm_mx_val(lm_mx y) {\n"
+        "    if (y.em >= 129) return y.m == 0.0 || y.m != y.m ? __int_as_float(0x7fffffff)\n"
+        "                                                    : copysignf(__int_as_float(0x7f800000), "
+        "(float)y.m);\n"
+        "    const int xb = lm_mx_x(y.m);\n"
+        "    if (xb == 0 || xb == 2047) return (float)y.m;\n"
+        "    if (y.e < -1000) return copysignf(0.0f, (float)y.m);\n"
+        "    return (float)__hiloint2double(__double2hiint(y.m) + (int)((unsigned)y.e << 20), "
+        "__double2loint(y.m));\n}\n");
 }
 
 /* A 64-bit status word's relaxed load and store at GPU scope: the look-backs' (LB's packed
@@ -558,6 +667,9 @@ static void emit_lb_helpers(base_str_t *o) {
            "    T v;\n"
            "    if constexpr (sizeof(T) == 16) { uint4 w = __ldcg((const uint4 *)p); "
            "v = *reinterpret_cast<T *>(&w); }\n"
+           "    else if constexpr (sizeof(T) == 24) { unsigned long long w[3]; for (int i = 0; i < "
+           "3; i++) w[i] = __ldcg((const unsigned long long *)p + i); "
+           "v = *reinterpret_cast<T *>(w); }\n"
            "    else if constexpr (sizeof(T) == 8) { unsigned long long w = "
            "__ldcg((const unsigned long long *)p); v = *reinterpret_cast<T *>(&w); }\n"
            "    else if constexpr (sizeof(T) == 4) { unsigned w = __ldcg((const "
@@ -603,9 +715,7 @@ static void emit_lb_helpers(base_str_t *o) {
  * prefix); its items' tile-local prefixes are that op its own items in order, the last
  * thread's last one the tile's aggregate. */
 static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype;
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     base_str_printf(o,
                     "        bool hp = wp > 0;\n"
                     "        %s pre = ident;\n"
@@ -629,7 +739,7 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
 /* LB's and LBP's status (see lb_packed): the kernel's pointers to it, a tile u's
  * publication of value v with flag f, and the wait for tile `idx`'s into `dst`. */
 static void emit_lb_status_decl(const cg_scan_t *s, base_str_t *o) {
-    const char *T = ty(node(s, s->n_nodes - 1));
+    const char *T = acc_ty(s);
     if (lb_packed(s)) {
         base_str_cat(o, "    unsigned long long *lbst = (unsigned long long *)(scr + 16);\n");
         return;
@@ -662,7 +772,7 @@ static void emit_lb_wait(const cg_scan_t *s, base_str_t *o, const char *ind, con
                         "%s%s v_;\n"
                         "%swhile ((f = lm_lb_get(&lbst[%s], &v_)) == 0u) { }\n"
                         "%s%s = v_;\n",
-                        ind, ty(node(s, s->n_nodes - 1)), ind, idx, ind, dst);
+                        ind, acc_ty(s), ind, idx, ind, dst);
     else
         base_str_printf(o,
                         "%swhile ((f = lm_sc_acquire(&flag[%s])) == 0u) { }\n"
@@ -673,13 +783,12 @@ static void emit_lb_wait(const cg_scan_t *s, base_str_t *o, const char *ind, con
 /* LB's and LBP's block scan, then the tile's aggregate g published by its last thread (s_agg;
  * as the inclusive prefix for a line's first tile, else as the aggregate). */
 static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
     emit_lb_block_scan(s, o);
     base_str_printf(o,
                     "        if (t == %d) {\n"
                     "            const %s g = hp ? lm_%s_%s(pre, a) : a;\n"
                     "            s_agg = g;\n",
-                    LB_BLOCK - 1, ty(sn), scan_fn(s), sfx((loom_dtype_t)sn->dtype));
+                    LB_BLOCK - 1, acc_ty(s), scan_fn(s), acc_sfx(s));
     emit_lb_pub(s, o, "            ", "(tl == 0 ? 2u : 1u)", "g");
     base_str_cat(o, "        }\n");
 }
@@ -689,8 +798,7 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
  * by one warp; the thread `who` then publishes the tile's inclusive prefix: its prefix op its
  * aggregate (s_agg, which that thread wrote), its last result exactly. */
 static void emit_lb_fold(const cg_scan_t *s, base_str_t *o, const char *ind, const char *who) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx((loom_dtype_t)sn->dtype);
+    const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     base_str_printf(o,
                     "%s%s p = win[found];\n"
                     "%sfor (int c = found >> 5; c >= 0; c--) {\n"
@@ -748,7 +856,7 @@ static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
         "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
         "            }\n"
         "            if (wp == 0) {\n",
-        LB_BLOCK / 32 - 1, LB_BLOCK, LB_BLOCK, LB_WIN);
+        LB_BLOCK / 32 - 1, LB_BLOCK, LB_BLOCK, lb_win(s));
     emit_lb_fold(s, o, "                ", "t == 0");
     base_str_cat(o, "            }\n"
                     "        }\n"
@@ -783,7 +891,7 @@ static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
         "                if (n == %d) { n = 0; tt = tl; __nanosleep(256); }\n"
         "            }\n"
         "            __syncwarp();\n",
-        LB_WIN);
+        lb_win(s));
     emit_lb_fold(s, o, "            ", "lane == 31"); /* (the last thread) */
     base_str_cat(o, "        }\n"
                     "        __syncthreads();\n");
@@ -791,9 +899,7 @@ static void emit_lbp_prefix(const cg_scan_t *s, base_str_t *o) {
 
 /* LB: a block per tile of a line (block order), decoupled look-back between tiles. */
 static void emit_lb(const cg_scan_t *s, base_str_t *o) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype;
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     int it = s->items, tile = LB_BLOCK * it;
     emit_identity(s, o);
     base_str_printf(o,
@@ -801,7 +907,7 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "    __shared__ %s wtot[%d], win[%d];\n"
                     "    __shared__ %s s_agg, s_pre;\n"
                     "    __shared__ unsigned s_mask[%d];\n",
-                    T, tile + tile / 32, T, LB_BLOCK / 32, LB_WIN, T, LB_BLOCK / 32);
+                    T, tile + tile / 32, T, LB_BLOCK / 32, lb_win(s), T, LB_BLOCK / 32);
     base_str_printf(o, "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n", tile,
                     tile);
     emit_lb_status_decl(s, o);
@@ -875,23 +981,24 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     "        }\n",
                     T, it, it, it, it, op, x);
     emit_lb_prefix(s, o);
-    base_str_printf(o,
-                    "#pragma unroll\n"
-                    "        for (int k = 0; k < %d; k++) {\n"
-                    "            const int e = t * %d + k;\n"
-                    "            a = k == 0 ? sm[e + e / 32] : lm_%s_%s(a, sm[e + e / 32]);\n"
-                    "            const %s y = hp ? lm_%s_%s(pre, a) : a;\n"
-                    "            sm[e + e / 32] = tl > 0 ? lm_%s_%s(s_pre, y) : y;\n"
-                    "        }\n"
-                    "        __syncthreads();\n"
-                    "#pragma unroll\n"
-                    "        for (int k = 0; k < %d; k++) {\n"
-                    "            const int e = k * %d + t;\n"
-                    "            if (tb + e < len) out[ko + (tb + e) * os%d] = sm[e + e / 32];\n"
-                    "        }\n"
-                    "        __syncthreads();\n"
-                    "    }\n",
-                    it, it, op, x, T, op, x, op, x, it, LB_BLOCK, s->axis);
+    base_str_printf(
+        o,
+        "#pragma unroll\n"
+        "        for (int k = 0; k < %d; k++) {\n"
+        "            const int e = t * %d + k;\n"
+        "            a = k == 0 ? sm[e + e / 32] : lm_%s_%s(a, sm[e + e / 32]);\n"
+        "            const %s y = hp ? lm_%s_%s(pre, a) : a;\n"
+        "            sm[e + e / 32] = tl > 0 ? lm_%s_%s(s_pre, y) : y;\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "#pragma unroll\n"
+        "        for (int k = 0; k < %d; k++) {\n"
+        "            const int e = k * %d + t;\n"
+        "            if (tb + e < len) out[ko + (tb + e) * os%d] = %s(sm[e + e / 32]);\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "    }\n",
+        it, it, op, x, T, op, x, op, x, it, LB_BLOCK, s->axis, acc_out(s));
 }
 
 /* LBP's device helpers: the byte offset of a tile's byte b in a stage (lbp_pad), asynchronous
@@ -993,7 +1100,7 @@ static void emit_lbp_items(base_str_t *o, const char *name, const char *T, uint3
 static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     loom_dtype_t d = (loom_dtype_t)sn->dtype;
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    const char *T = acc_ty(s), *R = ty(sn), *op = scan_fn(s), *x = acc_sfx(s);
     int it = s->items, tile = LB_BLOCK * it;
     uint32_t es = (uint32_t)ir_dtypes[d].size;
     emit_identity(s, o);
@@ -1005,7 +1112,7 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
                     s->axis, s->stage);
     if (s->res) base_str_printf(o, "    __shared__ __align__(16) unsigned char rsb[%u];\n", s->res);
     base_str_printf(o, "    __shared__ %s wtot[%d];\n", T, LB_BLOCK / 32);
-    base_str_printf(o, "    __shared__ %s win[%d], s_agg, s_pre;\n", T, LB_WIN);
+    base_str_printf(o, "    __shared__ %s win[%d], s_agg, s_pre;\n", T, lb_win(s));
     base_str_printf(o, "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n", tile,
                     tile);
     emit_lb_status_decl(s, o);
@@ -1052,7 +1159,12 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
             emit_lbp_items(o, nm, ty(n), (uint32_t)ir_dtypes[n->dtype].size, it, where, true);
             at += lbp_pad((uint32_t)tile * (uint32_t)ir_dtypes[n->dtype].size);
         }
-        if (pass == 1) emit_lbp_items(o, "ry", T, es, it, NULL, false);
+        if (pass == 1) emit_lbp_items(o, "ry", R, es, it, NULL, false);
+        /* float32 products: the results from the thread's prefix c on, one element a step
+         * (lm_mx_step; other brackets than the published prefixes', deterministic too) */
+        if (pass == 1 && s->mx)
+            base_str_cat(o, "            const bool hc = hp || tl > 0;\n"
+                            "            lm_mx c = tl > 0 ? (hp ? lm_multiply_mx(s_pre, pre) : s_pre) : pre;\n");
         base_str_printf(o,
                         "#pragma unroll\n"
                         "            for (int k = 0; k < %d; k++) {\n"
@@ -1060,16 +1172,20 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
                         "                if (t * %d + k < nv) {\n",
                         it, T, it);
         emit_prologue(s, o, "                    ", NULL);
-        base_str_printf(o,
-                        "                    y = x;\n"
-                        "                }\n"
-                        "                a = k == 0 ? y : lm_%s_%s(a, y);\n",
-                        op, x);
-        if (pass == 1)
+        base_str_cat(o, "                    y = x;\n"
+                        "                }\n");
+        if (s->mx && pass == 1)
+            base_str_cat(o, "                c = k == 0 && !hc ? y : lm_mx_step(c, y);\n"
+                            "                ry[k] = lm_mx_val(c);\n");
+        else if (s->mx)
+            base_str_cat(o, "                a = k == 0 ? y : lm_mx_step(a, y);\n");
+        else
+            base_str_printf(o, "                a = k == 0 ? y : lm_%s_%s(a, y);\n", op, x);
+        if (pass == 1 && !s->mx)
             base_str_printf(o,
                             "                const %s z = hp ? lm_%s_%s(pre, a) : a;\n"
-                            "                ry[k] = tl > 0 ? lm_%s_%s(s_pre, z) : z;\n",
-                            T, op, x, op, x);
+                            "                ry[k] = %s(tl > 0 ? lm_%s_%s(s_pre, z) : z);\n",
+                            T, op, x, acc_out(s), op, x);
         base_str_cat(o, "            }\n");
         if (pass == 1) {
             uint32_t b = (uint32_t)it * es, cs = b < 16 ? b : 16;
@@ -1097,7 +1213,7 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
                     "lm_so((unsigned)e * %uu));\n"
                     "            }\n"
                     "        }\n",
-                    s->res ? "rsb" : "sb", T, tile, (uint32_t)tile * es / 16, LB_BLOCK, LB_BLOCK, T,
+                    s->res ? "rsb" : "sb", R, tile, (uint32_t)tile * es / 16, LB_BLOCK, LB_BLOCK, R,
                     es);
     base_str_cat(o, "        __syncthreads();\n" /* the stage is the next tile's */
                     "    }\n");
@@ -1108,9 +1224,7 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
  * with the earlier groups' totals in order, so a group's last result is the next one's prefix
  * and the tile's last the next tile's carry, exactly. */
 static void emit_cols(const cg_scan_t *s, base_str_t *o) {
-    const ir_node_t *sn = node(s, s->n_nodes - 1);
-    loom_dtype_t d = (loom_dtype_t)sn->dtype;
-    const char *T = ty(sn), *op = scan_fn(s), *x = sfx(d);
+    const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     int it = s->items;
     emit_identity(s, o);
     base_str_printf(o,
@@ -1126,7 +1240,7 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                     "        %s carry = ident;\n"
                     "        bool hc = false;\n"
                     "        for (LM_I tb = 0; tb < len; tb += %d) {\n"
-                    "            %s r[%d];\n"
+                    "            %s r[%d], a = ident;\n"
                     "#pragma unroll\n"
                     "            for (int k = 0; k < %d; k++) {\n"
                     "                const LM_I i = tb + g * %d + k;\n"
@@ -1134,13 +1248,22 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                     "                if (i < len) {\n",
                     T, COLS_G * it, T, it, it, it, T);
     emit_prologue(s, o, "                    ", "k");
+    /* r[k]: the group's prefixes in order; for float32 products the elements themselves, the
+     * results then taken one element a step from the group's prefix (lm_mx_step) */
+    base_str_cat(o, "                    y = x;\n"
+                    "                }\n");
+    if (s->mx)
+        base_str_cat(o, "                r[k] = y;\n"
+                        "                a = k == 0 ? y : lm_mx_step(a, y);\n");
+    else
+        base_str_printf(o,
+                        "                r[k] = k == 0 ? y : lm_%s_%s(r[k - 1], y);\n"
+                        "                a = r[k];\n",
+                        op, x);
     base_str_printf(
         o,
-        "                    y = x;\n"
-        "                }\n"
-        "                r[k] = k == 0 ? y : lm_%s_%s(r[k - 1], y);\n"
         "            }\n"
-        "            tot[g][lane] = r[%d];\n"
+        "            tot[g][lane] = a;\n"
         "            __syncthreads();\n"
         "            %s pre = carry;\n"
         "            bool hp = hc;\n"
@@ -1149,18 +1272,28 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
         "            %s nc = pre;\n"
         "            for (int j = g; j < %d; j++) nc = j > g || hp ? lm_%s_%s(nc, "
         "tot[j][lane]) : tot[j][lane];\n"
+        "            %s c = pre;\n"
         "#pragma unroll\n"
         "            for (int k = 0; k < %d; k++) {\n"
-        "                const LM_I i = tb + g * %d + k;\n"
-        "                if (valid && i < len) out[ko + i * os%d] = hp ? lm_%s_%s(pre, "
-        "r[k]) : r[k];\n"
-        "            }\n"
-        "            carry = nc;\n"
-        "            hc = true;\n"
-        "            __syncthreads();\n"
-        "        }\n"
-        "    }\n",
-        op, x, it - 1, T, op, x, T, COLS_G, op, x, it, it, s->axis, op, x);
+        "                const LM_I i = tb + g * %d + k;\n",
+        T, op, x, T, COLS_G, op, x, T, it, it);
+    if (s->mx)
+        base_str_printf(o,
+                        "                c = k == 0 ? (hp ? lm_mx_step(pre, r[0]) : r[0]) : "
+                        "lm_mx_step(c, r[k]);\n"
+                        "                if (valid && i < len) out[ko + i * os%d] = lm_mx_val(c);\n",
+                        s->axis);
+    else
+        base_str_printf(o,
+                        "                c = hp ? lm_%s_%s(pre, r[k]) : r[k];\n"
+                        "                if (valid && i < len) out[ko + i * os%d] = c;\n",
+                        op, x, s->axis);
+    base_str_cat(o, "            }\n"
+                    "            carry = nc;\n"
+                    "            hc = true;\n"
+                    "            __syncthreads();\n"
+                    "        }\n"
+                    "    }\n");
 }
 
 /* SEL's and SELP's tile from the kept flags ms[k] and the values (`value`: SEL's registers or
@@ -1408,11 +1541,12 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_init(&body, out->al);
     base_str_t *o = &body;
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
+    if (s->mx) emit_mx(o);
     if (lb_like(s)) emit_lb_helpers(o);
     if (s->mode == M_LBP || s->mode == M_SELP) emit_lbp_helpers(o);
     if (sel_like(s)) emit_relaxed_u64(o);
     int threads = (int)block_threads(s);
-    int resident = s->mode == M_LBP    ? LBP_RESIDENT
+    int resident = s->mode == M_LBP    ? (s->mx ? LBP_RESIDENT - 1 : LBP_RESIDENT)
                    : lb_like(s)        ? LB_RESIDENT
                    : s->mode == M_SEL  ? SEL_RESIDENT
                    : s->mode == M_SELP ? selp_resident(s)

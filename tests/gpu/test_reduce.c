@@ -726,6 +726,83 @@ static void test_scans(void **state) {
     free(mb);
 }
 
+/* float32 cumprod in the reordered forms (a mantissa and an integer exponent a partial
+ * product): rows of one staged tile, a line of many (look-back), a strided line (the unstaged
+ * tiles), columns (the column groups) and a prologue, with factors near 1 (the product stays
+ * in range: within rounding of NumPy's order); then NumPy's infinities and NaNs where its
+ * running product overflows (inf from there on, NaN once a 0 follows), and zeros that meet
+ * large partial products ([0, 2, 2, ...]: 0, not 0 * inf). */
+static void test_cumprod_float32(void **state) {
+    (void)state;
+    int64_t n = (INT64_C(1) << 17) + 3, rows[2] = {64, 8192}, wide[2] = {3, 60002},
+            cols[2] = {700, 1500};
+    int64_t most = rows[0] * rows[1];
+    uint64_t *b = calloc((size_t)most, 8);
+    uint32_t r = 12345u;
+    for (int64_t i = 0; i < most; i++) {
+        r = r * 1664525u + 1013904223u;
+        b[i] = check_float_bits(LOOM_DTYPE_F32, exp2(((double)(r >> 8) / 16777216.0 - 0.5) * 0.1));
+    }
+    static gpu_ref_batch_t p;
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    struct {
+        int nd;
+        const int64_t *shape;
+        int32_t axis;
+        bool strided, prologue;
+        const char *what;
+    } cases[] = {{2, rows, 1, false, false, "rows"},    {1, &n, 0, false, false, "line"},
+                 {2, wide, 1, true, false, "strided"},  {2, cols, 0, false, false, "columns"},
+                 {2, rows, 1, false, true, "prologue"}, {1, &n, 0, false, true, "line prologue"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t cnt = cases[c].nd == 1 ? cases[c].shape[0] : cases[c].shape[0] * cases[c].shape[1];
+        loom_array_t *xg =
+            check_from_bits(gpu, LOOM_DTYPE_F32, cases[c].nd, cases[c].shape, b, cnt);
+        loom_array_t *xc =
+            check_from_bits(cpu, LOOM_DTYPE_F32, cases[c].nd, cases[c].shape, b, cnt);
+        if (cases[c].strided) {
+            int64_t step[2] = {1, 2};
+            xg = loom_slice(gpu, xg, 2, NULL, NULL, step);
+            xc = loom_slice(cpu, xc, 2, NULL, NULL, step);
+        }
+        if (cases[c].prologue) {
+            xg = loom_multiply_f(gpu, xg, 1.0001);
+            xc = loom_multiply_f(cpu, xc, 1.0001);
+        }
+        pairs_add(&p, loom_cumprod(gpu, xg, cases[c].axis), loom_cumprod(cpu, xc, cases[c].axis), 1,
+                  "cumprod float32 %s", cases[c].what);
+    }
+    pairs_check(&p);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
+    /* the specials, in lines of n */
+    for (int k = 0; k < 3; k++) {
+        for (int64_t i = 0; i < n; i++)
+            b[i] = check_float_bits(LOOM_DTYPE_F32, k == 1 ? 2.0 : 0.75);
+        if (k == 0) { /* overflow at 1, then NaN from a 0 at 5000 */
+            b[0] = b[1] = check_float_bits(LOOM_DTYPE_F32, 1e30);
+            b[5000] = check_float_bits(LOOM_DTYPE_F32, 0.0);
+        } else if (k == 1) { /* 0, then twos: zeros throughout, -0 after a negative factor */
+            b[0] = check_float_bits(LOOM_DTYPE_F32, 0.0);
+            b[777] = check_float_bits(LOOM_DTYPE_F32, -2.0);
+        } else { /* 2^100 twice: inf, and still inf after the factors bring it back in range */
+            b[0] = b[1] = check_float_bits(LOOM_DTYPE_F32, exp2(100));
+            for (int64_t i = 2; i < 400; i++) b[i] = check_float_bits(LOOM_DTYPE_F32, 0.5);
+        }
+        loom_scope_begin(gpu);
+        loom_scope_begin(cpu);
+        loom_array_t *xg = check_from_bits(gpu, LOOM_DTYPE_F32, 1, &n, b, n);
+        loom_array_t *xc = check_from_bits(cpu, LOOM_DTYPE_F32, 1, &n, b, n);
+        pairs_add(&p, loom_cumprod(gpu, xg, 0), loom_cumprod(cpu, xc, 0), 1,
+                  "cumprod float32 specials %d", k);
+        pairs_check(&p);
+        loom_scope_end(gpu);
+        loom_scope_end(cpu);
+    }
+    free(b);
+}
+
 /* The same sum twice gives the same bits (fixed launch shapes and combining order). */
 static void test_deterministic(void **state) {
     (void)state;
@@ -796,6 +873,7 @@ int main(void) {
         cmocka_unit_test(test_fused_kernel_counts),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_scans),
+        cmocka_unit_test(test_cumprod_float32),
         cmocka_unit_test(test_deterministic),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
