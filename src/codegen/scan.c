@@ -41,7 +41,10 @@
  * sums keep the in-order forms (cg_scan_init says why). Other sums, integer products and
  * float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op thread prefix) op item
  * scan), with fixed brackets (deterministic, but not NumPy's sequential rounding; docs/guide.md
- * says how far float results move). The elementwise prologue is computed
+ * says how far float results move). A float32 product's results in LBP and COLS instead run
+ * from (prefix op thread prefix) one element a step, so a tile's last result is not exactly
+ * the next one's prefix; its LB tiles take 4 items a thread and its COLS groups 8 rows (the
+ * 24-byte accumulator's shared memory and registers). The elementwise prologue is computed
  * per element. Names come from node positions; extents, strides, addresses and scalars are
  * parameters. */
 #include <stdio.h>
@@ -560,11 +563,12 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
         base_str_printf(o, "    const %s ident = (%s)%d;\n", ty(sn), ty(sn), one);
 }
 
-/* The reordered float32 product's accumulator: m * 2^e is the product (m in [0.5, 1), or 0,
- * inf or NaN with e 0), e saturating at +-2^30, so that no partial product overflows or
- * underflows; mm * 2^em is the largest magnitude the running product reached before its first
- * 0, inf or NaN factor (em LM_MX_NONE: none yet). NumPy's running product is infinite from the
- * first place that magnitude reaches 2^128 on (NaN once a 0 or NaN follows), which lm_mx_val
+/* The reordered float32 product's accumulator: m * 2^e is the product (m a double in [0.5, 1),
+ * or 0, inf or NaN with e 0), so that no partial product overflows or underflows; e saturates
+ * at +2^30, and a product below 2^-(2^30) becomes 0 (NumPy's is 0 long before). mm * 2^em is
+ * the largest magnitude the running product reached before its first 0, inf or NaN factor
+ * (em LM_MX_NONE: none yet). From the first place that magnitude rounds to float32's inf,
+ * NumPy's running product is infinite (NaN once a 0 or NaN follows), which lm_mx_val
  * reproduces; otherwise each result is the product rounded once. A product of two is
  * associative but for the mantissas' rounding, whatever the brackets. */
 static void emit_mx(base_str_t *o) {
@@ -604,6 +608,8 @@ static void emit_mx(base_str_t *o) {
         "    r.em = a.em;\n"
         "    if (xb == 0 || xb == 2047) { r.m = m; r.e = 0; }\n"
         "    else { r.m = lm_mx_set(m); r.e = lm_mx_sat(a.e, b.e + xb - 1022); }\n"
+        "    if (r.e == -(1 << 30)) { r.m = copysign(0.0, r.m); r.e = 0; } /* below 2^-(2^30): 0 "
+        "*/\n"
         "    const int xa = lm_mx_x(a.m);\n"
         "    if (xa != 0 && xa != 2047 && b.em != LM_MX_NONE) {\n"
         "        const double c = fabs(a.m) * b.mm;\n"
@@ -628,11 +634,14 @@ static void emit_mx(base_str_t *o) {
         "    if (r.e > r.em || (r.e == r.em && am > r.mm)) { r.mm = am; r.em = r.e; }\n"
         "    return r;\n}\n"
         "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
-        " * passed 2^128; else m 2^e (e <= 128 then: the magnitude is at most the largest) as a\n"
-        " * double, exactly, rounded once */\n"
+        " * rounds to inf (from 2^128 (1 - 2^-25)); else m 2^e (e <= 128 then: the magnitude is "
+        "at\n"
+        " * most the largest) as a double, exactly, rounded once */\n"
         "__device__ __forceinline__ float lm_mx_val(lm_mx y) {\n"
-        "    if (y.em >= 129) return y.m == 0.0 || y.m != y.m ? __int_as_float(0x7fffffff)\n"
-        "                                                    : copysignf(__int_as_float(0x7f800000), "
+        "    if (y.em > 128 || (y.em == 128 && y.mm >= 1.0 - 0x1p-25))\n"
+        "        return y.m == 0.0 || y.m != y.m ? __int_as_float(0x7fffffff)\n"
+        "                                                    : "
+        "copysignf(__int_as_float(0x7f800000), "
         "(float)y.m);\n"
         "    const int xb = lm_mx_x(y.m);\n"
         "    if (xb == 0 || xb == 2047) return (float)y.m;\n"
@@ -796,7 +805,8 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
 /* LB's and LBP's fold of the look-back's window from the nearest inclusive prefix (win[found])
  * forward in order, 32 values a shuffle round (the same brackets as one thread folding them),
  * by one warp; the thread `who` then publishes the tile's inclusive prefix: its prefix op its
- * aggregate (s_agg, which that thread wrote), its last result exactly. */
+ * aggregate (s_agg, which that thread wrote), its last result exactly (but for float32
+ * products: see the top). */
 static void emit_lb_fold(const cg_scan_t *s, base_str_t *o, const char *ind, const char *who) {
     const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     base_str_printf(o,
@@ -830,7 +840,7 @@ static void emit_lb_prefix(const cg_scan_t *s, base_str_t *o) {
      * ballots meet in shared memory); past LB_WIN values it starts over. Warp 0 then folds
      * from the nearest inclusive prefix forward in order, 32 values a shuffle round (the
      * same brackets as one thread folding them). The tile's inclusive prefix is its prefix
-     * op its aggregate: its last result, exactly. */
+     * op its aggregate: its last result, exactly (float32 products aside). */
     base_str_printf(o, "        if (tl > 0) {\n"
                        "            const LM_I base = l * tiles;\n"
                        "            LM_I tt = tl;\n"
@@ -1222,7 +1232,8 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
 /* COLS: 32 adjacent lines x COLS_G groups per block, tile by tile with a carry. Each result is
  * (the group's prefix op the thread's items in order); the group's prefix is the carry folded
  * with the earlier groups' totals in order, so a group's last result is the next one's prefix
- * and the tile's last the next tile's carry, exactly. */
+ * and the tile's last the next tile's carry, exactly (float32 products: their results run
+ * from the group's prefix one element a step). */
 static void emit_cols(const cg_scan_t *s, base_str_t *o) {
     const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     int it = s->items;

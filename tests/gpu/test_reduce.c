@@ -776,6 +776,57 @@ static void test_cumprod_float32(void **state) {
     pairs_check(&p);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
+    /* the specials in every form: 8 patterns of lines of 3000 as rows of staged tiles, the
+     * same spread over every other element (the unstaged tiles, along a strided view) and as
+     * columns of 3000 x 32 (the column groups, each pattern 4 times) */
+    enum { LEN = 3000, PAT = 8 };
+    static double pat[PAT][LEN];
+    for (int q = 0; q < PAT; q++)
+        for (int i = 0; i < LEN; i++) pat[q][i] = exp2((double)((i * 7 + q) % 11 - 5) / 22.0);
+    pat[0][0] = pat[0][1] = 1e30, pat[0][1000] = 0.0; /* inf, then NaN after the 0 */
+    pat[1][0] = 0.0, pat[1][777] = -2.0;              /* zeros, -0 after a negative */
+    pat[2][0] = pat[2][1] = exp2(100);                /* inf, still after it comes back */
+    for (int i = 2; i < 400; i++) pat[2][i] = 0.5;
+    pat[3][0] = ldexp(1 + ldexp(1, -23), 64), pat[3][1] = ldexp(2 - ldexp(1, -22), 63);
+    pat[3][2] = 0.5; /* rounds to inf at 1: stays inf */
+    for (int i = 3; i < LEN; i++) pat[3][i] = 1.0;
+    pat[4][5] = INFINITY, pat[4][50] = 0.0;                         /* inf factor, then NaN */
+    pat[5][10] = NAN;                                               /* NaN from there */
+    pat[6][0] = 1e-40, pat[6][1] = exp2(100), pat[6][2] = exp2(20); /* a subnormal */
+    pat[7][0] = -3.0, pat[7][3] = -0.5, pat[7][9] = -1.25;          /* signs */
+    int64_t srows[2] = {PAT, LEN}, spread[2] = {PAT, 2 * LEN}, scols[2] = {LEN, 4 * PAT};
+    for (int q = 0; q < PAT; q++)
+        for (int i = 0; i < LEN; i++) {
+            uint64_t v = check_float_bits(LOOM_DTYPE_F32, pat[q][i]);
+            b[q * LEN + i] = v;
+            b[PAT * LEN + q * 2 * LEN + 2 * i] = v;
+            b[PAT * LEN + q * 2 * LEN + 2 * i + 1] = check_float_bits(LOOM_DTYPE_F32, 1.0);
+            for (int r4 = 0; r4 < 4; r4++) b[3 * PAT * LEN + i * 4 * PAT + r4 * PAT + q] = v;
+        }
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    {
+        int64_t at[3] = {0, PAT * LEN, 3 * PAT * LEN};
+        const int64_t *sh[3] = {srows, spread, scols};
+        const char *what[3] = {"rows", "strided", "columns"};
+        for (int f = 0; f < 3; f++) {
+            loom_array_t *xg =
+                check_from_bits(gpu, LOOM_DTYPE_F32, 2, sh[f], b + at[f], sh[f][0] * sh[f][1]);
+            loom_array_t *xc =
+                check_from_bits(cpu, LOOM_DTYPE_F32, 2, sh[f], b + at[f], sh[f][0] * sh[f][1]);
+            if (f == 1) {
+                int64_t step[2] = {1, 2};
+                xg = loom_slice(gpu, xg, 2, NULL, NULL, step);
+                xc = loom_slice(cpu, xc, 2, NULL, NULL, step);
+            }
+            int32_t ax = f == 2 ? 0 : 1;
+            pairs_add(&p, loom_cumprod(gpu, xg, ax), loom_cumprod(cpu, xc, ax), 1,
+                      "cumprod float32 special %s", what[f]);
+        }
+    }
+    pairs_check(&p);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
     /* the specials, in lines of n */
     for (int k = 0; k < 3; k++) {
         for (int64_t i = 0; i < n; i++)
