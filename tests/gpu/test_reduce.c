@@ -726,6 +726,25 @@ static void test_scans(void **state) {
     free(mb);
 }
 
+/* cumprod along axis of float32 bits (nd axes of shape) on both devices, every other element
+ * along the last axis when strided, times 1.0001 first with a prologue, added to p. */
+static void cumprod_pair(gpu_ref_batch_t *p, int nd, const int64_t *shape, const uint64_t *bits,
+                         int32_t axis, bool strided, bool prologue, const char *what) {
+    int64_t cnt = nd == 1 ? shape[0] : shape[0] * shape[1], step[2] = {1, 2};
+    loom_array_t *xg = check_from_bits(gpu, LOOM_DTYPE_F32, nd, shape, bits, cnt);
+    loom_array_t *xc = check_from_bits(cpu, LOOM_DTYPE_F32, nd, shape, bits, cnt);
+    if (strided) {
+        xg = loom_slice(gpu, xg, 2, NULL, NULL, step);
+        xc = loom_slice(cpu, xc, 2, NULL, NULL, step);
+    }
+    if (prologue) {
+        xg = loom_multiply_f(gpu, xg, 1.0001);
+        xc = loom_multiply_f(cpu, xc, 1.0001);
+    }
+    pairs_add(p, loom_cumprod(gpu, xg, axis), loom_cumprod(cpu, xc, axis), 1, "cumprod float32 %s",
+              what);
+}
+
 /* float32 cumprod in the reordered forms (a mantissa and an integer exponent a partial
  * product): rows of one staged tile, a line of many (look-back), a strided line (the unstaged
  * tiles), columns (the column groups) and a prologue, with factors near 1 (the product stays
@@ -755,24 +774,9 @@ static void test_cumprod_float32(void **state) {
     } cases[] = {{2, rows, 1, false, false, "rows"},    {1, &n, 0, false, false, "line"},
                  {2, wide, 1, true, false, "strided"},  {2, cols, 0, false, false, "columns"},
                  {2, rows, 1, false, true, "prologue"}, {1, &n, 0, false, true, "line prologue"}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        int64_t cnt = cases[c].nd == 1 ? cases[c].shape[0] : cases[c].shape[0] * cases[c].shape[1];
-        loom_array_t *xg =
-            check_from_bits(gpu, LOOM_DTYPE_F32, cases[c].nd, cases[c].shape, b, cnt);
-        loom_array_t *xc =
-            check_from_bits(cpu, LOOM_DTYPE_F32, cases[c].nd, cases[c].shape, b, cnt);
-        if (cases[c].strided) {
-            int64_t step[2] = {1, 2};
-            xg = loom_slice(gpu, xg, 2, NULL, NULL, step);
-            xc = loom_slice(cpu, xc, 2, NULL, NULL, step);
-        }
-        if (cases[c].prologue) {
-            xg = loom_multiply_f(gpu, xg, 1.0001);
-            xc = loom_multiply_f(cpu, xc, 1.0001);
-        }
-        pairs_add(&p, loom_cumprod(gpu, xg, cases[c].axis), loom_cumprod(cpu, xc, cases[c].axis), 1,
-                  "cumprod float32 %s", cases[c].what);
-    }
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        cumprod_pair(&p, cases[c].nd, cases[c].shape, b, cases[c].axis, cases[c].strided,
+                     cases[c].prologue, cases[c].what);
     pairs_check(&p);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
@@ -805,25 +809,9 @@ static void test_cumprod_float32(void **state) {
         }
     loom_scope_begin(gpu);
     loom_scope_begin(cpu);
-    {
-        int64_t at[3] = {0, PAT * LEN, 3 * PAT * LEN};
-        const int64_t *sh[3] = {srows, spread, scols};
-        const char *what[3] = {"rows", "strided", "columns"};
-        for (int f = 0; f < 3; f++) {
-            loom_array_t *xg =
-                check_from_bits(gpu, LOOM_DTYPE_F32, 2, sh[f], b + at[f], sh[f][0] * sh[f][1]);
-            loom_array_t *xc =
-                check_from_bits(cpu, LOOM_DTYPE_F32, 2, sh[f], b + at[f], sh[f][0] * sh[f][1]);
-            if (f == 1) {
-                int64_t step[2] = {1, 2};
-                xg = loom_slice(gpu, xg, 2, NULL, NULL, step);
-                xc = loom_slice(cpu, xc, 2, NULL, NULL, step);
-            }
-            int32_t ax = f == 2 ? 0 : 1;
-            pairs_add(&p, loom_cumprod(gpu, xg, ax), loom_cumprod(cpu, xc, ax), 1,
-                      "cumprod float32 special %s", what[f]);
-        }
-    }
+    cumprod_pair(&p, 2, srows, b, 1, false, false, "special rows");
+    cumprod_pair(&p, 2, spread, b + PAT * LEN, 1, true, false, "special strided");
+    cumprod_pair(&p, 2, scols, b + 3 * PAT * LEN, 0, false, false, "special columns");
     pairs_check(&p);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
@@ -843,10 +831,9 @@ static void test_cumprod_float32(void **state) {
         }
         loom_scope_begin(gpu);
         loom_scope_begin(cpu);
-        loom_array_t *xg = check_from_bits(gpu, LOOM_DTYPE_F32, 1, &n, b, n);
-        loom_array_t *xc = check_from_bits(cpu, LOOM_DTYPE_F32, 1, &n, b, n);
-        pairs_add(&p, loom_cumprod(gpu, xg, 0), loom_cumprod(cpu, xc, 0), 1,
-                  "cumprod float32 specials %d", k);
+        char what[32];
+        snprintf(what, sizeof what, "specials %d", k);
+        cumprod_pair(&p, 1, &n, b, 0, false, false, what);
         pairs_check(&p);
         loom_scope_end(gpu);
         loom_scope_end(cpu);
