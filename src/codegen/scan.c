@@ -43,9 +43,10 @@
  * scan), with fixed brackets (deterministic, but not NumPy's sequential rounding; docs/guide.md
  * says how far float results move). A float32 product's results in LBP and COLS instead run
  * from (prefix op thread prefix) one element a step, so a tile's last result is not exactly
- * the next one's prefix; its LB tiles take 4 items a thread and its COLS groups 8 rows (the
- * 24-byte accumulator's shared memory and registers). The elementwise prologue is computed
- * per element. Names come from node positions; extents, strides, addresses and scalars are
+ * the next one's prefix; there the running mantissa is renormalized every few elements and
+ * the look-back's fold every window, not every step (emit_mx: the same bits). Its LB tiles
+ * take 4 items a thread (the 24-byte accumulator's shared memory). The elementwise prologue is
+ * computed per element. Names come from node positions; extents, strides, addresses and scalars are
  * parameters. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,8 +265,7 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         s->mode = M_LINES;
     s->mx = mx && (s->mode == M_LB || s->mode == M_COLS);
     if (s->mode == M_LB) lbp_plan(s);
-    if (s->mx && s->mode == M_LB) s->items = 4;   /* (LB's tile of lm_mx in 48 KiB) */
-    if (s->mx && s->mode == M_COLS) s->items = 8; /* (registers) */
+    if (s->mx && s->mode == M_LB) s->items = 4; /* (LB's tile of lm_mx in 48 KiB) */
     return s;
 }
 
@@ -295,7 +295,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7345); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7346); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -466,8 +466,10 @@ static void emit_prologue(const cg_scan_t *s, base_str_t *o, const char *ind, co
     uint32_t src = pos(s, sn->src[0]);
     loom_dtype_t d = (loom_dtype_t)sn->dtype, sd = (loom_dtype_t)node(s, src)->dtype;
     emit_prologue_nodes(s, o, ind, k);
-    if (s->mx)
+    if (s->mx && s->mode == M_LB)
         base_str_printf(o, "%sconst lm_mx x = lm_mx_of(v%u);\n", ind, src); /* (float32 in) */
+    else if (s->mx)
+        base_str_printf(o, "%sconst float x = v%u;\n", ind, src); /* (lm_mx_mul's, lm_mx_out's) */
     else if (sd == d)
         base_str_printf(o, "%sconst %s x = v%u;\n", ind, ty(sn), src);
     else
@@ -617,37 +619,93 @@ static void emit_mx(base_str_t *o) {
         "        const double cm = lm_mx_set(c);\n"
         "        if (ce > r.em || (ce == r.em && cm > r.mm)) { r.mm = cm; r.em = ce; }\n"
         "    }\n"
-        "    return r;\n}\n"
-        "/* a, then one element y (lm_mx_of's): lm_multiply_mx's result in 32-bit exponent\n"
-        " * arithmetic (a's exponent saturated, y's at most 149 in size), the largest magnitude\n"
-        " * compared with the new product itself */\n"
-        "__device__ __forceinline__ lm_mx lm_mx_step(lm_mx a, lm_mx y) {\n"
+        "    return r;\n}\n");
+    base_str_cat(
+        o,
+        "/* A thread's run of elements, one a step, with lm_multiply_mx's results: the\n"
+        " * mantissa's product m is left unnormalized for LM_MX_G float32 factors at most (a\n"
+        " * normal double then, so the same rounding), g the largest finite |m| since; lm_mx_norm\n"
+        " * folds g into the largest magnitude and normalizes m. lm_mx_one(): no element yet. */\n"
+        "#define LM_MX_G 6\n"
+        "__device__ __forceinline__ lm_mx lm_mx_one() {\n"
         "    lm_mx r;\n"
-        "    const double m = a.m * y.m;\n"
-        "    const int xb = lm_mx_x(m);\n"
-        "    r.mm = a.mm;\n"
-        "    r.em = a.em;\n"
-        "    if (xb == 0 || xb == 2047) { r.m = m; r.e = 0; return r; }\n"
-        "    r.m = lm_mx_set(m);\n"
-        "    r.e = a.e + y.e + xb - 1022;\n"
-        "    const double am = fabs(r.m);\n"
-        "    if (r.e > r.em || (r.e == r.em && am > r.mm)) { r.mm = am; r.em = r.e; }\n"
+        "    r.m = 1.0; r.e = 0; r.mm = 0.0; r.em = LM_MX_NONE;\n"
         "    return r;\n}\n"
-        "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
-        " * rounds to inf (from 2^128 (1 - 2^-25)); else m 2^e (e <= 128 then: the magnitude is "
-        "at\n"
-        " * most the largest) as a double, exactly, rounded once */\n"
-        "__device__ __forceinline__ float lm_mx_val(lm_mx y) {\n"
-        "    if (y.em > 128 || (y.em == 128 && y.mm >= 1.0 - 0x1p-25))\n"
-        "        return y.m == 0.0 || y.m != y.m ? __int_as_float(0x7fffffff)\n"
-        "                                                    : "
-        "copysignf(__int_as_float(0x7f800000), "
-        "(float)y.m);\n"
-        "    const int xb = lm_mx_x(y.m);\n"
-        "    if (xb == 0 || xb == 2047) return (float)y.m;\n"
-        "    if (y.e < -1000) return copysignf(0.0f, (float)y.m);\n"
-        "    return (float)__hiloint2double(__double2hiint(y.m) + (int)((unsigned)y.e << 20), "
-        "__double2loint(y.m));\n}\n");
+        "__device__ __forceinline__ void lm_mx_mul(lm_mx &a, double &g, float y) {\n"
+        "    a.m *= (double)y;\n"
+        "    const double am = fabs(a.m);\n"
+        "    g = am < __longlong_as_double(0x7ff0000000000000ll) && am > g ? am : g;\n}\n"
+        "__device__ __forceinline__ void lm_mx_renorm(lm_mx &a) {\n"
+        "    const int xb = lm_mx_x(a.m);\n"
+        "    if (xb == 0 || xb == 2047) { a.e = 0; return; }\n"
+        "    a.m = lm_mx_set(a.m);\n"
+        "    a.e = lm_mx_sat(a.e, xb - 1022);\n"
+        "    if (a.e == -(1 << 30)) { a.m = copysign(0.0, a.m); a.e = 0; }\n}\n"
+        "__device__ __forceinline__ void lm_mx_norm(lm_mx &a, double &g) {\n"
+        "    if (g > 0.0) {\n"
+        "        const int ce = lm_mx_sat(a.e, lm_mx_x(g) - 1022);\n"
+        "        const double cm = lm_mx_set(g);\n"
+        "        if (ce > a.em || (ce == a.em && cm > a.mm)) { a.mm = cm; a.em = ce; }\n"
+        "        g = 0.0;\n"
+        "    }\n"
+        "    lm_mx_renorm(a);\n}\n"
+        "/* Results from a prefix a on (lm_mx_out, one element a step, renormalizing a.m every\n"
+        " * LM_MX_G): m * sc rounded once, where sc is 2^e within [2^-1000, 2^1000] (beyond,\n"
+        " * every result is 0 or, big being set, inf); big: NumPy's running product is infinite\n"
+        " * (lm_mx_val's rule, then any result that rounds to inf) */\n"
+        "__device__ __forceinline__ bool lm_mx_big(lm_mx a) {\n"
+        "    return a.em > 128 || (a.em == 128 && a.mm >= 1.0 - 0x1p-25);\n}\n"
+        "__device__ __forceinline__ double lm_mx_scale(int e) {\n"
+        "    const int k = e < -1000 ? -1000 : e > 1000 ? 1000 : e;\n"
+        "    return __hiloint2double((k + 1023) << 20, 0);\n}\n"
+        "__device__ __forceinline__ float lm_mx_out(double &m, float y, double sc, bool &big) {\n"
+        "    m *= (double)y;\n"
+        "    const float f = (float)(m * sc);\n"
+        "    big = big || fabsf(f) == __int_as_float(0x7f800000);\n"
+        "    return !big ? f : m == 0.0 || m != m ? __int_as_float(0x7fffffff)\n"
+        "                                         : copysignf(__int_as_float(0x7f800000), "
+        "f);\n}\n");
+    base_str_cat(
+        o, "/* The look-back's fold w[found] op w[found - 1] op ... op w[0] (lm_multiply_mx's\n"
+           " * results): the mantissas' product left unnormalized (at most 2^-(found + 1)), the\n"
+           " * exponents summed in 64 bits, so that one multiply a step is the chain */\n"
+           "__device__ lm_mx lm_mx_fold(const lm_mx *w, int found) {\n"
+           "    lm_mx r = w[found];\n"
+           "    double m = r.m;\n"
+           "    long long e = r.e;\n"
+           "    for (int i = found - 1; i >= 0; i--) {\n"
+           "        const lm_mx b = w[i];\n"
+           "        const int xa = lm_mx_x(m);\n"
+           "        if (xa != 0 && xa != 2047 && b.em != LM_MX_NONE) {\n"
+           "            const double c = fabs(m) * b.mm;\n"
+           "            const long long ce = e + b.em + lm_mx_x(c) - 1022;\n"
+           "            const int cs = ce > (1 << 30) ? (1 << 30) : ce < -(1 << 30) ? -(1 << 30) : "
+           "(int)ce;\n"
+           "            const double cm = lm_mx_set(c);\n"
+           "            if (cs > r.em || (cs == r.em && cm > r.mm)) { r.mm = cm; r.em = cs; }\n"
+           "        }\n"
+           "        m *= b.m;\n"
+           "        e += b.e;\n"
+           "    }\n"
+           "    r.m = m;\n"
+           "    r.e = e > (1 << 30) ? (1 << 30) : e < -(1 << 30) ? -(1 << 30) : (int)e;\n"
+           "    lm_mx_renorm(r);\n"
+           "    return r;\n}\n"
+           "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
+           " * rounds to inf (from 2^128 (1 - 2^-25)); else m 2^e (e <= 128 then: the magnitude is "
+           "at\n"
+           " * most the largest) as a double, exactly, rounded once */\n"
+           "__device__ __forceinline__ float lm_mx_val(lm_mx y) {\n"
+           "    if (y.em > 128 || (y.em == 128 && y.mm >= 1.0 - 0x1p-25))\n"
+           "        return y.m == 0.0 || y.m != y.m ? __int_as_float(0x7fffffff)\n"
+           "                                                    : "
+           "copysignf(__int_as_float(0x7f800000), "
+           "(float)y.m);\n"
+           "    const int xb = lm_mx_x(y.m);\n"
+           "    if (xb == 0 || xb == 2047) return (float)y.m;\n"
+           "    if (y.e < -1000) return copysignf(0.0f, (float)y.m);\n"
+           "    return (float)__hiloint2double(__double2hiint(y.m) + (int)((unsigned)y.e << 20), "
+           "__double2loint(y.m));\n}\n");
 }
 
 /* A 64-bit status word's relaxed load and store at GPU scope: the look-backs' (LB's packed
@@ -803,26 +861,32 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
 }
 
 /* LB's and LBP's fold of the look-back's window from the nearest inclusive prefix (win[found])
- * forward in order, 32 values a shuffle round (the same brackets as one thread folding them),
+ * forward in order, 32 values a shuffle round (the same brackets as one thread folding them;
+ * float32 products: lm_mx_fold, one multiply a step on the chain, from shared memory),
  * by one warp; the thread `who` then publishes the tile's inclusive prefix: its prefix op its
  * aggregate (s_agg, which that thread wrote), its last result exactly (but for float32
  * products: see the top). */
 static void emit_lb_fold(const cg_scan_t *s, base_str_t *o, const char *ind, const char *who) {
     const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
-    base_str_printf(o,
-                    "%s%s p = win[found];\n"
-                    "%sfor (int c = found >> 5; c >= 0; c--) {\n"
-                    "%s    const %s w = win[c * 32 + lane];\n"
-                    "%s    const int e = found - c * 32;\n"
-                    "#pragma unroll\n"
-                    "%s    for (int k = 31; k >= 0; k--) {\n"
-                    "%s        const %s y = lm_sc_shfl<%s, false>(w, k);\n"
-                    "%s        if (k < e) p = lm_%s_%s(p, y);\n"
-                    "%s    }\n"
-                    "%s}\n"
-                    "%sif (%s) {\n"
-                    "%s    s_pre = p;\n",
-                    ind, T, ind, ind, T, ind, ind, ind, T, T, ind, op, x, ind, ind, ind, who, ind);
+    if (s->mx)
+        base_str_printf(o, "%slm_mx p = lm_mx_fold(win, found);\n%sif (%s) {\n%s    s_pre = p;\n",
+                        ind, ind, who, ind);
+    else
+        base_str_printf(o,
+                        "%s%s p = win[found];\n"
+                        "%sfor (int c = found >> 5; c >= 0; c--) {\n"
+                        "%s    const %s w = win[c * 32 + lane];\n"
+                        "%s    const int e = found - c * 32;\n"
+                        "#pragma unroll\n"
+                        "%s    for (int k = 31; k >= 0; k--) {\n"
+                        "%s        const %s y = lm_sc_shfl<%s, false>(w, k);\n"
+                        "%s        if (k < e) p = lm_%s_%s(p, y);\n"
+                        "%s    }\n"
+                        "%s}\n"
+                        "%sif (%s) {\n"
+                        "%s    s_pre = p;\n",
+                        ind, T, ind, ind, T, ind, ind, ind, T, T, ind, op, x, ind, ind, ind, who,
+                        ind);
     char in2[40], v[40];
     snprintf(in2, sizeof in2, "%s    ", ind);
     snprintf(v, sizeof v, "lm_%s_%s(p, s_agg)", op, x);
@@ -1157,7 +1221,11 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     /* a thread's items, in order, from the stage (the prologue per item): its total a, then,
      * with the tile's prefix, its results */
     for (int pass = 0; pass < 2; pass++) {
-        if (pass == 0) base_str_printf(o, "        %s a = ident;\n", T);
+        if (pass == 0 && s->mx)
+            base_str_cat(o, "        lm_mx a = lm_mx_one();\n"
+                            "        double g = 0.0;\n");
+        else if (pass == 0)
+            base_str_printf(o, "        %s a = ident;\n", T);
         base_str_cat(o, "        {\n");
         at = 0;
         for (uint32_t j = 0; j < s->n_nodes; j++) {
@@ -1171,24 +1239,33 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
         }
         if (pass == 1) emit_lbp_items(o, "ry", R, es, it, NULL, false);
         /* float32 products: the results from the thread's prefix c on, one element a step
-         * (lm_mx_step; other brackets than the published prefixes', deterministic too) */
+         * (lm_mx_out; other brackets than the published prefixes', deterministic too) */
         if (pass == 1 && s->mx)
-            base_str_cat(o, "            const bool hc = hp || tl > 0;\n"
-                            "            lm_mx c = tl > 0 ? (hp ? lm_multiply_mx(s_pre, pre) : s_pre) : pre;\n");
+            base_str_cat(
+                o, "            lm_mx c = tl > 0 ? (hp ? lm_multiply_mx(s_pre, pre) : s_pre)\n"
+                   "                             : hp ? pre : lm_mx_one();\n"
+                   "            bool big = lm_mx_big(c);\n"
+                   "            double sc = lm_mx_scale(c.e);\n");
         base_str_printf(o,
                         "#pragma unroll\n"
                         "            for (int k = 0; k < %d; k++) {\n"
-                        "                %s y = ident;\n"
+                        "                %s y = %s;\n"
                         "                if (t * %d + k < nv) {\n",
-                        it, T, it);
+                        it, s->mx ? "float" : T, s->mx ? "1.0f" : "ident", it);
         emit_prologue(s, o, "                    ", NULL);
         base_str_cat(o, "                    y = x;\n"
                         "                }\n");
         if (s->mx && pass == 1)
-            base_str_cat(o, "                c = k == 0 && !hc ? y : lm_mx_step(c, y);\n"
-                            "                ry[k] = lm_mx_val(c);\n");
+            base_str_cat(o,
+                         "                ry[k] = lm_mx_out(c.m, y, sc, big);\n"
+                         "                if (k % LM_MX_G == LM_MX_G - 1) { lm_mx_renorm(c); sc = "
+                         "lm_mx_scale(c.e); }\n");
         else if (s->mx)
-            base_str_cat(o, "                a = k == 0 ? y : lm_mx_step(a, y);\n");
+            base_str_printf(o,
+                            "                lm_mx_mul(a, g, y);\n"
+                            "                if (k %% LM_MX_G == LM_MX_G - 1 || k == %d) "
+                            "lm_mx_norm(a, g);\n",
+                            it - 1);
         else
             base_str_printf(o, "                a = k == 0 ? y : lm_%s_%s(a, y);\n", op, x);
         if (pass == 1 && !s->mx)
@@ -1250,22 +1327,35 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
     base_str_printf(o,
                     "        %s carry = ident;\n"
                     "        bool hc = false;\n"
-                    "        for (LM_I tb = 0; tb < len; tb += %d) {\n"
-                    "            %s r[%d], a = ident;\n"
+                    "        for (LM_I tb = 0; tb < len; tb += %d) {\n",
+                    T, COLS_G * it);
+    if (s->mx)
+        base_str_printf(o,
+                        "            float r[%d];\n"
+                        "            lm_mx a = lm_mx_one();\n"
+                        "            double gm = 0.0;\n",
+                        it);
+    else
+        base_str_printf(o, "            %s r[%d], a = ident;\n", T, it);
+    base_str_printf(o,
                     "#pragma unroll\n"
                     "            for (int k = 0; k < %d; k++) {\n"
                     "                const LM_I i = tb + g * %d + k;\n"
-                    "                %s y = ident;\n"
+                    "                %s y = %s;\n"
                     "                if (i < len) {\n",
-                    T, COLS_G * it, T, it, it, it, T);
+                    it, it, s->mx ? "float" : T, s->mx ? "1.0f" : "ident");
     emit_prologue(s, o, "                    ", "k");
     /* r[k]: the group's prefixes in order; for float32 products the elements themselves, the
-     * results then taken one element a step from the group's prefix (lm_mx_step) */
+     * results then taken one element a step from the group's prefix (lm_mx_out) */
     base_str_cat(o, "                    y = x;\n"
                     "                }\n");
     if (s->mx)
-        base_str_cat(o, "                r[k] = y;\n"
-                        "                a = k == 0 ? y : lm_mx_step(a, y);\n");
+        base_str_printf(o,
+                        "                r[k] = y;\n"
+                        "                lm_mx_mul(a, gm, y);\n"
+                        "                if (k %% LM_MX_G == LM_MX_G - 1 || k == %d) lm_mx_norm(a, "
+                        "gm);\n",
+                        it - 1);
     else
         base_str_printf(o,
                         "                r[k] = k == 0 ? y : lm_%s_%s(r[k - 1], y);\n"
@@ -1283,16 +1373,23 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
         "            %s nc = pre;\n"
         "            for (int j = g; j < %d; j++) nc = j > g || hp ? lm_%s_%s(nc, "
         "tot[j][lane]) : tot[j][lane];\n"
-        "            %s c = pre;\n"
-        "#pragma unroll\n"
-        "            for (int k = 0; k < %d; k++) {\n"
-        "                const LM_I i = tb + g * %d + k;\n",
-        T, op, x, T, COLS_G, op, x, T, it, it);
+        "            %s c = pre;\n",
+        T, op, x, T, COLS_G, op, x, T);
+    if (s->mx)
+        base_str_cat(o, "            if (!hp) c = lm_mx_one();\n"
+                        "            bool big = lm_mx_big(c);\n"
+                        "            double sc = lm_mx_scale(c.e);\n");
+    base_str_printf(o,
+                    "#pragma unroll\n"
+                    "            for (int k = 0; k < %d; k++) {\n"
+                    "                const LM_I i = tb + g * %d + k;\n",
+                    it, it);
     if (s->mx)
         base_str_printf(o,
-                        "                c = k == 0 ? (hp ? lm_mx_step(pre, r[0]) : r[0]) : "
-                        "lm_mx_step(c, r[k]);\n"
-                        "                if (valid && i < len) out[ko + i * os%d] = lm_mx_val(c);\n",
+                        "                const float v = lm_mx_out(c.m, r[k], sc, big);\n"
+                        "                if (valid && i < len) out[ko + i * os%d] = v;\n"
+                        "                if (k %% LM_MX_G == LM_MX_G - 1) { lm_mx_renorm(c); sc = "
+                        "lm_mx_scale(c.e); }\n",
                         s->axis);
     else
         base_str_printf(o,
@@ -1557,11 +1654,12 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     if (s->mode == M_LBP || s->mode == M_SELP) emit_lbp_helpers(o);
     if (sel_like(s)) emit_relaxed_u64(o);
     int threads = (int)block_threads(s);
-    int resident = s->mode == M_LBP    ? (s->mx ? LBP_RESIDENT - 1 : LBP_RESIDENT)
-                   : lb_like(s)        ? LB_RESIDENT
-                   : s->mode == M_SEL  ? SEL_RESIDENT
-                   : s->mode == M_SELP ? selp_resident(s)
-                                       : 1;
+    int resident = s->mode == M_LBP             ? (s->mx ? LBP_RESIDENT - 1 : LBP_RESIDENT)
+                   : lb_like(s)                 ? LB_RESIDENT
+                   : s->mode == M_SEL           ? SEL_RESIDENT
+                   : s->mode == M_SELP          ? selp_resident(s)
+                   : s->mode == M_COLS && s->mx ? 2 /* (as the sums' 56 registers allow) */
+                                                : 1;
     base_str_printf(o,
                     "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const lm_params_%s "
                     "P) {\n",
