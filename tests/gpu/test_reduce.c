@@ -839,6 +839,26 @@ static void test_cumprod_float32(void **state) {
         loom_scope_end(cpu);
     }
     free(b);
+    /* A product that passes below 2^-(2^30) in a tile's first element (the subnormal at 880
+     * tiles of 8192) is 0 from there, so the inf at the start of tile 882 makes NaN, as
+     * NumPy's zero does: the look-back's fold gives that however far back it reaches (it
+     * summed the exponents and kept a nonzero product, inf there, when it reached past tile
+     * 880). */
+    int64_t lz = INT64_C(7233536);
+    uint64_t *z = malloc((size_t)lz * 8);
+    assert_non_null(z);
+    for (int64_t i = 0; i < lz; i++)
+        z[i] = check_float_bits(LOOM_DTYPE_F32, i < INT64_C(7206320) ? 0x1p-149 : 1.0);
+    z[7208960] = check_float_bits(LOOM_DTYPE_F32, 0x1p-149);
+    z[7217152] = check_float_bits(LOOM_DTYPE_F32, 0x1p127);
+    z[7225344] = check_float_bits(LOOM_DTYPE_F32, INFINITY);
+    loom_scope_begin(gpu);
+    loom_scope_begin(cpu);
+    cumprod_pair(&p, 1, &lz, z, 0, false, false, "below 2^-(2^30), then inf");
+    pairs_check(&p);
+    loom_scope_end(gpu);
+    loom_scope_end(cpu);
+    free(z);
 }
 
 /* The same sum twice gives the same bits (fixed launch shapes and combining order). */
