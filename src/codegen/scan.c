@@ -65,8 +65,8 @@
 #define COLS_MIN     64  /* outer-axis lines from this long: COLS */
 
 /* float32 products in the reordered forms (lm_mx). Off: on an H100 their results lost the
- * low word of the float64 mantissa wherever lm_mx_set spliced m's words, though the same
- * code is exact on the host; lm_mx_set now scales by a multiply, which no GPU has run yet
+ * low word of the float64 mantissa where lm_mx_set spliced m's words (ptxas reused that
+ * word's register); lm_mx_set now scales by a multiply, which no GPU has run yet
  * (docs/design-notes.md, Known limits). Until then float32 products stay in order. */
 #define SCAN_MX 0
 
