@@ -849,8 +849,8 @@ def test_where_and_clip(data):
     y, ly = _operand(data, "y", shapes[2])
     if any(type(v) is int and not -2**63 <= v < 2**63 for v in (x, y)):
         return  # NumPy's where wraps such a Python int into the array's dtype; loom refuses it
-    arrays = [v.dtype for v in (x, y) if isinstance(v, np.ndarray) and v.dtype.kind in "iu"]
-    if any(type(v) is int and any(not np.iinfo(d).min <= v <= np.iinfo(d).max for d in arrays)
+    int_dtypes = [v.dtype for v in (x, y) if isinstance(v, np.ndarray) and v.dtype.kind in "iu"]
+    if any(type(v) is int and any(not np.iinfo(d).min <= v <= np.iinfo(d).max for d in int_dtypes)
            for v in (x, y)):
         return  # an int out of the array's range: NumPy 2.4 wraps it (so does loom), 2.5 raises
     _differential(np.where, lnp.where, (c, x, y), (lnp.asarray(c), lx, ly),

@@ -39,12 +39,13 @@
  *
  * LB and COLS reorder the operations, so float products other than float32's and 2-byte float
  * sums keep the in-order forms (cg_scan_init says why). Other sums, integer products and,
- * with SCAN_MX on, float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op thread
- * prefix) op item scan), with fixed brackets (deterministic, but not NumPy's sequential rounding;
- * docs/guide.md says how far float results move). A float32 product's results in LBP and COLS
- * instead run from (prefix op thread prefix) one element a step, so a tile's last result is not
- * exactly the next one's prefix; there the running mantissa is renormalized every few elements and
- * the look-back's fold every window, not every step (emit_mx: the same bits). Its LB tiles
+ * with SCAN_MX on, float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op
+ * thread prefix) op item scan), with fixed brackets (deterministic, but not NumPy's sequential
+ * rounding; docs/guide.md says how far float results move). A float32 product's results in
+ * LBP and COLS instead run from (prefix op thread prefix) one element a step, so a tile's last
+ * result is not exactly the next one's prefix; there the running mantissa is renormalized
+ * every few elements and the look-back's fold every window, not every step (emit_mx: the same
+ * bits). Its LB tiles
  * take 4 items a thread (the 24-byte accumulator's shared memory). The elementwise prologue is
  * computed per element. Names come from node positions; extents, strides, addresses and scalars are
  * parameters. */
@@ -302,7 +303,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7348); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7349); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -726,7 +727,7 @@ static void emit_mx(base_str_t *o) {
         "    const int xb = lm_mx_x(y.m);\n"
         "    if (xb == 0 || xb == 2047) return (float)y.m;\n"
         "    if (y.e < -1000) return copysignf(0.0f, (float)y.m);\n"
-        "    return (float)(y.m * __longlong_as_double((long long)(y.e + 1023) << 52));\n}\n");
+        "    return (float)(y.m * lm_mx_scale(y.e));\n}\n");
 }
 
 /* A 64-bit status word's relaxed load and store at GPU scope: the look-backs' (LB's packed
