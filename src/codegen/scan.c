@@ -38,8 +38,8 @@
  *          from there, so that registers do not bound the tiles in flight.
  *
  * LB and COLS reorder the operations, so float products other than float32's and 2-byte float
- * sums keep the in-order forms (cg_scan_init says why). Other sums, integer products and,
- * with SCAN_MX on, float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op
+ * sums keep the in-order forms (cg_scan_init says why). Other sums, integer products and
+ * float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op
  * thread prefix) op item scan), with fixed brackets (deterministic, but not NumPy's sequential
  * rounding; docs/guide.md says how far float results move). A float32 product's results in
  * LBP and COLS instead run from (prefix op thread prefix) one element a step, so a tile's last
@@ -64,12 +64,6 @@
 #define LB_RESIDENT  5   /* LB: blocks a multiprocessor holds (caps the registers a thread) */
 #define COLS_G       16  /* COLS: groups (warps) per block */
 #define COLS_MIN     64  /* outer-axis lines from this long: COLS */
-
-/* float32 products in the reordered forms (lm_mx). Off: on an H100 their results lost the
- * low word of the float64 mantissa where lm_mx_set spliced m's words (ptxas reused that
- * word's register); lm_mx_set now scales by a multiply, which no GPU has run yet
- * (docs/design-notes.md, Known limits). Until then float32 products stay in order. */
-#define SCAN_MX 0
 
 #define SEL_BLOCK    256
 #define SEL_RESIDENT 4 /* SEL: blocks a multiprocessor holds (caps the registers a thread) */
@@ -254,14 +248,13 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
     s->ahead = 8 * (int64_t)(sm_count > 0 ? sm_count : 132); /* about twice the resident */
     /* Reordered forms for sums, integer products and float32 products. A float product
      * reordered in its own dtype could overflow a partial product that a zero met first in
-     * order (0 * inf: NaN where NumPy has 0): float32's multiplies lm_mx pairs (emit_mx;
-     * while SCAN_MX is off it stays in order too),
+     * order (0 * inf: NaN where NumPy has 0): float32's multiplies lm_mx pairs (emit_mx),
      * whose exponent does not overflow; float64 and complex products stay in order, as do
      * 2-byte float sums (NumPy's order stalls where a reordered one does not: results far
      * apart). */
     loom_dtype_t d = (loom_dtype_t)node(s, s->n_nodes - 1)->dtype;
     bool fl = ir_is_float(d) || ir_is_complex(d);
-    bool mx = SCAN_MX && node(s, s->n_nodes - 1)->op == IR_OP_CUMPROD && d == LOOM_DTYPE_F32;
+    bool mx = node(s, s->n_nodes - 1)->op == IR_OP_CUMPROD && d == LOOM_DTYPE_F32;
     bool any_order = mx || (node(s, s->n_nodes - 1)->op == IR_OP_CUMSUM && !(fl && es < 4)) || !fl;
     if (any_order && s->axis == nd - 1 && s->len >= LB_MIN)
         s->mode = M_LB;
@@ -303,7 +296,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7349); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f734a); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -588,7 +581,7 @@ static void emit_mx(base_str_t *o) {
         "struct __align__(8) lm_mx { double m, mm; int e, em; };\n"
         "/* m's exponent field x, and m scaled into [0.5, 1) (the sign kept): times 2^(1022 -\n"
         " * x), exact for x in [1, 2044], every caller's (a multiply, not a splice of m's\n"
-        " * words: see SCAN_MX) */\n"
+        " * words: docs/design-notes.md, Known limits) */\n"
         "__device__ __forceinline__ int lm_mx_x(double m) { return (__double2hiint(m) >> 20) & "
         "2047; }\n"
         "__device__ __forceinline__ double lm_mx_set(double m) {\n"
