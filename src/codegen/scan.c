@@ -166,7 +166,9 @@ static void lbp_plan(cg_scan_t *s) {
     }
     if (!n_in) return;
     uint32_t res = n_in == 1 && es_in == es ? 0 : lbp_pad(tile * es);
-    if (stage + res + (uint32_t)(lb_win(s) + 16) * (uint32_t)acc_size(s) + 64 > LBP_SMEM) return;
+    uint32_t fold = s->mx ? (uint32_t)(lb_win(s) + 1) * 8 : 0; /* (lm_mx_fold's mk) */
+    if (stage + res + (uint32_t)(lb_win(s) + 16) * (uint32_t)acc_size(s) + fold + 64 > LBP_SMEM)
+        return;
     s->mode = M_LBP;
     s->items = items;
     s->stage = stage;
@@ -296,7 +298,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f734a); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f734b); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -575,6 +577,7 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
  * reproduces; otherwise each result is the product rounded once. A product of two is
  * associative but for the mantissas' rounding, whatever the brackets. */
 static void emit_mx(base_str_t *o) {
+    base_str_printf(o, "#define LM_MX_WIN %d\n", LB_WIN / 2); /* (lb_win's) */
     base_str_cat(
         o,
         "#define LM_MX_NONE (-(1 << 30) - 2)\n"
@@ -670,41 +673,86 @@ static void emit_mx(base_str_t *o) {
     base_str_cat(
         o,
         "/* The look-back's fold w[found] op w[found - 1] op ... op w[0] (lm_multiply_mx's\n"
-        " * results): the mantissas' product left unnormalized (at most 2^-(found + 1)), the\n"
-        " * exponents summed in 64 bits, so that one multiply a step is the chain. Where an\n"
-        " * exponent on the way (lo, hi) would have saturated or made the product 0, the\n"
-        " * chain itself, so that the result is the same whatever the window */\n"
+        " * results), by one warp: lane 0 runs the mantissas' product, left unnormalized (at\n"
+        " * most 2^-(found + 1)), one multiply a step, into mk (m before each step, then the\n"
+        " * product); then each lane takes a run of steps for the exponents (summed in 64 bits,\n"
+        " * a warp scan), the largest magnitude and the range (lo, hi) the exponents passed (a\n"
+        " * minimum and maxima: the same whatever the order). Where an exponent on the way would\n"
+        " * have saturated or made the product 0, the chain itself, so that the result is the\n"
+        " * same whatever the window */\n"
         "__device__ lm_mx lm_mx_fold(const lm_mx *w, int found) {\n"
-        "    lm_mx r = w[found];\n"
-        "    double m = r.m;\n"
-        "    long long e = r.e, lo = 0, hi = 0;\n"
-        "    for (int i = found - 1; i >= 0; i--) {\n"
-        "        const lm_mx b = w[i];\n"
+        "    __shared__ double mk[LM_MX_WIN + 1];\n"
+        "    const int lane = threadIdx.x & 31;\n"
+        "    if (lane == 0) { /* (8 factors loaded before their stores: mk might alias w) */\n"
+        "        double m = w[found].m;\n"
+        "        int i = 0;\n"
+        "        for (; i + 8 <= found; i += 8) {\n"
+        "            double b[8];\n"
+        "#pragma unroll\n"
+        "            for (int k = 0; k < 8; k++) b[k] = w[found - 1 - i - k].m;\n"
+        "#pragma unroll\n"
+        "            for (int k = 0; k < 8; k++) {\n"
+        "                mk[i + k] = m;\n"
+        "                m *= b[k];\n"
+        "            }\n"
+        "        }\n"
+        "        for (; i < found; i++) {\n"
+        "            mk[i] = m;\n"
+        "            m *= w[found - 1 - i].m;\n"
+        "        }\n"
+        "        mk[found] = m;\n"
+        "    }\n"
+        "    __syncwarp();\n"
+        "    const int per = (found + 31) >> 5, a = min(lane * per, found), b = min(a + per, "
+        "found);\n"
+        "    long long run = 0;\n"
+        "    for (int i = a; i < b; i++) run += w[found - 1 - i].e;\n"
+        "    long long inc = run;\n"
+        "#pragma unroll\n"
+        "    for (int d = 1; d < 32; d <<= 1) {\n"
+        "        const long long y = __shfl_up_sync(0xffffffffu, inc, d);\n"
+        "        if (lane >= d) inc += y;\n"
+        "    }\n"
+        "    long long e = w[found].e + inc - run, lo = 0, hi = 0, em = LM_MX_NONE;\n"
+        "    double mm = 0.0;\n"
+        "    for (int i = a; i < b; i++) {\n"
+        "        const lm_mx q = w[found - 1 - i];\n"
+        "        const double m = mk[i];\n"
         "        const int xa = lm_mx_x(m);\n"
-        "        if (xa != 0 && xa != 2047 && b.em != LM_MX_NONE) {\n"
-        "            const double c = fabs(m) * b.mm;\n"
-        "            const long long ce = e + b.em + lm_mx_x(c) - 1022;\n"
+        "        if (xa != 0 && xa != 2047 && q.em != LM_MX_NONE) {\n"
+        "            const double c = fabs(m) * q.mm;\n"
+        "            const long long ce = e + q.em + lm_mx_x(c) - 1022;\n"
         "            lo = ce < lo ? ce : lo;\n"
         "            hi = ce > hi ? ce : hi;\n"
         "            const double cm = lm_mx_set(c);\n"
-        "            if (ce > r.em || (ce == r.em && cm > r.mm)) { r.mm = cm; r.em = (int)ce; }\n"
+        "            if (ce > em || (ce == em && cm > mm)) { mm = cm; em = ce; }\n"
         "        }\n"
-        "        m *= b.m;\n"
-        "        e += b.e;\n"
-        "        const int xm = lm_mx_x(m);\n"
+        "        e += q.e;\n"
+        "        const int xm = lm_mx_x(mk[i + 1]);\n"
         "        if (xm != 0 && xm != 2047) {\n"
         "            const long long ex = e + xm - 1022;\n"
         "            lo = ex < lo ? ex : lo;\n"
         "            hi = ex > hi ? ex : hi;\n"
         "        }\n"
         "    }\n"
+        "#pragma unroll\n"
+        "    for (int d = 16; d > 0; d >>= 1) {\n"
+        "        const long long lo2 = __shfl_xor_sync(0xffffffffu, lo, d);\n"
+        "        const long long hi2 = __shfl_xor_sync(0xffffffffu, hi, d);\n"
+        "        const long long em2 = __shfl_xor_sync(0xffffffffu, em, d);\n"
+        "        const double mm2 = __shfl_xor_sync(0xffffffffu, mm, d);\n"
+        "        lo = lo2 < lo ? lo2 : lo;\n"
+        "        hi = hi2 > hi ? hi2 : hi;\n"
+        "        if (em2 > em || (em2 == em && mm2 > mm)) { mm = mm2; em = em2; }\n"
+        "    }\n"
+        "    lm_mx r = w[found];\n"
         "    if (lo <= -(1 << 30) || hi > (1 << 30)) {\n"
-        "        r = w[found];\n"
         "        for (int i = found - 1; i >= 0; i--) r = lm_multiply_mx(r, w[i]);\n"
         "        return r;\n"
         "    }\n"
-        "    r.m = m;\n"
-        "    r.e = (int)e;\n"
+        "    if (em > r.em || (em == r.em && mm > r.mm)) { r.mm = mm; r.em = (int)em; }\n"
+        "    r.m = mk[found];\n"
+        "    r.e = (int)(w[found].e + __shfl_sync(0xffffffffu, inc, 31));\n"
         "    lm_mx_renorm(r);\n"
         "    return r;\n}\n"
         "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
@@ -877,7 +925,7 @@ static void emit_lb_aggregate(const cg_scan_t *s, base_str_t *o) {
 
 /* LB's and LBP's fold of the look-back's window from the nearest inclusive prefix (win[found])
  * forward in order, 32 values a shuffle round (the same brackets as one thread folding them;
- * float32 products: lm_mx_fold, one multiply a step on the chain, from shared memory),
+ * float32 products: lm_mx_fold, the mantissas' chain on one lane, the rest across the warp),
  * by one warp; the thread `who` then publishes the tile's inclusive prefix: its prefix op its
  * aggregate (s_agg, which that thread wrote), its last result exactly (but for float32
  * products: see the top). */

@@ -755,7 +755,7 @@ static void test_cumprod_float32(void **state) {
     (void)state;
     int64_t n = (INT64_C(1) << 17) + 3, rows[2] = {64, 8192}, wide[2] = {3, 60002},
             cols[2] = {700, 1500};
-    int64_t most = rows[0] * rows[1];
+    int64_t most = cols[0] * cols[1]; /* the largest case (every case reads from b's start) */
     uint64_t *b = calloc((size_t)most, 8);
     uint32_t r = 12345u;
     for (int64_t i = 0; i < most; i++) {
@@ -774,9 +774,12 @@ static void test_cumprod_float32(void **state) {
     } cases[] = {{2, rows, 1, false, false, "rows"},    {1, &n, 0, false, false, "line"},
                  {2, wide, 1, true, false, "strided"},  {2, cols, 0, false, false, "columns"},
                  {2, rows, 1, false, true, "prologue"}, {1, &n, 0, false, true, "line prologue"}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t *sh = cases[c].shape;
+        assert_true((cases[c].nd == 1 ? sh[0] : sh[0] * sh[1]) <= most); /* (b's elements) */
         cumprod_pair(&p, cases[c].nd, cases[c].shape, b, cases[c].axis, cases[c].strided,
                      cases[c].prologue, cases[c].what);
+    }
     pairs_check(&p);
     loom_scope_end(gpu);
     loom_scope_end(cpu);
