@@ -745,8 +745,8 @@ static void cumprod_pair(gpu_ref_batch_t *p, int nd, const int64_t *shape, const
               what);
 }
 
-/* float32 cumprod in the forms the scan generator picks (with SCAN_MX on, the reordered ones: a
- * mantissa and an integer exponent a partial product): rows of one staged tile, a line of many
+/* float32 cumprod in the forms the scan generator picks (the reordered ones: a mantissa and an
+ * integer exponent a partial product): rows of one staged tile, a line of many
  * (look-back), a strided line (the unstaged tiles), columns (the column groups) and a prologue,
  * with factors near 1 (the product stays in range: within rounding of NumPy's order); then
  * NumPy's infinities and NaNs where its running product overflows (inf from there on, NaN once a
