@@ -39,13 +39,12 @@
  *
  * LB and COLS reorder the operations, so float products other than float32's and 2-byte float
  * sums keep the in-order forms (cg_scan_init says why). Other sums, integer products and
- * float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op
- * thread prefix) op item scan), with fixed brackets (deterministic, but not NumPy's sequential
- * rounding; docs/guide.md says how far float results move). A float32 product's results in
- * LBP and COLS instead run from (prefix op thread prefix) one element a step, so a tile's last
- * result is not exactly the next one's prefix; there the running mantissa is renormalized
- * every few elements and the look-back's fold every window, not every step (emit_mx: the same
- * bits). Its LB tiles
+ * float32 products (as lm_mx pairs, emit_mx) use them: y = ((prefix op thread prefix) op item
+ * scan), with fixed brackets (deterministic, but not NumPy's sequential rounding; docs/guide.md
+ * says how far float results move). A float32 product's results in LBP and COLS instead run
+ * from (prefix op thread prefix) one element a step, so a tile's last result is not exactly
+ * the next one's prefix; there the running mantissa is renormalized every few elements and
+ * the look-back's fold every window, not every step (emit_mx: the same bits). Its LB tiles
  * take 4 items a thread (the 24-byte accumulator's shared memory). The elementwise prologue is
  * computed per element. Names come from node positions; extents, strides, addresses and scalars are
  * parameters. */
@@ -576,8 +575,8 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
  * NumPy's running product is infinite (NaN once a 0 or NaN follows), which lm_mx_val
  * reproduces; otherwise each result is the product rounded once. A product of two is
  * associative but for the mantissas' rounding, whatever the brackets. */
-static void emit_mx(base_str_t *o) {
-    base_str_printf(o, "#define LM_MX_WIN %d\n", LB_WIN / 2); /* (lb_win's) */
+static void emit_mx(const cg_scan_t *s, base_str_t *o) {
+    base_str_printf(o, "#define LM_MX_WIN %d\n", lb_win(s)); /* (lm_mx_fold's mk) */
     base_str_cat(
         o,
         "#define LM_MX_NONE (-(1 << 30) - 2)\n"
@@ -1712,7 +1711,7 @@ void cg_scan_source(const cg_scan_t *s, base_str_t *out, char *name) {
     base_str_init(&body, out->al);
     base_str_t *o = &body;
     cg__emit_kernel_open(o, name, s->idx64, cg_scan_n_params(s));
-    if (s->mx) emit_mx(o);
+    if (s->mx) emit_mx(s, o);
     if (lb_like(s)) emit_lb_helpers(o);
     if (s->mode == M_LBP || s->mode == M_SELP) emit_lbp_helpers(o);
     if (sel_like(s)) emit_relaxed_u64(o);
