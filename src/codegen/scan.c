@@ -297,7 +297,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f734b); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f734c); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -583,7 +583,7 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "struct __align__(8) lm_mx { double m, mm; int e, em; };\n"
         "/* m's exponent field x, and m scaled into [0.5, 1) (the sign kept): times 2^(1022 -\n"
         " * x), exact for x in [1, 2044], every caller's (a multiply, not a splice of m's\n"
-        " * words: docs/design-notes.md, Known limits) */\n"
+        " * words: docs/design-notes.md, Scans) */\n"
         "__device__ __forceinline__ int lm_mx_x(double m) { return (__double2hiint(m) >> 20) & "
         "2047; }\n"
         "__device__ __forceinline__ double lm_mx_set(double m) {\n"
@@ -752,6 +752,43 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "    if (em > r.em || (em == r.em && mm > r.mm)) { r.mm = mm; r.em = (int)em; }\n"
         "    r.m = mk[found];\n"
         "    r.e = (int)(w[found].e + __shfl_sync(0xffffffffu, inc, 31));\n"
+        "    lm_mx_renorm(r);\n"
+        "    return r;\n}\n");
+    base_str_cat(
+        o,
+        "/* r op w[0] op w[st] op ... op w[(n - 1) st] (lm_multiply_mx's results) for n of at\n"
+        " * most 64: lm_mx_fold's chain in one thread, the mantissas' product unnormalized */\n"
+        "__device__ __forceinline__ lm_mx lm_mx_chain(lm_mx r, const lm_mx *w, int st, int n) {\n"
+        "    double m = r.m;\n"
+        "    long long e = r.e, lo = 0, hi = 0;\n"
+        "    const lm_mx r0 = r;\n"
+        "    for (int i = 0; i < n; i++) {\n"
+        "        const lm_mx b = w[i * st];\n"
+        "        const int xa = lm_mx_x(m);\n"
+        "        if (xa != 0 && xa != 2047 && b.em != LM_MX_NONE) {\n"
+        "            const double c = fabs(m) * b.mm;\n"
+        "            const long long ce = e + b.em + lm_mx_x(c) - 1022;\n"
+        "            lo = ce < lo ? ce : lo;\n"
+        "            hi = ce > hi ? ce : hi;\n"
+        "            const double cm = lm_mx_set(c);\n"
+        "            if (ce > r.em || (ce == r.em && cm > r.mm)) { r.mm = cm; r.em = (int)ce; }\n"
+        "        }\n"
+        "        m *= b.m;\n"
+        "        e += b.e;\n"
+        "        const int xm = lm_mx_x(m);\n"
+        "        if (xm != 0 && xm != 2047) {\n"
+        "            const long long ex = e + xm - 1022;\n"
+        "            lo = ex < lo ? ex : lo;\n"
+        "            hi = ex > hi ? ex : hi;\n"
+        "        }\n"
+        "    }\n"
+        "    if (lo <= -(1 << 30) || hi > (1 << 30)) {\n"
+        "        r = r0;\n"
+        "        for (int i = 0; i < n; i++) r = lm_multiply_mx(r, w[i * st]);\n"
+        "        return r;\n"
+        "    }\n"
+        "    r.m = m;\n"
+        "    r.e = (int)e;\n"
         "    lm_mx_renorm(r);\n"
         "    return r;\n}\n"
         "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
@@ -1378,7 +1415,7 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
     int it = s->items;
     emit_identity(s, o);
     base_str_printf(o,
-                    "    __shared__ %s tot[%d][33];\n"
+                    "    __shared__ %s tot[%d][33], cw[32];\n"
                     "    const int lane = threadIdx.x, g = threadIdx.y;\n"
                     "    for (LM_I lb = (LM_I)blockIdx.x * 32; lb < lines; lb += (LM_I)gridDim.x * "
                     "32) {\n"
@@ -1423,20 +1460,32 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                         "                r[k] = k == 0 ? y : lm_%s_%s(r[k - 1], y);\n"
                         "                a = r[k];\n",
                         op, x);
+    base_str_printf(o,
+                    "            }\n"
+                    "            tot[g][lane] = a;\n"
+                    "            __syncthreads();\n"
+                    "            %s pre = carry;\n"
+                    "            bool hp = hc;\n",
+                    T);
+    /* the groups' prefixes (each left-folds the earlier groups' totals: the same brackets
+     * in every group), the last group's inclusive one the next tile's carry */
+    if (s->mx)
+        base_str_cat(
+            o, "            if (g > 0) {\n"
+               "                pre = hp ? lm_mx_chain(carry, &tot[0][lane], 33, g)\n"
+               "                         : lm_mx_chain(tot[0][lane], &tot[1][lane], 33, g - 1);\n"
+               "                hp = true;\n"
+               "            }\n");
+    else
+        base_str_printf(o,
+                        "            for (int j = 0; j < g; j++) { pre = hp ? lm_%s_%s(pre, "
+                        "tot[j][lane]) : tot[j][lane]; hp = true; }\n",
+                        op, x);
     base_str_printf(
         o,
-        "            }\n"
-        "            tot[g][lane] = a;\n"
-        "            __syncthreads();\n"
-        "            %s pre = carry;\n"
-        "            bool hp = hc;\n"
-        "            for (int j = 0; j < g; j++) { pre = hp ? lm_%s_%s(pre, tot[j][lane]) : "
-        "tot[j][lane]; hp = true; }\n"
-        "            %s nc = pre;\n"
-        "            for (int j = g; j < %d; j++) nc = j > g || hp ? lm_%s_%s(nc, "
-        "tot[j][lane]) : tot[j][lane];\n"
+        "            if (g == %d) cw[lane] = hp ? lm_%s_%s(pre, tot[g][lane]) : tot[g][lane];\n"
         "            %s c = pre;\n",
-        T, op, x, T, COLS_G, op, x, T);
+        COLS_G - 1, op, x, T);
     if (s->mx)
         base_str_cat(o, "            if (!hp) c = lm_mx_one();\n"
                         "            bool big = lm_mx_big(c);\n"
@@ -1459,9 +1508,9 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                         "                if (valid && i < len) out[ko + i * os%d] = c;\n",
                         op, x, s->axis);
     base_str_cat(o, "            }\n"
-                    "            carry = nc;\n"
-                    "            hc = true;\n"
                     "            __syncthreads();\n"
+                    "            carry = cw[lane];\n"
+                    "            hc = true;\n"
                     "        }\n"
                     "    }\n");
 }
