@@ -297,7 +297,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f734c); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f734d); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -1448,13 +1448,18 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
      * results then taken one element a step from the group's prefix (lm_mx_out) */
     base_str_cat(o, "                    y = x;\n"
                     "                }\n");
+    /* (float32 products: every load before the first product, whose renormalizing
+     * branches would otherwise hold the later loads back a memory latency) */
     if (s->mx)
         base_str_printf(o,
                         "                r[k] = y;\n"
-                        "                lm_mx_mul(a, gm, y);\n"
+                        "            }\n"
+                        "#pragma unroll\n"
+                        "            for (int k = 0; k < %d; k++) {\n"
+                        "                lm_mx_mul(a, gm, r[k]);\n"
                         "                if (k %% LM_MX_G == LM_MX_G - 1 || k == %d) lm_mx_norm(a, "
                         "gm);\n",
-                        it - 1);
+                        it, it - 1);
     else
         base_str_printf(o,
                         "                r[k] = k == 0 ? y : lm_%s_%s(r[k - 1], y);\n"
