@@ -297,7 +297,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f734d); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f734e); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -1410,10 +1410,34 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
  * with the earlier groups' totals in order, so a group's last result is the next one's prefix
  * and the tile's last the next tile's carry, exactly (float32 products: their results run
  * from the group's prefix one element a step). */
+/* COLS: a group's items of input node pin, from tile offset `at` on, into pf. */
+static void emit_cols_fetch(const cg_scan_t *s, base_str_t *o, int pin, const char *ind,
+                            const char *at) {
+    base_str_printf(o,
+                    "#pragma unroll\n"
+                    "%sfor (int k = 0; k < %d; k++) {\n"
+                    "%s    const LM_I i = %sg * %d + k;\n"
+                    "%s    if (i < len) pf[k] = in%d[k%d + i * t%d_%d];\n"
+                    "%s}\n",
+                    ind, s->items, ind, at, s->items, ind, pin, pin, pin, s->axis, ind);
+}
+
 static void emit_cols(const cg_scan_t *s, base_str_t *o) {
     const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     int it = s->items;
+    /* float32 products of one input: the next tile's inputs are loaded while this tile's
+     * groups fold and write (pf, registers), this tile's kept in shared memory for its
+     * results (rs; a thread reads back only what it wrote) */
+    int pin = -1, n_in = 0;
+    for (uint32_t j = 0; j + 1 < s->n_nodes; j++)
+        if (node(s, j)->op == IR_OP_INPUT) pin = (int)j, n_in++;
+    const bool pf = s->mx && n_in == 1;
     emit_identity(s, o);
+    if (pf)
+        base_str_printf(o,
+                        "    __shared__ float rs[%d][%d][32];\n"
+                        "    enum { LX = 1 };\n",
+                        it, COLS_G);
     base_str_printf(o,
                     "    __shared__ %s tot[%d][33], cw[32];\n"
                     "    const int lane = threadIdx.x, g = threadIdx.y;\n"
@@ -1425,10 +1449,21 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
     emit_line_offsets(s, o, "        ", "l");
     base_str_printf(o,
                     "        %s carry = ident;\n"
-                    "        bool hc = false;\n"
-                    "        for (LM_I tb = 0; tb < len; tb += %d) {\n",
-                    T, COLS_G * it);
-    if (s->mx)
+                    "        bool hc = false;\n",
+                    T);
+    if (pf) {
+        const ir_node_t *in = node(s, (uint32_t)pin);
+        base_str_printf(o,
+                        "        %s pf[%d];\n"
+                        "        const %s *const lx%d = pf;\n",
+                        ty(in), it, ty(in), pin);
+        emit_cols_fetch(s, o, pin, "        ", "");
+    }
+    base_str_printf(o, "        for (LM_I tb = 0; tb < len; tb += %d) {\n", COLS_G * it);
+    if (pf)
+        base_str_cat(o, "            lm_mx a = lm_mx_one();\n"
+                        "            double gm = 0.0;\n");
+    else if (s->mx)
         base_str_printf(o,
                         "            float r[%d];\n"
                         "            lm_mx a = lm_mx_one();\n"
@@ -1443,14 +1478,21 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                     "                %s y = %s;\n"
                     "                if (i < len) {\n",
                     it, it, s->mx ? "float" : T, s->mx ? "1.0f" : "ident");
-    emit_prologue(s, o, "                    ", "k");
+    emit_prologue(s, o, "                    ", pf ? NULL : "k");
     /* r[k]: the group's prefixes in order; for float32 products the elements themselves, the
      * results then taken one element a step from the group's prefix (lm_mx_out) */
     base_str_cat(o, "                    y = x;\n"
                     "                }\n");
     /* (float32 products: every load before the first product, whose renormalizing
      * branches would otherwise hold the later loads back a memory latency) */
-    if (s->mx)
+    if (pf)
+        base_str_printf(o,
+                        "                rs[k][g][lane] = y;\n"
+                        "                lm_mx_mul(a, gm, y);\n"
+                        "                if (k %% LM_MX_G == LM_MX_G - 1 || k == %d) lm_mx_norm(a, "
+                        "gm);\n",
+                        it - 1);
+    else if (s->mx)
         base_str_printf(o,
                         "                r[k] = y;\n"
                         "            }\n"
@@ -1472,6 +1514,11 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                     "            %s pre = carry;\n"
                     "            bool hp = hc;\n",
                     T);
+    if (pf) {
+        char next[32];
+        snprintf(next, sizeof next, "tb + %d + ", COLS_G * it);
+        emit_cols_fetch(s, o, pin, "            ", next);
+    }
     /* the groups' prefixes (each left-folds the earlier groups' totals: the same brackets
      * in every group), the last group's inclusive one the next tile's carry */
     if (s->mx)
@@ -1502,11 +1549,11 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                     it, it);
     if (s->mx)
         base_str_printf(o,
-                        "                const float v = lm_mx_out(c.m, r[k], sc, big);\n"
+                        "                const float v = lm_mx_out(c.m, %s, sc, big);\n"
                         "                if (valid && i < len) out[ko + i * os%d] = v;\n"
                         "                if (k %% LM_MX_G == LM_MX_G - 1) { lm_mx_renorm(c); sc = "
                         "lm_mx_scale(c.e); }\n",
-                        s->axis);
+                        pf ? "rs[k][g][lane]" : "r[k]", s->axis);
     else
         base_str_printf(o,
                         "                c = hp ? lm_%s_%s(pre, r[k]) : r[k];\n"

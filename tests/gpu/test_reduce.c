@@ -747,8 +747,9 @@ static void cumprod_pair(gpu_ref_batch_t *p, int nd, const int64_t *shape, const
 
 /* float32 cumprod in the reordered forms (a mantissa and an integer exponent a partial
  * product): rows of one staged tile, a line of many (look-back), a strided line (the unstaged
- * tiles), columns (the column groups) and a prologue, with factors near 1 (the product stays
- * in range: within rounding of NumPy's order); then NumPy's infinities and NaNs where its
+ * tiles), columns (the column groups, also strided and with a prologue) and a prologue, with
+ * factors near 1 (the product stays in range: within rounding of NumPy's order); then
+ * NumPy's infinities and NaNs where its
  * running product overflows (inf from there on, NaN once a 0 follows), and zeros that meet
  * large partial products ([0, 2, 2, ...]: 0, not 0 * inf). */
 static void test_cumprod_float32(void **state) {
@@ -771,9 +772,14 @@ static void test_cumprod_float32(void **state) {
         int32_t axis;
         bool strided, prologue;
         const char *what;
-    } cases[] = {{2, rows, 1, false, false, "rows"},    {1, &n, 0, false, false, "line"},
-                 {2, wide, 1, true, false, "strided"},  {2, cols, 0, false, false, "columns"},
-                 {2, rows, 1, false, true, "prologue"}, {1, &n, 0, false, true, "line prologue"}};
+    } cases[] = {{2, rows, 1, false, false, "rows"},
+                 {1, &n, 0, false, false, "line"},
+                 {2, wide, 1, true, false, "strided"},
+                 {2, cols, 0, false, false, "columns"},
+                 {2, rows, 1, false, true, "prologue"},
+                 {1, &n, 0, false, true, "line prologue"},
+                 {2, cols, 0, false, true, "columns prologue"},
+                 {2, cols, 0, true, false, "strided columns"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int64_t *sh = cases[c].shape;
         assert_true((cases[c].nd == 1 ? sh[0] : sh[0] * sh[1]) <= most); /* (b's elements) */
