@@ -567,6 +567,31 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
         base_str_printf(o, "    const %s ident = (%s)%d;\n", ty(sn), ty(sn), one);
 }
 
+/* One step of lm_mx_fold's and lm_mx_chain's loops over factor f, m the mantissas' product
+ * before it: the largest magnitude (em, mm; cast: em's) and the range (lo, hi) the exponents
+ * pass; `step` advances m and e, `next` is m after it. */
+static void emit_mx_step(base_str_t *o, const char *f, const char *em, const char *mm,
+                         const char *cast, const char *step, const char *next) {
+    base_str_printf(o,
+                    "        const int xa = lm_mx_x(m);\n"
+                    "        if (xa != 0 && xa != 2047 && %s.em != LM_MX_NONE) {\n"
+                    "            const double c = fabs(m) * %s.mm;\n"
+                    "            const long long ce = e + %s.em + lm_mx_x(c) - 1022;\n"
+                    "            lo = ce < lo ? ce : lo;\n"
+                    "            hi = ce > hi ? ce : hi;\n"
+                    "            const double cm = lm_mx_set(c);\n"
+                    "            if (ce > %s || (ce == %s && cm > %s)) { %s = cm; %s = %sce; }\n"
+                    "        }\n"
+                    "%s"
+                    "        const int xm = lm_mx_x(%s);\n"
+                    "        if (xm != 0 && xm != 2047) {\n"
+                    "            const long long ex = e + xm - 1022;\n"
+                    "            lo = ex < lo ? ex : lo;\n"
+                    "            hi = ex > hi ? ex : hi;\n"
+                    "        }\n",
+                    f, f, f, em, em, mm, mm, em, cast, step, next);
+}
+
 /* The reordered float32 product's accumulator: m * 2^e is the product (m a double in [0.5, 1),
  * or 0, inf or NaN with e 0), so that no partial product overflows or underflows; e saturates
  * at +2^30, and a product below 2^-(2^30) becomes 0 (NumPy's is 0 long before). mm * 2^em is
@@ -716,44 +741,30 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "    double mm = 0.0;\n"
         "    for (int i = a; i < b; i++) {\n"
         "        const lm_mx q = w[found - 1 - i];\n"
-        "        const double m = mk[i];\n"
-        "        const int xa = lm_mx_x(m);\n"
-        "        if (xa != 0 && xa != 2047 && q.em != LM_MX_NONE) {\n"
-        "            const double c = fabs(m) * q.mm;\n"
-        "            const long long ce = e + q.em + lm_mx_x(c) - 1022;\n"
-        "            lo = ce < lo ? ce : lo;\n"
-        "            hi = ce > hi ? ce : hi;\n"
-        "            const double cm = lm_mx_set(c);\n"
-        "            if (ce > em || (ce == em && cm > mm)) { mm = cm; em = ce; }\n"
-        "        }\n"
-        "        e += q.e;\n"
-        "        const int xm = lm_mx_x(mk[i + 1]);\n"
-        "        if (xm != 0 && xm != 2047) {\n"
-        "            const long long ex = e + xm - 1022;\n"
-        "            lo = ex < lo ? ex : lo;\n"
-        "            hi = ex > hi ? ex : hi;\n"
-        "        }\n"
-        "    }\n"
-        "#pragma unroll\n"
-        "    for (int d = 16; d > 0; d >>= 1) {\n"
-        "        const long long lo2 = __shfl_xor_sync(0xffffffffu, lo, d);\n"
-        "        const long long hi2 = __shfl_xor_sync(0xffffffffu, hi, d);\n"
-        "        const long long em2 = __shfl_xor_sync(0xffffffffu, em, d);\n"
-        "        const double mm2 = __shfl_xor_sync(0xffffffffu, mm, d);\n"
-        "        lo = lo2 < lo ? lo2 : lo;\n"
-        "        hi = hi2 > hi ? hi2 : hi;\n"
-        "        if (em2 > em || (em2 == em && mm2 > mm)) { mm = mm2; em = em2; }\n"
-        "    }\n"
-        "    lm_mx r = w[found];\n"
-        "    if (lo <= -(1 << 30) || hi > (1 << 30)) {\n"
-        "        for (int i = found - 1; i >= 0; i--) r = lm_multiply_mx(r, w[i]);\n"
-        "        return r;\n"
-        "    }\n"
-        "    if (em > r.em || (em == r.em && mm > r.mm)) { r.mm = mm; r.em = (int)em; }\n"
-        "    r.m = mk[found];\n"
-        "    r.e = (int)(w[found].e + __shfl_sync(0xffffffffu, inc, 31));\n"
-        "    lm_mx_renorm(r);\n"
-        "    return r;\n}\n");
+        "        const double m = mk[i];\n");
+    emit_mx_step(o, "q", "em", "mm", "", "        e += q.e;\n", "mk[i + 1]");
+    base_str_cat(o,
+                 "    }\n"
+                 "#pragma unroll\n"
+                 "    for (int d = 16; d > 0; d >>= 1) {\n"
+                 "        const long long lo2 = __shfl_xor_sync(0xffffffffu, lo, d);\n"
+                 "        const long long hi2 = __shfl_xor_sync(0xffffffffu, hi, d);\n"
+                 "        const long long em2 = __shfl_xor_sync(0xffffffffu, em, d);\n"
+                 "        const double mm2 = __shfl_xor_sync(0xffffffffu, mm, d);\n"
+                 "        lo = lo2 < lo ? lo2 : lo;\n"
+                 "        hi = hi2 > hi ? hi2 : hi;\n"
+                 "        if (em2 > em || (em2 == em && mm2 > mm)) { mm = mm2; em = em2; }\n"
+                 "    }\n"
+                 "    lm_mx r = w[found];\n"
+                 "    if (lo <= -(1 << 30) || hi > (1 << 30)) {\n"
+                 "        for (int i = found - 1; i >= 0; i--) r = lm_multiply_mx(r, w[i]);\n"
+                 "        return r;\n"
+                 "    }\n"
+                 "    if (em > r.em || (em == r.em && mm > r.mm)) { r.mm = mm; r.em = (int)em; }\n"
+                 "    r.m = mk[found];\n"
+                 "    r.e = (int)(w[found].e + __shfl_sync(0xffffffffu, inc, 31));\n"
+                 "    lm_mx_renorm(r);\n"
+                 "    return r;\n}\n");
     base_str_cat(
         o,
         "/* r op w[0] op w[st] op ... op w[(n - 1) st] (lm_multiply_mx's results) for n of at\n"
@@ -763,48 +774,33 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "    long long e = r.e, lo = 0, hi = 0;\n"
         "    const lm_mx r0 = r;\n"
         "    for (int i = 0; i < n; i++) {\n"
-        "        const lm_mx b = w[i * st];\n"
-        "        const int xa = lm_mx_x(m);\n"
-        "        if (xa != 0 && xa != 2047 && b.em != LM_MX_NONE) {\n"
-        "            const double c = fabs(m) * b.mm;\n"
-        "            const long long ce = e + b.em + lm_mx_x(c) - 1022;\n"
-        "            lo = ce < lo ? ce : lo;\n"
-        "            hi = ce > hi ? ce : hi;\n"
-        "            const double cm = lm_mx_set(c);\n"
-        "            if (ce > r.em || (ce == r.em && cm > r.mm)) { r.mm = cm; r.em = (int)ce; }\n"
-        "        }\n"
-        "        m *= b.m;\n"
-        "        e += b.e;\n"
-        "        const int xm = lm_mx_x(m);\n"
-        "        if (xm != 0 && xm != 2047) {\n"
-        "            const long long ex = e + xm - 1022;\n"
-        "            lo = ex < lo ? ex : lo;\n"
-        "            hi = ex > hi ? ex : hi;\n"
-        "        }\n"
-        "    }\n"
-        "    if (lo <= -(1 << 30) || hi > (1 << 30)) {\n"
-        "        r = r0;\n"
-        "        for (int i = 0; i < n; i++) r = lm_multiply_mx(r, w[i * st]);\n"
-        "        return r;\n"
-        "    }\n"
-        "    r.m = m;\n"
-        "    r.e = (int)e;\n"
-        "    lm_mx_renorm(r);\n"
-        "    return r;\n}\n"
-        "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
-        " * rounds to inf (from 2^128 (1 - 2^-25)); else m 2^e (e <= 128 then: the magnitude is "
-        "at\n"
-        " * most the largest) as a double, exactly, rounded once */\n"
-        "__device__ __forceinline__ float lm_mx_val(lm_mx y) {\n"
-        "    if (y.em > 128 || (y.em == 128 && y.mm >= 1.0 - 0x1p-25))\n"
-        "        return y.m == 0.0 || y.m != y.m ? __int_as_float(0x7fffffff)\n"
-        "                                                    : "
-        "copysignf(__int_as_float(0x7f800000), "
-        "(float)y.m);\n"
-        "    const int xb = lm_mx_x(y.m);\n"
-        "    if (xb == 0 || xb == 2047) return (float)y.m;\n"
-        "    if (y.e < -1000) return copysignf(0.0f, (float)y.m);\n"
-        "    return (float)(y.m * lm_mx_scale(y.e));\n}\n");
+        "        const lm_mx b = w[i * st];\n");
+    emit_mx_step(o, "b", "r.em", "r.mm", "(int)", "        m *= b.m;\n        e += b.e;\n", "m");
+    base_str_cat(
+        o, "    }\n"
+           "    if (lo <= -(1 << 30) || hi > (1 << 30)) {\n"
+           "        r = r0;\n"
+           "        for (int i = 0; i < n; i++) r = lm_multiply_mx(r, w[i * st]);\n"
+           "        return r;\n"
+           "    }\n"
+           "    r.m = m;\n"
+           "    r.e = (int)e;\n"
+           "    lm_mx_renorm(r);\n"
+           "    return r;\n}\n"
+           "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
+           " * rounds to inf (from 2^128 (1 - 2^-25)); else m 2^e (e <= 128 then: the magnitude is "
+           "at\n"
+           " * most the largest) as a double, exactly, rounded once */\n"
+           "__device__ __forceinline__ float lm_mx_val(lm_mx y) {\n"
+           "    if (y.em > 128 || (y.em == 128 && y.mm >= 1.0 - 0x1p-25))\n"
+           "        return y.m == 0.0 || y.m != y.m ? __int_as_float(0x7fffffff)\n"
+           "                                                    : "
+           "copysignf(__int_as_float(0x7f800000), "
+           "(float)y.m);\n"
+           "    const int xb = lm_mx_x(y.m);\n"
+           "    if (xb == 0 || xb == 2047) return (float)y.m;\n"
+           "    if (y.e < -1000) return copysignf(0.0f, (float)y.m);\n"
+           "    return (float)(y.m * lm_mx_scale(y.e));\n}\n");
 }
 
 /* A 64-bit status word's relaxed load and store at GPU scope: the look-backs' (LB's packed
@@ -1405,23 +1401,26 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
                     "    }\n");
 }
 
+/* COLS: a group's items of input node pin into pf: the first tile's (before the tile loop),
+ * or the next tile's (inside it). */
+static void emit_cols_fetch(const cg_scan_t *s, base_str_t *o, int pin, bool next) {
+    const char *ind = next ? "            " : "        ";
+    base_str_printf(o,
+                    "#pragma unroll\n%sfor (int k = 0; k < %d; k++) {\n%s    const LM_I i = ", ind,
+                    s->items, ind);
+    if (next) base_str_printf(o, "tb + %d + ", COLS_G * s->items);
+    base_str_printf(o,
+                    "g * %d + k;\n"
+                    "%s    if (i < len) pf[k] = in%d[k%d + i * t%d_%d];\n"
+                    "%s}\n",
+                    s->items, ind, pin, pin, pin, s->axis, ind);
+}
+
 /* COLS: 32 adjacent lines x COLS_G groups per block, tile by tile with a carry. Each result is
  * (the group's prefix op the thread's items in order); the group's prefix is the carry folded
  * with the earlier groups' totals in order, so a group's last result is the next one's prefix
  * and the tile's last the next tile's carry, exactly (float32 products: their results run
  * from the group's prefix one element a step). */
-/* COLS: a group's items of input node pin, from tile offset `at` on, into pf. */
-static void emit_cols_fetch(const cg_scan_t *s, base_str_t *o, int pin, const char *ind,
-                            const char *at) {
-    base_str_printf(o,
-                    "#pragma unroll\n"
-                    "%sfor (int k = 0; k < %d; k++) {\n"
-                    "%s    const LM_I i = %sg * %d + k;\n"
-                    "%s    if (i < len) pf[k] = in%d[k%d + i * t%d_%d];\n"
-                    "%s}\n",
-                    ind, s->items, ind, at, s->items, ind, pin, pin, pin, s->axis, ind);
-}
-
 static void emit_cols(const cg_scan_t *s, base_str_t *o) {
     const char *T = acc_ty(s), *op = scan_fn(s), *x = acc_sfx(s);
     int it = s->items;
@@ -1457,7 +1456,7 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                         "        %s pf[%d];\n"
                         "        const %s *const lx%d = pf;\n",
                         ty(in), it, ty(in), pin);
-        emit_cols_fetch(s, o, pin, "        ", "");
+        emit_cols_fetch(s, o, pin, false);
     }
     base_str_printf(o, "        for (LM_I tb = 0; tb < len; tb += %d) {\n", COLS_G * it);
     if (pf)
@@ -1483,8 +1482,6 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
      * results then taken one element a step from the group's prefix (lm_mx_out) */
     base_str_cat(o, "                    y = x;\n"
                     "                }\n");
-    /* (float32 products: every load before the first product, whose renormalizing
-     * branches would otherwise hold the later loads back a memory latency) */
     if (pf)
         base_str_printf(o,
                         "                rs[k][g][lane] = y;\n"
@@ -1492,7 +1489,8 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                         "                if (k %% LM_MX_G == LM_MX_G - 1 || k == %d) lm_mx_norm(a, "
                         "gm);\n",
                         it - 1);
-    else if (s->mx)
+    else if (s->mx) /* (every load before the first product, whose renormalizing branches
+                     * would otherwise hold the later loads back a memory latency) */
         base_str_printf(o,
                         "                r[k] = y;\n"
                         "            }\n"
@@ -1514,11 +1512,7 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                     "            %s pre = carry;\n"
                     "            bool hp = hc;\n",
                     T);
-    if (pf) {
-        char next[32];
-        snprintf(next, sizeof next, "tb + %d + ", COLS_G * it);
-        emit_cols_fetch(s, o, pin, "            ", next);
-    }
+    if (pf) emit_cols_fetch(s, o, pin, true);
     /* the groups' prefixes (each left-folds the earlier groups' totals: the same brackets
      * in every group), the last group's inclusive one the next tile's carry */
     if (s->mx)

@@ -749,9 +749,9 @@ static void cumprod_pair(gpu_ref_batch_t *p, int nd, const int64_t *shape, const
  * product): rows of one staged tile, a line of many (look-back), a strided line (the unstaged
  * tiles), columns (the column groups, also strided and with a prologue) and a prologue, with
  * factors near 1 (the product stays in range: within rounding of NumPy's order); then
- * NumPy's infinities and NaNs where its
- * running product overflows (inf from there on, NaN once a 0 follows), and zeros that meet
- * large partial products ([0, 2, 2, ...]: 0, not 0 * inf). */
+ * NumPy's infinities and NaNs where its running product overflows (inf from there on, NaN
+ * once a 0 follows), and zeros that meet large partial products ([0, 2, 2, ...]: 0, not
+ * 0 * inf). */
 static void test_cumprod_float32(void **state) {
     (void)state;
     int64_t n = (INT64_C(1) << 17) + 3, rows[2] = {64, 8192}, wide[2] = {3, 60002},
