@@ -25,8 +25,9 @@
  *          so other bits, than LB's tiles of the same line).
  *   COLS   lines along an outer axis of at least COLS_MIN elements, the innermost extent 32
  *          or more: a block takes 32 adjacent lines (lanes) x COLS_G groups of items
- *          consecutive elements; the groups' totals fold in order in shared memory, and the
- *          block walks its lines tile by tile with a carry.
+ *          consecutive elements; the groups' totals fold in order in shared memory (float32
+ *          products: a scan in four shuffle steps), and the block walks its lines tile by
+ *          tile with a carry.
  *   SEL    COMPRESS, a compaction in one pass (CUB's select): blocks take tiles of SEL_BLOCK x
  *          items elements by ticket, compute the mask and the values (the prologue), count
  *          the kept ones by warp ballots, get the count before the tile by decoupled
@@ -297,7 +298,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f734e); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f734f); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -567,31 +568,6 @@ static void emit_identity(const cg_scan_t *s, base_str_t *o) {
         base_str_printf(o, "    const %s ident = (%s)%d;\n", ty(sn), ty(sn), one);
 }
 
-/* One step of lm_mx_fold's and lm_mx_chain's loops over factor f, m the mantissas' product
- * before it: the largest magnitude (em, mm; cast: em's) and the range (lo, hi) the exponents
- * pass; `step` advances m and e, `next` is m after it. */
-static void emit_mx_step(base_str_t *o, const char *f, const char *em, const char *mm,
-                         const char *cast, const char *step, const char *next) {
-    base_str_printf(o,
-                    "        const int xa = lm_mx_x(m);\n"
-                    "        if (xa != 0 && xa != 2047 && %s.em != LM_MX_NONE) {\n"
-                    "            const double c = fabs(m) * %s.mm;\n"
-                    "            const long long ce = e + %s.em + lm_mx_x(c) - 1022;\n"
-                    "            lo = ce < lo ? ce : lo;\n"
-                    "            hi = ce > hi ? ce : hi;\n"
-                    "            const double cm = lm_mx_set(c);\n"
-                    "            if (ce > %s || (ce == %s && cm > %s)) { %s = cm; %s = %sce; }\n"
-                    "        }\n"
-                    "%s"
-                    "        const int xm = lm_mx_x(%s);\n"
-                    "        if (xm != 0 && xm != 2047) {\n"
-                    "            const long long ex = e + xm - 1022;\n"
-                    "            lo = ex < lo ? ex : lo;\n"
-                    "            hi = ex > hi ? ex : hi;\n"
-                    "        }\n",
-                    f, f, f, em, em, mm, mm, em, cast, step, next);
-}
-
 /* The reordered float32 product's accumulator: m * 2^e is the product (m a double in [0.5, 1),
  * or 0, inf or NaN with e 0), so that no partial product overflows or underflows; e saturates
  * at +2^30, and a product below 2^-(2^30) becomes 0 (NumPy's is 0 long before). mm * 2^em is
@@ -742,8 +718,23 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "    for (int i = a; i < b; i++) {\n"
         "        const lm_mx q = w[found - 1 - i];\n"
         "        const double m = mk[i];\n");
-    emit_mx_step(o, "q", "em", "mm", "", "        e += q.e;\n", "mk[i + 1]");
     base_str_cat(o,
+                 "        const int xa = lm_mx_x(m);\n"
+                 "        if (xa != 0 && xa != 2047 && q.em != LM_MX_NONE) {\n"
+                 "            const double c = fabs(m) * q.mm;\n"
+                 "            const long long ce = e + q.em + lm_mx_x(c) - 1022;\n"
+                 "            lo = ce < lo ? ce : lo;\n"
+                 "            hi = ce > hi ? ce : hi;\n"
+                 "            const double cm = lm_mx_set(c);\n"
+                 "            if (ce > em || (ce == em && cm > mm)) { mm = cm; em = ce; }\n"
+                 "        }\n"
+                 "        e += q.e;\n"
+                 "        const int xm = lm_mx_x(mk[i + 1]);\n"
+                 "        if (xm != 0 && xm != 2047) {\n"
+                 "            const long long ex = e + xm - 1022;\n"
+                 "            lo = ex < lo ? ex : lo;\n"
+                 "            hi = ex > hi ? ex : hi;\n"
+                 "        }\n"
                  "    }\n"
                  "#pragma unroll\n"
                  "    for (int d = 16; d > 0; d >>= 1) {\n"
@@ -766,28 +757,7 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
                  "    lm_mx_renorm(r);\n"
                  "    return r;\n}\n");
     base_str_cat(
-        o,
-        "/* r op w[0] op w[st] op ... op w[(n - 1) st] (lm_multiply_mx's results) for n of at\n"
-        " * most 64: lm_mx_fold's chain in one thread, the mantissas' product unnormalized */\n"
-        "__device__ __forceinline__ lm_mx lm_mx_chain(lm_mx r, const lm_mx *w, int st, int n) {\n"
-        "    double m = r.m;\n"
-        "    long long e = r.e, lo = 0, hi = 0;\n"
-        "    const lm_mx r0 = r;\n"
-        "    for (int i = 0; i < n; i++) {\n"
-        "        const lm_mx b = w[i * st];\n");
-    emit_mx_step(o, "b", "r.em", "r.mm", "(int)", "        m *= b.m;\n        e += b.e;\n", "m");
-    base_str_cat(
-        o, "    }\n"
-           "    if (lo <= -(1 << 30) || hi > (1 << 30)) {\n"
-           "        r = r0;\n"
-           "        for (int i = 0; i < n; i++) r = lm_multiply_mx(r, w[i * st]);\n"
-           "        return r;\n"
-           "    }\n"
-           "    r.m = m;\n"
-           "    r.e = (int)e;\n"
-           "    lm_mx_renorm(r);\n"
-           "    return r;\n}\n"
-           "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
+        o, "/* The float32 result: NumPy's inf (NaN after a 0 or NaN) once the largest magnitude\n"
            " * rounds to inf (from 2^128 (1 - 2^-25)); else m 2^e (e <= 128 then: the magnitude is "
            "at\n"
            " * most the largest) as a double, exactly, rounded once */\n"
@@ -1505,33 +1475,55 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
                         "                r[k] = k == 0 ? y : lm_%s_%s(r[k - 1], y);\n"
                         "                a = r[k];\n",
                         op, x);
-    base_str_printf(o,
-                    "            }\n"
+    base_str_cat(o, "            }\n"
                     "            tot[g][lane] = a;\n"
-                    "            __syncthreads();\n"
+                    "            __syncthreads();\n");
+    if (pf) emit_cols_fetch(s, o, pin, true);
+    /* float32 products: the groups' totals scanned in place (warp g takes lines 2g and 2g + 1,
+     * a lane a group: four shuffle steps, fixed brackets), a group's prefix then the carry op
+     * the earlier groups' scanned total, and the next carry the carry op the last one's. A
+     * group's chain over every earlier total cost a third of the kernel's instructions. */
+    if (s->mx)
+        base_str_cat(o, "            {\n"
+                        "                const int q = lane & 15, c2 = 2 * g + (lane >> 4);\n"
+                        "                lm_mx v = tot[q][c2];\n"
+                        "#pragma unroll\n"
+                        "                for (int d = 1; d < 16; d <<= 1) {\n"
+                        "                    lm_mx y;\n"
+                        "                    y.m = __shfl_up_sync(0xffffffffu, v.m, d, 16);\n"
+                        "                    y.mm = __shfl_up_sync(0xffffffffu, v.mm, d, 16);\n"
+                        "                    y.e = __shfl_up_sync(0xffffffffu, v.e, d, 16);\n"
+                        "                    y.em = __shfl_up_sync(0xffffffffu, v.em, d, 16);\n"
+                        "                    if (q >= d) v = lm_multiply_mx(y, v);\n"
+                        "                }\n"
+                        "                tot[q][c2] = v;\n"
+                        "            }\n"
+                        "            __syncthreads();\n");
+    base_str_printf(o,
                     "            %s pre = carry;\n"
                     "            bool hp = hc;\n",
                     T);
-    if (pf) emit_cols_fetch(s, o, pin, true);
-    /* the groups' prefixes (each left-folds the earlier groups' totals: the same brackets
-     * in every group), the last group's inclusive one the next tile's carry */
+    /* the groups' prefixes (other types: each left-folds the earlier groups' totals, the same
+     * brackets in every group), the last group's inclusive one the next tile's carry */
     if (s->mx)
-        base_str_cat(
-            o, "            if (g > 0) {\n"
-               "                pre = hp ? lm_mx_chain(carry, &tot[0][lane], 33, g)\n"
-               "                         : lm_mx_chain(tot[0][lane], &tot[1][lane], 33, g - 1);\n"
-               "                hp = true;\n"
-               "            }\n");
+        base_str_printf(
+            o,
+            "            if (g > 0) {\n"
+            "                pre = hp ? lm_multiply_mx(carry, tot[g - 1][lane]) : tot[g - "
+            "1][lane];\n"
+            "                hp = true;\n"
+            "            }\n"
+            "            if (g == %d) cw[lane] = hc ? lm_multiply_mx(carry, tot[g][lane]) : "
+            "tot[g][lane];\n",
+            COLS_G - 1);
     else
         base_str_printf(o,
                         "            for (int j = 0; j < g; j++) { pre = hp ? lm_%s_%s(pre, "
-                        "tot[j][lane]) : tot[j][lane]; hp = true; }\n",
-                        op, x);
-    base_str_printf(
-        o,
-        "            if (g == %d) cw[lane] = hp ? lm_%s_%s(pre, tot[g][lane]) : tot[g][lane];\n"
-        "            %s c = pre;\n",
-        COLS_G - 1, op, x, T);
+                        "tot[j][lane]) : tot[j][lane]; hp = true; }\n"
+                        "            if (g == %d) cw[lane] = hp ? lm_%s_%s(pre, tot[g][lane]) : "
+                        "tot[g][lane];\n",
+                        op, x, COLS_G - 1, op, x);
+    base_str_printf(o, "            %s c = pre;\n", T);
     if (s->mx)
         base_str_cat(o, "            if (!hp) c = lm_mx_one();\n"
                         "            bool big = lm_mx_big(c);\n"

@@ -746,7 +746,8 @@ static void cumprod_pair(gpu_ref_batch_t *p, int nd, const int64_t *shape, const
 }
 
 /* float32 cumprod in the reordered forms (a mantissa and an integer exponent a partial
- * product): rows of one staged tile, a line of many (look-back), a strided line (the unstaged
+ * product): rows of one staged tile, lines of many (look-back; 17 and 129 tiles, the last a
+ * part), a strided line (the unstaged
  * tiles), columns (the column groups, also strided and with a prologue) and a prologue, with
  * factors near 1 (the product stays in range: within rounding of NumPy's order); then
  * NumPy's infinities and NaNs where its running product overflows (inf from there on, NaN
@@ -755,7 +756,7 @@ static void cumprod_pair(gpu_ref_batch_t *p, int nd, const int64_t *shape, const
 static void test_cumprod_float32(void **state) {
     (void)state;
     int64_t n = (INT64_C(1) << 17) + 3, rows[2] = {64, 8192}, wide[2] = {3, 60002},
-            cols[2] = {700, 1500};
+            cols[2] = {700, 1500}, longer = (INT64_C(1) << 20) + 3;
     int64_t most = cols[0] * cols[1]; /* the largest case (every case reads from b's start) */
     uint64_t *b = calloc((size_t)most, 8);
     uint32_t r = 12345u;
@@ -774,6 +775,7 @@ static void test_cumprod_float32(void **state) {
         const char *what;
     } cases[] = {{2, rows, 1, false, false, "rows"},
                  {1, &n, 0, false, false, "line"},
+                 {1, &longer, 0, false, false, "line of 129 tiles"},
                  {2, wide, 1, true, false, "strided"},
                  {2, cols, 0, false, false, "columns"},
                  {2, rows, 1, false, true, "prologue"},
@@ -918,6 +920,17 @@ static void test_deterministic(void **state) {
         }
         assert_memory_equal(s1, s2, bytes);
     }
+    /* float32 products along the line (their look-back folds 24-byte values; factors in
+     * [0.999, 1.001)) */
+    for (int rep = 0; rep < 2; rep++) {
+        loom_scope_begin(gpu);
+        loom_array_t *f = loom_add_f(gpu, loom_multiply_f(gpu, x, 1e-3), 1.0);
+        assert_int_equal(
+            loom_read(gpu, loom_cumprod(gpu, f, 0), rep ? s2 : s1, sizeof(float) << 24),
+            LOOM_STATUS_OK);
+        loom_scope_end(gpu);
+    }
+    assert_memory_equal(s1, s2, sizeof(float) << 24);
     free(s1);
     free(s2);
     loom_scope_end(gpu);
