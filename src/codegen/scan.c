@@ -64,6 +64,7 @@
 #define LB_RESIDENT  5   /* LB: blocks a multiprocessor holds (caps the registers a thread) */
 #define COLS_G       16  /* COLS: groups (warps) per block */
 #define COLS_MIN     64  /* outer-axis lines from this long: COLS */
+_Static_assert(COLS_G == 16, "float32 products' column scan: two lines a warp, a lane a group");
 
 #define SEL_BLOCK    256
 #define SEL_RESIDENT 4 /* SEL: blocks a multiprocessor holds (caps the registers a thread) */
