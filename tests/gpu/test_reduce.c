@@ -747,12 +747,11 @@ static void cumprod_pair(gpu_ref_batch_t *p, int nd, const int64_t *shape, const
 
 /* float32 cumprod in the reordered forms (a mantissa and an integer exponent a partial
  * product): rows of one staged tile, lines of many (look-back; 17 and 129 tiles, the last a
- * part), a strided line (the unstaged
- * tiles), columns (the column groups, also strided and with a prologue) and a prologue, with
- * factors near 1 (the product stays in range: within rounding of NumPy's order); then
- * NumPy's infinities and NaNs where its running product overflows (inf from there on, NaN
- * once a 0 follows), and zeros that meet large partial products ([0, 2, 2, ...]: 0, not
- * 0 * inf). */
+ * part), a strided line (the unstaged tiles), columns (the column groups, also strided and
+ * with a prologue) and a prologue, with factors near 1 (the product stays in range: within
+ * rounding of NumPy's order); then NumPy's infinities and NaNs where its running product
+ * overflows (inf from there on, NaN once a 0 follows), and zeros that meet large partial
+ * products ([0, 2, 2, ...]: 0, not 0 * inf). */
 static void test_cumprod_float32(void **state) {
     (void)state;
     int64_t n = (INT64_C(1) << 17) + 3, rows[2] = {64, 8192}, wide[2] = {3, 60002},
@@ -898,39 +897,33 @@ static void test_deterministic(void **state) {
     /* scans, twice each, the same bits: look-back tiles over one line of 2^24 (staged, a
      * block a tile), column groups, rows of three staged tiles (the last a part), and LB's
      * register form (the same shape read through a strided view: every other column of a
-     * wider array; its tiles are half the staged form's: other brackets, other bits) */
+     * wider array; its tiles are half the staged form's: other brackets, other bits); then
+     * float32 products along the line (their look-back folds 24-byte values; factors in
+     * [0.999, 1.001)) */
     int64_t staged[2] = {256, 20480}, wide[2] = {256, 2 * 20480}, step[2] = {1, 2};
     loom_array_t *r = loom_random_uniform(gpu, 7, LOOM_DTYPE_F32, 2, staged, -1, 1);
     loom_array_t *w = loom_random_uniform(gpu, 8, LOOM_DTYPE_F32, 2, wide, -1, 1);
     assert_int_equal(loom_eval(gpu, 1, &w), LOOM_STATUS_OK);
     loom_array_t *every2 = loom_slice(gpu, w, 2, NULL, NULL, step);
+    loom_array_t *near1 = loom_add_f(gpu, loom_multiply_f(gpu, x, 1e-3), 1.0);
     struct {
         loom_array_t *x;
         int32_t axis;
-    } scans[4] = {{x, 0}, {c, 0}, {r, 1}, {every2, 1}};
+        bool prod;
+    } scans[5] = {
+        {x, 0, false}, {c, 0, false}, {r, 1, false}, {every2, 1, false}, {near1, 0, true}};
     float *s1 = malloc(sizeof(float) << 24), *s2 = malloc(sizeof(float) << 24);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         size_t bytes = sizeof(float) * (size_t)loom_array_size(scans[k].x);
         for (int rep = 0; rep < 2; rep++) {
             loom_scope_begin(gpu);
-            assert_int_equal(
-                loom_read(gpu, loom_cumsum(gpu, scans[k].x, scans[k].axis), rep ? s2 : s1, bytes),
-                LOOM_STATUS_OK);
+            loom_array_t *y =
+                (scans[k].prod ? loom_cumprod : loom_cumsum)(gpu, scans[k].x, scans[k].axis);
+            assert_int_equal(loom_read(gpu, y, rep ? s2 : s1, bytes), LOOM_STATUS_OK);
             loom_scope_end(gpu);
         }
         assert_memory_equal(s1, s2, bytes);
     }
-    /* float32 products along the line (their look-back folds 24-byte values; factors in
-     * [0.999, 1.001)) */
-    for (int rep = 0; rep < 2; rep++) {
-        loom_scope_begin(gpu);
-        loom_array_t *f = loom_add_f(gpu, loom_multiply_f(gpu, x, 1e-3), 1.0);
-        assert_int_equal(
-            loom_read(gpu, loom_cumprod(gpu, f, 0), rep ? s2 : s1, sizeof(float) << 24),
-            LOOM_STATUS_OK);
-        loom_scope_end(gpu);
-    }
-    assert_memory_equal(s1, s2, sizeof(float) << 24);
     free(s1);
     free(s2);
     loom_scope_end(gpu);
