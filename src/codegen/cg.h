@@ -157,7 +157,7 @@ uint32_t cg_reduce_block_threads(const cg_reduce_t *r, uint32_t i);
  * node}, written C-contiguous. The same functions as for reductions, with the same meanings. */
 typedef struct cg_scan cg_scan_t;
 cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
-                        const uint64_t *input_addr, int sm_count);
+                        const uint64_t *input_addr, int sm_count, int l2_bytes);
 cg_scan_t *cg_scan_keep(const cg_scan_t *s, base_alloc_t *al);
 void cg_scan_free(cg_scan_t *s, base_alloc_t *al);
 void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g);
@@ -254,7 +254,8 @@ enum {
     CG_SK_ATOMIC,
     CG_SK_CORR,
     CG_SK_PAYS,
-    CG_SK_SELECT
+    CG_SK_SELECT,
+    CG_SK_ROWS
 };
 /* SELECT's kernel: a block a line, at most this many threads (256 for lines up to 4096). */
 #define CG_SELECT_THREADS 512
@@ -278,6 +279,8 @@ typedef struct cg_sort {
     int key_passes, seg_passes;
     bool keys_only;         /* a sort whose keys hold the elements: payloads only where they
                              * do not (both zeros, or NaNs of two bit patterns, in a float sort) */
+    bool rows;              /* lines of at most a tile, contiguous: a block sorts each in shared
+                             * memory (CG_SK_ROWS), every pass there */
     int ipt;                /* keys a SCATTER thread ranks; its tile: CG_SORT_THREADS * ipt */
     int64_t tile;
     bool wide;              /* 64-bit look-back words (n of 2^30 or more), else 32-bit */

@@ -36,7 +36,10 @@
  *          total after the node's n elements.
  *   SELP   SEL over one axis that every input reads with unit stride: tiles of twice the items,
  *          a block each in block order, copied into shared memory (cp.async, as LBP) and read
- *          from there, so that registers do not bound the tiles in flight.
+ *          from there, so that registers do not bound the tiles in flight. The mask's inputs
+ *          come first, in their own copy group, so that the count and the look-back overlap
+ *          the other inputs' copies; each block prefetches into L2 the tile that starts
+ *          SELP_L2_PART's share of the L2 later.
  *
  * LB and COLS reorder the operations, so float products other than float32's and 2-byte float
  * sums keep the in-order forms (cg_scan_init says why). Other sums, integer products and
@@ -72,6 +75,7 @@ _Static_assert(COLS_G == 16, "float32 products' column scan: two lines a warp, a
 
 #define SELP_SMEM    (40 * 1024)  /* SELP: a tile's staged bytes, at most */
 #define SELP_SM_SMEM (220 * 1024) /* SELP: a multiprocessor's shared memory, what blocks take */
+#define SELP_L2_PART 6 /* SELP: the tiles a block prefetches ahead fill this part of L2, 1/N */
 
 #define LBP_SMEM  (46 * 1024) /* LBP: shared memory a block may take (static, under 48 KiB) */
 #define LBP_ITEMS    2 /* LBP: LB's items a thread times this, in lines longer than LB's tile */
@@ -205,7 +209,7 @@ static int selp_resident(const cg_scan_t *s) {
 }
 
 cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
-                        const uint64_t *input_addr, int sm_count) {
+                        const uint64_t *input_addr, int sm_count, int l2_bytes) {
     (void)input_addr;
     cg_scan_t *s = base_arena_alloc(ar, 1, sizeof *s);
     if (!s) return NULL;
@@ -245,6 +249,8 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
         s->items = es <= 4 ? 16 : (int)(64 / es);
         s->ahead = SEL_AHEAD * (int64_t)(sm_count > 0 ? sm_count : 132);
         selp_plan(s);
+        if (s->mode == M_SELP) /* (0: no prefetch, where the L2's size is not known) */
+            s->ahead = l2_bytes > 0 ? (int64_t)l2_bytes / SELP_L2_PART / s->stage : 0;
         return s;
     }
     s->items = es >= 4 ? (int)(64 / es) : 16;
@@ -299,7 +305,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f734f); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7351); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -1561,8 +1567,8 @@ static void emit_cols(const cg_scan_t *s, base_str_t *o) {
  * stored from their places, each warp's round to consecutive ones. Status words: the tile's
  * kept count with AGG (its own) or INC (all up to it) in the top bits, one 64-bit word, so no
  * fence orders a value and its flag. */
-static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *at_store,
-                          const char *value) {
+static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *before_store,
+                          const char *at_store, const char *value) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     int w = SEL_BLOCK / 32, e = s->items * w / 32;
     bool bits = sn->dtype == LOOM_DTYPE_BOOL; /* the count a bool per bit (ir_compress_tail) */
@@ -1626,6 +1632,7 @@ static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *at_stor
         "            for (int b = 0; b < %d; b++) cb[b] = (unsigned char)((pre + total) >> (%d * "
         "b)%s);\n"
         "        }\n"
+        "%s"
         "#pragma unroll\n"
         "        for (int k = 0; k < IT; k++) {\n"
         "            const unsigned b = wb[k * %d + wp];\n"
@@ -1634,8 +1641,8 @@ static void emit_sel_tile(const cg_scan_t *s, base_str_t *o, const char *at_stor
         "                out[pre + wc[k * %d + wp] + __popc(b & below)] = %s;\n"
         "            }\n"
         "        }\n",
-        w, w, e, e, e, e, e, bits ? 64 : 8, bits ? 1 : 8, bits ? " & 1u" : "", w, at_store, w,
-        value);
+        w, w, e, e, e, e, e, bits ? 64 : 8, bits ? 1 : 8, bits ? " & 1u" : "", before_store, w,
+        at_store, w, value);
 }
 
 /* SEL's and SELP's declarations. */
@@ -1719,7 +1726,7 @@ static void emit_sel(const cg_scan_t *s, base_str_t *o) {
                     "            }\n"
                     "        }\n",
                     mk, vl);
-    emit_sel_tile(s, o, "", "xs[k]");
+    emit_sel_tile(s, o, "", "", "xs[k]");
     base_str_cat(o, "        __syncthreads();\n"
                     "    }\n");
 }
@@ -1738,25 +1745,53 @@ static uint32_t selp_at(const cg_scan_t *s, uint32_t upto) {
  * there: a block holds no operands in registers, so a multiprocessor holds six blocks of
  * twice SEL's tile (8192 elements of 4 bytes) where SEL's registers allow four, and while some
  * wait on their predecessors the others' copies are in flight. Thread t's item k is element
- * k * SEL_BLOCK + t of the tile, as in SEL. */
+ * k * SEL_BLOCK + t of the tile, as in SEL. The tile `ahead` on (a sixth of the L2's bytes
+ * ahead: further, the prefetched lines are evicted before their block reads them) goes into
+ * L2 while this one's copies are in flight, so that DRAM stays busy through the blocks'
+ * look-backs and stores. */
 static void emit_selp(const cg_scan_t *s, base_str_t *o) {
     const ir_node_t *sn = node(s, s->n_nodes - 1);
     uint32_t mk = pos(s, sn->src[0]), vl = pos(s, sn->src[1]);
     emit_sel_open(s, o);
     base_str_printf(o,
-                    "    (void)ahead;\n"
                     "    enum { LX = %d };\n"
                     "    __shared__ __align__(16) unsigned char sb[%u];\n"
                     "    const LM_I u = (LM_I)blockIdx.x, tb = u * TILE;\n"
                     "    const LM_I nv = len - tb < TILE ? len - tb : TILE;\n",
                     SEL_BLOCK, s->stage);
-    for (uint32_t j = 0; j < s->n_nodes; j++)
-        if (node(s, j)->op == IR_OP_INPUT)
-            emit_stage_copy(s, o, "    ", j, selp_at(s, j), SEL_BLOCK * s->items, SEL_BLOCK, false);
-    base_str_cat(o, "    lm_cp_commit();\n"
-                    "    lm_cp_wait<0>();\n"
+    /* The mask's inputs are copied first, in a group of their own: the tile's count needs
+     * only them, so it is published (and the look-back runs) while the other inputs are
+     * still on their way. A mask computed from the values (`x[x > 0]`) has no other group. */
+    bool *m_under = nodes_under(s, mk), split = false;
+    for (int grp = 0; grp < 2; grp++) {
+        for (uint32_t j = 0; j < s->n_nodes; j++)
+            if (node(s, j)->op == IR_OP_INPUT && (!m_under || m_under[j]) == !grp) {
+                emit_stage_copy(s, o, "    ", j, selp_at(s, j), SEL_BLOCK * s->items, SEL_BLOCK,
+                                false);
+                split |= grp == 1;
+            }
+        if (grp == 0 || split) base_str_cat(o, "    lm_cp_commit();\n");
+    }
+    free(m_under);
+    { /* the tile `ahead` blocks on into L2, a 128-byte line a thread */
+        base_str_cat(o, "    if (ahead > 0 && u + ahead < tiles) {\n"
+                        "        const LM_I pb = (u + ahead) * TILE;\n");
+        for (uint32_t j = 0; j < s->n_nodes; j++) {
+            if (node(s, j)->op != IR_OP_INPUT) continue;
+            int per = 128 / (int)ir_dtypes[node(s, j)->dtype].size; /* elements a line */
+            base_str_printf(o,
+                            "        for (int c = t; c < TILE / %d; c += %d)\n"
+                            "            if (pb + c * %d < len) asm volatile(\"prefetch.global.L2 "
+                            "[%%0];\" :: \"l\"(in%u + pb + c * %d));\n",
+                            per, SEL_BLOCK, per, j, per);
+        }
+        base_str_cat(o, "    }\n");
+    }
+    base_str_printf(o,
+                    "    lm_cp_wait<%d>();\n"
                     "    __syncthreads();\n"
-                    "    {\n");
+                    "    {\n",
+                    split ? 1 : 0);
     for (uint32_t j = 0; j < s->n_nodes; j++)
         if (node(s, j)->op == IR_OP_INPUT)
             base_str_printf(o, "        const %s *lx%u = (const %s *)(sb + %u) + t;\n",
@@ -1785,7 +1820,8 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
     }
     char value[32];
     snprintf(value, sizeof value, from_stage ? "lx%u[k * LX]" : "v%u", vl);
-    emit_sel_tile(s, o, base_str_get(&at), value);
+    emit_sel_tile(s, o, split ? "        lm_cp_wait<0>();\n        __syncthreads();\n" : "",
+                  base_str_get(&at), value);
     base_str_fini(&at);
     base_str_cat(o, "    }\n");
 }

@@ -131,10 +131,32 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
         s->ipt = 32;
     s->tile = (int64_t)CG_SORT_THREADS * s->ipt;
     s->wide = s->n >= ((int64_t)1 << 30);
+    /* contiguous lines of 256 to 8192 elements of at most 4 bytes, enough of them to fill
+     * the device: a block a line, its keys and their positions in shared memory, every pass
+     * there; no line numbers in the keys, and one read and one write of each element. The
+     * tile is the line's length rounded up to a power of two (IPT keys a thread). */
+    if ((n->op == IR_OP_SORT || n->op == IR_OP_ARGSORT) && s->inner == 1 &&
+        s->len >= CG_SORT_THREADS && s->len <= (int64_t)CG_SORT_THREADS * 32 &&
+        ir_dtypes[s->dtype].size <= 4 && s->n / s->len >= cg__sms(sm_count) &&
+        (smem_per_sm == 0 || smem_per_sm >= 64 * 1024)) {
+        s->rows = true;
+        s->seg = false;
+        s->kbytes = (int)ir_dtypes[s->dtype].size;
+        s->pbytes = 2;
+        s->key_passes = (int)ir_dtypes[s->dtype].size;
+        s->seg_passes = 0;
+        s->keys_only = false;
+        for (s->ipt = 1; (int64_t)CG_SORT_THREADS * s->ipt < s->len;) s->ipt *= 2;
+        s->tile = (int64_t)CG_SORT_THREADS * s->ipt;
+    }
     int *k = s->kinds;
     switch (n->op) {
         case IR_OP_SORT:
         case IR_OP_ARGSORT:
+            if (s->rows) {
+                k[s->nk++] = CG_SK_ROWS;
+                break;
+            }
             k[s->nk++] = CG_SK_PREP;
             if (s->keys_only && ir_dtypes[s->dtype].kind == IR_DKIND_FLOAT) k[s->nk++] = CG_SK_PAYS;
             k[s->nk++] = CG_SK_SCATTER;
@@ -184,10 +206,11 @@ base_hash128_t cg_sort_key(const cg_sort_t *s, uint32_t i) {
     cg__key_init(&k, 0x6c6f7339); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->kinds[i]);
     cg__key_put(&k, s->op | (uint32_t)s->dtype << 16 | (uint32_t)s->mode << 24);
-    cg__key_put(
-        &k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
-                (uint32_t)(s->inner == 1) << 17 | (uint32_t)(s->key_passes + s->seg_passes) << 18 |
-                (uint32_t)s->atomic << 24 | (uint32_t)s->keys_only << 25 | (uint32_t)s->wide << 26);
+    cg__key_put(&k, (uint32_t)s->kbytes | (uint32_t)s->pbytes << 8 | (uint32_t)s->seg << 16 |
+                        (uint32_t)(s->inner == 1) << 17 |
+                        (uint32_t)(s->key_passes + s->seg_passes) << 18 |
+                        (uint32_t)s->atomic << 24 | (uint32_t)s->keys_only << 25 |
+                        (uint32_t)s->wide << 26 | (uint32_t)s->rows << 27);
     cg__key_put(&k, (uint32_t)s->ipt);
     return cg__key_done(&k);
 }
@@ -433,6 +456,15 @@ static void emit_tile_both(bool seg, base_str_t *o, void (*emit)(bool, bool, bas
     base_str_fini(&t);
 }
 
+/* A pass's digit counts per warp (wh[warp][digit]) made exclusive over the warps, thread t
+ * taking digit t; run: the tile's count of digit t. */
+static const char warp_runs[] = "    unsigned run = 0;\n"
+                                "    for (int w = 0; w < 8; w++) {\n"
+                                "        const unsigned c = wh[w][t];\n"
+                                "        wh[w][t] = run;\n"
+                                "        run += c;\n"
+                                "    }\n";
+
 /* One pass (onesweep; see the file's comment). Warp w ranks the tile's elements
  * [w * 32 * IPT, (w + 1) * 32 * IPT), lane by lane in rounds of 32 (warp-striped, so that
  * the loads coalesce and the order of rounds, lanes and warps is the elements'). The tile's
@@ -494,16 +526,12 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
     /* the tile's keys, their digits counted; then ranked. Full tiles (all but the last) run
      * a copy without the bounds tests: the pass is bound by integer issue */
     emit_tile_both(seg, o, emit_tile_load);
+    base_str_cat(o, "    __syncthreads();\n"
+                    "    /* thread t: digit t. Its count before each warp, the tile's count "
+                    "published */\n");
+    base_str_cat(o, warp_runs);
     base_str_cat(
-        o, "    __syncthreads();\n"
-           "    /* thread t: digit t. Its count before each warp, the tile's count published */\n"
-           "    unsigned run = 0;\n"
-           "    for (int w = 0; w < 8; w++) {\n"
-           "        const unsigned c = wh[w][t];\n"
-           "        wh[w][t] = run;\n"
-           "        run += c;\n"
-           "    }\n"
-           "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | (ST)run;\n"
+        o, "    status[tile * 256 + t] = (tile == 0 ? F2 : F1) | (ST)run;\n"
            "    unsigned x_ = run; /* the tile's digits before t; all tiles' (counts) before t */\n"
            "    lm_u64 g = counts[t];\n"
            "    for (int d = 1; d < 32; d *= 2) {\n"
@@ -555,6 +583,81 @@ static void emit_scatter(const cg_sort_t *s, bool seg, base_str_t *o, const char
     base_str_cat(o, "        keys_out[at] = k;\n"
                     "        if (wp) pays_out[at] = sp[p];\n"
                     "    }\n}\n");
+}
+
+/* ROWS: a block a line of at most TILE contiguous elements (grid-stride over lines). The
+ * line's keys and positions go to shared memory; each 8-bit pass ranks them as a SCATTER
+ * tile does (per-warp digit counts, their scan over the tile, peers by ballots) and places
+ * them back in shared memory, a stable counting sort of the line; the last pass's order is
+ * written out: the positions (argsort) or the elements at them (sort: their own bits, so
+ * both zeros and every NaN keep theirs). */
+static void emit_rows(const cg_sort_t *s, base_str_t *o, const char *name) {
+    /* words: x, out, len, lines */
+    bool arg = s->op == IR_OP_ARGSORT;
+    emit_twiddle(s, o);
+    open_kernel_min(o, name, 4, CG_SORT_THREADS, s->ipt >= 32 ? 2 : s->ipt >= 16 ? 3 : 4);
+    base_str_printf(o,
+                    "    typedef UT KT;\n    typedef lm_u16 PT;\n"
+                    "    enum { IPT = %d, TILE = %d * IPT };\n"
+                    "    const UT *x = (const UT *)P.w[0];\n"
+                    "    %s *out = (%s *)P.w[1];\n"
+                    "    const lm_u64 len = P.w[2], lines = P.w[3];\n"
+                    "    __shared__ unsigned wh[8][256], wsum[8];\n"
+                    "    extern __shared__ __align__(16) unsigned char lm_dsm[]; /* keys, pays */\n"
+                    "    KT *const sk = (KT *)lm_dsm;\n"
+                    "    PT *const sp = (PT *)(lm_dsm + TILE * sizeof(KT));\n"
+                    "    const KT *const keys_in = sk;\n"
+                    "    const PT *const pays_in = sp;\n"
+                    "    const unsigned t = threadIdx.x, warp = t / 32, lane = t %% 32;\n"
+                    "    const unsigned cnt = (unsigned)len, w0 = warp * 32 * IPT, tb = 0;\n"
+                    "    const bool wp = true; /* payloads carried */\n"
+                    "    KT key[IPT];\n"
+                    "    PT pay[IPT];\n"
+                    "    for (lm_u64 l = blockIdx.x; l < lines; l += gridDim.x) {\n"
+                    "        const UT *xl = x + l * len;\n"
+                    "        for (unsigned i = t; i < cnt; i += %d) {\n"
+                    "            sk[i] = lm_sk(xl[i]);\n"
+                    "            sp[i] = (PT)i;\n"
+                    "        }\n"
+                    "        for (unsigned shift = 0; shift < W; shift += 8) {\n"
+                    "            for (unsigned k = lane; k < 256; k += 32) wh[warp][k] = 0;\n"
+                    "            __syncthreads();\n",
+                    s->ipt, CG_SORT_THREADS, arg ? "lm_i64" : "UT", arg ? "lm_i64" : "UT",
+                    CG_SORT_THREADS);
+    base_str_t t;
+    base_str_init(&t, o->al);
+    emit_tile_both(false, &t, emit_tile_load);
+    base_str_cat(&t, "    __syncthreads();\n"
+                     "    /* thread t: digit t. Its count before each warp, then before the digit "
+                     "*/\n");
+    base_str_cat(&t, warp_runs);
+    base_str_cat(&t, "    unsigned x_ = run;\n"
+                     "    for (int d = 1; d < 32; d *= 2) {\n"
+                     "        const unsigned y = __shfl_up_sync(0xffffffffu, x_, d);\n"
+                     "        if (lane >= (unsigned)d) x_ += y;\n"
+                     "    }\n"
+                     "    if (lane == 31) wsum[warp] = x_;\n"
+                     "    __syncthreads();\n"
+                     "    for (unsigned w = 0; w < warp; w++) x_ += wsum[w];\n"
+                     "    const unsigned ts = x_ - run;\n"
+                     "    for (int w = 0; w < 8; w++) wh[w][t] += ts;\n"
+                     "    __syncthreads();\n");
+    emit_tile_both(false, &t, emit_tile_rank);
+    base_str_cat(&t, "    __syncthreads();\n");
+    /* (two levels in: the line loop and the pass loop) */
+    base_str_t t2;
+    base_str_init(&t2, o->al);
+    cat_indented(&t2, base_str_get(&t));
+    cat_indented(o, base_str_get(&t2));
+    if (t.failed || t2.failed) o->failed = true;
+    base_str_fini(&t);
+    base_str_fini(&t2);
+    base_str_printf(o,
+                    "        }\n"
+                    "        for (unsigned p = t; p < cnt; p += %d) out[l * len + p] = %s;\n"
+                    "        __syncthreads();\n"
+                    "    }\n}\n",
+                    CG_SORT_THREADS, arg ? "(lm_i64)sp[p]" : "xl[sp[p]]");
 }
 
 /* A sort's keys (and payloads unless keys_only), the digit counts of every pass, and for a
@@ -1100,6 +1203,9 @@ void cg_sort_source(const cg_sort_t *s, uint32_t i, base_str_t *out, char *name)
             break;
         case CG_SK_SELECT:
             emit_select(s, &body, name);
+            break;
+        case CG_SK_ROWS:
+            emit_rows(s, &body, name);
             break;
         default:
             emit_nz_write(&body, name);

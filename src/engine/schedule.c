@@ -76,6 +76,7 @@ typedef struct sched {
     uint32_t cap_leaves, cap_in, cap_out; /* of the step being built (s->cur) */
     int sm;
     int smem; /* shared memory bytes of a multiprocessor (0: not known) */
+    int l2;   /* the L2 cache's bytes (0: not known) */
     /* the reduce step being assembled */
     struct {
         bool on, stage;
@@ -856,7 +857,7 @@ static bool sched_scan(sched_t *s, uint32_t i) {
     if (slot == NONE) return false;
     uint64_t *addr = plan_addrs(s, st);
     if (!addr) return false;
-    st->scan = cg_scan_init(&st->sg, s->ar, j, addr, s->sm);
+    st->scan = cg_scan_init(&st->sg, s->ar, j, addr, s->sm, s->l2);
     if (!st->scan) return oom(s);
     if (!alloc_kerns(s, st, 1)) return false;
     st->kerns[0] = en_kernel(s->e, cg_scan_key(st->scan), src_scan, st->scan, 0);
@@ -1727,6 +1728,7 @@ en_plan_t *en_schedule(en_engine_t *e, const ir_graph_t *g, const uint64_t *in_a
     s.tmp = g->arena;
     s.sm = rt_device_sm_count(e->rt);
     s.smem = rt_device_smem_per_sm(e->rt);
+    s.l2 = rt_device_l2_bytes(e->rt);
     s.val = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.val);
     s.n_users = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.n_users);
     s.gemm_at = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_at);

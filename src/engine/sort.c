@@ -146,6 +146,15 @@ loom_status_t en_sort_run(en_engine_t *e, const en_step_t *st, const uint64_t *i
             (uint64_t)s->len, s->one_value ? 0 : 1};
         return launch(e, st->kerns[0], en_stride_grid(e->rt, s->n), 256, w);
     }
+    if (s->rows) { /* a block a line, every pass in its shared memory */
+        int64_t lines = s->n / s->len, cap = INT64_C(1) << 30;
+        uint64_t w[4] = {en_operand(sg, nd, 0, in), out, (uint64_t)s->len, (uint64_t)lines};
+        void *params[1] = {w};
+        uint32_t grid[3] = {(uint32_t)(lines < cap ? lines : cap), 1, 1};
+        uint32_t block[3] = {CG_SORT_THREADS, 1, 1};
+        rt_launch_ex(rt, st->kerns[0], grid, block, cg_sort_scatter_smem(s), params);
+        return e->err->status;
+    }
     size_t kb = (size_t)s->n * (size_t)s->kbytes, pb = (size_t)s->n * (size_t)s->pbytes;
     work_t wk = work_layout(s, 0);
     if (wk.tiles > UINT32_MAX)

@@ -21,6 +21,7 @@
 #include "runtime/rt.h"
 
 #define SM 132
+#define L2 (50 << 20) /* an H100's L2 cache */
 
 static char root[256];
 static base_alloc_t al = {.fail_after = -1};
@@ -708,7 +709,7 @@ static void test_keys(void **state) {
 /* Builds the scan's kernel; with `staged` 1 or 0, asserts that it does or does not stage
  * tiles through shared memory asynchronously. */
 static void check_scan_form(gb_t *b, uint32_t out, const char *what, int staged) {
-    cg_scan_t *s = cg_scan_init(&b->g, &b->ar, out, b->addr, SM);
+    cg_scan_t *s = cg_scan_init(&b->g, &b->ar, out, b->addr, SM, L2);
     assert_non_null(s);
     base_str_t t1, t2;
     base_str_init(&t1, &al);
@@ -757,8 +758,9 @@ static void check_scan_keys(void) {
                 gb_init(&b);
                 uint32_t x = in_c(&b, d ? LOOM_DTYPE_BOOL : LOOM_DTYPE_F32, 2, shapes[i]);
                 if (d) x = cast(&b, LOOM_DTYPE_I64, x);
-                cg_scan_t *s = cg_scan_init(
-                    &b.g, &b.ar, scan(&b, prod ? IR_OP_CUMPROD : IR_OP_CUMSUM, x, 1), b.addr, SM);
+                cg_scan_t *s =
+                    cg_scan_init(&b.g, &b.ar, scan(&b, prod ? IR_OP_CUMPROD : IR_OP_CUMSUM, x, 1),
+                                 b.addr, SM, L2);
                 assert_non_null(s);
                 char name[40];
                 base_str_init(&texts[n], &al);
@@ -859,6 +861,13 @@ static uint32_t compress(gb_t *b, uint32_t mask, uint32_t vals) {
     return id;
 }
 
+/* The text of the scan or compaction c into t (initialized here). */
+static void scan_text(gb_t *b, uint32_t c, base_str_t *t) {
+    char name[40];
+    base_str_init(t, &al);
+    cg_scan_source(cg_scan_init(&b->g, &b->ar, c, b->addr, SM, L2), t, name);
+}
+
 /* The single-pass compaction: every value width (1 to 16 bytes) with a bool mask input (the
  * staged form: unit strides); the mask and the values computed in the kernel from one input,
  * strided (the register form) and contiguous (staged); an empty mask, which still launches a
@@ -874,12 +883,37 @@ static void test_compress(void **state) {
         gb_init(&b);
         c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &n), in_c(&b, d, 1, &n));
         check_scan_form(&b, c, "compress", 1);
-        cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
+        cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM, L2);
         size_t zeroed, bytes = cg_scan_scratch_bytes(s, &zeroed);
         assert_true(bytes == zeroed && bytes >= 16 + 8); /* the ticket and a status word a tile */
         gb_fini(&b);
     }
     gb_t b;
+    { /* a stored mask: copied in a group of its own, waited for first; the tile an L2's
+       * sixth on prefetched, none where the L2 is not known (the last parameter) */
+        int64_t big = INT64_C(1) << 28;
+        gb_init(&b);
+        uint32_t vals = in_c(&b, LOOM_DTYPE_F32, 1, &big); /* in0: copied second */
+        c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &big), vals);
+        base_str_t t;
+        base_str_init(&t, &al);
+        char name[40];
+        cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM, L2);
+        cg_scan_source(s, &t, name);
+        const char *src = base_str_get(&t);
+        assert_non_null(strstr(src, "lm_cp_wait<1>();"));
+        assert_true(strstr(src, "lm_cp_wait<1>();") < strstr(src, "lm_cp_wait<0>();"));
+        assert_non_null(strstr(src, "const lm_b *src = in1"));
+        assert_true(strstr(src, "const lm_b *src = in1") < strstr(src, "const lm_f32 *src = in0"));
+        uint64_t w[64];
+        assert_true(cg_scan_n_params(s) <= 64);
+        cg_scan_params(s, b.addr, 0, 0, w);
+        assert_int_equal(w[cg_scan_n_params(s) - 1], (50 << 20) / 6 / (8192 * 5));
+        cg_scan_params(cg_scan_init(&b.g, &b.ar, c, b.addr, SM, 0), b.addr, 0, 0, w);
+        assert_int_equal(w[cg_scan_n_params(s) - 1], 0);
+        base_str_fini(&t);
+        gb_fini(&b);
+    }
     gb_init(&b);
     uint32_t x = in_s(&b, LOOM_DTYPE_F32, 1, &n, &two, 0);
     uint32_t m = op(&b, IR_OP_GREATER, LOOM_DTYPE_BOOL, x, cst(&b, LOOM_DTYPE_F32, 0.5));
@@ -893,18 +927,24 @@ static void test_compress(void **state) {
     check_scan_form(&b, c, "fused staged compress", 1);
     { /* the computed value is computed again at its store, not held in registers (spilled) */
         base_str_t t;
-        base_str_init(&t, &al);
-        char name[40];
-        cg_scan_source(cg_scan_init(&b.g, &b.ar, c, b.addr, SM), &t, name);
+        scan_text(&b, c, &t);
         assert_null(strstr(base_str_get(&t), "xs[IT]"));
         assert_non_null(strstr(base_str_get(&t), "lm_multiply_f32"));
         base_str_fini(&t);
     }
-    check_scan_form(&b, compress(&b, m, x), "staged x[x > 0.5]", 1);
+    c = compress(&b, m, x);
+    check_scan_form(&b, c, "staged x[x > 0.5]", 1);
+    { /* the mask is computed from x: one group */
+        base_str_t t;
+        scan_text(&b, c, &t);
+        assert_null(strstr(base_str_get(&t), "lm_cp_wait<1>"));
+        assert_non_null(strstr(base_str_get(&t), "prefetch.global.L2"));
+        base_str_fini(&t);
+    }
     gb_fini(&b);
     gb_init(&b);
     c = compress(&b, in_c(&b, LOOM_DTYPE_BOOL, 1, &e), in_c(&b, LOOM_DTYPE_F32, 1, &e));
-    cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM);
+    cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM, L2);
     uint32_t grid[3], block[3], smem;
     cg_scan_launch_shape(s, grid, block, &smem);
     assert_int_equal(grid[0], 1);
@@ -937,6 +977,26 @@ static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
     const ir_node_t *n = &b->g.nodes[s];
     loom_dtype_t d = (loom_dtype_t)b->g.nodes[n->src[0]].dtype;
     bool sort = n->op == IR_OP_SORT, fl = ir_dtypes[d].kind == IR_DKIND_FLOAT;
+    /* contiguous lines of at most 8192 elements of at most 4 bytes, at least a line a
+     * multiprocessor: a block a line, one kernel */
+    bool rows = st.inner == 1 && st.len >= CG_SORT_THREADS && st.len <= CG_SORT_THREADS * 32 &&
+                ir_dtypes[d].size <= 4 && st.n / st.len >= SM;
+    assert_int_equal(st.rows, rows);
+    if (rows) {
+        assert_int_equal(cg_sort_n_kernels(&st), 1);
+        assert_int_equal(st.kinds[0], CG_SK_ROWS);
+        assert_true(st.tile >= st.len && st.tile < 2 * st.len);
+        assert_int_equal(cg_sort_scatter_smem(&st), st.tile * (ir_dtypes[d].size + 2));
+        base_str_t t;
+        base_str_init(&t, &al);
+        char name[40];
+        cg_sort_source(&st, 0, &t, name);
+        char w[120];
+        snprintf(w, sizeof w, "%s, rows kernel", what);
+        build(name, base_str_get(&t), cg_sort_key(&st, 0), w);
+        base_str_fini(&t);
+        return;
+    }
     assert_int_equal(st.seg, seg);
     assert_int_equal(st.keys_only, sort && !seg);
     assert_int_equal(st.wide, st.n >= (INT64_C(1) << 30));

@@ -266,6 +266,32 @@ static void test_sorts(void **state) {
                  dtypes[d]);
         expr(f, e, 0, -1);
     }
+    /* Rows of at most 8192 contiguous elements, enough of them to fill the GPU: a block a
+     * row, every pass in its shared memory (one kernel, after at most a copy of the view;
+     * the device-wide sort takes five or more). Full rows of 8192 and 4096, every dtype of
+     * at most 4 bytes (wider ones take the device-wide sort); NaNs and both zeros in line
+     * order. */
+    both(f, "argsort(reshape(v[:1048576], (256, 4096)), axis=1)", by_expr,
+         "argsort(reshape(v[:1048576], (256, 4096)), axis=1)", VMAX, 0, 2);
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        snprintf(e, sizeof e,
+                 "argsort(astype(reshape(tile(v[:655360], 2), (160, 8192)), '%s'), "
+                 "axis=1)",
+                 dtypes[d]);
+        both(f, e, by_expr, e, VMAX, 0, -1);
+        snprintf(e, sizeof e, "sort(astype(reshape(v[:1048576], (256, 4096)), '%s'), axis=1)",
+                 dtypes[d]);
+        both(f, e, by_expr, e, VMAX, 0, -1);
+    }
+    both(f,
+         "sort(where(reshape(v[:1048576], (256, 4096)) > 1.5, nan, "
+         "where(reshape(v[:1048576], (256, 4096)) < 0.2, -0.0, reshape(v[:1048576], (256, "
+         "4096)))), axis=1)",
+         by_expr,
+         "sort(where(reshape(v[:1048576], (256, 4096)) > 1.5, nan, "
+         "where(reshape(v[:1048576], (256, 4096)) < 0.2, -0.0, reshape(v[:1048576], (256, "
+         "4096)))), axis=1)",
+         VMAX, 0, -1);
     /* Order statistics of lines of 256 or more: a radix select, no sort. Every dtype along
      * rows and columns; floats with both zeros around the rank (the zero at the rank's place
      * among them, in line order), and single lines of every length (NaN-free: a NaN makes the
