@@ -293,8 +293,12 @@ typedef struct cg_sort {
 } cg_sort_t;
 /* Describes the step of node `node` of g (its operands' shapes and dtypes). smem_per_sm:
  * shared memory bytes of the device's multiprocessor (0: not known, taken as an H200's); it
- * sets the tile of 8-byte keys and payloads. */
-void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count, int smem_per_sm);
+ * sets the tile of 8-byte keys and payloads. smem_block: the bytes a block may opt in to (0:
+ * not known, taken as enough); rows sorted in shared memory need their tile's. */
+void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count, int smem_per_sm,
+                  int smem_block);
+/* The rows kernel's static shared memory: the per-warp digit counts and the warps' sums. */
+#define CG_SORT_ROWS_STATIC (8 * 256 * 4 + 8 * 4)
 /* Shared memory a block of 32 keys a thread takes: the 64 KiB tile and the static counts. */
 #define CG_SORT_BIG_TILE_SMEM (76 * 1024)
 /* Kernels the step compiles (indices 0 .. n-1, each a kind above); the index of a kind

@@ -45,7 +45,8 @@ static void lines_of(cg_sort_t *s, const ir_node_t *x, int axis) {
     for (int ax = axis + 1; ax < x->ndim; ax++) s->inner *= x->shape[ax];
 }
 
-void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count, int smem_per_sm) {
+void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count, int smem_per_sm,
+                  int smem_block) {
     const ir_node_t *n = &g->nodes[node];
     memset(s, 0, sizeof *s);
     s->op = n->op;
@@ -133,12 +134,19 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
     s->wide = s->n >= ((int64_t)1 << 30);
     /* contiguous lines of 256 to 8192 elements of at most 4 bytes, enough of them to fill
      * the device: a block a line, its keys and their positions in shared memory, every pass
-     * there; no line numbers in the keys, and one read and one write of each element. The
-     * tile is the line's length rounded up to a power of two (IPT keys a thread). */
+     * there; no line numbers in the keys. The tile is the line's length rounded up to a
+     * power of two (IPT keys a thread); a block takes its keys and 2-byte positions and the
+     * static counts (CG_SORT_ROWS_STATIC), which must fit what a block may opt in to. */
+    int rows_ipt = 1;
+    while ((int64_t)CG_SORT_THREADS * rows_ipt < s->len) rows_ipt *= 2;
+    int64_t rows_smem =
+        (int64_t)CG_SORT_THREADS * rows_ipt * (int64_t)(ir_dtypes[s->dtype].size + 2) +
+        CG_SORT_ROWS_STATIC;
     if ((n->op == IR_OP_SORT || n->op == IR_OP_ARGSORT) && s->inner == 1 &&
         s->len >= CG_SORT_THREADS && s->len <= (int64_t)CG_SORT_THREADS * 32 &&
         ir_dtypes[s->dtype].size <= 4 && s->n / s->len >= cg__sms(sm_count) &&
-        (smem_per_sm == 0 || smem_per_sm >= 64 * 1024)) {
+        (smem_per_sm == 0 || smem_per_sm >= 64 * 1024) &&
+        (smem_block == 0 || smem_block >= rows_smem)) {
         s->rows = true;
         s->seg = false;
         s->kbytes = (int)ir_dtypes[s->dtype].size;
@@ -146,7 +154,7 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
         s->key_passes = (int)ir_dtypes[s->dtype].size;
         s->seg_passes = 0;
         s->keys_only = false;
-        for (s->ipt = 1; (int64_t)CG_SORT_THREADS * s->ipt < s->len;) s->ipt *= 2;
+        s->ipt = rows_ipt;
         s->tile = (int64_t)CG_SORT_THREADS * s->ipt;
     }
     int *k = s->kinds;

@@ -77,6 +77,7 @@ typedef struct sched {
     int sm;
     int smem; /* shared memory bytes of a multiprocessor (0: not known) */
     int l2;   /* the L2 cache's bytes (0: not known) */
+    int smem_block; /* shared memory bytes a block may opt in to (0: not known) */
     /* the reduce step being assembled */
     struct {
         bool on, stage;
@@ -917,7 +918,7 @@ static bool sched_sort(sched_t *s, uint32_t i) {
     if (slot == NONE) return false;
     st->sort = base_arena_alloc(s->ar, 1, sizeof *st->sort);
     if (!st->sort) return oom(s);
-    cg_sort_init(st->sort, &st->sg, j, s->sm, s->smem);
+    cg_sort_init(st->sort, &st->sg, j, s->sm, s->smem, s->smem_block);
     if (!alloc_kerns(s, st, cg_sort_n_kernels(st->sort))) return false;
     for (uint32_t k = 0; k < st->n_kerns; k++)
         if (!(st->kerns[k] = en_kernel(s->e, cg_sort_key(st->sort, k), src_sort, st->sort, k)))
@@ -1729,6 +1730,7 @@ en_plan_t *en_schedule(en_engine_t *e, const ir_graph_t *g, const uint64_t *in_a
     s.sm = rt_device_sm_count(e->rt);
     s.smem = rt_device_smem_per_sm(e->rt);
     s.l2 = rt_device_l2_bytes(e->rt);
+    s.smem_block = rt_device_smem_per_block(e->rt);
     s.val = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.val);
     s.n_users = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.n_users);
     s.gemm_at = base_arena_alloc(s.tmp, g->n_nodes + 1, sizeof *s.gemm_at);

@@ -81,6 +81,9 @@ static loom_status_t open_device(rt_device_t *d, const rt_options_t *opt) {
         d->smem_per_sm = 0;
     if (d->drv.DeviceGetAttribute(&d->l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, d->dev))
         d->l2_bytes = 0;
+    if (d->drv.DeviceGetAttribute(&d->smem_block,
+                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d->dev))
+        d->smem_block = 0;
     snprintf(d->arch, sizeof d->arch, "sm_%d", d->cc);
     snprintf(d->name, sizeof d->name, "%s (%s)", name, d->arch);
     /* The primary context is the one the CUDA runtime (and so cuBLAS) uses: sharing it lets
@@ -171,6 +174,7 @@ const char *rt_device_arch(const rt_device_t *d) { return d->arch; }
 int rt_device_sm_count(const rt_device_t *d) { return d->sm_count; }
 int rt_device_smem_per_sm(const rt_device_t *d) { return d->smem_per_sm; }
 int rt_device_l2_bytes(const rt_device_t *d) { return d->l2_bytes; }
+int rt_device_smem_per_block(const rt_device_t *d) { return d->smem_block; }
 bool rt_device_compile_only(const rt_device_t *d) { return d->compile_only; }
 void *rt_device_stream(const rt_device_t *d) { return d->compile_only ? NULL : d->stream; }
 void *rt_device_context(const rt_device_t *d) { return d->compile_only ? NULL : d->ctx; }

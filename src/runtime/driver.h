@@ -200,6 +200,7 @@ struct rt_device {
     int cc, sm_count;
     int smem_per_sm; /* shared memory bytes a multiprocessor has (0: not known) */
     int l2_bytes;    /* the L2 cache's bytes (0: not known) */
+    int smem_block;  /* shared memory bytes a block may opt in to (0: not known) */
     char arch[16];  /* "sm_90" */
     char name[160]; /* "NVIDIA H200 (sm_90)" */
     char *dump_dir;

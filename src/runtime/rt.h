@@ -55,6 +55,8 @@ int rt_device_sm_count(const rt_device_t *d);
 int rt_device_smem_per_sm(const rt_device_t *d);
 /* The L2 cache's bytes (0: not known, as on the compile-only device). */
 int rt_device_l2_bytes(const rt_device_t *d);
+/* Shared memory bytes a block may opt in to (0: not known, as on the compile-only device). */
+int rt_device_smem_per_block(const rt_device_t *d);
 void rt_device_stats(const rt_device_t *d, rt_stats_t *out);
 const char *rt_device_arch(const rt_device_t *d);   /* "sm_90" */
 bool rt_device_compile_only(const rt_device_t *d);

@@ -973,7 +973,7 @@ static uint32_t sort_node(gb_t *b, ir_op_t o, uint32_t x, int axis) {
  * digits' pass where key and line number pass 64 bits), each compiled. */
 static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
     cg_sort_t st;
-    cg_sort_init(&st, &b->g, s, SM, 0);
+    cg_sort_init(&st, &b->g, s, SM, 0, 0);
     const ir_node_t *n = &b->g.nodes[s];
     loom_dtype_t d = (loom_dtype_t)b->g.nodes[n->src[0]].dtype;
     bool sort = n->op == IR_OP_SORT, fl = ir_dtypes[d].kind == IR_DKIND_FLOAT;
@@ -987,6 +987,14 @@ static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
         assert_int_equal(st.kinds[0], CG_SK_ROWS);
         assert_true(st.tile >= st.len && st.tile < 2 * st.len);
         assert_int_equal(cg_sort_scatter_smem(&st), st.tile * (ir_dtypes[d].size + 2));
+        /* a block that may not hold the tile (48 KiB, Pascal's) takes the device-wide sort;
+         * an H100's 227 KiB holds any */
+        int64_t need = st.tile * (int64_t)(ir_dtypes[d].size + 2) + CG_SORT_ROWS_STATIC;
+        cg_sort_t other;
+        cg_sort_init(&other, &b->g, s, SM, 64 * 1024, 48 * 1024);
+        assert_int_equal(other.rows, need <= 48 * 1024);
+        cg_sort_init(&other, &b->g, s, SM, 228 * 1024, 227 * 1024);
+        assert_true(other.rows);
         base_str_t t;
         base_str_init(&t, &al);
         char name[40];
@@ -1007,9 +1015,9 @@ static void check_sort(gb_t *b, uint32_t s, bool seg, const char *what) {
     assert_int_equal(cg_sort_scatter_smem(&st), st.tile * per_key);
     /* a multiprocessor without room for two blocks of the big tile keeps 16 keys a thread */
     cg_sort_t small;
-    cg_sort_init(&small, &b->g, s, SM, 100 * 1024);
+    cg_sort_init(&small, &b->g, s, SM, 100 * 1024, 0);
     assert_int_equal(small.ipt, per_key <= 8 ? 16 : st.ipt);
-    cg_sort_init(&small, &b->g, s, SM, 228 * 1024);
+    cg_sort_init(&small, &b->g, s, SM, 228 * 1024, 0);
     assert_int_equal(small.ipt, st.ipt);
     int want[4], nk = 0;
     want[nk++] = CG_SK_PREP;
@@ -1055,6 +1063,20 @@ static void test_sorts(void **state) {
                 check_sort(&b, sort_node(&b, ops[o], x, c == 2 ? 0 : c), seg, what);
                 gb_fini(&b);
             }
+    /* rows of 8192: the largest tile of the rows kernel (past 48 KiB a block) */
+    static const loom_dtype_t long_rows[2] = {LOOM_DTYPE_F32, LOOM_DTYPE_I8};
+    int64_t rows8k[2] = {140, 8192};
+    for (int t = 0; t < 2; t++)
+        for (int o = 0; o < 2; o++) {
+            gb_t b;
+            gb_init(&b);
+            uint32_t x = in_c(&b, long_rows[t], 2, rows8k);
+            char what[80];
+            snprintf(what, sizeof what, "%s of %s, rows of 8192", ir_ops[ops[o]].name,
+                     ir_dtypes[long_rows[t]].name);
+            check_sort(&b, sort_node(&b, ops[o], x, 1), false, what);
+            gb_fini(&b);
+        }
     /* order statistics (SELECT): one kernel, along rows and columns, 3 ranks */
     for (size_t t = 0; t < BASE_ARRAY_LEN(dtypes); t++)
         for (int c = 0; c < 2; c++) {
@@ -1076,7 +1098,7 @@ static void test_sorts(void **state) {
             uint32_t id = ir_emit(&b.g, &n);
             assert_true(id != UINT32_MAX);
             cg_sort_t st;
-            cg_sort_init(&st, &b.g, id, SM, 0);
+            cg_sort_init(&st, &b.g, id, SM, 0, 0);
             assert_int_equal(cg_sort_n_kernels(&st), 1);
             assert_int_equal(st.kinds[0], CG_SK_SELECT);
             assert_int_equal(st.m, 3);
