@@ -1773,20 +1773,19 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
         if (grp == 0 || split) base_str_cat(o, "    lm_cp_commit();\n");
     }
     free(m_under);
-    { /* the tile `ahead` blocks on into L2, a 128-byte line a thread */
-        base_str_cat(o, "    if (ahead > 0 && u + ahead < tiles) {\n"
-                        "        const LM_I pb = (u + ahead) * TILE;\n");
-        for (uint32_t j = 0; j < s->n_nodes; j++) {
-            if (node(s, j)->op != IR_OP_INPUT) continue;
-            int per = 128 / (int)ir_dtypes[node(s, j)->dtype].size; /* elements a line */
-            base_str_printf(o,
-                            "        for (int c = t; c < TILE / %d; c += %d)\n"
-                            "            if (pb + c * %d < len) asm volatile(\"prefetch.global.L2 "
-                            "[%%0];\" :: \"l\"(in%u + pb + c * %d));\n",
-                            per, SEL_BLOCK, per, j, per);
-        }
-        base_str_cat(o, "    }\n");
+    /* the tile `ahead` blocks on into L2, a 128-byte line a thread */
+    base_str_cat(o, "    if (ahead > 0 && u + ahead < tiles) {\n"
+                    "        const LM_I pb = (u + ahead) * TILE;\n");
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        int per = 128 / (int)ir_dtypes[node(s, j)->dtype].size; /* elements a line */
+        base_str_printf(o,
+                        "        for (int c = t; c < TILE / %d; c += %d)\n"
+                        "            if (pb + c * %d < len) asm volatile(\"prefetch.global.L2 "
+                        "[%%0];\" :: \"l\"(in%u + pb + c * %d));\n",
+                        per, SEL_BLOCK, per, j, per);
     }
+    base_str_cat(o, "    }\n");
     base_str_printf(o,
                     "    lm_cp_wait<%d>();\n"
                     "    __syncthreads();\n"

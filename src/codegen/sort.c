@@ -145,7 +145,6 @@ void cg_sort_init(cg_sort_t *s, const ir_graph_t *g, uint32_t node, int sm_count
     if ((n->op == IR_OP_SORT || n->op == IR_OP_ARGSORT) && s->inner == 1 &&
         s->len >= CG_SORT_THREADS && s->len <= (int64_t)CG_SORT_THREADS * 32 &&
         ir_dtypes[s->dtype].size <= 4 && s->n / s->len >= cg__sms(sm_count) &&
-        (smem_per_sm == 0 || smem_per_sm >= 64 * 1024) &&
         (smem_block == 0 || smem_block >= rows_smem)) {
         s->rows = true;
         s->seg = false;
