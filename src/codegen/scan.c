@@ -305,7 +305,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7351); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7352); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -676,7 +676,28 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "    big = big || fabsf(f) == __int_as_float(0x7f800000);\n"
         "    return !big ? f : m == 0.0 || m != m ? __int_as_float(0x7fffffff)\n"
         "                                         : copysignf(__int_as_float(0x7f800000), "
-        "f);\n}\n");
+        "f);\n}\n"
+        "/* The same steps where every factor and the start are finite and nonzero and no\n"
+        " * exponent nears saturation (lm_mx_fine after the run says so; otherwise the caller\n"
+        " * runs the exact steps again): no branches, |m| folded into g by a maximum,\n"
+        " * renormalized without the zero, infinity and saturation cases. A 0, inf or NaN\n"
+        " * factor leaves m 0, inf or NaN to the end of the run, through these steps too. */\n"
+        "__device__ __forceinline__ bool lm_mx_fine(double m) {\n"
+        "    const int x = lm_mx_x(m);\n"
+        "    return x != 0 && x != 2047;\n}\n"
+        "__device__ __forceinline__ void lm_mx_mulf(lm_mx &a, double &g, float y) {\n"
+        "    a.m *= (double)y;\n"
+        "    g = fabs(a.m) > fabs(g) ? a.m : g; /* (|g| is the largest) */\n}\n"
+        "__device__ __forceinline__ void lm_mx_renormf(lm_mx &a) {\n"
+        "    const int xb = lm_mx_x(a.m);\n"
+        "    a.m *= __longlong_as_double((long long)(2045 - xb) << 52);\n"
+        "    a.e += xb - 1022;\n}\n"
+        "__device__ __forceinline__ void lm_mx_normf(lm_mx &a, double &g) {\n"
+        "    const int xg = lm_mx_x(g), ce = a.e + xg - 1022;\n"
+        "    const double cm = fabs(g) * __longlong_as_double((long long)(2045 - xg) << 52);\n"
+        "    if (ce > a.em || (ce == a.em && cm > a.mm)) { a.mm = cm; a.em = ce; }\n"
+        "    g = 0.0;\n"
+        "    lm_mx_renormf(a);\n}\n");
     base_str_cat(
         o,
         "/* The look-back's fold w[found] op w[found - 1] op ... op w[0] (lm_multiply_mx's\n"
@@ -1236,6 +1257,111 @@ static void emit_lbp_items(base_str_t *o, const char *name, const char *T, uint3
                     load ? "const " : "", T, name);
 }
 
+/* LBP: the thread's own items of every input (emit_lbp_items) from the stage sb. */
+static void emit_lbp_inputs(const cg_scan_t *s, base_str_t *o, int tile) {
+    uint32_t at = 0;
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        const ir_node_t *n = node(s, j);
+        if (n->op != IR_OP_INPUT) continue;
+        char nm[16], where[48];
+        snprintf(nm, sizeof nm, "lx%u", j);
+        snprintf(where, sizeof where, "(sb + %u)", at);
+        emit_lbp_items(o, nm, ty(n), (uint32_t)ir_dtypes[n->dtype].size, s->items, where, true);
+        at += lbp_pad((uint32_t)tile * (uint32_t)ir_dtypes[n->dtype].size);
+    }
+}
+
+/* LBP's float32 product: a thread's items, in order, from the stage (the prologue per item),
+ * at indent `ind`: pass 0 folds them into its total a (lm_mx_mul), pass 1 takes its results
+ * from its prefix c on (lm_mx_out; other brackets than the published prefixes', deterministic
+ * too); fast: the branch-free steps (lm_mx_mulf, lm_mx_fine says whether they hold). */
+static void emit_lbp_mx_loop(const cg_scan_t *s, base_str_t *o, int pass, bool fast,
+                             const char *ind) {
+    char in2[40];
+    snprintf(in2, sizeof in2, "%s        ", ind);
+    base_str_printf(o,
+                    "#pragma unroll\n"
+                    "%sfor (int k = 0; k < %d; k++) {\n",
+                    ind, s->items);
+    if (fast) {
+        emit_prologue(s, o, in2 + 4, NULL);
+        base_str_printf(o, "%s    const float y = x;\n", ind);
+    } else {
+        base_str_printf(o, "%s    float y = 1.0f;\n%s    if (k < kn) {\n", ind, ind);
+        emit_prologue(s, o, in2, NULL);
+        base_str_printf(o, "%s        y = x;\n%s    }\n", ind, ind);
+    }
+    if (pass == 0)
+        base_str_printf(o,
+                        "%s    lm_mx_mul%s(a, g, y);\n"
+                        "%s    if (k %% LM_MX_G == LM_MX_G - 1 || k == %d) lm_mx_norm%s(a, g);\n",
+                        ind, fast ? "f" : "", ind, s->items - 1, fast ? "f" : "");
+    else if (fast)
+        base_str_printf(o,
+                        "%s    c.m *= (double)y;\n"
+                        "%s    const float f = (float)(c.m * sc);\n"
+                        "%s    ry[k] = f;\n"
+                        "%s    hi = fmaxf(hi, fabsf(f));\n"
+                        "%s    if (k %% LM_MX_G == LM_MX_G - 1) { lm_mx_renormf(c); sc = "
+                        "lm_mx_scale(c.e); }\n",
+                        ind, ind, ind, ind, ind);
+    else
+        base_str_printf(o,
+                        "%s    ry[k] = lm_mx_out(c.m, y, sc, big);\n"
+                        "%s    if (k %% LM_MX_G == LM_MX_G - 1) { lm_mx_renorm(c); sc = "
+                        "lm_mx_scale(c.e); }\n",
+                        ind, ind);
+    /* a 16-byte chunk of results (4 float32; items are 16 or 32), once whole, to its place
+     * in the layout emit_lbp stores from */
+    if (pass == 1)
+        base_str_printf(o,
+                        "%s    if (k %% 4 == 3) *(uint4 *)(%s + lm_so((unsigned)t * %uu + "
+                        "(unsigned)(k / 4) * 16u)) = rry[k / 4];\n",
+                        ind, s->res ? "rsb" : "sb", (uint32_t)s->items * 4u);
+    base_str_printf(o, "%s}\n", ind);
+}
+
+/* LBP's float32 product, pass 0 or 1 (emit_lbp_mx_loop): the fast steps where the thread's
+ * items are all in the line, then the exact ones again from the same start where they are
+ * not, a factor or the start is 0, inf or NaN, the prefix is already past float32's range or
+ * its exponent near saturation, or a result rounds to inf (the same bits either way: the fast
+ * steps are the exact ones wherever they are kept). */
+static void emit_lbp_mx(const cg_scan_t *s, base_str_t *o, int pass, int tile) {
+    base_str_printf(o,
+                    "            const int kn = nv - t * %d;\n"
+                    "            bool fine = kn >= %d;\n",
+                    s->items, s->items);
+    if (pass == 1)
+        base_str_cat(
+            o,
+            "            lm_mx c = tl > 0 ? (hp ? lm_multiply_mx(s_pre, pre) : s_pre)\n"
+            "                             : hp ? pre : lm_mx_one();\n"
+            "            win[t] = c; /* (the window is free until the next tile's look-back) */\n"
+            "            double sc = lm_mx_scale(c.e);\n"
+            "            fine = fine && !lm_mx_big(c) && lm_mx_fine(c.m) && c.e >= -(1 << 29) && "
+            "c.e <= (1 << 29);\n");
+    emit_lbp_inputs(s, o, tile);
+    base_str_cat(o, "            if (fine) {\n");
+    if (pass == 1) base_str_cat(o, "                float hi = 0.0f;\n");
+    emit_lbp_mx_loop(s, o, pass, true, "                ");
+    if (pass == 0)
+        base_str_cat(o, "                fine = lm_mx_fine(a.m);\n"
+                        "            }\n"
+                        "            if (!fine) {\n"
+                        "                a = lm_mx_one();\n"
+                        "                g = 0.0;\n");
+    else
+        base_str_cat(o, "                fine = hi < __int_as_float(0x7f800000) && "
+                        "lm_mx_fine(c.m);\n"
+                        "            }\n"
+                        "            if (!fine) {\n"
+                        "                c = win[t];\n"
+                        "                bool big = lm_mx_big(c);\n"
+                        "                sc = lm_mx_scale(c.e);\n");
+    emit_lbp_mx_loop(s, o, pass, false, "                ");
+    base_str_cat(o, "            }\n");
+}
+
 /* LBP: a block a tile, in block order (the grid loops past its cap). The block copies the
  * tile's inputs into shared memory (cp.async), each thread reads its items with 16-byte reads,
  * computes the prologue per item, and writes its results in the same layout (over the input's
@@ -1297,54 +1423,30 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
         else if (pass == 0)
             base_str_printf(o, "        %s a = ident;\n", T);
         base_str_cat(o, "        {\n");
-        at = 0;
-        for (uint32_t j = 0; j < s->n_nodes; j++) {
-            const ir_node_t *n = node(s, j);
-            if (n->op != IR_OP_INPUT) continue;
-            char nm[16], where[48];
-            snprintf(nm, sizeof nm, "lx%u", j);
-            snprintf(where, sizeof where, "(sb + %u)", at);
-            emit_lbp_items(o, nm, ty(n), (uint32_t)ir_dtypes[n->dtype].size, it, where, true);
-            at += lbp_pad((uint32_t)tile * (uint32_t)ir_dtypes[n->dtype].size);
-        }
-        if (pass == 1) emit_lbp_items(o, "ry", R, es, it, NULL, false);
-        /* float32 products: the results from the thread's prefix c on, one element a step
-         * (lm_mx_out; other brackets than the published prefixes', deterministic too) */
-        if (pass == 1 && s->mx)
-            base_str_cat(
-                o, "            lm_mx c = tl > 0 ? (hp ? lm_multiply_mx(s_pre, pre) : s_pre)\n"
-                   "                             : hp ? pre : lm_mx_one();\n"
-                   "            bool big = lm_mx_big(c);\n"
-                   "            double sc = lm_mx_scale(c.e);\n");
-        base_str_printf(o,
-                        "#pragma unroll\n"
-                        "            for (int k = 0; k < %d; k++) {\n"
-                        "                %s y = %s;\n"
-                        "                if (t * %d + k < nv) {\n",
-                        it, s->mx ? "float" : T, s->mx ? "1.0f" : "ident", it);
-        emit_prologue(s, o, "                    ", NULL);
-        base_str_cat(o, "                    y = x;\n"
-                        "                }\n");
-        if (s->mx && pass == 1)
-            base_str_cat(o,
-                         "                ry[k] = lm_mx_out(c.m, y, sc, big);\n"
-                         "                if (k % LM_MX_G == LM_MX_G - 1) { lm_mx_renorm(c); sc = "
-                         "lm_mx_scale(c.e); }\n");
-        else if (s->mx)
+        if (s->mx) {
+            if (pass == 1) emit_lbp_items(o, "ry", R, es, it, NULL, false);
+            emit_lbp_mx(s, o, pass, tile);
+        } else {
+            emit_lbp_inputs(s, o, tile);
+            if (pass == 1) emit_lbp_items(o, "ry", R, es, it, NULL, false);
             base_str_printf(o,
-                            "                lm_mx_mul(a, g, y);\n"
-                            "                if (k %% LM_MX_G == LM_MX_G - 1 || k == %d) "
-                            "lm_mx_norm(a, g);\n",
-                            it - 1);
-        else
+                            "#pragma unroll\n"
+                            "            for (int k = 0; k < %d; k++) {\n"
+                            "                %s y = %s;\n"
+                            "                if (t * %d + k < nv) {\n",
+                            it, T, "ident", it);
+            emit_prologue(s, o, "                    ", NULL);
+            base_str_cat(o, "                    y = x;\n"
+                            "                }\n");
             base_str_printf(o, "                a = k == 0 ? y : lm_%s_%s(a, y);\n", op, x);
-        if (pass == 1 && !s->mx)
-            base_str_printf(o,
-                            "                const %s z = hp ? lm_%s_%s(pre, a) : a;\n"
-                            "                ry[k] = %s(tl > 0 ? lm_%s_%s(s_pre, z) : z);\n",
-                            T, op, x, acc_out(s), op, x);
-        base_str_cat(o, "            }\n");
-        if (pass == 1) {
+            if (pass == 1)
+                base_str_printf(o,
+                                "                const %s z = hp ? lm_%s_%s(pre, a) : a;\n"
+                                "                ry[k] = %s(tl > 0 ? lm_%s_%s(s_pre, z) : z);\n",
+                                T, op, x, acc_out(s), op, x);
+            base_str_cat(o, "            }\n");
+        }
+        if (pass == 1 && !s->mx) {
             uint32_t b = (uint32_t)it * es, cs = b < 16 ? b : 16;
             base_str_printf(o,
                             "#pragma unroll\n"
