@@ -1432,9 +1432,9 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
             base_str_printf(o,
                             "#pragma unroll\n"
                             "            for (int k = 0; k < %d; k++) {\n"
-                            "                %s y = %s;\n"
+                            "                %s y = ident;\n"
                             "                if (t * %d + k < nv) {\n",
-                            it, T, "ident", it);
+                            it, T, it);
             emit_prologue(s, o, "                    ", NULL);
             base_str_cat(o, "                    y = x;\n"
                             "                }\n");

@@ -120,6 +120,11 @@ static void expr(fx_t *f, const char *e, double tol, int max_kernels) {
     both(f, e, by_expr, e, 1000, tol, max_kernels);
 }
 
+/* expr over all of v (VMAX elements), exact. */
+static void expr_all(fx_t *f, const char *e, int max_kernels) {
+    both(f, e, by_expr, e, VMAX, 0, max_kernels);
+}
+
 static void test_gathers_fuse(void **state) {
     fx_t *f = *state;
     expr(f, "take(x, j, axis=1)", 0, 1);
@@ -271,34 +276,26 @@ static void test_sorts(void **state) {
      * copy and, for dtypes other than float32, the cast: three in all; the device-wide sort
      * takes five or more). Full rows of 8192 and 4096, every dtype of at most 4 bytes (wider
      * ones take the device-wide sort); NaNs and both zeros in line order. */
-    both(f, "argsort(reshape(v[:1048576], (256, 4096)), axis=1)", by_expr,
-         "argsort(reshape(v[:1048576], (256, 4096)), axis=1)", VMAX, 0, 2);
+    expr_all(f, "argsort(reshape(v[:1048576], (256, 4096)), axis=1)", 2);
     for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
         snprintf(e, sizeof e,
                  "argsort(astype(reshape(tile(v[:655360], 4), (320, 8192)), '%s'), "
                  "axis=1)",
                  dtypes[d]);
-        both(f, e, by_expr, e, VMAX, 0, strstr(dtypes[d], "64") ? -1 : 3);
+        expr_all(f, e, strstr(dtypes[d], "64") ? -1 : 3);
         snprintf(e, sizeof e, "sort(astype(reshape(v[:1048576], (256, 4096)), '%s'), axis=1)",
                  dtypes[d]);
-        both(f, e, by_expr, e, VMAX, 0, strstr(dtypes[d], "64") ? -1 : 3);
+        expr_all(f, e, strstr(dtypes[d], "64") ? -1 : 3);
     }
     /* rows of other lengths: the tile is the next power of two, the rest of it empty */
-    both(f, "argsort(reshape(v[:1000000], (200, 5000)), axis=1)", by_expr,
-         "argsort(reshape(v[:1000000], (200, 5000)), axis=1)", VMAX, 0, 2);
-    both(f, "argsort(reshape(v[:263168], (1024, 257)), axis=1)", by_expr,
-         "argsort(reshape(v[:263168], (1024, 257)), axis=1)", VMAX, 0, 2);
-    both(f, "sort(astype(reshape(v[:75000] * 100, (250, 300)), 'int16'), axis=1)", by_expr,
-         "sort(astype(reshape(v[:75000] * 100, (250, 300)), 'int16'), axis=1)", VMAX, 0, 2);
-    both(f,
-         "sort(where(reshape(v[:1048576], (256, 4096)) > 1.5, nan, "
-         "where(reshape(v[:1048576], (256, 4096)) < 0.2, -0.0, reshape(v[:1048576], (256, "
-         "4096)))), axis=1)",
-         by_expr,
-         "sort(where(reshape(v[:1048576], (256, 4096)) > 1.5, nan, "
-         "where(reshape(v[:1048576], (256, 4096)) < 0.2, -0.0, reshape(v[:1048576], (256, "
-         "4096)))), axis=1)",
-         VMAX, 0, -1);
+    expr_all(f, "argsort(reshape(v[:1000000], (200, 5000)), axis=1)", 2);
+    expr_all(f, "argsort(reshape(v[:263168], (1024, 257)), axis=1)", 2);
+    expr_all(f, "sort(astype(reshape(v[:75000] * 100, (250, 300)), 'int16'), axis=1)", 2);
+    expr_all(f,
+             "sort(where(reshape(v[:1048576], (256, 4096)) > 1.5, nan, "
+             "where(reshape(v[:1048576], (256, 4096)) < 0.2, -0.0, reshape(v[:1048576], (256, "
+             "4096)))), axis=1)",
+             -1);
     /* Order statistics of lines of 256 or more: a radix select, no sort. Every dtype along
      * rows and columns; floats with both zeros around the rank (the zero at the rank's place
      * among them, in line order), and single lines of every length (NaN-free: a NaN makes the
