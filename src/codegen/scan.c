@@ -305,7 +305,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7352); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7353); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -614,17 +614,30 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "/* a, then b: the product (mantissas of [0.5, 1) make a normal one, or 0, inf, NaN), and\n"
         " * the larger of a's largest magnitude and a's product times b's (unless a holds a 0,\n"
         " * inf or NaN factor) */\n"
+        "__device__ __forceinline__ bool lm_mx_near(int e) { return (unsigned)(e + (1 << 28)) <= "
+        "(1u << 29); }\n"
         "__device__ __forceinline__ lm_mx lm_multiply_mx(lm_mx a, lm_mx b) {\n"
         "    lm_mx r;\n"
         "    const double m = a.m * b.m;\n"
-        "    const int xb = lm_mx_x(m);\n"
+        "    const int xb = lm_mx_x(m), xa = lm_mx_x(a.m);\n"
         "    r.mm = a.mm;\n"
         "    r.em = a.em;\n"
+        "    /* the steps below without their branches, where none is taken: every value finite\n"
+        "     * and nonzero, no exponent near saturation */\n"
+        "    if (xb - 1u < 2046u && xa - 1u < 2046u && lm_mx_near(a.e) && lm_mx_near(b.e) && "
+        "lm_mx_near(b.em)) {\n"
+        "        r.m = m * __longlong_as_double((long long)(2045 - xb) << 52);\n"
+        "        r.e = a.e + b.e + xb - 1022;\n"
+        "        const double c = fabs(a.m) * b.mm;\n"
+        "        const int xc = lm_mx_x(c), ce = a.e + b.em + xc - 1022;\n"
+        "        const double cm = c * __longlong_as_double((long long)(2045 - xc) << 52);\n"
+        "        if (ce > r.em || (ce == r.em && cm > r.mm)) { r.mm = cm; r.em = ce; }\n"
+        "        return r;\n"
+        "    }\n"
         "    if (xb == 0 || xb == 2047) { r.m = m; r.e = 0; }\n"
         "    else { r.m = lm_mx_set(m); r.e = lm_mx_sat(a.e, b.e + xb - 1022); }\n"
         "    if (r.e == -(1 << 30)) { r.m = copysign(0.0, r.m); r.e = 0; } /* below 2^-(2^30): 0 "
         "*/\n"
-        "    const int xa = lm_mx_x(a.m);\n"
         "    if (xa != 0 && xa != 2047 && b.em != LM_MX_NONE) {\n"
         "        const double c = fabs(a.m) * b.mm;\n"
         "        const int ce = lm_mx_sat(a.e, b.em + lm_mx_x(c) - 1022);\n"
