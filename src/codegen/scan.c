@@ -305,7 +305,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7353); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7356); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -594,8 +594,10 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         " * words: docs/design-notes.md, Scans) */\n"
         "__device__ __forceinline__ int lm_mx_x(double m) { return (__double2hiint(m) >> 20) & "
         "2047; }\n"
-        "__device__ __forceinline__ double lm_mx_set(double m) {\n"
-        "    return m * __longlong_as_double((long long)(2045 - lm_mx_x(m)) << 52);\n}\n"
+        "__device__ __forceinline__ double lm_mx_scl(double m, int x) {\n"
+        "    return m * __longlong_as_double((long long)(2045 - x) << 52);\n}\n"
+        "__device__ __forceinline__ double lm_mx_set(double m) { return lm_mx_scl(m, lm_mx_x(m)); "
+        "}\n"
         "__device__ __forceinline__ int lm_mx_sat(int a, int b) {\n"
         "    const long long e = (long long)a + b;\n"
         "    return e > (1 << 30) ? (1 << 30) : e < -(1 << 30) ? -(1 << 30) : (int)e;\n}\n"
@@ -626,11 +628,11 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "     * and nonzero, no exponent near saturation */\n"
         "    if (xb - 1u < 2046u && xa - 1u < 2046u && lm_mx_near(a.e) && lm_mx_near(b.e) && "
         "lm_mx_near(b.em)) {\n"
-        "        r.m = m * __longlong_as_double((long long)(2045 - xb) << 52);\n"
+        "        r.m = lm_mx_scl(m, xb);\n"
         "        r.e = a.e + b.e + xb - 1022;\n"
         "        const double c = fabs(a.m) * b.mm;\n"
         "        const int xc = lm_mx_x(c), ce = a.e + b.em + xc - 1022;\n"
-        "        const double cm = c * __longlong_as_double((long long)(2045 - xc) << 52);\n"
+        "        const double cm = lm_mx_scl(c, xc);\n"
         "        if (ce > r.em || (ce == r.em && cm > r.mm)) { r.mm = cm; r.em = ce; }\n"
         "        return r;\n"
         "    }\n"
@@ -703,11 +705,11 @@ static void emit_mx(const cg_scan_t *s, base_str_t *o) {
         "    g = fabs(a.m) > fabs(g) ? a.m : g; /* (|g| is the largest) */\n}\n"
         "__device__ __forceinline__ void lm_mx_renormf(lm_mx &a) {\n"
         "    const int xb = lm_mx_x(a.m);\n"
-        "    a.m *= __longlong_as_double((long long)(2045 - xb) << 52);\n"
+        "    a.m = lm_mx_scl(a.m, xb);\n"
         "    a.e += xb - 1022;\n}\n"
         "__device__ __forceinline__ void lm_mx_normf(lm_mx &a, double &g) {\n"
         "    const int xg = lm_mx_x(g), ce = a.e + xg - 1022;\n"
-        "    const double cm = fabs(g) * __longlong_as_double((long long)(2045 - xg) << 52);\n"
+        "    const double cm = lm_mx_scl(fabs(g), xg);\n"
         "    if (ce > a.em || (ce == a.em && cm > a.mm)) { a.mm = cm; a.em = ce; }\n"
         "    g = 0.0;\n"
         "    lm_mx_renormf(a);\n}\n");
@@ -1290,14 +1292,15 @@ static void emit_lbp_inputs(const cg_scan_t *s, base_str_t *o, int tile) {
  * too); fast: the branch-free steps (lm_mx_mulf, lm_mx_fine says whether they hold). */
 static void emit_lbp_mx_loop(const cg_scan_t *s, base_str_t *o, int pass, bool fast,
                              const char *ind) {
-    char in2[40];
+    char in1[40], in2[40];
+    snprintf(in1, sizeof in1, "%s    ", ind);
     snprintf(in2, sizeof in2, "%s        ", ind);
     base_str_printf(o,
                     "#pragma unroll\n"
                     "%sfor (int k = 0; k < %d; k++) {\n",
                     ind, s->items);
     if (fast) {
-        emit_prologue(s, o, in2 + 4, NULL);
+        emit_prologue(s, o, in1, NULL);
         base_str_printf(o, "%s    const float y = x;\n", ind);
     } else {
         base_str_printf(o, "%s    float y = 1.0f;\n%s    if (k < kn) {\n", ind, ind);
