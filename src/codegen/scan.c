@@ -124,8 +124,10 @@ static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M
 
 /* LB's and LBP's status of a tile: for results of at most 4 bytes one 64-bit word, the flag
  * (1: aggregate, 2: inclusive prefix) above the value's bits, so that one load reads both and
- * no fence orders them; for wider results a flag word and the value in its own array. */
+ * no fence orders them; for wider results a 16-byte word per 8 bytes of the value, each its
+ * 8 bytes and the flag (lb_words 64-bit words in all), read at once. */
 static bool lb_packed(const cg_scan_t *s) { return acc_size(s) <= 4; }
+static int lb_words(const cg_scan_t *s) { return 2 * (int)((acc_size(s) + 7) / 8); }
 
 /* SEL and SELP: compactions (one scratch layout and parameter list). */
 static bool sel_like(const cg_scan_t *s) { return s->mode == M_SEL || s->mode == M_SELP; }
@@ -305,7 +307,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7356); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7357); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -328,22 +330,14 @@ uint32_t cg_scan_n_params(const cg_scan_t *s) {
     return w + 1 + 2 * has_scratch(s);
 }
 
-/* LB's scratch: 16 bytes, then a status word a tile (packed) or a flag a tile and each tile's
- * aggregate and its inclusive prefix (arrays of the result dtype, 16-byte aligned). */
-static size_t lb_flags_end(const cg_scan_t *s, int64_t units) {
-    return (16 + (size_t)units * (lb_packed(s) ? 8 : 4) + 15) & ~(size_t)15;
-}
-
+/* LB's scratch: 16 bytes, then each tile's status (lb_packed), all zeroed. */
 size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
     *zeroed = 0;
     if (sel_like(s)) /* the ticket, then a status word per tile */
         return *zeroed = 16 + (size_t)sel_tiles(s) * 8;
     if (!lb_like(s) || s->lines == 0) return 0;
     int64_t units = s->lines * lb_tiles(s);
-    size_t es = acc_size(s);
-    *zeroed = lb_flags_end(s, units);
-    if (lb_packed(s)) return *zeroed;
-    return *zeroed + 2 * (((size_t)units * es + 15) & ~(size_t)15);
+    return *zeroed = 16 + (size_t)units * 8 * (size_t)(lb_packed(s) ? 1 : lb_words(s));
 }
 
 void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
@@ -836,50 +830,61 @@ static void emit_relaxed_u64(base_str_t *o) {
 static void emit_lb_helpers(base_str_t *o) {
     emit_relaxed_u64(o);
     base_str_cat(
-        o, "template <typename T> __device__ __forceinline__ T lm_sc_ldcg(const T *p) {\n"
-           "    T v;\n"
-           "    if constexpr (sizeof(T) == 16) { uint4 w = __ldcg((const uint4 *)p); "
-           "v = *reinterpret_cast<T *>(&w); }\n"
-           "    else if constexpr (sizeof(T) == 24) { unsigned long long w[3]; for (int i = 0; i < "
-           "3; i++) w[i] = __ldcg((const unsigned long long *)p + i); "
-           "v = *reinterpret_cast<T *>(w); }\n"
-           "    else if constexpr (sizeof(T) == 8) { unsigned long long w = "
-           "__ldcg((const unsigned long long *)p); v = *reinterpret_cast<T *>(&w); }\n"
-           "    else if constexpr (sizeof(T) == 4) { unsigned w = __ldcg((const "
-           "unsigned *)p); v = *reinterpret_cast<T *>(&w); }\n"
-           "    else if constexpr (sizeof(T) == 2) { unsigned short w = __ldcg((const "
-           "unsigned short *)p); v = *reinterpret_cast<T *>(&w); }\n"
-           "    else { unsigned char w = __ldcg((const unsigned char *)p); "
-           "v = *reinterpret_cast<T *>(&w); }\n"
-           "    return v;\n}\n"
-           "template <typename T> __device__ __forceinline__ void lm_lb_pub(unsigned long long *p, "
-           "unsigned f, T v) {\n"
-           "    union { T v; unsigned w; } b;\n"
-           "    b.w = 0u;\n"
-           "    b.v = v;\n"
-           "    lm_st_relaxed(p, (unsigned long long)f << 32 | b.w);\n}\n"
-           "template <typename T> __device__ __forceinline__ unsigned lm_lb_get(const unsigned "
-           "long long *p, T *v) {\n"
-           "    const unsigned long long w = lm_ld_relaxed(p);\n"
-           "    union { T v; unsigned w; } b;\n"
-           "    b.w = (unsigned)w;\n"
-           "    *v = b.v;\n"
-           "    return (unsigned)(w >> 32);\n}\n"
-           "__device__ __forceinline__ unsigned lm_sc_acquire(const volatile unsigned *p) {\n"
-           "    unsigned v;\n"
-           "    asm volatile(\"ld.acquire.gpu.global.u32 %0, [%1];\" : \"=r\"(v) : "
-           "\"l\"((const unsigned *)p) : \"memory\");\n"
-           "    return v;\n}\n"
-           "template <typename T, bool UP> __device__ __forceinline__ T lm_sc_shfl(T v, "
-           "int k) {\n"
-           "    constexpr int n = sizeof(T) < 4 ? 1 : (int)(sizeof(T) / 4);\n"
-           "    union {\n        T v;\n        unsigned w[n];\n    } b;\n"
-           "    b.w[0] = 0u;\n"
-           "    b.v = v;\n"
-           "#pragma unroll\n"
-           "    for (int i = 0; i < n; i++) b.w[i] = UP ? __shfl_up_sync(0xffffffffu, b.w[i], "
-           "k) : __shfl_sync(0xffffffffu, b.w[i], k);\n"
-           "    return b.v;\n}\n");
+        o,
+        "/* wider values: a 16-byte word per 8 bytes of the value, each holding the flag beside\n"
+        " * its 8 bytes (one access reads both: CUB's status words of 16 bytes rely on the\n"
+        " * same), all read at once; words whose flags differ are a publication in progress */\n"
+        "__device__ __forceinline__ void lm_st_relaxed2(unsigned long long *p, unsigned long "
+        "long a, unsigned long long b) {\n"
+        "    asm volatile(\"st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};\" :: \"l\"(p), "
+        "\"l\"(a), \"l\"(b) : \"memory\");\n}\n"
+        "__device__ __forceinline__ void lm_ld_relaxed2(const unsigned long long *p, unsigned "
+        "long long &a, unsigned long long &b) {\n"
+        "    asm volatile(\"ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\" : \"=l\"(a), "
+        "\"=l\"(b) : \"l\"(p) : \"memory\");\n}\n"
+        "template <typename T> __device__ __forceinline__ void lm_lb_pubw(unsigned long long "
+        "*p, unsigned f, T v) {\n"
+        "    constexpr int n = (int)((sizeof(T) + 7) / 8);\n"
+        "    union { T v; unsigned long long w[n]; } b;\n"
+        "    b.w[n - 1] = 0ull;\n"
+        "    b.v = v;\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < n; i++) lm_st_relaxed2(p + 2 * i, b.w[i], f);\n}\n"
+        "template <typename T> __device__ __forceinline__ unsigned lm_lb_getw(const unsigned "
+        "long long *p, T *v) {\n"
+        "    constexpr int n = (int)((sizeof(T) + 7) / 8);\n"
+        "    union { T v; unsigned long long w[n]; } b;\n"
+        "    unsigned long long f[n];\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < n; i++) lm_ld_relaxed2(p + 2 * i, b.w[i], f[i]);\n"
+        "#pragma unroll\n"
+        "    for (int i = 1; i < n; i++)\n"
+        "        if (f[i] != f[0]) return 0u;\n"
+        "    *v = b.v;\n"
+        "    return (unsigned)f[0];\n}\n"
+        "template <typename T> __device__ __forceinline__ void lm_lb_pub(unsigned long long *p, "
+        "unsigned f, T v) {\n"
+        "    union { T v; unsigned w; } b;\n"
+        "    b.w = 0u;\n"
+        "    b.v = v;\n"
+        "    lm_st_relaxed(p, (unsigned long long)f << 32 | b.w);\n}\n"
+        "template <typename T> __device__ __forceinline__ unsigned lm_lb_get(const unsigned "
+        "long long *p, T *v) {\n"
+        "    const unsigned long long w = lm_ld_relaxed(p);\n"
+        "    union { T v; unsigned w; } b;\n"
+        "    b.w = (unsigned)w;\n"
+        "    *v = b.v;\n"
+        "    return (unsigned)(w >> 32);\n}\n"
+        "template <typename T, bool UP> __device__ __forceinline__ T lm_sc_shfl(T v, "
+        "int k) {\n"
+        "    constexpr int n = sizeof(T) < 4 ? 1 : (int)(sizeof(T) / 4);\n"
+        "    union {\n        T v;\n        unsigned w[n];\n    } b;\n"
+        "    b.w[0] = 0u;\n"
+        "    b.v = v;\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < n; i++) b.w[i] = UP ? __shfl_up_sync(0xffffffffu, b.w[i], "
+        "k) : __shfl_sync(0xffffffffu, b.w[i], k);\n"
+        "    return b.v;\n}\n");
 }
 
 /* LB's and LBP's scan of the threads' totals `a` within a tile: a scan across each warp's
@@ -912,19 +917,8 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
 /* LB's and LBP's status (see lb_packed): the kernel's pointers to it, a tile u's
  * publication of value v with flag f, and the wait for tile `idx`'s into `dst`. */
 static void emit_lb_status_decl(const cg_scan_t *s, base_str_t *o) {
-    const char *T = acc_ty(s);
-    if (lb_packed(s)) {
-        base_str_cat(o, "    unsigned long long *lbst = (unsigned long long *)(scr + 16);\n");
-        return;
-    }
-    base_str_printf(o,
-                    "    volatile unsigned *flag = (volatile unsigned *)(scr + 16);\n"
-                    "    const unsigned long long fe = (16 + (unsigned long long)units * 4 + 15) "
-                    "& ~15ull;\n"
-                    "    %s *agg = (%s *)(scr + fe);\n"
-                    "    %s *inc = (%s *)(scr + fe + (((unsigned long long)units * sizeof(%s) + "
-                    "15) & ~15ull));\n",
-                    T, T, T, T, T);
+    (void)s;
+    base_str_cat(o, "    unsigned long long *lbst = (unsigned long long *)(scr + 16);\n");
 }
 
 static void emit_lb_pub(const cg_scan_t *s, base_str_t *o, const char *ind, const char *f,
@@ -932,25 +926,21 @@ static void emit_lb_pub(const cg_scan_t *s, base_str_t *o, const char *ind, cons
     if (lb_packed(s))
         base_str_printf(o, "%slm_lb_pub(&lbst[u], %s, %s);\n", ind, f, v);
     else
-        base_str_printf(o,
-                        "%sif (%s == 2u) inc[u] = %s; else agg[u] = %s;\n%s__threadfence();\n"
-                        "%sflag[u] = %s;\n",
-                        ind, f, v, v, ind, ind, f);
+        base_str_printf(o, "%slm_lb_pubw(&lbst[u * %d], %s, %s);\n", ind, lb_words(s), f, v);
 }
 
 static void emit_lb_wait(const cg_scan_t *s, base_str_t *o, const char *ind, const char *idx,
                          const char *dst) {
+    char at[64];
     if (lb_packed(s))
-        base_str_printf(o,
-                        "%s%s v_;\n"
-                        "%swhile ((f = lm_lb_get(&lbst[%s], &v_)) == 0u) { }\n"
-                        "%s%s = v_;\n",
-                        ind, acc_ty(s), ind, idx, ind, dst);
+        snprintf(at, sizeof at, "lm_lb_get(&lbst[%s]", idx);
     else
-        base_str_printf(o,
-                        "%swhile ((f = lm_sc_acquire(&flag[%s])) == 0u) { }\n"
-                        "%s%s = f == 2u ? lm_sc_ldcg(&inc[%s]) : lm_sc_ldcg(&agg[%s]);\n",
-                        ind, idx, ind, dst, idx, idx);
+        snprintf(at, sizeof at, "lm_lb_getw(&lbst[(%s) * %d]", idx, lb_words(s));
+    base_str_printf(o,
+                    "%s%s v_;\n"
+                    "%swhile ((f = %s, &v_)) == 0u) { }\n"
+                    "%s%s = v_;\n",
+                    ind, acc_ty(s), ind, at, ind, dst);
 }
 
 /* LB's and LBP's block scan, then the tile's aggregate g published by its last thread (s_agg;
