@@ -914,10 +914,9 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
                     T, T, T, T, op, x, T, T, op, x, op, x);
 }
 
-/* LB's and LBP's status (see lb_packed): the kernel's pointers to it, a tile u's
+/* LB's and LBP's status (see lb_packed): the kernel's pointer to it, a tile u's
  * publication of value v with flag f, and the wait for tile `idx`'s into `dst`. */
-static void emit_lb_status_decl(const cg_scan_t *s, base_str_t *o) {
-    (void)s;
+static void emit_lb_status_decl(base_str_t *o) {
     base_str_cat(o, "    unsigned long long *lbst = (unsigned long long *)(scr + 16);\n");
 }
 
@@ -1080,7 +1079,7 @@ static void emit_lb(const cg_scan_t *s, base_str_t *o) {
                     T, tile + tile / 32, T, LB_BLOCK / 32, lb_win(s), T, LB_BLOCK / 32);
     base_str_printf(o, "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n", tile,
                     tile);
-    emit_lb_status_decl(s, o);
+    emit_lb_status_decl(o);
     base_str_cat(o, "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n");
     base_str_printf(o,
                     "    for (LM_I u = blockIdx.x; u < units; u += gridDim.x) {\n"
@@ -1391,7 +1390,7 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     base_str_printf(o, "    __shared__ %s win[%d], s_agg, s_pre;\n", T, lb_win(s));
     base_str_printf(o, "    const LM_I tiles = (len + %d - 1) / %d, units = lines * tiles;\n", tile,
                     tile);
-    emit_lb_status_decl(s, o);
+    emit_lb_status_decl(o);
     base_str_cat(o, "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n");
     /* the copy of tile u's inputs into stage sb */
     base_str_printf(o,
