@@ -122,12 +122,14 @@ static const char *acc_out(const cg_scan_t *s) { return s->mx ? "lm_mx_val" : ""
 /* LB and LBP: tiles with decoupled look-back (one scratch layout and parameter list). */
 static bool lb_like(const cg_scan_t *s) { return s->mode == M_LB || s->mode == M_LBP; }
 
-/* LB's and LBP's status of a tile: for results of at most 4 bytes one 64-bit word, the flag
- * (1: aggregate, 2: inclusive prefix) above the value's bits, so that one load reads both and
- * no fence orders them; for wider results a 16-byte word per 8 bytes of the value, each its
- * 8 bytes and the flag (lb_words 64-bit words in all), read at once. */
+/* LB's and LBP's status of a tile, lb_words 64-bit words: for results of at most 4 bytes one,
+ * the flag (1: aggregate, 2: inclusive prefix) above the value's bits, so that one load reads
+ * both and no fence orders them; for wider results a 16-byte word per 8 bytes of the value,
+ * each its 8 bytes and the flag, read at once. */
 static bool lb_packed(const cg_scan_t *s) { return acc_size(s) <= 4; }
-static int lb_words(const cg_scan_t *s) { return 2 * (int)((acc_size(s) + 7) / 8); }
+static int lb_words(const cg_scan_t *s) {
+    return lb_packed(s) ? 1 : 2 * (int)((acc_size(s) + 7) / 8);
+}
 
 /* SEL and SELP: compactions (one scratch layout and parameter list). */
 static bool sel_like(const cg_scan_t *s) { return s->mode == M_SEL || s->mode == M_SELP; }
@@ -337,7 +339,7 @@ size_t cg_scan_scratch_bytes(const cg_scan_t *s, size_t *zeroed) {
         return *zeroed = 16 + (size_t)sel_tiles(s) * 8;
     if (!lb_like(s) || s->lines == 0) return 0;
     int64_t units = s->lines * lb_tiles(s);
-    return *zeroed = 16 + (size_t)units * 8 * (size_t)(lb_packed(s) ? 1 : lb_words(s));
+    return *zeroed = 16 + (size_t)units * 8 * (size_t)lb_words(s);
 }
 
 void cg_scan_params(const cg_scan_t *s, const uint64_t *input_addr, uint64_t out_addr,
@@ -930,16 +932,16 @@ static void emit_lb_pub(const cg_scan_t *s, base_str_t *o, const char *ind, cons
 
 static void emit_lb_wait(const cg_scan_t *s, base_str_t *o, const char *ind, const char *idx,
                          const char *dst) {
-    char at[64];
+    char at[64]; /* the status's first word */
     if (lb_packed(s))
-        snprintf(at, sizeof at, "lm_lb_get(&lbst[%s]", idx);
+        snprintf(at, sizeof at, "%s", idx);
     else
-        snprintf(at, sizeof at, "lm_lb_getw(&lbst[(%s) * %d]", idx, lb_words(s));
+        snprintf(at, sizeof at, "(%s) * %d", idx, lb_words(s));
     base_str_printf(o,
                     "%s%s v_;\n"
-                    "%swhile ((f = %s, &v_)) == 0u) { }\n"
+                    "%swhile ((f = %s(&lbst[%s], &v_)) == 0u) { }\n"
                     "%s%s = v_;\n",
-                    ind, acc_ty(s), ind, at, ind, dst);
+                    ind, acc_ty(s), ind, lb_packed(s) ? "lm_lb_get" : "lm_lb_getw", at, ind, dst);
 }
 
 /* LB's and LBP's block scan, then the tile's aggregate g published by its last thread (s_agg;
