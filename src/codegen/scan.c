@@ -309,7 +309,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f7357); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f7358); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -917,7 +917,8 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
 }
 
 /* LB's and LBP's status (see lb_packed): the kernel's pointer to it, a tile u's
- * publication of value v with flag f, and the wait for tile `idx`'s into `dst`. */
+ * publication of value v with flag f, and the wait for tile `idx`'s into `dst` (wide words:
+ * 32 ns asleep between polls, which leaves the issue slots and the L2 to the warps at work). */
 static void emit_lb_status_decl(base_str_t *o) {
     base_str_cat(o, "    unsigned long long *lbst = (unsigned long long *)(scr + 16);\n");
 }
@@ -939,9 +940,10 @@ static void emit_lb_wait(const cg_scan_t *s, base_str_t *o, const char *ind, con
         snprintf(at, sizeof at, "(%s) * %d", idx, lb_words(s));
     base_str_printf(o,
                     "%s%s v_;\n"
-                    "%swhile ((f = %s(&lbst[%s], &v_)) == 0u) { }\n"
+                    "%swhile ((f = %s(&lbst[%s], &v_)) == 0u) %s\n"
                     "%s%s = v_;\n",
-                    ind, acc_ty(s), ind, lb_packed(s) ? "lm_lb_get" : "lm_lb_getw", at, ind, dst);
+                    ind, acc_ty(s), ind, lb_packed(s) ? "lm_lb_get" : "lm_lb_getw", at,
+                    lb_packed(s) ? "{ }" : "__nanosleep(32);", ind, dst);
 }
 
 /* LB's and LBP's block scan, then the tile's aggregate g published by its last thread (s_agg;
