@@ -917,8 +917,7 @@ static void emit_lb_block_scan(const cg_scan_t *s, base_str_t *o) {
 }
 
 /* LB's and LBP's status (see lb_packed): the kernel's pointer to it, a tile u's
- * publication of value v with flag f, and the wait for tile `idx`'s into `dst` (wide words:
- * 32 ns asleep between polls, which leaves the issue slots and the L2 to the warps at work). */
+ * publication of value v with flag f, and the wait for tile `idx`'s into `dst`. */
 static void emit_lb_status_decl(base_str_t *o) {
     base_str_cat(o, "    unsigned long long *lbst = (unsigned long long *)(scr + 16);\n");
 }
@@ -931,19 +930,24 @@ static void emit_lb_pub(const cg_scan_t *s, base_str_t *o, const char *ind, cons
         base_str_printf(o, "%slm_lb_pubw(&lbst[u * %d], %s, %s);\n", ind, lb_words(s), f, v);
 }
 
+/* (A wide word's poller sleeps 32 ns before it reads again, which leaves the issue slots and
+ * the L2 to the warps at work.) */
 static void emit_lb_wait(const cg_scan_t *s, base_str_t *o, const char *ind, const char *idx,
                          const char *dst) {
     char at[64]; /* the status's first word */
-    if (lb_packed(s))
+    const char *get = "lm_lb_get", *idle = "{ }";
+    if (lb_packed(s)) {
         snprintf(at, sizeof at, "%s", idx);
-    else
+    } else {
         snprintf(at, sizeof at, "(%s) * %d", idx, lb_words(s));
+        get = "lm_lb_getw";
+        idle = "__nanosleep(32);";
+    }
     base_str_printf(o,
                     "%s%s v_;\n"
                     "%swhile ((f = %s(&lbst[%s], &v_)) == 0u) %s\n"
                     "%s%s = v_;\n",
-                    ind, acc_ty(s), ind, lb_packed(s) ? "lm_lb_get" : "lm_lb_getw", at,
-                    lb_packed(s) ? "{ }" : "__nanosleep(32);", ind, dst);
+                    ind, acc_ty(s), ind, get, at, idle, ind, dst);
 }
 
 /* LB's and LBP's block scan, then the tile's aggregate g published by its last thread (s_agg;
