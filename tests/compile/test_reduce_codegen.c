@@ -775,6 +775,13 @@ static void check_scan_keys(void) {
     for (int i = 0; i < n; i++) base_str_fini(&texts[i]);
 }
 
+/* The text of the scan or compaction c into t (initialized here). */
+static void scan_text(gb_t *b, uint32_t c, base_str_t *t) {
+    char name[40];
+    base_str_init(t, &al);
+    cg_scan_source(cg_scan_init(&b->g, &b->ar, c, b->addr, SM, L2), t, name);
+}
+
 static void test_scans(void **state) {
     (void)state;
     /* every form: (5, 1000, 40) along 0 one thread per line, along 1 column groups, along 2
@@ -826,7 +833,30 @@ static void test_scans(void **state) {
         }
     gb_init(&b);
     x = in_c(&b, LOOM_DTYPE_F64, 2, long_line);
-    check_scan_form(&b, scan(&b, IR_OP_CUMSUM, x, 1), "staged long-line scan", 1);
+    uint32_t c = scan(&b, IR_OP_CUMSUM, x, 1);
+    check_scan_form(&b, c, "staged long-line scan", 1);
+    { /* a block prefetches the tile a multiprocessor count on (its last parameter) where a line
+       * has 32 tiles or more (35 of 4096 here); rows of 8192 (one or two tiles) do not */
+        uint64_t w[64];
+        cg_scan_t *s = cg_scan_init(&b.g, &b.ar, c, b.addr, SM, L2);
+        cg_scan_params(s, b.addr, 0, 0, w);
+        assert_int_equal(w[cg_scan_n_params(s) - 1], SM);
+        base_str_t t;
+        scan_text(&b, c, &t);
+        assert_non_null(strstr(base_str_get(&t), "prefetch.global.L2"));
+        base_str_fini(&t);
+        gb_t r;
+        gb_init(&r);
+        int64_t sq[2] = {8192, 8192};
+        for (int prod = 0; prod < 2; prod++) {
+            uint32_t rc =
+                scan(&r, prod ? IR_OP_CUMPROD : IR_OP_CUMSUM, in_c(&r, LOOM_DTYPE_F32, 2, sq), 1);
+            s = cg_scan_init(&r.g, &r.ar, rc, r.addr, SM, L2);
+            cg_scan_params(s, r.addr, 0, 0, w);
+            assert_int_equal(w[cg_scan_n_params(s) - 1], 0);
+        }
+        gb_fini(&r);
+    }
     gb_fini(&b);
     gb_init(&b);
     x = in_s(&b, LOOM_DTYPE_F32, 2, long_line, lst, 0);
@@ -859,13 +889,6 @@ static uint32_t compress(gb_t *b, uint32_t mask, uint32_t vals) {
     uint32_t id = ir_emit(&b->g, &n);
     assert_true(id != UINT32_MAX);
     return id;
-}
-
-/* The text of the scan or compaction c into t (initialized here). */
-static void scan_text(gb_t *b, uint32_t c, base_str_t *t) {
-    char name[40];
-    base_str_init(t, &al);
-    cg_scan_source(cg_scan_init(&b->g, &b->ar, c, b->addr, SM, L2), t, name);
 }
 
 /* The single-pass compaction: every value width (1 to 16 bytes) with a bool mask input (the
