@@ -247,19 +247,20 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
             big = true;
     s->idx64 = big;
     size_t es = ir_dtypes[node(s, s->n_nodes - 1)->dtype].size;
+    const int64_t sms = sm_count > 0 ? sm_count : 132; /* (an H100's, where not known) */
     if (sel) { /* 16 values a thread of 4 bytes and less, 8 of 8, 4 of 16 */
         s->mode = M_SEL;
         s->len = size;
         s->lines = 1;
         s->items = es <= 4 ? 16 : (int)(64 / es);
-        s->ahead = SEL_AHEAD * (int64_t)(sm_count > 0 ? sm_count : 132);
+        s->ahead = SEL_AHEAD * sms;
         selp_plan(s);
         if (s->mode == M_SELP) /* (0: no prefetch, where the L2's size is not known) */
             s->ahead = l2_bytes > 0 ? (int64_t)l2_bytes / SELP_L2_PART / s->stage : 0;
         return s;
     }
     s->items = es >= 4 ? (int)(64 / es) : 16;
-    s->ahead = 8 * (int64_t)(sm_count > 0 ? sm_count : 132); /* about twice the resident */
+    s->ahead = 8 * sms; /* about twice the resident */
     /* Reordered forms for sums, integer products and float32 products. A float product
      * reordered in its own dtype could overflow a partial product that a zero met first in
      * order (0 * inf: NaN where NumPy has 0): float32's multiplies lm_mx pairs (emit_mx),
@@ -284,8 +285,7 @@ cg_scan_t *cg_scan_init(const ir_graph_t *g, base_arena_t *ar, uint32_t out,
      * line spans LBP_PF_TILES tiles or more (the look-back sets their pace, and the tile's
      * copy then finds its lines in L2); not in shorter lines, whose blocks keep the memory
      * busy without it (8192² cumsum rows: 195 -> 202 us with it) */
-    if (s->mode == M_LBP)
-        s->ahead = lb_tiles(s) >= LBP_PF_TILES ? (int64_t)(sm_count > 0 ? sm_count : 132) : 0;
+    if (s->mode == M_LBP) s->ahead = lb_tiles(s) >= LBP_PF_TILES ? sms : 0;
     if (s->mx && s->mode == M_LB) s->items = 4; /* (LB's tile of lm_mx in 48 KiB) */
     return s;
 }
@@ -316,7 +316,7 @@ void cg_scan_set_graph(cg_scan_t *s, const ir_graph_t *g) { s->g = g; }
 
 base_hash128_t cg_scan_key(const cg_scan_t *s) {
     cg__key_t k;
-    cg__key_init(&k, 0x6c6f735a); /* format of this generator; bump when the text changes */
+    cg__key_init(&k, 0x6c6f735b); /* format of this generator; bump when the text changes */
     cg__key_put(&k, (uint32_t)s->nd | (uint32_t)s->axis << 8 | (uint32_t)s->idx64 << 16 |
                         (uint32_t)s->mode << 17);
     cg__key_put(&k, (uint32_t)s->items); /* (LBP's depend on the line's length) */
@@ -1226,6 +1226,33 @@ static const char *chunk_type(uint32_t cs) {
     return cs >= 16 ? "uint4" : cs == 8 ? "uint2" : "unsigned";
 }
 
+/* LBP's tile u in a lambda: its line pl, its first element tb, with nv the elements it has,
+ * and its inputs' offsets of the line pk<j>. */
+static void emit_lbp_tile_at(const cg_scan_t *s, base_str_t *o, int tile, bool nv) {
+    base_str_printf(o, "        const LM_I pl = u / tiles, tb = (u - pl * tiles) * %d;\n", tile);
+    if (nv)
+        base_str_printf(o, "        const LM_I nv = len - tb < %d ? len - tb : %d;\n", tile, tile);
+    emit_offsets(s, o, "        ", "pl", "p");
+}
+
+/* LBP's and SELP's prefetch into L2 of every input's `tile` elements (a number, or the kernel's
+ * TILE) from element tb of the line (the line offsets pk<j> added with line), a 128-byte line
+ * a thread a step, none past len. */
+static void emit_l2_lines(const cg_scan_t *s, base_str_t *o, const char *tb, const char *tile,
+                          int threads, bool line) {
+    for (uint32_t j = 0; j < s->n_nodes; j++) {
+        if (node(s, j)->op != IR_OP_INPUT) continue;
+        int per = 128 / (int)ir_dtypes[node(s, j)->dtype].size; /* elements a line */
+        char off[24] = "";
+        if (line) snprintf(off, sizeof off, " + pk%u", j);
+        base_str_printf(o,
+                        "        for (int c = t; c < %s / %d; c += %d)\n"
+                        "            if (%s + c * %d < len) asm volatile(\"prefetch.global.L2 "
+                        "[%%0];\" :: \"l\"(in%u%s + %s + c * %d));\n",
+                        tile, per, threads, tb, per, j, off, tb, per);
+    }
+}
+
 /* LBP's and SELP's copy of input j's part of a tile into the stage sb at byte `at`: 16-byte
  * cp.async copies when the tile (`tile` elements from tb, nv of them in the line) is whole and
  * aligned, element copies otherwise. With line (LBP), the input's offset of the line pk<j> is
@@ -1402,12 +1429,8 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
     emit_lb_status_decl(o);
     base_str_cat(o, "    const int t = threadIdx.x, lane = t & 31, wp = t >> 5;\n");
     /* the copy of tile u's inputs into stage sb */
-    base_str_printf(o,
-                    "    auto issue = [&](LM_I u, unsigned char *sb) {\n"
-                    "        const LM_I pl = u / tiles, tb = (u - pl * tiles) * %d;\n"
-                    "        const LM_I nv = len - tb < %d ? len - tb : %d;\n",
-                    tile, tile, tile);
-    emit_offsets(s, o, "        ", "pl", "p");
+    base_str_cat(o, "    auto issue = [&](LM_I u, unsigned char *sb) {\n");
+    emit_lbp_tile_at(s, o, tile, true);
     uint32_t at = 0;
     for (uint32_t j = 0; j < s->n_nodes; j++) {
         if (node(s, j)->op != IR_OP_INPUT) continue;
@@ -1415,25 +1438,12 @@ static void emit_lbp(const cg_scan_t *s, base_str_t *o) {
         at += lbp_pad((uint32_t)tile * (uint32_t)ir_dtypes[node(s, j)->dtype].size);
     }
     base_str_cat(o, "    };\n");
-    /* tile u's inputs into L2 (prefetches, no registers held), a 128-byte line a thread */
-    base_str_printf(o,
-                    "    auto pref = [&](LM_I u) {\n"
-                    "        const LM_I pl = u / tiles, tb = (u - pl * tiles) * %d;\n",
-                    tile);
-    emit_offsets(s, o, "        ", "pl", "p");
-    for (uint32_t j = 0; j < s->n_nodes; j++) {
-        if (node(s, j)->op != IR_OP_INPUT) continue;
-        uint32_t per = 128 / (uint32_t)ir_dtypes[node(s, j)->dtype].size; /* a line's elements */
-        for (uint32_t r = 0; r * LB_BLOCK * per < (uint32_t)tile; r++) {
-            char th[24] = "t"; /* the thread's line of this round */
-            if (r) snprintf(th, sizeof th, "(t + %u)", r * LB_BLOCK);
-            base_str_printf(o,
-                            "        if (%s * %u < %d && tb + %s * %u < len) asm "
-                            "volatile(\"prefetch.global.L2 [%%0];\" :: \"l\"(in%u + pk%u + tb + "
-                            "%s * %u));\n",
-                            th, per, tile, th, per, j, j, th, per);
-        }
-    }
+    /* tile u's inputs into L2 (prefetches: no registers held) */
+    base_str_cat(o, "    auto pref = [&](LM_I u) {\n");
+    emit_lbp_tile_at(s, o, tile, false);
+    char tl[16];
+    snprintf(tl, sizeof tl, "%d", tile);
+    emit_l2_lines(s, o, "tb", tl, LB_BLOCK, true);
     base_str_cat(o, "    };\n");
     base_str_printf(o,
                     "    unsigned char *const sb = stg;\n"
@@ -1910,18 +1920,10 @@ static void emit_selp(const cg_scan_t *s, base_str_t *o) {
         if (grp == 0 || split) base_str_cat(o, "    lm_cp_commit();\n");
     }
     free(m_under);
-    /* the tile `ahead` blocks on into L2, a 128-byte line a thread */
+    /* the tile `ahead` blocks on into L2 */
     base_str_cat(o, "    if (ahead > 0 && u + ahead < tiles) {\n"
                     "        const LM_I pb = (u + ahead) * TILE;\n");
-    for (uint32_t j = 0; j < s->n_nodes; j++) {
-        if (node(s, j)->op != IR_OP_INPUT) continue;
-        int per = 128 / (int)ir_dtypes[node(s, j)->dtype].size; /* elements a line */
-        base_str_printf(o,
-                        "        for (int c = t; c < TILE / %d; c += %d)\n"
-                        "            if (pb + c * %d < len) asm volatile(\"prefetch.global.L2 "
-                        "[%%0];\" :: \"l\"(in%u + pb + c * %d));\n",
-                        per, SEL_BLOCK, per, j, per);
-    }
+    emit_l2_lines(s, o, "pb", "TILE", SEL_BLOCK, false);
     base_str_cat(o, "    }\n");
     base_str_printf(o,
                     "    lm_cp_wait<%d>();\n"
